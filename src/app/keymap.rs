@@ -1,0 +1,253 @@
+//! The one key table. Key handling looks actions up here and the help screen,
+//! the footer hints and the man page's KEYS section are rendered from it, so
+//! they cannot drift apart. Pure data: build.rs includes this file too.
+
+/// A key, independent of the terminal library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    F(u8),
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Backspace,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    Help,
+    NextTab,
+    PrevTab,
+    /// The tab is chosen by the digit pressed.
+    GotoTab,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Open,
+    Close,
+    SortNext,
+    SortPrev,
+    SortInvert,
+    Filter,
+    Pause,
+}
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Anywhere.
+    Global,
+    /// In a tab's table or detail pane.
+    View,
+}
+
+pub struct Binding {
+    pub keys: &'static [Key],
+    pub action: Action,
+    pub scope: Scope,
+    /// One line for the help screen and the man page.
+    pub help: &'static str,
+    /// A short word for the footer, if the binding is worth a hint there.
+    pub hint: Option<&'static str>,
+}
+
+use Key::*;
+
+pub const BINDINGS: &[Binding] = &[
+    Binding {
+        keys: &[Char('q'), F(10)],
+        action: Action::Quit,
+        scope: Scope::Global,
+        help: "quit",
+        hint: Some("quit"),
+    },
+    Binding {
+        keys: &[Char('?'), F(1)],
+        action: Action::Help,
+        scope: Scope::Global,
+        help: "show or hide this help",
+        hint: Some("help"),
+    },
+    Binding {
+        keys: &[Tab],
+        action: Action::NextTab,
+        scope: Scope::Global,
+        help: "next tab",
+        hint: None,
+    },
+    Binding {
+        keys: &[BackTab],
+        action: Action::PrevTab,
+        scope: Scope::Global,
+        help: "previous tab",
+        hint: None,
+    },
+    Binding {
+        keys: &[
+            Char('1'),
+            Char('2'),
+            Char('3'),
+            Char('4'),
+            Char('5'),
+            Char('6'),
+            Char('7'),
+        ],
+        action: Action::GotoTab,
+        scope: Scope::Global,
+        help: "go to tab 1-7",
+        hint: Some("tab"),
+    },
+    Binding {
+        keys: &[Char('p'), Char(' ')],
+        action: Action::Pause,
+        scope: Scope::Global,
+        help: "pause or resume the display",
+        hint: Some("pause"),
+    },
+    Binding {
+        keys: &[Up, Char('k')],
+        action: Action::Up,
+        scope: Scope::View,
+        help: "move up",
+        hint: None,
+    },
+    Binding {
+        keys: &[Down, Char('j')],
+        action: Action::Down,
+        scope: Scope::View,
+        help: "move down",
+        hint: None,
+    },
+    Binding {
+        keys: &[PageUp],
+        action: Action::PageUp,
+        scope: Scope::View,
+        help: "page up",
+        hint: None,
+    },
+    Binding {
+        keys: &[PageDown],
+        action: Action::PageDown,
+        scope: Scope::View,
+        help: "page down",
+        hint: None,
+    },
+    Binding {
+        keys: &[Home, Char('g')],
+        action: Action::Top,
+        scope: Scope::View,
+        help: "first row",
+        hint: None,
+    },
+    Binding {
+        keys: &[End, Char('G')],
+        action: Action::Bottom,
+        scope: Scope::View,
+        help: "last row",
+        hint: None,
+    },
+    Binding {
+        keys: &[Enter],
+        action: Action::Open,
+        scope: Scope::View,
+        help: "open the selected row's detail",
+        hint: Some("detail"),
+    },
+    Binding {
+        keys: &[Esc],
+        action: Action::Close,
+        scope: Scope::View,
+        help: "close detail, help or filter",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('s'), F(6), Char('>')],
+        action: Action::SortNext,
+        scope: Scope::View,
+        help: "sort by the next column",
+        hint: Some("sort"),
+    },
+    Binding {
+        keys: &[Char('<')],
+        action: Action::SortPrev,
+        scope: Scope::View,
+        help: "sort by the previous column",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('I')],
+        action: Action::SortInvert,
+        scope: Scope::View,
+        help: "invert the sort order",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('/')],
+        action: Action::Filter,
+        scope: Scope::View,
+        help: "filter rows by text",
+        hint: Some("filter"),
+    },
+];
+
+/// The binding for a key, if any.
+pub fn lookup(key: Key) -> Option<&'static Binding> {
+    BINDINGS.iter().find(|binding| binding.keys.contains(&key))
+}
+
+pub fn key_label(key: Key) -> String {
+    match key {
+        Char(' ') => "Space".into(),
+        Char(c) => c.to_string(),
+        F(n) => format!("F{n}"),
+        Up => "Up".into(),
+        Down => "Down".into(),
+        Left => "Left".into(),
+        Right => "Right".into(),
+        PageUp => "PgUp".into(),
+        PageDown => "PgDn".into(),
+        Home => "Home".into(),
+        End => "End".into(),
+        Enter => "Enter".into(),
+        Esc => "Esc".into(),
+        Tab => "Tab".into(),
+        BackTab => "Shift-Tab".into(),
+        Backspace => "Backspace".into(),
+    }
+}
+
+/// The short form for the footer: the first key, or "1-7" for a digit run.
+pub fn hint_label(keys: &[Key]) -> String {
+    if keys.len() > 2 {
+        return keys_label(keys);
+    }
+    keys.first().map(|k| key_label(*k)).unwrap_or_default()
+}
+
+/// "q F10", or "1-7" for a run of digits.
+pub fn keys_label(keys: &[Key]) -> String {
+    if keys.len() > 2
+        && keys
+            .iter()
+            .all(|k| matches!(k, Char(c) if c.is_ascii_digit()))
+    {
+        return format!("{}-{}", key_label(keys[0]), key_label(keys[keys.len() - 1]));
+    }
+    keys.iter()
+        .map(|k| key_label(*k))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,159 @@
+//! The live view: terminal setup and restore, and the event loop.
+//!
+//! The loop waits on samples, terminal input and signals, and redraws only
+//! when one of them changed something: an idle screen costs nothing between
+//! samples.
+
+use super::App;
+use super::keymap::Key;
+use super::tabs::Tab;
+use crate::cli::Cli;
+use crate::collect::Sampler;
+use crate::collect::netns::Target;
+use crate::ui;
+use anyhow::{Context, Result, bail};
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyEventKind,
+    KeyModifiers, MouseButton, MouseEventKind,
+};
+use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::{cursor, execute};
+use futures_util::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io::{IsTerminal, Stdout, stdout};
+use tokio::signal::unix::{SignalKind, signal};
+
+pub fn run(cli: &Cli) -> Result<()> {
+    if !stdout().is_terminal() {
+        bail!(
+            "stdout is not a terminal, and the live view needs one; for scripts use \
+             `netlens snapshot` (or `netlens snapshot --json`)"
+        );
+    }
+    let target = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
+    // Before touching the terminal, so a bad namespace is a plain error.
+    let (sampler, samples) = Sampler::spawn(target, cli.collect.interval)?;
+    let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let app = App::new(Tab::from(cli.tab), cli.collect.interval, color);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let guard = TerminalGuard::enter(!cli.no_mouse)?;
+    let result = runtime.block_on(event_loop(app, samples, &guard));
+    drop(guard);
+    drop(sampler);
+    result
+}
+
+/// Raw mode, alternate screen and mouse capture for as long as it lives.
+/// Dropping it, or a panic, puts the terminal back.
+struct TerminalGuard {
+    mouse: bool,
+}
+
+impl TerminalGuard {
+    fn enter(mouse: bool) -> Result<Self> {
+        let previous_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal(true);
+            previous_hook(info);
+        }));
+        terminal::enable_raw_mode().context("cannot put the terminal in raw mode")?;
+        let guard = Self { mouse };
+        execute!(stdout(), EnterAlternateScreen, cursor::Hide)
+            .context("cannot set up the terminal")?;
+        if mouse {
+            execute!(stdout(), EnableMouseCapture).context("cannot enable the mouse")?;
+        }
+        Ok(guard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal(self.mouse);
+    }
+}
+
+fn restore_terminal(mouse: bool) {
+    if mouse {
+        let _ = execute!(stdout(), DisableMouseCapture);
+    }
+    let _ = execute!(stdout(), LeaveAlternateScreen, cursor::Show);
+    let _ = terminal::disable_raw_mode();
+}
+
+async fn event_loop(
+    mut app: App,
+    mut samples: tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>,
+    _guard: &TerminalGuard,
+) -> Result<()> {
+    let mut terminal: Terminal<CrosstermBackend<Stdout>> =
+        Terminal::new(CrosstermBackend::new(stdout())).context("cannot open the terminal")?;
+    let mut input = EventStream::new();
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut dirty = true;
+    while !app.quit {
+        if dirty {
+            terminal.draw(|frame| ui::draw(frame, &mut app))?;
+        }
+        // Every branch decides whether the next turn redraws.
+        tokio::select! {
+            event = samples.recv() => match event {
+                Some(event) => dirty = app.on_sampler(event),
+                None => bail!("the sampler thread stopped"),
+            },
+            event = input.next() => match event {
+                Some(Ok(event)) => dirty = on_terminal_event(&mut app, event),
+                Some(Err(error)) => return Err(error).context("cannot read the terminal"),
+                None => return Ok(()),
+            },
+            _ = sigterm.recv() => return Ok(()),
+            _ = sighup.recv() => return Ok(()),
+            _ = sigint.recv() => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+fn on_terminal_event(app: &mut App, event: Event) -> bool {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => {
+            if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+                app.quit = true;
+                return true;
+            }
+            convert_key(key).is_some_and(|key| app.on_key(key))
+        }
+        Event::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
+            app.on_click(mouse.column, mouse.row)
+        }
+        Event::Resize(..) => true,
+        _ => false,
+    }
+}
+
+fn convert_key(event: KeyEvent) -> Option<Key> {
+    Some(match event.code {
+        KeyCode::Char(c) => Key::Char(c),
+        KeyCode::F(n) => Key::F(n),
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::Left => Key::Left,
+        KeyCode::Right => Key::Right,
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
+        KeyCode::Home => Key::Home,
+        KeyCode::End => Key::End,
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Esc => Key::Esc,
+        KeyCode::Tab => Key::Tab,
+        KeyCode::BackTab => Key::BackTab,
+        KeyCode::Backspace => Key::Backspace,
+        _ => return None,
+    })
+}

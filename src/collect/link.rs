@@ -1,0 +1,139 @@
+//! Interfaces: rtnetlink link dump (stats64 counters, flags, MTU, MAC),
+//! address dump, and ethtool speed/duplex.
+
+use super::ethtool::Ethtool;
+use super::rtnl::Rtnl;
+use crate::model::{InterfaceSample, LinkCounters};
+use anyhow::Result;
+use netlink_packet_route::RouteNetlinkMessage;
+use netlink_packet_route::address::{AddressAttribute, AddressMessage};
+use netlink_packet_route::link::{LinkAttribute, LinkFlags, LinkInfo, LinkMessage, Stats64};
+use std::collections::HashMap;
+
+/// Collects every interface of the namespace it was created in.
+pub struct LinkCollector {
+    rtnl: Rtnl,
+    ethtool: Ethtool,
+}
+
+impl LinkCollector {
+    pub fn new() -> Result<Self> {
+        Ok(Self {
+            rtnl: Rtnl::new()?,
+            ethtool: Ethtool::new()?,
+        })
+    }
+
+    pub fn collect(&mut self) -> Result<Vec<InterfaceSample>> {
+        let links = self
+            .rtnl
+            .dump(RouteNetlinkMessage::GetLink(LinkMessage::default()))?;
+        let addresses = self
+            .rtnl
+            .dump(RouteNetlinkMessage::GetAddress(AddressMessage::default()))?;
+        let mut by_index = addresses_by_index(addresses);
+        let mut interfaces: Vec<InterfaceSample> = links
+            .into_iter()
+            .filter_map(|message| match message {
+                RouteNetlinkMessage::NewLink(link) => Some(interface_from(link)),
+                _ => None,
+            })
+            .collect();
+        for iface in &mut interfaces {
+            if let Some(list) = by_index.remove(&iface.index) {
+                iface.addresses = list.into_iter().map(|(_, text)| text).collect();
+            }
+            if !iface.loopback {
+                (iface.speed_mbps, iface.duplex) = self.ethtool.link_mode(&iface.name);
+            }
+        }
+        interfaces.sort_by_key(|i| i.index);
+        Ok(interfaces)
+    }
+}
+
+fn interface_from(link: LinkMessage) -> InterfaceSample {
+    let flags = link.header.flags;
+    let mut iface = InterfaceSample {
+        index: link.header.index,
+        up: flags.contains(LinkFlags::Up),
+        lower_up: flags.contains(LinkFlags::LowerUp),
+        loopback: flags.contains(LinkFlags::Loopback),
+        ..Default::default()
+    };
+    for attribute in link.attributes {
+        match attribute {
+            LinkAttribute::IfName(name) => iface.name = name,
+            LinkAttribute::Mtu(mtu) => iface.mtu = mtu,
+            LinkAttribute::Address(mac) if mac.len() == 6 => iface.mac = Some(format_mac(&mac)),
+            LinkAttribute::Stats64(stats) => iface.counters = counters_from(&stats),
+            LinkAttribute::LinkInfo(infos) => {
+                iface.kind = infos.into_iter().find_map(|info| match info {
+                    LinkInfo::Kind(kind) => Some(kind.to_string()),
+                    _ => None,
+                });
+            }
+            _ => {}
+        }
+    }
+    iface
+}
+
+fn counters_from(s: &Stats64) -> LinkCounters {
+    LinkCounters {
+        rx_packets: s.rx_packets,
+        tx_packets: s.tx_packets,
+        rx_bytes: s.rx_bytes,
+        tx_bytes: s.tx_bytes,
+        rx_errors: s.rx_errors,
+        tx_errors: s.tx_errors,
+        rx_dropped: s.rx_dropped,
+        tx_dropped: s.tx_dropped,
+        rx_over_errors: s.rx_over_errors,
+        rx_crc_errors: s.rx_crc_errors,
+        rx_frame_errors: s.rx_frame_errors,
+        rx_fifo_errors: s.rx_fifo_errors,
+        rx_missed_errors: s.rx_missed_errors,
+        tx_carrier_errors: s.tx_carrier_errors,
+        tx_fifo_errors: s.tx_fifo_errors,
+        collisions: s.collisions,
+        multicast: s.multicast,
+    }
+}
+
+/// "addr/prefix" per interface index, IPv4 before IPv6 as `ip -br addr` shows.
+fn addresses_by_index(messages: Vec<RouteNetlinkMessage>) -> HashMap<u32, Vec<(bool, String)>> {
+    let mut map: HashMap<u32, Vec<(bool, String)>> = HashMap::new();
+    for message in messages {
+        let RouteNetlinkMessage::NewAddress(address) = message else {
+            continue;
+        };
+        // IFA_LOCAL is the interface's own address on point-to-point links;
+        // IFA_ADDRESS is the peer there. Prefer LOCAL, as ip does.
+        let mut local = None;
+        let mut plain = None;
+        for attribute in &address.attributes {
+            match attribute {
+                AddressAttribute::Local(ip) => local = Some(*ip),
+                AddressAttribute::Address(ip) => plain = Some(*ip),
+                _ => {}
+            }
+        }
+        if let Some(ip) = local.or(plain) {
+            let entry = map.entry(address.header.index).or_default();
+            entry.push((ip.is_ipv6(), format!("{ip}/{}", address.header.prefix_len)));
+        }
+    }
+    for list in map.values_mut() {
+        list.sort_by_key(|(v6, _)| *v6);
+    }
+    map
+}
+
+fn format_mac(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}

@@ -1,0 +1,151 @@
+//! Collectors and the Sampler thread that runs them once per interval.
+
+pub mod ethtool;
+pub mod link;
+pub mod netns;
+pub mod rtnl;
+
+use crate::model::Sample;
+use anyhow::{Context, Result};
+use netns::Target;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// What the sampler thread reports.
+#[derive(Debug)]
+pub enum SamplerEvent {
+    Sample(Box<Sample>),
+    /// A tick failed; the sampler keeps going and tries again next tick.
+    Error(String),
+}
+
+/// Every collector, created inside the watched namespace.
+pub struct Collectors {
+    label: String,
+    link: link::LinkCollector,
+}
+
+impl Collectors {
+    /// Must run on a thread that is already in the watched namespace.
+    pub fn new(label: &str) -> Result<Self> {
+        Ok(Self {
+            label: label.to_string(),
+            link: link::LinkCollector::new()?,
+        })
+    }
+
+    pub fn collect(&mut self) -> Result<Sample> {
+        let t = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        let mono = boottime_seconds();
+        Ok(Sample {
+            t,
+            mono,
+            netns: self.label.clone(),
+            interfaces: self.link.collect().context("interface dump failed")?,
+        })
+    }
+}
+
+/// CLOCK_BOOTTIME: monotonic and counts suspend, so rates stay right.
+pub fn boottime_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// The collector thread. It sleeps its interval but wakes at once when the
+/// Sampler is dropped.
+pub struct Sampler {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sampler {
+    /// Enters `target`, builds the collectors and starts sampling. Returns
+    /// only after that setup worked, so a bad namespace or a missing
+    /// permission is an error here, before any terminal setup.
+    pub fn spawn(
+        target: Target,
+        interval: Duration,
+    ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
+        let namespace = target.open()?;
+        let (events, receiver) = unbounded_channel();
+        let (stop, stopped) = mpsc::channel::<()>();
+        let (ready, is_ready) = mpsc::channel::<Result<()>>();
+        let thread = std::thread::Builder::new()
+            .name("sampler".into())
+            .spawn(move || {
+                let setup = namespace
+                    .as_ref()
+                    .map_or(Ok(()), |file| netns::enter(file, target.label()))
+                    .and_then(|()| Collectors::new(target.label()));
+                match setup {
+                    Ok(collectors) => {
+                        let _ = ready.send(Ok(()));
+                        run(collectors, interval, &events, &stopped);
+                    }
+                    Err(error) => {
+                        let _ = ready.send(Err(error));
+                    }
+                }
+            })
+            .context("cannot start the sampler thread")?;
+        is_ready
+            .recv()
+            .context("the sampler thread died during setup")??;
+        Ok((
+            Self {
+                stop: Some(stop),
+                thread: Some(thread),
+            },
+            receiver,
+        ))
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn run(
+    mut collectors: Collectors,
+    interval: Duration,
+    events: &UnboundedSender<SamplerEvent>,
+    stopped: &mpsc::Receiver<()>,
+) {
+    // Ticks on a fixed schedule so the interval does not drift by the
+    // collection time.
+    let mut next = Instant::now();
+    loop {
+        let event = match collectors.collect() {
+            Ok(sample) => SamplerEvent::Sample(Box::new(sample)),
+            Err(error) => SamplerEvent::Error(format!("{error:#}")),
+        };
+        if events.send(event).is_err() {
+            return;
+        }
+        next += interval;
+        let now = Instant::now();
+        if next < now {
+            next = now; // fell behind (suspend, overload): do not burst
+        }
+        match stopped.recv_timeout(next - now) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Diagnoses: pure functions of recent samples. The same code runs live, in
+//! `snapshot --json` and (later) in replay.
+
+use crate::model::Sample;
+use crate::model::rates::{InterfaceRates, interface_util};
+use serde::Serialize;
+
+/// Every finding id netlens can raise today; the man page documents each.
+pub const IDS: &[&str] = &[IFACE_ERRORS, IFACE_SATURATED];
+
+pub const IFACE_ERRORS: &str = "iface-errors";
+pub const IFACE_SATURATED: &str = "iface-saturated";
+
+/// Utilisation that makes a link "saturated".
+const SATURATED_WARN_PERCENT: f64 = 80.0;
+const SATURATED_CRIT_PERCENT: f64 = 95.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warn,
+    Crit,
+}
+
+impl Severity {
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Info => "INFO",
+            Severity::Warn => "WARN",
+            Severity::Crit => "CRIT",
+        }
+    }
+}
+
+/// Where the evidence of a finding is: a tab and the row's key there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    pub tab: &'static str,
+    pub row: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub summary: String,
+    pub hint: String,
+    pub evidence: Evidence,
+}
+
+/// All findings for `current`, worst first.
+pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for iface in &current.interfaces {
+        let rates = InterfaceRates::for_interface(previous, current, iface);
+        if let Some(finding) = interface_errors(&iface.name, &rates) {
+            findings.push(finding);
+        }
+        if let Some(util) = interface_util(iface, &rates) {
+            if util >= SATURATED_WARN_PERCENT {
+                let severity = if util >= SATURATED_CRIT_PERCENT {
+                    Severity::Crit
+                } else {
+                    Severity::Warn
+                };
+                let direction = if rates.rx_bytes >= rates.tx_bytes {
+                    "rx"
+                } else {
+                    "tx"
+                };
+                findings.push(Finding {
+                    id: IFACE_SATURATED,
+                    severity,
+                    summary: format!(
+                        "{} at {util:.0}% of {} Mb/s ({direction})",
+                        iface.name,
+                        iface.speed_mbps.unwrap_or_default()
+                    ),
+                    hint:
+                        "the link is the bottleneck: find the top talkers in Flows, shape or move \
+                           traffic, or use a faster or bonded link"
+                            .into(),
+                    evidence: Evidence {
+                        tab: "interfaces",
+                        row: iface.name.clone(),
+                    },
+                });
+            }
+        }
+    }
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
+    findings
+}
+
+fn interface_errors(name: &str, rates: &InterfaceRates) -> Option<Finding> {
+    let kinds: [(&str, Option<f64>, &str); 7] = [
+        (
+            "rx errors",
+            rates.rx_errors,
+            "check cabling and duplex, and `ethtool -S {IF}` for the kind",
+        ),
+        (
+            "tx errors",
+            rates.tx_errors,
+            "check cabling and duplex, and `ethtool -S {IF}` for the kind",
+        ),
+        (
+            "rx dropped",
+            rates.rx_dropped,
+            "rx backlog full or no protocol handler: raise the ring (`ethtool -G {IF} rx N`) or net.core.netdev_max_backlog",
+        ),
+        (
+            "tx dropped",
+            rates.tx_dropped,
+            "qdisc or driver queue full: check `tc -s qdisc show dev {IF}`",
+        ),
+        (
+            "rx overruns",
+            rates.rx_overruns,
+            "the NIC ring overflowed: raise it with `ethtool -G {IF} rx N`, spread IRQs (RSS, irqbalance)",
+        ),
+        (
+            "tx carrier",
+            rates.tx_carrier,
+            "carrier lost while sending: check the cable and the switch port",
+        ),
+        (
+            "collisions",
+            rates.collisions,
+            "collisions mean half duplex or a duplex mismatch: check `ethtool {IF}`",
+        ),
+    ];
+    let active: Vec<_> = kinds
+        .iter()
+        .filter(|(_, rate, _)| rate.is_some_and(|r| r > 0.0))
+        .collect();
+    let (_, _, first_hint) = active.first()?;
+    let summary = active
+        .iter()
+        .map(|(label, rate, _)| format!("{:.1} {label}/s", rate.unwrap_or_default()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(Finding {
+        id: IFACE_ERRORS,
+        severity: Severity::Warn,
+        summary: format!("{name}: {summary}"),
+        hint: first_hint.replace("{IF}", name),
+        evidence: Evidence {
+            tab: "interfaces",
+            row: name.to_string(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Duplex, InterfaceSample, LinkCounters};
+
+    fn pair(before: LinkCounters, after: LinkCounters, speed: Option<u32>) -> (Sample, Sample) {
+        let iface = |counters| InterfaceSample {
+            index: 2,
+            name: "eth0".into(),
+            speed_mbps: speed,
+            duplex: Duplex::Full,
+            counters,
+            ..Default::default()
+        };
+        let a = Sample {
+            mono: 10.0,
+            interfaces: vec![iface(before)],
+            ..Default::default()
+        };
+        let b = Sample {
+            mono: 11.0,
+            interfaces: vec![iface(after)],
+            ..Default::default()
+        };
+        (a, b)
+    }
+
+    #[test]
+    fn quiet_interface_has_no_findings() {
+        let (a, b) = pair(
+            LinkCounters::default(),
+            LinkCounters {
+                rx_bytes: 1000,
+                ..Default::default()
+            },
+            Some(1000),
+        );
+        assert!(evaluate(Some(&a), &b).is_empty());
+    }
+
+    #[test]
+    fn rising_errors_raise_iface_errors_with_hint() {
+        let after = LinkCounters {
+            rx_errors: 5,
+            rx_over_errors: 2,
+            ..Default::default()
+        };
+        let (a, b) = pair(LinkCounters::default(), after, None);
+        let found = evaluate(Some(&a), &b);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, IFACE_ERRORS);
+        assert_eq!(found[0].summary, "eth0: 5.0 rx errors/s, 2.0 rx overruns/s");
+        assert!(found[0].hint.contains("ethtool -S eth0"));
+        assert_eq!(found[0].evidence.row, "eth0");
+    }
+
+    #[test]
+    fn busy_link_is_saturated() {
+        // 118.75 MB/s on 1 Gb/s full duplex = 95 %.
+        let after = LinkCounters {
+            tx_bytes: 118_750_000,
+            ..Default::default()
+        };
+        let (a, b) = pair(LinkCounters::default(), after, Some(1000));
+        let found = evaluate(Some(&a), &b);
+        assert_eq!(found[0].id, IFACE_SATURATED);
+        assert_eq!(found[0].severity, Severity::Crit);
+        assert!(found[0].summary.contains("(tx)"));
+    }
+
+    #[test]
+    fn unknown_speed_is_never_saturated() {
+        let after = LinkCounters {
+            tx_bytes: u32::MAX as u64,
+            ..Default::default()
+        };
+        let (a, b) = pair(LinkCounters::default(), after, None);
+        assert!(evaluate(Some(&a), &b).is_empty());
+    }
+}

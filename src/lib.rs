@@ -1,0 +1,13 @@
+//! netlens: an htop-style monitor of the Linux network stack.
+//!
+//! The core (model, collect, findings, report) has no terminal code and can
+//! be used headless; app and ui are the live view.
+
+pub mod app;
+pub mod cli;
+pub mod collect;
+pub mod findings;
+pub mod manual;
+pub mod model;
+pub mod report;
+pub mod ui;

@@ -1,0 +1,33 @@
+//! Dispatch only.
+
+use clap::{CommandFactory, Parser};
+use netlens::cli::{Cli, Command};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        None => netlens::app::run::run(&cli),
+        Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
+        Some(Command::Man) => {
+            print!("{}", netlens::manual::MAN_PAGE);
+            Ok(())
+        }
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(
+                *shell,
+                &mut Cli::command(),
+                "netlens",
+                &mut std::io::stdout(),
+            );
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("netlens: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! The Sample: one tick of plain data, raw counters only. Rates are derived
+//! from two samples at display time (see `rates`), so a replayed sample shows
+//! exactly what the live one showed.
+
+pub mod rates;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything collected in one tick.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Sample {
+    /// Wall-clock time, seconds since the Unix epoch.
+    pub t: f64,
+    /// CLOCK_BOOTTIME seconds: monotonic, used for rate intervals so a wall
+    /// clock step never bends a rate.
+    pub mono: f64,
+    /// Which network namespace was watched ("host" or the name/path given).
+    pub netns: String,
+    pub interfaces: Vec<InterfaceSample>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Duplex {
+    Full,
+    Half,
+    #[default]
+    Unknown,
+}
+
+/// One network interface as rtnetlink and ethtool report it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct InterfaceSample {
+    pub index: u32,
+    pub name: String,
+    /// Driver kind from IFLA_INFO_KIND (veth, bridge, dummy...), if any.
+    pub kind: Option<String>,
+    /// IFF_UP: administratively up.
+    pub up: bool,
+    /// IFF_LOWER_UP: carrier present.
+    pub lower_up: bool,
+    pub loopback: bool,
+    pub mtu: u32,
+    pub mac: Option<String>,
+    /// "addr/prefix", IPv4 first.
+    pub addresses: Vec<String>,
+    /// Link speed from the ethtool ioctl; None when the driver does not know.
+    pub speed_mbps: Option<u32>,
+    pub duplex: Duplex,
+    pub counters: LinkCounters,
+}
+
+/// The rtnl_link_stats64 counters netlens uses. All are monotonic in the
+/// kernel until the interface is re-created.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LinkCounters {
+    pub rx_packets: u64,
+    pub tx_packets: u64,
+    pub rx_bytes: u64,
+    pub tx_bytes: u64,
+    pub rx_errors: u64,
+    pub tx_errors: u64,
+    pub rx_dropped: u64,
+    pub tx_dropped: u64,
+    pub rx_over_errors: u64,
+    pub rx_crc_errors: u64,
+    pub rx_frame_errors: u64,
+    pub rx_fifo_errors: u64,
+    pub rx_missed_errors: u64,
+    pub tx_carrier_errors: u64,
+    pub tx_fifo_errors: u64,
+    pub collisions: u64,
+    pub multicast: u64,
+}
+
+impl Sample {
+    pub fn interface(&self, name: &str) -> Option<&InterfaceSample> {
+        self.interfaces.iter().find(|i| i.name == name)
+    }
+}

@@ -1,0 +1,283 @@
+//! Rate math: per-second rates from two raw samples.
+
+use super::{Duplex, InterfaceSample, LinkCounters, Sample};
+
+/// Per-second change of a monotonic counter. None when there is no usable
+/// interval or the counter went backwards (a reset): a reset must never show
+/// as a giant spike.
+pub fn counter_rate(previous: u64, current: u64, seconds: f64) -> Option<f64> {
+    if current < previous || seconds <= 0.0 || !seconds.is_finite() {
+        return None;
+    }
+    Some((current - previous) as f64 / seconds)
+}
+
+/// Seconds between two samples, by the monotonic clock.
+pub fn interval(previous: &Sample, current: &Sample) -> f64 {
+    current.mono - previous.mono
+}
+
+/// Per-second rates of one interface over one interval. Every field is None
+/// when the interface is new, was re-created (its index changed) or its
+/// counters went backwards.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct InterfaceRates {
+    pub rx_packets: Option<f64>,
+    pub tx_packets: Option<f64>,
+    pub rx_bytes: Option<f64>,
+    pub tx_bytes: Option<f64>,
+    pub rx_errors: Option<f64>,
+    pub tx_errors: Option<f64>,
+    pub rx_dropped: Option<f64>,
+    pub tx_dropped: Option<f64>,
+    pub rx_overruns: Option<f64>,
+    pub tx_carrier: Option<f64>,
+    pub collisions: Option<f64>,
+}
+
+impl InterfaceRates {
+    pub fn between(previous: &LinkCounters, current: &LinkCounters, seconds: f64) -> Self {
+        let counters = [
+            (previous.rx_packets, current.rx_packets),
+            (previous.tx_packets, current.tx_packets),
+            (previous.rx_bytes, current.rx_bytes),
+            (previous.tx_bytes, current.tx_bytes),
+            (previous.rx_errors, current.rx_errors),
+            (previous.tx_errors, current.tx_errors),
+            (previous.rx_dropped, current.rx_dropped),
+            (previous.tx_dropped, current.tx_dropped),
+            (previous.rx_over_errors, current.rx_over_errors),
+            (previous.tx_carrier_errors, current.tx_carrier_errors),
+            (previous.collisions, current.collisions),
+        ];
+        // A reset of the byte or packet counters means the whole counter
+        // block restarted: trust none of it for this interval.
+        if counters[..4].iter().any(|(p, c)| c < p) {
+            return Self::default();
+        }
+        let rate = |(p, c): (u64, u64)| counter_rate(p, c, seconds);
+        Self {
+            rx_packets: rate(counters[0]),
+            tx_packets: rate(counters[1]),
+            rx_bytes: rate(counters[2]),
+            tx_bytes: rate(counters[3]),
+            rx_errors: rate(counters[4]),
+            tx_errors: rate(counters[5]),
+            rx_dropped: rate(counters[6]),
+            tx_dropped: rate(counters[7]),
+            rx_overruns: rate(counters[8]),
+            tx_carrier: rate(counters[9]),
+            collisions: rate(counters[10]),
+        }
+    }
+
+    /// Rates of `current` against the same interface in `previous`, matched by
+    /// name and index.
+    pub fn for_interface(
+        previous: Option<&Sample>,
+        current: &Sample,
+        iface: &InterfaceSample,
+    ) -> Self {
+        let Some(previous) = previous else {
+            return Self::default();
+        };
+        match previous.interface(&iface.name) {
+            Some(before) if before.index == iface.index => Self::between(
+                &before.counters,
+                &iface.counters,
+                interval(previous, current),
+            ),
+            _ => Self::default(),
+        }
+    }
+
+    /// Errors of every kind, both directions, per second.
+    pub fn errors_total(&self) -> Option<f64> {
+        sum([self.rx_errors, self.tx_errors])
+    }
+
+    pub fn dropped_total(&self) -> Option<f64> {
+        sum([self.rx_dropped, self.tx_dropped])
+    }
+
+    /// Every error-like counter: errors, drops, overruns, carrier, collisions.
+    pub fn trouble_total(&self) -> Option<f64> {
+        sum([
+            self.rx_errors,
+            self.tx_errors,
+            self.rx_dropped,
+            self.tx_dropped,
+            self.rx_overruns,
+            self.tx_carrier,
+            self.collisions,
+        ])
+    }
+}
+
+fn sum<const N: usize>(values: [Option<f64>; N]) -> Option<f64> {
+    values
+        .into_iter()
+        .try_fold(0.0, |acc, v| v.map(|v| acc + v))
+}
+
+/// %ifutil exactly as sar computes it: full duplex max(rx, tx)/speed, anything
+/// else (rx + tx)/speed. None when the speed is unknown, never 0.
+pub fn util_percent(
+    rx_bytes_per_s: f64,
+    tx_bytes_per_s: f64,
+    speed_mbps: Option<u32>,
+    duplex: Duplex,
+) -> Option<f64> {
+    let speed_bits = f64::from(speed_mbps.filter(|s| *s > 0)?) * 1_000_000.0;
+    let bytes = match duplex {
+        Duplex::Full => rx_bytes_per_s.max(tx_bytes_per_s),
+        Duplex::Half | Duplex::Unknown => rx_bytes_per_s + tx_bytes_per_s,
+    };
+    Some(bytes * 8.0 * 100.0 / speed_bits)
+}
+
+/// Utilisation of one interface over an interval, from its rates.
+pub fn interface_util(iface: &InterfaceSample, rates: &InterfaceRates) -> Option<f64> {
+    util_percent(
+        rates.rx_bytes?,
+        rates.tx_bytes?,
+        iface.speed_mbps,
+        iface.duplex,
+    )
+}
+
+/// Host totals for the header: every interface except loopback.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HostTotals {
+    pub rx_bits: f64,
+    pub tx_bits: f64,
+    pub rx_packets: f64,
+    pub tx_packets: f64,
+}
+
+pub fn host_totals(previous: Option<&Sample>, current: &Sample) -> Option<HostTotals> {
+    previous?;
+    let mut totals = HostTotals::default();
+    for iface in current.interfaces.iter().filter(|i| !i.loopback) {
+        let rates = InterfaceRates::for_interface(previous, current, iface);
+        totals.rx_bits += rates.rx_bytes.unwrap_or(0.0) * 8.0;
+        totals.tx_bits += rates.tx_bytes.unwrap_or(0.0) * 8.0;
+        totals.rx_packets += rates.rx_packets.unwrap_or(0.0);
+        totals.tx_packets += rates.tx_packets.unwrap_or(0.0);
+    }
+    Some(totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counters(rx_packets: u64, rx_bytes: u64) -> LinkCounters {
+        LinkCounters {
+            rx_packets,
+            rx_bytes,
+            ..Default::default()
+        }
+    }
+
+    fn sample(mono: f64, ifaces: Vec<InterfaceSample>) -> Sample {
+        Sample {
+            t: 1_700_000_000.0 + mono,
+            mono,
+            netns: "host".into(),
+            interfaces: ifaces,
+        }
+    }
+
+    fn iface(index: u32, name: &str, c: LinkCounters) -> InterfaceSample {
+        InterfaceSample {
+            index,
+            name: name.into(),
+            counters: c,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rate_is_delta_over_seconds() {
+        assert_eq!(counter_rate(100, 350, 2.0), Some(125.0));
+        assert_eq!(counter_rate(7, 7, 1.0), Some(0.0));
+    }
+
+    #[test]
+    fn counter_going_backwards_is_no_rate() {
+        assert_eq!(counter_rate(1_000_000, 10, 1.0), None);
+    }
+
+    #[test]
+    fn zero_or_negative_interval_is_no_rate() {
+        assert_eq!(counter_rate(1, 2, 0.0), None);
+        assert_eq!(counter_rate(1, 2, -1.0), None);
+        assert_eq!(counter_rate(1, 2, f64::NAN), None);
+    }
+
+    #[test]
+    fn rates_near_u64_max_do_not_overflow() {
+        assert_eq!(counter_rate(u64::MAX - 10, u64::MAX, 2.0), Some(5.0));
+    }
+
+    #[test]
+    fn recreated_interface_gets_no_rates() {
+        let before = sample(0.0, vec![iface(5, "veth0", counters(1_000_000, 9_000_000))]);
+        // Same name, new index: the interface was deleted and added again.
+        let after = sample(
+            1.0,
+            vec![iface(9, "veth0", counters(2_000_000, 99_000_000))],
+        );
+        let rates = InterfaceRates::for_interface(Some(&before), &after, &after.interfaces[0]);
+        assert_eq!(rates, InterfaceRates::default());
+    }
+
+    #[test]
+    fn counter_reset_on_same_index_blanks_the_interval() {
+        let before = sample(0.0, vec![iface(5, "eth0", counters(1_000_000, 9_000_000))]);
+        let after = sample(1.0, vec![iface(5, "eth0", counters(10, 900))]);
+        let rates = InterfaceRates::for_interface(Some(&before), &after, &after.interfaces[0]);
+        assert_eq!(rates.rx_packets, None);
+        assert_eq!(rates.rx_bytes, None);
+        assert_eq!(rates.errors_total(), None);
+    }
+
+    #[test]
+    fn new_interface_has_no_rates_and_next_interval_does() {
+        let first = sample(0.0, vec![]);
+        let second = sample(1.0, vec![iface(3, "d1", counters(10, 1000))]);
+        let third = sample(3.0, vec![iface(3, "d1", counters(30, 5000))]);
+        let r = InterfaceRates::for_interface(Some(&first), &second, &second.interfaces[0]);
+        assert_eq!(r.rx_packets, None);
+        let r = InterfaceRates::for_interface(Some(&second), &third, &third.interfaces[0]);
+        assert_eq!(r.rx_packets, Some(10.0));
+        assert_eq!(r.rx_bytes, Some(2000.0));
+    }
+
+    #[test]
+    fn util_follows_sar() {
+        // 1 Gb/s full duplex: 62.5 MB/s one way is 50 %.
+        let full = util_percent(62_500_000.0, 1_000.0, Some(1000), Duplex::Full);
+        assert!((full.unwrap() - 50.0).abs() < 1e-9);
+        // Half duplex adds both directions.
+        let half = util_percent(62_500_000.0, 62_500_000.0, Some(1000), Duplex::Half);
+        assert!((half.unwrap() - 100.0).abs() < 1e-9);
+        // Unknown speed is unknown, never 0.
+        assert_eq!(util_percent(1.0, 1.0, None, Duplex::Full), None);
+        assert_eq!(util_percent(1.0, 1.0, Some(0), Duplex::Full), None);
+    }
+
+    #[test]
+    fn host_totals_skip_loopback() {
+        let mut lo = iface(1, "lo", counters(0, 0));
+        lo.loopback = true;
+        let before = sample(0.0, vec![lo.clone(), iface(2, "eth0", counters(0, 0))]);
+        lo.counters = counters(500, 500_000);
+        let after = sample(1.0, vec![lo, iface(2, "eth0", counters(10, 1250))]);
+        let totals = host_totals(Some(&before), &after).unwrap();
+        assert_eq!(totals.rx_packets, 10.0);
+        assert_eq!(totals.rx_bits, 10_000.0);
+        assert!(host_totals(None, &after).is_none());
+    }
+}

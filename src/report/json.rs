@@ -1,0 +1,119 @@
+//! The JSON schema of `snapshot --json` (DESIGN.md lists the stable keys).
+
+use super::Sections;
+use crate::findings::{self, Finding};
+use crate::model::rates::{InterfaceRates, interface_util, interval};
+use crate::model::{Duplex, InterfaceSample, Sample};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct SampleJson<'a> {
+    t: f64,
+    interval: f64,
+    netns: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interfaces: Option<Vec<InterfaceJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    findings: Option<Vec<Finding>>,
+}
+
+#[derive(Serialize)]
+struct InterfaceJson<'a> {
+    name: &'a str,
+    index: u32,
+    kind: Option<&'a str>,
+    up: bool,
+    lower_up: bool,
+    mtu: u32,
+    mac: Option<&'a str>,
+    addresses: &'a [String],
+    speed_mbps: Option<u32>,
+    duplex: Option<Duplex>,
+    rx_packets_per_s: Option<f64>,
+    tx_packets_per_s: Option<f64>,
+    rx_bytes_per_s: Option<f64>,
+    tx_bytes_per_s: Option<f64>,
+    util_percent: Option<f64>,
+    rx_errors_per_s: Option<f64>,
+    tx_errors_per_s: Option<f64>,
+    rx_dropped_per_s: Option<f64>,
+    tx_dropped_per_s: Option<f64>,
+    rx_overruns_per_s: Option<f64>,
+    tx_carrier_per_s: Option<f64>,
+    collisions_per_s: Option<f64>,
+    rx_bytes: u64,
+    tx_bytes: u64,
+    rx_packets: u64,
+    tx_packets: u64,
+    rx_errors: u64,
+    tx_errors: u64,
+    rx_dropped: u64,
+    tx_dropped: u64,
+    rx_overruns: u64,
+    tx_carrier: u64,
+    collisions: u64,
+}
+
+fn interface_json<'a>(
+    previous: &Sample,
+    current: &Sample,
+    iface: &'a InterfaceSample,
+) -> InterfaceJson<'a> {
+    let rates = InterfaceRates::for_interface(Some(previous), current, iface);
+    let c = &iface.counters;
+    InterfaceJson {
+        name: &iface.name,
+        index: iface.index,
+        kind: iface.kind.as_deref(),
+        up: iface.up,
+        lower_up: iface.lower_up,
+        mtu: iface.mtu,
+        mac: iface.mac.as_deref(),
+        addresses: &iface.addresses,
+        speed_mbps: iface.speed_mbps,
+        duplex: (iface.duplex != Duplex::Unknown).then_some(iface.duplex),
+        rx_packets_per_s: rates.rx_packets,
+        tx_packets_per_s: rates.tx_packets,
+        rx_bytes_per_s: rates.rx_bytes,
+        tx_bytes_per_s: rates.tx_bytes,
+        util_percent: interface_util(iface, &rates),
+        rx_errors_per_s: rates.rx_errors,
+        tx_errors_per_s: rates.tx_errors,
+        rx_dropped_per_s: rates.rx_dropped,
+        tx_dropped_per_s: rates.tx_dropped,
+        rx_overruns_per_s: rates.rx_overruns,
+        tx_carrier_per_s: rates.tx_carrier,
+        collisions_per_s: rates.collisions,
+        rx_bytes: c.rx_bytes,
+        tx_bytes: c.tx_bytes,
+        rx_packets: c.rx_packets,
+        tx_packets: c.tx_packets,
+        rx_errors: c.rx_errors,
+        tx_errors: c.tx_errors,
+        rx_dropped: c.rx_dropped,
+        tx_dropped: c.tx_dropped,
+        rx_overruns: c.rx_over_errors,
+        tx_carrier: c.tx_carrier_errors,
+        collisions: c.collisions,
+    }
+}
+
+/// One JSON object (one line) for `current`, with rates against `previous`.
+pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> String {
+    let json = SampleJson {
+        t: current.t,
+        interval: interval(previous, current),
+        netns: &current.netns,
+        interfaces: sections.interfaces.then(|| {
+            current
+                .interfaces
+                .iter()
+                .map(|iface| interface_json(previous, current, iface))
+                .collect()
+        }),
+        findings: sections
+            .findings
+            .then(|| findings::evaluate(Some(previous), current)),
+    };
+    serde_json::to_string(&json).expect("sample JSON has only serializable fields")
+}

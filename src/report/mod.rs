@@ -1,0 +1,70 @@
+//! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
+
+pub mod json;
+pub mod text;
+
+use crate::cli::{CollectArgs, Section, SnapshotArgs};
+use crate::collect::netns::Target;
+use crate::collect::{Sampler, SamplerEvent};
+use crate::model::Sample;
+use anyhow::{Result, bail};
+use std::io::Write;
+
+/// Which parts of a sample to print.
+#[derive(Debug, Clone, Copy)]
+pub struct Sections {
+    pub interfaces: bool,
+    pub findings: bool,
+}
+
+impl Sections {
+    pub fn from_list(list: &[Section]) -> Self {
+        if list.is_empty() {
+            return Self {
+                interfaces: true,
+                findings: true,
+            };
+        }
+        Self {
+            interfaces: list.contains(&Section::Interfaces),
+            findings: list.contains(&Section::Findings),
+        }
+    }
+}
+
+/// `netlens snapshot`: a baseline sample, then `count` samples one interval
+/// apart, each printed with rates over its interval.
+pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
+    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
+    let sections = Sections::from_list(&args.section);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut previous: Option<Sample> = None;
+    let mut printed = 0;
+    while printed < args.count {
+        let sample = match events.blocking_recv() {
+            Some(SamplerEvent::Sample(sample)) => *sample,
+            Some(SamplerEvent::Error(error)) => bail!("{error}"),
+            None => bail!("the sampler stopped unexpectedly"),
+        };
+        if let Some(previous) = &previous {
+            let written = if args.json {
+                writeln!(out, "{}", json::sample_line(previous, &sample, sections))
+            } else {
+                text::write_table(&mut out, previous, &sample, sections, printed == 0)
+            };
+            if let Err(error) = written.and_then(|()| out.flush()) {
+                // A closed pipe (`| head`) ends the run quietly.
+                if error.kind() == std::io::ErrorKind::BrokenPipe {
+                    return Ok(());
+                }
+                return Err(error.into());
+            }
+            printed += 1;
+        }
+        previous = Some(sample);
+    }
+    drop(sampler);
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! The plain-text `snapshot` table, laid out like `sar -n DEV` + `-n EDEV`.
+
+use super::Sections;
+use crate::findings;
+use crate::model::Sample;
+use crate::model::rates::{InterfaceRates, interface_util};
+use std::io::{self, Write};
+
+fn clock(t: f64) -> String {
+    let secs = t as i64;
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r writes into the tm we own.
+    unsafe { libc::localtime_r(&secs, &mut tm) };
+    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+}
+
+fn number(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
+}
+
+pub fn write_table(
+    out: &mut impl Write,
+    previous: &Sample,
+    current: &Sample,
+    sections: Sections,
+    first: bool,
+) -> io::Result<()> {
+    let time = clock(current.t);
+    if sections.interfaces {
+        if !first {
+            writeln!(out)?;
+        }
+        writeln!(
+            out,
+            "{time}  {:<12} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            "IFACE",
+            "rxpck/s",
+            "txpck/s",
+            "rxkB/s",
+            "txkB/s",
+            "%ifutil",
+            "rxerr/s",
+            "txerr/s",
+            "rxdrop/s",
+            "txdrop/s",
+            "rxovr/s",
+            "txcarr/s",
+            "coll/s"
+        )?;
+        for iface in &current.interfaces {
+            let r = InterfaceRates::for_interface(Some(previous), current, iface);
+            let kb = |v: Option<f64>| v.map(|b| b / 1024.0);
+            writeln!(
+                out,
+                "{time}  {:<12} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+                iface.name,
+                number(r.rx_packets),
+                number(r.tx_packets),
+                number(kb(r.rx_bytes)),
+                number(kb(r.tx_bytes)),
+                number(interface_util(iface, &r)),
+                number(r.rx_errors),
+                number(r.tx_errors),
+                number(r.rx_dropped),
+                number(r.tx_dropped),
+                number(r.rx_overruns),
+                number(r.tx_carrier),
+                number(r.collisions),
+            )?;
+        }
+    }
+    if sections.findings {
+        for finding in findings::evaluate(Some(previous), current) {
+            writeln!(
+                out,
+                "{time}  {} {}: {} (hint: {})",
+                finding.severity.label(),
+                finding.id,
+                finding.summary,
+                finding.hint
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! Header, findings line, tab bar and footer.
+
+use super::format;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::keymap::{BINDINGS, hint_label};
+use crate::app::tabs::{ALL, Tab};
+use crate::findings::{self, Severity};
+use crate::model::rates::host_totals;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let (previous, current) = app.shown();
+    let mode = if app.paused_at.is_some() {
+        Span::styled(" PAUSED ", theme.active_tab())
+    } else {
+        Span::styled("live", theme.good())
+    };
+    let mut spans = vec![
+        Span::styled("netlens", theme.title()),
+        Span::raw(format!(" {} ", app.hostname)),
+        Span::styled("netns ", theme.dim()),
+        Span::raw(current.map_or("…", |s| s.netns.as_str()).to_string()),
+        Span::raw(format!(" {:?} ", app.interval)),
+        mode,
+    ];
+    if let Some(totals) = current.and_then(|c| host_totals(previous, c)) {
+        spans.push(Span::styled("  RX ", theme.rx()));
+        spans.push(Span::raw(format!(
+            "{} {}",
+            format::bits(totals.rx_bits),
+            format::packets(totals.rx_packets)
+        )));
+        spans.push(Span::styled("  TX ", theme.tx()));
+        spans.push(Span::raw(format!(
+            "{} {}",
+            format::bits(totals.tx_bits),
+            format::packets(totals.tx_packets)
+        )));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let line = if let Some(error) = &app.error {
+        Line::from(vec![
+            Span::styled("ERROR ", theme.alert()),
+            Span::raw(error.clone()),
+        ])
+    } else {
+        let (previous, current) = app.shown();
+        let found = current
+            .map(|c| findings::evaluate(previous, c))
+            .unwrap_or_default();
+        match found.first() {
+            None => Line::from(Span::styled("findings: none", theme.dim())),
+            Some(worst) => {
+                let style = if worst.severity == Severity::Crit {
+                    theme.alert()
+                } else {
+                    theme.warn()
+                };
+                let mut spans = vec![
+                    Span::styled(format!("{} {}", worst.severity.label(), worst.id), style),
+                    Span::raw(format!(": {}", worst.summary)),
+                ];
+                if found.len() > 1 {
+                    spans.push(Span::styled(
+                        format!("  (+{} more)", found.len() - 1),
+                        theme.dim(),
+                    ));
+                }
+                Line::from(spans)
+            }
+        }
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Tab titles, shortened when the terminal is narrow.
+pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let full: u16 = ALL.iter().map(|t| t.title().len() as u16 + 3).sum();
+    let short = full > area.width;
+    let mut spans = Vec::new();
+    let mut x = area.x;
+    app.hits.tabs.clear();
+    for (number, tab) in ALL.iter().enumerate() {
+        let label = if short {
+            format!("{}{}", number + 1, &tab.title()[..tab.title().len().min(3)])
+        } else {
+            format!("{} {}", number + 1, tab.title())
+        };
+        let width = label.len() as u16 + 2;
+        let style = if *tab == app.tab {
+            theme.active_tab()
+        } else {
+            ratatui::style::Style::new()
+        };
+        spans.push(Span::styled(format!(" {label} "), style));
+        let visible = width.min(area.right().saturating_sub(x));
+        if visible > 0 {
+            app.hits.tabs.push((Rect::new(x, area.y, visible, 1), *tab));
+        }
+        x = x.saturating_add(width);
+        if !short && number + 1 < ALL.len() {
+            spans.push(Span::raw("│"));
+            x = x.saturating_add(1);
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    if app.tab == Tab::Interfaces && app.interfaces.editing_filter {
+        let line = Line::from(vec![
+            Span::styled("filter: ", theme.key()),
+            Span::raw(format!("{}▏", app.interfaces.filter)),
+            Span::styled("  Enter apply  Esc clear", theme.dim()),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let mut spans = Vec::new();
+    for binding in BINDINGS {
+        if let Some(hint) = binding.hint {
+            spans.push(Span::styled(hint_label(binding.keys), theme.key()));
+            spans.push(Span::raw(format!(" {hint} ")));
+        }
+    }
+    if !app.interfaces.filter.is_empty() && app.tab == Tab::Interfaces {
+        spans.push(Span::styled(
+            format!(" [filter: {}]", app.interfaces.filter),
+            theme.warn(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,92 @@
+//! Number formatting shared by the views.
+
+/// A rate in a fixed-width column: one decimal while small, none when big;
+/// "–" when unknown (never 0).
+pub fn rate(value: Option<f64>) -> String {
+    match value {
+        None => "–".into(),
+        Some(v) if v < 100_000.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.0}"),
+    }
+}
+
+/// Bits per second the way ifconfig-era tools print it: 1.23 Mb/s.
+pub fn bits(bits_per_s: f64) -> String {
+    scaled(bits_per_s, 1000.0, &["b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"])
+}
+
+/// Packets per second with an SI suffix: 12.3k p/s.
+pub fn packets(per_s: f64) -> String {
+    scaled(per_s, 1000.0, &["p/s", "kp/s", "Mp/s", "Gp/s"])
+}
+
+/// A byte count in binary units: 1.5 MiB.
+pub fn bytes(count: f64) -> String {
+    scaled(count, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
+}
+
+fn scaled(mut value: f64, step: f64, units: &[&str]) -> String {
+    let mut unit = 0;
+    while value.abs() >= step && unit + 1 < units.len() {
+        value /= step;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{value:.0} {}", units[0])
+    } else {
+        format!("{value:.2} {}", units[unit])
+    }
+}
+
+/// "10G full", "100M half", "–".
+pub fn speed(mbps: Option<u32>, duplex: crate::model::Duplex) -> String {
+    use crate::model::Duplex;
+    let Some(mbps) = mbps else {
+        return "–".into();
+    };
+    let speed = if mbps >= 1000 && mbps % 1000 == 0 {
+        format!("{}G", mbps / 1000)
+    } else {
+        format!("{mbps}M")
+    };
+    match duplex {
+        Duplex::Full => format!("{speed} full"),
+        Duplex::Half => format!("{speed} half"),
+        Duplex::Unknown => speed,
+    }
+}
+
+/// Truncates to `width` columns, marking the cut with '…'.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out: String = text.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Duplex;
+
+    #[test]
+    fn formats() {
+        assert_eq!(rate(None), "–");
+        assert_eq!(rate(Some(0.0)), "0.0");
+        assert_eq!(rate(Some(123_456.7)), "123457");
+        assert_eq!(bits(1_234_000.0), "1.23 Mb/s");
+        assert_eq!(bits(999.0), "999 b/s");
+        assert_eq!(packets(12_300.0), "12.30 kp/s");
+        assert_eq!(bytes(1536.0), "1.50 KiB");
+        assert_eq!(speed(Some(10000), Duplex::Full), "10G full");
+        assert_eq!(speed(Some(100), Duplex::Half), "100M half");
+        assert_eq!(speed(None, Duplex::Full), "–");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abc", 4), "abc");
+    }
+}

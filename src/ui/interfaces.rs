@@ -1,0 +1,235 @@
+//! The Interfaces tab: `sar -n DEV` + `sar -n EDEV` + `ip -s link` on one
+//! screen.
+//!
+//! ```text
+//! IFACE      STATE  rxpck/s  txpck/s   rxkB/s   txkB/s %util  err/s drop/s …
+//! eth0       up        12.0      8.0      1.4      0.9   0.0    0.0    0.0
+//! ── selected: kind, MAC, MTU, speed/duplex, flags, addresses ──
+//! ```
+//! Columns that do not fit are dropped by priority; the detail pane (Enter)
+//! has every counter.
+
+use super::format;
+use super::interface_detail;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::interfaces::{COLUMNS, Column, ColumnSpec, Row as IfaceRow};
+use crate::model::InterfaceSample;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let Some(index) = app.shown_index() else {
+        frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
+        return;
+    };
+    if app.interfaces.detail {
+        interface_detail::render(frame, area, app, index, theme);
+        return;
+    }
+    let (previous, current) = app.history.pair(index);
+    let Some(current) = current else {
+        return;
+    };
+    let view = &mut app.interfaces;
+    let rows = view.rows(previous, current);
+    let selected = view.selected_index(&rows);
+
+    let info_height = if area.height >= 8 { 2 } else { 0 };
+    let [table_area, info_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
+    let visible = usize::from(table_area.height.saturating_sub(1));
+    view.page = visible.max(1);
+    if let Some(selected) = selected {
+        view.scroll_to_selection(selected, visible);
+    }
+    view.offset = view.offset.min(rows.len().saturating_sub(visible.max(1)));
+
+    let columns = fitting_columns(table_area.width);
+    let header = Row::new(columns.iter().map(|spec| {
+        let marker = if spec.column == view.sort {
+            if view.descending { "▼" } else { "▲" }
+        } else {
+            ""
+        };
+        let title = Line::from(format!("{}{marker}", spec.title));
+        Cell::from(if left_aligned(spec.column) {
+            title
+        } else {
+            title.right_aligned()
+        })
+    }))
+    .style(theme.header());
+    let body = rows
+        .iter()
+        .enumerate()
+        .skip(view.offset)
+        .take(visible)
+        .map(|(i, row)| {
+            let cells = columns.iter().map(|spec| cell(row, spec, theme));
+            let table_row = Row::new(cells);
+            if Some(i) == selected {
+                table_row.style(theme.selected())
+            } else {
+                table_row
+            }
+        });
+    let widths: Vec<Constraint> = columns
+        .iter()
+        .map(|spec| {
+            if spec.column == Column::Name {
+                Constraint::Min(spec.width)
+            } else {
+                Constraint::Length(spec.width)
+            }
+        })
+        .collect();
+    frame.render_widget(
+        Table::new(body, widths).header(header).column_spacing(1),
+        table_area,
+    );
+    if table_area.height > 1 {
+        let rows_area = Rect {
+            y: table_area.y + 1,
+            height: table_area.height - 1,
+            ..table_area
+        };
+        app.hits.rows = Some((rows_area, app.interfaces.offset));
+    }
+    if rows.is_empty() && table_area.height > 1 {
+        let note = if app.interfaces.filter.is_empty() {
+            "no interfaces"
+        } else {
+            "no interface matches the filter"
+        };
+        let area = Rect {
+            y: table_area.y + 1,
+            height: 1,
+            ..table_area
+        };
+        frame.render_widget(Paragraph::new(note), area);
+    }
+    if let Some(row) = selected.and_then(|i| rows.get(i)) {
+        render_detail_info(frame, info_area, row.iface, theme);
+    }
+}
+
+fn left_aligned(column: Column) -> bool {
+    matches!(column, Column::Name | Column::State | Column::Speed)
+}
+
+/// The columns that fit in `width`, by priority, kept in table order. The name
+/// column takes what is left over.
+fn fitting_columns(width: u16) -> Vec<&'static ColumnSpec> {
+    let mut by_priority: Vec<&ColumnSpec> = COLUMNS.iter().collect();
+    by_priority.sort_by_key(|spec| spec.priority);
+    let mut used = 0u16;
+    let mut chosen = Vec::new();
+    for spec in by_priority {
+        let needed = spec.width + u16::from(!chosen.is_empty());
+        if used + needed > width && !chosen.is_empty() {
+            continue;
+        }
+        used += needed;
+        chosen.push(spec.column);
+    }
+    COLUMNS
+        .iter()
+        .filter(|spec| chosen.contains(&spec.column))
+        .collect()
+}
+
+fn cell<'a>(row: &IfaceRow, spec: &ColumnSpec, theme: Theme) -> Cell<'a> {
+    let iface = row.iface;
+    match spec.column {
+        Column::Name => Cell::from(iface.name.clone()),
+        Column::State => {
+            let state = row.state();
+            let style = if state == "up" {
+                theme.good()
+            } else {
+                theme.alert()
+            };
+            Cell::from(Span::styled(state, style))
+        }
+        Column::Mtu => Cell::from(Line::from(iface.mtu.to_string()).right_aligned()),
+        Column::Speed => Cell::from(format::speed(iface.speed_mbps, iface.duplex)),
+        Column::Errors
+        | Column::Dropped
+        | Column::Overruns
+        | Column::Carrier
+        | Column::Collisions => {
+            let value = row.value(spec.column);
+            let style = if value.is_some_and(|v| v > 0.0) {
+                theme.alert()
+            } else {
+                theme.dim()
+            };
+            Cell::from(Line::from(Span::styled(format::rate(value), style)).right_aligned())
+        }
+        _ => Cell::from(Line::from(format::rate(row.value(spec.column))).right_aligned()),
+    }
+}
+
+/// Two lines about one interface: what `ip link` and `ethtool` say.
+pub fn render_detail_info(frame: &mut Frame, area: Rect, iface: &InterfaceSample, theme: Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let mut flags = Vec::new();
+    if iface.up {
+        flags.push("UP");
+    }
+    if iface.lower_up {
+        flags.push("LOWER_UP");
+    } else if iface.up {
+        flags.push("NO-CARRIER");
+    }
+    let first = Line::from(vec![
+        Span::styled(iface.name.clone(), theme.title()),
+        Span::raw(format!(
+            " {} <{}> mtu {} {} speed {}",
+            iface.kind.as_deref().unwrap_or("device"),
+            flags.join(","),
+            iface.mtu,
+            iface.mac.as_deref().unwrap_or("no MAC"),
+            format::speed(iface.speed_mbps, iface.duplex),
+        )),
+    ]);
+    let addresses = if iface.addresses.is_empty() {
+        "no addresses".to_string()
+    } else {
+        iface.addresses.join(" ")
+    };
+    let second = Line::from(vec![
+        Span::styled("addr ", theme.dim()),
+        Span::raw(addresses),
+    ]);
+    frame.render_widget(Paragraph::new(vec![first, second]), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eighty_columns_keep_the_sar_essentials() {
+        let titles: Vec<_> = fitting_columns(80).iter().map(|s| s.title).collect();
+        assert_eq!(
+            titles,
+            [
+                "IFACE", "STATE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "%util", "err/s",
+                "drop/s"
+            ]
+        );
+    }
+
+    #[test]
+    fn narrow_keeps_name_and_rates() {
+        let titles: Vec<_> = fitting_columns(40).iter().map(|s| s.title).collect();
+        assert_eq!(titles, ["IFACE", "rxpck/s", "txpck/s", "rxkB/s"]);
+        assert_eq!(fitting_columns(3).len(), 1);
+    }
+}
