@@ -163,14 +163,14 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Enter],
         action: Action::Open,
         scope: Scope::View,
-        help: "open the selected row's detail",
+        help: "open the row's detail",
         hint: Some("detail"),
     },
     Binding {
         keys: &[Esc],
         action: Action::Close,
         scope: Scope::View,
-        help: "close detail, help or filter",
+        help: "close detail/help/filter",
         hint: None,
     },
     Binding {

@@ -21,9 +21,9 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     };
     let mut spans = vec![
         Span::styled("netlens", theme.title()),
-        Span::raw(format!(" {} ", app.hostname)),
-        Span::styled("netns ", theme.dim()),
-        Span::raw(current.map_or("…", |s| s.netns.as_str()).to_string()),
+        Span::raw(format!(" {} ", format::fit(&app.hostname, 16))),
+        Span::styled("ns:", theme.dim()),
+        Span::raw(format::fit(current.map_or("…", |s| s.netns.as_str()), 20)),
         Span::raw(format!(" {:?} ", app.interval)),
         mode,
     ];
@@ -31,14 +31,14 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         spans.push(Span::styled("  RX ", theme.rx()));
         spans.push(Span::raw(format!(
             "{} {}",
-            format::bits(totals.rx_bits),
-            format::packets(totals.rx_packets)
+            format::bits_short(totals.rx_bits),
+            format::packets_short(totals.rx_packets)
         )));
         spans.push(Span::styled("  TX ", theme.tx()));
         spans.push(Span::raw(format!(
             "{} {}",
-            format::bits(totals.tx_bits),
-            format::packets(totals.tx_packets)
+            format::bits_short(totals.tx_bits),
+            format::packets_short(totals.tx_packets)
         )));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

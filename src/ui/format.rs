@@ -15,6 +15,18 @@ pub fn bits(bits_per_s: f64) -> String {
     scaled(bits_per_s, 1000.0, &["b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"])
 }
 
+/// Compact bits per second for the header: 880.5Mb/s.
+pub fn bits_short(bits_per_s: f64) -> String {
+    let (value, unit) = scale(bits_per_s, 1000.0, &["b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"]);
+    format!("{value:.1}{unit}")
+}
+
+/// Compact packets per second for the header: 80.1kp/s.
+pub fn packets_short(per_s: f64) -> String {
+    let (value, unit) = scale(per_s, 1000.0, &["p/s", "kp/s", "Mp/s", "Gp/s"]);
+    format!("{value:.1}{unit}")
+}
+
 /// Packets per second with an SI suffix: 12.3k p/s.
 pub fn packets(per_s: f64) -> String {
     scaled(per_s, 1000.0, &["p/s", "kp/s", "Mp/s", "Gp/s"])
@@ -25,16 +37,20 @@ pub fn bytes(count: f64) -> String {
     scaled(count, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
 }
 
-fn scaled(mut value: f64, step: f64, units: &[&str]) -> String {
+/// The value divided down to the largest unit it reaches.
+fn scale<'u>(mut value: f64, step: f64, units: &[&'u str]) -> (f64, &'u str) {
     let mut unit = 0;
     while value.abs() >= step && unit + 1 < units.len() {
         value /= step;
         unit += 1;
     }
-    if unit == 0 {
-        format!("{value:.0} {}", units[0])
-    } else {
-        format!("{value:.2} {}", units[unit])
+    (value, units[unit])
+}
+
+fn scaled(value: f64, step: f64, units: &[&str]) -> String {
+    match scale(value, step, units) {
+        (value, unit) if unit == units[0] => format!("{value:.0} {unit}"),
+        (value, unit) => format!("{value:.2} {unit}"),
     }
 }
 
