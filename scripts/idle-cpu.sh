@@ -59,6 +59,11 @@ sleep "$WINDOW"
 [[ -r /proc/$PID/stat ]] || { echo "idle-cpu: netlens (pid $PID) exited during the window" >&2; exit 1; }
 t1=$(ticks "$PID"); s1=$(date +%s.%N)
 
+# Show that the TUI really rendered (top of the screen).
+echo "--- screen (first lines) ---"
+tmux -L "$SOCK" capture-pane -p -t "$SESSION" | grep -v '^[[:space:]]*$' | head -n 3 || true
+echo "----------------------------"
+
 read -r pct verdict < <(awk -v a="$t0" -v b="$t1" -v hz="$HZ" -v s0="$s0" -v s1="$s1" -v budget="$BUDGET_PCT" \
     'BEGIN { p = (b - a) / hz / (s1 - s0) * 100; printf "%.3f %s\n", p, (p < budget ? "OK" : "OVER_BUDGET") }')
 

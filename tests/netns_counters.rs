@@ -282,7 +282,10 @@ fn rates_match_traffic_and_counters() {
             );
         }
     }
-    eprintln!("rates vs send window ({:.3}s): {report:?}", traffic.end_unix - traffic.start_unix);
+    eprintln!(
+        "rates vs send window ({:.3}s): {report:?}",
+        traffic.end_unix - traffic.start_unix
+    );
     assert!(
         inside >= 1,
         "no sample fully inside the send window ({:.3}s long); samples relative to send start: {report:?}",
@@ -387,7 +390,10 @@ fn add_dummy_like(ns: &Netns, name: &str, kind: Option<&'static str>) -> &'stati
             }
             return k;
         }
-        eprintln!("ip link add {name} type {k}: {}", String::from_utf8_lossy(&out.stderr).trim());
+        eprintln!(
+            "ip link add {name} type {k}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     panic!("cannot create a virtual interface {name} in {}", ns.name);
 }

@@ -10,7 +10,13 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::time::Duration;
 
-fn iface(index: u32, name: &str, up: bool, lower_up: bool, counters: LinkCounters) -> InterfaceSample {
+fn iface(
+    index: u32,
+    name: &str,
+    up: bool,
+    lower_up: bool,
+    counters: LinkCounters,
+) -> InterfaceSample {
     InterfaceSample {
         index,
         name: name.into(),
@@ -22,7 +28,11 @@ fn iface(index: u32, name: &str, up: bool, lower_up: bool, counters: LinkCounter
         mac: Some(format!("02:00:00:00:00:{index:02x}")),
         addresses: vec![format!("198.18.0.{index}/24")],
         speed_mbps: (name != "lo").then_some(1000),
-        duplex: if name == "lo" { Duplex::Unknown } else { Duplex::Full },
+        duplex: if name == "lo" {
+            Duplex::Unknown
+        } else {
+            Duplex::Full
+        },
         counters,
     }
 }
@@ -45,7 +55,13 @@ fn sample(mono: f64, scale: u64) -> Sample {
         interfaces: vec![
             iface(1, "lo", true, true, c(20, 20, 2_000, 2_000)),
             // 110 MB/s on 1 Gb/s: 88 % busy.
-            iface(2, "eth0", true, true, c(80_000, 40_000, 110_000_000, 2_600_000)),
+            iface(
+                2,
+                "eth0",
+                true,
+                true,
+                c(80_000, 40_000, 110_000_000, 2_600_000),
+            ),
             iface(3, "veth0", true, false, c(0, 0, 0, 0)),
             iface(4, "wlan0", true, true, troubled),
         ],
@@ -63,7 +79,9 @@ fn app_with_samples() -> App {
 
 fn render(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| netlens::ui::draw(frame, app)).unwrap();
+    terminal
+        .draw(|frame| netlens::ui::draw(frame, app))
+        .unwrap();
     terminal
 }
 
@@ -189,7 +207,11 @@ fn no_color_keeps_selection_visible() {
         }
     }
     assert!(!any_color, "no colour may be used with NO_COLOR");
-    assert_eq!(reversed_row, Some(4), "the selected row is shown in reverse video");
+    assert_eq!(
+        reversed_row,
+        Some(4),
+        "the selected row is shown in reverse video"
+    );
 }
 
 #[test]

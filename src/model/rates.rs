@@ -120,6 +120,11 @@ fn sum<const N: usize>(values: [Option<f64>; N]) -> Option<f64> {
         .try_fold(0.0, |acc, v| v.map(|v| acc + v))
 }
 
+/// Sum of the known values; None only when none is known.
+pub fn sum_known<const N: usize>(values: [Option<f64>; N]) -> Option<f64> {
+    values.into_iter().flatten().reduce(|a, b| a + b)
+}
+
 /// %ifutil exactly as sar computes it: full duplex max(rx, tx)/speed, anything
 /// else (rx + tx)/speed. None when the speed is unknown, never 0.
 pub fn util_percent(

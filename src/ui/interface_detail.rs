@@ -15,20 +15,25 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
 use crate::model::LinkCounters;
-use crate::model::rates::{InterfaceRates, interval};
+use crate::model::rates::{InterfaceRates, counter_rate, interval, sum_known};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
     Axis, Block, Borders, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table,
 };
 
+#[derive(Default)]
 struct Series {
     rx_bits: Vec<(f64, f64)>,
     tx_bits: Vec<(f64, f64)>,
     rx_packets: Vec<(f64, f64)>,
     tx_packets: Vec<(f64, f64)>,
+    /// errors + drops + overruns per direction.
+    rx_trouble: Vec<(f64, f64)>,
+    tx_trouble: Vec<(f64, f64)>,
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: Theme) {
@@ -47,17 +52,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     let rates = InterfaceRates::for_interface(previous, current, iface);
     let series = series(app, index, &name);
 
-    let errors_height = if area.height >= 10 { 5 } else { 0 };
-    let charts_height = area.height.saturating_sub(2 + errors_height);
-    let [info, bits, packets, errors] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Length(charts_height.div_ceil(2)),
-        Constraint::Length(charts_height / 2),
-        Constraint::Length(errors_height),
-    ])
-    .areas(area);
-
+    let [info, rest] = Layout::vertical([Constraint::Length(2), Constraint::Min(0)]).areas(area);
     super::interfaces::render_detail_info(frame, info, iface, theme);
+    // Charts on the left, counters on the right; stacked when narrow.
+    let (charts, side) = if rest.width >= 72 {
+        let [charts, side] =
+            Layout::horizontal([Constraint::Min(40), Constraint::Length(COUNTERS_WIDTH)])
+                .spacing(1)
+                .areas(rest);
+        (charts, side)
+    } else {
+        let counters_height = if rest.height >= 16 { 13 } else { 0 };
+        let [charts, side] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(counters_height)]).areas(rest);
+        (charts, side)
+    };
+    let [bits, packets] =
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts);
+    let [counters, trouble] =
+        Layout::vertical([Constraint::Length(13), Constraint::Min(0)]).areas(side);
     chart(
         frame,
         bits,
@@ -82,18 +95,39 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
         format::packets,
         theme,
     );
-    render_errors(frame, errors, &iface.counters, &rates, theme);
+    // The same interface one sample earlier, unless it was re-created.
+    let before = previous.and_then(|p| {
+        p.interface(&name)
+            .filter(|b| b.index == iface.index)
+            .map(|b| (p, b))
+    });
+    render_counters(
+        frame,
+        counters,
+        before.map(|(_, b)| &b.counters),
+        &iface.counters,
+        before.map_or(0.0, |(p, _)| interval(p, current)),
+        theme,
+    );
+    let rx_trouble = sum_known([rates.rx_errors, rates.rx_dropped, rates.rx_overruns]);
+    let tx_trouble = sum_known([rates.tx_errors, rates.tx_dropped, rates.tx_carrier]);
+    chart(
+        frame,
+        trouble,
+        "err+drop/s",
+        (&series.rx_trouble, rx_trouble.map(|v| format!("{v:.1}"))),
+        (&series.tx_trouble, tx_trouble.map(|v| format!("{v:.1}"))),
+        |v| format!("{v:.0}"),
+        theme,
+    );
 }
+
+const COUNTERS_WIDTH: u16 = 32;
 
 /// Rates of one interface over the history window, x in seconds before the
 /// shown sample (negative), so "now" is 0.
 fn series(app: &App, index: usize, name: &str) -> Series {
-    let mut out = Series {
-        rx_bits: vec![],
-        tx_bits: vec![],
-        rx_packets: vec![],
-        tx_packets: vec![],
-    };
+    let mut out = Series::default();
     let Some(now) = app.history.get(index).map(|s| s.mono) else {
         return out;
     };
@@ -115,6 +149,14 @@ fn series(app: &App, index: usize, name: &str) -> Series {
         push(&mut out.tx_bits, r.tx_bytes.map(|v| v * 8.0));
         push(&mut out.rx_packets, r.rx_packets);
         push(&mut out.tx_packets, r.tx_packets);
+        push(
+            &mut out.rx_trouble,
+            sum_known([r.rx_errors, r.rx_dropped, r.rx_overruns]),
+        );
+        push(
+            &mut out.tx_trouble,
+            sum_known([r.tx_errors, r.tx_dropped, r.tx_carrier]),
+        );
     }
     out
 }
@@ -141,7 +183,7 @@ fn chart(
             .max(1.0)
             * 1.1;
     let title = Line::from(vec![
-        Span::raw(format!(" {what}  ")),
+        Span::raw(format!(" {what} 5m ")),
         Span::styled("⣿ rx ", theme.rx()),
         Span::raw(rx.1.unwrap_or_else(|| "–".into())),
         Span::styled("  • tx ", theme.tx()),
@@ -175,56 +217,47 @@ fn chart(
     frame.render_widget(chart, area);
 }
 
-fn render_errors(
+/// Every error counter: total since the interface was created, and its rate
+/// over the shown interval.
+fn render_counters(
     frame: &mut Frame,
     area: Rect,
+    before: Option<&LinkCounters>,
     c: &LinkCounters,
-    r: &InterfaceRates,
+    seconds: f64,
     theme: Theme,
 ) {
-    if area.height == 0 {
-        return;
-    }
-    let pair = |name: &'static str, total: u64, rate: Option<f64>| {
+    let row = |name: &'static str, field: fn(&LinkCounters) -> u64| {
+        let rate = before.and_then(|b| counter_rate(field(b), field(c), seconds));
         let style = if rate.is_some_and(|v| v > 0.0) {
             theme.alert()
         } else {
-            ratatui::style::Style::new()
+            Style::new()
         };
-        [
+        Row::new([
             Cell::from(name),
-            Cell::from(Line::from(total.to_string()).right_aligned()),
+            Cell::from(Line::from(field(c).to_string()).right_aligned()),
             Cell::from(Line::from(Span::styled(format::rate(rate), style)).right_aligned()),
-        ]
+        ])
     };
     let rows = [
-        (
-            pair("rx errors", c.rx_errors, r.rx_errors),
-            pair("tx errors", c.tx_errors, r.tx_errors),
-        ),
-        (
-            pair("rx dropped", c.rx_dropped, r.rx_dropped),
-            pair("tx dropped", c.tx_dropped, r.tx_dropped),
-        ),
-        (
-            pair("rx overruns", c.rx_over_errors, r.rx_overruns),
-            pair("tx carrier", c.tx_carrier_errors, r.tx_carrier),
-        ),
-        (
-            pair("rx crc/frame", c.rx_crc_errors + c.rx_frame_errors, None),
-            pair("collisions", c.collisions, r.collisions),
-        ),
-    ]
-    .into_iter()
-    .map(|(left, right)| Row::new(left.into_iter().chain(right)));
-    let header =
-        Row::new(["counter", "total", "/s", "counter", "total", "/s"]).style(theme.header());
+        row("rx errors", |c| c.rx_errors),
+        row("rx dropped", |c| c.rx_dropped),
+        row("rx overruns", |c| c.rx_over_errors),
+        row("rx crc", |c| c.rx_crc_errors),
+        row("rx frame", |c| c.rx_frame_errors),
+        row("rx fifo", |c| c.rx_fifo_errors),
+        row("rx missed", |c| c.rx_missed_errors),
+        row("tx errors", |c| c.tx_errors),
+        row("tx dropped", |c| c.tx_dropped),
+        row("tx carrier", |c| c.tx_carrier_errors),
+        row("tx fifo", |c| c.tx_fifo_errors),
+        row("collisions", |c| c.collisions),
+    ];
+    let header = Row::new(["counter", "total", "/s"]).style(theme.header());
     let widths = [
-        Constraint::Length(13),
-        Constraint::Length(12),
-        Constraint::Length(8),
-        Constraint::Length(12),
-        Constraint::Length(12),
+        Constraint::Length(11),
+        Constraint::Length(11),
         Constraint::Length(8),
     ];
     frame.render_widget(Table::new(rows, widths).header(header), area);

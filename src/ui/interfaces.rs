@@ -191,7 +191,11 @@ pub fn render_detail_info(frame: &mut Frame, area: Rect, iface: &InterfaceSample
         Span::styled(iface.name.clone(), theme.title()),
         Span::raw(format!(
             "{} <{}> mtu {} {} speed {}",
-            iface.kind.as_deref().map(|k| format!(" {k}")).unwrap_or_default(),
+            iface
+                .kind
+                .as_deref()
+                .map(|k| format!(" {k}"))
+                .unwrap_or_default(),
             flags.join(","),
             iface.mtu,
             iface.mac.as_deref().unwrap_or("no MAC"),
