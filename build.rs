@@ -32,13 +32,35 @@ fn main() {
         .expect("render description");
     man.render_options_section(&mut page)
         .expect("render options");
-    man.render_subcommands_section(&mut page)
-        .expect("render subcommands");
+    write_subcommands(&cli::Cli::command(), &mut page);
     write_keys(&mut page);
     page.extend_from_slice(man_sections::SECTIONS.as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");
+}
+
+/// The subcommands, then each one's own options as "SNAPSHOT OPTIONS" and so
+/// on (clap_mangen alone would point at netlens-snapshot(1) pages that do not
+/// exist).
+fn write_subcommands(command: &clap::Command, page: &mut Vec<u8>) {
+    writeln!(page, ".SH SUBCOMMANDS").unwrap();
+    for sub in command.get_subcommands() {
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        writeln!(page, ".TP\n\\fBnetlens {}\\fR\n{}", sub.get_name(), escape(&about)).unwrap();
+    }
+    for sub in command.get_subcommands() {
+        if sub.get_arguments().all(|a| a.is_global_set() || a.get_id() == "help") {
+            continue;
+        }
+        let mut section = Vec::new();
+        clap_mangen::Man::new(sub.clone())
+            .render_options_section(&mut section)
+            .expect("render subcommand options");
+        let section = String::from_utf8(section).expect("roff is UTF-8");
+        let title = format!(".SH \"{} OPTIONS\"", sub.get_name().to_uppercase());
+        page.extend_from_slice(section.replacen(".SH OPTIONS", &title, 1).as_bytes());
+    }
 }
 
 fn write_keys(page: &mut Vec<u8>) {

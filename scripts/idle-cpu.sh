@@ -20,7 +20,10 @@ BIN="$PWD/target/release/netlens"
 # Private tmux server (own socket) so no user session is touched.
 SOCK="netlens-idle-$$"
 SESSION="netlens-idle"
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null || true; }
+cleanup() {
+    tmux -L "$SOCK" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+}
 trap cleanup EXIT INT TERM
 
 args=""
