@@ -47,10 +47,19 @@ fn write_subcommands(command: &clap::Command, page: &mut Vec<u8>) {
     writeln!(page, ".SH SUBCOMMANDS").unwrap();
     for sub in command.get_subcommands() {
         let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
-        writeln!(page, ".TP\n\\fBnetlens {}\\fR\n{}", sub.get_name(), escape(&about)).unwrap();
+        writeln!(
+            page,
+            ".TP\n\\fBnetlens {}\\fR\n{}",
+            sub.get_name(),
+            escape(&about)
+        )
+        .unwrap();
     }
     for sub in command.get_subcommands() {
-        if sub.get_arguments().all(|a| a.is_global_set() || a.get_id() == "help") {
+        if sub
+            .get_arguments()
+            .all(|a| a.is_global_set() || a.get_id() == "help")
+        {
             continue;
         }
         let mut section = Vec::new();

@@ -35,7 +35,7 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct CollectArgs {
     /// Sampling interval, e.g. 1s, 500ms, 2m
-    #[arg(long, global = true, value_parser = parse_duration, default_value = "1s")]
+    #[arg(long, global = true, value_parser = parse_interval, default_value = "1s")]
     pub interval: Duration,
 
     /// Watch another network namespace: a name from `ip netns` or a path such
@@ -93,6 +93,16 @@ pub enum TabName {
     Dns,
     Flows,
     Load,
+}
+
+/// A sampling interval: a duration of at least 100 ms, so a typo cannot turn
+/// the sampler into a busy loop.
+pub fn parse_interval(text: &str) -> Result<Duration, String> {
+    let interval = parse_duration(text)?;
+    if interval < Duration::from_millis(100) {
+        return Err(format!("'{text}' is too short: the interval must be at least 100ms"));
+    }
+    Ok(interval)
 }
 
 /// Parses "1s", "500ms", "2m", "1h" or a bare number of seconds ("0.5").

@@ -57,36 +57,35 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
         if let Some(finding) = interface_errors(&iface.name, &rates) {
             findings.push(finding);
         }
-        if let Some(util) = interface_util(iface, &rates) {
-            if util >= SATURATED_WARN_PERCENT {
-                let severity = if util >= SATURATED_CRIT_PERCENT {
-                    Severity::Crit
-                } else {
-                    Severity::Warn
-                };
-                let direction = if rates.rx_bytes >= rates.tx_bytes {
-                    "rx"
-                } else {
-                    "tx"
-                };
-                findings.push(Finding {
-                    id: IFACE_SATURATED,
-                    severity,
-                    summary: format!(
-                        "{} at {util:.0}% of {} Mb/s ({direction})",
-                        iface.name,
-                        iface.speed_mbps.unwrap_or_default()
-                    ),
-                    hint:
-                        "the link is the bottleneck: find the top talkers in Flows, shape or move \
+        if let Some(util) = interface_util(iface, &rates)
+            && util >= SATURATED_WARN_PERCENT
+        {
+            let severity = if util >= SATURATED_CRIT_PERCENT {
+                Severity::Crit
+            } else {
+                Severity::Warn
+            };
+            let direction = if rates.rx_bytes >= rates.tx_bytes {
+                "rx"
+            } else {
+                "tx"
+            };
+            findings.push(Finding {
+                id: IFACE_SATURATED,
+                severity,
+                summary: format!(
+                    "{} at {util:.0}% of {} Mb/s ({direction})",
+                    iface.name,
+                    iface.speed_mbps.unwrap_or_default()
+                ),
+                hint: "the link is the bottleneck: find the top talkers in Flows, shape or move \
                            traffic, or use a faster or bonded link"
-                            .into(),
-                    evidence: Evidence {
-                        tab: "interfaces",
-                        row: iface.name.clone(),
-                    },
-                });
-            }
+                    .into(),
+                evidence: Evidence {
+                    tab: "interfaces",
+                    row: iface.name.clone(),
+                },
+            });
         }
     }
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));

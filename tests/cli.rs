@@ -48,15 +48,28 @@ fn committed_man_page_is_current() {
 #[test]
 fn man_page_documents_keys_json_and_findings() {
     let page = stdout(&netlens(&["man"]));
-    for needle in [".SH KEYS", ".SH \"SNAPSHOT OPTIONS\"", "rx_packets_per_s", "util_percent", "NO_COLOR"] {
+    for needle in [
+        ".SH KEYS",
+        ".SH \"SNAPSHOT OPTIONS\"",
+        "rx_packets_per_s",
+        "util_percent",
+        "NO_COLOR",
+    ] {
         assert!(page.contains(needle), "man page lacks {needle}");
     }
     for id in netlens::findings::IDS {
-        assert!(page.contains(&id.replace('-', "\\-")), "man page lacks finding {id}");
+        assert!(
+            page.contains(&id.replace('-', "\\-")),
+            "man page lacks finding {id}"
+        );
     }
     for binding in netlens::app::keymap::BINDINGS {
         let help = binding.help.replace('-', "\\-");
-        assert!(page.contains(&help), "man page lacks key help '{}'", binding.help);
+        assert!(
+            page.contains(&help),
+            "man page lacks key help '{}'",
+            binding.help
+        );
     }
 }
 
@@ -65,7 +78,10 @@ fn completions_for_each_shell() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let output = netlens(&["completions", shell]);
         assert!(output.status.success(), "{shell}");
-        assert!(stdout(&output).contains("snapshot"), "{shell} completions lack subcommands");
+        assert!(
+            stdout(&output).contains("snapshot"),
+            "{shell} completions lack subcommands"
+        );
     }
     let bash = stdout(&netlens(&["completions", "bash"]));
     assert!(bash.contains("--netns") && bash.contains("--json"));
@@ -76,6 +92,7 @@ fn usage_errors_exit_2_with_one_message() {
     for args in [
         &["--interval", "fast"][..],
         &["--interval", "0s"],
+        &["--interval", "5ms"],
         &["--tab", "nope"],
         &["snapshot", "--count", "0"],
         &["snapshot", "--section", "bogus"],
@@ -106,7 +123,10 @@ fn live_view_without_a_terminal_points_to_snapshot() {
     let output = netlens(&[]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.contains("not a terminal") && err.contains("netlens snapshot"), "{err}");
+    assert!(
+        err.contains("not a terminal") && err.contains("netlens snapshot"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -122,12 +142,32 @@ fn snapshot_json_lines_have_the_stable_keys() {
         let interval = sample["interval"].as_f64().unwrap();
         assert!(interval > 0.1 && interval < 5.0, "{interval}");
         let interfaces = sample["interfaces"].as_array().unwrap();
-        let lo = interfaces.iter().find(|i| i["name"] == "lo").expect("lo is listed");
+        let lo = interfaces
+            .iter()
+            .find(|i| i["name"] == "lo")
+            .expect("lo is listed");
         for key in [
-            "name", "up", "lower_up", "mtu", "speed_mbps", "rx_packets_per_s", "tx_packets_per_s",
-            "rx_bytes_per_s", "tx_bytes_per_s", "util_percent", "rx_errors_per_s", "tx_errors_per_s",
-            "rx_dropped_per_s", "tx_dropped_per_s", "rx_overruns_per_s", "tx_carrier_per_s",
-            "collisions_per_s", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets",
+            "name",
+            "up",
+            "lower_up",
+            "mtu",
+            "speed_mbps",
+            "rx_packets_per_s",
+            "tx_packets_per_s",
+            "rx_bytes_per_s",
+            "tx_bytes_per_s",
+            "util_percent",
+            "rx_errors_per_s",
+            "tx_errors_per_s",
+            "rx_dropped_per_s",
+            "tx_dropped_per_s",
+            "rx_overruns_per_s",
+            "tx_carrier_per_s",
+            "collisions_per_s",
+            "rx_bytes",
+            "tx_bytes",
+            "rx_packets",
+            "tx_packets",
         ] {
             assert!(lo.get(key).is_some(), "interfaces[] lacks {key}");
         }
@@ -140,7 +180,14 @@ fn snapshot_json_lines_have_the_stable_keys() {
 
 #[test]
 fn snapshot_section_limits_output_and_text_is_sar_like() {
-    let output = netlens(&["snapshot", "--json", "--section", "findings", "--interval", "100ms"]);
+    let output = netlens(&[
+        "snapshot",
+        "--json",
+        "--section",
+        "findings",
+        "--interval",
+        "100ms",
+    ]);
     let sample: serde_json::Value = serde_json::from_str(stdout(&output).trim()).unwrap();
     assert!(sample.get("interfaces").is_none() && sample.get("findings").is_some());
 
@@ -148,10 +195,15 @@ fn snapshot_section_limits_output_and_text_is_sar_like() {
     assert!(output.status.success());
     let text = stdout(&output);
     let header = text.lines().next().unwrap();
-    for column in ["IFACE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "%ifutil", "rxerr/s", "txdrop/s"] {
+    for column in [
+        "IFACE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "%ifutil", "rxerr/s", "txdrop/s",
+    ] {
         assert!(header.contains(column), "{header}");
     }
-    let lo = text.lines().find(|l| l.split_whitespace().nth(1) == Some("lo")).expect("lo row");
+    let lo = text
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("lo"))
+        .expect("lo row");
     // %ifutil of lo is unknown: "-", never 0.00.
     assert_eq!(lo.split_whitespace().nth(6), Some("-"), "{lo}");
 }
@@ -168,7 +220,12 @@ fn snapshot_into_closed_pipe_ends_quietly() {
     drop(child.stdout.take());
     let status = child.wait().unwrap();
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert!(status.success(), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }

@@ -25,17 +25,33 @@ struct Session {
 
 impl Session {
     fn start(args: &[&str], cols: u16, rows: u16) -> Session {
+        Self::start_with_env(args, cols, rows, &[])
+    }
+
+    fn start_with_env(args: &[&str], cols: u16, rows: u16, env: &[(&str, &str)]) -> Session {
         let pair = native_pty_system()
-            .openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .expect("open a pty");
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_netlens"));
         command.args(args);
         command.env("TERM", "xterm-256color");
+        for (key, value) in env {
+            command.env(key, value);
+        }
         let child = pair.slave.spawn_command(command).expect("spawn netlens");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap();
         let writer = pair.master.take_writer().unwrap();
-        let screen = Arc::new(Mutex::new(vt100::Parser::new(nonzero(rows), nonzero(cols), 0)));
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(
+            nonzero(rows),
+            nonzero(cols),
+            0,
+        )));
         let raw = Arc::new(Mutex::new(Vec::new()));
         let (screen_in, raw_in) = (screen.clone(), raw.clone());
         std::thread::spawn(move || {
@@ -48,7 +64,13 @@ impl Session {
                 raw_in.lock().unwrap().extend_from_slice(&buffer[..n]);
             }
         });
-        Session { master: pair.master, writer, child, screen, raw }
+        Session {
+            master: pair.master,
+            writer,
+            child,
+            screen,
+            raw,
+        }
     }
 
     fn contents(&self) -> String {
@@ -63,7 +85,10 @@ impl Session {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("screen never showed {text:?}; it shows:\n{}", self.contents());
+        panic!(
+            "screen never showed {text:?}; it shows:\n{}",
+            self.contents()
+        );
     }
 
     fn send(&mut self, keys: &str) {
@@ -73,9 +98,18 @@ impl Session {
 
     fn resize(&self, cols: u16, rows: u16) {
         self.master
-            .resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .unwrap();
-        self.screen.lock().unwrap().screen_mut().set_size(nonzero(rows), nonzero(cols));
+        self.screen
+            .lock()
+            .unwrap()
+            .screen_mut()
+            .set_size(nonzero(rows), nonzero(cols));
     }
 
     fn wait_exit(&mut self) -> portable_pty::ExitStatus {
@@ -103,16 +137,31 @@ impl Session {
     fn assert_restored(&self) {
         let raw = self.raw.lock().unwrap();
         let text = String::from_utf8_lossy(&raw);
-        assert!(text.contains("\x1b[?1049h"), "never entered the alternate screen");
-        assert!(text.contains("\x1b[?1049l"), "did not leave the alternate screen");
-        assert!(text.rfind("\x1b[?25h") > text.rfind("\x1b[?25l"), "cursor left hidden");
+        assert!(
+            text.contains("\x1b[?1049h"),
+            "never entered the alternate screen"
+        );
+        assert!(
+            text.contains("\x1b[?1049l"),
+            "did not leave the alternate screen"
+        );
+        assert!(
+            text.rfind("\x1b[?25h") > text.rfind("\x1b[?25l"),
+            "cursor left hidden"
+        );
         assert!(!self.screen.lock().unwrap().screen().alternate_screen());
         let fd = self.master.as_raw_fd().expect("pty fd");
         // SAFETY: tcgetattr into a zeroed termios we own, on the pty's fd.
         let mut termios: libc::termios = unsafe { std::mem::zeroed() };
         assert_eq!(unsafe { libc::tcgetattr(fd, &mut termios) }, 0);
-        assert!(termios.c_lflag & libc::ICANON != 0, "raw mode left on (ICANON off)");
-        assert!(termios.c_lflag & libc::ECHO != 0, "raw mode left on (ECHO off)");
+        assert!(
+            termios.c_lflag & libc::ICANON != 0,
+            "raw mode left on (ICANON off)"
+        );
+        assert!(
+            termios.c_lflag & libc::ECHO != 0,
+            "raw mode left on (ECHO off)"
+        );
     }
 }
 
@@ -155,7 +204,10 @@ fn survives_resizes_down_to_20x5() {
     for (cols, rows) in [(40, 10), (20, 5), (12, 3), (120, 40), (80, 24)] {
         session.resize(cols, rows);
         std::thread::sleep(Duration::from_millis(300));
-        assert!(session.child.try_wait().unwrap().is_none(), "exited at {cols}x{rows}");
+        assert!(
+            session.child.try_wait().unwrap().is_none(),
+            "exited at {cols}x{rows}"
+        );
     }
     session.wait_for("rxpck/s");
     session.send("q");
@@ -180,4 +232,18 @@ fn starts_on_the_tab_asked_for() {
     session.wait_for("DNS: not built yet");
     session.send("q");
     assert!(session.wait_exit().success());
+}
+
+#[test]
+fn no_color_env_means_no_colour_escapes_but_reverse_selection() {
+    let mut session = Session::start_with_env(&[], 80, 24, &[("NO_COLOR", "1")]);
+    session.wait_for("rxpck/s");
+    session.send("q");
+    session.wait_exit();
+    let raw = String::from_utf8_lossy(&session.raw.lock().unwrap()).to_string();
+    // crossterm writes colours as SGR 38;5 / 48;5 (or 3x/4x); none may appear.
+    for colour in ["\x1b[38;", "\x1b[48;", "\x1b[31m", "\x1b[32m", "\x1b[36m"] {
+        assert!(!raw.contains(colour), "colour escape {colour:?} with NO_COLOR");
+    }
+    assert!(raw.contains("\x1b[7m"), "the selection must use reverse video");
 }

@@ -175,19 +175,22 @@ impl App {
             self.help = false;
             return true;
         }
-        if let Some((rect, first)) = self.hits.rows {
-            if rect.contains(at) && self.tab == Tab::Interfaces && !self.interfaces.detail {
-                let index = first + usize::from(row - rect.y);
-                if let Some(shown) = self.shown_index() {
-                    let (previous, current) = self.history.pair(shown);
-                    if let Some(current) = current {
-                        self.interfaces.select_row(previous, current, index);
-                        return true;
-                    }
-                }
-            }
+        let Some((rect, first)) = self.hits.rows else {
+            return false;
+        };
+        if !rect.contains(at) || self.tab != Tab::Interfaces || self.interfaces.detail {
+            return false;
         }
-        false
+        let Some(shown) = self.shown_index() else {
+            return false;
+        };
+        let (previous, current) = self.history.pair(shown);
+        let Some(current) = current else {
+            return false;
+        };
+        let index = first + usize::from(row - rect.y);
+        self.interfaces.select_row(previous, current, index);
+        true
     }
 }
 
