@@ -100,7 +100,9 @@ pub enum TabName {
 pub fn parse_interval(text: &str) -> Result<Duration, String> {
     let interval = parse_duration(text)?;
     if interval < Duration::from_millis(100) {
-        return Err(format!("'{text}' is too short: the interval must be at least 100ms"));
+        return Err(format!(
+            "'{text}' is too short: the interval must be at least 100ms"
+        ));
     }
     Ok(interval)
 }

@@ -71,23 +71,24 @@ impl InterfaceRates {
         }
     }
 
-    /// Rates of `current` against the same interface in `previous`, matched by
-    /// name and index.
+    /// Rates of `current` against the same interface in `previous`: the same
+    /// ifindex and name. A re-created interface gets a new index, so it
+    /// starts without rates instead of with a spike.
     pub fn for_interface(
         previous: Option<&Sample>,
         current: &Sample,
         iface: &InterfaceSample,
     ) -> Self {
-        let Some(previous) = previous else {
-            return Self::default();
-        };
-        match previous.interface(&iface.name) {
-            Some(before) if before.index == iface.index => Self::between(
+        let before = previous
+            .and_then(|p| p.interface_by_index(iface.index).map(|before| (p, before)))
+            .filter(|(_, before)| before.name == iface.name);
+        match before {
+            Some((previous, before)) => Self::between(
                 &before.counters,
                 &iface.counters,
                 interval(previous, current),
             ),
-            _ => Self::default(),
+            None => Self::default(),
         }
     }
 
