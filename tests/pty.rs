@@ -246,7 +246,11 @@ fn colour_escapes(env: &[(&str, &str)], args: &[&str]) -> (bool, bool) {
 
 #[test]
 fn no_color_env_and_flag_mean_no_colour_but_reverse_selection() {
-    assert_eq!(colour_escapes(&[], &[]), (true, true), "colour is on by default");
+    assert_eq!(
+        colour_escapes(&[], &[]),
+        (true, true),
+        "colour is on by default"
+    );
     assert_eq!(colour_escapes(&[("NO_COLOR", "1")], &[]), (false, true));
     assert_eq!(colour_escapes(&[], &["--no-color"]), (false, true));
 }
