@@ -6,7 +6,6 @@
 
 use super::App;
 use super::keymap::Key;
-use super::tabs::Tab;
 use crate::cli::Cli;
 use crate::collect::Sampler;
 use crate::collect::netns::Target;
@@ -35,7 +34,7 @@ pub fn run(cli: &Cli) -> Result<()> {
     // Before touching the terminal, so a bad namespace is a plain error.
     let (sampler, samples) = Sampler::spawn(target, cli.collect.interval)?;
     let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let app = App::new(Tab::from(cli.tab), cli.collect.interval, color);
+    let app = App::new(cli.tab, cli.collect.interval, color);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

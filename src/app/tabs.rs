@@ -1,17 +1,7 @@
 //! The tabs, in tab-bar order.
 
-use crate::cli::TabName;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tab {
-    Interfaces,
-    Sockets,
-    Tcp,
-    Conntrack,
-    Dns,
-    Flows,
-    Load,
-}
+/// The tabs are the values `--tab` takes: one enum for both.
+pub use crate::cli::TabName as Tab;
 
 pub const ALL: [Tab; 7] = [
     Tab::Interfaces,
@@ -59,20 +49,6 @@ impl Tab {
             Tab::Dns => Some(("resolver latency and failures", "dig @SERVER NAME")),
             Tab::Flows => Some(("live packet capture and flows", "tcpdump -n -i any")),
             Tab::Load => Some(("load generation (tcp, udp, http, pktgen)", "iperf3; wrk")),
-        }
-    }
-}
-
-impl From<TabName> for Tab {
-    fn from(name: TabName) -> Self {
-        match name {
-            TabName::Interfaces => Tab::Interfaces,
-            TabName::Sockets => Tab::Sockets,
-            TabName::Tcp => Tab::Tcp,
-            TabName::Conntrack => Tab::Conntrack,
-            TabName::Dns => Tab::Dns,
-            TabName::Flows => Tab::Flows,
-            TabName::Load => Tab::Load,
         }
     }
 }
