@@ -63,8 +63,33 @@ fn frames(c: &mut Criterion) {
                 b.iter(|| {
                     terminal
                         .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
-                        .unwrap()
+                        .unwrap();
                 })
+            },
+        );
+    }
+    // The frame right after a new sample: rates, sort and findings are
+    // recomputed for every row once, then cached for the frames that follow.
+    for interfaces in [500, 50_000] {
+        let mut app = app(interfaces, 2);
+        let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+        let mut mono = 2.0;
+        c.bench_function(
+            &format!("first frame after a new sample, {interfaces} rows, 200x60"),
+            |b| {
+                b.iter_batched(
+                    || {
+                        mono += 1.0;
+                        Box::new(sample(mono, interfaces))
+                    },
+                    |next| {
+                        app.on_sampler(SamplerEvent::Sample(next));
+                        terminal
+                            .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
+                            .unwrap();
+                    },
+                    criterion::BatchSize::PerIteration,
+                )
             },
         );
     }
@@ -78,7 +103,7 @@ fn frames(c: &mut Criterion) {
             b.iter(|| {
                 terminal
                     .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
-                    .unwrap()
+                    .unwrap();
             })
         },
     );

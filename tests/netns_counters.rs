@@ -52,8 +52,8 @@ fn sysfs_counter(ns: &Netns, dev: &str, stat: &str) -> u64 {
         .expect("sysfs counter")
 }
 
-/// 0. Harness self-check, independent of netlens: the kernel's own counters
-/// move by exactly the expected amounts. If this fails, the environment (not
+/// Harness self-check, independent of netlens: the kernel's own counters move
+/// by exactly the expected amounts. If this fails, the environment (not
 /// netlens) breaks the exact-counter assumption of the tests below.
 #[test]
 fn harness_kernel_counters_exact() {

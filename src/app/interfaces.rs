@@ -180,6 +180,24 @@ impl Row<'_> {
     }
 }
 
+/// What the cached rows were computed for.
+#[derive(Debug, Clone, PartialEq)]
+struct CacheKey {
+    mono: f64,
+    previous_mono: Option<f64>,
+    sort: Column,
+    descending: bool,
+    filter: String,
+}
+
+/// One row of the table, by position in the shown sample's interfaces.
+#[derive(Debug, Clone, Copy)]
+struct RowData {
+    position: usize,
+    rates: InterfaceRates,
+    util: Option<f64>,
+}
+
 #[derive(Debug, Clone)]
 pub struct InterfacesView {
     pub sort: Column,
@@ -195,6 +213,9 @@ pub struct InterfacesView {
     pub filter: String,
     pub editing_filter: bool,
     pub detail: bool,
+    /// Rates, filtered and sorted, computed once per sample or view change:
+    /// a frame or a key press then touches only what it shows.
+    cache: Option<(CacheKey, Vec<RowData>)>,
 }
 
 impl Default for InterfacesView {
@@ -209,24 +230,86 @@ impl Default for InterfacesView {
             filter: String::new(),
             editing_filter: false,
             detail: false,
+            cache: None,
         }
     }
 }
 
+/// The table of one shown sample: filtered, sorted, with rates.
+pub struct Rows<'a> {
+    current: &'a Sample,
+    data: &'a [RowData],
+}
+
+impl<'a> Rows<'a> {
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    pub fn get(&self, index: usize) -> Option<Row<'a>> {
+        let data = self.data.get(index)?;
+        Some(Row {
+            iface: self.current.interfaces.get(data.position)?,
+            rates: data.rates,
+            util: data.util,
+        })
+    }
+
+    /// Rows `from..from + count`, built only for those.
+    pub fn range(&self, from: usize, count: usize) -> impl Iterator<Item = (usize, Row<'a>)> + '_ {
+        (from..self.len().min(from.saturating_add(count))).filter_map(|i| Some((i, self.get(i)?)))
+    }
+
+    fn name(&self, index: usize) -> Option<&'a str> {
+        let data = self.data.get(index)?;
+        Some(self.current.interfaces.get(data.position)?.name.as_str())
+    }
+}
+
 impl InterfacesView {
-    /// Rows of `current`, filtered and sorted as the view says.
-    pub fn rows<'a>(&self, previous: Option<&Sample>, current: &'a Sample) -> Vec<Row<'a>> {
-        let mut rows: Vec<Row> = current
+    /// Brings the cached rows up to date with `current` and the view's sort
+    /// and filter; cheap when nothing changed.
+    pub fn refresh(&mut self, previous: Option<&Sample>, current: &Sample) {
+        let key = CacheKey {
+            mono: current.mono,
+            previous_mono: previous.map(|p| p.mono),
+            sort: self.sort,
+            descending: self.descending,
+            filter: self.filter.clone(),
+        };
+        if self.cache.as_ref().is_none_or(|(cached, _)| *cached != key) {
+            let data = self.compute(previous, current);
+            self.cache = Some((key, data));
+        }
+    }
+
+    /// Rows of `current` as of the last `refresh`.
+    pub fn rows<'a>(&'a self, current: &'a Sample) -> Rows<'a> {
+        let data = self
+            .cache
+            .as_ref()
+            .map_or(&[][..], |(_, data)| data.as_slice());
+        Rows { current, data }
+    }
+
+    fn compute(&self, previous: Option<&Sample>, current: &Sample) -> Vec<RowData> {
+        let needle = self.filter.to_lowercase();
+        let mut rows: Vec<(usize, Row)> = current
             .interfaces
             .iter()
-            .map(|iface| {
+            .enumerate()
+            .map(|(position, iface)| {
                 let rates = InterfaceRates::for_interface(previous, current, iface);
                 let util = interface_util(iface, &rates);
-                Row { iface, rates, util }
+                (position, Row { iface, rates, util })
             })
-            .filter(|row| self.filter.is_empty() || row.matches(&self.filter))
+            .filter(|(_, row)| needle.is_empty() || row.matches(&needle))
             .collect();
-        rows.sort_by(|a, b| {
+        rows.sort_by(|(_, a), (_, b)| {
             let order = a
                 .compare(b, self.sort)
                 .then_with(|| a.iface.index.cmp(&b.iface.index));
@@ -236,49 +319,72 @@ impl InterfacesView {
                 order
             }
         });
-        rows
+        rows.into_iter()
+            .map(|(position, row)| RowData {
+                position,
+                rates: row.rates,
+                util: row.util,
+            })
+            .collect()
     }
 
     /// Position of the selection in `rows`, following the interface by name
     /// and falling back to the same position when it is gone.
-    pub fn selected_index(&self, rows: &[Row]) -> Option<usize> {
+    pub fn selected_index(&self, rows: &Rows) -> Option<usize> {
         if rows.is_empty() {
             return None;
         }
-        self.selected
-            .as_ref()
-            .and_then(|name| rows.iter().position(|r| &r.iface.name == name))
-            .or(Some(self.selected_position.min(rows.len() - 1)))
+        let fallback = self.selected_position.min(rows.len() - 1);
+        let Some(name) = self.selected.as_deref() else {
+            return Some(fallback);
+        };
+        // Usually the selection has not moved: check there first.
+        if rows.name(self.selected_position) == Some(name) {
+            return Some(self.selected_position);
+        }
+        (0..rows.len())
+            .find(|&i| rows.name(i) == Some(name))
+            .or(Some(fallback))
     }
 
-    fn select(&mut self, rows: &[Row], index: usize) {
-        if let Some(row) = rows.get(index) {
-            self.selected = Some(row.iface.name.clone());
+    fn select_in(&mut self, previous: Option<&Sample>, current: &Sample, index: usize) {
+        self.refresh(previous, current);
+        let name = self.rows(current).name(index).map(str::to_string);
+        if let Some(name) = name {
+            self.selected = Some(name);
             self.selected_position = index;
         }
     }
 
     pub fn select_row(&mut self, previous: Option<&Sample>, current: &Sample, index: usize) {
-        let rows = self.rows(previous, current);
-        self.select(&rows, index);
+        self.select_in(previous, current, index);
     }
 
     /// Applies a view action; returns whether anything changed.
     pub fn handle(&mut self, action: Action, previous: Option<&Sample>, current: &Sample) -> bool {
-        let rows = self.rows(previous, current);
-        let last = rows.len().saturating_sub(1);
+        self.refresh(previous, current);
+        let rows = self.rows(current);
+        let count = rows.len();
         let at = self.selected_index(&rows).unwrap_or(0);
+        let last = count.saturating_sub(1);
         let page = self.page.max(1);
+        let target = match action {
+            Action::Up => Some(at.saturating_sub(1)),
+            Action::Down => Some((at + 1).min(last)),
+            Action::PageUp => Some(at.saturating_sub(page)),
+            Action::PageDown => Some((at + page).min(last)),
+            Action::Top => Some(0),
+            Action::Bottom => Some(last),
+            _ => None,
+        };
+        if let Some(index) = target {
+            self.select_in(previous, current, index);
+            return true;
+        }
         match action {
-            Action::Up => self.select(&rows, at.saturating_sub(1)),
-            Action::Down => self.select(&rows, (at + 1).min(last)),
-            Action::PageUp => self.select(&rows, at.saturating_sub(page)),
-            Action::PageDown => self.select(&rows, (at + page).min(last)),
-            Action::Top => self.select(&rows, 0),
-            Action::Bottom => self.select(&rows, last),
             Action::Open => {
-                self.select(&rows, at);
-                self.detail = !rows.is_empty();
+                self.select_in(previous, current, at);
+                self.detail = count > 0;
             }
             Action::Close => {
                 if self.detail {

@@ -8,7 +8,9 @@ pub mod run;
 pub mod tabs;
 
 use crate::collect::SamplerEvent;
+use crate::findings::{self, Finding};
 use crate::model::Sample;
+use crate::model::rates::{HostTotals, host_totals};
 use history::History;
 use interfaces::InterfacesView;
 use keymap::{Action, Key, Scope};
@@ -24,6 +26,16 @@ pub struct HitMap {
     pub rows: Option<(Rect, usize)>,
 }
 
+/// What the header shows about the shown sample, computed once per sample
+/// rather than once per frame.
+#[derive(Debug, Default)]
+pub struct Derived {
+    /// (shown, previous) sample times this was computed for.
+    key: (Option<f64>, Option<f64>),
+    pub findings: Vec<Finding>,
+    pub totals: Option<HostTotals>,
+}
+
 pub struct App {
     pub tab: Tab,
     pub history: History,
@@ -37,6 +49,7 @@ pub struct App {
     /// Last sampler error, shown until the next good sample.
     pub error: Option<String>,
     pub hits: HitMap,
+    pub derived: Derived,
     pub quit: bool,
 }
 
@@ -53,6 +66,7 @@ impl App {
             hostname: hostname(),
             error: None,
             hits: HitMap::default(),
+            derived: Derived::default(),
             quit: false,
         }
     }
@@ -75,6 +89,24 @@ impl App {
             Some(index) => self.history.pair(index),
             None => (None, None),
         }
+    }
+
+    /// Recomputes `derived` when the shown sample changed.
+    pub fn refresh_derived(&mut self) {
+        let (previous, current) = self.shown();
+        let key = (current.map(|c| c.mono), previous.map(|p| p.mono));
+        if self.derived.key == key && key.0.is_some() {
+            return;
+        }
+        let findings = current
+            .map(|c| findings::evaluate(previous, c))
+            .unwrap_or_default();
+        let totals = current.and_then(|c| host_totals(previous, c));
+        self.derived = Derived {
+            key,
+            findings,
+            totals,
+        };
     }
 
     /// Takes a sampler event; returns whether the screen must be redrawn.

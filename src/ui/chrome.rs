@@ -5,15 +5,14 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::keymap::{BINDINGS, hint_label};
 use crate::app::tabs::{ALL, Tab};
-use crate::findings::{self, Severity};
-use crate::model::rates::host_totals;
+use crate::findings::Severity;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let (previous, current) = app.shown();
+    let (_, current) = app.shown();
     let mode = if app.paused_at.is_some() {
         Span::styled(" PAUSED ", theme.active_tab())
     } else {
@@ -27,7 +26,7 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Span::raw(format!(" {:?} ", app.interval)),
         mode,
     ];
-    if let Some(totals) = current.and_then(|c| host_totals(previous, c)) {
+    if let Some(totals) = app.derived.totals {
         spans.push(Span::styled("  RX ", theme.rx()));
         spans.push(Span::raw(format!(
             "{} {}",
@@ -51,10 +50,7 @@ pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Span::raw(error.clone()),
         ])
     } else {
-        let (previous, current) = app.shown();
-        let found = current
-            .map(|c| findings::evaluate(previous, c))
-            .unwrap_or_default();
+        let found = &app.derived.findings;
         match found.first() {
             None => Line::from(Span::styled("findings: none", theme.dim())),
             Some(worst) => {

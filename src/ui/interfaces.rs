@@ -33,19 +33,24 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(current) = current else {
         return;
     };
-    let view = &mut app.interfaces;
-    let rows = view.rows(previous, current);
-    let selected = view.selected_index(&rows);
-
     let info_height = if area.height >= 8 { 2 } else { 0 };
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
     let visible = usize::from(table_area.height.saturating_sub(1));
+
+    let view = &mut app.interfaces;
+    view.refresh(previous, current);
+    let (count, selected) = {
+        let rows = view.rows(current);
+        (rows.len(), view.selected_index(&rows))
+    };
     view.page = visible.max(1);
     if let Some(selected) = selected {
         view.scroll_to_selection(selected, visible);
     }
-    view.offset = view.offset.min(rows.len().saturating_sub(visible.max(1)));
+    view.offset = view.offset.min(count.saturating_sub(visible.max(1)));
+    let view = &app.interfaces;
+    let rows = view.rows(current);
 
     let columns = fitting_columns(table_area.width);
     let header = Row::new(columns.iter().map(|spec| {
@@ -62,20 +67,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         })
     }))
     .style(theme.header());
-    let body = rows
-        .iter()
-        .enumerate()
-        .skip(view.offset)
-        .take(visible)
-        .map(|(i, row)| {
-            let cells = columns.iter().map(|spec| cell(row, spec, theme));
-            let table_row = Row::new(cells);
-            if Some(i) == selected {
-                table_row.style(theme.selected())
-            } else {
-                table_row
-            }
-        });
+    // Only the visible rows are built.
+    let body = rows.range(view.offset, visible).map(|(i, row)| {
+        let cells = columns.iter().map(|spec| cell(&row, spec, theme));
+        let table_row = Row::new(cells);
+        if Some(i) == selected {
+            table_row.style(theme.selected())
+        } else {
+            table_row
+        }
+    });
     let widths: Vec<Constraint> = columns
         .iter()
         .map(|spec| {

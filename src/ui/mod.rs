@@ -25,6 +25,7 @@ use theme::Theme;
 
 pub fn draw(frame: &mut Frame, app: &mut App) {
     let theme = Theme { color: app.color };
+    app.refresh_derived();
     let [header, findings, tabs, body, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
