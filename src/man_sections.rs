@@ -67,7 +67,7 @@ An interface ran at 80% (warn) or 95% (crit) of its link speed, by sar's %ifutil
 \fBconntrack\-full\fR
 The conntrack table is nearly full: nf_conntrack_count is at least 80% of
 nf_conntrack_max (warn) or 95% (crit), or early_drop rose (the kernel is evicting
-entries to make room: crit). New connections are dropped once it is full. Fix:
+entries to make room: crit); nearly full while drop rises is crit too. New connections are dropped once it is full. Fix:
 raise net.netfilter.nf_conntrack_max and the hash size (nf_conntrack_buckets,
 about max/4), shorten the timeouts, or stop tracking stateless traffic with a
 NOTRACK rule.

@@ -35,12 +35,16 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
     let early_drop = rising(rates.early_drop);
     let near_full = usage.filter(|u| *u >= CONNTRACK_FULL_WARN_PERCENT);
     if near_full.is_some() || early_drop.is_some() {
-        let severity =
-            if usage.is_some_and(|u| u >= CONNTRACK_FULL_CRIT_PERCENT) || early_drop.is_some() {
-                Severity::Crit
-            } else {
-                Severity::Warn
-            };
+        // Near full and already dropping is as bad as full.
+        let dropping = rising(rates.drop).is_some();
+        let severity = if usage.is_some_and(|u| u >= CONNTRACK_FULL_CRIT_PERCENT)
+            || early_drop.is_some()
+            || (near_full.is_some() && dropping)
+        {
+            Severity::Crit
+        } else {
+            Severity::Warn
+        };
         let mut summary = format!(
             "{} of {} entries ({:.0}%)",
             ct.count.unwrap_or_default(),
@@ -168,6 +172,22 @@ mod tests {
         );
         assert_eq!(found[0].summary, "64 of 64 entries (100%), 12.0 drop/s");
         assert!(found[1].hint.contains("conntrack-full"));
+    }
+
+    #[test]
+    fn nearly_full_and_dropping_is_crit() {
+        let after = ConntrackStats {
+            drop: 1,
+            ..Default::default()
+        };
+        let (a, b) = pair(850, 1000, ConntrackStats::default(), after);
+        assert_eq!(
+            ids(&evaluate(Some(&a), &b)),
+            [
+                (CONNTRACK_FULL, Severity::Crit),
+                (CONNTRACK_DROPS, Severity::Warn)
+            ]
+        );
     }
 
     #[test]
