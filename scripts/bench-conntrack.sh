@@ -3,7 +3,7 @@
 # on ~17,000 real entries (root only).
 #
 # It builds a private network namespace, puts 198.18.0.1/32 on its loopback,
-# adds one iptables nat rule (so conntrack runs there), raises the UDP timeout
+# adds one iptables rule matching on conntrack state (so conntrack runs there), raises the UDP timeout
 # and sends ENTRIES UDP datagrams from 198.18.0.1 to 198.18.0.1, one per
 # destination port: each is a new conntrack entry. Traffic never leaves that
 # namespace's loopback; the namespace is deleted on exit.
@@ -27,7 +27,7 @@ ip netns add "$NS"
 ip -n "$NS" link set lo up
 ip -n "$NS" addr add 198.18.0.1/32 dev lo
 ip netns exec "$NS" sysctl -q -w net.netfilter.nf_conntrack_udp_timeout=600
-ip netns exec "$NS" iptables -t nat -A OUTPUT -p tcp --dport 9 -j ACCEPT
+ip netns exec "$NS" iptables -A OUTPUT -m conntrack --ctstate NEW -j ACCEPT
 
 echo "creating $ENTRIES entries in $NS ..."
 ip netns exec "$NS" bash -c '

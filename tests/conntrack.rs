@@ -345,6 +345,25 @@ fn dnat_entries_count_and_stats_match_conntrack_tool() {
         .collect();
     assert_eq!(seen, listed);
 
+    // The text form lists the same connections, NAT decoded.
+    let out = std::process::Command::new(NETLENS)
+        .args([
+            "snapshot",
+            "--section",
+            "conntrack",
+            "--netns",
+            &topology.router.name,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for port in &seen {
+        let line = format!("198.18.0.1:{port} → 198.18.0.2:8080 ⇒ 198.18.1.2:80");
+        assert!(text.contains(&line), "{line} missing from:\n{text}");
+    }
+    assert!(text.contains("conntrack count 12 max"), "{text}");
+
     // No finding on a healthy table.
     let ids: Vec<&str> = sample["findings"]
         .as_array()

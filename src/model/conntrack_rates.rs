@@ -84,7 +84,10 @@ impl Summary {
             top_sources: top(entries.iter().map(|e| e.orig.src), n),
             top_dports: top(entries.iter().filter_map(|e| e.orig.dport), n),
             by_state: top(entries.iter().map(|e| e.state_name()), usize::MAX),
-            by_proto: top(entries.iter().map(|e| e.proto_name()), usize::MAX),
+            by_proto: top(entries.iter().map(|e| e.proto), usize::MAX)
+                .into_iter()
+                .map(|(proto, n)| (super::conntrack::proto_name(proto), n))
+                .collect(),
         }
     }
 }

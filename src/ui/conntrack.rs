@@ -13,7 +13,7 @@
 use super::format;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::conntrack::{COLUMNS, Column, ColumnSpec, total};
+use crate::app::conntrack::{COLUMNS, Column, ColumnSpec, ConntrackView, total};
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::{ConntrackRates, Summary};
 use ratatui::Frame;
@@ -28,24 +28,42 @@ const ACCT_NOTE: &str = "packets/bytes are off: sysctl -w net.netfilter.nf_connt
     (counts connections made after it)";
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    // The view is taken out so the entries can stay borrowed from the
+    // history while the view's selection and scroll are updated (no copy of
+    // the entry list per frame).
+    let mut view = std::mem::take(&mut app.conntrack);
+    let rows = render_body(frame, area, app, &mut view, theme);
+    app.conntrack = view;
+    if rows.is_some() {
+        app.hits.rows = rows;
+    }
+}
+
+fn render_body(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    view: &mut ConntrackView,
+    theme: Theme,
+) -> Option<(Rect, usize)> {
     let (previous, current) = app.shown();
     let Some(current) = current else {
         frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
-        return;
+        return None;
     };
-    let ct = current.conntrack.clone();
+    let ct = &current.conntrack;
     let rates = ConntrackRates::for_samples(previous, current);
     if !ct.available && ct.stats.is_none() {
-        unavailable(frame, area, &ct, theme);
-        return;
+        unavailable(frame, area, ct, theme);
+        return None;
     }
-    let entries = app.conntrack_entries().map(|(e, age)| (e.to_vec(), age));
+    let entries = app.conntrack_entries();
     let summary = entries
         .as_ref()
         .map(|(e, _)| Summary::of(e, TOP_N))
         .unwrap_or_default();
 
-    let mut header = vec![usage_line(&ct, area.width, theme)];
+    let mut header = vec![usage_line(ct, area.width, theme)];
     header.extend(rate_lines(&rates, area.width, theme));
     if !ct.available
         && let Some(reason) = &ct.reason
@@ -69,7 +87,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         Layout::vertical([Constraint::Length(keep as u16), Constraint::Min(0)]).areas(area);
     frame.render_widget(Paragraph::new(header), header_area);
     if table_area.height == 0 {
-        return;
+        return None;
     }
     let Some((entries, age)) = entries else {
         let note = match &ct.entries_error {
@@ -80,9 +98,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             )),
         };
         frame.render_widget(Paragraph::new(note).wrap(Wrap { trim: true }), table_area);
-        return;
+        return None;
     };
-    table(frame, table_area, app, &entries, age, &ct, theme);
+    table(frame, table_area, view, entries, age, ct, theme)
 }
 
 fn unavailable(frame: &mut Frame, area: Rect, ct: &ConntrackSample, theme: Theme) {
@@ -226,13 +244,12 @@ fn fitting_columns(width: u16, acct: bool) -> Vec<&'static ColumnSpec> {
 fn table(
     frame: &mut Frame,
     area: Rect,
-    app: &mut App,
+    view: &mut ConntrackView,
     entries: &[ConntrackEntry],
     age: usize,
     ct: &ConntrackSample,
     theme: Theme,
-) {
-    let view = &mut app.conntrack;
+) -> Option<(Rect, usize)> {
     let rows = view.rows(entries);
     let selected = view.selected_index(&rows);
     let info_height = if area.height >= 8 { 1 } else { 0 };
@@ -288,15 +305,16 @@ fn table(
         Table::new(body, widths).header(header).column_spacing(1),
         table_area,
     );
+    let mut hit = None;
     if table_area.height > 1 {
         let rows_area = Rect {
             y: table_area.y + 1,
             height: table_area.height - 1,
             ..table_area
         };
-        app.hits.rows = Some((rows_area, app.conntrack.offset));
+        hit = Some((rows_area, view.offset));
         if rows.is_empty() {
-            let note = if app.conntrack.filter.is_empty() {
+            let note = if view.filter.is_empty() {
                 "no entries"
             } else {
                 "no entry matches the filter"
@@ -320,6 +338,7 @@ fn table(
             info_area,
         );
     }
+    hit
 }
 
 fn right_aligned(column: Column) -> bool {
