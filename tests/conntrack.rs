@@ -364,6 +364,41 @@ fn dnat_entries_count_and_stats_match_conntrack_tool() {
     }
     assert!(text.contains("conntrack count 12 max"), "{text}");
 
+    // Without CAP_NET_ADMIN (dropped from the bounding set, so not even root
+    // gets it back on exec): counters from /proc, and the reason in words.
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--bounding-set",
+            "-net_admin",
+            NETLENS,
+            "snapshot",
+            "--json",
+        ])
+        .args(["--section", "conntrack", "--netns", &topology.router.name])
+        .output()
+        .expect("setpriv (util-linux)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let limited = &parse_lines(&out.stdout)[0]["conntrack"];
+    assert_eq!(limited["source"], "proc", "{limited}");
+    assert_eq!(limited["available"], true, "{limited}");
+    assert_eq!(limited["count"].as_u64(), Some(12), "{limited}");
+    assert_eq!(
+        limited["stats"]["found"].as_u64(),
+        stats_after.get("found").copied()
+    );
+    assert!(limited["entries"].is_null(), "{limited}");
+    assert!(
+        limited["entries_error"]
+            .as_str()
+            .unwrap()
+            .contains("CAP_NET_ADMIN"),
+        "{limited}"
+    );
+
     // No finding on a healthy table.
     let ids: Vec<&str> = sample["findings"]
         .as_array()
