@@ -114,6 +114,45 @@ fn parse(c: &mut Criterion) {
     });
 }
 
+/// One frame of the Conntrack tab with 17k entries (budget: < 5 ms a frame).
+fn frame(c: &mut Criterion) {
+    use netlens::app::App;
+    use netlens::app::tabs::Tab;
+    use netlens::collect::SamplerEvent;
+    use netlens::model::Sample;
+    use netlens::model::conntrack::{ConntrackSample, ConntrackStats};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut app = App::new(Tab::Conntrack, Duration::from_secs(1), true);
+    for second in 0..2u64 {
+        let sample = Sample {
+            mono: second as f64,
+            netns: "bench".into(),
+            conntrack: ConntrackSample {
+                available: true,
+                count: Some(ENTRIES as u64),
+                max: Some(262_144),
+                stats: Some(ConntrackStats {
+                    found: second * 100,
+                    ..Default::default()
+                }),
+                entries: Some((0..ENTRIES).map(entry).collect()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        app.on_sampler(SamplerEvent::Sample(Box::new(sample)));
+    }
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    c.bench_function("conntrack tab frame, 17k entries, 200x60", |b| {
+        b.iter(|| {
+            terminal
+                .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
+                .unwrap();
+        })
+    });
+}
+
 fn real_dump(c: &mut Criterion) {
     let Ok(name) = std::env::var("NETLENS_BENCH_NETNS") else {
         eprintln!(
@@ -140,6 +179,7 @@ fn main() {
         .configure_from_args()
         .measurement_time(Duration::from_secs(5));
     parse(&mut c);
+    frame(&mut c);
     real_dump(&mut c);
     c.final_summary();
 }

@@ -97,6 +97,12 @@ impl App {
     /// are dumped at most once a second, so not every sample has them), and
     /// how many samples older than the shown one it is.
     pub fn conntrack_entries(&self) -> Option<(&[ConntrackEntry], usize)> {
+        self.conntrack_entries_at()
+            .map(|(entries, age, _)| (entries, age))
+    }
+
+    /// As `conntrack_entries`, with the monotonic time of the dump.
+    pub fn conntrack_entries_at(&self) -> Option<(&[ConntrackEntry], usize, f64)> {
         let shown = self.shown_index()?;
         (0..=shown).rev().find_map(|index| {
             let sample = self.history.get(index)?;
@@ -107,7 +113,7 @@ impl App {
                 .conntrack
                 .entries
                 .as_deref()
-                .map(|entries| (entries, shown - index))
+                .map(|entries| (entries, shown - index, sample.mono))
         })
     }
 

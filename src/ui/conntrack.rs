@@ -57,11 +57,12 @@ fn render_body(
         unavailable(frame, area, ct, theme);
         return None;
     }
-    let entries = app.conntrack_entries();
-    let summary = entries
-        .as_ref()
-        .map(|(e, _)| Summary::of(e, TOP_N))
-        .unwrap_or_default();
+    let entries = app.conntrack_entries_at();
+    let summary = match entries {
+        Some((list, _, mono)) => view.summary(mono, list, TOP_N).clone(),
+        None => Summary::default(),
+    };
+    let entries = entries.map(|(list, age, _)| (list, age));
 
     let mut header = vec![usage_line(ct, area.width, theme)];
     header.extend(rate_lines(&rates, area.width, theme));
