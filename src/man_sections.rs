@@ -5,7 +5,10 @@ pub const SECTIONS: &str = r#".SH SNAPSHOT OUTPUT
 \fBnetlens snapshot\fR takes a baseline sample, then prints \fB\-\-count\fR samples one
 \fB\-\-interval\fR apart; each sample's rates cover the interval before it. Without
 \fB\-\-json\fR it prints a table like \fBsar \-n DEV\fR and \fBsar \-n EDEV\fR (kB is 1024
-bytes). With \fB\-\-json\fR it prints one JSON object per sample, one per line.
+bytes), then the conntrack count, max and statistics per second; the conntrack
+entries (NAT decoded, as \fBconntrack \-L\fR lists them) only with
+\fB\-\-section conntrack\fR. With \fB\-\-json\fR it prints one JSON object per sample,
+one per line, with the conntrack entries.
 .SH JSON KEYS
 .TP
 \fBt\fR, \fBinterval\fR, \fBnetns\fR

@@ -15,6 +15,9 @@ use std::io::Write;
 pub struct Sections {
     pub interfaces: bool,
     pub conntrack: bool,
+    /// The text table lists conntrack entries only when `--section`
+    /// names conntrack (a busy host has tens of thousands); JSON always does.
+    pub conntrack_entries: bool,
     pub findings: bool,
 }
 
@@ -24,12 +27,14 @@ impl Sections {
             return Self {
                 interfaces: true,
                 conntrack: true,
+                conntrack_entries: false,
                 findings: true,
             };
         }
         Self {
             interfaces: list.contains(&Section::Interfaces),
             conntrack: list.contains(&Section::Conntrack),
+            conntrack_entries: list.contains(&Section::Conntrack),
             findings: list.contains(&Section::Findings),
         }
     }
@@ -52,7 +57,7 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
             None => bail!("the sampler stopped unexpectedly"),
         };
-        if previous.is_none() && sections.conntrack {
+        if previous.is_none() && sections.conntrack && (args.json || sections.conntrack_entries) {
             // A one-shot ask: the printed samples carry the entry list. Set
             // after the baseline so the first printed sample is not held back
             // by the dump rate limit.

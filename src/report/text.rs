@@ -71,7 +71,7 @@ pub fn write_table(
         }
     }
     if sections.conntrack {
-        write_conntrack(out, previous, current, &time)?;
+        write_conntrack(out, previous, current, &time, sections.conntrack_entries)?;
     }
     if sections.findings {
         for finding in findings::evaluate(Some(previous), current) {
@@ -94,6 +94,7 @@ fn write_conntrack(
     previous: &Sample,
     current: &Sample,
     time: &str,
+    list_entries: bool,
 ) -> io::Result<()> {
     let ct = &current.conntrack;
     let known = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
@@ -129,7 +130,7 @@ fn write_conntrack(
     if let Some(reason) = &ct.reason {
         writeln!(out, "{time}  conntrack note: {reason}")?;
     }
-    if let Some(entries) = &ct.entries {
+    if let Some(entries) = ct.entries.as_ref().filter(|_| list_entries) {
         for entry in entries {
             writeln!(
                 out,
