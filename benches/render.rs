@@ -39,6 +39,7 @@ fn sample(mono: f64, interfaces: usize) -> Sample {
                 loopback: false,
             })
             .collect(),
+        ..Default::default()
     }
 }
 

@@ -81,6 +81,7 @@ pub struct SnapshotArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Section {
     Interfaces,
+    Conntrack,
     Findings,
 }
 

@@ -1,15 +1,32 @@
 //! Diagnoses: pure functions of recent samples. The same code runs live, in
 //! `snapshot --json` and (later) in replay.
 
+mod conntrack;
+
 use crate::model::Sample;
 use crate::model::rates::{InterfaceRates, interface_util};
 use serde::Serialize;
 
 /// Every finding id netlens can raise today; the man page documents each.
-pub const IDS: &[&str] = &[IFACE_ERRORS, IFACE_SATURATED];
+pub const IDS: &[&str] = &[
+    IFACE_ERRORS,
+    IFACE_SATURATED,
+    CONNTRACK_FULL,
+    CONNTRACK_DROPS,
+];
 
 pub const IFACE_ERRORS: &str = "iface-errors";
 pub const IFACE_SATURATED: &str = "iface-saturated";
+pub const CONNTRACK_FULL: &str = "conntrack-full";
+pub const CONNTRACK_DROPS: &str = "conntrack-drops";
+
+/// nf_conntrack_count as a share of nf_conntrack_max that makes the table
+/// "nearly full" (warn) and "full" (crit). The man page quotes these.
+pub const CONNTRACK_FULL_WARN_PERCENT: f64 = 80.0;
+pub const CONNTRACK_FULL_CRIT_PERCENT: f64 = 95.0;
+/// Any early_drop, drop or insert_failed per second above this counts as
+/// "rising" (0: a single dropped packet in an interval is already news).
+pub const CONNTRACK_DROP_RATE: f64 = 0.0;
 
 /// Utilisation that makes a link "saturated".
 const SATURATED_WARN_PERCENT: f64 = 80.0;
@@ -88,6 +105,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             });
         }
     }
+    findings.extend(conntrack::evaluate(previous, current));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

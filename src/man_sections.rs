@@ -5,7 +5,10 @@ pub const SECTIONS: &str = r#".SH SNAPSHOT OUTPUT
 \fBnetlens snapshot\fR takes a baseline sample, then prints \fB\-\-count\fR samples one
 \fB\-\-interval\fR apart; each sample's rates cover the interval before it. Without
 \fB\-\-json\fR it prints a table like \fBsar \-n DEV\fR and \fBsar \-n EDEV\fR (kB is 1024
-bytes). With \fB\-\-json\fR it prints one JSON object per sample, one per line.
+bytes), then the conntrack count, max and statistics per second; the conntrack
+entries (NAT decoded, as \fBconntrack \-L\fR lists them) only with
+\fB\-\-section conntrack\fR. With \fB\-\-json\fR it prints one JSON object per sample,
+one per line, with the conntrack entries.
 .SH JSON KEYS
 .TP
 \fBt\fR, \fBinterval\fR, \fBnetns\fR
@@ -27,6 +30,31 @@ raw counters: \fBrx_bytes\fR, \fBtx_bytes\fR, \fBrx_packets\fR, \fBtx_packets\fR
 sample to compare with: it just appeared, was re-created, or its counters went
 backwards. A reset never shows as a spike.
 .TP
+\fBconntrack\fR
+Connection tracking in the watched namespace. \fBavailable\fR (false when
+conntrack is not loaded or nothing is tracked in this namespace yet),
+\fBreason\fR (why not, or what is missing, in words; null when all is well),
+\fBsource\fR (netlink: ctnetlink; proc: /proc/net/stat/nf_conntrack, without
+CAP_NET_ADMIN), \fBcount\fR (nf_conntrack_count of this namespace), \fBmax\fR
+(nf_conntrack_max), \fBusage_percent\fR, \fBbuckets\fR, \fBacct\fR
+(nf_conntrack_acct); the per-CPU statistics summed, per second:
+\fBfound_per_s\fR, \fBinvalid_per_s\fR, \fBinsert_per_s\fR, \fBinsert_failed_per_s\fR,
+\fBdrop_per_s\fR, \fBearly_drop_per_s\fR, \fBerror_per_s\fR, \fBsearch_restart_per_s\fR,
+\fBclash_resolve_per_s\fR, and raw in \fBstats\fR {found, invalid, insert,
+insert_failed, drop, early_drop, error, search_restart, clash_resolve,
+chaintoolong} (these equal \fBconntrack \-S\fR summed over CPUs);
+\fBentries[]\fR: \fBproto\fR, \fBstate\fR (the TCP state; UNREPLIED, REPLIED or
+ASSURED for other protocols), \fBorig_src\fR, \fBorig_dst\fR, \fBreply_src\fR,
+\fBreply_dst\fR ("ip:port"), \fBnat\fR (snat, dnat, snat+dnat or null),
+\fBnat_src\fR (the source SNAT wrote), \fBnat_dst\fR (where DNAT sent it),
+\fBtimeout_s\fR, \fBmark\fR, \fBzone\fR, \fBstatus\fR (IPS_* bits),
+\fBpackets_orig\fR, \fBpackets_reply\fR, \fBbytes_orig\fR, \fBbytes_reply\fR (null
+while nf_conntrack_acct is 0); \fBentries\fR is null and \fBentries_error\fR says
+why when they cannot be listed (no CAP_NET_ADMIN). Listing walks the kernel's
+whole table (tens of milliseconds at tens of thousands of entries), so the live
+view lists entries only while the Conntrack tab is open, at most once a second;
+\fBsnapshot\fR always lists them for the samples it prints.
+.TP
 \fBfindings[]\fR
 \fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR, and
 \fBevidence\fR {\fBtab\fR, \fBrow\fR}: where the evidence is shown.
@@ -38,10 +66,25 @@ the interval. The hint names the usual cause and the command to look further.
 .TP
 \fBiface\-saturated\fR
 An interface ran at 80% (warn) or 95% (crit) of its link speed, by sar's %ifutil.
+.TP
+\fBconntrack\-full\fR
+The conntrack table is nearly full: nf_conntrack_count is at least 80% of
+nf_conntrack_max (warn) or 95% (crit), or early_drop rose (the kernel is evicting
+entries to make room: crit); nearly full while drop rises is crit too. New connections are dropped once it is full. Fix:
+raise net.netfilter.nf_conntrack_max and the hash size (nf_conntrack_buckets,
+about max/4), shorten the timeouts, or stop tracking stateless traffic with a
+NOTRACK rule.
+.TP
+\fBconntrack\-drops\fR
+Conntrack dropped packets during the interval: its drop or insert_failed counters
+rose (any rise counts). The hint points at a full table, at insert races (UDP DNS
+queries sent in parallel from one socket) or at \fBconntrack \-S\fR and the kernel log.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed need no privileges. Watching
 another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter it, in
-practice root.
+practice root. The conntrack entry list and the exact statistics come from
+ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the
+count, max and statistics from /proc and says why the entries are missing.
 .SH ENVIRONMENT
 .TP
 \fBNO_COLOR\fR

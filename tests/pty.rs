@@ -234,6 +234,27 @@ fn starts_on_the_tab_asked_for() {
     assert!(session.wait_exit().success());
 }
 
+#[test]
+fn conntrack_tab_asks_the_sampler_for_entries() {
+    let mut session = Session::start(&["--tab", "conntrack"], 100, 30);
+    session.wait_for("buckets");
+    // The table header appears only once a dump arrived: the tab's demand
+    // reached the sampler thread.
+    if netlens_is_root() {
+        session.wait_for("ORIG SRC");
+    }
+    session.send("1");
+    session.wait_for("rxpck/s");
+    session.send("q");
+    assert!(session.wait_exit().success());
+    session.assert_restored();
+}
+
+fn netlens_is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
 fn colour_escapes(env: &[(&str, &str)], args: &[&str]) -> (bool, bool) {
     let mut session = Session::start_with_env(args, 80, 24, env);
     session.wait_for("rxpck/s");

@@ -1,20 +1,24 @@
 //! Application state and input handling. No terminal I/O here: `run` owns the
 //! terminal and the event loop; `ui` draws this state.
 
+pub mod conntrack;
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
 pub mod run;
 pub mod tabs;
 
-use crate::collect::SamplerEvent;
+use crate::collect::{Demand, SamplerEvent};
 use crate::findings::{self, Finding};
 use crate::model::Sample;
+use crate::model::conntrack::ConntrackEntry;
 use crate::model::rates::{HostTotals, host_totals};
+use conntrack::ConntrackView;
 use history::History;
 use interfaces::InterfacesView;
 use keymap::{Action, Key, Scope};
 use ratatui::layout::{Position, Rect};
+use std::sync::Arc;
 use std::time::Duration;
 use tabs::Tab;
 
@@ -43,6 +47,9 @@ pub struct App {
     pub paused_at: Option<f64>,
     pub help: bool,
     pub interfaces: InterfacesView,
+    pub conntrack: ConntrackView,
+    /// Shared with the sampler: what the open tab needs collected.
+    pub demand: Arc<Demand>,
     pub color: bool,
     pub interval: Duration,
     pub hostname: String,
@@ -61,6 +68,8 @@ impl App {
             paused_at: None,
             help: false,
             interfaces: InterfacesView::default(),
+            conntrack: ConntrackView::default(),
+            demand: Arc::default(),
             color,
             interval,
             hostname: hostname(),
@@ -109,6 +118,56 @@ impl App {
         };
     }
 
+    /// Tells the sampler what the open tab needs: the conntrack entry dump
+    /// is costly, so it runs only while the Conntrack tab is shown.
+    pub fn publish_demand(&self) {
+        self.demand
+            .set_conntrack_entries(self.tab == Tab::Conntrack);
+    }
+
+    /// The newest conntrack entry list at or before the shown sample (entries
+    /// are dumped at most once a second, so not every sample has them), and
+    /// how many samples older than the shown one it is.
+    pub fn conntrack_entries(&self) -> Option<(&[ConntrackEntry], usize)> {
+        self.conntrack_entries_at()
+            .map(|(entries, age, _)| (entries, age))
+    }
+
+    /// As `conntrack_entries`, with the monotonic time of the dump.
+    pub fn conntrack_entries_at(&self) -> Option<(&[ConntrackEntry], usize, f64)> {
+        let shown = self.shown_index()?;
+        (0..=shown).rev().find_map(|index| {
+            let sample = self.history.get(index)?;
+            if sample.netns != self.history.get(shown)?.netns {
+                return None;
+            }
+            sample
+                .conntrack
+                .entries
+                .as_deref()
+                .map(|entries| (entries, shown - index, sample.mono))
+        })
+    }
+
+    /// The filter being typed in the current tab, if any.
+    pub fn editing_filter(&self) -> Option<&str> {
+        match self.tab {
+            Tab::Interfaces if self.interfaces.editing_filter => Some(&self.interfaces.filter),
+            Tab::Conntrack if self.conntrack.editing_filter => Some(&self.conntrack.filter),
+            _ => None,
+        }
+    }
+
+    /// The current tab's applied filter, if any.
+    pub fn filter(&self) -> Option<&str> {
+        let filter = match self.tab {
+            Tab::Interfaces => &self.interfaces.filter,
+            Tab::Conntrack => &self.conntrack.filter,
+            _ => return None,
+        };
+        (!filter.is_empty()).then_some(filter.as_str())
+    }
+
     /// Takes a sampler event; returns whether the screen must be redrawn.
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
@@ -126,7 +185,7 @@ impl App {
 
     /// Takes a key; returns whether the screen must be redrawn.
     pub fn on_key(&mut self, key: Key) -> bool {
-        if self.tab == Tab::Interfaces && self.interfaces.editing_filter {
+        if self.editing_filter().is_some() {
             return self.edit_filter(key);
         }
         let Some(binding) = keymap::lookup(key) else {
@@ -169,6 +228,13 @@ impl App {
     }
 
     fn view_action(&mut self, action: Action) -> bool {
+        if self.tab == Tab::Conntrack {
+            let mut view = std::mem::take(&mut self.conntrack);
+            let entries = self.conntrack_entries().map_or(&[][..], |(e, _)| e);
+            let changed = view.handle(action, entries);
+            self.conntrack = view;
+            return changed;
+        }
         if self.tab != Tab::Interfaces {
             return false;
         }
@@ -183,16 +249,25 @@ impl App {
     }
 
     fn edit_filter(&mut self, key: Key) -> bool {
-        let view = &mut self.interfaces;
+        let (filter, editing) = match self.tab {
+            Tab::Conntrack => (
+                &mut self.conntrack.filter,
+                &mut self.conntrack.editing_filter,
+            ),
+            _ => (
+                &mut self.interfaces.filter,
+                &mut self.interfaces.editing_filter,
+            ),
+        };
         match key {
-            Key::Char(c) => view.filter.push(c),
+            Key::Char(c) => filter.push(c),
             Key::Backspace => {
-                view.filter.pop();
+                filter.pop();
             }
-            Key::Enter => view.editing_filter = false,
+            Key::Enter => *editing = false,
             Key::Esc => {
-                view.filter.clear();
-                view.editing_filter = false;
+                filter.clear();
+                *editing = false;
             }
             _ => return false,
         }
@@ -210,6 +285,15 @@ impl App {
         let Some((rect, first)) = self.hits.rows else {
             return false;
         };
+        if self.tab == Tab::Conntrack && rect.contains(at) {
+            let index = first + usize::from(row - rect.y);
+            let mut view = std::mem::take(&mut self.conntrack);
+            if let Some((entries, _)) = self.conntrack_entries() {
+                view.select_row(entries, index);
+            }
+            self.conntrack = view;
+            return true;
+        }
         if !rect.contains(at) || self.tab != Tab::Interfaces || self.interfaces.detail {
             return false;
         }

@@ -34,7 +34,8 @@ pub fn run(cli: &Cli) -> Result<()> {
     // Before touching the terminal, so a bad namespace is a plain error.
     let (sampler, samples) = Sampler::spawn(target, cli.collect.interval)?;
     let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let app = App::new(cli.tab, cli.collect.interval, color);
+    let mut app = App::new(cli.tab, cli.collect.interval, color);
+    app.demand = sampler.demand();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -97,6 +98,7 @@ async fn event_loop(
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut dirty = true;
     while !app.quit {
+        app.publish_demand();
         if dirty {
             terminal.draw(|frame| ui::draw(frame, &mut app))?;
         }

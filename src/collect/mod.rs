@@ -1,5 +1,7 @@
 //! Collectors and the Sampler thread that runs them once per interval.
 
+pub mod conntrack;
+pub mod ctnetlink;
 pub mod ethtool;
 pub mod link;
 pub mod netns;
@@ -8,6 +10,8 @@ pub mod rtnl;
 use crate::model::Sample;
 use anyhow::{Context, Result};
 use netns::Target;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -21,18 +25,48 @@ pub enum SamplerEvent {
     Error(String),
 }
 
+/// What the viewers want collected beyond the cheap every-tick counters.
+/// Shared between the UI (or `snapshot`) and the sampler thread: the UI sets
+/// a flag, the sampler reads it at the start of each tick. Only costly
+/// collections live here.
+#[derive(Debug, Default)]
+pub struct Demand {
+    /// Dump the conntrack entry list (the Conntrack tab is open, or a
+    /// snapshot asked). The collector still dumps at most about once a second.
+    pub conntrack_entries: AtomicBool,
+}
+
+impl Demand {
+    pub fn set_conntrack_entries(&self, on: bool) {
+        self.conntrack_entries.store(on, Ordering::Relaxed);
+    }
+
+    pub fn conntrack_entries(&self) -> bool {
+        self.conntrack_entries.load(Ordering::Relaxed)
+    }
+}
+
 /// Every collector, created inside the watched namespace.
 pub struct Collectors {
     label: String,
     link: link::LinkCollector,
+    conntrack: conntrack::ConntrackCollector,
+    demand: Arc<Demand>,
 }
 
 impl Collectors {
     /// Must run on a thread that is already in the watched namespace.
     pub fn new(label: &str) -> Result<Self> {
+        Self::with_demand(label, Arc::default())
+    }
+
+    /// As `new`, collecting also what `demand` asks for.
+    pub fn with_demand(label: &str, demand: Arc<Demand>) -> Result<Self> {
         Ok(Self {
             label: label.to_string(),
             link: link::LinkCollector::new()?,
+            conntrack: conntrack::ConntrackCollector::new(),
+            demand,
         })
     }
 
@@ -47,6 +81,7 @@ impl Collectors {
             mono,
             netns: self.label.clone(),
             interfaces: self.link.collect().context("interface dump failed")?,
+            conntrack: self.conntrack.collect(self.demand.conntrack_entries()),
         })
     }
 }
@@ -65,6 +100,7 @@ pub fn boottime_seconds() -> f64 {
 /// The collector thread. It sleeps its interval but wakes at once when the
 /// Sampler is dropped.
 pub struct Sampler {
+    demand: Arc<Demand>,
     stop: Option<mpsc::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -77,6 +113,17 @@ impl Sampler {
         target: Target,
         interval: Duration,
     ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
+        Self::spawn_with(target, interval, Arc::default())
+    }
+
+    /// As `spawn`, with `demand` set before the first sample is taken (a
+    /// one-shot `snapshot` that wants conntrack entries sets it here).
+    pub fn spawn_with(
+        target: Target,
+        interval: Duration,
+        demand: Arc<Demand>,
+    ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
+        let thread_demand = Arc::clone(&demand);
         let namespace = target.open()?;
         let (events, receiver) = unbounded_channel();
         let (stop, stopped) = mpsc::channel::<()>();
@@ -87,7 +134,7 @@ impl Sampler {
                 let setup = namespace
                     .as_ref()
                     .map_or(Ok(()), |file| netns::enter(file, target.label()))
-                    .and_then(|()| Collectors::new(target.label()));
+                    .and_then(|()| Collectors::with_demand(target.label(), thread_demand));
                 match setup {
                     Ok(collectors) => {
                         let _ = ready.send(Ok(()));
@@ -104,11 +151,19 @@ impl Sampler {
             .context("the sampler thread died during setup")??;
         Ok((
             Self {
+                demand,
                 stop: Some(stop),
                 thread: Some(thread),
             },
             receiver,
         ))
+    }
+}
+
+impl Sampler {
+    /// The flags the viewer sets to ask for costly collections.
+    pub fn demand(&self) -> Arc<Demand> {
+        Arc::clone(&self.demand)
     }
 }
 

@@ -2,8 +2,11 @@
 //! from two samples at display time (see `rates`), so a replayed sample shows
 //! exactly what the live one showed.
 
+pub mod conntrack;
+pub mod conntrack_rates;
 pub mod rates;
 
+pub use conntrack::ConntrackSample;
 use serde::{Deserialize, Serialize};
 
 /// Everything collected in one tick.
@@ -17,6 +20,9 @@ pub struct Sample {
     /// Which network namespace was watched ("host" or the name/path given).
     pub netns: String,
     pub interfaces: Vec<InterfaceSample>,
+    /// Connection tracking: counters every tick, entries when asked for.
+    #[serde(default)]
+    pub conntrack: ConntrackSample,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 
 use super::Sections;
 use crate::findings::{self, Finding};
+use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
+use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::rates::{InterfaceRates, interface_util, interval};
 use crate::model::{Duplex, InterfaceSample, Sample};
 use serde::Serialize;
@@ -13,6 +15,8 @@ struct SampleJson<'a> {
     netns: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     interfaces: Option<Vec<InterfaceJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conntrack: Option<ConntrackJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
@@ -98,6 +102,104 @@ fn interface_json<'a>(
     }
 }
 
+#[derive(Serialize)]
+struct ConntrackJson<'a> {
+    available: bool,
+    reason: Option<&'a str>,
+    source: StatsSource,
+    count: Option<u64>,
+    max: Option<u64>,
+    usage_percent: Option<f64>,
+    buckets: Option<u64>,
+    acct: Option<bool>,
+    found_per_s: Option<f64>,
+    invalid_per_s: Option<f64>,
+    insert_per_s: Option<f64>,
+    insert_failed_per_s: Option<f64>,
+    drop_per_s: Option<f64>,
+    early_drop_per_s: Option<f64>,
+    error_per_s: Option<f64>,
+    search_restart_per_s: Option<f64>,
+    clash_resolve_per_s: Option<f64>,
+    /// The raw summed counters.
+    stats: Option<crate::model::conntrack::ConntrackStats>,
+    entries: Option<Vec<EntryJson>>,
+    entries_error: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct EntryJson {
+    proto: String,
+    state: &'static str,
+    orig_src: String,
+    orig_dst: String,
+    reply_src: String,
+    reply_dst: String,
+    nat: Option<&'static str>,
+    nat_src: Option<String>,
+    nat_dst: Option<String>,
+    timeout_s: u32,
+    mark: u32,
+    zone: u16,
+    status: u32,
+    packets_orig: Option<u64>,
+    packets_reply: Option<u64>,
+    bytes_orig: Option<u64>,
+    bytes_reply: Option<u64>,
+}
+
+fn entry_json(entry: &ConntrackEntry) -> EntryJson {
+    EntryJson {
+        proto: entry.proto_name(),
+        state: entry.state_name(),
+        orig_src: entry.orig.src_text(),
+        orig_dst: entry.orig.dst_text(),
+        reply_src: entry.reply.src_text(),
+        reply_dst: entry.reply.dst_text(),
+        nat: entry.nat().label(),
+        nat_src: entry.nat_src(),
+        nat_dst: entry.nat_dst(),
+        timeout_s: entry.timeout,
+        mark: entry.mark,
+        zone: entry.zone,
+        status: entry.status,
+        packets_orig: entry.packets.map(|p| p.0),
+        packets_reply: entry.packets.map(|p| p.1),
+        bytes_orig: entry.bytes.map(|b| b.0),
+        bytes_reply: entry.bytes.map(|b| b.1),
+    }
+}
+
+fn conntrack_json<'a>(previous: &Sample, current: &'a Sample) -> ConntrackJson<'a> {
+    let c: &ConntrackSample = &current.conntrack;
+    let r = ConntrackRates::for_samples(Some(previous), current);
+    ConntrackJson {
+        available: c.available,
+        reason: c.reason.as_deref(),
+        source: c.source,
+        count: c.count,
+        max: c.max,
+        usage_percent: c.usage_percent(),
+        buckets: c.buckets,
+        acct: c.acct,
+        found_per_s: r.found,
+        invalid_per_s: r.invalid,
+        insert_per_s: r.insert,
+        insert_failed_per_s: r.insert_failed,
+        drop_per_s: r.drop,
+        early_drop_per_s: r.early_drop,
+        error_per_s: r.error,
+        search_restart_per_s: r.search_restart,
+        clash_resolve_per_s: r.clash_resolve,
+        stats: c.stats,
+        entries: c
+            .entries
+            .as_ref()
+            .map(|entries| entries.iter().map(entry_json).collect()),
+        entries_error: c.entries_error.as_deref(),
+    }
+}
+
 /// One JSON object (one line) for `current`, with rates against `previous`.
 pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> String {
     let json = SampleJson {
@@ -111,6 +213,9 @@ pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> S
                 .map(|iface| interface_json(previous, current, iface))
                 .collect()
         }),
+        conntrack: sections
+            .conntrack
+            .then(|| conntrack_json(previous, current)),
         findings: sections
             .findings
             .then(|| findings::evaluate(Some(previous), current)),

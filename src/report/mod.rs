@@ -14,6 +14,10 @@ use std::io::Write;
 #[derive(Debug, Clone, Copy)]
 pub struct Sections {
     pub interfaces: bool,
+    pub conntrack: bool,
+    /// The text table lists conntrack entries only when `--section`
+    /// names conntrack (a busy host has tens of thousands); JSON always does.
+    pub conntrack_entries: bool,
     pub findings: bool,
 }
 
@@ -22,11 +26,15 @@ impl Sections {
         if list.is_empty() {
             return Self {
                 interfaces: true,
+                conntrack: true,
+                conntrack_entries: false,
                 findings: true,
             };
         }
         Self {
             interfaces: list.contains(&Section::Interfaces),
+            conntrack: list.contains(&Section::Conntrack),
+            conntrack_entries: list.contains(&Section::Conntrack),
             findings: list.contains(&Section::Findings),
         }
     }
@@ -38,6 +46,7 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
     let sections = Sections::from_list(&args.section);
+    let demand = sampler.demand();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut previous: Option<Sample> = None;
@@ -48,6 +57,12 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
             None => bail!("the sampler stopped unexpectedly"),
         };
+        if previous.is_none() && sections.conntrack && (args.json || sections.conntrack_entries) {
+            // A one-shot ask: the printed samples carry the entry list. Set
+            // after the baseline so the first printed sample is not held back
+            // by the dump rate limit.
+            demand.set_conntrack_entries(true);
+        }
         if let Some(previous) = &previous {
             let written = if args.json {
                 writeln!(out, "{}", json::sample_line(previous, &sample, sections))

@@ -3,6 +3,7 @@
 use super::Sections;
 use crate::findings;
 use crate::model::Sample;
+use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::rates::{InterfaceRates, interface_util};
 use std::io::{self, Write};
 
@@ -69,6 +70,9 @@ pub fn write_table(
             )?;
         }
     }
+    if sections.conntrack {
+        write_conntrack(out, previous, current, &time, sections.conntrack_entries)?;
+    }
     if sections.findings {
         for finding in findings::evaluate(Some(previous), current) {
             writeln!(
@@ -78,6 +82,68 @@ pub fn write_table(
                 finding.id,
                 finding.summary,
                 finding.hint
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Conntrack like `conntrack -C`, `-S` (as rates) and `-L`, NAT decoded.
+fn write_conntrack(
+    out: &mut impl Write,
+    previous: &Sample,
+    current: &Sample,
+    time: &str,
+    list_entries: bool,
+) -> io::Result<()> {
+    let ct = &current.conntrack;
+    let known = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    if !ct.available && ct.stats.is_none() {
+        return writeln!(
+            out,
+            "{time}  conntrack unavailable: {}",
+            ct.reason.as_deref().unwrap_or("unknown")
+        );
+    }
+    let r = ConntrackRates::for_samples(Some(previous), current);
+    writeln!(
+        out,
+        "{time}  conntrack count {} max {} ({}%) buckets {}",
+        known(ct.count),
+        known(ct.max),
+        number(ct.usage_percent()),
+        known(ct.buckets)
+    )?;
+    writeln!(
+        out,
+        "{time}  conntrack/s found {} invalid {} insert {} insert_failed {} drop {} early_drop {} error {} search_restart {} clash_resolve {}",
+        number(r.found),
+        number(r.invalid),
+        number(r.insert),
+        number(r.insert_failed),
+        number(r.drop),
+        number(r.early_drop),
+        number(r.error),
+        number(r.search_restart),
+        number(r.clash_resolve),
+    )?;
+    if let Some(reason) = &ct.reason {
+        writeln!(out, "{time}  conntrack note: {reason}")?;
+    }
+    if let Some(entries) = ct.entries.as_ref().filter(|_| list_entries) {
+        for entry in entries {
+            writeln!(
+                out,
+                "{time}  {:<5} {:<11} {} timeout {}s{}",
+                entry.proto_name(),
+                entry.state_name(),
+                entry.flow_text(),
+                entry.timeout,
+                entry
+                    .packets
+                    .zip(entry.bytes)
+                    .map(|(p, b)| format!(" packets {} bytes {}", p.0 + p.1, b.0 + b.1))
+                    .unwrap_or_default()
             )?;
         }
     }

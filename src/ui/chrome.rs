@@ -4,7 +4,7 @@ use super::format;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::keymap::{BINDINGS, hint_label};
-use crate::app::tabs::{ALL, Tab};
+use crate::app::tabs::ALL;
 use crate::findings::Severity;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -110,10 +110,10 @@ pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
 }
 
 pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    if app.tab == Tab::Interfaces && app.interfaces.editing_filter {
+    if let Some(filter) = app.editing_filter() {
         let line = Line::from(vec![
             Span::styled("filter: ", theme.key()),
-            Span::raw(format!("{}▏", app.interfaces.filter)),
+            Span::raw(format!("{filter}▏")),
             Span::styled("  Enter apply  Esc clear", theme.dim()),
         ]);
         frame.render_widget(Paragraph::new(line), area);
@@ -126,11 +126,8 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             spans.push(Span::raw(format!(" {hint} ")));
         }
     }
-    if !app.interfaces.filter.is_empty() && app.tab == Tab::Interfaces {
-        spans.push(Span::styled(
-            format!(" [filter: {}]", app.interfaces.filter),
-            theme.warn(),
-        ));
+    if let Some(filter) = app.filter() {
+        spans.push(Span::styled(format!(" [filter: {filter}]"), theme.warn()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

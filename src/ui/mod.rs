@@ -10,6 +10,7 @@
 //! ```
 
 pub mod chrome;
+pub mod conntrack;
 pub mod format;
 pub mod help;
 pub mod interface_detail;
@@ -45,6 +46,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     }
     match app.tab {
         Tab::Interfaces => interfaces::render(frame, body, app, theme),
+        Tab::Conntrack => conntrack::render(frame, body, app, theme),
         other => pending::render(frame, body, other, theme),
     }
 }

@@ -1,0 +1,395 @@
+//! The Conntrack tab: `conntrack -C`, `conntrack -S` and `conntrack -L` on one
+//! screen, NAT decoded.
+//!
+//! ```text
+//! count 12 / max 262144 [█░░░░░░░░░░░]  0.0%  buckets 262144  via netlink
+//! found 0.0/s invalid 0.0/s insert 2.0/s insert_failed 0.0/s drop 0.0/s …
+//! state ESTABLISHED 12 TIME_WAIT 3 │ proto tcp 15
+//! top src 198.18.0.1 12 │ top dport 8080 12
+//! PROTO STATE       ORIG SRC → DST ⇒ NAT                      TIMEOUT  PKTS …
+//! tcp   ESTABLISHED 198.18.0.1:40000 → 198.18.0.2:8080 ⇒ 198.18.1.2:80 …
+//! ```
+
+use super::format;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::conntrack::{COLUMNS, Column, ColumnSpec, ConntrackView, total};
+use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
+use crate::model::conntrack_rates::{ConntrackRates, Summary};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+/// How many sources and ports the summary names.
+const TOP_N: usize = 3;
+
+const ACCT_NOTE: &str = "packets/bytes are off: sysctl -w net.netfilter.nf_conntrack_acct=1 \
+    (counts connections made after it)";
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    // The view is taken out so the entries can stay borrowed from the
+    // history while the view's selection and scroll are updated (no copy of
+    // the entry list per frame).
+    let mut view = std::mem::take(&mut app.conntrack);
+    let rows = render_body(frame, area, app, &mut view, theme);
+    app.conntrack = view;
+    if rows.is_some() {
+        app.hits.rows = rows;
+    }
+}
+
+fn render_body(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    view: &mut ConntrackView,
+    theme: Theme,
+) -> Option<(Rect, usize)> {
+    let (previous, current) = app.shown();
+    let Some(current) = current else {
+        frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
+        return None;
+    };
+    let ct = &current.conntrack;
+    let rates = ConntrackRates::for_samples(previous, current);
+    if !ct.available && ct.stats.is_none() {
+        unavailable(frame, area, ct, theme);
+        return None;
+    }
+    let entries = app.conntrack_entries_at();
+    let summary = match entries {
+        Some((list, _, mono)) => view.summary(mono, list, TOP_N).clone(),
+        None => Summary::default(),
+    };
+    let entries = entries.map(|(list, age, _)| (list, age));
+
+    let mut header = vec![usage_line(ct, area.width, theme)];
+    header.extend(rate_lines(&rates, area.width, theme));
+    if !ct.available
+        && let Some(reason) = &ct.reason
+    {
+        header.push(Line::from(Span::styled(reason.clone(), theme.warn())));
+    }
+    if entries.is_some() {
+        header.push(counts_line(&summary, theme));
+        header.push(top_line(&summary, theme));
+    }
+    if ct.acct == Some(false) && entries.is_some() {
+        header.push(Line::from(Span::styled(ACCT_NOTE, theme.dim())));
+    }
+    // The header gives way to the table on short screens, but keeps its
+    // first line.
+    let keep = header
+        .len()
+        .min(usize::from(area.height.saturating_sub(3)).max(1));
+    header.truncate(keep);
+    let [header_area, table_area] =
+        Layout::vertical([Constraint::Length(keep as u16), Constraint::Min(0)]).areas(area);
+    frame.render_widget(Paragraph::new(header), header_area);
+    if table_area.height == 0 {
+        return None;
+    }
+    let Some((entries, age)) = entries else {
+        let note = match &ct.entries_error {
+            Some(error) => Line::from(Span::styled(error.clone(), theme.warn())),
+            None => Line::from(Span::styled(
+                "listing entries… (a dump runs at most once a second)",
+                theme.dim(),
+            )),
+        };
+        frame.render_widget(Paragraph::new(note).wrap(Wrap { trim: true }), table_area);
+        return None;
+    };
+    table(frame, table_area, view, entries, age, ct, theme)
+}
+
+fn unavailable(frame: &mut Frame, area: Rect, ct: &ConntrackSample, theme: Theme) {
+    let lines = vec![
+        Line::from(Span::styled("Conntrack: not available", theme.header())),
+        Line::from(""),
+        Line::from(ct.reason.clone().unwrap_or_default()),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
+}
+
+/// count / max with a bar and the percentage in digits (not colour alone).
+fn usage_line(ct: &ConntrackSample, width: u16, theme: Theme) -> Line<'static> {
+    let count = ct.count.map_or("–".into(), |c| c.to_string());
+    let max = ct.max.map_or("–".into(), |m| m.to_string());
+    let usage = ct.usage_percent();
+    let mut spans = vec![
+        Span::styled("count ", theme.dim()),
+        Span::raw(count),
+        Span::styled(" / max ", theme.dim()),
+        Span::raw(max),
+        Span::raw(" "),
+    ];
+    let bar_width = if width >= 70 { 12 } else { 6 };
+    let style = match usage {
+        Some(u) if u >= crate::findings::CONNTRACK_FULL_CRIT_PERCENT => theme.alert(),
+        Some(u) if u >= crate::findings::CONNTRACK_FULL_WARN_PERCENT => theme.warn(),
+        _ => theme.good(),
+    };
+    let filled = usage.map_or(0, |u| {
+        ((u / 100.0 * bar_width as f64).ceil() as usize).min(bar_width)
+    });
+    spans.push(Span::raw("["));
+    spans.push(Span::styled("█".repeat(filled), style));
+    spans.push(Span::styled("░".repeat(bar_width - filled), theme.dim()));
+    spans.push(Span::raw("]"));
+    spans.push(Span::styled(
+        usage.map_or(" –".into(), |u| format!("{u:5.1}%")),
+        style,
+    ));
+    if let Some(buckets) = ct.buckets {
+        spans.push(Span::styled("  buckets ", theme.dim()));
+        spans.push(Span::raw(buckets.to_string()));
+    }
+    let source = match ct.source {
+        StatsSource::Netlink => "netlink",
+        StatsSource::Proc => "/proc",
+        StatsSource::None => "–",
+    };
+    spans.push(Span::styled(format!("  via {source}"), theme.dim()));
+    Line::from(spans)
+}
+
+/// The nine rates, wrapped over as many lines as the width needs.
+fn rate_lines(rates: &ConntrackRates, width: u16, theme: Theme) -> Vec<Line<'static>> {
+    let items = [
+        ("found", rates.found, false),
+        ("invalid", rates.invalid, true),
+        ("insert", rates.insert, false),
+        ("insert_failed", rates.insert_failed, true),
+        ("drop", rates.drop, true),
+        ("early_drop", rates.early_drop, true),
+        ("error", rates.error, true),
+        ("search_restart", rates.search_restart, false),
+        ("clash_resolve", rates.clash_resolve, false),
+    ];
+    let mut lines = Vec::new();
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    for (label, rate, bad) in items {
+        let value = format!("{}/s", format::rate(rate));
+        let len = label.chars().count() + 1 + value.chars().count() + 2;
+        if used > 0 && used + len > usize::from(width) {
+            lines.push(Line::from(std::mem::take(&mut spans)));
+            used = 0;
+        }
+        let style = if bad && rate.is_some_and(|r| r > 0.0) {
+            theme.alert()
+        } else {
+            ratatui::style::Style::new()
+        };
+        spans.push(Span::styled(format!("{label} "), theme.dim()));
+        spans.push(Span::styled(value, style));
+        spans.push(Span::raw("  "));
+        used += len;
+    }
+    if !spans.is_empty() {
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+fn counts_line(summary: &Summary, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled("state ", theme.dim())];
+    for (state, n) in &summary.by_state {
+        spans.push(Span::raw(format!("{state} {n} ")));
+    }
+    spans.push(Span::styled("│ proto ", theme.dim()));
+    for (proto, n) in &summary.by_proto {
+        spans.push(Span::raw(format!("{proto} {n} ")));
+    }
+    Line::from(spans)
+}
+
+fn top_line(summary: &Summary, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled("top src ", theme.dim())];
+    for (ip, n) in &summary.top_sources {
+        spans.push(Span::raw(format!("{ip} {n} ")));
+    }
+    spans.push(Span::styled("│ top dport ", theme.dim()));
+    for (port, n) in &summary.top_dports {
+        spans.push(Span::raw(format!("{port} {n} ")));
+    }
+    Line::from(spans)
+}
+
+/// The columns that fit in `width`, by priority, kept in table order. The
+/// flow column takes what is left.
+fn fitting_columns(width: u16, acct: bool) -> Vec<&'static ColumnSpec> {
+    let mut by_priority: Vec<&ColumnSpec> = COLUMNS
+        .iter()
+        .filter(|spec| acct || !matches!(spec.column, Column::Packets | Column::Bytes))
+        .collect();
+    by_priority.sort_by_key(|spec| spec.priority);
+    let mut used = 0u16;
+    let mut chosen = Vec::new();
+    for spec in by_priority {
+        let needed = spec.width + u16::from(!chosen.is_empty());
+        if used + needed > width && !chosen.is_empty() {
+            continue;
+        }
+        used += needed;
+        chosen.push(spec.column);
+    }
+    COLUMNS
+        .iter()
+        .filter(|spec| chosen.contains(&spec.column))
+        .collect()
+}
+
+fn table(
+    frame: &mut Frame,
+    area: Rect,
+    view: &mut ConntrackView,
+    entries: &[ConntrackEntry],
+    age: usize,
+    ct: &ConntrackSample,
+    theme: Theme,
+) -> Option<(Rect, usize)> {
+    let rows = view.rows(entries);
+    let selected = view.selected_index(&rows);
+    let info_height = if area.height >= 8 { 1 } else { 0 };
+    let [table_area, info_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
+    let visible = usize::from(table_area.height.saturating_sub(1));
+    view.page = visible.max(1);
+    if let Some(selected) = selected {
+        view.scroll_to_selection(selected, visible);
+    }
+    view.offset = view.offset.min(rows.len().saturating_sub(visible.max(1)));
+
+    let acct = ct.acct != Some(false) || entries.iter().any(|e| e.packets.is_some());
+    let columns = fitting_columns(table_area.width, acct);
+    let header = Row::new(columns.iter().map(|spec| {
+        let marker = if spec.column == view.sort {
+            if view.descending { "▼" } else { "▲" }
+        } else {
+            ""
+        };
+        let title = Line::from(format!("{}{marker}", spec.title));
+        Cell::from(if right_aligned(spec.column) {
+            title.right_aligned()
+        } else {
+            title
+        })
+    }))
+    .style(theme.header());
+    let body = rows
+        .iter()
+        .enumerate()
+        .skip(view.offset)
+        .take(visible)
+        .map(|(i, entry)| {
+            let row = Row::new(columns.iter().map(|spec| cell(entry, spec.column, theme)));
+            if Some(i) == selected {
+                row.style(theme.selected())
+            } else {
+                row
+            }
+        });
+    let widths: Vec<Constraint> = columns
+        .iter()
+        .map(|spec| {
+            if spec.column == Column::Flow {
+                Constraint::Min(spec.width)
+            } else {
+                Constraint::Length(spec.width)
+            }
+        })
+        .collect();
+    frame.render_widget(
+        Table::new(body, widths).header(header).column_spacing(1),
+        table_area,
+    );
+    let mut hit = None;
+    if table_area.height > 1 {
+        let rows_area = Rect {
+            y: table_area.y + 1,
+            height: table_area.height - 1,
+            ..table_area
+        };
+        hit = Some((rows_area, view.offset));
+        if rows.is_empty() {
+            let note = if view.filter.is_empty() {
+                "no entries"
+            } else {
+                "no entry matches the filter"
+            };
+            frame.render_widget(
+                Paragraph::new(note),
+                Rect {
+                    height: 1,
+                    ..rows_area
+                },
+            );
+        }
+    }
+    if info_area.height > 0 {
+        let text = match selected.and_then(|i| rows.get(i)) {
+            Some(entry) => detail(entry, selected.unwrap_or(0) + 1, rows.len(), age),
+            None => format!("{} of {} entries", rows.len(), entries.len()),
+        };
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(text, theme.dim()))),
+            info_area,
+        );
+    }
+    hit
+}
+
+fn right_aligned(column: Column) -> bool {
+    matches!(
+        column,
+        Column::Timeout | Column::Packets | Column::Bytes | Column::Mark | Column::Zone
+    )
+}
+
+fn cell(entry: &ConntrackEntry, column: Column, theme: Theme) -> Cell<'static> {
+    let right = |text: String| Cell::from(Line::from(text).right_aligned());
+    match column {
+        Column::Proto => Cell::from(entry.proto_name()),
+        Column::State => Cell::from(entry.state_name()),
+        Column::Flow => {
+            if entry.nat_dst().is_some() || entry.nat_src().is_some() {
+                Cell::from(Span::styled(entry.flow_text(), theme.rx()))
+            } else {
+                Cell::from(entry.flow_text())
+            }
+        }
+        Column::Timeout => right(format!("{}s", entry.timeout)),
+        Column::Packets => right(total(entry.packets).map_or("–".into(), |p| p.to_string())),
+        Column::Bytes => right(total(entry.bytes).map_or("–".into(), |b| format::bytes(b as f64))),
+        Column::Mark => right(format!("{:#x}", entry.mark)),
+        Column::Zone => right(entry.zone.to_string()),
+    }
+}
+
+/// The selected entry in full, on one line.
+fn detail(entry: &ConntrackEntry, row: usize, rows: usize, age: usize) -> String {
+    let mut text = format!(
+        "{row}/{rows} reply {} → {}",
+        entry.reply.src_text(),
+        entry.reply.dst_text()
+    );
+    if let Some(kind) = entry.nat().label() {
+        text.push_str(&format!(" [{kind}]"));
+    }
+    if let (Some(p), Some(b)) = (entry.packets, entry.bytes) {
+        text.push_str(&format!(" orig {}p/{}B reply {}p/{}B", p.0, b.0, p.1, b.1));
+    }
+    if entry.mark != 0 {
+        text.push_str(&format!(" mark {:#x}", entry.mark));
+    }
+    if entry.zone != 0 {
+        text.push_str(&format!(" zone {}", entry.zone));
+    }
+    if age > 0 {
+        text.push_str(&format!(" (list from {age} sample(s) ago)"));
+    }
+    text
+}
