@@ -1,0 +1,5 @@
+//! Packet capture: the AF_PACKET ring, pcap files, decoding, tcpdump-style
+//! lines, pcap-filter expressions and the flow table.
+
+pub mod format;
+pub mod pcap;
