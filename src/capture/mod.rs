@@ -3,3 +3,6 @@
 
 pub mod format;
 pub mod pcap;
+pub mod decode;
+pub mod filter;
+pub mod flows;
