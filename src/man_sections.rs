@@ -38,6 +38,16 @@ the interval. The hint names the usual cause and the command to look further.
 .TP
 \fBiface\-saturated\fR
 An interface ran at 80% (warn) or 95% (crit) of its link speed, by sar's %ifutil.
+.TP
+\fBsmall\-packet\-flood\fR
+Captured traffic ran at 10,000 packets/s or more (crit from 100,000) with a mean
+packet under 100 bytes: the SYN-flood signature \fBsar \-n DEV\fR shows as high
+rxpck/s with low rxkB/s. \fBnetlens read \-\-flows\fR reports it for a file.
+.TP
+\fBretransmits\fR
+A TCP flow sent data it had already sent (a segment ending at or before the
+highest sequence seen in that direction). \fBnetlens read \-\-flows \-\-json\fR lists it
+in the flow's \fBfindings\fR.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed need no privileges. Watching
 another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter it, in

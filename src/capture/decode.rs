@@ -296,7 +296,10 @@ mod tests {
         let frame = tcp_frame(0x02, 10);
         let s = summarize(1, &frame, frame.len() as u32);
         assert_eq!(s.l3, L3::V4);
-        assert_eq!((s.sport, s.dport, s.proto, s.tcp_flags), (40000, 9000, 6, 2));
+        assert_eq!(
+            (s.sport, s.dport, s.proto, s.tcp_flags),
+            (40000, 9000, 6, 2)
+        );
         assert_eq!(s.payload_len, 10);
         assert_eq!(s.src_ip().to_string(), "198.18.0.1");
     }

@@ -21,7 +21,12 @@ pub struct FilterError {
 
 impl std::fmt::Display for FilterError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "filter error at character {}: {}", self.position + 1, self.message)
+        write!(
+            f,
+            "filter error at character {}: {}",
+            self.position + 1,
+            self.message
+        )
     }
 }
 
@@ -225,7 +230,10 @@ fn lex(text: &str) -> Result<Vec<Tok>, FilterError> {
 
 /// An IPv6 literal has two colons among hex digits before any space.
 fn looks_ipv6(rest: &str) -> bool {
-    let word: &str = rest.split(|c: char| c.is_whitespace() || c == ')').next().unwrap_or("");
+    let word: &str = rest
+        .split(|c: char| c.is_whitespace() || c == ')')
+        .next()
+        .unwrap_or("");
     word.matches(':').count() >= 2
         && word
             .chars()
@@ -306,17 +314,29 @@ impl Parser {
         if word == "(" {
             // A parenthesised boolean expression, or the start of arithmetic.
             let save = self.at;
+            let saved_last = self.last;
             self.next();
-            if let Ok(node) = self.or()
-                && self.peek() == Some(")")
-            {
-                self.next();
-                if !self.peek().is_some_and(is_arith_op) && !self.peek().is_some_and(is_cmp) {
-                    return Ok(node);
+            let boolean = self.or();
+            match &boolean {
+                Ok(node) if self.peek() == Some(")") => {
+                    let node = node.clone();
+                    self.next();
+                    if !self.peek().is_some_and(is_arith_op) && !self.peek().is_some_and(is_cmp) {
+                        return Ok(node);
+                    }
                 }
+                _ => {}
             }
+            let boolean_error = match boolean {
+                Err(e) => e,
+                Ok(_) => FilterError {
+                    position: self.pos(),
+                    message: "missing ')'".into(),
+                },
+            };
             self.at = save;
-            return self.relation();
+            self.last = saved_last;
+            return self.relation().map_err(|_| boolean_error);
         }
         if is_arith_start(&word, self.peek_at(1)) {
             return self.relation();
@@ -325,7 +345,11 @@ impl Parser {
             "less" | "greater" => {
                 self.next();
                 let n = self.number()?;
-                Ok(if word == "less" { Node::Less(n) } else { Node::Greater(n) })
+                Ok(if word == "less" {
+                    Node::Less(n)
+                } else {
+                    Node::Greater(n)
+                })
             }
             _ => self.qualified(pos),
         }
@@ -358,7 +382,9 @@ impl Parser {
         }) {
             dir = Some(d);
             self.next();
-            if matches!(self.peek(), Some("or" | "and")) && self.peek_at(1).is_some_and(|w| w == "dst" || w == "src") {
+            if matches!(self.peek(), Some("or" | "and"))
+                && self.peek_at(1).is_some_and(|w| w == "dst" || w == "src")
+            {
                 // "src or dst host x": treat as Any.
                 self.next();
                 self.next();
@@ -406,7 +432,10 @@ impl Parser {
                 None => {
                     return err(
                         pos,
-                        format!("unknown word '{}' (expected host, net, port, a protocol or an expression)", self.peek().unwrap_or("")),
+                        format!(
+                            "unknown word '{}' (expected host, net, port, a protocol or an expression)",
+                            self.peek().unwrap_or("")
+                        ),
                     );
                 }
             },
@@ -443,10 +472,12 @@ impl Parser {
                 Ok(Node::Net(dir, proto, addr, bits))
             }
             "port" => {
-                let port = parse_number(&v).filter(|p| *p <= 65535).ok_or(FilterError {
-                    position: vpos,
-                    message: format!("'{v}' is not a port number"),
-                })? as u16;
+                let port = parse_number(&v)
+                    .filter(|p| *p <= 65535)
+                    .ok_or(FilterError {
+                        position: vpos,
+                        message: format!("'{v}' is not a port number"),
+                    })? as u16;
                 Ok(Node::Port(dir, proto, port, port))
             }
             _ => {
@@ -485,8 +516,18 @@ impl Parser {
             Some(t) if t == "<=" => CmpOp::Le,
             Some(t) if t == ">" => CmpOp::Gt,
             Some(t) if t == ">=" => CmpOp::Ge,
-            Some(t) => return err(pos, format!("expected a comparison (= != < > <= >=), found '{t}'")),
-            None => return err(self.end, "expected a comparison (= != < > <= >=) at the end"),
+            Some(t) => {
+                return err(
+                    pos,
+                    format!("expected a comparison (= != < > <= >=), found '{t}'"),
+                );
+            }
+            None => {
+                return err(
+                    self.end,
+                    "expected a comparison (= != < > <= >=) at the end",
+                );
+            }
         };
         let right = self.arith(0)?;
         Ok(Node::Cmp(left, op, right))
@@ -495,8 +536,7 @@ impl Parser {
     /// Precedence climbing: | < & < << >> < + - < * / %.
     fn arith(&mut self, min: u8) -> Result<Arith, FilterError> {
         let mut left = self.arith_atom()?;
-        loop {
-            let Some(op) = self.peek().map(str::to_string) else { break };
+        while let Some(op) = self.peek().map(str::to_string) {
             let prec = match op.as_str() {
                 "|" => 1,
                 "^" => 2,
@@ -514,7 +554,11 @@ impl Parser {
             left = match op.as_str() {
                 "<<" => Arith::Shl(Box::new(left), Box::new(right)),
                 ">>" => Arith::Shr(Box::new(left), Box::new(right)),
-                _ => Arith::Bin(op.chars().next().unwrap_or('+'), Box::new(left), Box::new(right)),
+                _ => Arith::Bin(
+                    op.chars().next().unwrap_or('+'),
+                    Box::new(left),
+                    Box::new(right),
+                ),
             };
         }
         Ok(left)
@@ -575,7 +619,10 @@ fn is_cmp(t: &str) -> bool {
 }
 
 fn is_arith_op(t: &str) -> bool {
-    matches!(t, "+" | "-" | "*" | "/" | "%" | "&" | "|" | "^" | "<<" | ">>")
+    matches!(
+        t,
+        "+" | "-" | "*" | "/" | "%" | "&" | "|" | "^" | "<<" | ">>"
+    )
 }
 
 fn is_arith_start(word: &str, next: Option<&str>) -> bool {
@@ -773,16 +820,24 @@ fn port_match(s: &Summary, data: &[u8], dir: Dir, proto: Proto, lo: u16, hi: u16
     };
     let transport = match s.ethertype {
         0x0800 if proto != Proto::Ip6 => {
-            let Some(&p) = data.get(s.nl + 9) else { return false };
-            let Some(off) = data.get(s.nl + 6..s.nl + 8) else { return false };
+            let Some(&p) = data.get(s.nl + 9) else {
+                return false;
+            };
+            let Some(off) = data.get(s.nl + 6..s.nl + 8) else {
+                return false;
+            };
             if !allowed.contains(&p) || u16::from_be_bytes([off[0], off[1]]) & 0x1fff != 0 {
                 return false;
             }
-            let Some(&vhl) = data.get(s.nl) else { return false };
+            let Some(&vhl) = data.get(s.nl) else {
+                return false;
+            };
             s.nl + usize::from(vhl & 0x0f) * 4
         }
         0x86dd if proto != Proto::Ip => {
-            let Some(&p) = data.get(s.nl + 6) else { return false };
+            let Some(&p) = data.get(s.nl + 6) else {
+                return false;
+            };
             if !allowed.contains(&p) {
                 return false;
             }
@@ -807,8 +862,12 @@ fn arith(a: &Arith, s: &Summary, data: &[u8]) -> Option<u32> {
         Arith::Num(n) => *n,
         Arith::Len => s.wire_len,
         Arith::Neg(x) => arith(x, s, data)?.wrapping_neg(),
-        Arith::Shl(x, y) => arith(x, s, data)?.checked_shl(arith(y, s, data)?).unwrap_or(0),
-        Arith::Shr(x, y) => arith(x, s, data)?.checked_shr(arith(y, s, data)?).unwrap_or(0),
+        Arith::Shl(x, y) => arith(x, s, data)?
+            .checked_shl(arith(y, s, data)?)
+            .unwrap_or(0),
+        Arith::Shr(x, y) => arith(x, s, data)?
+            .checked_shr(arith(y, s, data)?)
+            .unwrap_or(0),
         Arith::Bin(op, x, y) => {
             let (x, y) = (arith(x, s, data)?, arith(y, s, data)?);
             match op {

@@ -348,7 +348,15 @@ impl From<&Flow> for FlowSample {
 mod tests {
     use super::*;
 
-    fn tcp_summary(src: u8, sport: u16, dst: u8, dport: u16, flags: u8, seq: u32, payload: u32) -> Summary {
+    fn tcp_summary(
+        src: u8,
+        sport: u16,
+        dst: u8,
+        dport: u16,
+        flags: u8,
+        seq: u32,
+        payload: u32,
+    ) -> Summary {
         let mut s = Summary {
             l3: L3::V4,
             proto: 6,
@@ -384,7 +392,10 @@ mod tests {
         let rtt = flow.rtt_ms.unwrap();
         assert!((rtt - 20.0).abs() < 1e-6, "{rtt}");
         let (src, dst) = flow.endpoints();
-        assert_eq!((src.as_str(), dst.as_str()), ("198.18.0.2:40000", "198.18.0.1:9000"));
+        assert_eq!(
+            (src.as_str(), dst.as_str()),
+            ("198.18.0.2:40000", "198.18.0.1:9000")
+        );
         assert_eq!(flow.notes.len(), 6);
     }
 
@@ -392,12 +403,19 @@ mod tests {
     fn table_stays_bounded_and_counts_evictions() {
         let mut table = FlowTable::new(64, 1e9);
         for i in 0..1000u32 {
-            table.add(&tcp_summary(1, (i % 60000) as u16 + 1, 2, 80, 0x02, 0, 0), f64::from(i));
+            table.add(
+                &tcp_summary(1, (i % 60000) as u16 + 1, 2, 80, 0x02, 0, 0),
+                f64::from(i),
+            );
         }
         assert!(table.len() <= 64);
         assert_eq!(table.evicted as usize + table.len(), 1000);
         // The newest flow survived.
-        assert!(table.flows().any(|f| f.key.a_port == 1000 || f.key.b_port == 1000));
+        assert!(
+            table
+                .flows()
+                .any(|f| f.key.a_port == 1000 || f.key.b_port == 1000)
+        );
     }
 
     #[test]
