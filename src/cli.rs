@@ -53,6 +53,8 @@ pub struct CollectArgs {
 pub enum Command {
     /// Print samples for scripts: a sar-like table, or JSON Lines with --json
     Snapshot(SnapshotArgs),
+    /// Print a pcap/pcapng file as tcpdump -n lines, or its flow table
+    Read(ReadArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -76,6 +78,29 @@ pub struct SnapshotArgs {
     /// Sections to include, comma separated (default: all)
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
     pub section: Vec<Section>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The capture file (pcap or pcapng)
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+
+    /// Only packets matching this pcap-filter expression, e.g. "tcp port 80"
+    #[arg(short = 'f', long = "filter", value_name = "EXPR")]
+    pub filter: Option<String>,
+
+    /// Stop after this many matching packets
+    #[arg(short = 'c', long = "count", value_name = "N")]
+    pub count: Option<u64>,
+
+    /// Print the flow table instead of packet lines
+    #[arg(long)]
+    pub flows: bool,
+
+    /// With --flows: one JSON object per flow, one per line
+    #[arg(long, requires = "flows")]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

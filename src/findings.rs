@@ -13,6 +13,8 @@ pub const IDS: &[&str] = &[
     IFACE_SATURATED,
     CONNTRACK_FULL,
     CONNTRACK_DROPS,
+    SMALL_PACKET_FLOOD,
+    RETRANSMITS,
 ];
 
 pub const IFACE_ERRORS: &str = "iface-errors";
@@ -27,6 +29,44 @@ pub const CONNTRACK_FULL_CRIT_PERCENT: f64 = 95.0;
 /// Any early_drop, drop or insert_failed per second above this counts as
 /// "rising" (0: a single dropped packet in an interval is already news).
 pub const CONNTRACK_DROP_RATE: f64 = 0.0;
+pub const SMALL_PACKET_FLOOD: &str = "small-packet-flood";
+pub const RETRANSMITS: &str = "retransmits";
+
+/// Packets per second, and mean bytes per packet below which a packet rate
+/// that high is a small-packet flood (a SYN flood's 54-66 byte frames).
+const FLOOD_WARN_PPS: f64 = 10_000.0;
+const FLOOD_CRIT_PPS: f64 = 100_000.0;
+const FLOOD_MEAN_BYTES: f64 = 100.0;
+
+/// small-packet-flood: a high packet rate of tiny packets, the SYN-flood
+/// signature `sar -n DEV` shows (high rxpck/s, low rxkB/s). `where_` names
+/// the capture (interface or file).
+pub fn small_packet_flood(where_: &str, packets_per_s: f64, bytes_per_s: f64) -> Option<Finding> {
+    if packets_per_s < FLOOD_WARN_PPS {
+        return None;
+    }
+    let mean = bytes_per_s / packets_per_s;
+    if mean >= FLOOD_MEAN_BYTES {
+        return None;
+    }
+    let severity = if packets_per_s >= FLOOD_CRIT_PPS {
+        Severity::Crit
+    } else {
+        Severity::Warn
+    };
+    Some(Finding {
+        id: SMALL_PACKET_FLOOD,
+        severity,
+        summary: format!("{where_}: {packets_per_s:.0} packets/s averaging {mean:.0} bytes"),
+        hint: "tiny packets at a high rate: a SYN flood or a UDP/ICMP flood; check SYN_RECV in \
+               TCP, turn on net.ipv4.tcp_syncookies, rate-limit the source"
+            .into(),
+        evidence: Evidence {
+            tab: "flows",
+            row: where_.to_string(),
+        },
+    })
+}
 
 /// Utilisation that makes a link "saturated".
 const SATURATED_WARN_PERCENT: f64 = 80.0;
@@ -195,6 +235,24 @@ mod tests {
             ..Default::default()
         };
         (a, b)
+    }
+
+    #[test]
+    fn small_packet_flood_needs_rate_and_tiny_packets() {
+        assert!(small_packet_flood("lo", 9_000.0, 9_000.0 * 60.0).is_none());
+        assert!(small_packet_flood("lo", 50_000.0, 50_000.0 * 1500.0).is_none());
+        let warn = small_packet_flood("lo", 50_000.0, 50_000.0 * 60.0).unwrap();
+        assert_eq!(
+            (warn.id, warn.severity),
+            (SMALL_PACKET_FLOOD, Severity::Warn)
+        );
+        assert!(
+            warn.summary.contains("averaging 60 bytes"),
+            "{}",
+            warn.summary
+        );
+        let crit = small_packet_flood("lo", 200_000.0, 200_000.0 * 60.0).unwrap();
+        assert_eq!(crit.severity, Severity::Crit);
     }
 
     #[test]

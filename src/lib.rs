@@ -4,6 +4,7 @@
 //! be used headless; app and ui are the live view.
 
 pub mod app;
+pub mod capture;
 pub mod cli;
 pub mod collect;
 pub mod findings;

@@ -9,6 +9,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         None => netlens::app::run::run(&cli),
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
+        Some(Command::Read(args)) => netlens::capture::read::run(args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

@@ -79,6 +79,16 @@ NOTRACK rule.
 Conntrack dropped packets during the interval: its drop or insert_failed counters
 rose (any rise counts). The hint points at a full table, at insert races (UDP DNS
 queries sent in parallel from one socket) or at \fBconntrack \-S\fR and the kernel log.
+.TP
+\fBsmall\-packet\-flood\fR
+Captured traffic ran at 10,000 packets/s or more (crit from 100,000) with a mean
+packet under 100 bytes: the SYN-flood signature \fBsar \-n DEV\fR shows as high
+rxpck/s with low rxkB/s. \fBnetlens read \-\-flows\fR reports it for a file.
+.TP
+\fBretransmits\fR
+A TCP flow sent data it had already sent (a segment ending at or before the
+highest sequence seen in that direction). \fBnetlens read \-\-flows \-\-json\fR lists it
+in the flow's \fBfindings\fR.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed need no privileges. Watching
 another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter it, in

@@ -1,0 +1,429 @@
+//! The bidirectional 5-tuple flow table: packets, bytes, TCP state,
+//! handshake RTT, retransmits, first/last seen; bounded memory with idle and
+//! LRU eviction. Each flow keeps its last packets in a small ring for the
+//! drill-down view.
+
+use super::decode::{L3, Summary};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
+
+/// Direction-independent flow key: the lower endpoint first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    pub proto: u8,
+    pub v6: bool,
+    pub a: [u8; 16],
+    pub a_port: u16,
+    pub b: [u8; 16],
+    pub b_port: u16,
+}
+
+impl FlowKey {
+    /// The key and whether the packet goes from b to a.
+    pub fn of(s: &Summary) -> Option<(Self, bool)> {
+        if !s.is_ip() {
+            return None;
+        }
+        let (ports_known, sp, dp) = match s.proto {
+            6 | 17 | 132 | 33 => (true, s.sport, s.dport),
+            _ => (false, 0, 0),
+        };
+        let _ = ports_known;
+        let forward = (s.src, sp) <= (s.dst, dp);
+        let (a, a_port, b, b_port) = if forward {
+            (s.src, sp, s.dst, dp)
+        } else {
+            (s.dst, dp, s.src, sp)
+        };
+        Some((
+            Self {
+                proto: s.proto,
+                v6: s.l3 == L3::V6,
+                a,
+                a_port,
+                b,
+                b_port,
+            },
+            !forward,
+        ))
+    }
+}
+
+/// A TCP connection's state as seen on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TcpState {
+    #[default]
+    None,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait,
+    Closed,
+    Reset,
+}
+
+impl TcpState {
+    pub fn label(self) -> &'static str {
+        match self {
+            TcpState::None => "-",
+            TcpState::SynSent => "SYN_SENT",
+            TcpState::SynReceived => "SYN_RECV",
+            TcpState::Established => "ESTABLISHED",
+            TcpState::FinWait => "FIN_WAIT",
+            TcpState::Closed => "CLOSED",
+            TcpState::Reset => "RESET",
+        }
+    }
+}
+
+/// One packet of a flow, for the drill-down ring.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PacketNote {
+    pub t: f64,
+    pub reverse: bool,
+    pub len: u32,
+    pub tcp_flags: u8,
+    pub payload: u32,
+}
+
+/// Packets kept per flow for the drill-down.
+pub const NOTES_PER_FLOW: usize = 32;
+
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub key: FlowKey,
+    /// Which endpoint sent the first packet seen (the "client").
+    pub initiator_is_b: bool,
+    pub packets: u64,
+    pub bytes: u64,
+    pub first_seen: f64,
+    pub last_seen: f64,
+    pub state: TcpState,
+    syn_at: Option<f64>,
+    pub rtt_ms: Option<f64>,
+    pub retransmits: u64,
+    /// Highest sequence end seen per direction (a→b, b→a).
+    next_seq: [Option<u32>; 2],
+    pub notes: VecDeque<PacketNote>,
+}
+
+impl Flow {
+    /// "src" and "dst" as the initiator saw them: "ip:port" / "[v6]:port".
+    pub fn endpoints(&self) -> (String, String) {
+        let k = &self.key;
+        let a = endpoint(&k.a, k.a_port, k.v6, k.proto);
+        let b = endpoint(&k.b, k.b_port, k.v6, k.proto);
+        if self.initiator_is_b { (b, a) } else { (a, b) }
+    }
+
+    pub fn proto_name(&self) -> String {
+        proto_name(self.key.proto, self.key.v6)
+    }
+}
+
+pub fn proto_name(proto: u8, v6: bool) -> String {
+    match proto {
+        6 => "tcp".into(),
+        17 => "udp".into(),
+        1 => "icmp".into(),
+        58 => "icmp6".into(),
+        132 => "sctp".into(),
+        p => format!("{}-{p}", if v6 { "ip6" } else { "ip" }),
+    }
+}
+
+fn endpoint(addr: &[u8; 16], port: u16, v6: bool, proto: u8) -> String {
+    let ip = if v6 {
+        std::net::IpAddr::V6(std::net::Ipv6Addr::from(*addr))
+    } else {
+        std::net::IpAddr::V4(std::net::Ipv4Addr::new(addr[0], addr[1], addr[2], addr[3]))
+    };
+    let has_port = matches!(proto, 6 | 17 | 132 | 33);
+    match (v6, has_port) {
+        (true, true) => format!("[{ip}]:{port}"),
+        (false, true) => format!("{ip}:{port}"),
+        _ => ip.to_string(),
+    }
+}
+
+/// The table. `max_flows` bounds memory; flows idle longer than
+/// `idle_timeout` seconds go first, then the least recently seen.
+pub struct FlowTable {
+    flows: HashMap<FlowKey, Flow>,
+    pub max_flows: usize,
+    pub idle_timeout: f64,
+    pub evicted: u64,
+    pub packets: u64,
+    pub bytes: u64,
+    /// Non-IP packets (ARP and others): counted, not tracked as flows.
+    pub other_packets: u64,
+}
+
+impl FlowTable {
+    pub fn new(max_flows: usize, idle_timeout: f64) -> Self {
+        Self {
+            flows: HashMap::with_capacity(max_flows.min(4096)),
+            max_flows: max_flows.max(1),
+            idle_timeout,
+            evicted: 0,
+            packets: 0,
+            bytes: 0,
+            other_packets: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.flows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty()
+    }
+
+    pub fn flows(&self) -> impl Iterator<Item = &Flow> {
+        self.flows.values()
+    }
+
+    pub fn get(&self, key: &FlowKey) -> Option<&Flow> {
+        self.flows.get(key)
+    }
+
+    /// Accounts one packet seen at time `t` (seconds).
+    pub fn add(&mut self, s: &Summary, t: f64) {
+        self.packets += 1;
+        self.bytes += u64::from(s.wire_len);
+        let Some((key, reverse)) = FlowKey::of(s) else {
+            self.other_packets += 1;
+            return;
+        };
+        if !self.flows.contains_key(&key) && self.flows.len() >= self.max_flows {
+            self.evict(t);
+        }
+        let flow = self.flows.entry(key).or_insert_with(|| Flow {
+            key,
+            initiator_is_b: reverse,
+            packets: 0,
+            bytes: 0,
+            first_seen: t,
+            last_seen: t,
+            state: TcpState::None,
+            syn_at: None,
+            rtt_ms: None,
+            retransmits: 0,
+            next_seq: [None, None],
+            notes: VecDeque::with_capacity(4),
+        });
+        flow.packets += 1;
+        flow.bytes += u64::from(s.wire_len);
+        flow.last_seen = t;
+        if flow.notes.len() == NOTES_PER_FLOW {
+            flow.notes.pop_front();
+        }
+        flow.notes.push_back(PacketNote {
+            t,
+            reverse,
+            len: s.wire_len,
+            tcp_flags: s.tcp_flags,
+            payload: s.payload_len,
+        });
+        if key.proto == 6 && s.tl.is_some() {
+            tcp(flow, s, reverse, t);
+        }
+    }
+
+    fn evict(&mut self, now: f64) {
+        let before = self.flows.len();
+        let idle = self.idle_timeout;
+        self.flows.retain(|_, f| now - f.last_seen <= idle);
+        if self.flows.len() >= self.max_flows {
+            // Least recently seen eighth goes at once, so eviction is rare.
+            let mut seen: Vec<f64> = self.flows.values().map(|f| f.last_seen).collect();
+            let cut = (seen.len() / 8).max(1);
+            seen.select_nth_unstable_by(cut - 1, |a, b| a.total_cmp(b));
+            let threshold = seen[cut - 1];
+            let mut removed = 0;
+            self.flows.retain(|_, f| {
+                if removed < cut && f.last_seen <= threshold {
+                    removed += 1;
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        self.evicted += (before - self.flows.len()) as u64;
+    }
+
+    /// Drops flows idle for longer than the timeout; returns how many.
+    pub fn expire(&mut self, now: f64) -> usize {
+        let before = self.flows.len();
+        let idle = self.idle_timeout;
+        self.flows.retain(|_, f| now - f.last_seen <= idle);
+        let gone = before - self.flows.len();
+        self.evicted += gone as u64;
+        gone
+    }
+}
+
+fn tcp(flow: &mut Flow, s: &Summary, reverse: bool, t: f64) {
+    const FIN: u8 = 1;
+    const SYN: u8 = 2;
+    const RST: u8 = 4;
+    const ACK: u8 = 16;
+    let f = s.tcp_flags;
+    if f & RST != 0 {
+        flow.state = TcpState::Reset;
+    } else if f & SYN != 0 && f & ACK == 0 {
+        flow.state = TcpState::SynSent;
+        flow.syn_at = Some(t);
+        flow.initiator_is_b = reverse;
+    } else if f & SYN != 0 {
+        flow.state = TcpState::SynReceived;
+    } else if f & FIN != 0 {
+        flow.state = match flow.state {
+            TcpState::FinWait => TcpState::Closed,
+            _ => TcpState::FinWait,
+        };
+    } else if f & ACK != 0 {
+        match flow.state {
+            TcpState::SynReceived => {
+                flow.state = TcpState::Established;
+                if let Some(syn) = flow.syn_at.take() {
+                    flow.rtt_ms = Some((t - syn) * 1000.0);
+                }
+            }
+            TcpState::None => flow.state = TcpState::Established,
+            _ => {}
+        }
+    }
+    // Retransmit: a data segment that ends at or before what this
+    // direction already sent.
+    let dir = usize::from(reverse);
+    let len = s.payload_len + u32::from(f & (SYN | FIN) != 0);
+    if len > 0 {
+        let end = s.tcp_seq.wrapping_add(len);
+        match flow.next_seq[dir] {
+            Some(high) if (end.wrapping_sub(high) as i32) <= 0 => flow.retransmits += 1,
+            Some(high) if (end.wrapping_sub(high) as i32) > 0 => flow.next_seq[dir] = Some(end),
+            _ => flow.next_seq[dir] = Some(end),
+        }
+    }
+}
+
+/// One flow as the Sample and `snapshot --json` carry it: plain data.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct FlowSample {
+    pub proto: String,
+    pub src: String,
+    pub dst: String,
+    pub packets: u64,
+    pub bytes: u64,
+    pub state: String,
+    pub rtt_ms: Option<f64>,
+    pub retransmits: u64,
+    pub first_seen: f64,
+    pub last_seen: f64,
+}
+
+impl From<&Flow> for FlowSample {
+    fn from(f: &Flow) -> Self {
+        let (src, dst) = f.endpoints();
+        Self {
+            proto: f.proto_name(),
+            src,
+            dst,
+            packets: f.packets,
+            bytes: f.bytes,
+            state: f.state.label().to_string(),
+            rtt_ms: f.rtt_ms,
+            retransmits: f.retransmits,
+            first_seen: f.first_seen,
+            last_seen: f.last_seen,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tcp_summary(
+        src: u8,
+        sport: u16,
+        dst: u8,
+        dport: u16,
+        flags: u8,
+        seq: u32,
+        payload: u32,
+    ) -> Summary {
+        let mut s = Summary {
+            l3: L3::V4,
+            proto: 6,
+            sport,
+            dport,
+            tcp_flags: flags,
+            tcp_seq: seq,
+            payload_len: payload,
+            wire_len: 54 + payload,
+            tl: Some(34),
+            ethertype: 0x0800,
+            ..Default::default()
+        };
+        s.src[..4].copy_from_slice(&[198, 18, 0, src]);
+        s.dst[..4].copy_from_slice(&[198, 18, 0, dst]);
+        s
+    }
+
+    #[test]
+    fn handshake_data_retransmit_reset() {
+        let mut table = FlowTable::new(100, 60.0);
+        table.add(&tcp_summary(2, 40000, 1, 9000, 0x02, 100, 0), 1.000);
+        table.add(&tcp_summary(1, 9000, 2, 40000, 0x12, 500, 0), 1.010);
+        table.add(&tcp_summary(2, 40000, 1, 9000, 0x10, 101, 0), 1.020);
+        table.add(&tcp_summary(2, 40000, 1, 9000, 0x18, 101, 10), 1.030);
+        table.add(&tcp_summary(2, 40000, 1, 9000, 0x18, 101, 10), 1.040);
+        table.add(&tcp_summary(1, 9000, 2, 40000, 0x04, 501, 0), 1.050);
+        assert_eq!(table.len(), 1);
+        let flow = table.flows().next().unwrap();
+        assert_eq!(flow.packets, 6);
+        assert_eq!(flow.retransmits, 1);
+        assert_eq!(flow.state, TcpState::Reset);
+        let rtt = flow.rtt_ms.unwrap();
+        assert!((rtt - 20.0).abs() < 1e-6, "{rtt}");
+        let (src, dst) = flow.endpoints();
+        assert_eq!(
+            (src.as_str(), dst.as_str()),
+            ("198.18.0.2:40000", "198.18.0.1:9000")
+        );
+        assert_eq!(flow.notes.len(), 6);
+    }
+
+    #[test]
+    fn table_stays_bounded_and_counts_evictions() {
+        let mut table = FlowTable::new(64, 1e9);
+        for i in 0..1000u32 {
+            table.add(
+                &tcp_summary(1, (i % 60000) as u16 + 1, 2, 80, 0x02, 0, 0),
+                f64::from(i),
+            );
+        }
+        assert!(table.len() <= 64);
+        assert_eq!(table.evicted as usize + table.len(), 1000);
+        // The newest flow survived.
+        assert!(
+            table
+                .flows()
+                .any(|f| f.key.a_port == 1000 || f.key.b_port == 1000)
+        );
+    }
+
+    #[test]
+    fn idle_flows_expire() {
+        let mut table = FlowTable::new(64, 10.0);
+        table.add(&tcp_summary(1, 1, 2, 2, 0x02, 0, 0), 0.0);
+        table.add(&tcp_summary(1, 3, 2, 4, 0x02, 0, 0), 20.0);
+        assert_eq!(table.expire(25.0), 1);
+        assert_eq!(table.len(), 1);
+    }
+}

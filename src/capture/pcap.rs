@@ -1,0 +1,340 @@
+//! pcap and pcapng files: a reader for both (classic pcap is parsed here,
+//! fast and exact about odd timestamps; pcapng through pcap-file) and a pcap
+//! writer through pcap-file that Wireshark and tcpdump open.
+
+use super::format::Timestamp;
+use anyhow::{Context, Result, anyhow, bail};
+use pcap_file::DataLink;
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
+use pcap_file::pcapng::{Block, PcapNgReader};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+use std::time::Duration;
+
+/// One packet's record header; its bytes are in the caller's buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record {
+    pub linktype: u32,
+    pub ts: Timestamp,
+    pub orig_len: u32,
+}
+
+enum Kind {
+    Classic {
+        input: BufReader<File>,
+        swapped: bool,
+        nanos: bool,
+        linktype: u32,
+    },
+    Ng {
+        reader: Box<PcapNgReader<BufReader<File>>>,
+        /// Link type and timestamp resolution of each interface, in order.
+        interfaces: Vec<(u32, u8)>,
+    },
+}
+
+/// Reads packets from a pcap or pcapng file, one at a time, into a reused
+/// buffer.
+pub struct PcapReader {
+    kind: Kind,
+    path: String,
+    count: u64,
+}
+
+const MAX_RECORD: u32 = 256 * 1024 * 1024;
+
+impl PcapReader {
+    pub fn open(path: &Path) -> Result<Self> {
+        let shown = path.display().to_string();
+        let file = File::open(path).map_err(|e| anyhow!("cannot open {shown}: {e}"))?;
+        let mut input = BufReader::with_capacity(1 << 20, file);
+        let mut magic = [0u8; 4];
+        input
+            .read_exact(&mut magic)
+            .map_err(|_| anyhow!("{shown}: not a pcap or pcapng file (too short)"))?;
+        let kind = match magic {
+            [0x0a, 0x0d, 0x0d, 0x0a] => {
+                let file = File::open(path).map_err(|e| anyhow!("cannot open {shown}: {e}"))?;
+                let reader = PcapNgReader::new(BufReader::with_capacity(1 << 20, file))
+                    .map_err(|e| anyhow!("{shown}: bad pcapng section header: {e}"))?;
+                Kind::Ng {
+                    reader: Box::new(reader),
+                    interfaces: Vec::new(),
+                }
+            }
+            _ => {
+                let value = u32::from_le_bytes(magic);
+                let (swapped, nanos) = match value {
+                    0xa1b2_c3d4 => (false, false),
+                    0xa1b2_3c4d => (false, true),
+                    0xd4c3_b2a1 => (true, false),
+                    0x4d3c_b2a1 => (true, true),
+                    _ => bail!("{shown}: not a pcap or pcapng file (unknown magic 0x{value:08x})"),
+                };
+                let mut rest = [0u8; 20];
+                input
+                    .read_exact(&mut rest)
+                    .map_err(|_| anyhow!("{shown}: truncated pcap file header"))?;
+                let word = |i: usize| {
+                    let b = [rest[i], rest[i + 1], rest[i + 2], rest[i + 3]];
+                    if swapped {
+                        u32::from_be_bytes(b)
+                    } else {
+                        u32::from_le_bytes(b)
+                    }
+                };
+                // The low 16 bits are the link type; the rest is FCS info.
+                let linktype = word(16) & 0x0fff_ffff & 0xffff;
+                Kind::Classic {
+                    input,
+                    swapped,
+                    nanos,
+                    linktype,
+                }
+            }
+        };
+        Ok(Self {
+            kind,
+            path: shown,
+            count: 0,
+        })
+    }
+
+    /// The next packet into `buf`; Ok(None) at the end of the file. A file
+    /// cut short is an error naming the packet; packets before it were
+    /// returned already.
+    pub fn next_into(&mut self, buf: &mut Vec<u8>) -> Result<Option<Record>> {
+        let index = self.count + 1;
+        let record = match &mut self.kind {
+            Kind::Classic {
+                input,
+                swapped,
+                nanos,
+                linktype,
+            } => {
+                let mut header = [0u8; 16];
+                let got = read_full(input, &mut header)
+                    .with_context(|| format!("cannot read {}", self.path))?;
+                if got == 0 {
+                    return Ok(None);
+                }
+                if got < 16 {
+                    bail!(
+                        "{}: truncated file: packet {index}'s header has {got} of 16 bytes",
+                        self.path
+                    );
+                }
+                let word = |i: usize| {
+                    let b = [header[i], header[i + 1], header[i + 2], header[i + 3]];
+                    if *swapped {
+                        u32::from_be_bytes(b)
+                    } else {
+                        u32::from_le_bytes(b)
+                    }
+                };
+                let caplen = word(8);
+                if caplen > MAX_RECORD {
+                    bail!(
+                        "{}: packet {index} claims {caplen} captured bytes: the file is corrupt",
+                        self.path
+                    );
+                }
+                buf.resize(caplen as usize, 0);
+                let got =
+                    read_full(input, buf).with_context(|| format!("cannot read {}", self.path))?;
+                if got < caplen as usize {
+                    bail!(
+                        "{}: truncated file: packet {index} has {got} of {caplen} bytes",
+                        self.path
+                    );
+                }
+                Record {
+                    linktype: *linktype,
+                    ts: Timestamp {
+                        sec: i64::from(word(0)),
+                        frac: word(4),
+                        nanos: *nanos,
+                    },
+                    orig_len: word(12).max(caplen),
+                }
+            }
+            Kind::Ng { reader, interfaces } => loop {
+                let block = match reader.next_block() {
+                    None => return Ok(None),
+                    Some(Err(e)) => bail!("{}: packet {index}: {e}", self.path),
+                    Some(Ok(block)) => block,
+                };
+                match block {
+                    Block::SectionHeader(_) => interfaces.clear(),
+                    Block::InterfaceDescription(idb) => {
+                        let resol = idb
+                            .options
+                            .iter()
+                            .find_map(|o| match o {
+                                InterfaceDescriptionOption::IfTsResol(r) => Some(*r),
+                                _ => None,
+                            })
+                            .unwrap_or(6);
+                        interfaces.push((u32::from(idb.linktype), resol));
+                    }
+                    Block::EnhancedPacket(epb) => {
+                        let (linktype, resol) = interfaces
+                            .get(epb.interface_id as usize)
+                            .copied()
+                            .unwrap_or((1, 6));
+                        let raw = epb.timestamp.as_nanos() as u64;
+                        let per_sec: u64 = if resol & 0x80 != 0 {
+                            1u64 << (resol & 0x7f).min(63)
+                        } else {
+                            10u64.saturating_pow(u32::from(resol).min(19))
+                        }
+                        .max(1);
+                        let nanos = (u128::from(raw % per_sec) * 1_000_000_000
+                            / u128::from(per_sec)) as u32;
+                        buf.clear();
+                        buf.extend_from_slice(&epb.data);
+                        break Record {
+                            linktype,
+                            ts: Timestamp {
+                                sec: (raw / per_sec) as i64,
+                                frac: nanos,
+                                nanos: true,
+                            },
+                            orig_len: epb.original_len.max(epb.data.len() as u32),
+                        };
+                    }
+                    Block::SimplePacket(spb) => {
+                        let linktype = interfaces.first().map_or(1, |i| i.0);
+                        buf.clear();
+                        buf.extend_from_slice(&spb.data);
+                        break Record {
+                            linktype,
+                            ts: Timestamp::default(),
+                            orig_len: spb.original_len.max(spb.data.len() as u32),
+                        };
+                    }
+                    _ => continue,
+                }
+            },
+        };
+        self.count += 1;
+        Ok(Some(record))
+    }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn read_full(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Writes a classic pcap file (microsecond timestamps).
+pub struct PcapFileWriter {
+    writer: PcapWriter<BufWriter<File>>,
+}
+
+impl PcapFileWriter {
+    pub fn create(path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
+        let file =
+            File::create(path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
+        let header = PcapHeader {
+            datalink: DataLink::from(linktype),
+            snaplen,
+            ..Default::default()
+        };
+        let writer = PcapWriter::with_header(BufWriter::new(file), header)
+            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+        Ok(Self { writer })
+    }
+
+    pub fn write(&mut self, ts: Timestamp, orig_len: u32, data: &[u8]) -> Result<()> {
+        let micros = u64::from(ts.micros().min(999_999));
+        let timestamp = Duration::from_secs(ts.sec.max(0) as u64) + Duration::from_micros(micros);
+        self.writer
+            .write_packet(&PcapPacket::new(
+                timestamp,
+                orig_len.max(data.len() as u32),
+                data,
+            ))
+            .map_err(|e| anyhow!("cannot write packet: {e}"))?;
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<()> {
+        let mut inner = self.writer.into_writer();
+        inner.flush().context("cannot flush the pcap file")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("netlens-pcap-{}-{name}", std::process::id()))
+    }
+
+    #[test]
+    fn write_then_read_round_trips() {
+        let path = temp("rt.pcap");
+        let mut w = PcapFileWriter::create(&path, 1, 262_144).unwrap();
+        let ts = Timestamp {
+            sec: 1_700_000_000,
+            frac: 123_456,
+            nanos: false,
+        };
+        w.write(ts, 60, &[1, 2, 3, 4]).unwrap();
+        w.write(ts, 4, &[5, 6, 7, 8]).unwrap();
+        w.finish().unwrap();
+        let mut r = PcapReader::open(&path).unwrap();
+        let mut buf = Vec::new();
+        let first = r.next_into(&mut buf).unwrap().unwrap();
+        assert_eq!(first.linktype, 1);
+        assert_eq!(first.ts, ts);
+        assert_eq!(first.orig_len, 60);
+        assert_eq!(buf, [1, 2, 3, 4]);
+        assert!(r.next_into(&mut buf).unwrap().is_some());
+        assert!(r.next_into(&mut buf).unwrap().is_none());
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn truncated_file_keeps_earlier_packets_and_names_the_cut() {
+        let path = temp("cut.pcap");
+        let mut w = PcapFileWriter::create(&path, 1, 65535).unwrap();
+        w.write(Timestamp::default(), 10, &[0; 10]).unwrap();
+        w.write(Timestamp::default(), 10, &[0; 10]).unwrap();
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        let mut r = PcapReader::open(&path).unwrap();
+        let mut buf = Vec::new();
+        assert!(r.next_into(&mut buf).unwrap().is_some());
+        let error = r.next_into(&mut buf).unwrap_err().to_string();
+        assert!(
+            error.contains("truncated file: packet 2 has 7 of 10 bytes"),
+            "{error}"
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn not_a_pcap_is_a_clear_error() {
+        let path = temp("junk.pcap");
+        std::fs::write(&path, b"hello world, not a capture").unwrap();
+        let error = PcapReader::open(&path).err().unwrap().to_string();
+        assert!(error.contains("not a pcap or pcapng file"), "{error}");
+        std::fs::remove_file(&path).unwrap();
+    }
+}

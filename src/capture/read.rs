@@ -1,0 +1,168 @@
+//! `netlens read FILE [-f EXPR] [-c N] [--flows] [--json]`.
+
+use super::decode::summarize;
+use super::filter::Filter;
+use super::flows::{FlowSample, FlowTable};
+use super::format::Formatter;
+use super::pcap::PcapReader;
+use crate::cli::ReadArgs;
+use anyhow::Result;
+use serde::Serialize;
+use std::io::{BufWriter, Write};
+
+/// Flows kept when reading a file: enough for any test capture, bounded.
+const READ_MAX_FLOWS: usize = 1 << 20;
+
+#[derive(Serialize)]
+struct FlowLine<'a> {
+    #[serde(flatten)]
+    flow: &'a FlowSample,
+    findings: Vec<FlowFinding>,
+}
+
+#[derive(Serialize)]
+struct FlowFinding {
+    id: &'static str,
+    summary: String,
+}
+
+pub fn run(args: &ReadArgs) -> Result<()> {
+    let filter = match &args.filter {
+        Some(text) => Some(Filter::parse(text)?),
+        None => None,
+    };
+    let mut reader = PcapReader::open(&args.file)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut fmt = Formatter::new();
+    let mut table = FlowTable::new(READ_MAX_FLOWS, f64::INFINITY);
+    let mut buf = Vec::with_capacity(65536);
+    let mut line = String::with_capacity(256);
+    let mut matched = 0u64;
+    let mut failure = None;
+    loop {
+        if args.count.is_some_and(|c| matched >= c) {
+            break;
+        }
+        let record = match reader.next_into(&mut buf) {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        let summary = summarize(record.linktype, &buf, record.orig_len);
+        if let Some(f) = &filter
+            && !f.matches(&summary, &buf)
+        {
+            continue;
+        }
+        matched += 1;
+        if args.flows {
+            table.add(&summary, record.ts.as_secs_f64());
+            continue;
+        }
+        line.clear();
+        fmt.line(record.linktype, record.ts, &buf, record.orig_len, &mut line);
+        line.push('\n');
+        if let Err(e) = out.write_all(line.as_bytes()) {
+            return quiet_pipe(e);
+        }
+    }
+    if args.flows {
+        let mut flows: Vec<FlowSample> = table.flows().map(FlowSample::from).collect();
+        flows.sort_by(|a, b| {
+            a.first_seen
+                .total_cmp(&b.first_seen)
+                .then_with(|| a.src.cmp(&b.src))
+                .then_with(|| a.dst.cmp(&b.dst))
+        });
+        let duration = flows
+            .iter()
+            .map(|f| f.last_seen)
+            .fold(f64::NEG_INFINITY, f64::max)
+            - flows
+                .iter()
+                .map(|f| f.first_seen)
+                .fold(f64::INFINITY, f64::min);
+        let flood = (duration > 0.0)
+            .then(|| {
+                crate::findings::small_packet_flood(
+                    &args.file.display().to_string(),
+                    table.packets as f64 / duration,
+                    table.bytes as f64 / duration,
+                )
+            })
+            .flatten();
+        let written = if args.json {
+            flows.iter().try_for_each(|flow| {
+                let findings = flow_findings(flow);
+                let json = serde_json::to_string(&FlowLine { flow, findings })
+                    .expect("flow JSON has only serializable fields");
+                writeln!(out, "{json}")
+            })
+        } else {
+            write_table(&mut out, &flows).and_then(|()| match &flood {
+                Some(f) => writeln!(
+                    out,
+                    "finding {} {}: {}",
+                    f.severity.label(),
+                    f.id,
+                    f.summary
+                ),
+                None => Ok(()),
+            })
+        };
+        if let Err(e) = written {
+            return quiet_pipe(e);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return quiet_pipe(e);
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn quiet_pipe(e: std::io::Error) -> Result<()> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(e.into())
+    }
+}
+
+/// Flow-level findings for one flow (retransmits for now).
+fn flow_findings(flow: &FlowSample) -> Vec<FlowFinding> {
+    let mut found = Vec::new();
+    if flow.retransmits > 0 && flow.packets > 0 {
+        found.push(FlowFinding {
+            id: crate::findings::RETRANSMITS,
+            summary: format!(
+                "{} > {}: {} of {} packets retransmitted",
+                flow.src, flow.dst, flow.retransmits, flow.packets
+            ),
+        });
+    }
+    found
+}
+
+fn write_table(out: &mut impl Write, flows: &[FlowSample]) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<5} {:<45} {:<45} {:>8} {:>10} {:<11} {:>8} {:>6}",
+        "PROTO", "SRC", "DST", "PACKETS", "BYTES", "STATE", "RTT_MS", "RETX"
+    )?;
+    for f in flows {
+        let rtt = f.rtt_ms.map_or("-".to_string(), |r| format!("{r:.3}"));
+        writeln!(
+            out,
+            "{:<5} {:<45} {:<45} {:>8} {:>10} {:<11} {:>8} {:>6}",
+            f.proto, f.src, f.dst, f.packets, f.bytes, f.state, rtt, f.retransmits
+        )?;
+    }
+    Ok(())
+}
