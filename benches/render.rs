@@ -39,6 +39,7 @@ fn sample(mono: f64, interfaces: usize) -> Sample {
                 loopback: false,
             })
             .collect(),
+        ..Default::default()
     }
 }
 
@@ -63,7 +64,7 @@ fn frames(c: &mut Criterion) {
                 b.iter(|| {
                     terminal
                         .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
-                        .unwrap()
+                        .unwrap();
                 })
             },
         );
@@ -78,7 +79,7 @@ fn frames(c: &mut Criterion) {
             b.iter(|| {
                 terminal
                     .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
-                    .unwrap()
+                    .unwrap();
             })
         },
     );

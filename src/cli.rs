@@ -82,6 +82,8 @@ pub struct SnapshotArgs {
 pub enum Section {
     Interfaces,
     Findings,
+    Sockets,
+    Tcp,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -65,6 +65,7 @@ fn sample(mono: f64, scale: u64) -> Sample {
             iface(3, "veth0", true, false, c(0, 0, 0, 0)),
             iface(4, "wlan0", true, true, troubled),
         ],
+        ..Default::default()
     }
 }
 

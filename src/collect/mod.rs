@@ -3,7 +3,12 @@
 pub mod ethtool;
 pub mod link;
 pub mod netns;
+pub mod owners;
 pub mod rtnl;
+pub mod snmp;
+pub mod sockets;
+pub mod stack;
+pub mod sysctl;
 
 use crate::model::Sample;
 use anyhow::{Context, Result};
@@ -25,6 +30,7 @@ pub enum SamplerEvent {
 pub struct Collectors {
     label: String,
     link: link::LinkCollector,
+    stack: stack::StackCollector,
 }
 
 impl Collectors {
@@ -33,6 +39,7 @@ impl Collectors {
         Ok(Self {
             label: label.to_string(),
             link: link::LinkCollector::new()?,
+            stack: stack::StackCollector::new()?,
         })
     }
 
@@ -42,11 +49,14 @@ impl Collectors {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         let mono = boottime_seconds();
+        let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
         Ok(Sample {
             t,
             mono,
             netns: self.label.clone(),
             interfaces: self.link.collect().context("interface dump failed")?,
+            sockets,
+            tcp: Some(tcp),
         })
     }
 }

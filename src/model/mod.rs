@@ -3,6 +3,8 @@
 //! exactly what the live one showed.
 
 pub mod rates;
+pub mod sockets;
+pub mod tcp_rates;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +19,12 @@ pub struct Sample {
     /// Which network namespace was watched ("host" or the name/path given).
     pub netns: String,
     pub interfaces: Vec<InterfaceSample>,
+    /// TCP and UDP sockets (sock_diag); empty when not collected.
+    #[serde(default)]
+    pub sockets: Vec<sockets::SocketSample>,
+    /// TCP/UDP stack counters, state counts, sockstat and knobs.
+    #[serde(default)]
+    pub tcp: Option<sockets::TcpSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -192,6 +192,7 @@ mod tests {
             mono,
             netns: "host".into(),
             interfaces: ifaces,
+            ..Default::default()
         }
     }
 

@@ -1,6 +1,7 @@
 //! The JSON schema of `snapshot --json` (DESIGN.md lists the stable keys).
 
 use super::Sections;
+use super::sockets_json;
 use crate::findings::{self, Finding};
 use crate::model::rates::{InterfaceRates, interface_util, interval};
 use crate::model::{Duplex, InterfaceSample, Sample};
@@ -13,6 +14,10 @@ struct SampleJson<'a> {
     netns: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     interfaces: Option<Vec<InterfaceJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tcp: Option<Option<sockets_json::TcpJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sockets: Option<Vec<sockets_json::SocketJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
@@ -109,6 +114,16 @@ pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> S
                 .interfaces
                 .iter()
                 .map(|iface| interface_json(previous, current, iface))
+                .collect()
+        }),
+        tcp: sections
+            .tcp
+            .then(|| sockets_json::tcp_json(previous, current)),
+        sockets: sections.sockets.then(|| {
+            current
+                .sockets
+                .iter()
+                .map(sockets_json::socket_json)
                 .collect()
         }),
         findings: sections

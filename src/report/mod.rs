@@ -1,6 +1,7 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
 pub mod json;
+pub mod sockets_json;
 pub mod text;
 
 use crate::cli::{CollectArgs, Section, SnapshotArgs};
@@ -15,6 +16,8 @@ use std::io::Write;
 pub struct Sections {
     pub interfaces: bool,
     pub findings: bool,
+    pub sockets: bool,
+    pub tcp: bool,
 }
 
 impl Sections {
@@ -23,11 +26,15 @@ impl Sections {
             return Self {
                 interfaces: true,
                 findings: true,
+                sockets: true,
+                tcp: true,
             };
         }
         Self {
             interfaces: list.contains(&Section::Interfaces),
             findings: list.contains(&Section::Findings),
+            sockets: list.contains(&Section::Sockets),
+            tcp: list.contains(&Section::Tcp),
         }
     }
 }
