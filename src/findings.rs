@@ -1,12 +1,28 @@
 //! Diagnoses: pure functions of recent samples. The same code runs live, in
 //! `snapshot --json` and (later) in replay.
 
+mod stack;
+
+pub use stack::{
+    LISTEN_OVERFLOW, RETRANS_CRIT_PERCENT, RETRANS_MIN_OUT_SEGS_PER_S, RETRANS_WARN_PERCENT,
+    RETRANSMITS, SMALL_PACKET_BYTES, SMALL_PACKET_PPS, SOCKET_BACKLOG, STUCK_QUEUE_SAMPLES,
+    SYN_FLOOD, SYN_FLOOD_COOKIES_PER_S, SYN_FLOOD_RISE_PER_S, SYN_FLOOD_SYN_RECV, stuck,
+    top_sources,
+};
+
 use crate::model::Sample;
 use crate::model::rates::{InterfaceRates, interface_util};
 use serde::Serialize;
 
 /// Every finding id netlens can raise today; the man page documents each.
-pub const IDS: &[&str] = &[IFACE_ERRORS, IFACE_SATURATED];
+pub const IDS: &[&str] = &[
+    IFACE_ERRORS,
+    IFACE_SATURATED,
+    SYN_FLOOD,
+    LISTEN_OVERFLOW,
+    SOCKET_BACKLOG,
+    RETRANSMITS,
+];
 
 pub const IFACE_ERRORS: &str = "iface-errors";
 pub const IFACE_SATURATED: &str = "iface-saturated";
@@ -88,6 +104,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             });
         }
     }
+    stack::evaluate(previous, current, &mut findings);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

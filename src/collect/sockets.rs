@@ -35,8 +35,8 @@ pub struct SockDiag {
     socket: Socket,
     sequence: u32,
     buffer: Vec<u8>,
-    /// Queue streaks of the last sample, for sockets with a non-empty queue.
-    streaks: HashMap<SocketKey, u32>,
+    /// Established sockets with a non-empty queue in the last sample.
+    queued: HashMap<SocketKey, Queued>,
 }
 
 impl SockDiag {
@@ -54,7 +54,7 @@ impl SockDiag {
             socket,
             sequence: 0,
             buffer: vec![0; 256 * 1024],
-            streaks: HashMap::new(),
+            queued: HashMap::new(),
         })
     }
 
@@ -95,7 +95,7 @@ impl SockDiag {
                 }
             }
         }
-        let mut streaks = HashMap::new();
+        let mut queued = HashMap::new();
         for socket in &mut out.sockets {
             if socket.proto == Proto::Tcp
                 && let Some(count) = out
@@ -104,13 +104,26 @@ impl SockDiag {
             {
                 *count += 1;
             }
-            if socket.state == TCP_ESTABLISHED && (socket.recv_q > 0 || socket.send_q > 0) {
+            if socket.proto == Proto::Tcp
+                && socket.state == TCP_ESTABLISHED
+                && (socket.recv_q > 0 || socket.send_q > 0)
+            {
                 let key = socket.key();
-                socket.queue_streak = self.streaks.get(&key).copied().unwrap_or(0) + 1;
-                streaks.insert(key, socket.queue_streak);
+                let now = Queued::of(socket);
+                socket.queue_streak = match self.queued.get(&key) {
+                    Some(before) if now.stalled_since(before) => before.streak + 1,
+                    _ => 1,
+                };
+                queued.insert(
+                    key,
+                    Queued {
+                        streak: socket.queue_streak,
+                        ..now
+                    },
+                );
             }
         }
-        self.streaks = streaks;
+        self.queued = queued;
         Ok(out)
     }
 
@@ -185,6 +198,43 @@ impl SockDiag {
                 }
             }
         }
+    }
+}
+
+/// An established socket's queues and progress counters at one sample.
+#[derive(Debug, Clone, Copy)]
+struct Queued {
+    streak: u32,
+    recv_q: u32,
+    send_q: u32,
+    bytes_received: u64,
+    bytes_acked: u64,
+}
+
+impl Queued {
+    fn of(socket: &SocketSample) -> Self {
+        let info = socket.tcp.unwrap_or_default();
+        Self {
+            streak: 0,
+            recv_q: socket.recv_q,
+            send_q: socket.send_q,
+            bytes_received: info.bytes_received,
+            bytes_acked: info.bytes_acked,
+        }
+    }
+
+    /// Whether a queue that was non-empty made no progress: the application
+    /// read nothing from a non-empty Recv-Q (bytes received minus the growth
+    /// of the queue is what it read), or the peer acknowledged nothing of a
+    /// non-empty Send-Q. A busy transfer makes progress, so it never counts
+    /// as stuck however full its queues are.
+    fn stalled_since(&self, before: &Queued) -> bool {
+        let received = self.bytes_received.wrapping_sub(before.bytes_received) as i64;
+        let growth = i64::from(self.recv_q) - i64::from(before.recv_q);
+        let recv_stuck = self.recv_q > 0 && before.recv_q > 0 && received - growth <= 0;
+        let send_stuck =
+            self.send_q > 0 && before.send_q > 0 && self.bytes_acked == before.bytes_acked;
+        recv_stuck || send_stuck
     }
 }
 

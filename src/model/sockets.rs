@@ -101,7 +101,10 @@ pub struct SocketSample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drops: Option<u32>,
     /// Consecutive samples, this one included, in which an established
-    /// socket's Recv-Q or Send-Q was non-zero (0 when both are empty now).
+    /// socket's queue was non-empty: 1 when it just filled, +1 for each
+    /// sample in which the application read nothing of a non-empty Recv-Q
+    /// or the peer acknowledged nothing of a non-empty Send-Q; 0 when both
+    /// queues are empty.
     #[serde(default)]
     pub queue_streak: u32,
 }

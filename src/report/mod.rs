@@ -2,6 +2,7 @@
 
 pub mod json;
 pub mod sockets_json;
+pub mod sockets_text;
 pub mod text;
 
 use crate::cli::{CollectArgs, Section, SnapshotArgs};

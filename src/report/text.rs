@@ -69,6 +69,12 @@ pub fn write_table(
             )?;
         }
     }
+    if sections.tcp {
+        super::sockets_text::write_tcp(out, &time, previous, current)?;
+    }
+    if sections.sockets {
+        super::sockets_text::write_sockets(out, &time, current)?;
+    }
     if sections.findings {
         for finding in findings::evaluate(Some(previous), current) {
             writeln!(
