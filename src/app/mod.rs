@@ -5,7 +5,9 @@ pub mod history;
 pub mod interfaces;
 pub mod keymap;
 pub mod run;
+pub mod sockets;
 pub mod tabs;
+pub mod tcp;
 
 use crate::collect::SamplerEvent;
 use crate::model::Sample;
@@ -13,6 +15,7 @@ use history::History;
 use interfaces::InterfacesView;
 use keymap::{Action, Key, Scope};
 use ratatui::layout::{Position, Rect};
+use sockets::SocketsView;
 use std::time::Duration;
 use tabs::Tab;
 
@@ -31,6 +34,8 @@ pub struct App {
     pub paused_at: Option<f64>,
     pub help: bool,
     pub interfaces: InterfacesView,
+    pub sockets: SocketsView,
+    pub tcp: tcp::TcpView,
     pub color: bool,
     pub interval: Duration,
     pub hostname: String,
@@ -48,6 +53,8 @@ impl App {
             paused_at: None,
             help: false,
             interfaces: InterfacesView::default(),
+            sockets: SocketsView::default(),
+            tcp: tcp::TcpView::default(),
             color,
             interval,
             hostname: hostname(),
@@ -81,7 +88,9 @@ impl App {
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(sample) => {
+                self.sockets.record(&sample);
                 self.history.push(*sample);
+                self.drop_old_sockets();
                 let had_error = self.error.take().is_some();
                 self.paused_at.is_none() || had_error
             }
@@ -94,7 +103,9 @@ impl App {
 
     /// Takes a key; returns whether the screen must be redrawn.
     pub fn on_key(&mut self, key: Key) -> bool {
-        if self.tab == Tab::Interfaces && self.interfaces.editing_filter {
+        if (self.tab == Tab::Interfaces && self.interfaces.editing_filter)
+            || (self.tab == Tab::Sockets && self.sockets.editing_filter)
+        {
             return self.edit_filter(key);
         }
         let Some(binding) = keymap::lookup(key) else {
@@ -137,8 +148,8 @@ impl App {
     }
 
     fn view_action(&mut self, action: Action) -> bool {
-        if self.tab != Tab::Interfaces {
-            return false;
+        if self.tab == Tab::Tcp {
+            return self.tcp.handle(action);
         }
         let Some(index) = self.shown_index() else {
             return false;
@@ -147,20 +158,42 @@ impl App {
         let Some(current) = current else {
             return false;
         };
-        self.interfaces.handle(action, previous, current)
+        match self.tab {
+            Tab::Interfaces => self.interfaces.handle(action, previous, current),
+            Tab::Sockets => self.sockets.handle(action, current),
+            _ => false,
+        }
+    }
+
+    /// Frees old samples' socket lists, keeping the paused pair's.
+    fn drop_old_sockets(&mut self) {
+        let keep = self.paused_at.and_then(|mono| {
+            let index = self.history.index_at(mono)?;
+            let (previous, current) = self.history.pair(index);
+            Some((previous.map(|p| p.mono), current.map(|c| c.mono)))
+        });
+        self.history.drop_old_sockets(|mono| {
+            keep.is_some_and(|(previous, current)| previous == Some(mono) || current == Some(mono))
+        });
     }
 
     fn edit_filter(&mut self, key: Key) -> bool {
-        let view = &mut self.interfaces;
+        let (filter, editing) = match self.tab {
+            Tab::Sockets => (&mut self.sockets.filter, &mut self.sockets.editing_filter),
+            _ => (
+                &mut self.interfaces.filter,
+                &mut self.interfaces.editing_filter,
+            ),
+        };
         match key {
-            Key::Char(c) => view.filter.push(c),
+            Key::Char(c) => filter.push(c),
             Key::Backspace => {
-                view.filter.pop();
+                filter.pop();
             }
-            Key::Enter => view.editing_filter = false,
+            Key::Enter => *editing = false,
             Key::Esc => {
-                view.filter.clear();
-                view.editing_filter = false;
+                filter.clear();
+                *editing = false;
             }
             _ => return false,
         }
@@ -178,7 +211,21 @@ impl App {
         let Some((rect, first)) = self.hits.rows else {
             return false;
         };
-        if !rect.contains(at) || self.tab != Tab::Interfaces || self.interfaces.detail {
+        if !rect.contains(at) {
+            return false;
+        }
+        let index_in_view = |first: usize| first + usize::from(row - rect.y);
+        if self.tab == Tab::Sockets && !self.sockets.detail {
+            let Some(shown) = self.shown_index() else {
+                return false;
+            };
+            let Some(current) = self.history.get(shown) else {
+                return false;
+            };
+            self.sockets.select_row(current, index_in_view(first));
+            return true;
+        }
+        if self.tab != Tab::Interfaces || self.interfaces.detail {
             return false;
         }
         let Some(shown) = self.shown_index() else {

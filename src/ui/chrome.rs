@@ -27,6 +27,10 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Span::raw(format!(" {:?} ", app.interval)),
         mode,
     ];
+    if let Some(tcp) = current.and_then(|c| c.tcp.as_ref()) {
+        spans.push(Span::styled("  unix ", theme.dim()));
+        spans.push(Span::raw(tcp.unix_sockets.to_string()));
+    }
     if let Some(totals) = current.and_then(|c| host_totals(previous, c)) {
         spans.push(Span::styled("  RX ", theme.rx()));
         spans.push(Span::raw(format!(
@@ -114,10 +118,14 @@ pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
 }
 
 pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    if app.tab == Tab::Interfaces && app.interfaces.editing_filter {
+    let (filter, editing) = match app.tab {
+        Tab::Sockets => (&app.sockets.filter, app.sockets.editing_filter),
+        _ => (&app.interfaces.filter, app.interfaces.editing_filter),
+    };
+    if matches!(app.tab, Tab::Interfaces | Tab::Sockets) && editing {
         let line = Line::from(vec![
             Span::styled("filter: ", theme.key()),
-            Span::raw(format!("{}▏", app.interfaces.filter)),
+            Span::raw(format!("{filter}▏")),
             Span::styled("  Enter apply  Esc clear", theme.dim()),
         ]);
         frame.render_widget(Paragraph::new(line), area);
@@ -130,11 +138,8 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             spans.push(Span::raw(format!(" {hint} ")));
         }
     }
-    if !app.interfaces.filter.is_empty() && app.tab == Tab::Interfaces {
-        spans.push(Span::styled(
-            format!(" [filter: {}]", app.interfaces.filter),
-            theme.warn(),
-        ));
+    if !filter.is_empty() && matches!(app.tab, Tab::Interfaces | Tab::Sockets) {
+        spans.push(Span::styled(format!(" [filter: {filter}]"), theme.warn()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
