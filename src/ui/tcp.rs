@@ -137,6 +137,9 @@ fn render_states(
     );
 }
 
+/// Name, meaning, rate, total, rate history.
+type CounterRow<'a> = (&'a str, &'a str, Option<f64>, u64, Vec<f64>);
+
 fn render_counters(
     frame: &mut Frame,
     area: Rect,
@@ -150,7 +153,7 @@ fn render_counters(
     };
     // Per-counter rate series over the history window.
     let pairs: Vec<(&Sample, &Sample)> = history.pairs_until(index).collect();
-    let mut entries: Vec<(&str, &str, Option<f64>, u64, Vec<f64>)> = COUNTERS
+    let mut entries: Vec<CounterRow> = COUNTERS
         .iter()
         .filter_map(|(name, meaning)| {
             let total = rates.current().counter(name)?;
