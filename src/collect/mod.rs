@@ -1,6 +1,7 @@
 //! Collectors and the Sampler thread that runs them once per interval.
 
 pub mod ethtool;
+pub mod inet_diag;
 pub mod link;
 pub mod netns;
 pub mod owners;

@@ -4,21 +4,25 @@
 //! Blocking by design: it runs on the sampler thread. The socket is opened
 //! after the thread entered the watched namespace, so it dumps that one.
 
-use crate::model::sockets::{Proto, SocketKey, SocketSample, TCP_ESTABLISHED, TcpInfoSample};
+use super::inet_diag;
+#[cfg(test)]
+use crate::model::sockets::TcpInfoSample;
+use crate::model::sockets::{Proto, SocketKey, SocketSample, TCP_ESTABLISHED};
 use anyhow::{Context, Result, bail};
+#[cfg(test)]
 use netlink_packet_core::Parseable;
 use netlink_packet_core::{NLM_F_DUMP, NLM_F_REQUEST, NetlinkHeader, NetlinkMessage};
+#[cfg(test)]
+use netlink_packet_sock_diag::inet::InetResponse;
+#[cfg(test)]
 use netlink_packet_sock_diag::inet::nlas::Nla;
-use netlink_packet_sock_diag::inet::{
-    ExtensionFlags, InetRequest, InetResponse, SocketId, StateFlags,
-};
+use netlink_packet_sock_diag::inet::{ExtensionFlags, InetRequest, SocketId, StateFlags};
 use netlink_packet_sock_diag::unix::{ShowFlags, StateFlags as UnixStates, UnixRequest};
 use netlink_packet_sock_diag::{
     AF_INET, AF_INET6, AF_UNIX, IPPROTO_TCP, IPPROTO_UDP, SockDiagMessage,
 };
 use netlink_sys::{Socket, SocketAddr, protocols::NETLINK_SOCK_DIAG};
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr as InetAddr};
 
 const NLMSG_ERROR: u16 = 2;
 const NLMSG_DONE: u16 = 3;
@@ -37,6 +41,8 @@ pub struct SockDiag {
     buffer: Vec<u8>,
     /// Established sockets with a non-empty queue in the last sample.
     queued: HashMap<SocketKey, Queued>,
+    /// Sockets in the last dump, to size the next one.
+    last_count: usize,
 }
 
 impl SockDiag {
@@ -55,13 +61,14 @@ impl SockDiag {
             sequence: 0,
             buffer: vec![0; 256 * 1024],
             queued: HashMap::new(),
+            last_count: 0,
         })
     }
 
     /// Every TCP and UDP socket, IPv4 and IPv6, in every state.
     pub fn dump(&mut self) -> Result<SocketDump> {
         let mut out = SocketDump {
-            sockets: Vec::new(),
+            sockets: Vec::with_capacity(self.last_count + self.last_count / 8),
             states: [0; 11],
         };
         for (proto, protocol) in [(Proto::Tcp, IPPROTO_TCP), (Proto::Udp, IPPROTO_UDP)] {
@@ -82,8 +89,8 @@ impl SockDiag {
                     },
                 });
                 let result = self.run(request, |payload| {
-                    if let Ok(response) = InetResponse::parse(payload) {
-                        out.sockets.push(socket_from(proto, &response));
+                    if let Some(socket) = inet_diag::parse(proto, payload) {
+                        out.sockets.push(socket);
                     }
                 });
                 // A kernel without IPv6 answers the AF_INET6 dump with an
@@ -124,6 +131,7 @@ impl SockDiag {
             }
         }
         self.queued = queued;
+        self.last_count = out.sockets.len();
         Ok(out)
     }
 
@@ -238,6 +246,7 @@ impl Queued {
     }
 }
 
+#[cfg(test)]
 fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
     let header = &response.header;
     let id = &header.socket_id;
@@ -283,8 +292,9 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
     }
 }
 
-fn endpoint(address: IpAddr, port: u16) -> InetAddr {
-    InetAddr::new(address, port)
+#[cfg(test)]
+fn endpoint(address: std::net::IpAddr, port: u16) -> std::net::SocketAddr {
+    std::net::SocketAddr::new(address, port)
 }
 
 #[cfg(test)]
@@ -330,5 +340,44 @@ mod tests {
         let mut server = server;
         server.read_exact(&mut buffer).unwrap();
         assert!(diag.unix_count().is_ok());
+    }
+}
+
+#[cfg(test)]
+mod oracle {
+    use super::*;
+    use std::net::{TcpListener, TcpStream};
+
+    /// The direct reader agrees with netlink-packet-sock-diag's parser on
+    /// every socket of a real dump (queues, addresses, tcp_info, drops).
+    #[test]
+    fn direct_reader_matches_the_crate_parser() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let _server = listener.accept().unwrap();
+        let v6 = TcpListener::bind("[::1]:0").ok();
+        let mut diag = SockDiag::new().unwrap();
+        let mut compared = 0;
+        for family in [AF_INET, AF_INET6] {
+            let request = SockDiagMessage::InetRequest(InetRequest {
+                family,
+                protocol: IPPROTO_TCP,
+                extensions: ExtensionFlags::SKMEMINFO | ExtensionFlags::INFO,
+                states: StateFlags::all(),
+                socket_id: if family == AF_INET {
+                    SocketId::new_v4()
+                } else {
+                    SocketId::new_v6()
+                },
+            });
+            let _ = diag.run(request, |payload| {
+                let crate_view = InetResponse::parse(payload).map(|r| socket_from(Proto::Tcp, &r));
+                let direct = inet_diag::parse(Proto::Tcp, payload);
+                assert_eq!(crate_view.ok(), direct);
+                compared += 1;
+            });
+        }
+        assert!(compared >= 3, "compared {compared}");
+        drop(v6);
     }
 }
