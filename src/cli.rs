@@ -108,6 +108,8 @@ pub enum Section {
     Interfaces,
     Conntrack,
     Findings,
+    Sockets,
+    Tcp,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

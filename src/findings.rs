@@ -2,6 +2,14 @@
 //! `snapshot --json` and (later) in replay.
 
 mod conntrack;
+mod stack;
+
+pub use stack::{
+    LISTEN_OVERFLOW, RETRANS_CRIT_PERCENT, RETRANS_MIN_OUT_SEGS_PER_S, RETRANS_WARN_PERCENT,
+    RETRANSMITS, SMALL_PACKET_BYTES, SMALL_PACKET_PPS, SOCKET_BACKLOG, STUCK_QUEUE_SAMPLES,
+    SYN_FLOOD, SYN_FLOOD_COOKIES_PER_S, SYN_FLOOD_RISE_PER_S, SYN_FLOOD_SYN_RECV, stuck,
+    top_sources,
+};
 
 use crate::model::Sample;
 use crate::model::rates::{InterfaceRates, interface_util};
@@ -14,6 +22,9 @@ pub const IDS: &[&str] = &[
     CONNTRACK_FULL,
     CONNTRACK_DROPS,
     SMALL_PACKET_FLOOD,
+    SYN_FLOOD,
+    LISTEN_OVERFLOW,
+    SOCKET_BACKLOG,
     RETRANSMITS,
 ];
 
@@ -30,7 +41,6 @@ pub const CONNTRACK_FULL_CRIT_PERCENT: f64 = 95.0;
 /// "rising" (0: a single dropped packet in an interval is already news).
 pub const CONNTRACK_DROP_RATE: f64 = 0.0;
 pub const SMALL_PACKET_FLOOD: &str = "small-packet-flood";
-pub const RETRANSMITS: &str = "retransmits";
 
 /// Packets per second, and mean bytes per packet below which a packet rate
 /// that high is a small-packet flood (a SYN flood's 54-66 byte frames).
@@ -146,6 +156,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
         }
     }
     findings.extend(conntrack::evaluate(previous, current));
+    stack::evaluate(previous, current, &mut findings);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

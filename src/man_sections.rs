@@ -55,6 +55,39 @@ whole table (tens of milliseconds at tens of thousands of entries), so the live
 view lists entries only while the Conntrack tab is open, at most once a second;
 \fBsnapshot\fR always lists them for the samples it prints.
 .TP
+\fBtcp\fR
+\fBstates\fR {\fBESTABLISHED\fR, \fBSYN_SENT\fR, \fBSYN_RECV\fR, \fBFIN_WAIT1\fR, \fBFIN_WAIT2\fR,
+\fBTIME_WAIT\fR, \fBCLOSE\fR, \fBCLOSE_WAIT\fR, \fBLAST_ACK\fR, \fBLISTEN\fR, \fBCLOSING\fR}: TCP sockets
+per state, IPv4 and IPv6, counted from the sock_diag dump (SYN_RECV includes
+request sockets); rates per second from /proc/net/snmp and /proc/net/netstat:
+\fBretrans_segs_per_s\fR, \fBout_segs_per_s\fR, \fBretrans_percent\fR (RetransSegs /
+OutSegs over the interval, null when nothing was sent), \fBlisten_overflows_per_s\fR,
+\fBlisten_drops_per_s\fR, \fBsyncookies_sent_per_s\fR, \fBactive_opens_per_s\fR,
+\fBpassive_opens_per_s\fR, \fBattempt_fails_per_s\fR, \fBestab_resets_per_s\fR,
+\fBout_rsts_per_s\fR, \fBudp_in_errors_per_s\fR, \fBudp_rcvbuf_errors_per_s\fR,
+\fBudp_sndbuf_errors_per_s\fR; \fBcounters\fR (raw values by "Group.Name", e.g.
+"TcpExt.ListenOverflows") and \fBcounters_per_s\fR (their rates); \fBsockstat\fR
+(/proc/net/sockstat: \fBsockets_used\fR, \fBtcp_inuse\fR, \fBtcp_orphan\fR, \fBtcp_tw\fR,
+\fBtcp_alloc\fR, \fBtcp_mem_pages\fR, \fBudp_inuse\fR, \fBudp_mem_pages\fR);
+\fBmemory_pressure\fR (tcp_mem_pages at or above the middle value of
+net.ipv4.tcp_mem); \fBknobs\fR (sysctl name to value, read live: tcp_max_syn_backlog,
+somaxconn, tcp_syncookies, tcp_synack_retries, tcp_fin_timeout, tcp_tw_reuse,
+ip_local_port_range, tcp_rmem, tcp_wmem, tcp_mem); \fBunix_sockets\fR.
+.TP
+\fBsockets[]\fR
+Every TCP and UDP socket, IPv4 and IPv6, as \fBss \-tuanp\fR lists them: \fBproto\fR (tcp,
+udp), \fBfamily\fR (ipv4, ipv6), \fBstate\fR (ss's names: ESTAB, LISTEN, TIME\-WAIT...; UDP
+UNCONN or ESTAB), \fBlocal\fR, \fBpeer\fR ("ip:port", "[v6]:port"), \fBrecv_q\fR,
+\fBsend_q\fR (for LISTEN: the accept queue length and the backlog limit), \fBpid\fR
+and \fBprocess\fR (the first owner; null when unknown), \fBowner_note\fR ("unknown (no
+permission)" when a /proc/PID/fd could not be read), \fBusers\fR [{\fBprocess\fR,
+\fBpid\fR, \fBfd\fR}], \fBuid\fR, \fBinode\fR; from tcp_info (null for UDP, TIME\-WAIT
+and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans\fR and
+\fBtotal_retrans\fR (retransmissions over the connection's life), \fBbytes_acked\fR,
+\fBbytes_received\fR, \fBlast_send_ms\fR, \fBlast_recv_ms\fR (age of the last data sent
+and received); \fBdrops\fR (sk_meminfo drops), \fBqueue_streak\fR (samples in a row
+with a queue that made no progress), \fBaccept_queue_full\fR.
+.TP
 \fBfindings[]\fR
 \fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR, and
 \fBevidence\fR {\fBtab\fR, \fBrow\fR}: where the evidence is shown.
@@ -85,12 +118,39 @@ Captured traffic ran at 10,000 packets/s or more (crit from 100,000) with a mean
 packet under 100 bytes: the SYN-flood signature \fBsar \-n DEV\fR shows as high
 rxpck/s with low rxkB/s. \fBnetlens read \-\-flows\fR reports it for a file.
 .TP
+\fBsyn\-flood\fR
+256 or more sockets in SYN_RECV, or SYN_RECV growing by 100/s or more, or 100
+syncookies/s or more sent. Names the top source addresses of the SYN_RECV sockets
+and the busiest interface receiving 100 pkt/s or more of packets averaging 128
+bytes or less. Crit when tcp_syncookies is 0 or TCPReqQFullDrop rises. The hint
+gives tcp_syncookies, tcp_max_syn_backlog and tcp_synack_retries with their
+current values, and SYN rate limiting.
+.TP
+\fBlisten\-overflow\fR
+A listener's accept queue is full (Recv\-Q above its backlog, the Send\-Q of a LISTEN
+socket) or TcpExt ListenOverflows rose. Names the listener, its process and its
+backlog; the hint is to fix the slow accept or raise the backlog and
+net.core.somaxconn.
+.TP
+\fBsocket\-backlog\fR
+An established socket's Recv\-Q or Send\-Q stayed non-empty without progress for 3
+samples in a row: the application read nothing of its Recv\-Q, or the peer
+acknowledged nothing of its Send\-Q. A busy transfer whose queues move never counts.
+Such sockets are marked STUCK in the Sockets tab.
+.TP
 \fBretransmits\fR
-A TCP flow sent data it had already sent (a segment ending at or before the
-highest sequence seen in that direction). \fBnetlens read \-\-flows \-\-json\fR lists it
-in the flow's \fBfindings\fR.
+Host level: retransmitted segments reached 2% (warn) or 10% (crit) of the segments
+sent over the interval, while at least 50 segments/s were sent. Flow level: a TCP
+flow sent data it had already sent (a segment ending at or before the highest
+sequence seen in that direction); \fBnetlens read \-\-flows \-\-json\fR lists it in
+the flow's \fBfindings\fR.
+.PP
+A finding clears as soon as its condition no longer holds.
 .SH PRIVILEGES
-Interfaces, their counters, addresses and speed need no privileges. Watching
+Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
+counters need no privileges. The owner of a socket comes from /proc/PID/fd, which
+only root (or the owner) may read: without it, sockets of other users show
+"unknown (no permission)". Watching
 another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter it, in
 practice root. The conntrack entry list and the exact statistics come from
 ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the

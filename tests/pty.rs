@@ -173,9 +173,10 @@ fn shows_interfaces_switches_tabs_opens_help_and_quits_cleanly() {
     session.wait_for("1 Interfaces");
 
     session.send("2");
-    session.wait_for("Sockets: not built yet");
+    session.wait_for("RcvQ/acc");
     session.send("\t");
-    session.wait_for("TCP: not built yet");
+    session.wait_for("ESTABLISHED");
+    session.wait_for("tcp_max_syn_backlog");
     session.send("1");
     session.wait_for("rxpck/s");
 

@@ -493,3 +493,249 @@ mod conntrack_tab {
         }
     }
 }
+
+// ---- Sockets and TCP tabs ----
+
+use netlens::model::sockets::{
+    Proto, SocketSample, SocketUser, Sockstat, TcpInfoSample, TcpSample,
+};
+
+fn sock(proto: Proto, state: u8, local: &str, peer: &str, q: (u32, u32)) -> SocketSample {
+    SocketSample {
+        proto,
+        state,
+        local: local.parse().unwrap(),
+        peer: peer.parse().unwrap(),
+        recv_q: q.0,
+        send_q: q.1,
+        uid: 33,
+        inode: 1000,
+        users: vec![SocketUser {
+            process: "web".into(),
+            pid: 4242,
+            fd: 7,
+        }],
+        owner_denied: false,
+        tcp: (proto == Proto::Tcp).then_some(TcpInfoSample {
+            rtt_us: 1500,
+            rttvar_us: 300,
+            cwnd: 10,
+            ssthresh: 20,
+            mss: 1448,
+            rto_us: 204_000,
+            retrans: 0,
+            total_retrans: 2,
+            bytes_acked: 10_000,
+            bytes_received: 90_000,
+            last_send_ms: 120,
+            last_recv_ms: 80,
+            last_ack_ms: 80,
+        }),
+        drops: Some(0),
+        queue_streak: 0,
+    }
+}
+
+fn stack_sample(mono: f64, scale: u64) -> Sample {
+    let mut sample = sample(mono, scale);
+    let mut stuck = sock(
+        Proto::Tcp,
+        1,
+        "198.18.0.2:8080",
+        "198.18.0.1:40312",
+        (81_920, 0),
+    );
+    stuck.queue_streak = 4;
+    let mut denied = sock(Proto::Tcp, 1, "198.18.0.2:22", "198.18.0.9:51000", (0, 0));
+    denied.users.clear();
+    denied.owner_denied = true;
+    sample.sockets = vec![
+        sock(Proto::Tcp, 10, "198.18.0.2:8080", "0.0.0.0:0", (5, 4)),
+        stuck,
+        denied,
+        sock(
+            Proto::Tcp,
+            1,
+            "[2001:db8::2]:443",
+            "[2001:db8::1]:50000",
+            (0, 1200),
+        ),
+        sock(Proto::Udp, 7, "0.0.0.0:53", "0.0.0.0:0", (0, 0)),
+        sock(Proto::Tcp, 6, "198.18.0.2:8080", "198.18.0.1:40000", (0, 0)),
+    ];
+    let mut tcp = TcpSample::default();
+    tcp.states[0] = 3 + scale as u32;
+    tcp.states[5] = 1;
+    tcp.states[9] = 1;
+    for (name, per_s) in [
+        ("Tcp.ActiveOpens", 2),
+        ("Tcp.PassiveOpens", 9),
+        ("Tcp.OutSegs", 1000),
+        ("Tcp.RetransSegs", 30),
+        ("Tcp.InSegs", 900),
+        ("TcpExt.ListenOverflows", 3),
+        ("TcpExt.ListenDrops", 3),
+        ("TcpExt.SyncookiesSent", 0),
+        ("Udp.InErrors", 0),
+    ] {
+        tcp.counters.insert(name.into(), 10_000 + per_s * scale);
+    }
+    tcp.sockstat = Sockstat {
+        tcp_orphan: 1,
+        tcp_tw: 1,
+        tcp_mem_pages: 20,
+        ..Default::default()
+    };
+    for (name, value) in [
+        ("net.core.somaxconn", "4096"),
+        ("net.ipv4.tcp_max_syn_backlog", "2048"),
+        ("net.ipv4.tcp_syncookies", "1"),
+        ("net.ipv4.tcp_mem", "1000 2000 3000"),
+    ] {
+        tcp.knobs.insert(name.into(), value.into());
+    }
+    tcp.unix_sockets = 17;
+    sample.tcp = Some(tcp);
+    sample
+}
+
+fn stack_app(tab: char) -> App {
+    let mut app = App::new(Tab::Interfaces, Duration::from_secs(1), true);
+    app.hostname = "testhost".into();
+    let mut total = 0;
+    for second in 0..30u64 {
+        total += 1 + second / 5;
+        app.on_sampler(SamplerEvent::Sample(Box::new(stack_sample(
+            100.0 + second as f64,
+            total,
+        ))));
+    }
+    app.on_key(Key::Char(tab));
+    app
+}
+
+#[test]
+fn sockets_tab_80x24() {
+    let mut app = stack_app('2');
+    let text = format!("{}", render(&mut app, 80, 24).backend());
+    // Largest queues first; highlighted rows say why in words.
+    assert!(text.contains("STUCK") && text.contains("FULL"), "{text}");
+    assert!(text.contains("unix 17"), "{text}");
+    insta::assert_snapshot!(render(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn sockets_tab_wide_shows_owner_and_tcp_info() {
+    let mut app = stack_app('2');
+    let text = format!("{}", render(&mut app, 160, 14).backend());
+    assert!(text.contains("web/4242"), "{text}");
+    assert!(text.contains("unknown (no permission)"), "{text}");
+    assert!(text.contains("rtt ms"), "{text}");
+}
+
+#[test]
+fn sockets_filter_by_port_and_state() {
+    let mut app = stack_app('2');
+    for key in [Key::Char('/'), Key::Char('5'), Key::Char('3'), Key::Enter] {
+        app.on_key(key);
+    }
+    let text = format!("{}", render(&mut app, 100, 14).backend());
+    assert!(
+        text.contains("0.0.0.0:53") && !text.contains(":8080"),
+        "{text}"
+    );
+    app.on_key(Key::Esc);
+    for key in "/listen".chars().map(Key::Char).chain([Key::Enter]) {
+        app.on_key(key);
+    }
+    let text = format!("{}", render(&mut app, 100, 14).backend());
+    assert!(text.contains("LISTEN") && !text.contains("ESTAB"), "{text}");
+}
+
+#[test]
+fn sockets_sort_cycles_and_defaults_to_queues() {
+    let mut app = stack_app('2');
+    let text = format!("{}", render(&mut app, 100, 14).backend());
+    let first_row = text.lines().nth(4).unwrap_or_default();
+    assert!(first_row.contains("81920"), "{text}");
+    assert!(
+        text.contains("RcvQ/acc▼") && text.contains("SndQ/max▼"),
+        "{text}"
+    );
+    app.on_key(Key::Char('s')); // Net, A-Z
+    let text = format!("{}", render(&mut app, 100, 14).backend());
+    assert!(text.contains("Net▲"), "{text}");
+    assert!(
+        text.lines().nth(4).unwrap_or_default().contains("tcp"),
+        "{text}"
+    );
+    app.on_key(Key::Char('I'));
+    let text = format!("{}", render(&mut app, 100, 14).backend());
+    assert!(
+        text.lines().nth(4).unwrap_or_default().contains("udp"),
+        "{text}"
+    );
+}
+
+#[test]
+fn socket_detail_explains_the_listen_queues() {
+    let mut app = stack_app('2');
+    // Second row by queue size: the full listener (5 + 4).
+    app.on_key(Key::Down);
+    app.on_key(Key::Down);
+    app.on_key(Key::Enter);
+    assert!(app.sockets.detail);
+    let text = format!("{}", render(&mut app, 80, 24).backend());
+    assert!(
+        text.contains("accept queue") || text.contains("not yet read"),
+        "{text}"
+    );
+    insta::assert_snapshot!(render(&mut app, 80, 24).backend());
+    app.on_key(Key::Esc);
+    assert!(!app.sockets.detail);
+}
+
+#[test]
+fn tcp_tab_80x24() {
+    let mut app = stack_app('3');
+    let text = format!("{}", render(&mut app, 80, 24).backend());
+    assert!(text.contains("ListenOverflows"), "{text}");
+    assert!(text.contains("listen-overflow"), "{text}");
+    assert!(!text.contains("not built yet"), "{text}");
+    insta::assert_snapshot!(render(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn tcp_tab_wide() {
+    let mut app = stack_app('3');
+    insta::assert_snapshot!(render(&mut app, 140, 30).backend());
+}
+
+#[test]
+fn stack_tabs_render_at_every_size() {
+    for tab_key in ['2', '3'] {
+        for detail in [false, true] {
+            let mut app = stack_app(tab_key);
+            if detail {
+                app.on_key(Key::Enter);
+            }
+            let widths = (1..=24).chain([30, 40, 60, 79, 80, 81, 130]);
+            for width in widths {
+                for height in (1..=12).chain([20, 24, 26]) {
+                    render(&mut app, width, height);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn old_samples_drop_their_socket_lists() {
+    let app = stack_app('2');
+    let len = app.history.len();
+    for i in 0..len - 2 {
+        assert!(app.history.get(i).unwrap().sockets.is_empty(), "sample {i}");
+    }
+    assert!(!app.history.get(len - 1).unwrap().sockets.is_empty());
+    assert!(!app.history.get(len - 2).unwrap().sockets.is_empty());
+}

@@ -25,6 +25,19 @@ impl History {
         }
     }
 
+    /// Frees the socket lists of all but the newest two samples and those
+    /// `keep` names (the paused pair): socket lists are big (50k sockets
+    /// are ~10 MB a sample) and only the shown pair needs them; the socket
+    /// charts keep their own short histories.
+    pub fn drop_old_sockets(&mut self, keep: impl Fn(f64) -> bool) {
+        let recent = self.samples.len().saturating_sub(2);
+        for sample in self.samples.range_mut(..recent) {
+            if !sample.sockets.is_empty() && !keep(sample.mono) {
+                sample.sockets = Vec::new();
+            }
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.samples.len()
     }

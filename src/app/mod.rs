@@ -6,7 +6,9 @@ pub mod history;
 pub mod interfaces;
 pub mod keymap;
 pub mod run;
+pub mod sockets;
 pub mod tabs;
+pub mod tcp;
 
 use crate::collect::{Demand, SamplerEvent};
 use crate::findings::{self, Finding};
@@ -18,6 +20,7 @@ use history::History;
 use interfaces::InterfacesView;
 use keymap::{Action, Key, Scope};
 use ratatui::layout::{Position, Rect};
+use sockets::SocketsView;
 use std::sync::Arc;
 use std::time::Duration;
 use tabs::Tab;
@@ -50,6 +53,8 @@ pub struct App {
     pub conntrack: ConntrackView,
     /// Shared with the sampler: what the open tab needs collected.
     pub demand: Arc<Demand>,
+    pub sockets: SocketsView,
+    pub tcp: tcp::TcpView,
     pub color: bool,
     pub interval: Duration,
     pub hostname: String,
@@ -70,6 +75,8 @@ impl App {
             interfaces: InterfacesView::default(),
             conntrack: ConntrackView::default(),
             demand: Arc::default(),
+            sockets: SocketsView::default(),
+            tcp: tcp::TcpView::default(),
             color,
             interval,
             hostname: hostname(),
@@ -154,6 +161,7 @@ impl App {
         match self.tab {
             Tab::Interfaces if self.interfaces.editing_filter => Some(&self.interfaces.filter),
             Tab::Conntrack if self.conntrack.editing_filter => Some(&self.conntrack.filter),
+            Tab::Sockets if self.sockets.editing_filter => Some(&self.sockets.filter),
             _ => None,
         }
     }
@@ -163,6 +171,7 @@ impl App {
         let filter = match self.tab {
             Tab::Interfaces => &self.interfaces.filter,
             Tab::Conntrack => &self.conntrack.filter,
+            Tab::Sockets => &self.sockets.filter,
             _ => return None,
         };
         (!filter.is_empty()).then_some(filter.as_str())
@@ -172,7 +181,9 @@ impl App {
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(sample) => {
+                self.sockets.record(&sample);
                 self.history.push(*sample);
+                self.drop_old_sockets();
                 let had_error = self.error.take().is_some();
                 self.paused_at.is_none() || had_error
             }
@@ -228,15 +239,15 @@ impl App {
     }
 
     fn view_action(&mut self, action: Action) -> bool {
+        if self.tab == Tab::Tcp {
+            return self.tcp.handle(action);
+        }
         if self.tab == Tab::Conntrack {
             let mut view = std::mem::take(&mut self.conntrack);
             let entries = self.conntrack_entries().map_or(&[][..], |(e, _)| e);
             let changed = view.handle(action, entries);
             self.conntrack = view;
             return changed;
-        }
-        if self.tab != Tab::Interfaces {
-            return false;
         }
         let Some(index) = self.shown_index() else {
             return false;
@@ -245,7 +256,23 @@ impl App {
         let Some(current) = current else {
             return false;
         };
-        self.interfaces.handle(action, previous, current)
+        match self.tab {
+            Tab::Interfaces => self.interfaces.handle(action, previous, current),
+            Tab::Sockets => self.sockets.handle(action, current),
+            _ => false,
+        }
+    }
+
+    /// Frees old samples' socket lists, keeping the paused pair's.
+    fn drop_old_sockets(&mut self) {
+        let keep = self.paused_at.and_then(|mono| {
+            let index = self.history.index_at(mono)?;
+            let (previous, current) = self.history.pair(index);
+            Some((previous.map(|p| p.mono), current.map(|c| c.mono)))
+        });
+        self.history.drop_old_sockets(|mono| {
+            keep.is_some_and(|(previous, current)| previous == Some(mono) || current == Some(mono))
+        });
     }
 
     fn edit_filter(&mut self, key: Key) -> bool {
@@ -254,6 +281,7 @@ impl App {
                 &mut self.conntrack.filter,
                 &mut self.conntrack.editing_filter,
             ),
+            Tab::Sockets => (&mut self.sockets.filter, &mut self.sockets.editing_filter),
             _ => (
                 &mut self.interfaces.filter,
                 &mut self.interfaces.editing_filter,
@@ -285,16 +313,29 @@ impl App {
         let Some((rect, first)) = self.hits.rows else {
             return false;
         };
-        if self.tab == Tab::Conntrack && rect.contains(at) {
-            let index = first + usize::from(row - rect.y);
+        if !rect.contains(at) {
+            return false;
+        }
+        let index_in_view = |first: usize| first + usize::from(row - rect.y);
+        if self.tab == Tab::Conntrack {
             let mut view = std::mem::take(&mut self.conntrack);
             if let Some((entries, _)) = self.conntrack_entries() {
-                view.select_row(entries, index);
+                view.select_row(entries, index_in_view(first));
             }
             self.conntrack = view;
             return true;
         }
-        if !rect.contains(at) || self.tab != Tab::Interfaces || self.interfaces.detail {
+        if self.tab == Tab::Sockets && !self.sockets.detail {
+            let Some(shown) = self.shown_index() else {
+                return false;
+            };
+            let Some(current) = self.history.get(shown) else {
+                return false;
+            };
+            self.sockets.select_row(current, index_in_view(first));
+            return true;
+        }
+        if self.tab != Tab::Interfaces || self.interfaces.detail {
             return false;
         }
         let Some(shown) = self.shown_index() else {

@@ -3,9 +3,15 @@
 pub mod conntrack;
 pub mod ctnetlink;
 pub mod ethtool;
+pub mod inet_diag;
 pub mod link;
 pub mod netns;
+pub mod owners;
 pub mod rtnl;
+pub mod snmp;
+pub mod sockets;
+pub mod stack;
+pub mod sysctl;
 
 use crate::model::Sample;
 use anyhow::{Context, Result};
@@ -52,6 +58,7 @@ pub struct Collectors {
     link: link::LinkCollector,
     conntrack: conntrack::ConntrackCollector,
     demand: Arc<Demand>,
+    stack: stack::StackCollector,
 }
 
 impl Collectors {
@@ -67,6 +74,7 @@ impl Collectors {
             link: link::LinkCollector::new()?,
             conntrack: conntrack::ConntrackCollector::new(),
             demand,
+            stack: stack::StackCollector::new()?,
         })
     }
 
@@ -76,12 +84,15 @@ impl Collectors {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         let mono = boottime_seconds();
+        let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
         Ok(Sample {
             t,
             mono,
             netns: self.label.clone(),
             interfaces: self.link.collect().context("interface dump failed")?,
             conntrack: self.conntrack.collect(self.demand.conntrack_entries()),
+            sockets,
+            tcp: Some(tcp),
         })
     }
 }

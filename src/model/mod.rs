@@ -5,6 +5,8 @@
 pub mod conntrack;
 pub mod conntrack_rates;
 pub mod rates;
+pub mod sockets;
+pub mod tcp_rates;
 
 pub use conntrack::ConntrackSample;
 use serde::{Deserialize, Serialize};
@@ -23,6 +25,12 @@ pub struct Sample {
     /// Connection tracking: counters every tick, entries when asked for.
     #[serde(default)]
     pub conntrack: ConntrackSample,
+    /// TCP and UDP sockets (sock_diag); empty when not collected.
+    #[serde(default)]
+    pub sockets: Vec<sockets::SocketSample>,
+    /// TCP/UDP stack counters, state counts, sockstat and knobs.
+    #[serde(default)]
+    pub tcp: Option<sockets::TcpSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

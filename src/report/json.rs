@@ -1,6 +1,7 @@
 //! The JSON schema of `snapshot --json` (DESIGN.md lists the stable keys).
 
 use super::Sections;
+use super::sockets_json;
 use crate::findings::{self, Finding};
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
@@ -17,6 +18,9 @@ struct SampleJson<'a> {
     interfaces: Option<Vec<InterfaceJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     conntrack: Option<ConntrackJson<'a>>,
+    tcp: Option<Option<sockets_json::TcpJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sockets: Option<Vec<sockets_json::SocketJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
@@ -216,6 +220,16 @@ pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> S
         conntrack: sections
             .conntrack
             .then(|| conntrack_json(previous, current)),
+        tcp: sections
+            .tcp
+            .then(|| sockets_json::tcp_json(previous, current)),
+        sockets: sections.sockets.then(|| {
+            current
+                .sockets
+                .iter()
+                .map(sockets_json::socket_json)
+                .collect()
+        }),
         findings: sections
             .findings
             .then(|| findings::evaluate(Some(previous), current)),

@@ -1,6 +1,8 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
 pub mod json;
+pub mod sockets_json;
+pub mod sockets_text;
 pub mod text;
 
 use crate::cli::{CollectArgs, Section, SnapshotArgs};
@@ -19,6 +21,8 @@ pub struct Sections {
     /// names conntrack (a busy host has tens of thousands); JSON always does.
     pub conntrack_entries: bool,
     pub findings: bool,
+    pub sockets: bool,
+    pub tcp: bool,
 }
 
 impl Sections {
@@ -29,6 +33,8 @@ impl Sections {
                 conntrack: true,
                 conntrack_entries: false,
                 findings: true,
+                sockets: true,
+                tcp: true,
             };
         }
         Self {
@@ -36,6 +42,8 @@ impl Sections {
             conntrack: list.contains(&Section::Conntrack),
             conntrack_entries: list.contains(&Section::Conntrack),
             findings: list.contains(&Section::Findings),
+            sockets: list.contains(&Section::Sockets),
+            tcp: list.contains(&Section::Tcp),
         }
     }
 }

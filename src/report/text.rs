@@ -73,6 +73,12 @@ pub fn write_table(
     if sections.conntrack {
         write_conntrack(out, previous, current, &time, sections.conntrack_entries)?;
     }
+    if sections.tcp {
+        super::sockets_text::write_tcp(out, &time, previous, current)?;
+    }
+    if sections.sockets {
+        super::sockets_text::write_sockets(out, &time, current)?;
+    }
     if sections.findings {
         for finding in findings::evaluate(Some(previous), current) {
             writeln!(

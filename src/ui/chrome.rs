@@ -26,6 +26,10 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Span::raw(format!(" {:?} ", app.interval)),
         mode,
     ];
+    if let Some(tcp) = current.and_then(|c| c.tcp.as_ref()) {
+        spans.push(Span::styled("  unix ", theme.dim()));
+        spans.push(Span::raw(tcp.unix_sockets.to_string()));
+    }
     if let Some(totals) = app.derived.totals {
         spans.push(Span::styled("  RX ", theme.rx()));
         spans.push(Span::raw(format!(

@@ -16,6 +16,10 @@ pub mod help;
 pub mod interface_detail;
 pub mod interfaces;
 pub mod pending;
+pub mod socket_detail;
+pub mod sockets;
+pub mod spark;
+pub mod tcp;
 pub mod theme;
 
 use crate::app::App;
@@ -47,6 +51,8 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     match app.tab {
         Tab::Interfaces => interfaces::render(frame, body, app, theme),
         Tab::Conntrack => conntrack::render(frame, body, app, theme),
+        Tab::Sockets => sockets::render(frame, body, app, theme),
+        Tab::Tcp => tcp::render(frame, body, app, theme),
         other => pending::render(frame, body, other, theme),
     }
 }

@@ -1,0 +1,132 @@
+//! Sockets budgets (DESIGN.md): a full sample at 50k TCP sockets no slower
+//! than `ss -tan`; a Sockets frame with 50k rows < 5 ms; RSS < 150 MB with
+//! 50k sockets. scripts/bench-sockets.sh creates 50k real sockets in a
+//! namespace and runs this bench inside it next to `ss -tan`.
+//!
+//! - "collect": one full sample (all collectors) of the namespace it runs
+//!   in, owner cache warm, as the sampler does each tick;
+//! - "sockets frame": one frame of the Sockets tab, 50k synthetic rows;
+//! - RSS: printed after 300 samples of 50k sockets went through the App.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use netlens::app::App;
+use netlens::app::tabs::Tab;
+use netlens::collect::{Collectors, SamplerEvent};
+use netlens::model::Sample;
+use netlens::model::sockets::{Proto, SocketSample, SocketUser, TcpInfoSample, TcpSample};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::hint::black_box;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::time::Duration;
+
+fn synthetic(mono: f64, count: u32) -> Sample {
+    let sockets = (0..count)
+        .map(|i| SocketSample {
+            proto: Proto::Tcp,
+            state: 1,
+            local: SocketAddr::V4(SocketAddrV4::new(
+                Ipv4Addr::new(198, 18, 0, 2),
+                8000 + (i % 50) as u16,
+            )),
+            peer: SocketAddr::V4(SocketAddrV4::new(
+                Ipv4Addr::new(198, 18, (i / 60_000) as u8, 1),
+                (1024 + i % 60_000) as u16,
+            )),
+            recv_q: (i * 7919) % 5000,
+            send_q: (i * 104_729) % 3000,
+            uid: 1000,
+            inode: 100_000 + i,
+            users: vec![SocketUser {
+                process: "server".into(),
+                pid: 4000 + i % 5,
+                fd: 10 + i,
+            }],
+            owner_denied: false,
+            tcp: Some(TcpInfoSample {
+                rtt_us: 100 + i % 1000,
+                cwnd: 10,
+                ..Default::default()
+            }),
+            drops: Some(0),
+            queue_streak: 0,
+        })
+        .collect();
+    Sample {
+        t: 1_700_000_000.0 + mono,
+        mono,
+        netns: "bench".into(),
+        sockets,
+        tcp: Some(TcpSample::default()),
+        ..Default::default()
+    }
+}
+
+fn rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn collect(c: &mut Criterion) {
+    let mut collectors = Collectors::new("bench").expect("collectors");
+    let first = collectors.collect().expect("sample"); // warms the owner cache
+    let count = first.sockets.len();
+    c.bench_function(
+        &format!("collect: full sample, {count} sockets here"),
+        |b| b.iter(|| black_box(collectors.collect().expect("sample"))),
+    );
+}
+
+fn frames(c: &mut Criterion) {
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
+    for second in 0..300 {
+        app.on_sampler(SamplerEvent::Sample(Box::new(synthetic(
+            f64::from(second),
+            50_000,
+        ))));
+    }
+    eprintln!(
+        "RSS after 300 samples of 50000 sockets through the App: {:.1} MB",
+        rss_mb()
+    );
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    // The first frame of a sample sorts; the ones after reuse the order.
+    terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
+    c.bench_function("sockets frame, 50000 rows, 200x60", |b| {
+        b.iter(|| {
+            terminal
+                .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
+                .unwrap();
+        })
+    });
+    let mut mono = 300.0;
+    c.bench_function(
+        "sockets frame after a new sample (sort 50000), 200x60",
+        |b| {
+            b.iter_batched(
+                || {
+                    mono += 1.0;
+                    synthetic(mono, 50_000)
+                },
+                |sample| {
+                    app.on_sampler(SamplerEvent::Sample(Box::new(sample)));
+                    terminal
+                        .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
+                        .unwrap();
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        },
+    );
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(4));
+    targets = collect, frames
+}
+criterion_main!(benches);

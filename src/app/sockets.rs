@@ -1,0 +1,406 @@
+//! The Sockets tab's state: columns, sort, filter, selection, and the short
+//! histories (rtt, cwnd, queues) of the sockets worth charting. Rendering
+//! lives in ui/sockets.rs and ui/socket_detail.rs.
+//!
+//! With 50k sockets, filtering and sorting happen once per sample (or when
+//! the sort or the filter changes), not once per frame: `order` caches the
+//! sorted row indices and frames only look at the visible slice.
+
+use super::keymap::Action;
+use crate::findings::stuck;
+use crate::model::Sample;
+use crate::model::sockets::{SocketKey, SocketSample};
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// Recv-Q + Send-Q: the default, largest first. Marks both queue columns.
+    Queues,
+    Proto,
+    State,
+    RecvQ,
+    SendQ,
+    Local,
+    Peer,
+    Process,
+    Rtt,
+    Cwnd,
+    Retrans,
+    Flag,
+}
+
+pub struct ColumnSpec {
+    pub column: Column,
+    pub title: &'static str,
+    pub width: u16,
+    /// Lower shows first when the terminal is narrow.
+    pub priority: u8,
+}
+
+/// Table order. Queues is a sort mode, not a column.
+pub const COLUMNS: &[ColumnSpec] = &[
+    ColumnSpec {
+        column: Column::Proto,
+        title: "Net",
+        width: 4,
+        priority: 1,
+    },
+    ColumnSpec {
+        column: Column::State,
+        title: "State",
+        width: 10,
+        priority: 1,
+    },
+    ColumnSpec {
+        column: Column::RecvQ,
+        title: "RcvQ/acc",
+        width: 9,
+        priority: 0,
+    },
+    ColumnSpec {
+        column: Column::SendQ,
+        title: "SndQ/max",
+        width: 9,
+        priority: 0,
+    },
+    ColumnSpec {
+        column: Column::Local,
+        title: "Local",
+        width: 18,
+        priority: 0,
+    },
+    ColumnSpec {
+        column: Column::Peer,
+        title: "Peer",
+        width: 18,
+        priority: 1,
+    },
+    ColumnSpec {
+        column: Column::Flag,
+        title: "Flag",
+        width: 5,
+        priority: 1,
+    },
+    ColumnSpec {
+        column: Column::Process,
+        title: "Process",
+        width: 16,
+        priority: 3,
+    },
+    ColumnSpec {
+        column: Column::Rtt,
+        title: "rtt ms",
+        width: 7,
+        priority: 4,
+    },
+    ColumnSpec {
+        column: Column::Cwnd,
+        title: "cwnd",
+        width: 5,
+        priority: 4,
+    },
+    ColumnSpec {
+        column: Column::Retrans,
+        title: "retr",
+        width: 5,
+        priority: 4,
+    },
+];
+
+/// The sort cycle (s / <): the queues first, then every column.
+const SORT_ORDER: &[Column] = &[
+    Column::Queues,
+    Column::Proto,
+    Column::State,
+    Column::RecvQ,
+    Column::SendQ,
+    Column::Local,
+    Column::Peer,
+    Column::Flag,
+    Column::Process,
+    Column::Rtt,
+    Column::Cwnd,
+    Column::Retrans,
+];
+
+/// Why a row is highlighted: words, so it shows without colour.
+pub fn flag(socket: &SocketSample, overflows_rising: bool) -> Option<&'static str> {
+    if socket.accept_queue_full() {
+        Some("FULL")
+    } else if socket.is_listener() && overflows_rising && socket.recv_q > 0 {
+        Some("OVFL")
+    } else if stuck(socket) {
+        Some("STUCK")
+    } else {
+        None
+    }
+}
+
+fn text_key(socket: &SocketSample, column: Column) -> String {
+    match column {
+        Column::Process => socket.process_names().unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+fn compare(a: &SocketSample, b: &SocketSample, column: Column) -> Ordering {
+    let rtt = |s: &SocketSample| s.tcp.map_or(0, |t| t.rtt_us);
+    let cwnd = |s: &SocketSample| s.tcp.map_or(0, |t| t.cwnd);
+    let retrans = |s: &SocketSample| s.tcp.map_or(0, |t| t.total_retrans);
+    let queues = |s: &SocketSample| u64::from(s.recv_q) + u64::from(s.send_q);
+    match column {
+        Column::Queues => queues(a).cmp(&queues(b)),
+        Column::Proto => a.proto.cmp(&b.proto),
+        Column::State => a.state_name().cmp(b.state_name()),
+        Column::RecvQ => a.recv_q.cmp(&b.recv_q),
+        Column::SendQ => a.send_q.cmp(&b.send_q),
+        Column::Local => a.local.cmp(&b.local),
+        Column::Peer => a.peer.cmp(&b.peer),
+        Column::Process => text_key(a, column).cmp(&text_key(b, column)),
+        Column::Rtt => rtt(a).cmp(&rtt(b)),
+        Column::Cwnd => cwnd(a).cmp(&cwnd(b)),
+        Column::Retrans => retrans(a).cmp(&retrans(b)),
+        Column::Flag => flag(a, false).cmp(&flag(b, false)),
+    }
+}
+
+/// Whether a socket matches the filter: every word must match the protocol,
+/// the state, an address, a port (":80" or "80"), or the process.
+pub fn matches(socket: &SocketSample, filter: &str) -> bool {
+    let filter = filter.to_lowercase();
+    let process = socket.process_names().unwrap_or_default().to_lowercase();
+    let local = socket.local.to_string();
+    let peer = socket.peer.to_string();
+    let state = socket.state_name().to_lowercase();
+    filter.split_whitespace().all(|word| {
+        let port = word.trim_start_matches(':');
+        socket.proto.name() == word
+            || state.contains(word)
+            || local.contains(word)
+            || peer.contains(word)
+            || process.contains(word)
+            || port
+                .parse::<u16>()
+                .is_ok_and(|p| socket.local.port() == p || socket.peer.port() == p)
+            || socket.users.iter().any(|u| u.pid.to_string() == word)
+    })
+}
+
+/// One point of a socket's history.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrailPoint {
+    pub mono: f64,
+    pub rtt_ms: Option<f64>,
+    pub cwnd: Option<u32>,
+    pub recv_q: u32,
+    pub send_q: u32,
+}
+
+/// Most sockets kept with a history at once.
+pub const MAX_TRAILS: usize = 256;
+/// Points per socket history (5 minutes at 1 s).
+pub const TRAIL_POINTS: usize = 300;
+
+#[derive(Debug, Clone)]
+pub struct SocketsView {
+    pub sort: Column,
+    pub descending: bool,
+    pub selected: Option<SocketKey>,
+    pub selected_position: usize,
+    pub offset: usize,
+    pub page: usize,
+    pub filter: String,
+    pub editing_filter: bool,
+    pub detail: bool,
+    /// Sorted, filtered indices into the shown sample's sockets.
+    order: Vec<u32>,
+    /// What `order` was computed for: sample time, sort, order, filter.
+    order_for: Option<(f64, Column, bool, String)>,
+    /// Histories of the selected socket and of the highlighted ones.
+    pub trails: HashMap<SocketKey, VecDeque<TrailPoint>>,
+}
+
+impl Default for SocketsView {
+    fn default() -> Self {
+        Self {
+            sort: Column::Queues,
+            descending: true,
+            selected: None,
+            selected_position: 0,
+            offset: 0,
+            page: 10,
+            filter: String::new(),
+            editing_filter: false,
+            detail: false,
+            order: Vec::new(),
+            order_for: None,
+            trails: HashMap::new(),
+        }
+    }
+}
+
+impl SocketsView {
+    /// The sorted, filtered row order for `current`, recomputed only when
+    /// the sample, the sort or the filter changed.
+    pub fn order(&mut self, current: &Sample) -> &[u32] {
+        let wanted = (
+            current.mono,
+            self.sort,
+            self.descending,
+            self.filter.clone(),
+        );
+        if self.order_for.as_ref() != Some(&wanted) {
+            let sockets = &current.sockets;
+            let mut order: Vec<u32> = (0..sockets.len() as u32)
+                .filter(|&i| self.filter.is_empty() || matches(&sockets[i as usize], &self.filter))
+                .collect();
+            let (column, descending) = (self.sort, self.descending);
+            order.sort_unstable_by(|&a, &b| {
+                let (x, y) = (&sockets[a as usize], &sockets[b as usize]);
+                let by = compare(x, y, column);
+                let by = if descending { by.reverse() } else { by };
+                by.then_with(|| x.local.cmp(&y.local))
+                    .then_with(|| x.peer.cmp(&y.peer))
+                    .then_with(|| a.cmp(&b))
+            });
+            self.order = order;
+            self.order_for = Some(wanted);
+        }
+        &self.order
+    }
+
+    /// Lends the cached order out (for drawing while the view is mutated);
+    /// `put_order` gives it back.
+    pub fn take_order(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.order)
+    }
+
+    pub fn put_order(&mut self, order: Vec<u32>) {
+        self.order = order;
+    }
+
+    /// Position of the selection in `order`, following the socket by its
+    /// endpoints and falling back to the same position when it is gone.
+    pub fn selected_index(&self, order: &[u32], current: &Sample) -> Option<usize> {
+        if order.is_empty() {
+            return None;
+        }
+        self.selected
+            .and_then(|key| {
+                order
+                    .iter()
+                    .position(|&i| current.sockets[i as usize].key() == key)
+            })
+            .or(Some(self.selected_position.min(order.len() - 1)))
+    }
+
+    fn select(&mut self, current: &Sample, index: usize) {
+        let Some(&row) = self.order.get(index) else {
+            return;
+        };
+        self.selected = current.sockets.get(row as usize).map(|s| s.key());
+        self.selected_position = index;
+    }
+
+    pub fn select_row(&mut self, current: &Sample, index: usize) {
+        self.order(current);
+        self.select(current, index);
+    }
+
+    /// The selected socket in `current`, if it still exists.
+    pub fn selected_socket<'a>(&self, current: &'a Sample) -> Option<&'a SocketSample> {
+        let key = self.selected?;
+        current.sockets.iter().find(|s| s.key() == key)
+    }
+
+    /// Applies a view action; returns whether anything changed.
+    pub fn handle(&mut self, action: Action, current: &Sample) -> bool {
+        let len = self.order(current).len();
+        let order = std::mem::take(&mut self.order);
+        let at = self.selected_index(&order, current).unwrap_or(0);
+        self.order = order;
+        let last = len.saturating_sub(1);
+        let page = self.page.max(1);
+        match action {
+            Action::Up => self.select(current, at.saturating_sub(1)),
+            Action::Down => self.select(current, (at + 1).min(last)),
+            Action::PageUp => self.select(current, at.saturating_sub(page)),
+            Action::PageDown => self.select(current, (at + page).min(last)),
+            Action::Top => self.select(current, 0),
+            Action::Bottom => self.select(current, last),
+            Action::Open => {
+                self.select(current, at);
+                self.detail = len > 0;
+            }
+            Action::Close => {
+                if self.detail {
+                    self.detail = false;
+                } else if !self.filter.is_empty() {
+                    self.filter.clear();
+                } else {
+                    return false;
+                }
+            }
+            Action::SortNext | Action::SortPrev => {
+                let position = SORT_ORDER.iter().position(|c| *c == self.sort).unwrap_or(0);
+                let next = if action == Action::SortNext {
+                    (position + 1) % SORT_ORDER.len()
+                } else {
+                    (position + SORT_ORDER.len() - 1) % SORT_ORDER.len()
+                };
+                self.sort = SORT_ORDER[next];
+                self.descending = !matches!(
+                    self.sort,
+                    Column::Proto | Column::State | Column::Local | Column::Peer | Column::Process
+                );
+            }
+            Action::SortInvert => self.descending = !self.descending,
+            Action::Filter => self.editing_filter = true,
+            _ => return false,
+        }
+        true
+    }
+
+    /// Keeps the selection inside the visible window of `height` rows.
+    pub fn scroll_to_selection(&mut self, selected: usize, height: usize) {
+        let height = height.max(1);
+        if selected < self.offset {
+            self.offset = selected;
+        } else if selected >= self.offset + height {
+            self.offset = selected + 1 - height;
+        }
+    }
+
+    /// Extends the histories with a new sample: the selected socket and every
+    /// highlighted one (up to MAX_TRAILS); histories of sockets that are
+    /// gone are dropped.
+    pub fn record(&mut self, sample: &Sample) {
+        let mut alive: HashSet<SocketKey> = HashSet::new();
+        for socket in &sample.sockets {
+            let key = socket.key();
+            let wanted = Some(key) == self.selected
+                || self.trails.contains_key(&key)
+                || flag(socket, false).is_some();
+            if !wanted {
+                continue;
+            }
+            if !self.trails.contains_key(&key) && self.trails.len() >= MAX_TRAILS {
+                continue;
+            }
+            alive.insert(key);
+            let trail = self.trails.entry(key).or_default();
+            if trail.len() >= TRAIL_POINTS {
+                trail.pop_front();
+            }
+            trail.push_back(TrailPoint {
+                mono: sample.mono,
+                rtt_ms: socket.tcp.map(|t| f64::from(t.rtt_us) / 1000.0),
+                cwnd: socket.tcp.map(|t| t.cwnd),
+                recv_q: socket.recv_q,
+                send_q: socket.send_q,
+            });
+        }
+        self.trails.retain(|key, _| alive.contains(key));
+    }
+}

@@ -1,0 +1,50 @@
+//! The sockets and TCP part of a sample: the sock_diag dump with owners,
+//! state counts, snmp/netstat counters, sockstat and the knobs.
+
+use super::owners::OwnerCache;
+use super::sockets::SockDiag;
+use super::{snmp, sysctl};
+use crate::model::sockets::{SocketSample, TcpSample};
+use anyhow::Result;
+use std::collections::HashSet;
+
+pub struct StackCollector {
+    diag: SockDiag,
+    owners: OwnerCache,
+}
+
+impl StackCollector {
+    pub fn new() -> Result<Self> {
+        Ok(Self {
+            diag: SockDiag::new()?,
+            owners: OwnerCache::default(),
+        })
+    }
+
+    pub fn collect(&mut self) -> Result<(Vec<SocketSample>, TcpSample)> {
+        let dump = self.diag.dump()?;
+        let mut sockets = dump.sockets;
+        let live: HashSet<u32> = sockets
+            .iter()
+            .map(|s| s.inode)
+            .filter(|i| *i != 0)
+            .collect();
+        self.owners.update(&live);
+        let denied = self.owners.denied();
+        for socket in &mut sockets {
+            if socket.inode == 0 {
+                continue;
+            }
+            socket.users = self.owners.users(socket.inode).to_vec();
+            socket.owner_denied = socket.users.is_empty() && denied;
+        }
+        let tcp = TcpSample {
+            states: dump.states,
+            counters: snmp::read_counters()?,
+            sockstat: snmp::read_sockstat()?,
+            knobs: sysctl::read_knobs(),
+            unix_sockets: self.diag.unix_count()?,
+        };
+        Ok((sockets, tcp))
+    }
+}

@@ -1,0 +1,474 @@
+//! Findings about sockets and the TCP stack: syn-flood, listen-overflow,
+//! socket-backlog, retransmits. Thresholds are the named consts below; the
+//! man page (FINDINGS) documents each.
+
+use super::{Evidence, Finding, Severity};
+use crate::model::Sample;
+use crate::model::rates::InterfaceRates;
+use crate::model::sockets::{SocketSample, TCP_SYN_RECV, TcpSample};
+use crate::model::tcp_rates::TcpRates;
+use std::collections::HashMap;
+
+pub const SYN_FLOOD: &str = "syn-flood";
+pub const LISTEN_OVERFLOW: &str = "listen-overflow";
+pub const SOCKET_BACKLOG: &str = "socket-backlog";
+pub const RETRANSMITS: &str = "retransmits";
+
+/// SYN_RECV sockets that make a SYN flood by themselves.
+pub const SYN_FLOOD_SYN_RECV: u32 = 256;
+/// Growth of SYN_RECV per second that makes a SYN flood.
+pub const SYN_FLOOD_RISE_PER_S: f64 = 100.0;
+/// Syncookies sent per second that make a SYN flood (the SYN queue is full).
+pub const SYN_FLOOD_COOKIES_PER_S: f64 = 100.0;
+/// An interface receiving at least this many packets per second, averaging
+/// at most SMALL_PACKET_BYTES, is named as where the flood comes in.
+pub const SMALL_PACKET_PPS: f64 = 100.0;
+pub const SMALL_PACKET_BYTES: f64 = 128.0;
+/// Samples in a row with a stuck queue that make a socket-backlog.
+pub const STUCK_QUEUE_SAMPLES: u32 = 3;
+/// Retransmitted / sent segments, in percent, for warn and crit.
+pub const RETRANS_WARN_PERCENT: f64 = 2.0;
+pub const RETRANS_CRIT_PERCENT: f64 = 10.0;
+/// Below this many segments sent per second the percentage means little.
+pub const RETRANS_MIN_OUT_SEGS_PER_S: f64 = 50.0;
+
+pub fn evaluate(previous: Option<&Sample>, current: &Sample, out: &mut Vec<Finding>) {
+    let Some(tcp) = current.tcp.as_ref() else {
+        return;
+    };
+    let rates = TcpRates::new(previous, current);
+    out.extend(syn_flood(previous, current, tcp, rates));
+    out.extend(listen_overflow(current, tcp, rates));
+    out.extend(socket_backlog(current));
+    out.extend(retransmits(rates));
+}
+
+fn knob(tcp: &TcpSample, name: &str) -> String {
+    tcp.knob(name).unwrap_or("?").to_string()
+}
+
+fn syn_flood(
+    previous: Option<&Sample>,
+    current: &Sample,
+    tcp: &TcpSample,
+    rates: Option<TcpRates>,
+) -> Option<Finding> {
+    let syn_recv = tcp.state_count(TCP_SYN_RECV);
+    let rise = previous
+        .and_then(|p| p.tcp.as_ref().map(|t| (p, t.state_count(TCP_SYN_RECV))))
+        .map(|(p, before)| {
+            let seconds = current.mono - p.mono;
+            if seconds > 0.0 {
+                (f64::from(syn_recv) - f64::from(before)) / seconds
+            } else {
+                0.0
+            }
+        })
+        .unwrap_or(0.0);
+    let cookies = rates
+        .and_then(|r| r.rate("TcpExt.SyncookiesSent"))
+        .unwrap_or(0.0);
+    let queue_full_drops = rates
+        .and_then(|r| r.rate("TcpExt.TCPReqQFullDrop"))
+        .unwrap_or(0.0);
+    if syn_recv < SYN_FLOOD_SYN_RECV
+        && rise < SYN_FLOOD_RISE_PER_S
+        && cookies < SYN_FLOOD_COOKIES_PER_S
+    {
+        return None;
+    }
+    let syncookies = knob(tcp, "net.ipv4.tcp_syncookies");
+    let severity = if syncookies == "0" || queue_full_drops > 0.0 {
+        Severity::Crit
+    } else {
+        Severity::Warn
+    };
+    let sources = top_sources(&current.sockets, 3);
+    let from = if sources.is_empty() {
+        "sources unknown (syncookies keep no state)".to_string()
+    } else {
+        let list: Vec<String> = sources
+            .iter()
+            .map(|(ip, n)| format!("{ip} ({n})"))
+            .collect();
+        format!("from {}", list.join(", "))
+    };
+    let mut summary = format!(
+        "{syn_recv} SYN_RECV ({rise:+.0}/s), {cookies:.0} syncookies/s, syncookies {}, {from}",
+        if syncookies == "0" { "off" } else { "on" }
+    );
+    if let Some((name, pps, size)) = small_packet_interface(previous, current) {
+        summary.push_str(&format!("; {name} rx {pps:.0} pkt/s of {size:.0} B"));
+    }
+    Some(Finding {
+        id: SYN_FLOOD,
+        severity,
+        summary,
+        hint: format!(
+            "set net.ipv4.tcp_syncookies=1 (now {}), raise net.ipv4.tcp_max_syn_backlog (now {}), \
+             lower net.ipv4.tcp_synack_retries (now {}), and rate-limit SYNs per source \
+             (iptables -m hashlimit / nft limit)",
+            syncookies,
+            knob(tcp, "net.ipv4.tcp_max_syn_backlog"),
+            knob(tcp, "net.ipv4.tcp_synack_retries"),
+        ),
+        evidence: Evidence {
+            tab: "tcp",
+            row: "SYN_RECV".into(),
+        },
+    })
+}
+
+/// Peer addresses of SYN_RECV sockets, most frequent first.
+pub fn top_sources(sockets: &[SocketSample], count: usize) -> Vec<(String, usize)> {
+    let mut by_ip: HashMap<std::net::IpAddr, usize> = HashMap::new();
+    for socket in sockets.iter().filter(|s| s.state == TCP_SYN_RECV) {
+        *by_ip.entry(socket.peer.ip()).or_default() += 1;
+    }
+    let mut list: Vec<_> = by_ip.into_iter().collect();
+    list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    list.truncate(count);
+    list.into_iter()
+        .map(|(ip, n)| (ip.to_string(), n))
+        .collect()
+}
+
+/// The busiest interface receiving small packets: name, rx pps, mean size.
+fn small_packet_interface(
+    previous: Option<&Sample>,
+    current: &Sample,
+) -> Option<(String, f64, f64)> {
+    current
+        .interfaces
+        .iter()
+        .filter_map(|iface| {
+            let rates = InterfaceRates::for_interface(previous, current, iface);
+            let (pps, bytes) = (rates.rx_packets?, rates.rx_bytes?);
+            let size = bytes / pps.max(1.0);
+            (pps >= SMALL_PACKET_PPS && size <= SMALL_PACKET_BYTES)
+                .then(|| (iface.name.clone(), pps, size))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+fn owner(socket: &SocketSample) -> String {
+    match socket.process_names() {
+        Some(names) => format!(" ({names})"),
+        None => String::new(),
+    }
+}
+
+fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -> Option<Finding> {
+    let overflows = rates
+        .and_then(|r| r.rate("TcpExt.ListenOverflows"))
+        .unwrap_or(0.0);
+    let mut full: Vec<&SocketSample> = current
+        .sockets
+        .iter()
+        .filter(|s| s.accept_queue_full())
+        .collect();
+    if full.is_empty() && overflows <= 0.0 {
+        return None;
+    }
+    full.sort_by_key(|s| std::cmp::Reverse(s.recv_q));
+    let somaxconn = knob(tcp, "net.core.somaxconn");
+    let (summary, row, backlog) = match full.first() {
+        Some(worst) => {
+            let others = if full.len() > 1 {
+                format!(" (+{} more listeners)", full.len() - 1)
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "{}{} accept queue full: {} waiting, backlog {}; {overflows:.1} overflows/s{others}",
+                    worst.local,
+                    owner(worst),
+                    worst.recv_q,
+                    worst.send_q
+                ),
+                worst.local.to_string(),
+                worst.send_q.to_string(),
+            )
+        }
+        None => (
+            format!(
+                "ListenOverflows rising: {overflows:.1}/s (a listener's accept queue overflowed)"
+            ),
+            "ListenOverflows".to_string(),
+            "?".to_string(),
+        ),
+    };
+    Some(Finding {
+        id: LISTEN_OVERFLOW,
+        severity: Severity::Crit,
+        summary,
+        hint: format!(
+            "the application accepts too slowly for its backlog (now {backlog}): fix the slow \
+             accept loop, or raise the listen() backlog and net.core.somaxconn (now {somaxconn})"
+        ),
+        evidence: Evidence {
+            tab: if row == "ListenOverflows" {
+                "tcp"
+            } else {
+                "sockets"
+            },
+            row,
+        },
+    })
+}
+
+/// Whether a socket's queue counts as stuck (highlighted in Sockets).
+pub fn stuck(socket: &SocketSample) -> bool {
+    socket.queue_streak >= STUCK_QUEUE_SAMPLES
+}
+
+fn socket_backlog(current: &Sample) -> Option<Finding> {
+    let mut stuck: Vec<&SocketSample> = current.sockets.iter().filter(|s| stuck(s)).collect();
+    let worst = *stuck
+        .iter()
+        .max_by_key(|s| u64::from(s.recv_q) + u64::from(s.send_q))?;
+    stuck.sort_by_key(|s| s.local);
+    let (queue, size, why) = if worst.recv_q >= worst.send_q {
+        ("Recv-Q", worst.recv_q, "the application is not reading")
+    } else {
+        ("Send-Q", worst.send_q, "the peer is not acknowledging")
+    };
+    let others = if stuck.len() > 1 {
+        format!(" (+{} more sockets)", stuck.len() - 1)
+    } else {
+        String::new()
+    };
+    Some(Finding {
+        id: SOCKET_BACKLOG,
+        severity: Severity::Warn,
+        summary: format!(
+            "{} -> {}{}: {queue} {size} B stuck for {} samples{others}",
+            worst.local,
+            worst.peer,
+            owner(worst),
+            worst.queue_streak
+        ),
+        hint: format!(
+            "{why}: a stuck Recv-Q means the process does not read its socket (blocked, busy or \
+             deadlocked: look at it with strace/perf); a stuck Send-Q means the peer or the path \
+             does not take data (slow reader, zero window, loss)"
+        ),
+        evidence: Evidence {
+            tab: "sockets",
+            row: format!("{} {}", worst.local, worst.peer),
+        },
+    })
+}
+
+fn retransmits(rates: Option<TcpRates>) -> Option<Finding> {
+    let rates = rates?;
+    let percent = rates.retrans_percent()?;
+    let out = rates.rate("Tcp.OutSegs")?;
+    if percent < RETRANS_WARN_PERCENT || out < RETRANS_MIN_OUT_SEGS_PER_S {
+        return None;
+    }
+    let severity = if percent >= RETRANS_CRIT_PERCENT {
+        Severity::Crit
+    } else {
+        Severity::Warn
+    };
+    Some(Finding {
+        id: RETRANSMITS,
+        severity,
+        summary: format!(
+            "{percent:.1}% of segments retransmitted ({:.0}/s of {out:.0}/s)",
+            rates.rate("Tcp.RetransSegs").unwrap_or_default()
+        ),
+        hint: "packet loss or congestion on the path: check interface drops and errors, \
+               `ss -ti` for the sockets with retrans, and the path with mtr"
+            .into(),
+        evidence: Evidence {
+            tab: "tcp",
+            row: "Tcp.RetransSegs".into(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::sockets::{Proto, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
+
+    fn socket(state: u8, local: &str, peer: &str, recv_q: u32, send_q: u32) -> SocketSample {
+        SocketSample {
+            proto: Proto::Tcp,
+            state,
+            local: local.parse().unwrap(),
+            peer: peer.parse().unwrap(),
+            recv_q,
+            send_q,
+            uid: 0,
+            inode: 1,
+            users: vec![SocketUser {
+                process: "web".into(),
+                pid: 42,
+                fd: 3,
+            }],
+            owner_denied: false,
+            tcp: None,
+            drops: None,
+            queue_streak: 0,
+        }
+    }
+
+    fn sample(mono: f64, sockets: Vec<SocketSample>, counters: &[(&str, u64)]) -> Sample {
+        let mut tcp = TcpSample::default();
+        for s in &sockets {
+            tcp.states[usize::from(s.state) - 1] += 1;
+        }
+        for (name, value) in counters {
+            tcp.counters.insert(name.to_string(), *value);
+        }
+        tcp.knobs
+            .insert("net.ipv4.tcp_syncookies".into(), "1".into());
+        tcp.knobs.insert("net.core.somaxconn".into(), "4096".into());
+        Sample {
+            mono,
+            sockets,
+            tcp: Some(tcp),
+            ..Default::default()
+        }
+    }
+
+    fn ids(previous: &Sample, current: &Sample) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        evaluate(Some(previous), current, &mut out);
+        out.iter().map(|f| f.id).collect()
+    }
+
+    #[test]
+    fn syn_flood_names_the_top_source_and_clears() {
+        let flood: Vec<_> = (0..300u32)
+            .map(|i| {
+                let source = if i < 200 { "198.18.1.1" } else { "198.18.1.2" };
+                socket(
+                    TCP_SYN_RECV,
+                    "198.18.0.2:80",
+                    &format!("{source}:{}", 1000 + i),
+                    0,
+                    0,
+                )
+            })
+            .collect();
+        let quiet = sample(0.0, vec![], &[]);
+        let busy = sample(1.0, flood, &[]);
+        let mut found = Vec::new();
+        evaluate(Some(&quiet), &busy, &mut found);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].id, SYN_FLOOD);
+        assert!(
+            found[0]
+                .summary
+                .contains("from 198.18.1.1 (200), 198.18.1.2 (100)"),
+            "{}",
+            found[0].summary
+        );
+        assert!(found[0].hint.contains("tcp_syncookies=1 (now 1)"));
+        let after = sample(2.0, vec![], &[]);
+        assert!(ids(&busy, &after).is_empty());
+    }
+
+    #[test]
+    fn syncookies_alone_raise_syn_flood() {
+        let a = sample(0.0, vec![], &[("TcpExt.SyncookiesSent", 0)]);
+        let b = sample(1.0, vec![], &[("TcpExt.SyncookiesSent", 500)]);
+        assert_eq!(ids(&a, &b), [SYN_FLOOD]);
+        let c = sample(2.0, vec![], &[("TcpExt.SyncookiesSent", 500)]);
+        assert!(ids(&b, &c).is_empty());
+    }
+
+    #[test]
+    fn full_accept_queue_names_the_listener() {
+        let listener = socket(TCP_LISTEN, "198.18.0.2:8080", "0.0.0.0:0", 5, 4);
+        let a = sample(0.0, vec![], &[("TcpExt.ListenOverflows", 10)]);
+        let b = sample(1.0, vec![listener], &[("TcpExt.ListenOverflows", 13)]);
+        let mut found = Vec::new();
+        evaluate(Some(&a), &b, &mut found);
+        assert_eq!(found[0].id, LISTEN_OVERFLOW);
+        assert!(
+            found[0].summary.starts_with(
+                "198.18.0.2:8080 (web) accept queue full: 5 waiting, backlog 4; 3.0 overflows/s"
+            ),
+            "{}",
+            found[0].summary
+        );
+        assert!(found[0].hint.contains("somaxconn (now 4096)"));
+        // Room in the queue and no overflow: nothing.
+        let ok = socket(TCP_LISTEN, "198.18.0.2:8080", "0.0.0.0:0", 4, 4);
+        let c = sample(2.0, vec![ok], &[("TcpExt.ListenOverflows", 13)]);
+        assert!(ids(&b, &c).is_empty());
+    }
+
+    #[test]
+    fn stuck_queue_needs_several_samples() {
+        let mut s = socket(TCP_ESTABLISHED, "198.18.0.2:80", "198.18.0.1:5000", 1000, 0);
+        s.queue_streak = STUCK_QUEUE_SAMPLES - 1;
+        let a = sample(0.0, vec![s.clone()], &[]);
+        assert!(ids(&a, &a).is_empty());
+        s.queue_streak = STUCK_QUEUE_SAMPLES;
+        let b = sample(1.0, vec![s], &[]);
+        let mut found = Vec::new();
+        evaluate(Some(&a), &b, &mut found);
+        assert_eq!(found[0].id, SOCKET_BACKLOG);
+        assert!(
+            found[0]
+                .summary
+                .contains("Recv-Q 1000 B stuck for 3 samples")
+        );
+        assert!(found[0].hint.starts_with("the application is not reading"));
+    }
+
+    #[test]
+    fn retransmit_percent_threshold() {
+        let a = sample(0.0, vec![], &[("Tcp.RetransSegs", 0), ("Tcp.OutSegs", 0)]);
+        let low = sample(
+            1.0,
+            vec![],
+            &[("Tcp.RetransSegs", 1), ("Tcp.OutSegs", 1000)],
+        );
+        assert!(ids(&a, &low).is_empty());
+        let high = sample(
+            1.0,
+            vec![],
+            &[("Tcp.RetransSegs", 150), ("Tcp.OutSegs", 1000)],
+        );
+        let mut found = Vec::new();
+        evaluate(Some(&a), &high, &mut found);
+        assert_eq!(found[0].id, RETRANSMITS);
+        assert_eq!(found[0].severity, Severity::Crit);
+        // Few segments: a percentage of little traffic is noise.
+        let few = sample(1.0, vec![], &[("Tcp.RetransSegs", 5), ("Tcp.OutSegs", 20)]);
+        assert!(ids(&a, &few).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod documented {
+    use super::*;
+
+    /// The man page states each threshold; this keeps the two in step.
+    #[test]
+    fn man_page_states_the_thresholds() {
+        let page = crate::manual::MAN_PAGE;
+        for needle in [
+            format!("{SYN_FLOOD_SYN_RECV} or more sockets in SYN_RECV"),
+            format!("growing by {SYN_FLOOD_RISE_PER_S:.0}/s"),
+            format!("{SYN_FLOOD_COOKIES_PER_S:.0}\nsyncookies/s"),
+            format!("{SMALL_PACKET_PPS:.0} pkt/s"),
+            format!("averaging {SMALL_PACKET_BYTES:.0}\nbytes"),
+            format!("for {STUCK_QUEUE_SAMPLES}\nsamples"),
+            format!(
+                "reached {RETRANS_WARN_PERCENT:.0}% (warn) or {RETRANS_CRIT_PERCENT:.0}% (crit)"
+            ),
+            format!("at least {RETRANS_MIN_OUT_SEGS_PER_S:.0} segments/s"),
+        ] {
+            assert!(page.contains(&needle), "man page lacks {needle:?}");
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Sockets and TCP stack data of one sample: what sock_diag, /proc/net/snmp,
+//! /proc/net/netstat, /proc/net/sockstat and /proc/sys report. Raw values only;
+//! rates come from two samples (see `tcp_rates`).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+/// TCP states in the kernel's numbering (include/net/tcp_states.h), 1-based.
+pub const TCP_STATES: [&str; 11] = [
+    "ESTABLISHED",
+    "SYN_SENT",
+    "SYN_RECV",
+    "FIN_WAIT1",
+    "FIN_WAIT2",
+    "TIME_WAIT",
+    "CLOSE",
+    "CLOSE_WAIT",
+    "LAST_ACK",
+    "LISTEN",
+    "CLOSING",
+];
+
+pub const TCP_ESTABLISHED: u8 = 1;
+pub const TCP_SYN_RECV: u8 = 3;
+pub const TCP_TIME_WAIT: u8 = 6;
+pub const TCP_CLOSE: u8 = 7;
+pub const TCP_LISTEN: u8 = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Proto {
+    Tcp,
+    Udp,
+}
+
+impl Proto {
+    pub fn name(self) -> &'static str {
+        match self {
+            Proto::Tcp => "tcp",
+            Proto::Udp => "udp",
+        }
+    }
+}
+
+/// One process holding a socket, as `ss -p` shows it: ("nginx",pid=…,fd=…).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SocketUser {
+    pub process: String,
+    pub pid: u32,
+    pub fd: u32,
+}
+
+/// What tcp_info says about one TCP socket.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TcpInfoSample {
+    pub rtt_us: u32,
+    pub rttvar_us: u32,
+    /// Congestion window, in segments.
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub mss: u32,
+    pub rto_us: u32,
+    /// Segments retransmitted and not yet acknowledged (tcpi_retrans).
+    pub retrans: u32,
+    /// Retransmissions over the connection's life (tcpi_total_retrans).
+    pub total_retrans: u32,
+    pub bytes_acked: u64,
+    pub bytes_received: u64,
+    /// Milliseconds since data was last sent / received / an ACK received.
+    pub last_send_ms: u32,
+    pub last_recv_ms: u32,
+    pub last_ack_ms: u32,
+}
+
+/// One TCP or UDP socket from a sock_diag dump.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SocketSample {
+    pub proto: Proto,
+    /// Kernel TCP state number (UDP: 1 connected, 7 unconnected).
+    pub state: u8,
+    pub local: SocketAddr,
+    pub peer: SocketAddr,
+    /// ESTABLISHED: bytes not yet read by the application. LISTEN: the
+    /// current accept-queue length.
+    pub recv_q: u32,
+    /// ESTABLISHED: bytes not yet acknowledged by the peer. LISTEN: the
+    /// accept-queue limit (the backlog).
+    pub send_q: u32,
+    pub uid: u32,
+    pub inode: u32,
+    /// Processes holding the socket; empty when none was found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<SocketUser>,
+    /// No owner was found and some /proc/PID/fd could not be read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub owner_denied: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpInfoSample>,
+    /// Packets dropped on this socket (sk_meminfo SK_MEMINFO_DROPS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drops: Option<u32>,
+    /// Consecutive samples, this one included, in which an established
+    /// socket's queue was non-empty: 1 when it just filled, +1 for each
+    /// sample in which the application read nothing of a non-empty Recv-Q
+    /// or the peer acknowledged nothing of a non-empty Send-Q; 0 when both
+    /// queues are empty.
+    #[serde(default)]
+    pub queue_streak: u32,
+}
+
+impl SocketSample {
+    /// The name `ss` prints for the state.
+    pub fn state_name(&self) -> &'static str {
+        match (self.proto, self.state) {
+            (Proto::Udp, TCP_CLOSE) => "UNCONN",
+            (Proto::Udp, TCP_ESTABLISHED) => "ESTAB",
+            (_, state) => tcp_state_name(state),
+        }
+    }
+
+    pub fn is_listener(&self) -> bool {
+        self.proto == Proto::Tcp && self.state == TCP_LISTEN
+    }
+
+    /// The accept queue overflows when its length exceeds the backlog
+    /// (sk_acceptq_is_full); the kernel then drops the final ACK.
+    pub fn accept_queue_full(&self) -> bool {
+        self.is_listener() && self.recv_q > self.send_q
+    }
+
+    /// A stable identity across samples: protocol and both endpoints.
+    pub fn key(&self) -> SocketKey {
+        SocketKey {
+            proto: self.proto,
+            local: self.local,
+            peer: self.peer,
+        }
+    }
+
+    /// "nginx" or "nginx,sshd" for several processes.
+    pub fn process_names(&self) -> Option<String> {
+        let mut names: Vec<&str> = self.users.iter().map(|u| u.process.as_str()).collect();
+        names.dedup();
+        (!names.is_empty()).then(|| names.join(","))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SocketKey {
+    pub proto: Proto,
+    pub local: SocketAddr,
+    pub peer: SocketAddr,
+}
+
+pub fn tcp_state_name(state: u8) -> &'static str {
+    match state {
+        1 => "ESTAB",
+        2 => "SYN-SENT",
+        3 => "SYN-RECV",
+        4 => "FIN-WAIT-1",
+        5 => "FIN-WAIT-2",
+        6 => "TIME-WAIT",
+        7 => "CLOSE",
+        8 => "CLOSE-WAIT",
+        9 => "LAST-ACK",
+        10 => "LISTEN",
+        11 => "CLOSING",
+        12 => "NEW-SYN-RECV",
+        _ => "UNKNOWN",
+    }
+}
+
+/// /proc/net/sockstat.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sockstat {
+    pub sockets_used: u64,
+    pub tcp_inuse: u64,
+    pub tcp_orphan: u64,
+    pub tcp_tw: u64,
+    pub tcp_alloc: u64,
+    /// Pages of memory TCP uses, to compare with net.ipv4.tcp_mem.
+    pub tcp_mem_pages: u64,
+    pub udp_inuse: u64,
+    pub udp_mem_pages: u64,
+}
+
+/// The TCP/UDP stack of one sample.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TcpSample {
+    /// Sockets per state, counted from the dump; index = state - 1.
+    pub states: [u32; 11],
+    /// Counters from /proc/net/snmp and /proc/net/netstat as "Group.Name"
+    /// ("Tcp.RetransSegs", "TcpExt.ListenOverflows", "Udp.InErrors"), only
+    /// those netlens shows.
+    pub counters: BTreeMap<String, u64>,
+    pub sockstat: Sockstat,
+    /// Kernel knobs by sysctl name, read live ("net.core.somaxconn" -> "4096").
+    pub knobs: BTreeMap<String, String>,
+    /// AF_UNIX sockets in the namespace.
+    pub unix_sockets: u32,
+}
+
+impl TcpSample {
+    pub fn state_count(&self, state: u8) -> u32 {
+        usize::from(state)
+            .checked_sub(1)
+            .and_then(|i| self.states.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn counter(&self, name: &str) -> Option<u64> {
+        self.counters.get(name).copied()
+    }
+
+    pub fn knob(&self, name: &str) -> Option<&str> {
+        self.knobs.get(name).map(String::as_str)
+    }
+
+    /// tcp_mem's pressure threshold (its middle value), in pages.
+    pub fn memory_pressure(&self) -> Option<bool> {
+        let pressure: u64 = self
+            .knob("net.ipv4.tcp_mem")?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        Some(self.sockstat.tcp_mem_pages >= pressure)
+    }
+}
+
+/// The counters netlens keeps, in display order: group, name, what it means.
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("Tcp.ActiveOpens", "connections opened (connect)"),
+    ("Tcp.PassiveOpens", "connections accepted"),
+    ("Tcp.AttemptFails", "connect attempts that failed"),
+    ("Tcp.EstabResets", "established connections reset"),
+    ("Tcp.OutRsts", "resets sent"),
+    ("TcpExt.TCPAbortOnData", "reset: data after close"),
+    ("TcpExt.TCPAbortOnClose", "reset: closed with unread data"),
+    ("TcpExt.TCPAbortOnMemory", "reset: out of memory"),
+    ("TcpExt.TCPAbortOnTimeout", "reset: retries exhausted"),
+    ("TcpExt.TCPAbortOnLinger", "reset: linger timeout"),
+    ("Tcp.InSegs", "segments received"),
+    ("Tcp.OutSegs", "segments sent"),
+    ("Tcp.RetransSegs", "segments retransmitted"),
+    ("Tcp.InErrs", "bad segments received"),
+    ("TcpExt.TCPTimeouts", "retransmission timeouts"),
+    ("TcpExt.TCPSynRetrans", "SYN/SYN-ACK retransmits"),
+    ("TcpExt.ListenOverflows", "accept queue full"),
+    ("TcpExt.ListenDrops", "SYNs dropped by listeners"),
+    ("TcpExt.TCPReqQFullDrop", "SYN queue full, no cookies"),
+    ("TcpExt.SyncookiesSent", "syncookies sent"),
+    ("TcpExt.SyncookiesRecv", "syncookies received"),
+    ("TcpExt.SyncookiesFailed", "syncookies invalid"),
+    ("Udp.InDatagrams", "UDP datagrams received"),
+    ("Udp.OutDatagrams", "UDP datagrams sent"),
+    ("Udp.InErrors", "UDP receive errors"),
+    ("Udp.RcvbufErrors", "UDP receive buffer full"),
+    ("Udp.SndbufErrors", "UDP send buffer full"),
+    ("Udp.NoPorts", "UDP to a closed port"),
+];
+
+/// The kernel knobs shown beside the counters, by sysctl name.
+pub const KNOBS: &[&str] = &[
+    "net.ipv4.tcp_max_syn_backlog",
+    "net.core.somaxconn",
+    "net.ipv4.tcp_syncookies",
+    "net.ipv4.tcp_synack_retries",
+    "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_tw_reuse",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_mem",
+];

@@ -1,0 +1,137 @@
+//! The `tcp` and `sockets[]` parts of `snapshot --json` (keys in DESIGN.md,
+//! documented in the man page).
+
+use crate::model::Sample;
+use crate::model::sockets::{Proto, SocketSample, Sockstat, TCP_STATES, TcpSample};
+use crate::model::tcp_rates::TcpRates;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Serialize)]
+pub struct TcpJson<'a> {
+    states: BTreeMap<&'static str, u32>,
+    retrans_segs_per_s: Option<f64>,
+    out_segs_per_s: Option<f64>,
+    retrans_percent: Option<f64>,
+    listen_overflows_per_s: Option<f64>,
+    listen_drops_per_s: Option<f64>,
+    syncookies_sent_per_s: Option<f64>,
+    active_opens_per_s: Option<f64>,
+    passive_opens_per_s: Option<f64>,
+    attempt_fails_per_s: Option<f64>,
+    estab_resets_per_s: Option<f64>,
+    out_rsts_per_s: Option<f64>,
+    udp_in_errors_per_s: Option<f64>,
+    udp_rcvbuf_errors_per_s: Option<f64>,
+    udp_sndbuf_errors_per_s: Option<f64>,
+    /// Every counter netlens keeps: raw value and rate.
+    counters: &'a BTreeMap<String, u64>,
+    counters_per_s: BTreeMap<&'a str, Option<f64>>,
+    sockstat: &'a Sockstat,
+    memory_pressure: Option<bool>,
+    knobs: &'a BTreeMap<String, String>,
+    unix_sockets: u32,
+}
+
+pub fn tcp_json<'a>(previous: &'a Sample, current: &'a Sample) -> Option<TcpJson<'a>> {
+    let tcp: &TcpSample = current.tcp.as_ref()?;
+    let rates = TcpRates::new(Some(previous), current)?;
+    let rate = |name: &str| rates.rate(name);
+    Some(TcpJson {
+        states: TCP_STATES
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (*name, tcp.states[i]))
+            .collect(),
+        retrans_segs_per_s: rate("Tcp.RetransSegs"),
+        out_segs_per_s: rate("Tcp.OutSegs"),
+        retrans_percent: rates.retrans_percent(),
+        listen_overflows_per_s: rate("TcpExt.ListenOverflows"),
+        listen_drops_per_s: rate("TcpExt.ListenDrops"),
+        syncookies_sent_per_s: rate("TcpExt.SyncookiesSent"),
+        active_opens_per_s: rate("Tcp.ActiveOpens"),
+        passive_opens_per_s: rate("Tcp.PassiveOpens"),
+        attempt_fails_per_s: rate("Tcp.AttemptFails"),
+        estab_resets_per_s: rate("Tcp.EstabResets"),
+        out_rsts_per_s: rate("Tcp.OutRsts"),
+        udp_in_errors_per_s: rate("Udp.InErrors"),
+        udp_rcvbuf_errors_per_s: rate("Udp.RcvbufErrors"),
+        udp_sndbuf_errors_per_s: rate("Udp.SndbufErrors"),
+        counters: &tcp.counters,
+        counters_per_s: tcp
+            .counters
+            .keys()
+            .map(|name| (name.as_str(), rate(name)))
+            .collect(),
+        sockstat: &tcp.sockstat,
+        memory_pressure: tcp.memory_pressure(),
+        knobs: &tcp.knobs,
+        unix_sockets: tcp.unix_sockets,
+    })
+}
+
+#[derive(Serialize)]
+pub struct SocketJson<'a> {
+    proto: &'static str,
+    family: &'static str,
+    state: &'static str,
+    local: String,
+    peer: String,
+    recv_q: u32,
+    send_q: u32,
+    pid: Option<u32>,
+    process: Option<String>,
+    /// "unknown (no permission)" when that is why process is null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner_note: Option<&'static str>,
+    users: &'a [crate::model::sockets::SocketUser],
+    uid: u32,
+    inode: u32,
+    rtt_ms: Option<f64>,
+    rttvar_ms: Option<f64>,
+    cwnd: Option<u32>,
+    retrans: Option<u32>,
+    total_retrans: Option<u32>,
+    bytes_acked: Option<u64>,
+    bytes_received: Option<u64>,
+    last_send_ms: Option<u32>,
+    last_recv_ms: Option<u32>,
+    drops: Option<u32>,
+    queue_streak: u32,
+    accept_queue_full: bool,
+}
+
+pub fn socket_json(socket: &SocketSample) -> SocketJson<'_> {
+    let info = socket.tcp.as_ref();
+    SocketJson {
+        proto: socket.proto.name(),
+        family: if socket.local.is_ipv4() {
+            "ipv4"
+        } else {
+            "ipv6"
+        },
+        state: socket.state_name(),
+        local: socket.local.to_string(),
+        peer: socket.peer.to_string(),
+        recv_q: socket.recv_q,
+        send_q: socket.send_q,
+        pid: socket.users.first().map(|u| u.pid),
+        process: socket.process_names(),
+        owner_note: socket.owner_denied.then_some("unknown (no permission)"),
+        users: &socket.users,
+        uid: socket.uid,
+        inode: socket.inode,
+        rtt_ms: info.map(|t| f64::from(t.rtt_us) / 1000.0),
+        rttvar_ms: info.map(|t| f64::from(t.rttvar_us) / 1000.0),
+        cwnd: info.map(|t| t.cwnd),
+        retrans: info.map(|t| t.total_retrans),
+        total_retrans: info.map(|t| t.total_retrans),
+        bytes_acked: info.map(|t| t.bytes_acked),
+        bytes_received: info.map(|t| t.bytes_received),
+        last_send_ms: info.map(|t| t.last_send_ms),
+        last_recv_ms: info.map(|t| t.last_recv_ms),
+        drops: socket.drops,
+        queue_streak: socket.queue_streak,
+        accept_queue_full: socket.proto == Proto::Tcp && socket.accept_queue_full(),
+    }
+}

@@ -1,0 +1,104 @@
+//! The plain-text `snapshot` sections for TCP (like `sar -n TCP,ETCP` with
+//! the state counts of `ss -s`) and sockets (like `ss -tuanp`).
+
+use crate::model::Sample;
+use crate::model::sockets::{TCP_SYN_RECV, TCP_TIME_WAIT};
+use crate::model::tcp_rates::TcpRates;
+use std::io::{self, Write};
+
+fn number(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
+}
+
+pub fn write_tcp(
+    out: &mut impl Write,
+    time: &str,
+    previous: &Sample,
+    current: &Sample,
+) -> io::Result<()> {
+    let (Some(tcp), Some(rates)) = (current.tcp.as_ref(), TcpRates::new(Some(previous), current))
+    else {
+        return Ok(());
+    };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{time}  {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>10} {:>6}",
+        "active/s",
+        "passive/s",
+        "iseg/s",
+        "oseg/s",
+        "retrans/s",
+        "%retrans",
+        "lsnovf/s",
+        "lsndrp/s",
+        "cookie/s",
+        "ESTAB",
+        "SYN-RECV",
+        "TIME-WAIT",
+        "CLOSE-WAIT",
+        "orphan"
+    )?;
+    writeln!(
+        out,
+        "{time}  {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>10} {:>6}",
+        number(rates.rate("Tcp.ActiveOpens")),
+        number(rates.rate("Tcp.PassiveOpens")),
+        number(rates.rate("Tcp.InSegs")),
+        number(rates.rate("Tcp.OutSegs")),
+        number(rates.rate("Tcp.RetransSegs")),
+        number(rates.retrans_percent()),
+        number(rates.rate("TcpExt.ListenOverflows")),
+        number(rates.rate("TcpExt.ListenDrops")),
+        number(rates.rate("TcpExt.SyncookiesSent")),
+        tcp.state_count(1),
+        tcp.state_count(TCP_SYN_RECV),
+        tcp.state_count(TCP_TIME_WAIT),
+        tcp.state_count(8),
+        tcp.sockstat.tcp_orphan,
+    )?;
+    writeln!(
+        out,
+        "{time}  udp: inerr/s {}  rcvbuf/s {}  sndbuf/s {}  unix sockets {}",
+        number(rates.rate("Udp.InErrors")),
+        number(rates.rate("Udp.RcvbufErrors")),
+        number(rates.rate("Udp.SndbufErrors")),
+        tcp.unix_sockets
+    )
+}
+
+pub fn write_sockets(out: &mut impl Write, time: &str, current: &Sample) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{time}  {:<5} {:<10} {:>8} {:>8} {:<47} {:<47} Process",
+        "Netid", "State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port"
+    )?;
+    for socket in &current.sockets {
+        let owner = if socket.users.is_empty() {
+            if socket.owner_denied {
+                "unknown (no permission)".to_string()
+            } else {
+                String::new()
+            }
+        } else {
+            let users: Vec<String> = socket
+                .users
+                .iter()
+                .map(|u| format!("(\"{}\",pid={},fd={})", u.process, u.pid, u.fd))
+                .collect();
+            format!("users:({})", users.join(","))
+        };
+        writeln!(
+            out,
+            "{time}  {:<5} {:<10} {:>8} {:>8} {:<47} {:<47} {owner}",
+            socket.proto.name(),
+            socket.state_name(),
+            socket.recv_q,
+            socket.send_q,
+            socket.local.to_string(),
+            socket.peer.to_string(),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,264 @@
+//! The Sockets tab: `ss -tuanp` live, largest queues first.
+//!
+//! ```text
+//! Net State      RcvQ/acc SndQ/max Local               Peer                Flag  Process
+//! tcp LISTEN             5         4 198.18.0.2:8080       0.0.0.0:*             FULL  web
+//! tcp ESTAB          81920         0 198.18.0.2:8080       198.18.0.1:40312      STUCK web
+//! ── selected: users, uid, rtt, cwnd, retrans ──
+//! ```
+//! Only the visible rows are built; the sorted order is cached per sample.
+
+use super::format;
+use super::socket_detail;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::sockets::{COLUMNS, Column, ColumnSpec, flag};
+use crate::model::sockets::SocketSample;
+use crate::model::tcp_rates::TcpRates;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let Some(index) = app.shown_index() else {
+        frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
+        return;
+    };
+    if app.sockets.detail {
+        socket_detail::render(frame, area, app, index, theme);
+        return;
+    }
+    let (previous, current) = app.history.pair(index);
+    let Some(current) = current else {
+        return;
+    };
+    let overflows_rising = TcpRates::new(previous, current)
+        .and_then(|r| r.rate("TcpExt.ListenOverflows"))
+        .is_some_and(|r| r > 0.0);
+    let view = &mut app.sockets;
+    let total = view.order(current).len();
+    let order = view.take_order();
+    let selected = view.selected_index(&order, current);
+
+    let info_height = match area.height {
+        12.. => 3,
+        8..=11 => 2,
+        _ => 0,
+    };
+    let [table_area, info_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
+    let visible = usize::from(table_area.height.saturating_sub(1));
+    view.page = visible.max(1);
+    if let Some(selected) = selected {
+        view.scroll_to_selection(selected, visible);
+    }
+    view.offset = view.offset.min(total.saturating_sub(visible.max(1)));
+
+    let columns = fitting_columns(table_area.width);
+    let header = Row::new(columns.iter().map(|spec| {
+        let sorted = spec.column == view.sort
+            || (view.sort == Column::Queues
+                && matches!(spec.column, Column::RecvQ | Column::SendQ));
+        let marker = match (sorted, view.descending) {
+            (false, _) => "",
+            (true, true) => "▼",
+            (true, false) => "▲",
+        };
+        let title = Line::from(format!("{}{marker}", spec.title));
+        Cell::from(if right_aligned(spec.column) {
+            title.right_aligned()
+        } else {
+            title
+        })
+    }))
+    .style(theme.header());
+    let body = order
+        .iter()
+        .enumerate()
+        .skip(view.offset)
+        .take(visible)
+        .map(|(i, &row)| {
+            let socket = &current.sockets[row as usize];
+            let marked = flag(socket, overflows_rising);
+            let cells = columns.iter().map(|spec| cell(socket, spec, marked, theme));
+            let table_row = Row::new(cells);
+            if Some(i) == selected {
+                table_row.style(theme.selected())
+            } else if marked.is_some() {
+                table_row.style(theme.warn())
+            } else {
+                table_row
+            }
+        });
+    let widths: Vec<Constraint> = columns
+        .iter()
+        .map(|spec| match spec.column {
+            Column::Local | Column::Peer | Column::Process => Constraint::Min(spec.width),
+            _ => Constraint::Length(spec.width),
+        })
+        .collect();
+    frame.render_widget(
+        Table::new(body, widths).header(header).column_spacing(1),
+        table_area,
+    );
+    let offset = view.offset;
+    let selected_socket = selected
+        .and_then(|i| order.get(i))
+        .map(|&r| &current.sockets[r as usize]);
+    if table_area.height > 1 {
+        let rows_area = Rect {
+            y: table_area.y + 1,
+            height: table_area.height - 1,
+            ..table_area
+        };
+        app.hits.rows = Some((rows_area, offset));
+        if total == 0 {
+            let note = if app.sockets.filter.is_empty() {
+                "no TCP or UDP sockets"
+            } else {
+                "no socket matches the filter"
+            };
+            let area = Rect {
+                height: 1,
+                ..rows_area
+            };
+            frame.render_widget(Paragraph::new(note), area);
+        }
+    }
+    if let Some(socket) = selected_socket {
+        render_info(frame, info_area, socket, total, theme);
+    }
+    app.sockets.put_order(order);
+}
+
+fn right_aligned(column: Column) -> bool {
+    matches!(
+        column,
+        Column::RecvQ | Column::SendQ | Column::Rtt | Column::Cwnd | Column::Retrans
+    )
+}
+
+/// The columns that fit in `width`, by priority, in table order.
+pub fn fitting_columns(width: u16) -> Vec<&'static ColumnSpec> {
+    let mut by_priority: Vec<&ColumnSpec> = COLUMNS.iter().collect();
+    by_priority.sort_by_key(|spec| spec.priority);
+    let mut used = 0u16;
+    let mut chosen = Vec::new();
+    for spec in by_priority {
+        let needed = spec.width + u16::from(!chosen.is_empty());
+        if used + needed > width && !chosen.is_empty() {
+            continue;
+        }
+        used += needed;
+        chosen.push(spec.column);
+    }
+    COLUMNS
+        .iter()
+        .filter(|spec| chosen.contains(&spec.column))
+        .collect()
+}
+
+/// "users:(("web",pid=42,fd=3))" text for a socket, or why there is none.
+pub fn owner_text(socket: &SocketSample) -> String {
+    if let Some(names) = socket.process_names() {
+        let pids: Vec<String> = socket.users.iter().map(|u| u.pid.to_string()).collect();
+        format!("{names}/{}", pids.join(","))
+    } else if socket.owner_denied {
+        "unknown (no permission)".into()
+    } else {
+        "–".into()
+    }
+}
+
+fn cell<'a>(
+    socket: &SocketSample,
+    spec: &ColumnSpec,
+    marked: Option<&'static str>,
+    theme: Theme,
+) -> Cell<'a> {
+    let right = |text: String| Cell::from(Line::from(text).right_aligned());
+    let info = socket.tcp.as_ref();
+    match spec.column {
+        Column::Proto => Cell::from(socket.proto.name()),
+        Column::State => Cell::from(socket.state_name()),
+        Column::RecvQ => right(socket.recv_q.to_string()),
+        Column::SendQ => right(socket.send_q.to_string()),
+        Column::Local => Cell::from(socket.local.to_string()),
+        Column::Peer => Cell::from(peer_text(socket)),
+        Column::Process => Cell::from(owner_text(socket)),
+        Column::Rtt => right(info.map_or("–".into(), |t| {
+            format!("{:.1}", f64::from(t.rtt_us) / 1000.0)
+        })),
+        Column::Cwnd => right(info.map_or("–".into(), |t| t.cwnd.to_string())),
+        Column::Retrans => right(info.map_or("–".into(), |t| t.total_retrans.to_string())),
+        Column::Flag => match marked {
+            Some(word) => Cell::from(Span::styled(word, theme.alert())),
+            None => Cell::from(""),
+        },
+        Column::Queues => Cell::from(""),
+    }
+}
+
+/// ss prints an unconnected peer as "*:*"; so does netlens.
+pub fn peer_text(socket: &SocketSample) -> String {
+    if socket.peer.port() == 0 && socket.peer.ip().is_unspecified() {
+        "*:*".into()
+    } else {
+        socket.peer.to_string()
+    }
+}
+
+/// Two lines about the selected socket.
+fn render_info(frame: &mut Frame, area: Rect, socket: &SocketSample, total: usize, theme: Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let queues = if socket.is_listener() {
+        format!(
+            "accept queue {} of backlog {}",
+            socket.recv_q, socket.send_q
+        )
+    } else {
+        format!(
+            "Recv-Q {} B unread, Send-Q {} B unacked",
+            socket.recv_q, socket.send_q
+        )
+    };
+    let first = Line::from(vec![
+        Span::styled(
+            format!("{} {} ", socket.proto.name(), socket.state_name()),
+            theme.title(),
+        ),
+        Span::raw(format!(
+            "{} → {}  {queues}  {} sockets",
+            socket.local,
+            peer_text(socket),
+            total
+        )),
+    ]);
+    let mut details = vec![format!("uid {}", socket.uid), owner_text(socket)];
+    if let Some(t) = socket.tcp {
+        details.push(format!(
+            "rtt {:.1}/{:.1} ms cwnd {} retrans {} acked {} rcvd {}",
+            f64::from(t.rtt_us) / 1000.0,
+            f64::from(t.rttvar_us) / 1000.0,
+            t.cwnd,
+            t.total_retrans,
+            format::bytes(t.bytes_acked as f64),
+            format::bytes(t.bytes_received as f64),
+        ));
+    }
+    if let Some(drops) = socket.drops.filter(|d| *d > 0) {
+        details.push(format!("{drops} drops"));
+    }
+    let second = Line::from(vec![
+        Span::styled("Enter detail  ", theme.dim()),
+        Span::raw(details.join("  ")),
+    ]);
+    let legend = Line::from(Span::styled(
+        "RcvQ/acc: bytes unread, for LISTEN the accept queue; SndQ/max: bytes unacked, for LISTEN the backlog",
+        theme.dim(),
+    ));
+    frame.render_widget(Paragraph::new(vec![first, second, legend]), area);
+}

@@ -1,0 +1,278 @@
+//! The TCP tab: `ss -s`, `netstat -s` / `nstat` as rates, and the knobs.
+//!
+//! ```text
+//! state        now  5m              │ counter                /s     total 5m
+//! ESTAB       1204  ▁▂▃▅▇█          │ ListenOverflows       12.0      340  ▁▁▅█
+//! SYN-RECV       3  ▁▁▁▁▁▁          │ RetransSegs (0.4%)     3.0     1200  ▁▂▁▁
+//! knobs: somaxconn 4096  tcp_max_syn_backlog 2048 …
+//! findings of this tab, with evidence and fix
+//! ```
+
+use super::spark::spark;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::history::History;
+use crate::app::tcp::TcpView;
+use crate::findings::{self, Severity};
+use crate::model::Sample;
+use crate::model::sockets::{COUNTERS, KNOBS, TCP_STATES, TcpSample};
+use crate::model::tcp_rates::TcpRates;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+const TAB_FINDINGS: &[&str] = &[
+    findings::SYN_FLOOD,
+    findings::LISTEN_OVERFLOW,
+    findings::SOCKET_BACKLOG,
+    findings::RETRANSMITS,
+];
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let Some(index) = app.shown_index() else {
+        frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
+        return;
+    };
+    let (previous, current) = app.history.pair(index);
+    let Some(current) = current else {
+        return;
+    };
+    let Some(tcp) = current.tcp.as_ref() else {
+        frame.render_widget(Paragraph::new("no TCP data in this sample"), area);
+        return;
+    };
+    let found: Vec<_> = findings::evaluate(previous, current)
+        .into_iter()
+        .filter(|f| TAB_FINDINGS.contains(&f.id))
+        .collect();
+    let findings_height = if found.is_empty() {
+        1
+    } else {
+        (found.len() as u16 * 2).min(area.height / 3).max(1)
+    };
+    let knobs_height = if area.height >= 14 { 3 } else { 0 };
+    let [top, knobs_area, findings_area] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(knobs_height),
+        Constraint::Length(findings_height),
+    ])
+    .areas(area);
+    let (states_area, counters_area) = if top.width >= 70 {
+        let [left, right] = Layout::horizontal([Constraint::Length(32), Constraint::Min(0)])
+            .spacing(1)
+            .areas(top);
+        (left, right)
+    } else {
+        let [left, right] =
+            Layout::vertical([Constraint::Length(top.height / 2), Constraint::Min(0)]).areas(top);
+        (left, right)
+    };
+    let history: Vec<&Sample> = (0..=index).filter_map(|i| app.history.get(i)).collect();
+    render_states(frame, states_area, tcp, &history, theme);
+    let rates = TcpRates::new(previous, current);
+    render_counters(
+        frame,
+        counters_area,
+        (&app.history, &mut app.tcp),
+        index,
+        rates,
+        theme,
+    );
+    render_knobs(frame, knobs_area, tcp, theme);
+    render_findings(frame, findings_area, &found, theme);
+}
+
+fn render_states(
+    frame: &mut Frame,
+    area: Rect,
+    tcp: &TcpSample,
+    history: &[&Sample],
+    theme: Theme,
+) {
+    let spark_width = usize::from(area.width.saturating_sub(20));
+    let series = |f: &dyn Fn(&TcpSample) -> f64| -> Vec<f64> {
+        history
+            .iter()
+            .filter_map(|s| s.tcp.as_ref().map(f))
+            .collect()
+    };
+    let mut rows = Vec::new();
+    // The states worth watching first, then the rest.
+    for state in [1u8, 3, 6, 8, 10, 2, 4, 5, 9, 11, 7] {
+        let name = TCP_STATES[usize::from(state) - 1];
+        let count = tcp.state_count(state);
+        let values = series(&|t| f64::from(t.state_count(state)));
+        rows.push(Row::new([
+            Cell::from(name),
+            Cell::from(Line::from(count.to_string()).right_aligned()),
+            Cell::from(Span::styled(spark(&values, spark_width), theme.rx())),
+        ]));
+    }
+    let orphans = series(&|t| t.sockstat.tcp_orphan as f64);
+    rows.push(Row::new([
+        Cell::from("orphans"),
+        Cell::from(Line::from(tcp.sockstat.tcp_orphan.to_string()).right_aligned()),
+        Cell::from(Span::styled(spark(&orphans, spark_width), theme.rx())),
+    ]));
+    let pressure = match tcp.memory_pressure() {
+        Some(true) => Span::styled("PRESSURE", theme.alert()),
+        Some(false) => Span::raw("ok"),
+        None => Span::raw("–"),
+    };
+    rows.push(Row::new([
+        Cell::from("tcp mem"),
+        Cell::from(Line::from(format!("{}p", tcp.sockstat.tcp_mem_pages)).right_aligned()),
+        Cell::from(pressure),
+    ]));
+    let header = Row::new(["state", "now", "5m"]).style(theme.header());
+    let widths = [
+        Constraint::Length(11),
+        Constraint::Length(7),
+        Constraint::Min(0),
+    ];
+    frame.render_widget(
+        Table::new(rows, widths).header(header).column_spacing(1),
+        area,
+    );
+}
+
+/// Name, meaning, rate, total, rate history.
+type CounterRow<'a> = (&'a str, &'a str, Option<f64>, u64, Vec<f64>);
+
+fn render_counters(
+    frame: &mut Frame,
+    area: Rect,
+    (history, view): (&History, &mut TcpView),
+    index: usize,
+    rates: Option<TcpRates>,
+    theme: Theme,
+) {
+    let Some(rates) = rates else {
+        return;
+    };
+    // Per-counter rate series over the history window.
+    let pairs: Vec<(&Sample, &Sample)> = history.pairs_until(index).collect();
+    let mut entries: Vec<CounterRow> = COUNTERS
+        .iter()
+        .filter_map(|(name, meaning)| {
+            let total = rates.current().counter(name)?;
+            let series = pairs
+                .iter()
+                .filter_map(|(a, b)| TcpRates::new(Some(a), b)?.rate(name))
+                .collect();
+            Some((*name, *meaning, rates.rate(name), total, series))
+        })
+        .collect();
+    // Non-zero rates first, keeping the table order within each group.
+    entries.sort_by_key(|e| e.2.is_none_or(|r| r <= 0.0));
+    let visible = usize::from(area.height.saturating_sub(1));
+    view.page = visible.max(1);
+    view.rows = entries.len();
+    view.offset = view
+        .offset
+        .min(entries.len().saturating_sub(visible.max(1)));
+    let wide = area.width >= 70;
+    // counter 20, rate 8, total 9, three gaps: 40; "meaning" takes 28 when wide.
+    let spark_width = usize::from(area.width.saturating_sub(if wide { 40 + 29 } else { 40 }));
+    let retrans = rates.retrans_percent();
+    let rows = entries.iter().skip(view.offset).take(visible).map(
+        |(name, meaning, rate, total, series)| {
+            let short = name.split_once('.').map_or(*name, |(_, n)| n);
+            let label = if *name == "Tcp.RetransSegs" {
+                match retrans {
+                    Some(p) => format!("{short} ({p:.1}%)"),
+                    None => short.to_string(),
+                }
+            } else {
+                short.to_string()
+            };
+            let style = if rate.is_some_and(|r| r > 0.0) {
+                theme.warn()
+            } else {
+                theme.dim()
+            };
+            let mut cells = vec![
+                Cell::from(label),
+                Cell::from(
+                    Line::from(Span::styled(super::format::rate(*rate), style)).right_aligned(),
+                ),
+                Cell::from(Line::from(total.to_string()).right_aligned()),
+                Cell::from(Span::styled(spark(series, spark_width), theme.rx())),
+            ];
+            if wide {
+                cells.push(Cell::from(Span::styled(*meaning, theme.dim())));
+            }
+            Row::new(cells)
+        },
+    );
+    let mut titles = vec!["counter", "/s", "total", "5m"];
+    let mut widths = vec![
+        Constraint::Length(20),
+        Constraint::Length(8),
+        Constraint::Length(9),
+        Constraint::Length(spark_width as u16),
+    ];
+    if wide {
+        titles.push("meaning");
+        widths.push(Constraint::Min(0));
+    }
+    let header = Row::new(titles).style(theme.header());
+    frame.render_widget(
+        Table::new(rows, widths).header(header).column_spacing(1),
+        area,
+    );
+}
+
+fn render_knobs(frame: &mut Frame, area: Rect, tcp: &TcpSample, theme: Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let mut spans = vec![Span::styled("knobs ", theme.header())];
+    for name in KNOBS {
+        let short = name.rsplit('.').next().unwrap_or(name);
+        spans.push(Span::styled(format!("{short} "), theme.dim()));
+        spans.push(Span::raw(format!("{}  ", tcp.knob(name).unwrap_or("?"))));
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).wrap(Wrap { trim: true }),
+        area,
+    );
+}
+
+fn render_findings(frame: &mut Frame, area: Rect, found: &[findings::Finding], theme: Theme) {
+    if found.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                "no syn-flood, listen-overflow, socket-backlog or retransmits finding",
+                theme.dim(),
+            )),
+            area,
+        );
+        return;
+    }
+    let mut lines = Vec::new();
+    for finding in found {
+        let style = if finding.severity == Severity::Crit {
+            theme.alert()
+        } else {
+            theme.warn()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{} {} ", finding.severity.label(), finding.id),
+                style,
+            ),
+            Span::raw(finding.summary.clone()),
+            Span::styled(
+                format!("  [{}: {}]", finding.evidence.tab, finding.evidence.row),
+                theme.dim(),
+            ),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("  fix: ", theme.key()),
+            Span::raw(finding.hint.clone()),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
