@@ -113,10 +113,10 @@ impl BenchNetns {
 
 impl Drop for BenchNetns {
     fn drop(&mut self) {
-        if let Some(orig) = self.orig.take() {
-            if let Err(e) = setns_net(&orig) {
-                eprintln!("warning: cannot return to original netns: {e}");
-            }
+        if let Some(orig) = self.orig.take()
+            && let Err(e) = setns_net(&orig)
+        {
+            eprintln!("warning: cannot return to original netns: {e}");
         }
         if let Err(e) = ip(&["netns", "del", &self.name]) {
             eprintln!("warning: {e}");

@@ -63,7 +63,7 @@ fn frames(c: &mut Criterion) {
                 b.iter(|| {
                     terminal
                         .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
-                        .unwrap()
+                        .unwrap();
                 })
             },
         );
@@ -78,7 +78,7 @@ fn frames(c: &mut Criterion) {
             b.iter(|| {
                 terminal
                     .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
-                    .unwrap()
+                    .unwrap();
             })
         },
     );

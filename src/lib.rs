@@ -7,6 +7,7 @@ pub mod app;
 pub mod cli;
 pub mod collect;
 pub mod findings;
+pub mod load;
 pub mod manual;
 pub mod model;
 pub mod report;

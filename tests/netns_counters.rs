@@ -52,7 +52,7 @@ fn sysfs_counter(ns: &Netns, dev: &str, stat: &str) -> u64 {
         .expect("sysfs counter")
 }
 
-/// 0. Harness self-check, independent of netlens: the kernel's own counters
+/// Check 0, harness self-check, independent of netlens: the kernel's own counters
 /// move by exactly the expected amounts. If this fails, the environment (not
 /// netlens) breaks the exact-counter assumption of the tests below.
 #[test]
