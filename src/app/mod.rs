@@ -4,6 +4,7 @@
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
+pub mod load;
 pub mod run;
 pub mod tabs;
 
@@ -12,6 +13,7 @@ use crate::model::Sample;
 use history::History;
 use interfaces::InterfacesView;
 use keymap::{Action, Key, Scope};
+use load::{LoadEvent, LoadView};
 use ratatui::layout::{Position, Rect};
 use std::time::Duration;
 use tabs::Tab;
@@ -31,6 +33,7 @@ pub struct App {
     pub paused_at: Option<f64>,
     pub help: bool,
     pub interfaces: InterfacesView,
+    pub load: LoadView,
     pub color: bool,
     pub interval: Duration,
     pub hostname: String,
@@ -48,6 +51,7 @@ impl App {
             paused_at: None,
             help: false,
             interfaces: InterfacesView::default(),
+            load: LoadView::default(),
             color,
             interval,
             hostname: hostname(),
@@ -97,7 +101,11 @@ impl App {
         if self.tab == Tab::Interfaces && self.interfaces.editing_filter {
             return self.edit_filter(key);
         }
-        let Some(binding) = keymap::lookup(key) else {
+        if self.tab == Tab::Load && !self.help && self.load.modal() {
+            return self.load.on_modal_key(key);
+        }
+        let in_load = self.tab == Tab::Load && !self.help;
+        let Some(binding) = keymap::lookup_in(key, in_load) else {
             return false;
         };
         if self.help {
@@ -110,8 +118,15 @@ impl App {
         }
         match binding.scope {
             Scope::Global => self.global(binding.action, key),
+            Scope::View if self.tab == Tab::Load => self.load.handle(binding.action, key),
             Scope::View => self.view_action(binding.action),
+            Scope::Load => self.load.handle(binding.action, key),
         }
+    }
+
+    /// Takes a load run's report; returns whether the screen must be redrawn.
+    pub fn on_load(&mut self, event: LoadEvent) -> bool {
+        self.load.on_event(event)
     }
 
     fn global(&mut self, action: Action, key: Key) -> bool {

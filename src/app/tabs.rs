@@ -48,7 +48,7 @@ impl Tab {
             Tab::Conntrack => Some(("connection tracking and NAT", "conntrack -L; conntrack -S")),
             Tab::Dns => Some(("resolver latency and failures", "dig @SERVER NAME")),
             Tab::Flows => Some(("live packet capture and flows", "tcpdump -n -i any")),
-            Tab::Load => Some(("load generation (tcp, udp, http, pktgen)", "iperf3; wrk")),
+            Tab::Load => None,
         }
     }
 }

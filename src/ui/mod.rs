@@ -14,6 +14,7 @@ pub mod format;
 pub mod help;
 pub mod interface_detail;
 pub mod interfaces;
+pub mod load;
 pub mod pending;
 pub mod theme;
 
@@ -44,6 +45,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     }
     match app.tab {
         Tab::Interfaces => interfaces::render(frame, body, app, theme),
+        Tab::Load => load::render(frame, body, app, theme),
         other => pending::render(frame, body, other, theme),
     }
 }
