@@ -60,19 +60,29 @@ wait_port "$NL_PORT"; wait_port "$IP_PORT"; wait_port "$NG_PORT"
 
 best() { sort -g | tail -1; }
 : > "$WORK/tcp_nl"; : > "$WORK/tcp_ip"; : > "$WORK/http_nl"; : > "$WORK/http_wrk"
+: > "$WORK/cpu_nl"; : > "$WORK/cpu_wrk"
 for round in $(seq "$ROUNDS"); do
     "$NETLENS" load tcp --to "127.0.0.1:$NL_PORT" -t "$SECS" --json | tail -1 | jq '.bits_per_s' >> "$WORK/tcp_nl"
     iperf3 -c 127.0.0.1 -p "$IP_PORT" -t "$SECS" -J | jq '.end.sum_received.bits_per_second' >> "$WORK/tcp_ip"
-    "$NETLENS" load http "http://127.0.0.1:$NG_PORT/index.html" -c "$CONNS" --threads "$THREADS" -t "$SECS" --json \
-        | tail -1 | jq '.requests_per_s' >> "$WORK/http_nl"
-    wrk -c "$CONNS" -t "$THREADS" -d "${SECS}s" "http://127.0.0.1:$NG_PORT/index.html" \
-        | awk '/^Requests\/sec:/ {print $2}' >> "$WORK/http_wrk"
+    # Client CPU time (user+sys) per request too: steadier than req/s on a
+    # machine shared with other work.
+    /usr/bin/time -f '%U %S' -o "$WORK/cpu" "$NETLENS" load http "http://127.0.0.1:$NG_PORT/index.html" \
+        -c "$CONNS" --threads "$THREADS" -t "$SECS" --json | tail -1 > "$WORK/out"
+    jq '.requests_per_s' "$WORK/out" >> "$WORK/http_nl"
+    awk -v r="$(jq '.requests' "$WORK/out")" '{print ($1+$2)*1e6/r}' "$WORK/cpu" >> "$WORK/cpu_nl"
+    /usr/bin/time -f '%U %S' -o "$WORK/cpu" wrk -c "$CONNS" -t "$THREADS" -d "${SECS}s" \
+        "http://127.0.0.1:$NG_PORT/index.html" > "$WORK/out"
+    awk '/^Requests\/sec:/ {print $2}' "$WORK/out" >> "$WORK/http_wrk"
+    awk -v r="$(awk '/requests in/ {print $1}' "$WORK/out")" '{print ($1+$2)*1e6/r}' "$WORK/cpu" >> "$WORK/cpu_wrk"
     echo "round $round done" >&2
 done
 TCP_NL=$(best < "$WORK/tcp_nl"); TCP_IP=$(best < "$WORK/tcp_ip")
 HTTP_NL=$(best < "$WORK/http_nl"); HTTP_WRK=$(best < "$WORK/http_wrk")
-awk -v a="$TCP_NL" -v b="$TCP_IP" -v c="$HTTP_NL" -v d="$HTTP_WRK" -v n="$ROUNDS" -v s="$SECS" -v k="$CONNS" -v t="$THREADS" 'BEGIN {
+least() { sort -g | head -1; }
+CPU_NL=$(least < "$WORK/cpu_nl"); CPU_WRK=$(least < "$WORK/cpu_wrk")
+awk -v a="$TCP_NL" -v b="$TCP_IP" -v c="$HTTP_NL" -v d="$HTTP_WRK" -v e="$CPU_NL" -v f="$CPU_WRK" -v n="$ROUNDS" -v s="$SECS" -v k="$CONNS" -v t="$THREADS" 'BEGIN {
     printf "best of %d runs of %ds on 127.0.0.1\n", n, s
     printf "tcp   netlens %7.2f Gbit/s   iperf3 %7.2f Gbit/s   ratio %.2f\n", a/1e9, b/1e9, a/b
     printf "http  netlens %9.0f req/s   wrk    %9.0f req/s   ratio %.2f  (%d connections, %d threads, nginx)\n", c, d, c/d, k, t
+    printf "http client CPU per request: netlens %.1f us   wrk %.1f us   (lower is better; least of %d)\n", e, f, n
 }'

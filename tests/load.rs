@@ -768,3 +768,35 @@ fn a_stop_ends_every_kind_at_once() {
     }
     server.stop();
 }
+
+#[test]
+fn slow_answers_count_as_timeouts_and_the_run_still_ends() {
+    let serve = Serve::start(None, "127.0.0.1", &["--delay", "2s"]);
+    let url = format!("http://127.0.0.1:{}/", serve.port);
+    let started = Instant::now();
+    let lines = load_json(
+        None,
+        &[
+            "http",
+            &url,
+            "-c",
+            "3",
+            "-t",
+            "1",
+            "--timeout",
+            "300ms",
+            "--json",
+        ],
+    );
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["requests"].as_u64(), Some(0), "{summary}");
+    // Each connection times out about every 300 ms for 1 s, then its last
+    // request in flight times out too.
+    let timeouts = summary["errors"]["timeout"].as_u64().unwrap();
+    assert!(
+        (6..=15).contains(&timeouts),
+        "{timeouts} timeouts: {summary}"
+    );
+    assert!(summary["latency_ms"]["p50"].is_null());
+    assert!(started.elapsed() < Duration::from_secs(10));
+}

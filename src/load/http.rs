@@ -11,7 +11,7 @@ use super::{Interval, Outcome, Report, Stop, seconds};
 use anyhow::{Context, Result, bail};
 use hdrhistogram::Histogram;
 use serde_json::json;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -119,6 +119,23 @@ impl Counters {
     fn add(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
+
+    /// The sum of every thread's counters (each thread has its own, so no
+    /// cache line bounces between cores on every request).
+    fn total(all: &[Arc<Counters>]) -> Counters {
+        let sum = |f: fn(&Counters) -> &AtomicU64| {
+            AtomicU64::new(all.iter().map(|c| f(c).load(Ordering::Relaxed)).sum())
+        };
+        Counters {
+            requests: sum(|c| &c.requests),
+            bytes: sum(|c| &c.bytes),
+            connect: sum(|c| &c.connect),
+            read: sum(|c| &c.read),
+            write: sum(|c| &c.write),
+            timeout: sum(|c| &c.timeout),
+            status: sum(|c| &c.status),
+        }
+    }
 }
 
 pub fn run(spec: &HttpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
@@ -126,7 +143,9 @@ pub fn run(spec: &HttpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
     // Fail fast, with one clear line, when nothing listens there.
     std::net::TcpStream::connect_timeout(&spec.addr, spec.timeout.min(Duration::from_secs(3)))
         .with_context(|| format!("cannot connect to {} ({})", spec.addr, spec.url))?;
-    let counters = Arc::new(Counters::default());
+    let all_counters: Vec<Arc<Counters>> = (0..spec.threads)
+        .map(|_| Arc::new(Counters::default()))
+        .collect();
     let start = Instant::now();
     let deadline = start + spec.duration;
     let request =
@@ -137,7 +156,7 @@ pub fn run(spec: &HttpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
         let first = spec.connections * t / spec.threads;
         let last = spec.connections * (t + 1) / spec.threads;
         let spec = spec.clone();
-        let counters = counters.clone();
+        let counters = all_counters[t as usize].clone();
         let stop = stop.clone();
         let request = request.clone();
         threads.push(
@@ -168,6 +187,7 @@ pub fn run(spec: &HttpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
         if !stop.sleep_until(tick) {
             break;
         }
+        let counters = Counters::total(&all_counters);
         let requests = counters.requests.load(Ordering::Relaxed);
         let bytes = counters.bytes.load(Ordering::Relaxed);
         let from = spec.interval * (k - 1);
@@ -210,7 +230,7 @@ pub fn run(spec: &HttpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
     Ok(summary(
         spec,
         elapsed,
-        &counters,
+        &Counters::total(&all_counters),
         &histogram,
         stop.is_stopped(),
     ))
@@ -239,35 +259,55 @@ fn worker(
     let pace =
         (spec.rate > 0.0).then(|| Duration::from_secs_f64(f64::from(spec.connections) / spec.rate));
     local.block_on(&runtime, async {
-        let mut handles = Vec::new();
+        let connection = |next: Instant, since: Rc<Cell<Option<Instant>>>| Connection {
+            addr: spec.addr,
+            timeout: spec.timeout,
+            request: request.clone(),
+            counters: counters.clone(),
+            histogram: histogram.clone(),
+            deadline,
+            pace,
+            next,
+            since,
+        };
+        let mut slots = Vec::new();
         for index in connections {
-            let conn = Connection {
-                addr: spec.addr,
-                timeout: spec.timeout,
-                request: request.clone(),
-                counters: counters.clone(),
-                histogram: histogram.clone(),
-                deadline,
-                pace,
-                // Paced connections start staggered across one period.
-                next: start + pace.map_or(Duration::ZERO, |p| p * index / spec.connections),
-            };
-            handles.push(tokio::task::spawn_local(conn.run()));
+            // Paced connections start staggered across one period.
+            let next = start + pace.map_or(Duration::ZERO, |p| p * index / spec.connections);
+            let since = Rc::new(Cell::new(None));
+            let handle = tokio::task::spawn_local(connection(next, since.clone()).run());
+            slots.push((handle, since));
         }
-        // Watch for a stop; in-flight requests end by their own timeout.
+        // Watch for a stop and for requests past the timeout. One watcher per
+        // thread instead of a timer per request (which cost ~25% more CPU per
+        // request): a request that times out has its connection dropped and a
+        // new one takes its place, as wrk does.
         loop {
-            if handles.iter().all(|h| h.is_finished()) {
+            if slots.iter().all(|(h, _)| h.is_finished()) {
                 break;
             }
             if stop.is_stopped() {
-                for handle in &handles {
+                for (handle, _) in &slots {
                     handle.abort();
                 }
                 break;
             }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            let now = Instant::now();
+            for (handle, since) in &mut slots {
+                let late = since
+                    .get()
+                    .is_some_and(|t| now.duration_since(t) >= spec.timeout);
+                if late && !handle.is_finished() {
+                    handle.abort();
+                    Counters::add(&counters.timeout);
+                    let fresh = Rc::new(Cell::new(None));
+                    *handle = tokio::task::spawn_local(connection(now, fresh.clone()).run());
+                    *since = fresh;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        for handle in handles {
+        for (handle, _) in slots {
             let _ = handle.await;
         }
     });
@@ -284,6 +324,8 @@ struct Connection {
     deadline: Instant,
     pace: Option<Duration>,
     next: Instant,
+    /// When the request in flight was sent; the watcher times it out.
+    since: Rc<Cell<Option<Instant>>>,
 }
 
 enum Failure {
@@ -326,14 +368,17 @@ impl Connection {
                 }
             };
             let sent = Instant::now();
+            self.since.set(Some(sent));
             if s.write_all(&self.request).await.is_err() {
+                self.since.set(None);
                 Counters::add(&counters.write);
                 stream = None;
                 continue;
             }
-            let answer = tokio::time::timeout(self.timeout, read_response(s, &mut buffer)).await;
+            let answer = read_response(s, &mut buffer).await;
+            self.since.set(None);
             match answer {
-                Ok(Ok(response)) => {
+                Ok(response) => {
                     let micros = sent.elapsed().as_micros() as u64;
                     self.histogram.borrow_mut().saturating_record(micros.max(1));
                     Counters::add(&counters.requests);
@@ -345,12 +390,8 @@ impl Connection {
                         stream = None;
                     }
                 }
-                Ok(Err(Failure::Read)) => {
+                Err(Failure::Read) => {
                     Counters::add(&counters.read);
-                    stream = None;
-                }
-                Err(_) => {
-                    Counters::add(&counters.timeout);
                     stream = None;
                 }
             }
@@ -423,19 +464,33 @@ impl Parser {
     pub fn feed(&mut self, data: &[u8]) -> Result<Option<Response>, BadResponse> {
         let mut data = data;
         if self.body.is_none() {
-            let searched = self.head.len().saturating_sub(3);
-            self.head.extend_from_slice(data);
-            let Some(end) = find(&self.head[searched..], b"\r\n\r\n").map(|i| i + searched + 4)
-            else {
-                if self.head.len() > 64 * 1024 {
-                    return Err(BadResponse);
-                }
-                return Ok(None);
+            let end_in_data = if self.head.is_empty() {
+                // The usual case: the whole head came in one read; parse it
+                // where it lies, without copying.
+                let Some(end) = find(data, b"\r\n\r\n").map(|i| i + 4) else {
+                    self.head.extend_from_slice(data);
+                    return Ok(None);
+                };
+                self.parse_head(&data[..end])?;
+                self.bytes = end as u64;
+                end
+            } else {
+                let before = self.head.len();
+                let searched = before.saturating_sub(3);
+                self.head.extend_from_slice(data);
+                let Some(end) = find(&self.head[searched..], b"\r\n\r\n").map(|i| i + searched + 4)
+                else {
+                    if self.head.len() > 64 * 1024 {
+                        return Err(BadResponse);
+                    }
+                    return Ok(None);
+                };
+                let head = std::mem::take(&mut self.head);
+                self.parse_head(&head[..end])?;
+                self.bytes = end as u64;
+                end - before
             };
-            let consumed_before = self.head.len() - data.len();
-            data = &data[end - consumed_before..];
-            self.bytes = end as u64;
-            self.parse_head(end)?;
+            data = &data[end_in_data..];
             if self.status < 200 {
                 // 1xx: an interim response; the real one follows.
                 let rest = data.to_vec();
@@ -470,8 +525,8 @@ impl Parser {
         })
     }
 
-    fn parse_head(&mut self, end: usize) -> Result<(), BadResponse> {
-        let head = std::str::from_utf8(&self.head[..end]).map_err(|_| BadResponse)?;
+    fn parse_head(&mut self, head: &[u8]) -> Result<(), BadResponse> {
+        let head = std::str::from_utf8(head).map_err(|_| BadResponse)?;
         let mut lines = head.split("\r\n");
         let status_line = lines.next().ok_or(BadResponse)?;
         let mut parts = status_line.splitn(3, ' ');
@@ -496,12 +551,11 @@ impl Parser {
             if name.eq_ignore_ascii_case("content-length") {
                 length = Some(value.parse::<u64>().map_err(|_| BadResponse)?);
             } else if name.eq_ignore_ascii_case("transfer-encoding") {
-                chunked = value.to_ascii_lowercase().contains("chunked");
+                chunked = contains_ignore_case(value, "chunked");
             } else if name.eq_ignore_ascii_case("connection") {
-                let value = value.to_ascii_lowercase();
-                if value.contains("close") {
+                if contains_ignore_case(value, "close") {
                     keep_alive = false;
-                } else if value.contains("keep-alive") {
+                } else if contains_ignore_case(value, "keep-alive") {
                     keep_alive = true;
                 }
             }
@@ -577,6 +631,12 @@ fn chunked(state: &mut Chunk, data: &[u8]) -> Result<(usize, bool), BadResponse>
         };
     }
     Ok((i, false))
+}
+
+fn contains_ignore_case(text: &str, needle: &str) -> bool {
+    text.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
