@@ -9,7 +9,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         None => netlens::app::run::run(&cli),
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
-        Some(Command::Load(args)) => netlens::load::cli::command(args, cli.collect.interval),
+        Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

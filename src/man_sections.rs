@@ -49,6 +49,8 @@ kernel's pktgen (CONFIG_NET_PKTGEN, \fBmodprobe pktgen\fR) through /proc/net/pkt
 per thread \fBrem_device_all\fR and \fBadd_device\fR, per device \fBcount\fR,
 \fBclone_skb\fR, \fBpkt_size\fR, \fBdelay\fR, \fBdst\fR, \fBdst_mac\fR, then \fBstart\fR in
 pgctrl (and \fBstop\fR at the time cap); it reads each device's Result line.
+The global \fB\-\-interval\fR sets how often a load reports (1s by default);
+\fB\-\-netns\fR and \fB\-\-pid\fR run the load (or the server) inside that namespace.
 .SH LOAD JSON KEYS
 With \fB\-\-json\fR each load kind prints per-interval objects (\fBtype\fR "interval", or
 "probe" for each probe) and ends with one summary object (\fBtype\fR "summary"). Every

@@ -448,9 +448,12 @@ fn udp_loss_is_measured_against_a_drop_rule_in_a_namespace() {
     let clean = clean.last().unwrap();
     assert_eq!(clean["loss_percent"].as_f64(), Some(0.0), "{clean}");
 
-    // The rule lives in the namespace and goes with it.
+    // The rule lives in the namespace and goes with it. This run enters the
+    // namespace itself (--netns) rather than through `ip netns exec`.
     drop_ten_percent(&pair.b, serve.port);
-    let lossy = load_json(Some(&pair.a.name), &args);
+    let mut with_netns = args.to_vec();
+    with_netns.extend(["--netns", pair.a.name.as_str()]);
+    let lossy = load_json(None, &with_netns);
     let summary = lossy.last().unwrap();
     let loss = summary["loss_percent"].as_f64().unwrap();
     let sent = summary["sent_packets"].as_u64().unwrap();

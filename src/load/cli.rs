@@ -3,14 +3,21 @@
 
 use super::serve::{ServeSpec, Server};
 use super::{Interval, Spec, Stop, http, pktgen, probe, resolve, tcp, udp};
-use crate::cli::{LoadArgs, LoadKind};
+use crate::cli::{CollectArgs, LoadArgs, LoadKind};
+use crate::collect::netns::{self, Target};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-pub fn command(args: &LoadArgs, interval: Duration) -> Result<()> {
+pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
+    // --netns / --pid: the whole run (server or client) lives in that
+    // namespace. Entered before any thread starts, so every thread is there.
+    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    if let Some(file) = target.open()? {
+        netns::enter(&file, target.label())?;
+    }
+    let interval = collect.interval;
     let (spec, json) = match &args.kind {
         LoadKind::Serve(a) => return serve(a),
         LoadKind::Tcp(a) => (
