@@ -803,3 +803,78 @@ fn slow_answers_count_as_timeouts_and_the_run_still_ends() {
     assert!(summary["latency_ms"]["p50"].is_null());
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// The client sends only to the address in the URL: a redirect elsewhere is
+/// counted as a response, never followed.
+#[test]
+fn http_never_follows_a_redirect() {
+    use std::io::{ErrorKind, Read, Write};
+    let elsewhere = std::net::TcpListener::bind("127.0.0.2:0").expect("127.0.0.2 on lo");
+    elsewhere.set_nonblocking(true).unwrap();
+    let location = format!("http://{}/", elsewhere.local_addr().unwrap());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let server = thread::spawn(move || {
+        let answer = format!(
+            "HTTP/1.1 301 Moved Permanently\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n"
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut workers = Vec::new();
+        while Instant::now() < deadline {
+            match listener.accept() {
+                Ok((mut stream, _)) => {
+                    let answer = answer.clone();
+                    workers.push(thread::spawn(move || {
+                        stream.set_nonblocking(false).unwrap();
+                        stream
+                            .set_read_timeout(Some(Duration::from_secs(5)))
+                            .unwrap();
+                        let mut buffer = [0u8; 4096];
+                        while let Ok(n) = stream.read(&mut buffer) {
+                            if n == 0 {
+                                break;
+                            }
+                            let requests =
+                                buffer[..n].windows(4).filter(|w| w == b"\r\n\r\n").count();
+                            for _ in 0..requests {
+                                if stream.write_all(answer.as_bytes()).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }));
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    if workers.len() >= 3 && workers.iter().all(|w| w.is_finished()) {
+                        break;
+                    }
+                    thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("accept: {e}"),
+            }
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/");
+    let lines = load_json(
+        None,
+        &[
+            "http",
+            &url,
+            "-c",
+            "2",
+            "--threads",
+            "1",
+            "-t",
+            "1",
+            "--json",
+        ],
+    );
+    let summary = lines.last().unwrap();
+    assert!(summary["requests"].as_u64().unwrap() > 10, "{summary}");
+    server.join().unwrap();
+    match elsewhere.accept() {
+        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+        other => panic!("the redirect target was contacted: {other:?}"),
+    }
+}
