@@ -199,6 +199,16 @@ fn tcp_rate_limit_holds() {
         (30e6..=44e6).contains(&bits),
         "asked for 40 Mbit/s, got {bits}"
     );
+    // Reverse: the server keeps to the rate the client asked for.
+    let lines = load_json(
+        None,
+        &["tcp", "--to", &to, "-t", "1", "-b", "40M", "-R", "--json"],
+    );
+    let bits = lines.last().unwrap()["bits_per_s"].as_f64().unwrap();
+    assert!(
+        (30e6..=44e6).contains(&bits),
+        "asked the server for 40 Mbit/s, got {bits}"
+    );
 }
 
 #[test]
@@ -605,6 +615,7 @@ fn bad_input_is_one_clear_line() {
         (vec!["udp", "--to", "255.255.255.255:9", "-t", "1"], 1),
         (vec!["probe", "127.0.0.1", "-c", "1"], 1),
         (vec!["probe", &closed, "-c", "0"], 2),
+        (vec!["probe", &closed, "-c", "100", "-i", "1h"], 1),
         (
             vec![
                 "pktgen",

@@ -45,6 +45,8 @@ pub fn probe_once(to: SocketAddr, timeout: Duration) -> Answer {
 }
 
 pub fn run(spec: &ProbeSpec, stop: &Stop, report: Report) -> Result<Outcome> {
+    super::check_duration(spec.every * spec.count)
+        .map_err(|e| anyhow::anyhow!("{e} (count × interval)"))?;
     let start = Instant::now();
     let mut rtts = Vec::new();
     let mut sent = 0u32;

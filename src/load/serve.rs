@@ -6,7 +6,7 @@
 //! counts can be checked against the client's.
 
 use super::format::{bitrate, transfer};
-use super::tcp::{BUFFER, HEADER_LEN, MAGIC, parse_header};
+use super::tcp::{HEADER_LEN, Header, MAGIC, chunk, pace};
 use super::udp::{Datagram, Session, monotonic_ns, parse};
 use super::{Stop, seconds};
 use anyhow::{Context, Result, bail};
@@ -194,9 +194,9 @@ fn connection(
             break;
         }
     }
-    match parse_header(&first) {
-        Some((false, _)) => tcp_receive(stream, peer, first.len() - HEADER_LEN, sink, stop),
-        Some((true, duration)) => tcp_send(stream, peer, duration, sink, stop),
+    match Header::decode(&first) {
+        Some(h) if !h.reverse => tcp_receive(stream, peer, first.len() - HEADER_LEN, sink, stop),
+        Some(h) => tcp_send(stream, peer, h, sink, stop),
         None => http(stream, peer, first, spec, sink, stop),
     }
 }
@@ -209,7 +209,7 @@ fn tcp_receive(
     stop: &Stop,
 ) -> std::io::Result<()> {
     let start = Instant::now();
-    let mut buffer = vec![0u8; BUFFER];
+    let mut buffer = vec![0u8; super::tcp::BUFFER];
     let mut received = already as u64;
     loop {
         match read_some(&mut stream, &mut buffer, stop) {
@@ -230,16 +230,19 @@ fn tcp_receive(
 fn tcp_send(
     mut stream: TcpStream,
     peer: SocketAddr,
-    duration: Duration,
+    header: Header,
     sink: &Sink,
     stop: &Stop,
 ) -> std::io::Result<()> {
     stream.set_write_timeout(Some(Duration::from_millis(100)))?;
-    let buffer = vec![0x6e_u8; BUFFER];
+    let buffer = vec![0x6e_u8; chunk(header.rate)];
     let start = Instant::now();
     let mut sent = 0u64;
     let mut clean = true;
-    while start.elapsed() < duration && !stop.is_stopped() {
+    while start.elapsed() < header.duration && !stop.is_stopped() {
+        if !pace(start, sent, header.rate) {
+            continue;
+        }
         match stream.write(&buffer) {
             Ok(n) => sent += n as u64,
             Err(e)

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub const MAGIC: &[u8; 4] = b"NLT1";
-pub const HEADER_LEN: usize = 16;
+pub const HEADER_LEN: usize = 24;
 /// Write and read size, as iperf3's default for TCP.
 pub const BUFFER: usize = 128 * 1024;
 
@@ -33,28 +33,70 @@ pub struct TcpSpec {
     pub interval: Duration,
 }
 
-/// The header a client sends first.
-pub fn header(reverse: bool, duration: Duration) -> [u8; HEADER_LEN] {
-    let mut header = [0u8; HEADER_LEN];
-    header[..4].copy_from_slice(MAGIC);
-    header[4] = if reverse { b'R' } else { b'S' };
-    let ms = duration.as_millis().min(u128::from(u64::MAX)) as u64;
-    header[8..].copy_from_slice(&ms.to_be_bytes());
-    header
+/// What a client asks of the server in its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// The server sends and the client receives.
+    pub reverse: bool,
+    pub duration: Duration,
+    /// Bits per second the sender keeps to; 0 for unlimited.
+    pub rate: u64,
 }
 
-/// (reverse, duration) from a header, or None when it is not one.
-pub fn parse_header(header: &[u8]) -> Option<(bool, Duration)> {
-    if header.len() < HEADER_LEN || &header[..4] != MAGIC {
-        return None;
+impl Header {
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut header = [0u8; HEADER_LEN];
+        header[..4].copy_from_slice(MAGIC);
+        header[4] = if self.reverse { b'R' } else { b'S' };
+        let ms = self.duration.as_millis().min(u128::from(u64::MAX)) as u64;
+        header[8..16].copy_from_slice(&ms.to_be_bytes());
+        header[16..24].copy_from_slice(&self.rate.to_be_bytes());
+        header
     }
-    let reverse = match header[4] {
-        b'R' => true,
-        b'S' => false,
-        _ => return None,
-    };
-    let ms = u64::from_be_bytes(header[8..16].try_into().ok()?);
-    Some((reverse, Duration::from_millis(ms).min(super::MAX_DURATION)))
+
+    /// The header at the start of `bytes`, or None when it is not one. The
+    /// duration is capped at [`super::MAX_DURATION`].
+    pub fn decode(bytes: &[u8]) -> Option<Header> {
+        if bytes.len() < HEADER_LEN || &bytes[..4] != MAGIC {
+            return None;
+        }
+        let reverse = match bytes[4] {
+            b'R' => true,
+            b'S' => false,
+            _ => return None,
+        };
+        let ms = u64::from_be_bytes(bytes[8..16].try_into().ok()?);
+        let rate = u64::from_be_bytes(bytes[16..24].try_into().ok()?);
+        Some(Header {
+            reverse,
+            duration: Duration::from_millis(ms).min(super::MAX_DURATION),
+            rate,
+        })
+    }
+}
+
+/// Waits until `sent` bytes are due at `rate` bits/s since `start`; false
+/// when it is not yet time (the caller loops). Sleeps at most 50 ms.
+pub fn pace(start: Instant, sent: u64, rate: u64) -> bool {
+    if rate == 0 {
+        return true;
+    }
+    let due = start + Duration::from_secs_f64(sent as f64 * 8.0 / rate as f64);
+    let now = Instant::now();
+    if due > now {
+        std::thread::sleep((due - now).min(Duration::from_millis(50)));
+        return false;
+    }
+    true
+}
+
+/// Bytes per write: about 10 ms of data at `rate`, so pacing stays smooth.
+pub fn chunk(rate: u64) -> usize {
+    if rate == 0 {
+        BUFFER
+    } else {
+        ((rate / 8 / 100) as usize).clamp(1024, BUFFER)
+    }
 }
 
 /// The kernel's tcp_info for a socket.
@@ -84,6 +126,7 @@ struct StreamEnd {
 
 pub fn run(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
     super::check_duration(spec.duration)?;
+    let per_stream_rate = spec.bitrate / u64::from(spec.streams.max(1));
     let mut streams = Vec::new();
     for _ in 0..spec.streams {
         let mut stream = TcpStream::connect_timeout(&spec.to, Duration::from_secs(3))
@@ -94,13 +137,19 @@ pub fn run(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
                 )
             })?;
         stream
-            .write_all(&header(spec.reverse, spec.duration))
+            .write_all(
+                &Header {
+                    reverse: spec.reverse,
+                    duration: spec.duration,
+                    rate: per_stream_rate,
+                }
+                .encode(),
+            )
             .context("cannot send the test header")?;
         streams.push(stream);
     }
     let start = Instant::now();
     let deadline = start + spec.duration;
-    let per_stream_rate = spec.bitrate / u64::from(spec.streams.max(1));
     let mut counters = Vec::new();
     let mut watchers = Vec::new();
     let mut threads = Vec::new();
@@ -190,25 +239,15 @@ fn send(
 ) -> Result<StreamEnd> {
     // A short timeout so a stalled receiver cannot hold the run past a stop.
     stream.set_write_timeout(Some(Duration::from_millis(100)))?;
-    let chunk = if rate == 0 {
-        BUFFER
-    } else {
-        // About 10 ms of data per write, so pacing stays smooth.
-        ((rate / 8 / 100) as usize).clamp(1024, BUFFER)
-    };
-    let buffer = vec![0x6e_u8; chunk];
+    let buffer = vec![0x6e_u8; chunk(rate)];
     let mut sent = 0u64;
     loop {
         let now = Instant::now();
         if stop.is_stopped() || now >= deadline {
             break;
         }
-        if rate > 0 {
-            let due = start + Duration::from_secs_f64(sent as f64 * 8.0 / rate as f64);
-            if due > now {
-                std::thread::sleep((due - now).min(Duration::from_millis(50)));
-                continue;
-            }
+        if !pace(start, sent, rate) {
+            continue;
         }
         match stream.write(&buffer) {
             Ok(n) => {
@@ -365,11 +404,21 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        let h = header(true, Duration::from_millis(2500));
-        assert_eq!(parse_header(&h), Some((true, Duration::from_millis(2500))));
-        let h = header(false, Duration::from_secs(99_999));
-        assert_eq!(parse_header(&h), Some((false, super::super::MAX_DURATION)));
-        assert_eq!(parse_header(b"GET / HTTP/1.1\r\n"), None);
+        let h = Header {
+            reverse: true,
+            duration: Duration::from_millis(2500),
+            rate: 40_000_000,
+        };
+        assert_eq!(Header::decode(&h.encode()), Some(h));
+        let long = Header {
+            duration: Duration::from_secs(99_999),
+            ..h
+        };
+        assert_eq!(
+            Header::decode(&long.encode()).map(|h| h.duration),
+            Some(super::super::MAX_DURATION)
+        );
+        assert_eq!(Header::decode(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"), None);
     }
 
     #[test]
