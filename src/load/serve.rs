@@ -114,17 +114,25 @@ fn set_timeout(socket: &impl AsRawFd, timeout: Duration) {
     }
 }
 
+/// A big UDP receive buffer, so a busy machine does not turn scheduling
+/// hiccups into loss. SO_RCVBUFFORCE (root) may exceed net.core.rmem_max;
+/// otherwise SO_RCVBUF is capped by it.
 fn grow_receive_buffer(socket: &impl AsRawFd) {
     let size: libc::c_int = 8 << 20;
-    // SAFETY: a valid fd and an int option. The kernel caps it at rmem_max.
-    unsafe {
-        libc::setsockopt(
-            socket.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUF,
-            (&size as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        );
+    for option in [libc::SO_RCVBUFFORCE, libc::SO_RCVBUF] {
+        // SAFETY: a valid fd and an int option.
+        let rc = unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                option,
+                (&size as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if rc == 0 {
+            return;
+        }
     }
 }
 
