@@ -110,6 +110,9 @@ pub struct Running {
     pub series: Vec<f64>,
     /// The latest interval's text line.
     pub last: Option<String>,
+    /// Every interval's text line so far (the newest last), as the command
+    /// line would print them.
+    pub log: Vec<String>,
     pub stopping: bool,
 }
 
@@ -391,6 +394,7 @@ impl LoadView {
             stop: stop.clone(),
             series: Vec::new(),
             last: None,
+            log: Vec::new(),
             stopping: false,
         });
         let sender = self.sender.clone();
@@ -420,6 +424,10 @@ impl LoadView {
                     running.series.remove(0);
                 }
                 running.series.push(interval.value);
+                if running.log.len() >= POINTS {
+                    running.log.remove(0);
+                }
+                running.log.push(interval.text.clone());
                 running.last = Some(interval.text);
                 true
             }

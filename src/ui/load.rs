@@ -14,7 +14,7 @@
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::load::{FIELDS, Field, Kind, LoadView};
-use crate::load::format::{bitrate, count, millis};
+use crate::load::format::{count, millis};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -79,11 +79,11 @@ fn render_form(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// A chart value as the kind's unit says it.
+/// A chart value as the kind's unit says it, short enough for the label.
 fn show_value(kind: Kind, value: f64) -> String {
     match kind {
-        Kind::Tcp | Kind::Udp => bitrate(value),
-        Kind::Http => format!("{} req/s", count(value)),
+        Kind::Tcp | Kind::Udp => super::format::bits_short(value),
+        Kind::Http => format!("{}/s", count(value)),
         Kind::Probe => millis(value),
     }
 }
@@ -137,8 +137,14 @@ fn render_run(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
                     .label(label),
                 gauge,
             );
-            let text = running.last.clone().unwrap_or_else(|| "starting…".into());
-            frame.render_widget(Paragraph::new(text.trim().to_string()), latest);
+            let text = match running.series.last() {
+                Some(value) => Line::from(vec![
+                    Span::styled("now ", theme.dim()),
+                    Span::raw(show_value(running.kind, *value)),
+                ]),
+                None => Line::from(Span::styled("starting…", theme.dim())),
+            };
+            frame.render_widget(Paragraph::new(text), latest);
         }
         None => {
             let text = match view.runs.first() {
@@ -190,11 +196,17 @@ fn render_result(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
             .lines()
             .map(|l| Line::from(l.to_string()))
             .collect()
-    } else if view.running.is_some() {
-        vec![Line::from(Span::styled(
+    } else if let Some(running) = &view.running {
+        // The run's output so far, newest at the bottom, as the command line
+        // prints it.
+        let room = usize::from(inner.height.saturating_sub(1));
+        let mut lines = vec![Line::from(Span::styled(
             "running: watch its effect in the other tabs (1 Interfaces); s or Esc stops it",
             theme.dim(),
-        ))]
+        ))];
+        let from = running.log.len().saturating_sub(room);
+        lines.extend(running.log[from..].iter().map(|l| Line::from(l.clone())));
+        lines
     } else {
         vec![Line::from(Span::styled(
             "Load goes only to the target given; one off loopback asks first. \
@@ -202,7 +214,14 @@ fn render_result(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
             theme.dim(),
         ))]
     };
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    let paragraph = Paragraph::new(lines);
+    // A running log is cut at the edge so its newest line stays in sight.
+    let paragraph = if view.running.is_some() && view.error.is_none() {
+        paragraph
+    } else {
+        paragraph.wrap(Wrap { trim: false })
+    };
+    frame.render_widget(paragraph, inner);
 }
 
 fn render_past(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
