@@ -45,20 +45,25 @@ fn main() {
 /// exist).
 fn write_subcommands(command: &clap::Command, page: &mut Vec<u8>) {
     writeln!(page, ".SH SUBCOMMANDS").unwrap();
+    // Nested subcommands (`load tcp`) are listed and documented like the others.
+    let mut all: Vec<(String, clap::Command)> = Vec::new();
     for sub in command.get_subcommands() {
-        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
-        writeln!(
-            page,
-            ".TP\n\\fBnetlens {}\\fR\n{}",
-            sub.get_name(),
-            escape(&about)
-        )
-        .unwrap();
+        all.push((sub.get_name().to_string(), sub.clone()));
+        for nested in sub.get_subcommands() {
+            all.push((
+                format!("{} {}", sub.get_name(), nested.get_name()),
+                nested.clone(),
+            ));
+        }
     }
-    for sub in command.get_subcommands() {
+    for (name, sub) in &all {
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        writeln!(page, ".TP\n\\fBnetlens {}\\fR\n{}", name, escape(&about)).unwrap();
+    }
+    for (name, sub) in &all {
         if sub
             .get_arguments()
-            .all(|a| a.is_global_set() || a.get_id() == "help")
+            .all(|a| a.is_global_set() || a.get_id() == "help" || a.is_hide_set())
         {
             continue;
         }
@@ -67,7 +72,7 @@ fn write_subcommands(command: &clap::Command, page: &mut Vec<u8>) {
             .render_options_section(&mut section)
             .expect("render subcommand options");
         let section = String::from_utf8(section).expect("roff is UTF-8");
-        let title = format!(".SH \"{} OPTIONS\"", sub.get_name().to_uppercase());
+        let title = format!(".SH \"{} OPTIONS\"", name.to_uppercase());
         page.extend_from_slice(section.replacen(".SH OPTIONS", &title, 1).as_bytes());
     }
 }

@@ -55,6 +55,8 @@ pub enum Command {
     Snapshot(SnapshotArgs),
     /// Print a pcap/pcapng file as tcpdump -n lines, or its flow table
     Read(ReadArgs),
+    /// Generate load (iperf3, wrk, hping3 and pktgen style) to watch in the other tabs
+    Load(LoadArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -160,4 +162,208 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         return Err(format!("'{text}' must be greater than zero"));
     }
     Ok(Duration::from_secs_f64(seconds))
+}
+
+// ---------------------------------------------------------------- load
+
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    #[command(subcommand)]
+    pub kind: LoadKind,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LoadKind {
+    /// Serve the tcp, udp and http tests, like `iperf3 -s` (TCP and UDP on one port)
+    Serve(ServeArgs),
+    /// TCP throughput like iperf3: per-interval reports, sender/receiver summary
+    Tcp(TcpArgs),
+    /// UDP with sendmmsg at a given rate: sent/received pps, loss and jitter
+    Udp(UdpArgs),
+    /// Keep-alive HTTP/1.1 like wrk: requests/s, latency percentiles, errors
+    Http(HttpArgs),
+    /// Drive the kernel's pktgen through /proc/net/pktgen
+    Pktgen(PktgenArgs),
+    /// TCP connect latency like `hping3 -S -c N -p PORT`: min/avg/max and loss
+    Probe(ProbeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port for TCP (load streams and HTTP) and UDP
+    #[arg(long, short = 'p', default_value_t = 5201)]
+    pub port: u16,
+    /// Address to listen on
+    #[arg(long, default_value = "0.0.0.0")]
+    pub bind: String,
+    /// Delay every HTTP response by this long (to test latency reporting)
+    #[arg(long, value_parser = parse_duration_or_zero, default_value = "0s")]
+    pub delay: Duration,
+    /// HTTP response body size in bytes
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(0..=16_777_216))]
+    pub body: u32,
+    /// Exit after this long (default: run until interrupted)
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// One JSON object per finished test, one per line
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TcpArgs {
+    /// Server to send to (a `netlens load serve`)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub to: String,
+    /// How long to run (at most 1h)
+    #[arg(short = 't', long = "time", value_parser = parse_duration, default_value = "10s")]
+    pub time: Duration,
+    /// Parallel streams
+    #[arg(short = 'P', long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=128))]
+    pub parallel: u32,
+    /// Target bitrate in bits/s (k, M, G suffixes, 1000-based; 0: unlimited)
+    #[arg(short = 'b', long, value_parser = parse_rate, default_value = "0")]
+    pub bitrate: u64,
+    /// The server sends and netlens receives
+    #[arg(short = 'R', long)]
+    pub reverse: bool,
+    /// Per-interval lines, then a summary object, as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UdpArgs {
+    /// Server to send to (a `netlens load serve` reports what it received)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub to: String,
+    /// How long to run (at most 1h)
+    #[arg(short = 't', long = "time", value_parser = parse_duration, default_value = "10s")]
+    pub time: Duration,
+    /// Target bitrate in bits/s (k, M, G suffixes, 1000-based; 0: unlimited)
+    #[arg(short = 'b', long, value_parser = parse_rate, default_value = "1M")]
+    pub bitrate: u64,
+    /// UDP payload size in bytes
+    #[arg(long, default_value_t = 1400, value_parser = clap::value_parser!(u32).range(32..=65_000))]
+    pub size: u32,
+    /// Per-interval lines, then a summary object, as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HttpArgs {
+    /// URL to request: http://HOST[:PORT]/PATH (redirects are not followed)
+    pub url: String,
+    /// Connections kept open
+    #[arg(short = 'c', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub connections: u32,
+    /// How long to run (at most 1h)
+    #[arg(short = 't', long = "time", value_parser = parse_duration, default_value = "10s")]
+    pub time: Duration,
+    /// Threads sharing the connections
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub threads: u32,
+    /// A response slower than this counts as a timeout error
+    #[arg(long, value_parser = parse_duration, default_value = "2s")]
+    pub timeout: Duration,
+    /// Total requests per second (0: as fast as the server answers)
+    #[arg(short = 'R', long, value_parser = parse_request_rate, default_value = "0")]
+    pub rate: f64,
+    /// Per-interval lines, then a summary object, as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PktgenArgs {
+    /// Interface to send from
+    #[arg(long, value_name = "IF")]
+    pub dev: String,
+    /// Destination IP address
+    #[arg(long, value_name = "IP")]
+    pub dst: String,
+    /// Destination MAC address
+    #[arg(long, value_name = "MAC")]
+    pub dst_mac: String,
+    /// Packets per device (each thread has one)
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub count: u64,
+    /// Packet size in bytes
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(42..=9000))]
+    pub size: u32,
+    /// Delay between packets in nanoseconds
+    #[arg(long, default_value_t = 0)]
+    pub delay: u64,
+    /// Kernel threads (kpktgend_N), one device each
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub threads: u32,
+    /// Send each allocated packet this many more times
+    #[arg(long, default_value_t = 0)]
+    pub clone_skb: u32,
+    /// Stop after this long even if the count is not reached
+    #[arg(short = 't', long = "time", value_parser = parse_duration, default_value = "60s")]
+    pub time: Duration,
+    /// Where pktgen's files are (for tests)
+    #[arg(long, hide = true, default_value = "/proc/net/pktgen")]
+    pub proc_root: std::path::PathBuf,
+    /// The summary as one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Where to connect
+    #[arg(value_name = "HOST:PORT")]
+    pub to: String,
+    /// Number of probes
+    #[arg(short = 'c', long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub count: u32,
+    /// Time between probes
+    #[arg(short = 'i', long = "every", value_parser = parse_duration, default_value = "1s")]
+    pub every: Duration,
+    /// A connect slower than this counts as lost
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    pub timeout: Duration,
+    /// One JSON object per probe, then a summary object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A duration that may be zero ("0s").
+pub fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
+    if text.trim().trim_end_matches(['s', 'm', 'h']).trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(text)
+}
+
+/// A bit rate: "0", "500k", "100M", "1.5G" (1000-based), bits per second.
+pub fn parse_rate(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, factor) = match text.chars().last() {
+        Some('k' | 'K') => (&text[..text.len() - 1], 1e3),
+        Some('m' | 'M') => (&text[..text.len() - 1], 1e6),
+        Some('g' | 'G') => (&text[..text.len() - 1], 1e9),
+        _ => (text, 1.0),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a rate (try 100M, 1G, 500k or 0)"))?;
+    let bits = value * factor;
+    if !bits.is_finite() || !(0.0..=1e12).contains(&bits) {
+        return Err(format!("'{text}' is out of range (0 to 1T bits/s)"));
+    }
+    Ok(bits as u64)
+}
+
+/// Requests per second: a finite number, 0 or more.
+pub fn parse_request_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && (0.0..=10_000_000.0).contains(&rate) => Ok(rate),
+        _ => Err(format!(
+            "'{text}' is not a request rate (a number of requests per second, 0 for no limit)"
+        )),
+    }
 }

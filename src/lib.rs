@@ -8,6 +8,7 @@ pub mod capture;
 pub mod cli;
 pub mod collect;
 pub mod findings;
+pub mod load;
 pub mod manual;
 pub mod model;
 pub mod report;

@@ -10,6 +10,7 @@ fn main() -> ExitCode {
         None => netlens::app::run::run(&cli),
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
         Some(Command::Read(args)) => netlens::capture::read::run(args),
+        Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

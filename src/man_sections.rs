@@ -146,6 +146,60 @@ sequence seen in that direction); \fBnetlens read \-\-flows \-\-json\fR lists it
 the flow's \fBfindings\fR.
 .PP
 A finding clears as soon as its condition no longer holds.
+.SH LOAD
+\fBnetlens load\fR generates load to watch in the other tabs, from the command line
+or from the Load tab. Every run is bounded by a duration (at most one hour) or a
+count, and sends only to the address it was given: no redirects, no discovery.
+\fBload serve\fR is the other end of \fBload tcp\fR, \fBload udp\fR and \fBload http\fR
+(TCP and UDP on one port, 5201 by default); a TCP connection that does not start
+with the tcp test's header is answered as HTTP/1.1. \fBload pktgen\fR drives the
+kernel's pktgen (CONFIG_NET_PKTGEN, \fBmodprobe pktgen\fR) through /proc/net/pktgen:
+per thread \fBrem_device_all\fR and \fBadd_device\fR, per device \fBcount\fR,
+\fBclone_skb\fR, \fBpkt_size\fR, \fBdelay\fR, \fBdst\fR, \fBdst_mac\fR, then \fBstart\fR in
+pgctrl (and \fBstop\fR at the time cap); it reads each device's Result line.
+The global \fB\-\-interval\fR sets how often a load reports (1s by default);
+\fB\-\-netns\fR and \fB\-\-pid\fR run the load (or the server) inside that namespace.
+.SH LOAD JSON KEYS
+With \fB\-\-json\fR each load kind prints per-interval objects (\fBtype\fR "interval", or
+"probe" for each probe) and ends with one summary object (\fBtype\fR "summary"). Every
+summary has \fBkind\fR and \fBstopped\fR (true when stopped before its end).
+.TP
+\fBtcp\fR
+\fBseconds\fR, \fBbytes\fR (what the receiver got), \fBbits_per_s\fR, \fBretransmits\fR
+(from tcp_info; null with \fB\-\-reverse\fR, where the server sends), \fBpackets_per_s\fR
+(segments), \fBloss_percent\fR (retransmitted segments per segment sent),
+\fBcwnd_bytes\fR, \fBstreams\fR, \fBreverse\fR, \fBsender\fR and \fBreceiver\fR
+{\fBbytes\fR, \fBbits_per_s\fR}. Intervals: \fBstart\fR, \fBend\fR, \fBbytes\fR, \fBbits_per_s\fR,
+\fBretransmits\fR, \fBcwnd_bytes\fR.
+.TP
+\fBudp\fR
+\fBseconds\fR, \fBbytes\fR and \fBbits_per_s\fR (sent payload), \fBretransmits\fR (always
+null), \fBpackets_per_s\fR (sent), \fBloss_percent\fR, \fBjitter_ms\fR (RFC 3550, as the
+server measured it), \fBsent_packets\fR, \fBsend_errors\fR, \fBreceived_packets\fR,
+\fBreceived_bytes\fR, \fBreceived_packets_per_s\fR, \fBlost_packets\fR, \fBout_of_order\fR.
+The receiver's keys are null when no \fBload serve\fR answered.
+.TP
+\fBhttp\fR
+\fBrequests\fR, \fBrequests_per_s\fR, \fBbytes\fR and \fBbytes_per_s\fR (read, head and
+body), \fBerrors\fR {\fBconnect\fR, \fBread\fR, \fBwrite\fR, \fBtimeout\fR, \fBstatus\fR
+(responses 400 and up)}, \fBlatency_ms\fR {\fBp50\fR, \fBp75\fR, \fBp90\fR, \fBp99\fR,
+\fBp999\fR, \fBmax\fR, \fBmean\fR, \fBstdev\fR} (HdrHistogram, from sending a request to
+the end of its response), \fBconnections\fR, \fBthreads\fR, \fBseconds\fR.
+.TP
+\fBprobe\fR
+\fBsent\fR, \fBreceived\fR (SYN-ACK or RST), \fBclosed\fR (RST), \fBloss_percent\fR,
+\fBmin_ms\fR, \fBavg_ms\fR, \fBmax_ms\fR (null when nothing answered).
+.TP
+\fBpktgen\fR
+\fBpackets\fR, \fBpackets_per_s\fR, \fBmbits_per_s\fR, \fBbits_per_s\fR, \fBerrors\fR,
+\fBseconds\fR, \fBdevices[]\fR (the same per device, from its Result line).
+.TP
+\fBload serve \-\-json\fR
+A \fBlistening\fR object (\fBaddress\fR, \fBport\fR), then one \fBserved\fR object per
+finished test: tcp {\fBdirection\fR, \fBbytes\fR, \fBseconds\fR, \fBbits_per_s\fR,
+\fBcomplete\fR}, http {\fBrequests\fR, \fBbytes_sent\fR, \fBbytes_received\fR},
+udp {\fBpackets\fR, \fBbytes\fR, \fBsent\fR, \fBlost\fR, \fBloss_percent\fR,
+\fBout_of_order\fR, \fBjitter_ms\fR}.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
 counters need no privileges. The owner of a socket comes from /proc/PID/fd, which
@@ -155,6 +209,7 @@ another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter 
 practice root. The conntrack entry list and the exact statistics come from
 ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the
 count, max and statistics from /proc and says why the entries are missing.
+\fBload pktgen\fR needs root; the other load kinds need none.
 .SH ENVIRONMENT
 .TP
 \fBNO_COLOR\fR

@@ -34,6 +34,21 @@ fn snapshot_help_text() {
 }
 
 #[test]
+fn load_help_texts() {
+    for kind in ["serve", "tcp", "udp", "http", "pktgen", "probe"] {
+        let output = netlens(&["load", kind, "--help"]);
+        assert!(output.status.success(), "{kind}");
+        let text = stdout(&output);
+        assert!(text.contains("--json"), "load {kind} has --json");
+        assert!(
+            !text.contains("proc-root"),
+            "the test-only flag stays hidden"
+        );
+        insta::assert_snapshot!(format!("load_{kind}_help"), text);
+    }
+}
+
+#[test]
 fn committed_man_page_is_current() {
     let output = netlens(&["man"]);
     assert!(output.status.success());
@@ -54,6 +69,10 @@ fn man_page_documents_keys_json_and_findings() {
         "rx_packets_per_s",
         "util_percent",
         "NO_COLOR",
+        ".SH LOAD JSON KEYS",
+        ".SH \"LOAD HTTP OPTIONS\"",
+        "requests_per_s",
+        "CONFIG_NET_PKTGEN",
     ] {
         assert!(page.contains(needle), "man page lacks {needle}");
     }

@@ -276,3 +276,44 @@ fn no_color_env_and_flag_mean_no_colour_but_reverse_selection() {
     assert_eq!(colour_escapes(&[("NO_COLOR", "1")], &[]), (false, true));
     assert_eq!(colour_escapes(&[], &["--no-color"]), (false, true));
 }
+
+/// The Load tab in the real event loop: a run started from the form reports
+/// over its channel while the user is on another tab, then its result stays.
+#[test]
+fn load_tab_runs_a_load_watched_from_another_tab() {
+    use netlens::load::serve::{ServeSpec, Server};
+    let server = Server::start(
+        &ServeSpec {
+            bind: "127.0.0.1".parse().unwrap(),
+            port: 0,
+            delay: Duration::ZERO,
+            body: 100,
+        },
+        Arc::new(|_, _| {}),
+    )
+    .expect("an in-process load server on 127.0.0.1");
+    let mut session = Session::start(&["--tab", "load"], 100, 30);
+    session.wait_for("Fill in the form");
+    let clear = "\x7f".repeat(30);
+    // target
+    session.send("j\r");
+    session.send(&format!("{clear}{}\r", server.addr));
+    // duration
+    session.send("j\r");
+    session.send(&format!("{clear}3s\r"));
+    session.wait_for("3s");
+    session.send("r");
+    session.wait_for("LOAD tcp");
+    // The Interfaces tab shows the run in the header while it goes.
+    session.send("1");
+    session.wait_for("rxpck/s");
+    session.wait_for("LOAD tcp");
+    session.send("7");
+    session.wait_for("receiver");
+    session.wait_for("#1");
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+    session.assert_restored();
+    server.stop();
+}

@@ -217,7 +217,7 @@ fn no_color_keeps_selection_visible() {
 
 #[test]
 fn every_size_down_to_tiny_renders_without_panic() {
-    for tab_key in ['1', '2', '4'] {
+    for tab_key in ['1', '2', '4', '7'] {
         for detail in [false, true] {
             for help in [false, true] {
                 let mut app = app_with_samples();
@@ -738,4 +738,173 @@ fn old_samples_drop_their_socket_lists() {
     }
     assert!(!app.history.get(len - 1).unwrap().sockets.is_empty());
     assert!(!app.history.get(len - 2).unwrap().sockets.is_empty());
+}
+
+mod load_tab {
+    use super::*;
+    use netlens::app::load::LoadEvent;
+    use netlens::load::serve::{ServeSpec, Server};
+    use std::sync::Arc;
+    use std::time::Instant;
+    use tokio::sync::mpsc::UnboundedReceiver;
+
+    fn server() -> Server {
+        Server::start(
+            &ServeSpec {
+                bind: "127.0.0.1".parse().unwrap(),
+                port: 0,
+                delay: Duration::ZERO,
+                body: 100,
+            },
+            Arc::new(|_, _| {}),
+        )
+        .unwrap()
+    }
+
+    fn load_app() -> (App, UnboundedReceiver<LoadEvent>) {
+        let mut app = app_with_samples();
+        app.on_key(Key::Char('7'));
+        let events = app.load.take_events().unwrap();
+        (app, events)
+    }
+
+    /// Types into the selected field: Enter, clear, the text, Enter.
+    fn type_field(app: &mut App, text: &str) {
+        app.on_key(Key::Enter);
+        for _ in 0..40 {
+            app.on_key(Key::Backspace);
+        }
+        for c in text.chars() {
+            app.on_key(Key::Char(c));
+        }
+        app.on_key(Key::Enter);
+    }
+
+    /// Feeds the app every event that arrives within `wait`.
+    fn pump(app: &mut App, events: &mut UnboundedReceiver<LoadEvent>, wait: Duration) -> usize {
+        let until = Instant::now() + wait;
+        let mut n = 0;
+        while Instant::now() < until {
+            match events.try_recv() {
+                Ok(event) => {
+                    app.on_load(event);
+                    n += 1;
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn load_tab_form_80x24() {
+        let (mut app, _events) = load_app();
+        insta::assert_snapshot!(render(&mut app, 80, 24).backend());
+    }
+
+    #[test]
+    fn a_run_shows_progress_then_its_result_and_stays_listed() {
+        let server = server();
+        let (mut app, mut events) = load_app();
+        app.on_key(Key::Down);
+        type_field(&mut app, &server.addr.to_string());
+        app.on_key(Key::Down);
+        type_field(&mut app, "1s");
+        app.on_key(Key::Char('r'));
+        assert!(app.load.running.is_some(), "{:?}", app.load.error);
+        pump(&mut app, &mut events, Duration::from_millis(600));
+        let text = format!("{}", render(&mut app, 80, 24).backend());
+        assert!(text.contains("LOAD tcp"), "header shows the run: {text}");
+        assert!(text.contains("of 1s"), "gauge: {text}");
+        assert!(text.contains("bits/s max"), "chart: {text}");
+        // The run ends by itself.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while app.load.running.is_some() && Instant::now() < deadline {
+            pump(&mut app, &mut events, Duration::from_millis(100));
+        }
+        assert!(app.load.running.is_none());
+        let text = format!("{}", render(&mut app, 80, 24).backend());
+        assert!(
+            text.contains("sender") && text.contains("receiver"),
+            "{text}"
+        );
+        assert!(text.contains("#1"), "listed: {text}");
+        // The other tabs see it too: the header names no load now.
+        assert!(!text.contains("LOAD tcp"));
+
+        // A second run, stopped at once with s.
+        type_field(&mut app, "60s");
+        app.on_key(Key::Char('r'));
+        pump(&mut app, &mut events, Duration::from_millis(300));
+        app.on_key(Key::Char('s'));
+        let stopped = Instant::now();
+        while app.load.running.is_some() && stopped.elapsed() < Duration::from_secs(5) {
+            pump(&mut app, &mut events, Duration::from_millis(20));
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(2),
+            "stop took {:?}",
+            stopped.elapsed()
+        );
+        assert_eq!(app.load.runs.len(), 2);
+        let text = format!("{}", render(&mut app, 80, 24).backend());
+        assert!(text.contains("stopped before the end"), "{text}");
+        server.stop();
+    }
+
+    #[test]
+    fn a_target_off_loopback_asks_for_confirmation() {
+        let (mut app, _events) = load_app();
+        app.on_key(Key::Down);
+        type_field(&mut app, "198.18.0.2:5201");
+        app.on_key(Key::Char('r'));
+        let text = format!("{}", render(&mut app, 80, 24).backend());
+        assert!(
+            text.contains("Not loopback") && text.contains("198.18.0.2:5201"),
+            "{text}"
+        );
+        assert!(app.load.running.is_none());
+        app.on_key(Key::Esc);
+        assert!(app.load.confirm.is_none() && app.load.running.is_none());
+    }
+
+    #[test]
+    fn bad_form_input_is_one_line_not_a_run() {
+        let (mut app, _events) = load_app();
+        app.on_key(Key::Down);
+        app.on_key(Key::Down);
+        type_field(&mut app, "soon");
+        app.on_key(Key::Char('r'));
+        assert!(app.load.running.is_none());
+        let text = format!("{}", render(&mut app, 80, 24).backend());
+        assert!(text.contains("duration:"), "{text}");
+    }
+
+    #[test]
+    fn running_and_confirm_states_render_at_every_size() {
+        let server = server();
+        let (mut app, mut events) = load_app();
+        app.on_key(Key::Down);
+        type_field(&mut app, &server.addr.to_string());
+        app.on_key(Key::Char('r'));
+        pump(&mut app, &mut events, Duration::from_millis(600));
+        for width in (1..=24).chain([40, 80, 130]) {
+            for height in (1..=12).chain([24]) {
+                render(&mut app, width, height);
+            }
+        }
+        app.on_key(Key::Esc);
+        while app.load.running.is_some() {
+            pump(&mut app, &mut events, Duration::from_millis(20));
+        }
+        type_field(&mut app, "198.18.0.2:5201");
+        app.on_key(Key::Char('r'));
+        assert!(app.load.confirm.is_some());
+        for width in (1..=24).chain([40, 80]) {
+            for height in (1..=12).chain([24]) {
+                render(&mut app, width, height);
+            }
+        }
+        server.stop();
+    }
 }

@@ -43,6 +43,14 @@ pub enum Action {
     SortInvert,
     Filter,
     Pause,
+    /// Load tab: edit the selected field of the form.
+    Edit,
+    /// Load tab: the next (Right) or previous (Left) kind of load.
+    Choose,
+    /// Load tab: start the run the form describes.
+    Start,
+    /// Load tab: stop the running load.
+    Stop,
 }
 
 /// Where a binding applies.
@@ -52,6 +60,8 @@ pub enum Scope {
     Global,
     /// In a tab's table or detail pane.
     View,
+    /// In the Load tab; these come before the View bindings there.
+    Load,
 }
 
 pub struct Binding {
@@ -201,11 +211,56 @@ pub const BINDINGS: &[Binding] = &[
         help: "filter rows by text",
         hint: Some("filter"),
     },
+    Binding {
+        keys: &[Enter],
+        action: Action::Edit,
+        scope: Scope::Load,
+        help: "edit the selected field",
+        hint: Some("edit"),
+    },
+    Binding {
+        keys: &[Right, Left],
+        action: Action::Choose,
+        scope: Scope::Load,
+        help: "change the kind of load",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('r')],
+        action: Action::Start,
+        scope: Scope::Load,
+        help: "run the load in the form",
+        hint: Some("run"),
+    },
+    Binding {
+        keys: &[Char('s'), Esc],
+        action: Action::Stop,
+        scope: Scope::Load,
+        help: "stop the running load now",
+        hint: Some("stop"),
+    },
 ];
 
-/// The binding for a key, if any.
+/// The binding for a key outside the Load tab, if any.
 pub fn lookup(key: Key) -> Option<&'static Binding> {
-    BINDINGS.iter().find(|binding| binding.keys.contains(&key))
+    lookup_in(key, false)
+}
+
+/// The binding for a key; in the Load tab its own bindings come first.
+pub fn lookup_in(key: Key, load_tab: bool) -> Option<&'static Binding> {
+    let matches = |binding: &&Binding| binding.keys.contains(&key);
+    if load_tab
+        && let Some(binding) = BINDINGS
+            .iter()
+            .filter(|b| b.scope == Scope::Load)
+            .find(matches)
+    {
+        return Some(binding);
+    }
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope != Scope::Load)
+        .find(matches)
 }
 
 pub fn key_label(key: Key) -> String {
@@ -215,8 +270,8 @@ pub fn key_label(key: Key) -> String {
         F(n) => format!("F{n}"),
         Up => "Up".into(),
         Down => "Down".into(),
-        Left => "Left".into(),
-        Right => "Right".into(),
+        Left => "←".into(),
+        Right => "→".into(),
         PageUp => "PgUp".into(),
         PageDown => "PgDn".into(),
         Home => "Home".into(),

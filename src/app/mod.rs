@@ -5,6 +5,7 @@ pub mod conntrack;
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
+pub mod load;
 pub mod run;
 pub mod sockets;
 pub mod tabs;
@@ -19,6 +20,7 @@ use conntrack::ConntrackView;
 use history::History;
 use interfaces::InterfacesView;
 use keymap::{Action, Key, Scope};
+use load::{LoadEvent, LoadView};
 use ratatui::layout::{Position, Rect};
 use sockets::SocketsView;
 use std::sync::Arc;
@@ -55,6 +57,7 @@ pub struct App {
     pub demand: Arc<Demand>,
     pub sockets: SocketsView,
     pub tcp: tcp::TcpView,
+    pub load: LoadView,
     pub color: bool,
     pub interval: Duration,
     pub hostname: String,
@@ -77,6 +80,7 @@ impl App {
             demand: Arc::default(),
             sockets: SocketsView::default(),
             tcp: tcp::TcpView::default(),
+            load: LoadView::default(),
             color,
             interval,
             hostname: hostname(),
@@ -199,7 +203,11 @@ impl App {
         if self.editing_filter().is_some() {
             return self.edit_filter(key);
         }
-        let Some(binding) = keymap::lookup(key) else {
+        if self.tab == Tab::Load && !self.help && self.load.modal() {
+            return self.load.on_modal_key(key);
+        }
+        let in_load = self.tab == Tab::Load && !self.help;
+        let Some(binding) = keymap::lookup_in(key, in_load) else {
             return false;
         };
         if self.help {
@@ -212,8 +220,15 @@ impl App {
         }
         match binding.scope {
             Scope::Global => self.global(binding.action, key),
+            Scope::View if self.tab == Tab::Load => self.load.handle(binding.action, key),
             Scope::View => self.view_action(binding.action),
+            Scope::Load => self.load.handle(binding.action, key),
         }
+    }
+
+    /// Takes a load run's report; returns whether the screen must be redrawn.
+    pub fn on_load(&mut self, event: LoadEvent) -> bool {
+        self.load.on_event(event)
     }
 
     fn global(&mut self, action: Action, key: Key) -> bool {

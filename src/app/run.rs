@@ -96,6 +96,10 @@ async fn event_loop(
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut sigint = signal(SignalKind::interrupt())?;
+    let mut load_events = app
+        .load
+        .take_events()
+        .context("the load channel is taken")?;
     let mut dirty = true;
     while !app.quit {
         app.publish_demand();
@@ -113,6 +117,7 @@ async fn event_loop(
                 Some(Err(error)) => return Err(error).context("cannot read the terminal"),
                 None => return Ok(()),
             },
+            Some(event) = load_events.recv() => dirty = app.on_load(event),
             _ = sigterm.recv() => return Ok(()),
             _ = sighup.recv() => return Ok(()),
             _ = sigint.recv() => return Ok(()),

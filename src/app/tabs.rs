@@ -45,7 +45,7 @@ impl Tab {
             Tab::Interfaces | Tab::Sockets | Tab::Tcp | Tab::Conntrack => None,
             Tab::Dns => Some(("resolver latency and failures", "dig @SERVER NAME")),
             Tab::Flows => Some(("live packet capture and flows", "tcpdump -n -i any")),
-            Tab::Load => Some(("load generation (tcp, udp, http, pktgen)", "iperf3; wrk")),
+            Tab::Load => None,
         }
     }
 }

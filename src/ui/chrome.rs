@@ -3,8 +3,8 @@
 use super::format;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::keymap::{BINDINGS, hint_label};
-use crate::app::tabs::ALL;
+use crate::app::keymap::{BINDINGS, Scope, hint_label};
+use crate::app::tabs::{ALL, Tab};
 use crate::findings::Severity;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -29,6 +29,17 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     if let Some(tcp) = current.and_then(|c| c.tcp.as_ref()) {
         spans.push(Span::styled("  unix ", theme.dim()));
         spans.push(Span::raw(tcp.unix_sockets.to_string()));
+    }
+    if let Some(running) = &app.load.running {
+        // A load runs while the user watches the other tabs: say so everywhere.
+        spans.push(Span::styled(
+            format!(
+                " LOAD {} {:.0}% ",
+                running.kind.name(),
+                running.progress() * 100.0
+            ),
+            theme.warn(),
+        ));
     }
     if let Some(totals) = app.derived.totals {
         spans.push(Span::styled("  RX ", theme.rx()));
@@ -124,7 +135,17 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         return;
     }
     let mut spans = Vec::new();
+    let in_load = app.tab == Tab::Load;
     for binding in BINDINGS {
+        // The Load tab has its own keys; the table keys belong elsewhere.
+        let shown = match binding.scope {
+            Scope::Global => true,
+            Scope::View => !in_load,
+            Scope::Load => in_load,
+        };
+        if !shown {
+            continue;
+        }
         if let Some(hint) = binding.hint {
             spans.push(Span::styled(hint_label(binding.keys), theme.key()));
             spans.push(Span::raw(format!(" {hint} ")));

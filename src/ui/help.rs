@@ -21,6 +21,8 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
     global.push(Line::from(Span::styled("Mouse", theme.header())));
     global.push(Line::from("  click a tab or a row to select it;"));
     global.push(Line::from("  --no-mouse leaves it to the terminal"));
+    global.push(Line::from(""));
+    global.extend(scope_lines(Scope::Load, "In the Load tab", theme));
     let view = scope_lines(Scope::View, "In a table or detail", theme);
 
     if inner.width >= 76 {

@@ -15,6 +15,7 @@ pub mod format;
 pub mod help;
 pub mod interface_detail;
 pub mod interfaces;
+pub mod load;
 pub mod pending;
 pub mod socket_detail;
 pub mod sockets;
@@ -53,6 +54,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
         Tab::Conntrack => conntrack::render(frame, body, app, theme),
         Tab::Sockets => sockets::render(frame, body, app, theme),
         Tab::Tcp => tcp::render(frame, body, app, theme),
+        Tab::Load => load::render(frame, body, app, theme),
         other => pending::render(frame, body, other, theme),
     }
 }
