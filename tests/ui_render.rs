@@ -908,3 +908,22 @@ mod load_tab {
         server.stop();
     }
 }
+
+#[test]
+fn help_scrolls_when_taller_than_the_pane() {
+    let mut app = app_with_samples();
+    app.on_key(Key::Char('?'));
+    let top = format!("{}", render(&mut app, 80, 14).backend());
+    assert!(top.contains("j/k scroll"), "{top}");
+    assert!(top.contains("Anywhere"), "{top}");
+    for _ in 0..50 {
+        app.on_key(Key::Char('j'));
+    }
+    let bottom = format!("{}", render(&mut app, 80, 14).backend());
+    assert!(bottom.contains("--no-mouse"), "{bottom}");
+    assert!(!bottom.contains("Anywhere"), "{bottom}");
+    // The scroll is clamped, so one step up moves at once.
+    app.on_key(Key::Char('k'));
+    let up = format!("{}", render(&mut app, 80, 14).backend());
+    assert_ne!(up, bottom);
+}

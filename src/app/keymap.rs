@@ -64,6 +64,20 @@ pub enum Scope {
     Load,
 }
 
+impl Scope {
+    /// The heading of this scope's keys on the help screen.
+    pub fn title(self) -> &'static str {
+        match self {
+            Scope::Global => "Anywhere",
+            Scope::View => "In a table or detail",
+            Scope::Load => "In the Load tab",
+        }
+    }
+}
+
+/// Every scope, in the order the help screen lists them.
+pub const SCOPES: &[Scope] = &[Scope::Global, Scope::View, Scope::Load];
+
 pub struct Binding {
     pub keys: &'static [Key],
     pub action: Action,
@@ -124,7 +138,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('p'), Char(' ')],
         action: Action::Pause,
         scope: Scope::Global,
-        help: "pause or resume the display",
+        help: "pause/resume the display",
         hint: Some("pause"),
     },
     Binding {
@@ -187,14 +201,14 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('s'), F(6), Char('>')],
         action: Action::SortNext,
         scope: Scope::View,
-        help: "sort by the next column",
+        help: "sort by next column",
         hint: Some("sort"),
     },
     Binding {
         keys: &[Char('<')],
         action: Action::SortPrev,
         scope: Scope::View,
-        help: "sort by the previous column",
+        help: "sort by previous column",
         hint: None,
     },
     Binding {

@@ -51,6 +51,8 @@ pub struct App {
     /// The frozen sample's monotonic time while paused.
     pub paused_at: Option<f64>,
     pub help: bool,
+    /// First line of the help pane shown.
+    pub help_scroll: u16,
     pub interfaces: InterfacesView,
     pub conntrack: ConntrackView,
     /// Shared with the sampler: what the open tab needs collected.
@@ -75,6 +77,7 @@ impl App {
             history: History::default(),
             paused_at: None,
             help: false,
+            help_scroll: 0,
             interfaces: InterfacesView::default(),
             conntrack: ConntrackView::default(),
             demand: Arc::default(),
@@ -211,9 +214,17 @@ impl App {
             return false;
         };
         if self.help {
+            // The help pane scrolls with the movement keys; render clamps.
+            let page = 10;
             match binding.action {
                 Action::Quit => self.quit = true,
                 Action::Help | Action::Close => self.help = false,
+                Action::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
+                Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
+                Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(page),
+                Action::PageDown => self.help_scroll = self.help_scroll.saturating_add(page),
+                Action::Top => self.help_scroll = 0,
+                Action::Bottom => self.help_scroll = u16::MAX,
                 _ => return false,
             }
             return true;
@@ -234,7 +245,10 @@ impl App {
     fn global(&mut self, action: Action, key: Key) -> bool {
         match action {
             Action::Quit => self.quit = true,
-            Action::Help => self.help = true,
+            Action::Help => {
+                self.help = true;
+                self.help_scroll = 0;
+            }
             Action::NextTab => self.tab = self.tab.next(),
             Action::PrevTab => self.tab = self.tab.previous(),
             Action::GotoTab => {

@@ -46,7 +46,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     chrome::render_footer(frame, footer, app, theme);
     app.hits.rows = None;
     if app.help {
-        help::render(frame, body, theme);
+        app.help_scroll = help::render(frame, body, app.help_scroll, theme);
         return;
     }
     match app.tab {
