@@ -10,5 +10,6 @@ pub mod collect;
 pub mod findings;
 pub mod manual;
 pub mod model;
+pub mod record;
 pub mod report;
 pub mod ui;

@@ -10,6 +10,8 @@ fn main() -> ExitCode {
         None => netlens::app::run::run(&cli),
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
         Some(Command::Read(args)) => netlens::capture::read::run(args),
+        Some(Command::Record(args)) => netlens::record::commands::record(&cli.collect, args),
+        Some(Command::Replay(args)) => netlens::record::commands::replay(&cli, args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

@@ -43,6 +43,22 @@ pub enum Action {
     SortInvert,
     Filter,
     Pause,
+    /// Live view: start or stop recording to a file.
+    Record,
+    /// Replay: slower / faster (0.25x-64x).
+    ReplaySlower,
+    ReplayFaster,
+    /// Replay: one sample back / on.
+    ReplayStepBack,
+    ReplayStep,
+    /// Replay: one minute back / on.
+    ReplayBackMinute,
+    ReplayForwardMinute,
+    /// Replay: ask for a time and go there.
+    ReplayJumpTo,
+    /// Replay: the first / last sample.
+    ReplayFirst,
+    ReplayLast,
 }
 
 /// Where a binding applies.
@@ -52,6 +68,8 @@ pub enum Scope {
     Global,
     /// In a tab's table or detail pane.
     View,
+    /// While replaying a recording; these come before the others.
+    Replay,
 }
 
 pub struct Binding {
@@ -114,8 +132,15 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('p'), Char(' ')],
         action: Action::Pause,
         scope: Scope::Global,
-        help: "pause or resume the display",
+        help: "pause or resume the display (replay: play)",
         hint: Some("pause"),
+    },
+    Binding {
+        keys: &[Char('R')],
+        action: Action::Record,
+        scope: Scope::Global,
+        help: "start or stop recording to a file",
+        hint: None,
     },
     Binding {
         keys: &[Up, Char('k')],
@@ -201,11 +226,86 @@ pub const BINDINGS: &[Binding] = &[
         help: "filter rows by text",
         hint: Some("filter"),
     },
+    Binding {
+        keys: &[Char('-')],
+        action: Action::ReplaySlower,
+        scope: Scope::Replay,
+        help: "replay slower (down to 0.25x)",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('+'), Char('=')],
+        action: Action::ReplayFaster,
+        scope: Scope::Replay,
+        help: "replay faster (up to 64x)",
+        hint: Some("speed"),
+    },
+    Binding {
+        keys: &[Left],
+        action: Action::ReplayStepBack,
+        scope: Scope::Replay,
+        help: "one sample back",
+        hint: None,
+    },
+    Binding {
+        keys: &[Right],
+        action: Action::ReplayStep,
+        scope: Scope::Replay,
+        help: "one sample on",
+        hint: Some("step"),
+    },
+    Binding {
+        keys: &[Char('[')],
+        action: Action::ReplayBackMinute,
+        scope: Scope::Replay,
+        help: "one minute back",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char(']')],
+        action: Action::ReplayForwardMinute,
+        scope: Scope::Replay,
+        help: "one minute on",
+        hint: Some("1m"),
+    },
+    Binding {
+        keys: &[Char('t')],
+        action: Action::ReplayJumpTo,
+        scope: Scope::Replay,
+        help: "jump to a time (14:05, +30s, -5m, 10m)",
+        hint: Some("time"),
+    },
+    Binding {
+        keys: &[Char('g')],
+        action: Action::ReplayFirst,
+        scope: Scope::Replay,
+        help: "start of the recording",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('G')],
+        action: Action::ReplayLast,
+        scope: Scope::Replay,
+        help: "end of the recording",
+        hint: None,
+    },
 ];
 
-/// The binding for a key, if any.
+/// The binding for a key, if any (the replay bindings are not looked at).
 pub fn lookup(key: Key) -> Option<&'static Binding> {
-    BINDINGS.iter().find(|binding| binding.keys.contains(&key))
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope != Scope::Replay)
+        .find(|binding| binding.keys.contains(&key))
+}
+
+/// The replay binding for a key, if any; while replaying these come first
+/// (so g and G move in time; Home and End still move in the table).
+pub fn lookup_replay(key: Key) -> Option<&'static Binding> {
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope == Scope::Replay)
+        .find(|binding| binding.keys.contains(&key))
 }
 
 pub fn key_label(key: Key) -> String {

@@ -5,6 +5,7 @@ pub mod conntrack;
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
+pub mod replay;
 pub mod run;
 pub mod tabs;
 
@@ -58,6 +59,14 @@ pub struct App {
     pub hits: HitMap,
     pub derived: Derived,
     pub quit: bool,
+    /// Replaying a recording: the Source of samples instead of the sampler.
+    pub replay: Option<crate::record::player::Player>,
+    /// The `t` prompt's text while the user types a time to jump to.
+    pub time_prompt: Option<String>,
+    /// Recording the live samples (--record, or R).
+    pub recording: Option<crate::record::Recorder>,
+    /// Where R records to (--record FILE); otherwise a name with the time.
+    pub record_path: Option<std::path::PathBuf>,
 }
 
 impl App {
@@ -77,6 +86,10 @@ impl App {
             hits: HitMap::default(),
             derived: Derived::default(),
             quit: false,
+            replay: None,
+            time_prompt: None,
+            recording: None,
+            record_path: None,
         }
     }
 
@@ -172,8 +185,10 @@ impl App {
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(sample) => {
+                let record_error = self.record_sample(&sample);
                 self.history.push(*sample);
                 let had_error = self.error.take().is_some();
+                self.error = record_error;
                 self.paused_at.is_none() || had_error
             }
             SamplerEvent::Error(error) => {
@@ -185,8 +200,17 @@ impl App {
 
     /// Takes a key; returns whether the screen must be redrawn.
     pub fn on_key(&mut self, key: Key) -> bool {
+        if self.time_prompt.is_some() {
+            return self.edit_time_prompt(key);
+        }
         if self.editing_filter().is_some() {
             return self.edit_filter(key);
+        }
+        if self.replay.is_some()
+            && !self.help
+            && let Some(binding) = keymap::lookup_replay(key)
+        {
+            return self.replay_action(binding.action);
         }
         let Some(binding) = keymap::lookup(key) else {
             return false;
@@ -202,6 +226,7 @@ impl App {
         match binding.scope {
             Scope::Global => self.global(binding.action, key),
             Scope::View => self.view_action(binding.action),
+            Scope::Replay => self.replay_action(binding.action),
         }
     }
 
@@ -216,6 +241,8 @@ impl App {
                     self.tab = tabs::ALL[digit as usize - '1' as usize];
                 }
             }
+            Action::Pause if self.replay.is_some() => return self.replay_action(action),
+            Action::Record => return self.toggle_recording(),
             Action::Pause => {
                 self.paused_at = match self.paused_at {
                     Some(_) => None,

@@ -8,7 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
+pub fn render(frame: &mut Frame, area: Rect, replay: bool, theme: Theme) {
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -18,9 +18,13 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
 
     let mut global = scope_lines(Scope::Global, "Anywhere", theme);
     global.push(Line::from(""));
-    global.push(Line::from(Span::styled("Mouse", theme.header())));
-    global.push(Line::from("  click a tab or a row to select it;"));
-    global.push(Line::from("  --no-mouse leaves it to the terminal"));
+    if replay {
+        global.extend(scope_lines(Scope::Replay, "Replay", theme));
+    } else {
+        global.push(Line::from(Span::styled("Mouse", theme.header())));
+        global.push(Line::from("  click a tab or a row to select it;"));
+        global.push(Line::from("  --no-mouse leaves it to the terminal"));
+    }
     let view = scope_lines(Scope::View, "In a table or detail", theme);
 
     if inner.width >= 76 {
