@@ -45,20 +45,16 @@ pub enum Action {
     Pause,
     /// Live view: start or stop recording to a file.
     Record,
-    /// Replay: slower / faster (0.25x-64x).
-    ReplaySlower,
-    ReplayFaster,
-    /// Replay: one sample back / on.
-    ReplayStepBack,
+    /// Replay: slower (-) or faster (+), 0.25x-64x.
+    ReplaySpeed,
+    /// Replay: one sample back (Left) or on (Right).
     ReplayStep,
-    /// Replay: one minute back / on.
-    ReplayBackMinute,
-    ReplayForwardMinute,
+    /// Replay: one minute back ([) or on (]).
+    ReplayMinute,
     /// Replay: ask for a time and go there.
     ReplayJumpTo,
-    /// Replay: the first / last sample.
-    ReplayFirst,
-    ReplayLast,
+    /// Replay: the first (g) or last (G) sample.
+    ReplayEnds,
 }
 
 /// Where a binding applies.
@@ -132,14 +128,14 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('p'), Char(' ')],
         action: Action::Pause,
         scope: Scope::Global,
-        help: "pause or resume the display (replay: play)",
+        help: "pause or resume the display",
         hint: Some("pause"),
     },
     Binding {
         keys: &[Char('R')],
         action: Action::Record,
         scope: Scope::Global,
-        help: "start or stop recording to a file",
+        help: "start or stop recording",
         hint: None,
     },
     Binding {
@@ -227,66 +223,45 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("filter"),
     },
     Binding {
-        keys: &[Char('-')],
-        action: Action::ReplaySlower,
+        keys: &[Char(' ')],
+        action: Action::Pause,
         scope: Scope::Replay,
-        help: "replay slower (down to 0.25x)",
-        hint: None,
+        help: "play or pause",
+        hint: Some("play"),
     },
     Binding {
-        keys: &[Char('+'), Char('=')],
-        action: Action::ReplayFaster,
-        scope: Scope::Replay,
-        help: "replay faster (up to 64x)",
-        hint: Some("speed"),
-    },
-    Binding {
-        keys: &[Left],
-        action: Action::ReplayStepBack,
-        scope: Scope::Replay,
-        help: "one sample back",
-        hint: None,
-    },
-    Binding {
-        keys: &[Right],
+        keys: &[Left, Right],
         action: Action::ReplayStep,
         scope: Scope::Replay,
-        help: "one sample on",
+        help: "one sample back / on",
         hint: Some("step"),
     },
     Binding {
-        keys: &[Char('[')],
-        action: Action::ReplayBackMinute,
+        keys: &[Char('['), Char(']')],
+        action: Action::ReplayMinute,
         scope: Scope::Replay,
-        help: "one minute back",
-        hint: None,
+        help: "one minute back / on",
+        hint: Some("1m"),
     },
     Binding {
-        keys: &[Char(']')],
-        action: Action::ReplayForwardMinute,
+        keys: &[Char('-'), Char('+')],
+        action: Action::ReplaySpeed,
         scope: Scope::Replay,
-        help: "one minute on",
-        hint: Some("1m"),
+        help: "slower / faster (0.25x-64x)",
+        hint: Some("speed"),
     },
     Binding {
         keys: &[Char('t')],
         action: Action::ReplayJumpTo,
         scope: Scope::Replay,
-        help: "jump to a time (14:05, +30s, -5m, 10m)",
+        help: "go to a time (14:05, -5m)",
         hint: Some("time"),
     },
     Binding {
-        keys: &[Char('g')],
-        action: Action::ReplayFirst,
+        keys: &[Char('g'), Char('G')],
+        action: Action::ReplayEnds,
         scope: Scope::Replay,
-        help: "start of the recording",
-        hint: None,
-    },
-    Binding {
-        keys: &[Char('G')],
-        action: Action::ReplayLast,
-        scope: Scope::Replay,
-        help: "end of the recording",
+        help: "start / end of the recording",
         hint: None,
     },
 ];

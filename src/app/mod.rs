@@ -210,7 +210,7 @@ impl App {
             && !self.help
             && let Some(binding) = keymap::lookup_replay(key)
         {
-            return self.replay_action(binding.action);
+            return self.replay_action(binding.action, key);
         }
         let Some(binding) = keymap::lookup(key) else {
             return false;
@@ -226,7 +226,7 @@ impl App {
         match binding.scope {
             Scope::Global => self.global(binding.action, key),
             Scope::View => self.view_action(binding.action),
-            Scope::Replay => self.replay_action(binding.action),
+            Scope::Replay => self.replay_action(binding.action, key),
         }
     }
 
@@ -241,7 +241,7 @@ impl App {
                     self.tab = tabs::ALL[digit as usize - '1' as usize];
                 }
             }
-            Action::Pause if self.replay.is_some() => return self.replay_action(action),
+            Action::Pause if self.replay.is_some() => return self.replay_action(action, key),
             Action::Record => return self.toggle_recording(),
             Action::Pause => {
                 self.paused_at = match self.paused_at {

@@ -60,40 +60,37 @@ impl App {
         self.error = player.damage.take();
     }
 
-    pub fn replay_action(&mut self, action: Action) -> bool {
+    /// A replay key; `key` picks the direction of the paired bindings.
+    pub fn replay_action(&mut self, action: Action, key: Key) -> bool {
         let Some(player) = self.replay.as_mut() else {
             return false;
         };
+        let back = matches!(key, Key::Left | Key::Char('[' | '-' | 'g'));
         match action {
             Action::Pause => {
                 player.toggle_play();
                 return true;
             }
-            Action::ReplayFaster => {
-                player.change_speed(true);
-                return true;
-            }
-            Action::ReplaySlower => {
-                player.change_speed(false);
+            Action::ReplaySpeed => {
+                player.change_speed(!back);
                 return true;
             }
             Action::ReplayJumpTo => {
                 self.time_prompt = Some(String::new());
                 return true;
             }
-            Action::ReplayStep => {
+            Action::ReplayStep if !back => {
                 if let Some(sample) = player.step_forward() {
                     self.push_replayed(sample);
                 }
                 return true;
             }
-            Action::ReplayStepBack => {
+            Action::ReplayStep => {
                 player.step_back();
             }
-            Action::ReplayBackMinute => player.jump(-60.0),
-            Action::ReplayForwardMinute => player.jump(60.0),
-            Action::ReplayFirst => player.goto_start(),
-            Action::ReplayLast => player.goto_end(),
+            Action::ReplayMinute => player.jump(if back { -60.0 } else { 60.0 }),
+            Action::ReplayEnds if back => player.goto_start(),
+            Action::ReplayEnds => player.goto_end(),
             _ => return false,
         }
         self.sync_replay();

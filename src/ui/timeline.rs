@@ -3,7 +3,7 @@
 
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::keymap::{BINDINGS, Scope, hint_label};
+use crate::app::keymap::{BINDINGS, Scope, key_label};
 use crate::record::time;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -56,10 +56,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let mut hints = Vec::new();
     for binding in BINDINGS.iter().filter(|b| b.scope == Scope::Replay) {
         if let Some(hint) = binding.hint {
-            hints.push(Span::styled(
-                format!(" {}", hint_label(binding.keys)),
-                theme.key(),
-            ));
+            let keys: Vec<String> = binding.keys.iter().map(|k| key_label(*k)).collect();
+            hints.push(Span::styled(format!(" {}", keys.join("/")), theme.key()));
             hints.push(Span::raw(format!(" {hint}")));
         }
     }
