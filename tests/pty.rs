@@ -308,7 +308,10 @@ fn record_flag_shows_rec_and_r_closes_the_file() {
     while session.contents().contains("REC") && start.elapsed() < PATIENCE {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!session.contents().contains("REC"), "REC still shown after R");
+    assert!(
+        !session.contents().contains("REC"),
+        "REC still shown after R"
+    );
     session.send("q");
     assert!(session.wait_exit().success());
     let info = std::process::Command::new(env!("CARGO_BIN_EXE_netlens"))

@@ -68,7 +68,7 @@ fn sample(i: u64) -> Sample {
                 drop: i / 30,
                 ..Default::default()
             }),
-            entries: (i % 5 == 0).then(|| {
+            entries: i.is_multiple_of(5).then(|| {
                 (0..20)
                     .map(|n| ConntrackEntry {
                         proto: 17,
@@ -136,7 +136,11 @@ fn round_trip_with_segments_index_and_mode_0600() {
     let reader = Reader::open(&path).unwrap();
     assert!(reader.closed_cleanly);
     assert_eq!(reader.meta, Some(meta()));
-    assert_eq!(reader.sample_segments().len(), 7, "30 s segments over 200 s");
+    assert_eq!(
+        reader.sample_segments().len(),
+        7,
+        "30 s segments over 200 s"
+    );
     let (read, damage) = read_all(&reader);
     assert!(damage.is_empty(), "{damage:?}");
     assert_eq!(read, samples);
@@ -151,7 +155,10 @@ fn an_existing_file_is_never_overwritten() {
     let path = scratch("exists.nlrec");
     std::fs::write(&path, b"precious").unwrap();
     let error = Writer::create(&path, &meta()).err().unwrap();
-    assert!(format!("{error:#}").contains("never overwritten"), "{error:#}");
+    assert!(
+        format!("{error:#}").contains("never overwritten"),
+        "{error:#}"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), b"precious");
 }
 
@@ -160,7 +167,9 @@ fn seeks_land_on_the_newest_sample_at_or_before() {
     let path = scratch("seek.nlrec");
     let samples = write(&path, 300, 60.0, false);
     let reader = Reader::open(&path).unwrap();
-    for target in [-5.0, 0.0, 0.5, 59.0, 59.99, 60.0, 61.2, 150.0, 299.0, 299.5, 1e6] {
+    for target in [
+        -5.0, 0.0, 0.5, 59.0, 59.99, 60.0, 61.2, 150.0, 299.0, 299.5, 1e6,
+    ] {
         let located = reader.seek(T0 + target).unwrap().unwrap();
         let expect = (target.floor().clamp(0.0, 299.0)) as usize;
         assert_eq!(located.sample, samples[expect], "seek to +{target}");
@@ -213,7 +222,11 @@ fn killed_recorder_reads_up_to_the_last_complete_sample() {
         std::fs::write(&cut_path, &bytes[..cut]).unwrap();
         let reader = Reader::open(&cut_path).unwrap();
         let (read, _) = read_all(&reader);
-        assert!(read.len() >= samples.len() - 10, "cut at {cut}: {}", read.len());
+        assert!(
+            read.len() >= samples.len() - 10,
+            "cut at {cut}: {}",
+            read.len()
+        );
         assert_eq!(read[..], samples[..read.len()], "cut at {cut}");
     }
 }
@@ -378,4 +391,32 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn demo_asset_holds_a_conntrack_full_incident() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo-conntrack-full.nlrec");
+    let reader = Reader::open(&path).unwrap();
+    let mut json = Vec::new();
+    netlens::record::commands::print_json(&reader, &mut json).unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(json)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&str> = lines
+        .iter()
+        .flat_map(|l| l["findings"].as_array().unwrap())
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"conntrack-full"), "{ids:?}");
+    assert!(lines[0]["findings"].as_array().unwrap().is_empty());
+    let mut info = Vec::new();
+    netlens::record::commands::print_info(&reader, &mut info).unwrap();
+    let info = String::from_utf8(info).unwrap();
+    assert!(
+        info.contains("closed cleanly") && info.contains("damage:     none"),
+        "{info}"
+    );
+    assert!(info.contains("streams:    samples (18 records"), "{info}");
 }

@@ -35,7 +35,15 @@ fn replay_json_equals_the_live_snapshot_json() {
     let path = scratch("live.nlrec");
     let (a, b) = (pair.a.path(), pair.b.path());
     let traffic = std::thread::spawn(move || {
-        udp_traffic(&a, IP_A, &b, SocketAddrV4::new(IP_B, 9000), 1500, 200, 1000.0)
+        udp_traffic(
+            &a,
+            IP_A,
+            &b,
+            SocketAddrV4::new(IP_B, 9000),
+            1500,
+            200,
+            1000.0,
+        )
     });
     let live = Command::new(NETLENS)
         .args(["snapshot", "--json", "--count", "5", "--interval", "250ms"])
@@ -44,10 +52,18 @@ fn replay_json_equals_the_live_snapshot_json() {
         .output()
         .unwrap();
     let result = traffic.join().unwrap();
-    assert!(live.status.success(), "{}", String::from_utf8_lossy(&live.stderr));
+    assert!(
+        live.status.success(),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
     assert!(result.received > 0);
     let replayed = replay(&["--json", path.to_str().unwrap()]);
-    assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
+    assert!(
+        replayed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
     let live_text = String::from_utf8(live.stdout).unwrap();
     let replay_text = String::from_utf8(replayed.stdout).unwrap();
     assert_eq!(live_text.lines().count(), 5);
@@ -89,7 +105,13 @@ fn sigkill_leaves_a_replayable_file_and_sigint_closes_cleanly() {
     for (signal, tag) in [(libc::SIGKILL, "kill"), (libc::SIGINT, "int")] {
         let path = scratch(&format!("{tag}.nlrec"));
         let child = Command::new(NETLENS)
-            .args(["record", "-o", path.to_str().unwrap(), "--interval", "100ms"])
+            .args([
+                "record",
+                "-o",
+                path.to_str().unwrap(),
+                "--interval",
+                "100ms",
+            ])
             .args(["--netns", &pair.b.name, "--duration", "30s"])
             .stdin(Stdio::null())
             .stderr(Stdio::piped())
@@ -104,7 +126,11 @@ fn sigkill_leaves_a_replayable_file_and_sigint_closes_cleanly() {
         let info_text = String::from_utf8_lossy(&info.stdout).to_string();
         assert!(info.status.success(), "{info_text}");
         let json = replay(&["--json", path.to_str().unwrap()]);
-        assert!(json.status.success(), "{}", String::from_utf8_lossy(&json.stderr));
+        assert!(
+            json.status.success(),
+            "{}",
+            String::from_utf8_lossy(&json.stderr)
+        );
         let samples = parse_lines(&json.stdout);
         assert!(samples.len() >= 7, "{} samples replayed", samples.len());
         assert!(samples.iter().all(|s| iface(s, DEV_B).is_some()));

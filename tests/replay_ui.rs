@@ -92,14 +92,24 @@ fn render(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
 #[test]
 fn replay_shows_the_timeline_and_the_incident() {
     let mut app = replay_app("timeline.nlrec");
-    assert_eq!(app.interval, Duration::from_secs(1), "interval from the file");
+    assert_eq!(
+        app.interval,
+        Duration::from_secs(1),
+        "interval from the file"
+    );
     assert_eq!(shown_t(&app), 0.0);
     app.jump_to_text("10:01:10");
     assert_eq!(shown_t(&app), 70.0);
-    insta::assert_debug_snapshot!("replay_timeline_100x24", render(&mut app, 100, 24).backend());
+    insta::assert_debug_snapshot!(
+        "replay_timeline_100x24",
+        render(&mut app, 100, 24).backend()
+    );
     let screen = format!("{:?}", render(&mut app, 80, 24).backend());
     assert!(screen.contains("REPLAY ‖ 1x"), "{screen}");
-    assert!(screen.contains("iface-errors"), "the finding shows in replay: {screen}");
+    assert!(
+        screen.contains("iface-errors"),
+        "the finding shows in replay: {screen}"
+    );
 }
 
 #[test]
