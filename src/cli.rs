@@ -26,6 +26,10 @@ pub struct Cli {
     #[arg(long)]
     pub no_mouse: bool,
 
+    /// Record the session to FILE while watching (R starts and stops it too)
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -57,6 +61,10 @@ pub enum Command {
     Read(ReadArgs),
     /// Generate load (iperf3, wrk, hping3 and pktgen style) to watch in the other tabs
     Load(LoadArgs),
+    /// Record samples to a file without a screen, e.g. during an incident
+    Record(RecordArgs),
+    /// Replay a recording in the live view's UI, or print it (--json, --info)
+    Replay(ReplayArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -80,6 +88,57 @@ pub struct SnapshotArgs {
     /// Sections to include, comma separated (default: all)
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
     pub section: Vec<Section>,
+
+    /// Also record the samples (the baseline too) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The recording to create (never overwritten; created with mode 0600)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: std::path::PathBuf,
+
+    /// Stop after this long (default: until SIGINT or SIGTERM)
+    #[arg(long, value_parser = parse_duration, value_name = "D")]
+    pub duration: Option<Duration>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The recording (from `netlens record`, --record or R in the live view)
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+
+    /// Playback speed, 0.25 to 64 (times real time)
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed, value_name = "X")]
+    pub speed: f64,
+
+    /// Start at this time: HH:MM[:SS] (clock time), or an offset from the
+    /// start such as 90s or 5m
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+
+    /// Print the samples as JSON Lines, with the schema of `snapshot --json`
+    #[arg(long, conflicts_with = "info")]
+    pub json: bool,
+
+    /// Print the duration, sample count, sizes and streams of the file
+    #[arg(long)]
+    pub info: bool,
+}
+
+/// A replay speed within 0.25x-64x.
+pub fn parse_speed(text: &str) -> Result<f64, String> {
+    let speed: f64 = text
+        .trim_end_matches('x')
+        .parse()
+        .map_err(|_| format!("'{text}' is not a speed (try 0.5, 2 or 16)"))?;
+    if !(0.25..=64.0).contains(&speed) {
+        return Err(format!("'{text}' is outside 0.25 to 64"));
+    }
+    Ok(speed)
 }
 
 #[derive(Debug, Args)]

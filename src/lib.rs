@@ -11,5 +11,6 @@ pub mod findings;
 pub mod load;
 pub mod manual;
 pub mod model;
+pub mod record;
 pub mod report;
 pub mod ui;

@@ -11,6 +11,8 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
         Some(Command::Read(args)) => netlens::capture::read::run(args),
         Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
+        Some(Command::Record(args)) => netlens::record::commands::record(&cli.collect, args),
+        Some(Command::Replay(args)) => netlens::record::commands::replay(&cli, args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

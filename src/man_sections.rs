@@ -200,6 +200,29 @@ finished test: tcp {\fBdirection\fR, \fBbytes\fR, \fBseconds\fR, \fBbits_per_s\f
 \fBcomplete\fR}, http {\fBrequests\fR, \fBbytes_sent\fR, \fBbytes_received\fR},
 udp {\fBpackets\fR, \fBbytes\fR, \fBsent\fR, \fBlost\fR, \fBloss_percent\fR,
 \fBout_of_order\fR, \fBjitter_ms\fR}.
+.SH RECORDING FILES
+\fBnetlens record \-o FILE\fR, \fB\-\-record FILE\fR, \fBR\fR in the live view and
+\fBsnapshot \-\-record FILE\fR write a recording; \fBnetlens replay FILE\fR shows it in the
+same UI with a timeline bar, \fB\-\-json\fR prints it as \fBsnapshot \-\-json\fR would
+have, \fB\-\-info\fR describes it. A recording holds raw samples; rates and findings
+are computed at replay by the same code as live. Files are created with mode
+0600; an existing file is never overwritten.
+.PP
+Format 1: a 16-byte header (magic \fB\\x89NLREC\\r\\n\fR, major and minor version;
+a reader refuses another major version), then chunks: \fBNLck\fR, kind, stream,
+flags, payload length, payload, CRC-32 of kind through payload, and the length
+again so the file can be scanned backwards and resynchronized after damage.
+Kinds: meta (JSON: version, host, namespace, interval, command line), data (one
+record), index and end (written at close). Streams: 0 samples, 1 findings
+(when they change), 2 packet headers and 3 payloads (reserved for capture). Each
+stream is cut into segments of about a minute; a segment is one zstd stream
+whose first record is the keyframe and whose later records are each flushed as
+one chunk (one write per sample), so each compresses against those before it.
+Records are MessagePack with field names. An fdatasync ends each segment. A
+recording whose index is missing (the recorder was killed) is indexed again by
+a scan: it reads up to its last complete sample; a damaged chunk loses at most
+the rest of its segment, and \fBreplay \-\-info\fR and \fB\-\-json\fR report it on
+standard error.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
 counters need no privileges. The owner of a socket comes from /proc/PID/fd, which

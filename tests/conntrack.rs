@@ -555,3 +555,80 @@ fn full_table_drops_new_connections_and_raises_conntrack_full() {
     );
     drop(streams);
 }
+
+/// Records a conntrack-full incident with `netlens record` and checks the
+/// replay shows it. With NETLENS_WRITE_DEMO=PATH the recording is kept
+/// there: that is how assets/demo-conntrack-full.nlrec was made.
+#[test]
+fn recorded_conntrack_full_incident_replays() {
+    if skip("recorded_conntrack_full_incident_replays") {
+        return;
+    }
+    let _turn = GLOBAL_MAX.lock().unwrap_or_else(|e| e.into_inner());
+    let topology = Topology::new("ctd");
+    let _server = Server::start(&topology.server);
+    let dir = std::env::temp_dir().join(format!("netlens-ct-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("incident.nlrec");
+    let _ = std::fs::remove_file(&path);
+    let recorder = std::process::Command::new(NETLENS)
+        .args(["record", "-o", path.to_str().unwrap(), "--duration", "9s"])
+        .args(["--interval", "500ms", "--netns", &topology.router.name])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut recorder = ChildGuard(recorder);
+    // Quiet, then the table fills (max 8), 12 connections are dropped, then
+    // the limit is restored and connections work again. All bounded.
+    thread::sleep(Duration::from_millis(1500));
+    let restore = SysctlGuard::set(MAX_SYSCTL, "8");
+    let (mut streams, _) = connect_many(&topology.client, 8, Duration::from_secs(3));
+    let (_, refused) = connect_many(&topology.client, 12, Duration::from_millis(250));
+    drop(restore);
+    thread::sleep(Duration::from_millis(1000));
+    let (more, failed) = connect_many(&topology.client, 4, Duration::from_secs(3));
+    streams.extend(more);
+    assert_eq!((refused, failed), (12, 0));
+    assert!(recorder.0.wait().unwrap().success());
+    drop(streams);
+
+    let out = std::process::Command::new(NETLENS)
+        .args(["replay", "--json", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let samples = parse_lines(&out.stdout);
+    let full: Vec<&Value> = samples
+        .iter()
+        .filter(|s| {
+            s["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["id"] == "conntrack-full")
+        })
+        .collect();
+    assert!(!full.is_empty(), "conntrack-full never shows in the replay");
+    assert!(full.iter().any(|s| s["conntrack"]["max"] == 8));
+    let dropped: f64 = samples
+        .iter()
+        .filter_map(|s| s["conntrack"]["drop_per_s"].as_f64())
+        .sum();
+    assert!(dropped > 0.0, "the drops are in the recording");
+    assert!(
+        samples.first().unwrap()["findings"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "the recording starts before the incident"
+    );
+    if let Some(keep) = std::env::var_os("NETLENS_WRITE_DEMO") {
+        std::fs::copy(&path, keep).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

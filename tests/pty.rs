@@ -317,3 +317,58 @@ fn load_tab_runs_a_load_watched_from_another_tab() {
     session.assert_restored();
     server.stop();
 }
+
+#[test]
+fn replay_opens_steps_and_quits_cleanly() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v1.0-quiet.nlrec");
+    let mut session = Session::start(&["replay", fixture], 120, 30);
+    session.wait_for("REPLAY ‖ 1x");
+    session.wait_for("#1/6");
+    session.send("\x1b[C");
+    session.wait_for("#2/6");
+    session.send("G");
+    session.wait_for("#6/6");
+    session.send("\x1b[D");
+    session.wait_for("#5/6");
+    session.send("q");
+    assert!(session.wait_exit().success());
+    session.assert_restored();
+}
+
+#[test]
+fn record_flag_shows_rec_and_r_closes_the_file() {
+    let dir = std::env::temp_dir().join(format!("netlens-pty-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("live.nlrec");
+    let _ = std::fs::remove_file(&path);
+    let path_text = path.to_str().unwrap();
+    let mut session = Session::start(&["--record", path_text, "--interval", "200ms"], 120, 30);
+    session.wait_for("● REC");
+    std::thread::sleep(Duration::from_millis(700));
+    session.send("R");
+    let start = Instant::now();
+    while session.contents().contains("REC") && start.elapsed() < PATIENCE {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !session.contents().contains("REC"),
+        "REC still shown after R"
+    );
+    session.send("q");
+    assert!(session.wait_exit().success());
+    let info = std::process::Command::new(env!("CARGO_BIN_EXE_netlens"))
+        .args(["replay", "--info", path_text])
+        .output()
+        .unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(info.contains("closed cleanly"), "{info}");
+    let samples: u64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("samples:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(samples >= 2, "{info}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

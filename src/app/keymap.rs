@@ -51,6 +51,18 @@ pub enum Action {
     Start,
     /// Load tab: stop the running load.
     Stop,
+    /// Live view: start or stop recording to a file.
+    Record,
+    /// Replay: slower (-) or faster (+), 0.25x-64x.
+    ReplaySpeed,
+    /// Replay: one sample back (Left) or on (Right).
+    ReplayStep,
+    /// Replay: one minute back ([) or on (]).
+    ReplayMinute,
+    /// Replay: ask for a time and go there.
+    ReplayJumpTo,
+    /// Replay: the first (g) or last (G) sample.
+    ReplayEnds,
 }
 
 /// Where a binding applies.
@@ -62,6 +74,8 @@ pub enum Scope {
     View,
     /// In the Load tab; these come before the View bindings there.
     Load,
+    /// While replaying a recording; these come before the others.
+    Replay,
 }
 
 impl Scope {
@@ -71,12 +85,13 @@ impl Scope {
             Scope::Global => "Anywhere",
             Scope::View => "In a table or detail",
             Scope::Load => "In the Load tab",
+            Scope::Replay => "While replaying",
         }
     }
 }
 
 /// Every scope, in the order the help screen lists them.
-pub const SCOPES: &[Scope] = &[Scope::Global, Scope::View, Scope::Load];
+pub const SCOPES: &[Scope] = &[Scope::Global, Scope::View, Scope::Load, Scope::Replay];
 
 pub struct Binding {
     pub keys: &'static [Key],
@@ -140,6 +155,13 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Global,
         help: "pause/resume the display",
         hint: Some("pause"),
+    },
+    Binding {
+        keys: &[Char('R')],
+        action: Action::Record,
+        scope: Scope::Global,
+        help: "start or stop recording",
+        hint: None,
     },
     Binding {
         keys: &[Up, Char('k')],
@@ -253,14 +275,57 @@ pub const BINDINGS: &[Binding] = &[
         help: "stop the running load now",
         hint: Some("stop"),
     },
+    Binding {
+        keys: &[Char(' ')],
+        action: Action::Pause,
+        scope: Scope::Replay,
+        help: "play or pause",
+        hint: Some("play"),
+    },
+    Binding {
+        keys: &[Left, Right],
+        action: Action::ReplayStep,
+        scope: Scope::Replay,
+        help: "one sample back / on",
+        hint: Some("step"),
+    },
+    Binding {
+        keys: &[Char('['), Char(']')],
+        action: Action::ReplayMinute,
+        scope: Scope::Replay,
+        help: "one minute back / on",
+        hint: Some("1m"),
+    },
+    Binding {
+        keys: &[Char('-'), Char('+')],
+        action: Action::ReplaySpeed,
+        scope: Scope::Replay,
+        help: "slower/faster (0.25x-64x)",
+        hint: Some("speed"),
+    },
+    Binding {
+        keys: &[Char('t')],
+        action: Action::ReplayJumpTo,
+        scope: Scope::Replay,
+        help: "go to a time (14:05, -5m)",
+        hint: Some("time"),
+    },
+    Binding {
+        keys: &[Char('g'), Char('G')],
+        action: Action::ReplayEnds,
+        scope: Scope::Replay,
+        help: "first/last sample",
+        hint: None,
+    },
 ];
 
-/// The binding for a key outside the Load tab, if any.
+/// The binding for a key outside the Load tab and replay, if any.
 pub fn lookup(key: Key) -> Option<&'static Binding> {
     lookup_in(key, false)
 }
 
 /// The binding for a key; in the Load tab its own bindings come first.
+/// Replay bindings are looked up apart, with `lookup_replay`.
 pub fn lookup_in(key: Key, load_tab: bool) -> Option<&'static Binding> {
     let matches = |binding: &&Binding| binding.keys.contains(&key);
     if load_tab
@@ -273,8 +338,17 @@ pub fn lookup_in(key: Key, load_tab: bool) -> Option<&'static Binding> {
     }
     BINDINGS
         .iter()
-        .filter(|b| b.scope != Scope::Load)
+        .filter(|b| b.scope != Scope::Load && b.scope != Scope::Replay)
         .find(matches)
+}
+
+/// The replay binding for a key, if any; while replaying these come first
+/// (so g and G move in time; Home and End still move in the table).
+pub fn lookup_replay(key: Key) -> Option<&'static Binding> {
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope == Scope::Replay)
+        .find(|binding| binding.keys.contains(&key))
 }
 
 pub fn key_label(key: Key) -> String {

@@ -6,6 +6,7 @@ pub mod history;
 pub mod interfaces;
 pub mod keymap;
 pub mod load;
+pub mod replay;
 pub mod run;
 pub mod sockets;
 pub mod tabs;
@@ -68,6 +69,14 @@ pub struct App {
     pub hits: HitMap,
     pub derived: Derived,
     pub quit: bool,
+    /// Replaying a recording: the Source of samples instead of the sampler.
+    pub replay: Option<crate::record::player::Player>,
+    /// The `t` prompt's text while the user types a time to jump to.
+    pub time_prompt: Option<String>,
+    /// Recording the live samples (--record, or R).
+    pub recording: Option<crate::record::Recorder>,
+    /// Where R records to (--record FILE); otherwise a name with the time.
+    pub record_path: Option<std::path::PathBuf>,
 }
 
 impl App {
@@ -91,6 +100,10 @@ impl App {
             hits: HitMap::default(),
             derived: Derived::default(),
             quit: false,
+            replay: None,
+            time_prompt: None,
+            recording: None,
+            record_path: None,
         }
     }
 
@@ -189,9 +202,11 @@ impl App {
         match event {
             SamplerEvent::Sample(sample) => {
                 self.sockets.record(&sample);
+                let record_error = self.record_sample(&sample);
                 self.history.push(*sample);
                 self.drop_old_sockets();
                 let had_error = self.error.take().is_some();
+                self.error = record_error;
                 self.paused_at.is_none() || had_error
             }
             SamplerEvent::Error(error) => {
@@ -203,8 +218,17 @@ impl App {
 
     /// Takes a key; returns whether the screen must be redrawn.
     pub fn on_key(&mut self, key: Key) -> bool {
+        if self.time_prompt.is_some() {
+            return self.edit_time_prompt(key);
+        }
         if self.editing_filter().is_some() {
             return self.edit_filter(key);
+        }
+        if self.replay.is_some()
+            && !self.help
+            && let Some(binding) = keymap::lookup_replay(key)
+        {
+            return self.replay_action(binding.action, key);
         }
         if self.tab == Tab::Load && !self.help && self.load.modal() {
             return self.load.on_modal_key(key);
@@ -234,6 +258,7 @@ impl App {
             Scope::View if self.tab == Tab::Load => self.load.handle(binding.action, key),
             Scope::View => self.view_action(binding.action),
             Scope::Load => self.load.handle(binding.action, key),
+            Scope::Replay => self.replay_action(binding.action, key),
         }
     }
 
@@ -256,6 +281,8 @@ impl App {
                     self.tab = tabs::ALL[digit as usize - '1' as usize];
                 }
             }
+            Action::Pause if self.replay.is_some() => return self.replay_action(action, key),
+            Action::Record => return self.toggle_recording(),
             Action::Pause => {
                 self.paused_at = match self.paused_at {
                     Some(_) => None,

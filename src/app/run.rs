@@ -6,7 +6,7 @@
 
 use super::App;
 use super::keymap::Key;
-use crate::cli::Cli;
+use crate::cli::{Cli, ReplayArgs};
 use crate::collect::Sampler;
 use crate::collect::netns::Target;
 use crate::ui;
@@ -36,14 +36,51 @@ pub fn run(cli: &Cli) -> Result<()> {
     let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut app = App::new(cli.tab, cli.collect.interval, color);
     app.demand = sampler.demand();
+    app.record_path = cli.record.clone();
+    if let Some(path) = &cli.record {
+        let label = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
+        let meta = crate::record::meta(label.label(), cli.collect.interval);
+        app.recording = Some(crate::record::Recorder::create(path, &meta)?);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let guard = TerminalGuard::enter(!cli.no_mouse)?;
-    let result = runtime.block_on(event_loop(app, samples, &guard));
+    let result = runtime.block_on(event_loop(&mut app, Some(samples), &guard));
     drop(guard);
     drop(sampler);
+    let closed = app.stop_recording();
+    result.and(closed)
+}
+
+/// `netlens replay FILE`: the live view's UI, fed by a recording.
+pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
+    if !stdout().is_terminal() {
+        bail!(
+            "stdout is not a terminal, and replay needs one; for scripts use \
+             `netlens replay --json FILE` or `netlens replay --info FILE`"
+        );
+    }
+    let reader = crate::record::reader::Reader::open(&args.file)?;
+    let mut player = crate::record::player::Player::new(reader)?;
+    player.speed = args.speed;
+    let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut app = App::new(cli.tab, cli.collect.interval, color);
+    app.start_replay(player);
+    if let Some(at) = &args.at {
+        app.jump_to_text(at);
+        if let Some(error) = app.error.take() {
+            bail!("--at {at}: {error}");
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let guard = TerminalGuard::enter(!cli.no_mouse)?;
+    let result = runtime.block_on(event_loop(&mut app, None, &guard));
+    drop(guard);
     result
 }
 
@@ -85,9 +122,11 @@ fn restore_terminal(mouse: bool) {
     let _ = terminal::disable_raw_mode();
 }
 
+/// Samples come from the sampler (live) or from the replay player; the
+/// rest of the loop cannot tell them apart.
 async fn event_loop(
-    mut app: App,
-    mut samples: tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>,
+    app: &mut App,
+    mut samples: Option<tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>>,
     _guard: &TerminalGuard,
 ) -> Result<()> {
     let mut terminal: Terminal<CrosstermBackend<Stdout>> =
@@ -104,16 +143,20 @@ async fn event_loop(
     while !app.quit {
         app.publish_demand();
         if dirty {
-            terminal.draw(|frame| ui::draw(frame, &mut app))?;
+            terminal.draw(|frame| ui::draw(frame, app))?;
         }
+        let replay_due = app.replay_deadline(std::time::Instant::now());
         // Every branch decides whether the next turn redraws.
         tokio::select! {
-            event = samples.recv() => match event {
+            event = next_sample(&mut samples) => match event {
                 Some(event) => dirty = app.on_sampler(event),
                 None => bail!("the sampler thread stopped"),
             },
+            () = replay_wait(replay_due) => {
+                dirty = app.replay_tick(std::time::Instant::now());
+            }
             event = input.next() => match event {
-                Some(Ok(event)) => dirty = on_terminal_event(&mut app, event),
+                Some(Ok(event)) => dirty = on_terminal_event(app, event),
                 Some(Err(error)) => return Err(error).context("cannot read the terminal"),
                 None => return Ok(()),
             },
@@ -124,6 +167,22 @@ async fn event_loop(
         }
     }
     Ok(())
+}
+
+async fn next_sample(
+    samples: &mut Option<tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>>,
+) -> Option<crate::collect::SamplerEvent> {
+    match samples {
+        Some(samples) => samples.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn replay_wait(due: Option<std::time::Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 fn on_terminal_event(app: &mut App, event: Event) -> bool {

@@ -52,7 +52,29 @@ impl Sections {
 /// apart, each printed with rates over its interval.
 pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    let label = target.label().to_string();
     let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
+    let mut recorder = match &args.record {
+        Some(path) => Some(crate::record::Recorder::create(
+            path,
+            &crate::record::meta(&label, collect.interval),
+        )?),
+        None => None,
+    };
+    let result = print_samples(args, &mut events, &sampler, recorder.as_mut());
+    drop(sampler);
+    if let Some(recorder) = recorder {
+        recorder.finish()?;
+    }
+    result
+}
+
+fn print_samples(
+    args: &SnapshotArgs,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<SamplerEvent>,
+    sampler: &Sampler,
+    mut recorder: Option<&mut crate::record::Recorder>,
+) -> Result<()> {
     let sections = Sections::from_list(&args.section);
     let demand = sampler.demand();
     let stdout = std::io::stdout();
@@ -65,6 +87,9 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
             None => bail!("the sampler stopped unexpectedly"),
         };
+        if let Some(recorder) = recorder.as_mut() {
+            recorder.record(previous.as_ref(), &sample)?;
+        }
         if previous.is_none() && sections.conntrack && (args.json || sections.conntrack_entries) {
             // A one-shot ask: the printed samples carry the entry list. Set
             // after the baseline so the first printed sample is not held back
@@ -88,6 +113,5 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
         }
         previous = Some(sample);
     }
-    drop(sampler);
     Ok(())
 }

@@ -4,6 +4,7 @@ use super::format;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::keymap::{BINDINGS, Scope, hint_label};
+use crate::app::replay::Mode;
 use crate::app::tabs::{ALL, Tab};
 use crate::findings::Severity;
 use ratatui::Frame;
@@ -13,10 +14,17 @@ use ratatui::widgets::Paragraph;
 
 pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let (_, current) = app.shown();
-    let mode = if app.paused_at.is_some() {
-        Span::styled(" PAUSED ", theme.active_tab())
-    } else {
-        Span::styled("live", theme.good())
+    let mode = match app.mode() {
+        Mode::Live => Span::styled("live", theme.good()),
+        Mode::Paused => Span::styled(" PAUSED ", theme.active_tab()),
+        Mode::Replay { playing, speed } => Span::styled(
+            format!(
+                " REPLAY {} {} ",
+                if playing { "▶" } else { "‖" },
+                super::timeline::speed(speed)
+            ),
+            theme.active_tab(),
+        ),
     };
     let mut spans = vec![
         Span::styled("netlens", theme.title()),
@@ -40,6 +48,10 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             ),
             theme.warn(),
         ));
+    }
+    if app.recording.is_some() {
+        // The word says it; red only adds to it.
+        spans.push(Span::styled(" ● REC ", theme.alert()));
     }
     if let Some(totals) = app.derived.totals {
         spans.push(Span::styled("  RX ", theme.rx()));
@@ -142,6 +154,8 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Scope::Global => true,
             Scope::View => !in_load,
             Scope::Load => in_load,
+            // The replay timeline shows its own keys.
+            Scope::Replay => false,
         };
         if !shown {
             continue;

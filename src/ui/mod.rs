@@ -6,6 +6,7 @@
 //! │ findings line: worst finding first, "+N more"                         │
 //! │ tab bar: 1 Interfaces 2 Sockets 3 TCP 4 Conntrack 5 DNS 6 Flows 7 Load │
 //! │ body: the active tab (or the help overlay)                            │
+//! │ timeline (replay only): play state, speed, position bar, time          │
 //! └ footer: key hints from the keymap, or the filter prompt ──────────────┘
 //! ```
 
@@ -22,6 +23,7 @@ pub mod sockets;
 pub mod spark;
 pub mod tcp;
 pub mod theme;
+pub mod timeline;
 
 use crate::app::App;
 use crate::app::tabs::Tab;
@@ -32,14 +34,19 @@ use theme::Theme;
 pub fn draw(frame: &mut Frame, app: &mut App) {
     let theme = Theme { color: app.color };
     app.refresh_derived();
-    let [header, findings, tabs, body, footer] = Layout::vertical([
+    let timeline_rows = u16::from(app.replay.is_some());
+    let [header, findings, tabs, body, timeline_area, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Min(0),
+        Constraint::Length(timeline_rows),
         Constraint::Length(1),
     ])
     .areas(frame.area());
+    if app.replay.is_some() {
+        timeline::render(frame, timeline_area, app, theme);
+    }
     chrome::render_header(frame, header, app, theme);
     chrome::render_findings(frame, findings, app, theme);
     chrome::render_tabs(frame, tabs, app, theme);

@@ -1,0 +1,250 @@
+//! `netlens record` (headless) and `netlens replay` (UI, --json, --info).
+
+use super::format::Stream;
+use super::reader::Reader;
+use super::{Recorder, time};
+use crate::cli::{Cli, CollectArgs, RecordArgs, ReplayArgs};
+use crate::collect::netns::Target;
+use crate::collect::{Demand, Sampler, SamplerEvent};
+use crate::model::Sample;
+use crate::report::{Sections, json};
+use anyhow::{Context, Result, bail};
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use tokio::signal::unix::{SignalKind, signal};
+
+/// `netlens record -o FILE`: samples to a file until the duration is up or
+/// SIGINT / SIGTERM; either way the file is closed with its index.
+pub fn record(collect: &CollectArgs, args: &RecordArgs) -> Result<()> {
+    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    let label = target.label().to_string();
+    // Replay should show the Conntrack tab's entries too (dumped at most
+    // once a second).
+    let demand = Arc::new(Demand::default());
+    demand.set_conntrack_entries(true);
+    let (sampler, mut events) = Sampler::spawn_with(target, collect.interval, demand)?;
+    let mut recorder = Recorder::create(&args.output, &super::meta(&label, collect.interval))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let progress = std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let outcome: Result<()> = runtime.block_on(async {
+        let mut sigint = signal(SignalKind::interrupt())?;
+        let mut sigterm = signal(SignalKind::terminate())?;
+        let deadline = args.duration.map(|d| tokio::time::Instant::now() + d);
+        let mut previous: Option<Sample> = None;
+        loop {
+            let until = async {
+                match deadline {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                event = events.recv() => match event {
+                    Some(SamplerEvent::Sample(sample)) => {
+                        recorder.record(previous.as_ref(), &sample)?;
+                        previous = Some(*sample);
+                        if progress {
+                            let stats = recorder.stats();
+                            eprint!(
+                                "\rrecording to {}: {} samples, {}, {}   ",
+                                recorder.path().display(),
+                                stats.records[0],
+                                size(stats.bytes),
+                                time::span(started.elapsed().as_secs_f64()),
+                            );
+                        }
+                    }
+                    Some(SamplerEvent::Error(error)) => {
+                        eprintln!("\rnetlens: warning: {error}");
+                    }
+                    None => bail!("the sampler stopped unexpectedly"),
+                },
+                _ = sigint.recv() => return Ok(()),
+                _ = sigterm.recv() => return Ok(()),
+                _ = until => return Ok(()),
+            }
+        }
+    });
+    drop(sampler);
+    let path = recorder.path().to_path_buf();
+    // Close the file properly even when sampling failed.
+    let stats = recorder.finish()?;
+    outcome?;
+    if progress {
+        eprintln!();
+    }
+    eprintln!(
+        "recorded {} samples ({}) to {}",
+        stats.records[0],
+        size(stats.bytes),
+        path.display()
+    );
+    Ok(())
+}
+
+pub fn size(bytes: u64) -> String {
+    match bytes {
+        0..1024 => format!("{bytes} B"),
+        1024..1_048_576 => format!("{:.1} KiB", bytes as f64 / 1024.0),
+        _ => format!("{:.1} MiB", bytes as f64 / 1_048_576.0),
+    }
+}
+
+/// `netlens replay FILE`.
+pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
+    if args.info {
+        let reader = Reader::open(&args.file)?;
+        return print_info(&reader, &mut std::io::stdout().lock());
+    }
+    if args.json {
+        let reader = Reader::open(&args.file)?;
+        return match print_json(&reader, &mut std::io::stdout().lock()) {
+            Err(error)
+                if error
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+            {
+                Ok(())
+            }
+            other => other,
+        };
+    }
+    crate::app::run::replay(cli, args)
+}
+
+/// Every sample but the first as a `snapshot --json` line (the first is the
+/// baseline its rates need, as in `snapshot`). Damage is reported on stderr
+/// and skipped; the samples around it still print.
+pub fn print_json(reader: &Reader, out: &mut impl Write) -> Result<()> {
+    let sections = Sections::from_list(&[]);
+    let mut previous: Option<Sample> = None;
+    let mut printed = 0u64;
+    for entry in reader.sample_segments() {
+        let read = reader.read_samples(&entry)?;
+        for sample in read.records {
+            if let Some(previous) = &previous {
+                writeln!(out, "{}", json::sample_line(previous, &sample, sections))?;
+                printed += 1;
+            }
+            previous = Some(sample);
+        }
+        if let Some(damage) = read.damage {
+            warn(reader, &damage);
+        }
+    }
+    for damage in &reader.scan_damage {
+        warn(reader, damage);
+    }
+    out.flush()?;
+    if previous.is_none() {
+        bail!("{}: no sample in it can be read", reader.path().display());
+    }
+    if printed == 0 {
+        eprintln!(
+            "netlens: {}: only one sample, and rates need two",
+            reader.path().display()
+        );
+    }
+    Ok(())
+}
+
+fn warn(reader: &Reader, damage: &str) {
+    eprintln!("netlens: warning: {}: {damage}", reader.path().display());
+}
+
+/// `replay --info`: reads every segment to count what is really readable.
+pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
+    let path = reader.path().display();
+    let state = if reader.closed_cleanly {
+        "closed cleanly"
+    } else {
+        "not closed (the recorder was stopped): index rebuilt by a scan"
+    };
+    writeln!(
+        out,
+        "file:       {path} ({}, format {}.{}, {state})",
+        size(reader.len),
+        reader.header.major,
+        reader.header.minor
+    )?;
+    if let Some(meta) = &reader.meta {
+        writeln!(
+            out,
+            "written by: netlens {} on {}, namespace {}, interval {}s",
+            meta.netlens, meta.hostname, meta.netns, meta.interval
+        )?;
+        if !meta.command.is_empty() {
+            writeln!(out, "command:    {}", meta.command.join(" "))?;
+        }
+    } else {
+        writeln!(
+            out,
+            "written by: unknown (the description chunk is damaged)"
+        )?;
+    }
+    let mut damage: Vec<String> = reader.scan_damage.clone();
+    let mut streams = Vec::new();
+    let mut samples_raw = 0u64;
+    let mut samples_disk = 0u64;
+    for stream in Stream::ALL {
+        let segments = reader.stream_segments(stream);
+        if segments.is_empty() {
+            continue;
+        }
+        let mut records = 0usize;
+        for entry in &segments {
+            let read = reader.read_raw(entry)?;
+            records += read.records.len();
+            if stream == Stream::Samples {
+                samples_raw += read.records.iter().map(|r| r.len() as u64).sum::<u64>();
+                samples_disk += entry.end - entry.start;
+            }
+            if let Some(d) = read.damage {
+                damage.push(format!("{}: {d}", stream.name()));
+            }
+        }
+        streams.push((stream, records, segments.len()));
+    }
+    let samples = reader.sample_segments();
+    let count = streams
+        .iter()
+        .find(|(s, ..)| *s == Stream::Samples)
+        .map_or(0, |(_, n, _)| *n);
+    if let (Some(first), Some(last)) = (samples.first(), samples.last()) {
+        let offset = time::local_offset(first.first_t);
+        writeln!(
+            out,
+            "start:      {}\nend:        {}\nduration:   {}",
+            super::date_time(first.first_t, offset),
+            super::date_time(last.last_t, offset),
+            time::span(last.last_t - first.first_t)
+        )?;
+    }
+    writeln!(out, "samples:    {count}")?;
+    if count > 0 {
+        writeln!(
+            out,
+            "size:       {} per sample on disk ({} uncompressed)",
+            size(samples_disk / count as u64),
+            size(samples_raw / count as u64)
+        )?;
+    }
+    let list: Vec<String> = streams
+        .iter()
+        .map(|(stream, records, segments)| {
+            format!("{} ({records} records, {segments} segments)", stream.name())
+        })
+        .collect();
+    writeln!(out, "streams:    {}", list.join(", "))?;
+    if damage.is_empty() {
+        writeln!(out, "damage:     none")?;
+    }
+    for d in damage {
+        writeln!(out, "damage:     {d}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Recordings: a session's raw samples (and the findings shown) in a file,
+//! replayed later through the same views. `format` describes the file.
+
+pub mod commands;
+pub mod format;
+pub mod player;
+pub mod reader;
+pub mod time;
+pub mod writer;
+
+use crate::findings;
+use crate::model::Sample;
+use anyhow::Result;
+use format::{Meta, Stream};
+use std::path::Path;
+use writer::{WriteStats, Writer};
+
+/// The suffix netlens gives recordings it names itself.
+pub const SUFFIX: &str = "nlrec";
+
+/// One sample as stored: MessagePack with field names.
+pub fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    rmp_serde::to_vec_named(value).expect("samples are plain data")
+}
+
+/// Writes samples, and the findings each time they change.
+pub struct Recorder {
+    writer: Writer,
+    findings: Option<Vec<u8>>,
+}
+
+impl Recorder {
+    pub fn create(path: &Path, meta: &Meta) -> Result<Recorder> {
+        Ok(Recorder {
+            writer: Writer::create(path, meta)?,
+            findings: None,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.writer.path()
+    }
+
+    /// Appends `sample`; `previous` is the sample before it (for findings).
+    pub fn record(&mut self, previous: Option<&Sample>, sample: &Sample) -> Result<()> {
+        self.writer
+            .write_record(Stream::Samples, sample.t, sample.mono, &encode(sample))?;
+        let found = findings::evaluate(previous, sample);
+        let bytes = serde_json::to_vec(&found).expect("findings are plain data");
+        if self.findings.as_ref() != Some(&bytes) {
+            self.writer
+                .write_record(Stream::Findings, sample.t, sample.mono, &bytes)?;
+            self.findings = Some(bytes);
+        }
+        Ok(())
+    }
+
+    pub fn stats(&self) -> WriteStats {
+        self.writer.stats()
+    }
+
+    pub fn finish(self) -> Result<WriteStats> {
+        self.writer.finish()
+    }
+}
+
+/// The description written at the start of a recording.
+pub fn meta(netns: &str, interval: std::time::Duration) -> Meta {
+    Meta {
+        netlens: env!("CARGO_PKG_VERSION").to_string(),
+        created: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64()),
+        hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        netns: netns.to_string(),
+        interval: interval.as_secs_f64(),
+        command: std::env::args().collect(),
+        capture: false,
+        payloads: false,
+    }
+}
+
+/// A file name for a recording started from the live view's key:
+/// netlens-YYYYMMDD-HHMMSS.nlrec in the current directory.
+pub fn default_path(t: f64) -> std::path::PathBuf {
+    let offset = time::local_offset(t);
+    let local = t.floor() as i64 + offset;
+    let (year, month, day) = civil_from_days(local.div_euclid(86_400));
+    let clock = time::clock(t, offset).replace(':', "");
+    format!("netlens-{year:04}{month:02}{day:02}-{clock}.{SUFFIX}").into()
+}
+
+/// "YYYY-MM-DD HH:MM:SS" in the local zone.
+pub fn date_time(t: f64, offset: i64) -> String {
+    let local = t.floor() as i64 + offset;
+    let (year, month, day) = civil_from_days(local.div_euclid(86_400));
+    format!("{year:04}-{month:02}-{day:02} {}", time::clock(t, offset))
+}
+
+/// Days since 1970-01-01 to a (year, month, day), proleptic Gregorian
+/// (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(date_time(1_704_103_200.0, 0), "2024-01-01 10:00:00");
+    }
+}

@@ -1,0 +1,323 @@
+//! The replay Source: a cursor over a recording's samples, played at a
+//! speed. It hands samples to the App exactly as the live sampler does, so
+//! every view, rate and finding is computed by the same code.
+
+use super::format::SegmentEntry;
+use super::reader::Reader;
+use crate::model::Sample;
+use anyhow::Result;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+pub const MIN_SPEED: f64 = 0.25;
+pub const MAX_SPEED: f64 = 64.0;
+/// Decoded segments kept (a minute each): enough for a five-minute chart
+/// window and stepping back and forth across its edges.
+const CACHE_SEGMENTS: usize = 8;
+
+/// A position: segment (in the samples stream) and sample within it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Cursor {
+    pub segment: usize,
+    pub ordinal: usize,
+}
+
+pub struct Player {
+    reader: Reader,
+    segments: Vec<SegmentEntry>,
+    /// Samples before each segment, by the index (damage may make a
+    /// segment shorter; positions shown are then approximate).
+    before: Vec<usize>,
+    cache: VecDeque<(usize, Rc<Vec<Sample>>)>,
+    pub cursor: Cursor,
+    pub speed: f64,
+    pub playing: bool,
+    /// When the next sample is due while playing.
+    due: Option<Instant>,
+    /// Offset of the clock shown from UTC (the local zone at the start).
+    pub utc_offset: i64,
+    /// Damage met while decoding, for the error line.
+    pub damage: Option<String>,
+}
+
+impl Player {
+    /// A player on the first sample, paused. Fails when no sample reads.
+    pub fn new(reader: Reader) -> Result<Player> {
+        let segments = reader.sample_segments();
+        let mut before = Vec::with_capacity(segments.len());
+        let mut total = 0;
+        for entry in &segments {
+            before.push(total);
+            total += entry.count as usize;
+        }
+        let utc_offset = super::time::local_offset(segments.first().map_or(0.0, |s| s.first_t));
+        let mut player = Player {
+            reader,
+            segments,
+            before,
+            cache: VecDeque::new(),
+            cursor: Cursor {
+                segment: 0,
+                ordinal: 0,
+            },
+            speed: 1.0,
+            playing: false,
+            due: None,
+            utc_offset,
+            damage: None,
+        };
+        match player.first_readable(0) {
+            Some(cursor) => player.cursor = cursor,
+            None => anyhow::bail!(
+                "{}: no sample in it can be read{}",
+                player.reader.path().display(),
+                player
+                    .damage
+                    .as_deref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
+            ),
+        }
+        Ok(player)
+    }
+
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    /// The decoded samples of a segment (cached). A segment that cannot be
+    /// read at all decodes as empty, and the reason is kept in `damage`.
+    pub fn segment(&mut self, segment: usize) -> Rc<Vec<Sample>> {
+        if let Some((_, samples)) = self.cache.iter().find(|(s, _)| *s == segment) {
+            return Rc::clone(samples);
+        }
+        let samples = match self.segments.get(segment) {
+            Some(entry) => match self.reader.read_samples(entry) {
+                Ok(read) => {
+                    if let Some(damage) = read.damage {
+                        self.damage = Some(damage);
+                    }
+                    read.records
+                }
+                Err(error) => {
+                    self.damage = Some(format!("{error:#}"));
+                    Vec::new()
+                }
+            },
+            None => Vec::new(),
+        };
+        let samples = Rc::new(samples);
+        if self.cache.len() >= CACHE_SEGMENTS {
+            self.cache.pop_front();
+        }
+        self.cache.push_back((segment, Rc::clone(&samples)));
+        samples
+    }
+
+    fn first_readable(&mut self, from: usize) -> Option<Cursor> {
+        (from..self.segments.len()).find_map(|segment| {
+            (!self.segment(segment).is_empty()).then_some(Cursor {
+                segment,
+                ordinal: 0,
+            })
+        })
+    }
+
+    fn last_readable(&mut self, until: usize) -> Option<Cursor> {
+        (0..=until.min(self.segments.len().saturating_sub(1)))
+            .rev()
+            .find_map(|segment| {
+                let len = self.segment(segment).len();
+                len.checked_sub(1)
+                    .map(|ordinal| Cursor { segment, ordinal })
+            })
+    }
+
+    pub fn sample_at(&mut self, cursor: Cursor) -> Option<Sample> {
+        self.segment(cursor.segment).get(cursor.ordinal).cloned()
+    }
+
+    pub fn current(&mut self) -> Option<Sample> {
+        self.sample_at(self.cursor)
+    }
+
+    /// The cursor after `cursor`, if any.
+    pub fn next(&mut self, cursor: Cursor) -> Option<Cursor> {
+        if cursor.ordinal + 1 < self.segment(cursor.segment).len() {
+            return Some(Cursor {
+                ordinal: cursor.ordinal + 1,
+                ..cursor
+            });
+        }
+        self.first_readable(cursor.segment + 1)
+    }
+
+    /// The cursor before `cursor`, if any.
+    pub fn previous(&mut self, cursor: Cursor) -> Option<Cursor> {
+        if cursor.ordinal > 0 {
+            return Some(Cursor {
+                ordinal: cursor.ordinal - 1,
+                ..cursor
+            });
+        }
+        self.last_readable(cursor.segment.checked_sub(1)?)
+    }
+
+    /// Moves one sample on; returns the new sample, None at the end.
+    pub fn step_forward(&mut self) -> Option<Sample> {
+        let next = self.next(self.cursor)?;
+        self.cursor = next;
+        self.current()
+    }
+
+    /// Moves one sample back; false at the start.
+    pub fn step_back(&mut self) -> bool {
+        match self.previous(self.cursor) {
+            Some(previous) => {
+                self.cursor = previous;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn goto_start(&mut self) {
+        if let Some(cursor) = self.first_readable(0) {
+            self.cursor = cursor;
+        }
+    }
+
+    pub fn goto_end(&mut self) {
+        if let Some(cursor) = self.last_readable(self.segments.len().saturating_sub(1)) {
+            self.cursor = cursor;
+        }
+    }
+
+    /// Moves to the newest sample at or before wall-clock `t` (the first
+    /// sample when `t` is before the recording).
+    pub fn seek(&mut self, t: f64) {
+        let after = self.segments.partition_point(|s| s.first_t <= t);
+        let segment = after.saturating_sub(1);
+        let found = {
+            let samples = self.segment(segment);
+            samples
+                .partition_point(|s| s.t <= t)
+                .checked_sub(1)
+                .map(|ordinal| Cursor { segment, ordinal })
+        };
+        let cursor = found
+            .or_else(|| {
+                if t < self.start_t() {
+                    self.first_readable(0)
+                } else {
+                    self.last_readable(segment)
+                }
+            })
+            .or_else(|| self.first_readable(segment));
+        if let Some(cursor) = cursor {
+            self.cursor = cursor;
+        }
+    }
+
+    /// Moves by `seconds` of recording time.
+    pub fn jump(&mut self, seconds: f64) {
+        if let Some(current) = self.current() {
+            self.seek(current.t + seconds);
+        }
+    }
+
+    /// The samples that lead up to the cursor, oldest first: what a live
+    /// view would hold in its history at that moment (`window` seconds).
+    pub fn window(&mut self, window: f64) -> Vec<Sample> {
+        let Some(current) = self.current() else {
+            return Vec::new();
+        };
+        let mut out = vec![current.clone()];
+        let mut cursor = self.cursor;
+        while let Some(previous) = self.previous(cursor) {
+            let Some(sample) = self.sample_at(previous) else {
+                break;
+            };
+            let keep_going = current.mono - sample.mono <= window;
+            out.push(sample);
+            if !keep_going {
+                break;
+            }
+            cursor = previous;
+        }
+        out.reverse();
+        out
+    }
+
+    /// Position of the cursor among all samples, and their count.
+    pub fn position(&self) -> (usize, usize) {
+        let total = self.segments.iter().map(|s| s.count as usize).sum();
+        let here = self.before.get(self.cursor.segment).copied().unwrap_or(0) + self.cursor.ordinal;
+        (here, total)
+    }
+
+    pub fn start_t(&self) -> f64 {
+        self.segments.first().map_or(0.0, |s| s.first_t)
+    }
+
+    pub fn end_t(&self) -> f64 {
+        self.segments.last().map_or(0.0, |s| s.last_t)
+    }
+
+    pub fn toggle_play(&mut self) {
+        self.playing = !self.playing;
+        self.due = None;
+    }
+
+    /// Doubles or halves the speed within 0.25x-64x.
+    pub fn change_speed(&mut self, faster: bool) {
+        let speed = if faster {
+            self.speed * 2.0
+        } else {
+            self.speed / 2.0
+        };
+        self.speed = speed.clamp(MIN_SPEED, MAX_SPEED);
+        self.due = None;
+    }
+
+    /// When the next sample is due, while playing; None when paused or at
+    /// the end. The delay is the recorded interval divided by the speed.
+    pub fn deadline(&mut self, now: Instant) -> Option<Instant> {
+        if !self.playing {
+            return None;
+        }
+        if let Some(due) = self.due {
+            return Some(due);
+        }
+        let next = self.next(self.cursor)?;
+        let (Some(current), Some(following)) = (self.current(), self.sample_at(next)) else {
+            return None;
+        };
+        let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
+        let due = now + Duration::from_secs_f64(gap);
+        self.due = Some(due);
+        Some(due)
+    }
+
+    /// Called when the deadline passed: the next sample to show, or None at
+    /// the end (playing stops there).
+    pub fn advance(&mut self) -> Option<Sample> {
+        let previous_due = self.due.take();
+        let sample = self.step_forward();
+        let Some(current) = &sample else {
+            self.playing = false;
+            return None;
+        };
+        // Stay on the recorded schedule even when a frame was late: the
+        // next deadline counts from this one, not from now.
+        if let Some(due) = previous_due
+            && let Some(next) = self.next(self.cursor)
+            && let Some(following) = self.sample_at(next)
+        {
+            let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
+            self.due = Some(due + Duration::from_secs_f64(gap));
+        }
+        sample
+    }
+}

@@ -1,0 +1,429 @@
+//! Reads a recording: the index (or a scan that rebuilds it), segments
+//! decoded on demand, seek by time. Damage never panics: a bad chunk ends
+//! its segment there and is reported; the rest of the file still reads.
+
+use super::format::{
+    self, CHUNK_HEAD, ChunkHead, DataHead, Header, Index, Kind, MAX_WINDOW_LOG, Meta, SegmentEntry,
+    Stream,
+};
+use crate::model::Sample;
+use anyhow::{Context, Result, bail};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// A segment bigger than this in the file is damage, not data.
+const MAX_SEGMENT_BYTES: u64 = 2 << 30;
+/// Nor does one decompress to more than this.
+const MAX_SEGMENT_RAW: usize = 1 << 30;
+
+pub struct Reader {
+    path: PathBuf,
+    file: File,
+    pub len: u64,
+    pub header: Header,
+    pub meta: Option<Meta>,
+    /// Every stream's segments, in file order.
+    pub segments: Vec<SegmentEntry>,
+    /// The file ends with its index and end marker (the recorder closed it).
+    pub closed_cleanly: bool,
+    /// What the scan that rebuilt the index skipped, if it ran.
+    pub scan_damage: Vec<String>,
+}
+
+/// One decoded segment: its records, and why it stopped early, if it did.
+#[derive(Debug)]
+pub struct SegmentRead<T> {
+    pub heads: Vec<DataHead>,
+    pub records: Vec<T>,
+    pub damage: Option<String>,
+}
+
+/// Where a seek landed.
+#[derive(Debug)]
+pub struct Located {
+    /// Position in `Reader::sample_segments()`.
+    pub segment: usize,
+    pub ordinal: usize,
+    pub sample: Sample,
+}
+
+impl Reader {
+    pub fn open(path: &Path) -> Result<Reader> {
+        let file = File::open(path)
+            .with_context(|| format!("cannot open the recording {}", path.display()))?;
+        let len = file
+            .metadata()
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .len();
+        let mut head = vec![0u8; format::HEADER_LEN.min(len as usize)];
+        file.read_exact_at(&mut head, 0)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let header = Header::decode(&head).with_context(|| path.display().to_string())?;
+        let mut reader = Reader {
+            path: path.to_path_buf(),
+            file,
+            len,
+            header,
+            meta: None,
+            segments: Vec::new(),
+            closed_cleanly: false,
+            scan_damage: Vec::new(),
+        };
+        if let Some((ChunkHead { kind, .. }, payload)) =
+            reader.chunk_at(format::HEADER_LEN as u64)?
+            && kind == Kind::Meta as u8
+        {
+            reader.meta = serde_json::from_slice(&payload).ok();
+        }
+        match reader.read_index()? {
+            Some(index) => {
+                reader.segments = index.segments;
+                reader.closed_cleanly = true;
+            }
+            None => reader.scan()?,
+        }
+        Ok(reader)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> Result<Option<Vec<u8>>> {
+        if offset.saturating_add(len as u64) > self.len {
+            return Ok(None);
+        }
+        let mut buffer = vec![0u8; len];
+        self.file
+            .read_exact_at(&mut buffer, offset)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        Ok(Some(buffer))
+    }
+
+    /// The valid chunk at `offset`, if one is there.
+    fn chunk_at(&self, offset: u64) -> Result<Option<(ChunkHead, Vec<u8>)>> {
+        let Some(head) = self.read_at(offset, CHUNK_HEAD)? else {
+            return Ok(None);
+        };
+        let Some(head) = ChunkHead::parse(&head) else {
+            return Ok(None);
+        };
+        let Some(whole) = self.read_at(offset, head.total())? else {
+            return Ok(None);
+        };
+        Ok(format::check_chunk(&whole).map(|(head, payload)| (head, payload.to_vec())))
+    }
+
+    /// The index the recorder wrote at close, if the file ends with it and
+    /// it is intact.
+    fn read_index(&self) -> Result<Option<Index>> {
+        let end_total = (format::CHUNK_OVERHEAD + 8) as u64;
+        let Some(end_start) = self.len.checked_sub(end_total) else {
+            return Ok(None);
+        };
+        let Some((head, payload)) = self.chunk_at(end_start)? else {
+            return Ok(None);
+        };
+        if head.kind != Kind::End as u8 {
+            return Ok(None);
+        }
+        let Some(index_at) = format::decode_end(&payload).filter(|at| *at < end_start) else {
+            return Ok(None);
+        };
+        let Some((head, payload)) = self.chunk_at(index_at)? else {
+            return Ok(None);
+        };
+        if head.kind != Kind::Index as u8 {
+            return Ok(None);
+        }
+        let Ok(index) = rmp_serde::from_slice::<Index>(&payload) else {
+            return Ok(None);
+        };
+        let sane = index.segments.iter().all(|s| {
+            Stream::from_u8(s.stream).is_some()
+                && s.start >= format::HEADER_LEN as u64
+                && s.start < s.end
+                && s.end <= index_at
+                && s.count > 0
+        });
+        Ok(sane.then_some(index))
+    }
+
+    /// Rebuilds the index by reading every chunk (the recorder was killed,
+    /// or the index is damaged). Damaged bytes are skipped up to the next
+    /// valid chunk; a segment that lost a chunk ends there.
+    fn scan(&mut self) -> Result<()> {
+        let mut offset = format::HEADER_LEN as u64;
+        // Per stream: position in `segments` of its newest entry.
+        let mut newest: [Option<usize>; 4] = [None; 4];
+        while offset < self.len {
+            let Some((head, payload)) = self.chunk_at(offset)? else {
+                match self.find_sync(offset + 1)? {
+                    Some(next) => {
+                        self.scan_damage.push(format!(
+                            "{} damaged bytes at offset {offset} skipped",
+                            next - offset
+                        ));
+                        offset = next;
+                        continue;
+                    }
+                    None => {
+                        if self.len - offset > 0 && self.len - offset < 64 << 20 {
+                            self.scan_damage.push(format!(
+                                "{} bytes at the end are an incomplete record (the recorder \
+                                 stopped while writing it)",
+                                self.len - offset
+                            ));
+                        } else {
+                            self.scan_damage.push(format!(
+                                "{} damaged bytes at the end (from offset {offset})",
+                                self.len - offset
+                            ));
+                        }
+                        break;
+                    }
+                }
+            };
+            let end = offset + head.total() as u64;
+            if head.kind == Kind::Data as u8
+                && let Some(stream) = Stream::from_u8(head.stream)
+                && let Some((data, _)) = DataHead::parse(&payload)
+            {
+                let s = stream as usize;
+                let continues = newest[s].is_some_and(|at| {
+                    let entry = &self.segments[at];
+                    entry.segment == data.segment && entry.count == data.ordinal
+                });
+                if continues {
+                    let at = newest[s].expect("checked");
+                    self.segments[at].extend(data, end);
+                } else if data.ordinal == 0 {
+                    newest[s] = Some(self.segments.len());
+                    self.segments
+                        .push(SegmentEntry::new(stream as u8, data, offset, end));
+                } else {
+                    self.scan_damage.push(format!(
+                        "record {} of {} segment {} at offset {offset} follows a lost record",
+                        data.ordinal,
+                        stream.name(),
+                        data.segment
+                    ));
+                }
+            }
+            offset = end;
+        }
+        Ok(())
+    }
+
+    /// The next offset at or after `from` holding the chunk sync bytes.
+    fn find_sync(&self, from: u64) -> Result<Option<u64>> {
+        const BLOCK: usize = 1 << 16;
+        let mut at = from;
+        while at < self.len {
+            let len = (self.len - at).min(BLOCK as u64) as usize;
+            let block = self.read_at(at, len)?.unwrap_or_default();
+            if let Some(found) = block.windows(4).position(|w| w == format::SYNC) {
+                return Ok(Some(at + found as u64));
+            }
+            if len < BLOCK {
+                break;
+            }
+            at += (BLOCK - 3) as u64;
+        }
+        Ok(None)
+    }
+
+    /// The segments of the samples stream, in order.
+    pub fn sample_segments(&self) -> Vec<SegmentEntry> {
+        self.stream_segments(Stream::Samples)
+    }
+
+    pub fn stream_segments(&self, stream: Stream) -> Vec<SegmentEntry> {
+        self.segments
+            .iter()
+            .filter(|s| s.stream == stream as u8)
+            .copied()
+            .collect()
+    }
+
+    /// Decompresses one segment into its raw records.
+    pub fn read_raw(&self, entry: &SegmentEntry) -> Result<SegmentRead<Vec<u8>>> {
+        let span = entry.end.saturating_sub(entry.start);
+        let bytes = match (span <= MAX_SEGMENT_BYTES)
+            .then(|| self.read_at(entry.start, span as usize))
+            .transpose()?
+            .flatten()
+        {
+            Some(bytes) => bytes,
+            None => {
+                return Ok(SegmentRead {
+                    heads: Vec::new(),
+                    records: Vec::new(),
+                    damage: Some(format!(
+                        "segment at offset {} lies outside the file",
+                        entry.start
+                    )),
+                });
+            }
+        };
+        let mut decoder = zstd::stream::raw::Decoder::new().context("cannot start zstd")?;
+        decoder
+            .set_parameter(zstd::stream::raw::DParameter::WindowLogMax(MAX_WINDOW_LOG))
+            .context("cannot set the zstd window")?;
+        let mut heads = Vec::new();
+        let mut output = Vec::new();
+        let mut damage = None;
+        let mut at = 0usize;
+        while at < bytes.len() && heads.len() < entry.count as usize {
+            let Some((head, payload)) = format::check_chunk(&bytes[at..]) else {
+                damage = Some(format!(
+                    "damaged chunk at offset {}",
+                    entry.start + at as u64
+                ));
+                break;
+            };
+            at += head.total();
+            if head.kind != Kind::Data as u8 || head.stream != entry.stream {
+                continue;
+            }
+            let Some((data, compressed)) = DataHead::parse(payload) else {
+                damage = Some(format!("short record at offset {}", entry.start));
+                break;
+            };
+            if data.segment != entry.segment || data.ordinal as usize != heads.len() {
+                damage = Some(format!(
+                    "record out of order in segment {} at offset {}",
+                    entry.segment,
+                    entry.start + at as u64
+                ));
+                break;
+            }
+            if let Err(error) = decompress(&mut decoder, compressed, &mut output) {
+                damage = Some(format!(
+                    "cannot decompress record {} of segment {}: {error}",
+                    data.ordinal, entry.segment
+                ));
+                break;
+            }
+            heads.push(data);
+        }
+        if damage.is_none() && heads.len() < entry.count as usize {
+            damage = Some(format!(
+                "segment {} ends after {} of {} records",
+                entry.segment,
+                heads.len(),
+                entry.count
+            ));
+        }
+        let records: Vec<Vec<u8>> = format::split_records(&output)
+            .into_iter()
+            .take(heads.len())
+            .map(<[u8]>::to_vec)
+            .collect();
+        if records.len() < heads.len() && damage.is_none() {
+            damage = Some(format!("segment {} decodes short", entry.segment));
+        }
+        heads.truncate(records.len());
+        Ok(SegmentRead {
+            heads,
+            records,
+            damage,
+        })
+    }
+
+    /// Decodes one segment of samples.
+    pub fn read_samples(&self, entry: &SegmentEntry) -> Result<SegmentRead<Sample>> {
+        let raw = self.read_raw(entry)?;
+        let mut samples = Vec::with_capacity(raw.records.len());
+        let mut damage = raw.damage;
+        for record in &raw.records {
+            match rmp_serde::from_slice::<Sample>(record) {
+                Ok(sample) => samples.push(sample),
+                Err(error) => {
+                    damage.get_or_insert(format!(
+                        "sample {} of segment {} does not decode: {error}",
+                        samples.len(),
+                        entry.segment
+                    ));
+                    break;
+                }
+            }
+        }
+        let mut heads = raw.heads;
+        heads.truncate(samples.len());
+        Ok(SegmentRead {
+            heads,
+            records: samples,
+            damage,
+        })
+    }
+
+    /// The sample shown at wall-clock time `t`: the newest at or before it
+    /// (the first one when `t` is before the recording).
+    pub fn seek(&self, t: f64) -> Result<Option<Located>> {
+        let segments = self.sample_segments();
+        if segments.is_empty() {
+            return Ok(None);
+        }
+        let after = segments.partition_point(|s| s.first_t <= t);
+        let mut position = after.saturating_sub(1);
+        loop {
+            let raw = self.read_raw(&segments[position])?;
+            let ordinal = raw.heads.partition_point(|h| h.t <= t).saturating_sub(1);
+            if let Some(record) = raw.records.get(ordinal) {
+                let sample = rmp_serde::from_slice::<Sample>(record).with_context(|| {
+                    format!(
+                        "{}: the sample at offset {} does not decode",
+                        self.path.display(),
+                        segments[position].start
+                    )
+                })?;
+                return Ok(Some(Located {
+                    segment: position,
+                    ordinal,
+                    sample,
+                }));
+            }
+            // That segment is lost entirely: the one before it has the
+            // newest sample still readable.
+            if position == 0 {
+                bail!(
+                    "{}: no readable sample at or before that time",
+                    self.path.display()
+                );
+            }
+            position -= 1;
+        }
+    }
+}
+
+/// Feeds one flushed zstd block to the segment's decoder.
+fn decompress(
+    decoder: &mut zstd::stream::raw::Decoder<'static>,
+    input: &[u8],
+    output: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
+    let mut input = InBuffer::around(input);
+    let mut buffer = vec![0u8; 1 << 17];
+    loop {
+        let before = input.pos();
+        let mut out = OutBuffer::around(&mut buffer[..]);
+        decoder.run(&mut input, &mut out)?;
+        let written = out.pos();
+        output.extend_from_slice(&buffer[..written]);
+        if output.len() > MAX_SEGMENT_RAW {
+            return Err(std::io::Error::other(
+                "a segment decompresses to over 1 GiB",
+            ));
+        }
+        if input.pos() == input.src.len() && written < buffer.len() {
+            return Ok(());
+        }
+        if written == 0 && input.pos() == before {
+            // No progress on input that remains: nothing more will come.
+            return Err(std::io::Error::other("zstd made no progress"));
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! Appends records to a recording: one write per record, an fdatasync each
+//! time a segment closes, the index at the end.
+
+use super::format::{
+    self, DataHead, Header, Index, Kind, Meta, SegmentEntry, Stream, WINDOW_LOG, ZSTD_LEVEL,
+};
+use anyhow::{Context, Result, bail};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// A segment closes after this many seconds of records...
+pub const SEGMENT_SECONDS: f64 = 60.0;
+/// ...or this many uncompressed bytes, whichever comes first (bounds the
+/// work of a seek into a recording of huge samples).
+pub const SEGMENT_RAW_BYTES: u64 = 64 << 20;
+
+struct OpenSegment {
+    encoder: zstd::stream::write::Encoder<'static, Vec<u8>>,
+    /// Its entry in `Writer::index`.
+    entry: usize,
+    ordinal: u32,
+    raw: u64,
+}
+
+/// What a writer has written so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WriteStats {
+    pub records: [u64; 4],
+    pub raw_bytes: [u64; 4],
+    /// File size so far.
+    pub bytes: u64,
+    pub first_t: Option<f64>,
+    pub last_t: Option<f64>,
+}
+
+pub struct Writer {
+    file: File,
+    path: PathBuf,
+    offset: u64,
+    open: [Option<OpenSegment>; 4],
+    next_segment: [u32; 4],
+    index: Vec<SegmentEntry>,
+    stats: WriteStats,
+    segment_seconds: f64,
+    /// Set after a failed write: the file's tail is unknown, stop writing.
+    broken: bool,
+}
+
+impl Writer {
+    /// Creates `path` (mode 0600; an existing file is never overwritten) and
+    /// writes the header and `meta`.
+    pub fn create(path: &Path, meta: &Meta) -> Result<Writer> {
+        Self::create_with(path, meta, SEGMENT_SECONDS)
+    }
+
+    /// As `create`, with another segment length (tests, benches).
+    pub fn create_with(path: &Path, meta: &Meta, segment_seconds: f64) -> Result<Writer> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+            .with_context(|| {
+                format!(
+                    "cannot create the recording {} (an existing file is never overwritten)",
+                    path.display()
+                )
+            })?;
+        let mut start = Header::current().encode().to_vec();
+        let meta_json = serde_json::to_vec(meta).expect("meta is plain data");
+        start.extend_from_slice(&format::encode_chunk(Kind::Meta, 0, &meta_json));
+        file.write_all(&start)
+            .and_then(|()| file.sync_data())
+            .with_context(|| format!("cannot write to {}", path.display()))?;
+        Ok(Writer {
+            file,
+            path: path.to_path_buf(),
+            offset: start.len() as u64,
+            open: Default::default(),
+            next_segment: [0; 4],
+            index: Vec::new(),
+            stats: WriteStats {
+                bytes: start.len() as u64,
+                ..Default::default()
+            },
+            segment_seconds,
+            broken: false,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn stats(&self) -> WriteStats {
+        self.stats
+    }
+
+    /// Appends one record (already serialized) to `stream`: one chunk, one
+    /// write.
+    pub fn write_record(&mut self, stream: Stream, t: f64, mono: f64, bytes: &[u8]) -> Result<()> {
+        if self.broken {
+            bail!(
+                "the recording {} stopped after a write error",
+                self.path.display()
+            );
+        }
+        let s = stream as usize;
+        let roll = self.open[s].as_ref().is_some_and(|open| {
+            let first = self.index[open.entry].first_mono;
+            mono - first >= self.segment_seconds || mono < first || open.raw >= SEGMENT_RAW_BYTES
+        });
+        if roll {
+            self.close_segment(s)?;
+        }
+        if self.open[s].is_none() {
+            let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), ZSTD_LEVEL)
+                .context("cannot start zstd")?;
+            encoder
+                .set_parameter(zstd::stream::raw::CParameter::WindowLog(WINDOW_LOG))
+                .context("cannot set the zstd window")?;
+            self.open[s] = Some(OpenSegment {
+                encoder,
+                entry: usize::MAX,
+                ordinal: 0,
+                raw: 0,
+            });
+        }
+        let open = self.open[s].as_mut().expect("opened above");
+        let mut framed = Vec::with_capacity(bytes.len() + 4);
+        format::frame_record(bytes, &mut framed);
+        open.encoder
+            .write_all(&framed)
+            .and_then(|()| open.encoder.flush())
+            .context("zstd failed")?;
+        let compressed = std::mem::take(open.encoder.get_mut());
+        let head = DataHead {
+            segment: self.next_segment[s],
+            ordinal: open.ordinal,
+            t,
+            mono,
+        };
+        let mut payload = Vec::with_capacity(compressed.len() + format::DATA_HEAD);
+        head.encode(&mut payload);
+        payload.extend_from_slice(&compressed);
+        let chunk = format::encode_chunk(Kind::Data, stream as u8, &payload);
+        if let Err(error) = self.file.write_all(&chunk) {
+            self.broken = true;
+            return Err(error).with_context(|| format!("cannot write to {}", self.path.display()));
+        }
+        let start = self.offset;
+        self.offset += chunk.len() as u64;
+        if open.ordinal == 0 {
+            open.entry = self.index.len();
+            self.index
+                .push(SegmentEntry::new(stream as u8, head, start, self.offset));
+        } else {
+            self.index[open.entry].extend(head, self.offset);
+        }
+        open.ordinal += 1;
+        open.raw += framed.len() as u64;
+        self.stats.records[s] += 1;
+        self.stats.raw_bytes[s] += bytes.len() as u64;
+        self.stats.bytes = self.offset;
+        if stream == Stream::Samples {
+            self.stats.first_t.get_or_insert(t);
+            self.stats.last_t = Some(t);
+        }
+        Ok(())
+    }
+
+    /// Ends a stream's segment: the next record starts a new zstd stream
+    /// (the keyframe). The segment is made durable here.
+    fn close_segment(&mut self, stream: usize) -> Result<()> {
+        if self.open[stream].take().is_some() {
+            self.next_segment[stream] += 1;
+            self.file
+                .sync_data()
+                .with_context(|| format!("cannot sync {}", self.path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Writes the index and the end marker and syncs: the file is complete.
+    pub fn finish(mut self) -> Result<WriteStats> {
+        if self.broken {
+            bail!(
+                "the recording {} stopped after a write error",
+                self.path.display()
+            );
+        }
+        let index = Index {
+            segments: std::mem::take(&mut self.index),
+        };
+        let payload = rmp_serde::to_vec_named(&index).expect("the index is plain data");
+        let mut tail = format::encode_chunk(Kind::Index, 0, &payload);
+        tail.extend_from_slice(&format::encode_chunk(
+            Kind::End,
+            0,
+            &format::encode_end(self.offset),
+        ));
+        self.file
+            .write_all(&tail)
+            .and_then(|()| self.file.sync_data())
+            .with_context(|| format!("cannot finish {}", self.path.display()))?;
+        self.stats.bytes = self.offset + tail.len() as u64;
+        Ok(self.stats)
+    }
+}

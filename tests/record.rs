@@ -1,0 +1,423 @@
+//! Recording files: round trips, seeks, a killed recorder, truncation and
+//! random damage (never a panic; a clear error or the readable prefix), the
+//! version check, and the compatibility fixture in tests/data.
+
+use netlens::model::conntrack::{ConntrackEntry, ConntrackSample, ConntrackStats, Tuple};
+use netlens::model::{InterfaceSample, LinkCounters, Sample};
+use netlens::record::format::{self, Meta, Stream};
+use netlens::record::player::Player;
+use netlens::record::reader::Reader;
+use netlens::record::writer::Writer;
+use netlens::record::{Recorder, encode};
+use proptest::prelude::*;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+const T0: f64 = 1_704_103_200.0;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("netlens-record-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// A plausible sample `i` seconds in: counters grow, conntrack entries on
+/// every fifth.
+fn sample(i: u64) -> Sample {
+    let iface = |index: u32, name: &str, rate: u64| InterfaceSample {
+        index,
+        name: name.into(),
+        kind: (index > 1).then(|| "veth".to_string()),
+        up: true,
+        lower_up: true,
+        loopback: index == 1,
+        mtu: 1500,
+        mac: Some(format!("02:00:00:00:00:{index:02x}")),
+        addresses: vec![format!("198.18.0.{index}/24")],
+        speed_mbps: Some(10_000),
+        counters: LinkCounters {
+            rx_packets: 1000 + i * rate,
+            tx_packets: 900 + i * rate / 2,
+            rx_bytes: 100_000 + i * rate * 700 + i * i % 13,
+            tx_bytes: 90_000 + i * rate * 300,
+            rx_dropped: i / 7,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let tuple = |a: u8, b: u8, port: u16| Tuple {
+        src: format!("198.18.0.{a}").parse().unwrap(),
+        dst: format!("198.18.1.{b}").parse().unwrap(),
+        sport: Some(port),
+        dport: Some(53),
+    };
+    Sample {
+        t: T0 + i as f64,
+        mono: 5000.0 + i as f64,
+        netns: "test".into(),
+        interfaces: vec![iface(1, "lo", 10), iface(2, "veth0", 3000 + i % 17)],
+        conntrack: ConntrackSample {
+            available: true,
+            count: Some(100 + i % 50),
+            max: Some(262_144),
+            stats: Some(ConntrackStats {
+                found: i * 3,
+                insert: i * 11,
+                drop: i / 30,
+                ..Default::default()
+            }),
+            entries: i.is_multiple_of(5).then(|| {
+                (0..20)
+                    .map(|n| ConntrackEntry {
+                        proto: 17,
+                        tcp_state: None,
+                        orig: tuple(n, 1, 40_000 + u16::from(n)),
+                        reply: tuple(1, n, 53),
+                        status: 6,
+                        timeout: 30 - u32::from(n),
+                        mark: 0,
+                        zone: 0,
+                        packets: Some((i, i)),
+                        bytes: None,
+                    })
+                    .collect()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn meta() -> Meta {
+    Meta {
+        netlens: "test".into(),
+        created: T0,
+        hostname: "testhost".into(),
+        netns: "test".into(),
+        interval: 1.0,
+        ..Default::default()
+    }
+}
+
+/// Records samples 0..n with segments of `segment_seconds`; finishes the
+/// file unless `kill` (as a killed recorder leaves it).
+fn write(path: &Path, n: u64, segment_seconds: f64, kill: bool) -> Vec<Sample> {
+    let mut writer = Writer::create_with(path, &meta(), segment_seconds).unwrap();
+    let samples: Vec<Sample> = (0..n).map(sample).collect();
+    for s in &samples {
+        writer
+            .write_record(Stream::Samples, s.t, s.mono, &encode(s))
+            .unwrap();
+    }
+    if !kill {
+        writer.finish().unwrap();
+    }
+    samples
+}
+
+fn read_all(reader: &Reader) -> (Vec<Sample>, Vec<String>) {
+    let mut samples = Vec::new();
+    let mut damage = reader.scan_damage.clone();
+    for entry in reader.sample_segments() {
+        let read = reader.read_samples(&entry).unwrap();
+        samples.extend(read.records);
+        damage.extend(read.damage);
+    }
+    (samples, damage)
+}
+
+#[test]
+fn round_trip_with_segments_index_and_mode_0600() {
+    let path = scratch("round.nlrec");
+    let samples = write(&path, 200, 30.0, false);
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let reader = Reader::open(&path).unwrap();
+    assert!(reader.closed_cleanly);
+    assert_eq!(reader.meta, Some(meta()));
+    assert_eq!(
+        reader.sample_segments().len(),
+        7,
+        "30 s segments over 200 s"
+    );
+    let (read, damage) = read_all(&reader);
+    assert!(damage.is_empty(), "{damage:?}");
+    assert_eq!(read, samples);
+    // Delta coding pays: far smaller than the samples on their own.
+    let raw: usize = samples.iter().map(|s| encode(s).len()).sum();
+    let on_disk = std::fs::metadata(&path).unwrap().len() as usize;
+    assert!(on_disk * 3 < raw, "{on_disk} bytes on disk for {raw} raw");
+}
+
+#[test]
+fn an_existing_file_is_never_overwritten() {
+    let path = scratch("exists.nlrec");
+    std::fs::write(&path, b"precious").unwrap();
+    let error = Writer::create(&path, &meta()).err().unwrap();
+    assert!(
+        format!("{error:#}").contains("never overwritten"),
+        "{error:#}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"precious");
+}
+
+#[test]
+fn seeks_land_on_the_newest_sample_at_or_before() {
+    let path = scratch("seek.nlrec");
+    let samples = write(&path, 300, 60.0, false);
+    let reader = Reader::open(&path).unwrap();
+    for target in [
+        -5.0, 0.0, 0.5, 59.0, 59.99, 60.0, 61.2, 150.0, 299.0, 299.5, 1e6,
+    ] {
+        let located = reader.seek(T0 + target).unwrap().unwrap();
+        let expect = (target.floor().clamp(0.0, 299.0)) as usize;
+        assert_eq!(located.sample, samples[expect], "seek to +{target}");
+    }
+    let mut player = Player::new(Reader::open(&path).unwrap()).unwrap();
+    player.seek(T0 + 125.5);
+    assert_eq!(player.current().unwrap(), samples[125]);
+    assert_eq!(player.position(), (125, 300));
+    player.jump(60.0);
+    assert_eq!(player.current().unwrap(), samples[185]);
+    player.jump(-120.0);
+    assert_eq!(player.current().unwrap(), samples[65]);
+    assert!(player.step_back());
+    assert_eq!(player.current().unwrap(), samples[64]);
+    assert_eq!(player.step_forward().unwrap(), samples[65]);
+    player.goto_end();
+    assert_eq!(player.current().unwrap(), samples[299]);
+    assert!(player.step_forward().is_none());
+    player.goto_start();
+    assert_eq!(player.current().unwrap(), samples[0]);
+    assert!(!player.step_back());
+    // Stepping across a segment boundary both ways.
+    player.seek(T0 + 59.0);
+    assert_eq!(player.step_forward().unwrap(), samples[60]);
+    assert!(player.step_back());
+    assert_eq!(player.current().unwrap(), samples[59]);
+    // The window a live view would hold: five minutes and one before.
+    player.seek(T0 + 299.0);
+    let window = player.window(300.0);
+    assert_eq!(window.first().unwrap(), &samples[0]);
+    assert_eq!(window.len(), 300);
+    player.seek(T0 + 100.0);
+    assert_eq!(player.window(30.0).len(), 32);
+}
+
+#[test]
+fn killed_recorder_reads_up_to_the_last_complete_sample() {
+    let path = scratch("killed.nlrec");
+    let samples = write(&path, 130, 60.0, true);
+    let bytes = std::fs::read(&path).unwrap();
+    let reader = Reader::open(&path).unwrap();
+    assert!(!reader.closed_cleanly);
+    let (read, damage) = read_all(&reader);
+    assert!(damage.is_empty(), "{damage:?}");
+    assert_eq!(read, samples);
+
+    // Killed in the middle of a write: every cut point of the last chunks.
+    let cut_path = scratch("cut.nlrec");
+    for cut in (bytes.len() - 600..bytes.len()).step_by(7) {
+        std::fs::write(&cut_path, &bytes[..cut]).unwrap();
+        let reader = Reader::open(&cut_path).unwrap();
+        let (read, _) = read_all(&reader);
+        assert!(
+            read.len() >= samples.len() - 10,
+            "cut at {cut}: {}",
+            read.len()
+        );
+        assert_eq!(read[..], samples[..read.len()], "cut at {cut}");
+    }
+}
+
+#[test]
+fn truncation_anywhere_gives_an_error_or_a_prefix() {
+    let path = scratch("trunc-src.nlrec");
+    let samples = write(&path, 70, 20.0, false);
+    let bytes = std::fs::read(&path).unwrap();
+    let cut_path = scratch("trunc.nlrec");
+    let mut previous = 0;
+    for cut in (0..bytes.len()).step_by(13).chain([bytes.len() - 1]) {
+        std::fs::write(&cut_path, &bytes[..cut]).unwrap();
+        match Reader::open(&cut_path) {
+            Err(error) => {
+                assert!(cut < format::HEADER_LEN, "cut at {cut}: {error:#}");
+                assert!(!format!("{error:#}").contains('\n'));
+            }
+            Ok(reader) => {
+                let (read, _) = read_all(&reader);
+                assert_eq!(read[..], samples[..read.len()], "cut at {cut}");
+                assert!(read.len() >= previous, "a longer file reads less");
+                previous = read.len();
+            }
+        }
+    }
+    assert!(previous >= samples.len() - 1);
+}
+
+#[test]
+fn a_corrupt_middle_loses_at_most_its_segment() {
+    let path = scratch("middle.nlrec");
+    let samples = write(&path, 200, 20.0, false);
+    let reader = Reader::open(&path).unwrap();
+    let victim = reader.sample_segments()[4];
+    let mut bytes = std::fs::read(&path).unwrap();
+    // Damage the middle of segment 4 (samples 80..100).
+    let at = ((victim.start + victim.end) / 2) as usize;
+    for b in &mut bytes[at..at + 40] {
+        *b ^= 0x5a;
+    }
+    // And the index too, so the reader must also rebuild it by a scan.
+    let len = bytes.len();
+    bytes[len - 30] ^= 0xff;
+    std::fs::write(&path, &bytes).unwrap();
+    let reader = Reader::open(&path).unwrap();
+    assert!(!reader.closed_cleanly);
+    let (read, damage) = read_all(&reader);
+    assert!(!damage.is_empty());
+    let lost: Vec<f64> = samples
+        .iter()
+        .filter(|s| !read.contains(s))
+        .map(|s| s.t - T0)
+        .collect();
+    assert!(!lost.is_empty());
+    assert!(
+        lost.iter().all(|t| (80.0..100.0).contains(t)),
+        "lost outside the damaged segment: {lost:?}"
+    );
+    for s in &read {
+        assert_eq!(s, &samples[(s.t - T0) as usize]);
+    }
+}
+
+#[test]
+fn unknown_major_version_is_refused_clearly() {
+    let path = scratch("major.nlrec");
+    write(&path, 3, 60.0, false);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[8] = 9;
+    std::fs::write(&path, &bytes).unwrap();
+    let error = format!("{:#}", Reader::open(&path).err().unwrap());
+    assert!(error.contains("format 9.0 is not supported"), "{error}");
+    assert!(error.contains("newer netlens"), "{error}");
+    std::fs::write(&path, b"hello, this is a text file\n").unwrap();
+    let error = format!("{:#}", Reader::open(&path).err().unwrap());
+    assert!(error.contains("not a netlens recording"), "{error}");
+}
+
+#[test]
+fn recorder_writes_findings_when_they_change() {
+    let path = scratch("findings.nlrec");
+    let mut recorder = Recorder::create(&path, &meta()).unwrap();
+    let mut previous: Option<Sample> = None;
+    for i in 0..10 {
+        let mut s = sample(i);
+        for iface in &mut s.interfaces {
+            iface.counters.rx_dropped = 0;
+        }
+        if i >= 5 {
+            // Errors start rising on veth0, 100/s: iface-errors from then on.
+            s.interfaces[1].counters.rx_errors = (i - 4) * 100;
+        }
+        recorder.record(previous.as_ref(), &s).unwrap();
+        previous = Some(s);
+    }
+    let stats = recorder.finish().unwrap();
+    assert_eq!(stats.records[Stream::Samples as usize], 10);
+    let reader = Reader::open(&path).unwrap();
+    let findings = reader.stream_segments(Stream::Findings);
+    let read = reader.read_raw(&findings[0]).unwrap();
+    let lists: Vec<serde_json::Value> = read
+        .records
+        .iter()
+        .map(|r| serde_json::from_slice(r).unwrap())
+        .collect();
+    // None at first, then iface-errors once errors rise: written twice.
+    assert_eq!(lists.len(), 2, "{lists:?}");
+    assert_eq!(lists[0], serde_json::json!([]));
+    assert_eq!(lists[1][0]["id"], "iface-errors");
+}
+
+#[test]
+fn compatibility_fixture_still_reads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/v1.0-quiet.nlrec");
+    let reader = Reader::open(&path).unwrap();
+    assert!(reader.closed_cleanly);
+    assert_eq!((reader.header.major, reader.header.minor), (1, 0));
+    let (read, damage) = read_all(&reader);
+    assert!(damage.is_empty(), "{damage:?}");
+    assert!(read.len() >= 5, "{} samples", read.len());
+    assert!(read.windows(2).all(|w| w[0].mono < w[1].mono));
+    assert!(read.iter().all(|s| s.interface("lo").is_some()));
+    let mut json = Vec::new();
+    netlens::record::commands::print_json(&reader, &mut json).unwrap();
+    assert_eq!(json.iter().filter(|b| **b == b'\n').count(), read.len() - 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Random damage: the reader never panics or hangs, and whatever it
+    /// returns is a sample that was written, at its time.
+    #[test]
+    fn random_damage_never_panics(
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 1..12),
+        cut in proptest::option::of(any::<prop::sample::Index>()),
+    ) {
+        let path = scratch(&format!("fuzz-{:?}.nlrec", std::thread::current().id()));
+        let src = scratch(&format!("fuzz-src-{:?}.nlrec", std::thread::current().id()));
+        let samples = write(&src, 90, 15.0, false);
+        let mut bytes = std::fs::read(&src).unwrap();
+        for (at, xor) in &flips {
+            let at = at.index(bytes.len());
+            bytes[at] ^= xor;
+        }
+        if let Some(cut) = cut {
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        if let Ok(reader) = Reader::open(&path) {
+            let (read, _) = read_all(&reader);
+            for s in &read {
+                let i = (s.t - T0).round();
+                prop_assert!((0.0..90.0).contains(&i));
+                prop_assert_eq!(s, &samples[i as usize]);
+            }
+            if let Ok(mut player) = Player::new(Reader::open(&path).unwrap()) {
+                player.goto_end();
+                player.jump(-30.0);
+                let _ = player.window(60.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn demo_asset_holds_a_conntrack_full_incident() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo-conntrack-full.nlrec");
+    let reader = Reader::open(&path).unwrap();
+    let mut json = Vec::new();
+    netlens::record::commands::print_json(&reader, &mut json).unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(json)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&str> = lines
+        .iter()
+        .flat_map(|l| l["findings"].as_array().unwrap())
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"conntrack-full"), "{ids:?}");
+    assert!(lines[0]["findings"].as_array().unwrap().is_empty());
+    let mut info = Vec::new();
+    netlens::record::commands::print_info(&reader, &mut info).unwrap();
+    let info = String::from_utf8(info).unwrap();
+    assert!(
+        info.contains("closed cleanly") && info.contains("damage:     none"),
+        "{info}"
+    );
+    assert!(info.contains("streams:    samples (18 records"), "{info}");
+}
