@@ -10,6 +10,7 @@ fn main() -> ExitCode {
         None => netlens::app::run::run(&cli),
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
         Some(Command::Read(args)) => netlens::capture::read::run(args),
+        Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

@@ -82,6 +82,7 @@ impl Collectors {
             netns: self.label.clone(),
             interfaces: self.link.collect().context("interface dump failed")?,
             conntrack: self.conntrack.collect(self.demand.conntrack_entries()),
+            capture: None,
         })
     }
 }
