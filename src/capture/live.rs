@@ -101,7 +101,10 @@ impl Capture {
             stats: RingStats::default(),
             packets: 0,
             bytes: 0,
-            filter: filter.as_ref().map(|f| f.text().to_string()).unwrap_or_default(),
+            filter: filter
+                .as_ref()
+                .map(|f| f.text().to_string())
+                .unwrap_or_default(),
             error: None,
             active: false,
         }));
@@ -259,7 +262,9 @@ impl Drop for Capture {
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
-    shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn open(options: &RingOptions, netns: &str) -> Result<Ring, OpenError> {

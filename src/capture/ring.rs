@@ -173,8 +173,8 @@ impl Ring {
             Some(name) => ifindex(name, netns)?,
             None => (0, 0),
         };
-        let cooked = index == 0
-            || !(hatype == libc::ARPHRD_ETHER || hatype == libc::ARPHRD_LOOPBACK);
+        let cooked =
+            index == 0 || !(hatype == libc::ARPHRD_ETHER || hatype == libc::ARPHRD_LOOPBACK);
         let kind = if cooked {
             libc::SOCK_DGRAM
         } else {
@@ -182,7 +182,8 @@ impl Ring {
         };
         let protocol = (libc::ETH_P_ALL as u16).to_be();
         // SAFETY: plain socket(2).
-        let raw = unsafe { libc::socket(libc::AF_PACKET, kind | libc::SOCK_CLOEXEC, protocol.into()) };
+        let raw =
+            unsafe { libc::socket(libc::AF_PACKET, kind | libc::SOCK_CLOEXEC, protocol.into()) };
         if raw < 0 {
             return Err(os_error("cannot open a packet socket"));
         }
@@ -382,7 +383,10 @@ impl Ring {
     }
 
     fn block_ready(&self, block: u32) -> bool {
-        let status = self.block_ptr(block).wrapping_add(BLOCK_STATUS).cast::<u32>();
+        let status = self
+            .block_ptr(block)
+            .wrapping_add(BLOCK_STATUS)
+            .cast::<u32>();
         // SAFETY: an aligned u32 the kernel writes; read with acquire order.
         let value = unsafe { std::ptr::read_volatile(status) };
         std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
@@ -391,7 +395,10 @@ impl Ring {
 
     fn release(&self, block: u32) {
         std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
-        let status = self.block_ptr(block).wrapping_add(BLOCK_STATUS).cast::<u32>();
+        let status = self
+            .block_ptr(block)
+            .wrapping_add(BLOCK_STATUS)
+            .cast::<u32>();
         // SAFETY: hands the block back to the kernel.
         unsafe { std::ptr::write_volatile(status, libc::TP_STATUS_KERNEL) };
     }
