@@ -2,6 +2,7 @@
 //! `snapshot --json` and (later) in replay.
 
 mod conntrack;
+mod flows;
 
 use crate::model::Sample;
 use crate::model::rates::{InterfaceRates, interface_util};
@@ -146,6 +147,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
         }
     }
     findings.extend(conntrack::evaluate(previous, current));
+    findings.extend(flows::evaluate(previous, current));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

@@ -287,6 +287,25 @@ fn open(options: &RingOptions, netns: &str) -> Result<Ring, OpenError> {
     })
 }
 
+/// Starts the capture the collection options ask for: None with
+/// --no-capture; a bad filter or an unknown interface is an error. The
+/// receiver carries printed lines (only while `set_lines(true)`).
+pub fn start(
+    target: &Target,
+    args: &crate::cli::CaptureArgs,
+) -> Result<(Option<Capture>, Option<UnboundedReceiver<CaptureEvent>>)> {
+    if args.no_capture {
+        return Ok((None, None));
+    }
+    let filter = match &args.filter {
+        Some(text) => Some(Filter::parse(text)?),
+        None => None,
+    };
+    let options = RingOptions::new(args.iface.as_deref(), args.payload);
+    let (capture, events) = Capture::spawn(target, options, filter)?;
+    Ok((Some(capture), Some(events)))
+}
+
 /// The `n` busiest flows: half by bytes, the rest by packets, each once.
 pub fn top_flows<'a>(flows: impl Iterator<Item = &'a Flow>, n: usize) -> Vec<FlowSample> {
     let mut all: Vec<&Flow> = flows.collect();

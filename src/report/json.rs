@@ -18,6 +18,10 @@ struct SampleJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     conntrack: Option<ConntrackJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    capture: Option<super::flows::CaptureJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flows: Option<Vec<super::flows::FlowJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
 
@@ -202,6 +206,11 @@ fn conntrack_json<'a>(previous: &Sample, current: &'a Sample) -> ConntrackJson<'
 
 /// One JSON object (one line) for `current`, with rates against `previous`.
 pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> String {
+    let (capture, flows) = if sections.flows {
+        super::flows::json(previous, current)
+    } else {
+        (None, None)
+    };
     let json = SampleJson {
         t: current.t,
         interval: interval(previous, current),
@@ -216,6 +225,8 @@ pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> S
         conntrack: sections
             .conntrack
             .then(|| conntrack_json(previous, current)),
+        capture,
+        flows,
         findings: sections
             .findings
             .then(|| findings::evaluate(Some(previous), current)),

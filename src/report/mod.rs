@@ -1,5 +1,6 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
+pub mod flows;
 pub mod json;
 pub mod text;
 
@@ -19,6 +20,8 @@ pub struct Sections {
     /// names conntrack (a busy host has tens of thousands); JSON always does.
     pub conntrack_entries: bool,
     pub findings: bool,
+    /// Capture status and flows.
+    pub flows: bool,
 }
 
 impl Sections {
@@ -29,6 +32,7 @@ impl Sections {
                 conntrack: true,
                 conntrack_entries: false,
                 findings: true,
+                flows: true,
             };
         }
         Self {
@@ -36,6 +40,7 @@ impl Sections {
             conntrack: list.contains(&Section::Conntrack),
             conntrack_entries: list.contains(&Section::Conntrack),
             findings: list.contains(&Section::Findings),
+            flows: list.contains(&Section::Flows),
         }
     }
 }
@@ -44,7 +49,9 @@ impl Sections {
 /// apart, each printed with rates over its interval.
 pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
-    let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
+    let (sampler, mut events) = Sampler::spawn(target.clone(), collect.interval)?;
+    // As the live view: capture where permitted, unless --no-capture.
+    let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
     let sections = Sections::from_list(&args.section);
     let demand = sampler.demand();
     let stdout = std::io::stdout();
@@ -53,7 +60,10 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
     let mut printed = 0;
     while printed < args.count {
         let sample = match events.blocking_recv() {
-            Some(SamplerEvent::Sample(sample)) => *sample,
+            Some(SamplerEvent::Sample(mut sample)) => {
+                sample.capture = capture.as_ref().map(|c| c.summary());
+                *sample
+            }
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
             None => bail!("the sampler stopped unexpectedly"),
         };
@@ -80,6 +90,7 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
         }
         previous = Some(sample);
     }
+    drop(capture);
     drop(sampler);
     Ok(())
 }
