@@ -43,6 +43,16 @@ pub enum Action {
     SortInvert,
     Filter,
     Pause,
+    /// Flows: edit the capture filter (pcap-filter syntax).
+    CaptureFilter,
+    /// Flows: write the packet list to a pcap file.
+    WritePcap,
+    /// Flows: freeze the packet list or follow the newest packet again.
+    Follow,
+    ScrollPacketsUp,
+    ScrollPacketsDown,
+    /// Flows: one row per flow, per host or per port.
+    Aggregate,
 }
 
 /// Where a binding applies.
@@ -52,6 +62,8 @@ pub enum Scope {
     Global,
     /// In a tab's table or detail pane.
     View,
+    /// In the Flows tab.
+    Flows,
 }
 
 pub struct Binding {
@@ -200,6 +212,48 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::View,
         help: "filter rows by text",
         hint: Some("filter"),
+    },
+    Binding {
+        keys: &[Char('f')],
+        action: Action::CaptureFilter,
+        scope: Scope::Flows,
+        help: "edit the capture filter (pcap-filter syntax)",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('w')],
+        action: Action::WritePcap,
+        scope: Scope::Flows,
+        help: "write the packet list to a pcap file",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('F')],
+        action: Action::Follow,
+        scope: Scope::Flows,
+        help: "freeze the packet list, or follow again",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('[')],
+        action: Action::ScrollPacketsUp,
+        scope: Scope::Flows,
+        help: "scroll the packet list back (freezes it)",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char(']')],
+        action: Action::ScrollPacketsDown,
+        scope: Scope::Flows,
+        help: "scroll the packet list forward",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('a')],
+        action: Action::Aggregate,
+        scope: Scope::Flows,
+        help: "flow table: per flow, per host, per port",
+        hint: None,
     },
 ];
 

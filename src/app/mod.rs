@@ -2,6 +2,7 @@
 //! terminal and the event loop; `ui` draws this state.
 
 pub mod conntrack;
+pub mod flows;
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
@@ -48,6 +49,7 @@ pub struct App {
     pub help: bool,
     pub interfaces: InterfacesView,
     pub conntrack: ConntrackView,
+    pub flows: flows::FlowsView,
     /// Shared with the sampler: what the open tab needs collected.
     pub demand: Arc<Demand>,
     pub color: bool,
@@ -69,6 +71,7 @@ impl App {
             help: false,
             interfaces: InterfacesView::default(),
             conntrack: ConntrackView::default(),
+            flows: flows::FlowsView::default(),
             demand: Arc::default(),
             color,
             interval,
@@ -123,6 +126,9 @@ impl App {
     pub fn publish_demand(&self) {
         self.demand
             .set_conntrack_entries(self.tab == Tab::Conntrack);
+        if let Some(capture) = &self.flows.capture {
+            capture.set_lines(self.tab == Tab::Flows);
+        }
     }
 
     /// The newest conntrack entry list at or before the shown sample (entries
@@ -154,6 +160,7 @@ impl App {
         match self.tab {
             Tab::Interfaces if self.interfaces.editing_filter => Some(&self.interfaces.filter),
             Tab::Conntrack if self.conntrack.editing_filter => Some(&self.conntrack.filter),
+            Tab::Flows if self.flows.editing_filter => Some(&self.flows.filter),
             _ => None,
         }
     }
@@ -163,6 +170,7 @@ impl App {
         let filter = match self.tab {
             Tab::Interfaces => &self.interfaces.filter,
             Tab::Conntrack => &self.conntrack.filter,
+            Tab::Flows => &self.flows.filter,
             _ => return None,
         };
         (!filter.is_empty()).then_some(filter.as_str())
@@ -171,7 +179,10 @@ impl App {
     /// Takes a sampler event; returns whether the screen must be redrawn.
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
-            SamplerEvent::Sample(sample) => {
+            SamplerEvent::Sample(mut sample) => {
+                if let Some(capture) = &self.flows.capture {
+                    sample.capture = Some(capture.summary());
+                }
                 self.history.push(*sample);
                 let had_error = self.error.take().is_some();
                 self.paused_at.is_none() || had_error
@@ -185,6 +196,9 @@ impl App {
 
     /// Takes a key; returns whether the screen must be redrawn.
     pub fn on_key(&mut self, key: Key) -> bool {
+        if self.tab == Tab::Flows && self.flows.capture_edit.is_some() && !self.help {
+            return self.flows.edit_capture_filter(key);
+        }
         if self.editing_filter().is_some() {
             return self.edit_filter(key);
         }
@@ -202,6 +216,8 @@ impl App {
         match binding.scope {
             Scope::Global => self.global(binding.action, key),
             Scope::View => self.view_action(binding.action),
+            Scope::Flows if self.tab == Tab::Flows => self.flows_action(binding.action),
+            Scope::Flows => false,
         }
     }
 
@@ -227,7 +243,23 @@ impl App {
         true
     }
 
+    /// The Flows tab's table rows for the shown sample.
+    pub fn flow_rows(&self) -> Vec<flows::Row> {
+        match self.shown() {
+            (previous, Some(current)) => self.flows.rows(previous, current),
+            _ => Vec::new(),
+        }
+    }
+
+    fn flows_action(&mut self, action: Action) -> bool {
+        let rows = self.flow_rows().len();
+        self.flows.handle(action, rows)
+    }
+
     fn view_action(&mut self, action: Action) -> bool {
+        if self.tab == Tab::Flows {
+            return self.flows_action(action);
+        }
         if self.tab == Tab::Conntrack {
             let mut view = std::mem::take(&mut self.conntrack);
             let entries = self.conntrack_entries().map_or(&[][..], |(e, _)| e);
@@ -254,6 +286,7 @@ impl App {
                 &mut self.conntrack.filter,
                 &mut self.conntrack.editing_filter,
             ),
+            Tab::Flows => (&mut self.flows.filter, &mut self.flows.editing_filter),
             _ => (
                 &mut self.interfaces.filter,
                 &mut self.interfaces.editing_filter,

@@ -42,11 +42,10 @@ impl Tab {
     /// then. The only placeholder netlens has; each goes when its tab lands.
     pub fn not_built_yet(self) -> Option<(&'static str, &'static str)> {
         match self {
-            Tab::Interfaces | Tab::Conntrack => None,
+            Tab::Interfaces | Tab::Conntrack | Tab::Flows => None,
             Tab::Sockets => Some(("live sockets with queues and owners", "ss -tanp; ss -uanp")),
             Tab::Tcp => Some(("TCP states and stack counters as rates", "nstat -az; ss -s")),
             Tab::Dns => Some(("resolver latency and failures", "dig @SERVER NAME")),
-            Tab::Flows => Some(("live packet capture and flows", "tcpdump -n -i any")),
             Tab::Load => Some(("load generation (tcp, udp, http, pktgen)", "iperf3; wrk")),
         }
     }

@@ -41,7 +41,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             (new > 0).then(|| (new, f.packets.saturating_sub(p0), f))
         })
         .collect();
-    retx.sort_by(|a, b| b.0.cmp(&a.0));
+    retx.sort_by_key(|r| std::cmp::Reverse(r.0));
     for (new, packets, flow) in retx.into_iter().take(MAX_RETRANSMIT_FINDINGS) {
         let percent = 100.0 * new as f64 / packets.max(1) as f64;
         found.push(Finding {

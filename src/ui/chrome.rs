@@ -26,6 +26,17 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Span::raw(format!(" {:?} ", app.interval)),
         mode,
     ];
+    // Packets the capture ring lost, so the Flows numbers are not silently
+    // short (before the totals: narrow terminals cut from the right).
+    if let Some(capture) = current.and_then(|s| s.capture.as_ref())
+        && capture.active
+        && capture.kernel_dropped > 0
+    {
+        spans.push(Span::styled(
+            format!(" cap drops {}", capture.kernel_dropped),
+            theme.alert(),
+        ));
+    }
     if let Some(totals) = app.derived.totals {
         spans.push(Span::styled("  RX ", theme.rx()));
         spans.push(Span::raw(format!(

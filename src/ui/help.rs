@@ -21,7 +21,9 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
     global.push(Line::from(Span::styled("Mouse", theme.header())));
     global.push(Line::from("  click a tab or a row to select it;"));
     global.push(Line::from("  --no-mouse leaves it to the terminal"));
-    let view = scope_lines(Scope::View, "In a table or detail", theme);
+    let mut view = scope_lines(Scope::View, "In a table or detail", theme);
+    view.push(Line::from(""));
+    view.extend(scope_lines(Scope::Flows, "In Flows", theme));
 
     if inner.width >= 76 {
         let [left, right] =

@@ -11,6 +11,7 @@
 
 pub mod chrome;
 pub mod conntrack;
+pub mod flows;
 pub mod format;
 pub mod help;
 pub mod interface_detail;
@@ -47,6 +48,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     match app.tab {
         Tab::Interfaces => interfaces::render(frame, body, app, theme),
         Tab::Conntrack => conntrack::render(frame, body, app, theme),
+        Tab::Flows => flows::render(frame, body, app, theme),
         other => pending::render(frame, body, other, theme),
     }
 }
