@@ -17,7 +17,7 @@ use std::hint::black_box;
 fn frame(flow: u32, i: u32, udp: bool) -> Vec<u8> {
     let payload = if udp {
         60
-    } else if i % 3 == 0 {
+    } else if i.is_multiple_of(3) {
         0
     } else {
         200
@@ -30,7 +30,7 @@ fn frame(flow: u32, i: u32, udp: bool) -> Vec<u8> {
     f[16..18].copy_from_slice(&total.to_be_bytes());
     f[22] = 64;
     f[23] = if udp { 17 } else { 6 };
-    let reverse = i % 2 == 1;
+    let reverse = !i.is_multiple_of(2);
     let (a, b) = ([198, 18, (flow >> 8) as u8, flow as u8], [198, 19, 0, 1]);
     let (src, dst) = if reverse { (b, a) } else { (a, b) };
     f[26..30].copy_from_slice(&src);
@@ -59,7 +59,7 @@ fn make_pcap(path: &std::path::Path, packets: u32) {
     for n in 0..packets {
         let flow = n % 1000;
         let i = n / 1000;
-        let data = frame(flow, i, flow % 4 == 0);
+        let data = frame(flow, i, flow.is_multiple_of(4));
         let ts = Timestamp {
             sec: 1_700_000_000 + i64::from(n / 100_000),
             frac: n % 1_000_000,
