@@ -14,6 +14,9 @@ pub struct Cli {
     #[command(flatten)]
     pub collect: CollectArgs,
 
+    #[command(flatten)]
+    pub capture: CaptureArgs,
+
     /// Tab to open first
     #[arg(long, value_enum, default_value_t = TabName::Interfaces)]
     pub tab: TabName,
@@ -53,6 +56,27 @@ pub struct CollectArgs {
     pub pid: Option<u32>,
 }
 
+/// Packet capture for the Flows tab and the `flows` of a snapshot.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CaptureArgs {
+    /// Capture on this interface only (default: any, every interface)
+    #[arg(long, value_name = "IF")]
+    pub iface: Option<String>,
+
+    /// Capture only packets matching this pcap-filter expression,
+    /// e.g. "tcp port 443 and not host 198.18.0.1"
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+
+    /// Do not capture packets (no Flows data, no flow findings)
+    #[arg(long)]
+    pub no_capture: bool,
+
+    /// Keep whole packets (up to 64 KiB) instead of the first 384 bytes
+    #[arg(long)]
+    pub payload: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print samples for scripts: a sar-like table, or JSON Lines with --json
@@ -65,6 +89,8 @@ pub enum Command {
     Record(RecordArgs),
     /// Replay a recording in the live view's UI, or print it (--json, --info)
     Replay(ReplayArgs),
+    /// Capture packets headless: tcpdump -n lines, or a pcap file with -w
+    Capture(CaptureCmdArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -92,6 +118,9 @@ pub struct SnapshotArgs {
     /// Also record the samples (the baseline too) to FILE
     #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub capture: CaptureArgs,
 }
 
 #[derive(Debug, Args)]
@@ -142,6 +171,33 @@ pub fn parse_speed(text: &str) -> Result<f64, String> {
 }
 
 #[derive(Debug, Args)]
+pub struct CaptureCmdArgs {
+    /// Interface to capture on (default: any, every interface)
+    #[arg(short = 'i', long = "iface", value_name = "IF")]
+    pub iface: Option<String>,
+
+    /// Only packets matching this pcap-filter expression, e.g. "tcp port 80"
+    #[arg(short = 'f', long = "filter", value_name = "EXPR")]
+    pub filter: Option<String>,
+
+    /// Write packets to this pcap file instead of printing lines
+    #[arg(short = 'w', long = "write", value_name = "FILE.pcap")]
+    pub write: Option<std::path::PathBuf>,
+
+    /// Stop after this many matching packets
+    #[arg(short = 'c', long = "count", value_name = "N")]
+    pub count: Option<u64>,
+
+    /// Stop after this long, e.g. 10s, 2m
+    #[arg(long, value_parser = parse_duration, value_name = "D")]
+    pub duration: Option<Duration>,
+
+    /// Keep whole packets (up to 64 KiB) instead of the first 384 bytes
+    #[arg(long)]
+    pub payload: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct ReadArgs {
     /// The capture file (pcap or pcapng)
     #[arg(value_name = "FILE")]
@@ -168,6 +224,7 @@ pub struct ReadArgs {
 pub enum Section {
     Interfaces,
     Conntrack,
+    Flows,
     Findings,
     Sockets,
     Tcp,

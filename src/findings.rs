@@ -10,6 +10,7 @@ pub use stack::{
     SYN_FLOOD, SYN_FLOOD_COOKIES_PER_S, SYN_FLOOD_RISE_PER_S, SYN_FLOOD_SYN_RECV, stuck,
     top_sources,
 };
+mod flows;
 
 use crate::model::Sample;
 use crate::model::rates::{InterfaceRates, interface_util};
@@ -157,6 +158,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
     }
     findings.extend(conntrack::evaluate(previous, current));
     stack::evaluate(previous, current, &mut findings);
+    findings.extend(flows::evaluate(previous, current));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

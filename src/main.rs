@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
         Some(Command::Record(args)) => netlens::record::commands::record(&cli.collect, args),
         Some(Command::Replay(args)) => netlens::record::commands::replay(&cli, args),
+        Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

@@ -88,6 +88,26 @@ and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans
 and received); \fBdrops\fR (sk_meminfo drops), \fBqueue_streak\fR (samples in a row
 with a queue that made no progress), \fBaccept_queue_full\fR.
 .TP
+\fBcapture\fR
+Packet capture (absent with \fB\-\-no\-capture\fR): \fBactive\fR, \fBerror\fR (why there
+is no capture, e.g. no CAP_NET_RAW, or null), \fBiface\fR ("any" or the name),
+\fBfilter\fR (the pcap-filter expression, "" for none), \fBpackets\fR and \fBbytes\fR
+that matched since start, \fBpackets_per_s\fR, \fBbytes_per_s\fR,
+\fBkernel_received\fR and \fBkernel_dropped\fR (PACKET_STATISTICS: what the socket saw
+and what the ring had no room for), \fBkernel_dropped_in_interval\fR,
+\fBflows_active\fR and \fBflows_evicted\fR (idle for 120 s, or least recently seen
+when the table holds 100,000 flows).
+.TP
+\fBflows[]\fR
+The busiest flows, at most 256 (half by bytes, half by packets): \fBproto\fR,
+\fBsrc\fR, \fBdst\fR ("ip:port", "[v6]:port"; src is the side that opened a TCP
+connection), \fBpackets\fR, \fBbytes\fR (both directions, since the flow began),
+\fBpackets_per_s\fR, \fBbytes_per_s\fR (over the interval; null when the flow was
+not listed in the previous sample), \fBstate\fR (SYN_SENT, SYN_RECEIVED, ESTABLISHED,
+FIN_WAIT, CLOSED, RESET, or "\-" for other protocols), \fBrtt_ms\fR (SYN to the
+handshake's last ACK, as seen where the capture runs), \fBretransmits\fR,
+\fBfirst_seen\fR, \fBlast_seen\fR (Unix seconds).
+.TP
 \fBfindings[]\fR
 \fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR, and
 \fBevidence\fR {\fBtab\fR, \fBrow\fR}: where the evidence is shown.
@@ -223,6 +243,24 @@ recording whose index is missing (the recorder was killed) is indexed again by
 a scan: it reads up to its last complete sample; a damaged chunk loses at most
 the rest of its segment, and \fBreplay \-\-info\fR and \fB\-\-json\fR report it on
 standard error.
+.TP
+A TCP flow sent data it had already sent (a segment ending at or before the
+highest sequence seen in that direction). \fBnetlens read \-\-flows \-\-json\fR lists it
+in the flow's \fBfindings\fR.
+.SH CAPTURE
+The live view and \fBsnapshot\fR capture packets on every interface (\fB\-\-iface\fR
+picks one) with an AF_PACKET TPACKET_V3 ring of 4 MiB, as libpcap does: the kernel
+hands over whole blocks of packets, so capture costs about what tcpdump costs. On
+a loopback device each packet would be seen twice (leaving and arriving); the
+leaving copy is skipped, as libpcap does. Only the first 384 bytes of each packet
+are kept: enough for every header and for DNS names (\fB\-\-payload\fR keeps whole
+packets). Packets the ring had no room for are counted by the kernel and shown as
+"kernel drops" in the Flows tab and "cap drops" in the header. Lines are printed
+only while the Flows tab is open, at most 2,000 per tenth of a second; flows are
+counted for every packet. \fBnetlens capture\fR prints what \fBtcpdump \-n\fR prints, or
+writes a pcap file (\fB\-w\fR) that tcpdump and Wireshark read; Ctrl-C or SIGTERM
+stops it with the file complete. Interfaces are in the watched namespace: \fB\-\-netns\fR
+applies.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
 counters need no privileges. The owner of a socket comes from /proc/PID/fd, which
@@ -233,6 +271,10 @@ practice root. The conntrack entry list and the exact statistics come from
 ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the
 count, max and statistics from /proc and says why the entries are missing.
 \fBload pktgen\fR needs root; the other load kinds need none.
+.TP
+Packet capture needs CAP_NET_RAW (the ring is locked in memory with CAP_IPC_LOCK
+when available). Without it the Flows tab says so and the other tabs work; grant
+it once with \fBsudo setcap cap_net_raw,cap_net_admin+ep $(which netlens)\fR.
 .SH ENVIRONMENT
 .TP
 \fBNO_COLOR\fR

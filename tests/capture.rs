@@ -1,6 +1,7 @@
 //! Flows/capture: real traffic in namespaces this test creates (198.18.0.0/15
-//! only), printed by `netlens read` and by `tcpdump -n -r` from the same
-//! file, compared line by line; packet counts for a table of filters.
+//! only), captured by `netlens capture -w` (and, side by side, by tcpdump),
+//! printed by `netlens read` and by `tcpdump -n -r` from netlens' file,
+//! compared line by line; packet counts for a table of filters.
 //! Needs root and tcpdump (CI installs it); skips clearly otherwise.
 
 mod common;
@@ -262,6 +263,11 @@ fn real_traffic_matches_tcpdump_line_for_line_and_filter_counts() {
     let pair = VethPair::new("cap");
     let file = std::env::temp_dir().join(format!("netlens-cap-{}.pcap", std::process::id()));
     let file_s = file.display().to_string();
+    let theirs = std::env::temp_dir().join(format!("netlens-cap-td-{}.pcap", std::process::id()));
+    let theirs_s = theirs.display().to_string();
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&theirs);
+    let ours = start_capture(&pair.a.name, &["-i", DEV_A, "-w", &file_s], &file);
     let dump = ChildGuard(
         Command::new("ip")
             .args([
@@ -275,7 +281,7 @@ fn real_traffic_matches_tcpdump_line_for_line_and_filter_counts() {
                 "-i",
                 DEV_A,
                 "-w",
-                &file_s,
+                &theirs_s,
                 "-c",
                 "200",
             ])
@@ -285,12 +291,20 @@ fn real_traffic_matches_tcpdump_line_for_line_and_filter_counts() {
             .unwrap(),
     );
     let deadline = Instant::now() + Duration::from_secs(5);
-    while !file.exists() && Instant::now() < deadline {
+    while !theirs.exists() && Instant::now() < deadline {
         thread::sleep(Duration::from_millis(50));
     }
     thread::sleep(Duration::from_millis(300));
     make_traffic(&pair);
+    stop_capture(ours);
     drop(dump);
+    // Both captured the same packets on the same interface.
+    assert_eq!(
+        tcpdump_lines(&file_s, None).len(),
+        tcpdump_lines(&theirs_s, None).len(),
+        "netlens capture and tcpdump -w saw different packet counts"
+    );
+    let _ = std::fs::remove_file(&theirs);
     let expected = tcpdump_lines(&file_s, None);
     let got = netlens_lines(&file_s, None);
     for want in [
@@ -373,6 +387,167 @@ fn real_traffic_matches_tcpdump_line_for_line_and_filter_counts() {
         .expect("refused flow");
     assert_eq!(refused["state"], "RESET");
     let _ = std::fs::remove_file(&file);
+}
+
+/// Starts `netlens --netns NS capture ARGS` and waits until `file` exists
+/// (the ring is open by then).
+fn start_capture(ns: &str, args: &[&str], file: &std::path::Path) -> ChildGuard {
+    let mut all = vec!["--netns", ns, "capture"];
+    all.extend_from_slice(args);
+    let child = ChildGuard(
+        Command::new(NETLENS)
+            .args(&all)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !file.exists() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        file.exists(),
+        "netlens capture did not create {}",
+        file.display()
+    );
+    thread::sleep(Duration::from_millis(100));
+    child
+}
+
+/// SIGTERM, as a user's Ctrl-C or `kill` would: the file must be complete.
+fn stop_capture(mut child: ChildGuard) -> String {
+    thread::sleep(Duration::from_millis(300));
+    // SAFETY: signals the child this test started, by its pid.
+    unsafe { libc::kill(child.pid() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            let mut err = String::new();
+            child
+                .0
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            assert!(status.success(), "netlens capture failed: {err}");
+            return err;
+        }
+        assert!(Instant::now() < deadline, "netlens capture ignored SIGTERM");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn capture_on_lo_and_any_does_not_duplicate_packets() {
+    if !is_root() {
+        eprintln!("SKIP capture_on_lo_and_any_does_not_duplicate_packets: needs root");
+        return;
+    }
+    if !have_tcpdump() {
+        eprintln!(
+            "SKIP capture_on_lo_and_any_does_not_duplicate_packets: tcpdump is not installed"
+        );
+        return;
+    }
+    let ns = Netns::new("lo");
+    ns.ip(&["link", "set", "lo", "up"]);
+    let dir = std::env::temp_dir();
+    let lo = dir.join(format!("netlens-lo-{}.pcap", std::process::id()));
+    let any = dir.join(format!("netlens-any-{}.pcap", std::process::id()));
+    let _ = std::fs::remove_file(&lo);
+    let _ = std::fs::remove_file(&any);
+    let on_lo = start_capture(&ns.name, &["-i", "lo", "-w", lo.to_str().unwrap()], &lo);
+    let on_any = start_capture(&ns.name, &["-w", any.to_str().unwrap()], &any);
+    const SENT: usize = 7;
+    in_ns(ns.path(), || {
+        let rx = UdpSocket::bind("127.0.0.1:9100").unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        for i in 0..SENT {
+            tx.send_to(&[i as u8; 30], "127.0.0.1:9100").unwrap();
+        }
+        rx.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut buf = [0u8; 64];
+        for _ in 0..SENT {
+            rx.recv_from(&mut buf).unwrap();
+        }
+    })
+    .join()
+    .unwrap();
+    let summary = stop_capture(on_lo);
+    assert!(
+        summary.contains(&format!("{SENT} packets captured")),
+        "{summary}"
+    );
+    stop_capture(on_any);
+    for (file, link) in [(&lo, "EN10MB"), (&any, "LINUX_SLL")] {
+        let file = file.to_str().unwrap();
+        let theirs = tcpdump_lines(file, None);
+        assert_eq!(theirs.len(), SENT, "{file}: {theirs:?}");
+        assert!(
+            theirs.iter().all(|l| l.contains("UDP, length 30")),
+            "{theirs:?}"
+        );
+        assert_eq!(netlens_lines(file, None), theirs);
+        let info = Command::new("tcpdump")
+            .args(["-r", file, "-c", "1"])
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&info.stderr).contains(link),
+            "{file}: {}",
+            String::from_utf8_lossy(&info.stderr)
+        );
+    }
+    let _ = std::fs::remove_file(&lo);
+    let _ = std::fs::remove_file(&any);
+}
+
+#[test]
+fn capture_errors_are_one_clear_line() {
+    let out = Command::new(NETLENS)
+        .args(["capture", "-i", "netlens-no-such-if", "-c", "1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no interface 'netlens-no-such-if'"), "{err}");
+    let out = Command::new(NETLENS)
+        .args(["capture", "-f", "tcp and (port 80", "-c", "1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("filter error at character"), "{err}");
+}
+
+#[test]
+fn capture_without_cap_net_raw_says_how_to_grant_it() {
+    if !is_root() {
+        eprintln!("SKIP capture_without_cap_net_raw_says_how_to_grant_it: needs root");
+        return;
+    }
+    // As nobody: no capabilities at all.
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            NETLENS,
+        ])
+        .args(["capture", "-c", "1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("needs CAP_NET_RAW"), "{err}");
+    assert!(err.contains("setcap cap_net_raw,cap_net_admin+ep"), "{err}");
 }
 
 #[test]

@@ -63,6 +63,16 @@ pub enum Action {
     ReplayJumpTo,
     /// Replay: the first (g) or last (G) sample.
     ReplayEnds,
+    /// Flows: edit the capture filter (pcap-filter syntax).
+    CaptureFilter,
+    /// Flows: write the packet list to a pcap file.
+    WritePcap,
+    /// Flows: freeze the packet list or follow the newest packet again.
+    Follow,
+    ScrollPacketsUp,
+    ScrollPacketsDown,
+    /// Flows: one row per flow, per host or per port.
+    Aggregate,
 }
 
 /// Where a binding applies.
@@ -76,6 +86,8 @@ pub enum Scope {
     Load,
     /// While replaying a recording; these come before the others.
     Replay,
+    /// In the Flows tab.
+    Flows,
 }
 
 impl Scope {
@@ -86,12 +98,19 @@ impl Scope {
             Scope::View => "In a table or detail",
             Scope::Load => "In the Load tab",
             Scope::Replay => "While replaying",
+            Scope::Flows => "In Flows",
         }
     }
 }
 
 /// Every scope, in the order the help screen lists them.
-pub const SCOPES: &[Scope] = &[Scope::Global, Scope::View, Scope::Load, Scope::Replay];
+pub const SCOPES: &[Scope] = &[
+    Scope::Global,
+    Scope::View,
+    Scope::Flows,
+    Scope::Load,
+    Scope::Replay,
+];
 
 pub struct Binding {
     pub keys: &'static [Key],
@@ -315,6 +334,48 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::ReplayEnds,
         scope: Scope::Replay,
         help: "first/last sample",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('f')],
+        action: Action::CaptureFilter,
+        scope: Scope::Flows,
+        help: "edit the capture filter (pcap-filter syntax)",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('w')],
+        action: Action::WritePcap,
+        scope: Scope::Flows,
+        help: "write the packet list to a pcap file",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('F')],
+        action: Action::Follow,
+        scope: Scope::Flows,
+        help: "freeze the packet list, or follow again",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('[')],
+        action: Action::ScrollPacketsUp,
+        scope: Scope::Flows,
+        help: "scroll the packet list back (freezes it)",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char(']')],
+        action: Action::ScrollPacketsDown,
+        scope: Scope::Flows,
+        help: "scroll the packet list forward",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('a')],
+        action: Action::Aggregate,
+        scope: Scope::Flows,
+        help: "flow table: per flow, per host, per port",
         hint: None,
     },
 ];

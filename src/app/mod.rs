@@ -2,6 +2,7 @@
 //! terminal and the event loop; `ui` draws this state.
 
 pub mod conntrack;
+pub mod flows;
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
@@ -56,6 +57,7 @@ pub struct App {
     pub help_scroll: u16,
     pub interfaces: InterfacesView,
     pub conntrack: ConntrackView,
+    pub flows: flows::FlowsView,
     /// Shared with the sampler: what the open tab needs collected.
     pub demand: Arc<Demand>,
     pub sockets: SocketsView,
@@ -89,6 +91,7 @@ impl App {
             help_scroll: 0,
             interfaces: InterfacesView::default(),
             conntrack: ConntrackView::default(),
+            flows: flows::FlowsView::default(),
             demand: Arc::default(),
             sockets: SocketsView::default(),
             tcp: tcp::TcpView::default(),
@@ -150,6 +153,9 @@ impl App {
     pub fn publish_demand(&self) {
         self.demand
             .set_conntrack_entries(self.tab == Tab::Conntrack);
+        if let Some(capture) = &self.flows.capture {
+            capture.set_lines(self.tab == Tab::Flows);
+        }
     }
 
     /// The newest conntrack entry list at or before the shown sample (entries
@@ -182,6 +188,7 @@ impl App {
             Tab::Interfaces if self.interfaces.editing_filter => Some(&self.interfaces.filter),
             Tab::Conntrack if self.conntrack.editing_filter => Some(&self.conntrack.filter),
             Tab::Sockets if self.sockets.editing_filter => Some(&self.sockets.filter),
+            Tab::Flows if self.flows.editing_filter => Some(&self.flows.filter),
             _ => None,
         }
     }
@@ -192,6 +199,7 @@ impl App {
             Tab::Interfaces => &self.interfaces.filter,
             Tab::Conntrack => &self.conntrack.filter,
             Tab::Sockets => &self.sockets.filter,
+            Tab::Flows => &self.flows.filter,
             _ => return None,
         };
         (!filter.is_empty()).then_some(filter.as_str())
@@ -200,7 +208,10 @@ impl App {
     /// Takes a sampler event; returns whether the screen must be redrawn.
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
-            SamplerEvent::Sample(sample) => {
+            SamplerEvent::Sample(mut sample) => {
+                if let Some(capture) = &self.flows.capture {
+                    sample.capture = Some(capture.summary());
+                }
                 self.sockets.record(&sample);
                 let record_error = self.record_sample(&sample);
                 self.history.push(*sample);
@@ -220,6 +231,9 @@ impl App {
     pub fn on_key(&mut self, key: Key) -> bool {
         if self.time_prompt.is_some() {
             return self.edit_time_prompt(key);
+        }
+        if self.tab == Tab::Flows && self.flows.capture_edit.is_some() && !self.help {
+            return self.flows.edit_capture_filter(key);
         }
         if self.editing_filter().is_some() {
             return self.edit_filter(key);
@@ -259,6 +273,8 @@ impl App {
             Scope::View => self.view_action(binding.action),
             Scope::Load => self.load.handle(binding.action, key),
             Scope::Replay => self.replay_action(binding.action, key),
+            Scope::Flows if self.tab == Tab::Flows => self.flows_action(binding.action),
+            Scope::Flows => false,
         }
     }
 
@@ -294,9 +310,25 @@ impl App {
         true
     }
 
+    /// The Flows tab's table rows for the shown sample.
+    pub fn flow_rows(&self) -> Vec<flows::Row> {
+        match self.shown() {
+            (previous, Some(current)) => self.flows.rows(previous, current),
+            _ => Vec::new(),
+        }
+    }
+
+    fn flows_action(&mut self, action: Action) -> bool {
+        let rows = self.flow_rows().len();
+        self.flows.handle(action, rows)
+    }
+
     fn view_action(&mut self, action: Action) -> bool {
         if self.tab == Tab::Tcp {
             return self.tcp.handle(action);
+        }
+        if self.tab == Tab::Flows {
+            return self.flows_action(action);
         }
         if self.tab == Tab::Conntrack {
             let mut view = std::mem::take(&mut self.conntrack);
@@ -338,6 +370,7 @@ impl App {
                 &mut self.conntrack.editing_filter,
             ),
             Tab::Sockets => (&mut self.sockets.filter, &mut self.sockets.editing_filter),
+            Tab::Flows => (&mut self.flows.filter, &mut self.flows.editing_filter),
             _ => (
                 &mut self.interfaces.filter,
                 &mut self.interfaces.editing_filter,

@@ -32,10 +32,14 @@ pub fn run(cli: &Cli) -> Result<()> {
     }
     let target = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
     // Before touching the terminal, so a bad namespace is a plain error.
-    let (sampler, samples) = Sampler::spawn(target, cli.collect.interval)?;
+    let (sampler, samples) = Sampler::spawn(target.clone(), cli.collect.interval)?;
+    // A bad filter or interface stops here; a missing privilege does not
+    // (the Flows tab says how to grant it).
+    let (capture, packets) = crate::capture::live::start(&target, &cli.capture)?;
     let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut app = App::new(cli.tab, cli.collect.interval, color);
     app.demand = sampler.demand();
+    app.flows.capture = capture;
     app.record_path = cli.record.clone();
     if let Some(path) = &cli.record {
         let label = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
@@ -47,7 +51,7 @@ pub fn run(cli: &Cli) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let guard = TerminalGuard::enter(!cli.no_mouse)?;
-    let result = runtime.block_on(event_loop(&mut app, Some(samples), &guard));
+    let result = runtime.block_on(event_loop(&mut app, Some(samples), packets, &guard));
     drop(guard);
     drop(sampler);
     let closed = app.stop_recording();
@@ -79,7 +83,7 @@ pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let guard = TerminalGuard::enter(!cli.no_mouse)?;
-    let result = runtime.block_on(event_loop(&mut app, None, &guard));
+    let result = runtime.block_on(event_loop(&mut app, None, None, &guard));
     drop(guard);
     result
 }
@@ -127,6 +131,7 @@ fn restore_terminal(mouse: bool) {
 async fn event_loop(
     app: &mut App,
     mut samples: Option<tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>>,
+    mut packets: Option<tokio::sync::mpsc::UnboundedReceiver<crate::capture::live::CaptureEvent>>,
     _guard: &TerminalGuard,
 ) -> Result<()> {
     let mut terminal: Terminal<CrosstermBackend<Stdout>> =
@@ -140,11 +145,18 @@ async fn event_loop(
         .take_events()
         .context("the load channel is taken")?;
     let mut dirty = true;
+    // Capture batches arrive up to ten times a second: they mark the screen
+    // stale, and it is redrawn at most every CAPTURE_REDRAW.
+    let mut capture_stale = false;
+    let mut last_draw = tokio::time::Instant::now();
     while !app.quit {
         app.publish_demand();
         if dirty {
             terminal.draw(|frame| ui::draw(frame, app))?;
+            last_draw = tokio::time::Instant::now();
+            capture_stale = false;
         }
+        dirty = false;
         let replay_due = app.replay_deadline(std::time::Instant::now());
         // Every branch decides whether the next turn redraws.
         tokio::select! {
@@ -161,12 +173,35 @@ async fn event_loop(
                 None => return Ok(()),
             },
             Some(event) = load_events.recv() => dirty = app.on_load(event),
+            event = next_capture(&mut packets) => match event {
+                Some(event) => {
+                    let shown = app.flows.on_capture(event) && app.tab == super::tabs::Tab::Flows;
+                    capture_stale |= shown;
+                }
+                None => packets = None,
+            },
+            _ = tokio::time::sleep_until(last_draw + CAPTURE_REDRAW), if capture_stale => {
+                dirty = true;
+            }
             _ = sigterm.recv() => return Ok(()),
             _ = sighup.recv() => return Ok(()),
             _ = sigint.recv() => return Ok(()),
         }
     }
     Ok(())
+}
+
+/// The shortest time between two redraws caused by captured packets.
+const CAPTURE_REDRAW: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The next capture event, or never when capture is off.
+async fn next_capture(
+    packets: &mut Option<tokio::sync::mpsc::UnboundedReceiver<crate::capture::live::CaptureEvent>>,
+) -> Option<crate::capture::live::CaptureEvent> {
+    match packets {
+        Some(receiver) => receiver.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn next_sample(

@@ -43,9 +43,8 @@ impl Tab {
     pub fn not_built_yet(self) -> Option<(&'static str, &'static str)> {
         match self {
             Tab::Interfaces | Tab::Sockets | Tab::Tcp | Tab::Conntrack => None,
+            Tab::Flows | Tab::Load => None,
             Tab::Dns => Some(("resolver latency and failures", "dig @SERVER NAME")),
-            Tab::Flows => Some(("live packet capture and flows", "tcpdump -n -i any")),
-            Tab::Load => None,
         }
     }
 }

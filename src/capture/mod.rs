@@ -5,5 +5,8 @@ pub mod decode;
 pub mod filter;
 pub mod flows;
 pub mod format;
+pub mod headless;
+pub mod live;
 pub mod pcap;
 pub mod read;
+pub mod ring;

@@ -93,6 +93,7 @@ impl Collectors {
             conntrack: self.conntrack.collect(self.demand.conntrack_entries()),
             sockets,
             tcp: Some(tcp),
+            capture: None,
         })
     }
 }

@@ -2,6 +2,7 @@
 //! from two samples at display time (see `rates`), so a replayed sample shows
 //! exactly what the live one showed.
 
+pub mod capture;
 pub mod conntrack;
 pub mod conntrack_rates;
 pub mod rates;
@@ -31,6 +32,10 @@ pub struct Sample {
     /// TCP/UDP stack counters, state counts, sockstat and knobs.
     #[serde(default)]
     pub tcp: Option<sockets::TcpSample>,
+    /// Packet capture status, totals and the busiest flows; None when
+    /// capture is off.
+    #[serde(default)]
+    pub capture: Option<capture::CaptureSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -22,6 +22,10 @@ struct SampleJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     sockets: Option<Vec<sockets_json::SocketJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    capture: Option<super::flows::CaptureJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flows: Option<Vec<super::flows::FlowJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
 
@@ -206,6 +210,11 @@ fn conntrack_json<'a>(previous: &Sample, current: &'a Sample) -> ConntrackJson<'
 
 /// One JSON object (one line) for `current`, with rates against `previous`.
 pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> String {
+    let (capture, flows) = if sections.flows {
+        super::flows::json(previous, current)
+    } else {
+        (None, None)
+    };
     let json = SampleJson {
         t: current.t,
         interval: interval(previous, current),
@@ -230,6 +239,8 @@ pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> S
                 .map(sockets_json::socket_json)
                 .collect()
         }),
+        capture,
+        flows,
         findings: sections
             .findings
             .then(|| findings::evaluate(Some(previous), current)),

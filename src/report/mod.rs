@@ -1,5 +1,6 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
+pub mod flows;
 pub mod json;
 pub mod sockets_json;
 pub mod sockets_text;
@@ -23,6 +24,8 @@ pub struct Sections {
     pub findings: bool,
     pub sockets: bool,
     pub tcp: bool,
+    /// Capture status and flows.
+    pub flows: bool,
 }
 
 impl Sections {
@@ -35,6 +38,7 @@ impl Sections {
                 findings: true,
                 sockets: true,
                 tcp: true,
+                flows: true,
             };
         }
         Self {
@@ -44,6 +48,7 @@ impl Sections {
             findings: list.contains(&Section::Findings),
             sockets: list.contains(&Section::Sockets),
             tcp: list.contains(&Section::Tcp),
+            flows: list.contains(&Section::Flows),
         }
     }
 }
@@ -53,7 +58,9 @@ impl Sections {
 pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     let label = target.label().to_string();
-    let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
+    let (sampler, mut events) = Sampler::spawn(target.clone(), collect.interval)?;
+    // As the live view: capture where permitted, unless --no-capture.
+    let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
     let mut recorder = match &args.record {
         Some(path) => Some(crate::record::Recorder::create(
             path,
@@ -61,7 +68,14 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
         )?),
         None => None,
     };
-    let result = print_samples(args, &mut events, &sampler, recorder.as_mut());
+    let result = print_samples(
+        args,
+        &mut events,
+        &sampler,
+        capture.as_ref(),
+        recorder.as_mut(),
+    );
+    drop(capture);
     drop(sampler);
     if let Some(recorder) = recorder {
         recorder.finish()?;
@@ -73,6 +87,7 @@ fn print_samples(
     args: &SnapshotArgs,
     events: &mut tokio::sync::mpsc::UnboundedReceiver<SamplerEvent>,
     sampler: &Sampler,
+    capture: Option<&crate::capture::live::Capture>,
     mut recorder: Option<&mut crate::record::Recorder>,
 ) -> Result<()> {
     let sections = Sections::from_list(&args.section);
@@ -83,7 +98,10 @@ fn print_samples(
     let mut printed = 0;
     while printed < args.count {
         let sample = match events.blocking_recv() {
-            Some(SamplerEvent::Sample(sample)) => *sample,
+            Some(SamplerEvent::Sample(mut sample)) => {
+                sample.capture = capture.map(|c| c.summary());
+                *sample
+            }
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
             None => bail!("the sampler stopped unexpectedly"),
         };

@@ -53,6 +53,17 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         // The word says it; red only adds to it.
         spans.push(Span::styled(" ● REC ", theme.alert()));
     }
+    // Packets the capture ring lost, so the Flows numbers are not silently
+    // short (before the totals: narrow terminals cut from the right).
+    if let Some(capture) = current.and_then(|s| s.capture.as_ref())
+        && capture.active
+        && capture.kernel_dropped > 0
+    {
+        spans.push(Span::styled(
+            format!(" cap drops {}", capture.kernel_dropped),
+            theme.alert(),
+        ));
+    }
     if let Some(totals) = app.derived.totals {
         spans.push(Span::styled("  RX ", theme.rx()));
         spans.push(Span::raw(format!(
@@ -156,6 +167,7 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Scope::Load => in_load,
             // The replay timeline shows its own keys.
             Scope::Replay => false,
+            Scope::Flows => app.tab == Tab::Flows,
         };
         if !shown {
             continue;

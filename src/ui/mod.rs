@@ -12,6 +12,7 @@
 
 pub mod chrome;
 pub mod conntrack;
+pub mod flows;
 pub mod format;
 pub mod help;
 pub mod interface_detail;
@@ -62,6 +63,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
         Tab::Sockets => sockets::render(frame, body, app, theme),
         Tab::Tcp => tcp::render(frame, body, app, theme),
         Tab::Load => load::render(frame, body, app, theme),
+        Tab::Flows => flows::render(frame, body, app, theme),
         other => pending::render(frame, body, other, theme),
     }
 }

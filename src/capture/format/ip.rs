@@ -42,6 +42,8 @@ impl IpInfo {
 
 pub fn ip4(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
     ctx.proto = "ip";
+    // tcpdump checks the first byte is captured before printing "IP".
+    u8_at(data, 0)?;
     ctx.s("IP ");
     let vhl = u8_at(data, 0)?;
     if vhl >> 4 != 4 {
@@ -129,6 +131,10 @@ pub fn demux(ctx: &mut Ctx, data: &[u8], length: usize, proto: u8, info: &IpInfo
 
 pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
     ctx.proto = "ip6";
+    // tcpdump checks the whole fixed header is captured before "IP6".
+    if data.len() < 40 {
+        return Err(Trunc);
+    }
     ctx.s("IP6 ");
     if length < 40 {
         ctx.f(format_args!("truncated-ip6 {length}"));

@@ -121,6 +121,11 @@ impl Formatter {
         wire_len: u32,
         out: &mut String,
     ) {
+        if data.is_empty() {
+            // What tcpdump prints for a zero-length capture, without a time.
+            out.push_str("[Invalid header: caplen==0]");
+            return;
+        }
         ts.write(out);
         out.push(' ');
         self.body(linktype, data, wire_len, out);

@@ -1,0 +1,162 @@
+//! `netlens capture [-i IF] [-f EXPR] [-w FILE.pcap] [-c N] [--duration D]`:
+//! capture without the terminal UI. Lines go to stdout as `tcpdump -n`
+//! prints them; with -w packets go to a pcap file instead and progress to
+//! stderr. SIGINT and SIGTERM stop it cleanly (the file is complete).
+
+use super::decode::summarize;
+use super::filter::Filter;
+use super::format::Formatter;
+use super::pcap::PcapFileWriter;
+use super::ring::{Ring, RingOptions, ifindex};
+use crate::cli::{CaptureCmdArgs, CollectArgs};
+use crate::collect::netns::{self, Target};
+use anyhow::Result;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+fn catch_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: installs an async-signal-safe handler (one atomic store).
+        // No SA_RESTART: poll returns EINTR and the loop sees STOP at once.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
+    let filter = match &args.filter {
+        Some(text) => Some(Filter::parse(text)?),
+        None => None,
+    };
+    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    if let Some(file) = target.open()? {
+        // This command is single-threaded: the whole process moves.
+        netns::enter(&file, target.label())?;
+    }
+    let options = RingOptions::new(args.iface.as_deref(), args.payload);
+    if let Some(name) = &options.iface {
+        ifindex(name, target.label())?;
+    }
+    let mut ring = Ring::open(&options, target.label())?;
+    let linktype = ring.linktype();
+    let mut writer = match &args.write {
+        Some(path) => Some(PcapFileWriter::create(path, linktype, ring.snaplen())?),
+        None => None,
+    };
+    catch_signals();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let to_terminal = std::io::stdout().is_terminal();
+    let progress = writer.is_some() && std::io::stderr().is_terminal();
+    eprintln!(
+        "netlens: capturing on {} ({} bytes per packet){}",
+        options.label(),
+        ring.snaplen(),
+        match &args.write {
+            Some(path) => format!(", writing {}", path.display()),
+            None => String::new(),
+        }
+    );
+    let started = Instant::now();
+    let deadline = args.duration.map(|d| started + d);
+    let mut formatter = Formatter::new();
+    let mut line = String::with_capacity(256);
+    let mut matched = 0u64;
+    let mut failure: Option<anyhow::Error> = None;
+    let mut last_progress = Instant::now();
+    'capture: while !STOP.load(Ordering::Relaxed) {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        if args.count.is_some_and(|c| matched >= c) {
+            break;
+        }
+        let wait = deadline.map_or(100, |d| {
+            d.saturating_duration_since(Instant::now())
+                .as_millis()
+                .clamp(1, 100) as i32
+        });
+        if let Err(e) = ring.wait(wait) {
+            failure = Some(e);
+            break;
+        }
+        let count = args.count;
+        ring.drain(|p| {
+            if failure.is_some() || count.is_some_and(|c| matched >= c) {
+                return;
+            }
+            if let Some(f) = &filter {
+                let s = summarize(linktype, p.data, p.orig_len);
+                if !f.matches(&s, p.data) {
+                    return;
+                }
+            }
+            matched += 1;
+            let result = match &mut writer {
+                Some(w) => w.write(p.ts, p.orig_len, p.data),
+                None => {
+                    line.clear();
+                    formatter.line(linktype, p.ts, p.data, p.orig_len, &mut line);
+                    line.push('\n');
+                    out.write_all(line.as_bytes()).map_err(Into::into)
+                }
+            };
+            if let Err(e) = result {
+                failure = Some(e);
+            }
+        });
+        if failure.is_some() {
+            break 'capture;
+        }
+        if to_terminal && out.flush().is_err() {
+            break;
+        }
+        if progress && last_progress.elapsed() >= Duration::from_secs(2) {
+            last_progress = Instant::now();
+            let stats = ring.stats();
+            eprint!(
+                "\rnetlens: {matched} packets written, {} dropped by the kernel, {:.0}s ",
+                stats.dropped,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if progress {
+        eprintln!();
+    }
+    let flushed = out.flush();
+    let finished = match writer {
+        Some(w) => w.finish(),
+        None => Ok(()),
+    };
+    let stats = ring.stats();
+    eprintln!(
+        "{matched} packets captured\n{} packets received by the socket\n{} packets dropped by kernel",
+        stats.received, stats.dropped
+    );
+    if let Some(e) = failure {
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return finished;
+        }
+        return Err(e);
+    }
+    if let Err(e) = flushed
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    finished
+}

@@ -1,0 +1,460 @@
+//! The live capture engine: a thread that enters the watched namespace,
+//! reads the ring, filters, accounts flows and (while the Flows tab is open)
+//! prints tcpdump lines in batches.
+//!
+//! The flow table sits behind a mutex that the thread holds only while it
+//! drains ready ring blocks; `summary()` takes the bounded view a Sample
+//! carries. Lines go over a channel at most ten times a second.
+
+use super::decode::summarize;
+use super::filter::Filter;
+use super::flows::{Flow, FlowSample, FlowTable};
+use super::format::{Formatter, Timestamp};
+use super::ring::{Ring, RingOptions, RingStats, permission_message};
+use crate::collect::netns::{self, Target};
+use crate::model::capture::{CaptureSample, SAMPLE_FLOWS};
+use anyhow::{Context, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// Flow table bound (DESIGN.md: 100k flows within the memory budget) and
+/// how long an idle flow stays.
+pub const MAX_FLOWS: usize = 100_000;
+pub const IDLE_TIMEOUT_S: f64 = 120.0;
+/// Lines printed per batch at most; the rest are counted, not printed (at
+/// 200k pps nobody reads lines, and printing them all would cost a core).
+pub const LINES_PER_BATCH: usize = 2_000;
+/// How often batches go out.
+const BATCH_EVERY: Duration = Duration::from_millis(100);
+
+/// One packet as the Flows tab lists it and `w` writes it.
+#[derive(Debug, Clone)]
+pub struct CapturedPacket {
+    pub line: String,
+    pub ts: Timestamp,
+    pub orig_len: u32,
+    pub data: Box<[u8]>,
+}
+
+#[derive(Debug)]
+pub enum CaptureEvent {
+    Packets {
+        packets: Vec<CapturedPacket>,
+        /// Packets that matched but were not printed (over the batch cap).
+        unprinted: u64,
+    },
+    /// The capture stopped (interface gone, socket error).
+    Failed(String),
+}
+
+enum Control {
+    Filter(Option<Filter>),
+}
+
+struct Shared {
+    table: FlowTable,
+    stats: RingStats,
+    packets: u64,
+    bytes: u64,
+    filter: String,
+    error: Option<String>,
+    active: bool,
+}
+
+/// The running capture (or why there is none). Dropping it stops the thread.
+pub struct Capture {
+    shared: Arc<Mutex<Shared>>,
+    iface: String,
+    linktype: u32,
+    snaplen: u32,
+    lines: Arc<AtomicBool>,
+    control: Option<mpsc::Sender<Control>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Why a capture could not start: `fatal` for what the user typed wrong (an
+/// unknown interface), not fatal for a missing privilege.
+#[derive(Debug)]
+pub struct OpenError {
+    pub fatal: bool,
+    pub message: String,
+}
+
+impl Capture {
+    /// Starts capturing in `target`. An unknown interface is an error; a
+    /// missing privilege gives a Capture that says so (the other tabs keep
+    /// working).
+    pub fn spawn(
+        target: &Target,
+        options: RingOptions,
+        filter: Option<Filter>,
+    ) -> Result<(Self, UnboundedReceiver<CaptureEvent>)> {
+        let namespace = target.open()?;
+        let label = target.label().to_string();
+        let shared = Arc::new(Mutex::new(Shared {
+            table: FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S),
+            stats: RingStats::default(),
+            packets: 0,
+            bytes: 0,
+            filter: filter
+                .as_ref()
+                .map(|f| f.text().to_string())
+                .unwrap_or_default(),
+            error: None,
+            active: false,
+        }));
+        let (events, receiver) = unbounded_channel();
+        let (control, controls) = mpsc::channel();
+        let (ready, is_ready) = mpsc::channel::<Result<(u32, u32), OpenError>>();
+        let lines = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let shared = Arc::clone(&shared);
+            let lines = Arc::clone(&lines);
+            let stop = Arc::clone(&stop);
+            let options = options.clone();
+            std::thread::Builder::new()
+                .name("capture".into())
+                .spawn(move || {
+                    let opened = namespace
+                        .as_ref()
+                        .map_or(Ok(()), |file| netns::enter(file, &label))
+                        .map_err(|e| OpenError {
+                            fatal: true,
+                            message: format!("{e:#}"),
+                        })
+                        .and_then(|()| open(&options, &label));
+                    match opened {
+                        Ok(ring) => {
+                            let _ = ready.send(Ok((ring.linktype(), ring.snaplen())));
+                            let mut engine = Engine {
+                                ring,
+                                filter,
+                                shared,
+                                events,
+                                lines,
+                                stop,
+                                controls,
+                                formatter: Formatter::new(),
+                            };
+                            engine.run();
+                        }
+                        Err(error) => {
+                            let _ = ready.send(Err(error));
+                        }
+                    }
+                })
+                .context("cannot start the capture thread")?
+        };
+        let (linktype, snaplen) = match is_ready
+            .recv()
+            .context("the capture thread died during setup")?
+        {
+            Ok(link) => {
+                lock(&shared).active = true;
+                link
+            }
+            Err(error) if error.fatal => anyhow::bail!("{}", error.message),
+            Err(error) => {
+                lock(&shared).error = Some(error.message);
+                (0, 0)
+            }
+        };
+        Ok((
+            Self {
+                shared,
+                iface: options.label().to_string(),
+                linktype,
+                snaplen,
+                lines,
+                control: Some(control),
+                stop,
+                thread: Some(thread),
+            },
+            receiver,
+        ))
+    }
+
+    /// A capture that is off, with the reason (for --no-capture).
+    pub fn off(reason: &str) -> Self {
+        let shared = Arc::new(Mutex::new(Shared {
+            table: FlowTable::new(1, IDLE_TIMEOUT_S),
+            stats: RingStats::default(),
+            packets: 0,
+            bytes: 0,
+            filter: String::new(),
+            error: Some(reason.to_string()),
+            active: false,
+        }));
+        Self {
+            shared,
+            iface: String::new(),
+            linktype: 0,
+            snaplen: 0,
+            lines: Arc::default(),
+            control: None,
+            stop: Arc::default(),
+            thread: None,
+        }
+    }
+
+    /// The pcap link type of captured packets.
+    pub fn linktype(&self) -> u32 {
+        self.linktype
+    }
+
+    pub fn snaplen(&self) -> u32 {
+        self.snaplen
+    }
+
+    pub fn iface(&self) -> &str {
+        &self.iface
+    }
+
+    /// Whether packets are being printed into lines (the Flows tab is open).
+    pub fn set_lines(&self, on: bool) {
+        self.lines.store(on, Ordering::Relaxed);
+    }
+
+    /// Applies a new filter from now on (flows already counted stay).
+    pub fn set_filter(&self, filter: Option<Filter>) {
+        lock(&self.shared).filter = filter
+            .as_ref()
+            .map(|f| f.text().to_string())
+            .unwrap_or_default();
+        if let Some(control) = &self.control {
+            let _ = control.send(Control::Filter(filter));
+        }
+    }
+
+    /// The bounded view a Sample carries.
+    pub fn summary(&self) -> CaptureSample {
+        let shared = lock(&self.shared);
+        CaptureSample {
+            active: shared.active,
+            error: shared.error.clone(),
+            iface: self.iface.clone(),
+            filter: shared.filter.clone(),
+            packets: shared.packets,
+            bytes: shared.bytes,
+            kernel_received: shared.stats.received,
+            kernel_dropped: shared.stats.dropped,
+            flows_active: shared.table.len() as u64,
+            flows_evicted: shared.table.evicted,
+            flows: top_flows(shared.table.flows(), SAMPLE_FLOWS),
+        }
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        drop(self.control.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
+    shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn open(options: &RingOptions, netns: &str) -> Result<Ring, OpenError> {
+    if let Some(name) = &options.iface {
+        super::ring::ifindex(name, netns).map_err(|e| OpenError {
+            fatal: true,
+            message: format!("{e:#}"),
+        })?;
+    }
+    Ring::open(options, netns).map_err(|e| {
+        let message = format!("{e:#}");
+        OpenError {
+            fatal: false,
+            message: if message == permission_message() {
+                message
+            } else {
+                format!("capture unavailable: {message}")
+            },
+        }
+    })
+}
+
+/// Starts the capture the collection options ask for: None with
+/// --no-capture; a bad filter or an unknown interface is an error. The
+/// receiver carries printed lines (only while `set_lines(true)`).
+pub fn start(
+    target: &Target,
+    args: &crate::cli::CaptureArgs,
+) -> Result<(Option<Capture>, Option<UnboundedReceiver<CaptureEvent>>)> {
+    if args.no_capture {
+        return Ok((None, None));
+    }
+    let filter = match &args.filter {
+        Some(text) => Some(Filter::parse(text)?),
+        None => None,
+    };
+    let options = RingOptions::new(args.iface.as_deref(), args.payload);
+    let (capture, events) = Capture::spawn(target, options, filter)?;
+    Ok((Some(capture), Some(events)))
+}
+
+/// The `n` busiest flows: half by bytes, the rest by packets, each once.
+pub fn top_flows<'a>(flows: impl Iterator<Item = &'a Flow>, n: usize) -> Vec<FlowSample> {
+    let mut all: Vec<&Flow> = flows.collect();
+    if all.len() > n {
+        let half = n / 2;
+        all.select_nth_unstable_by(half, |a, b| b.bytes.cmp(&a.bytes));
+        let (top, rest) = all.split_at_mut(half);
+        let want = n - half;
+        if rest.len() > want {
+            rest.select_nth_unstable_by(want, |a, b| b.packets.cmp(&a.packets));
+        }
+        let mut kept: Vec<&Flow> = top.to_vec();
+        kept.extend_from_slice(&rest[..want.min(rest.len())]);
+        all = kept;
+    }
+    let mut out: Vec<FlowSample> = all.into_iter().map(FlowSample::from).collect();
+    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.src.cmp(&b.src)));
+    out
+}
+
+struct Engine {
+    ring: Ring,
+    filter: Option<Filter>,
+    shared: Arc<Mutex<Shared>>,
+    events: UnboundedSender<CaptureEvent>,
+    lines: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    controls: mpsc::Receiver<Control>,
+    formatter: Formatter,
+}
+
+impl Engine {
+    fn run(&mut self) {
+        let linktype = self.ring.linktype();
+        let mut batch: Vec<CapturedPacket> = Vec::new();
+        let mut unprinted = 0u64;
+        let mut last_send = Instant::now();
+        let mut last_stats = Instant::now();
+        let mut line = String::with_capacity(256);
+        while !self.stop.load(Ordering::Relaxed) {
+            loop {
+                match self.controls.try_recv() {
+                    Ok(Control::Filter(filter)) => self.filter = filter,
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => return,
+                }
+            }
+            if let Err(error) = self.ring.wait(100) {
+                let message = format!("{error:#}");
+                let mut shared = lock(&self.shared);
+                shared.active = false;
+                shared.error = Some(message.clone());
+                drop(shared);
+                let _ = self.events.send(CaptureEvent::Failed(message));
+                return;
+            }
+            let print = self.lines.load(Ordering::Relaxed);
+            {
+                let mut shared = lock(&self.shared);
+                let shared = &mut *shared;
+                let filter = &self.filter;
+                let formatter = &mut self.formatter;
+                self.ring.drain(|p| {
+                    let s = summarize(linktype, p.data, p.orig_len);
+                    if let Some(f) = filter
+                        && !f.matches(&s, p.data)
+                    {
+                        return;
+                    }
+                    shared.packets += 1;
+                    shared.bytes += u64::from(s.wire_len);
+                    shared.table.add(&s, p.ts.as_secs_f64());
+                    if !print {
+                        return;
+                    }
+                    if batch.len() >= LINES_PER_BATCH {
+                        unprinted += 1;
+                        return;
+                    }
+                    line.clear();
+                    formatter.line(linktype, p.ts, p.data, p.orig_len, &mut line);
+                    batch.push(CapturedPacket {
+                        line: line.clone(),
+                        ts: p.ts,
+                        orig_len: p.orig_len,
+                        data: p.data.into(),
+                    });
+                });
+            }
+            if last_stats.elapsed() >= Duration::from_secs(1) {
+                last_stats = Instant::now();
+                let stats = self.ring.stats();
+                let now = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0.0, |d| d.as_secs_f64());
+                let mut shared = lock(&self.shared);
+                shared.stats = stats;
+                shared.table.expire(now);
+            }
+            if (!batch.is_empty() || unprinted > 0) && last_send.elapsed() >= BATCH_EVERY {
+                last_send = Instant::now();
+                let packets = std::mem::take(&mut batch);
+                let event = CaptureEvent::Packets {
+                    packets,
+                    unprinted: std::mem::take(&mut unprinted),
+                };
+                if self.events.send(event).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::decode::Summary;
+
+    fn flow_summary(port: u16, len: u32) -> Summary {
+        let mut s = Summary {
+            l3: crate::capture::decode::L3::V4,
+            proto: 17,
+            sport: port,
+            dport: 53,
+            wire_len: len,
+            tl: Some(34),
+            ethertype: 0x0800,
+            ..Default::default()
+        };
+        s.src[..4].copy_from_slice(&[198, 18, 0, 1]);
+        s.dst[..4].copy_from_slice(&[198, 18, 0, 2]);
+        s
+    }
+
+    #[test]
+    fn top_flows_keeps_big_and_busy_flows_bounded() {
+        let mut table = FlowTable::new(10_000, 1e9);
+        // 1000 flows of one 1500-byte packet, one flow of 20 tiny packets
+        // (fewer bytes than any of them, more packets).
+        for port in 1..=1000u16 {
+            table.add(&flow_summary(port, 1500), 1.0);
+        }
+        for _ in 0..20 {
+            table.add(&flow_summary(5000, 60), 1.0);
+        }
+        let top = top_flows(table.flows(), 16);
+        assert_eq!(top.len(), 16);
+        assert!(top.iter().any(|f| f.src == "198.18.0.1:5000"));
+        assert!(top.windows(2).all(|w| w[0].bytes >= w[1].bytes));
+    }
+}

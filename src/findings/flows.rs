@@ -1,0 +1,128 @@
+//! Flow-level findings from the capture a sample carries: small-packet-flood
+//! on the whole capture, retransmits naming the flow.
+
+use super::{Evidence, Finding, RETRANSMITS, Severity, small_packet_flood};
+use crate::model::Sample;
+use crate::model::capture::CaptureRates;
+
+/// Flows named by the retransmits finding at most (the worst first).
+const MAX_RETRANSMIT_FINDINGS: usize = 5;
+/// Share of a flow's packets in the interval that, retransmitted, makes the
+/// finding a warning rather than information.
+const RETRANSMIT_WARN_PERCENT: f64 = 1.0;
+
+pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
+    let Some(capture) = current.capture.as_ref().filter(|c| c.active) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let rates = CaptureRates::new(previous, current);
+    if let (Some(pps), Some(bps)) = (rates.packets_per_s, rates.bytes_per_s)
+        && let Some(flood) = small_packet_flood(&capture.iface, pps, bps)
+    {
+        found.push(flood);
+    }
+    // Retransmits within the interval, per flow.
+    let before = previous.and_then(|p| p.capture.as_ref());
+    let mut retx: Vec<(u64, u64, &crate::model::capture::FlowSample)> = capture
+        .flows
+        .iter()
+        .filter_map(|f| {
+            let (r0, p0) = match before.and_then(|b| {
+                b.flows
+                    .iter()
+                    .find(|o| o.proto == f.proto && o.src == f.src && o.dst == f.dst)
+            }) {
+                Some(o) => (o.retransmits, o.packets),
+                None if previous.is_some_and(|p| f.first_seen >= p.t) => (0, 0),
+                None => return None,
+            };
+            let new = f.retransmits.checked_sub(r0)?;
+            (new > 0).then(|| (new, f.packets.saturating_sub(p0), f))
+        })
+        .collect();
+    retx.sort_by_key(|r| std::cmp::Reverse(r.0));
+    for (new, packets, flow) in retx.into_iter().take(MAX_RETRANSMIT_FINDINGS) {
+        let percent = 100.0 * new as f64 / packets.max(1) as f64;
+        found.push(Finding {
+            id: RETRANSMITS,
+            severity: if percent >= RETRANSMIT_WARN_PERCENT {
+                Severity::Warn
+            } else {
+                Severity::Info
+            },
+            summary: format!(
+                "{} {} > {}: {new} retransmitted of {packets} packets ({percent:.1}%)",
+                flow.proto, flow.src, flow.dst
+            ),
+            hint: "loss or reordering on the path: check drops on the interfaces and qdiscs \
+                   (`tc -s qdisc`), the peer's receive window, and `ss -ti` for this connection"
+                .into(),
+            evidence: Evidence {
+                tab: "flows",
+                row: format!("{} {} > {}", flow.proto, flow.src, flow.dst),
+            },
+        });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::capture::{CaptureSample, FlowSample};
+
+    fn sample(mono: f64, packets: u64, bytes: u64, flows: Vec<FlowSample>) -> Sample {
+        Sample {
+            t: 1000.0 + mono,
+            mono,
+            netns: "host".into(),
+            capture: Some(CaptureSample {
+                active: true,
+                iface: "any".into(),
+                packets,
+                bytes,
+                flows,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn flow(packets: u64, retransmits: u64, first_seen: f64) -> FlowSample {
+        FlowSample {
+            proto: "tcp".into(),
+            src: "198.18.0.1:40000".into(),
+            dst: "198.18.0.2:80".into(),
+            packets,
+            bytes: packets * 1000,
+            state: "ESTABLISHED".into(),
+            retransmits,
+            first_seen,
+            last_seen: first_seen,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn flood_and_retransmits_name_what_they_saw() {
+        let a = sample(1.0, 0, 0, vec![flow(100, 2, 1000.5)]);
+        let b = sample(2.0, 50_000, 3_000_000, vec![flow(300, 12, 1000.5)]);
+        let found = evaluate(Some(&a), &b);
+        let flood = found.iter().find(|f| f.id == "small-packet-flood").unwrap();
+        assert!(
+            flood
+                .summary
+                .contains("any: 50000 packets/s averaging 60 bytes")
+        );
+        let retx = found.iter().find(|f| f.id == RETRANSMITS).unwrap();
+        assert_eq!(
+            retx.summary,
+            "tcp 198.18.0.1:40000 > 198.18.0.2:80: 10 retransmitted of 200 packets (5.0%)"
+        );
+        assert_eq!(retx.severity, Severity::Warn);
+        // Nothing new retransmitted, ordinary packet sizes: nothing to say.
+        let c = sample(3.0, 50_100, 3_100_000, vec![flow(400, 12, 1000.5)]);
+        assert!(evaluate(Some(&b), &c).is_empty());
+    }
+}

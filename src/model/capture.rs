@@ -1,0 +1,111 @@
+//! What a sample carries about packet capture: a status, totals and a
+//! bounded list of flows (the busiest by bytes and by packets).
+
+pub use crate::capture::flows::FlowSample;
+use serde::{Deserialize, Serialize};
+
+/// Flows a sample carries at most: the top half by bytes, the rest by
+/// packets (a flood of tiny packets ranks low by bytes).
+pub const SAMPLE_FLOWS: usize = 256;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CaptureSample {
+    /// Capturing now.
+    pub active: bool,
+    /// Why there is no capture ("needs CAP_NET_RAW ...", "off: --no-capture").
+    pub error: Option<String>,
+    /// "any" or the interface name.
+    pub iface: String,
+    /// The pcap-filter expression applied, "" for none.
+    pub filter: String,
+    /// Packets and bytes (on the wire) that matched the filter, since start.
+    pub packets: u64,
+    pub bytes: u64,
+    /// What the kernel counted for the socket, and dropped (ring full).
+    pub kernel_received: u64,
+    pub kernel_dropped: u64,
+    /// Flows in the table now, and evicted (idle or LRU) since start.
+    pub flows_active: u64,
+    pub flows_evicted: u64,
+    /// The busiest flows, cumulative counters (rates come from two samples).
+    pub flows: Vec<FlowSample>,
+}
+
+/// Per-flow and total rates between two samples.
+pub struct CaptureRates<'a> {
+    /// Seconds between the samples (monotonic clock).
+    pub interval: f64,
+    /// Wall-clock time of the previous sample.
+    previous_t: f64,
+    previous: std::collections::HashMap<(&'a str, &'a str, &'a str), (u64, u64)>,
+    /// Matched packets and bytes per second over the interval, for all
+    /// traffic (not only the flows carried).
+    pub packets_per_s: Option<f64>,
+    pub bytes_per_s: Option<f64>,
+    /// Kernel drops in the interval.
+    pub dropped: Option<u64>,
+}
+
+impl<'a> CaptureRates<'a> {
+    pub fn new(previous: Option<&'a super::Sample>, current: &super::Sample) -> Self {
+        let before = previous.and_then(|p| {
+            let interval = current.mono - p.mono;
+            (interval > 0.0 && p.netns == current.netns).then_some((p, interval))
+        });
+        let (Some((p, interval)), Some(now)) = (before, current.capture.as_ref()) else {
+            return Self {
+                interval: 0.0,
+                previous_t: 0.0,
+                previous: Default::default(),
+                packets_per_s: None,
+                bytes_per_s: None,
+                dropped: None,
+            };
+        };
+        let then = p.capture.as_ref();
+        let delta = |f: fn(&CaptureSample) -> u64| {
+            then.filter(|t| t.active && f(now) >= f(t))
+                .map(|t| f(now) - f(t))
+        };
+        Self {
+            interval,
+            previous_t: p.t,
+            previous: then
+                .map(|t| {
+                    t.flows
+                        .iter()
+                        .map(|f| {
+                            (
+                                (f.proto.as_str(), f.src.as_str(), f.dst.as_str()),
+                                (f.packets, f.bytes),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            packets_per_s: delta(|c| c.packets).map(|d| d as f64 / interval),
+            bytes_per_s: delta(|c| c.bytes).map(|d| d as f64 / interval),
+            dropped: delta(|c| c.kernel_dropped),
+        }
+    }
+
+    /// (packets/s, bytes/s) of one flow: from its counters in the previous
+    /// sample, or, for a flow that began after it, from all its counters.
+    /// None when unknown (the flow was not among those carried before).
+    pub fn flow(&self, flow: &FlowSample) -> (Option<f64>, Option<f64>) {
+        if self.interval <= 0.0 {
+            return (None, None);
+        }
+        let key = (flow.proto.as_str(), flow.src.as_str(), flow.dst.as_str());
+        let (packets, bytes) = match self.previous.get(&key) {
+            Some(&(p, b)) if flow.packets >= p && flow.bytes >= b => (p, b),
+            Some(_) => return (None, None),
+            None if flow.first_seen >= self.previous_t => (0, 0),
+            None => return (None, None),
+        };
+        (
+            Some((flow.packets - packets) as f64 / self.interval),
+            Some((flow.bytes - bytes) as f64 / self.interval),
+        )
+    }
+}

@@ -1,0 +1,87 @@
+//! The `capture` object and `flows[]` of `snapshot --json`.
+
+use crate::model::Sample;
+use crate::model::capture::{CaptureRates, CaptureSample};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct CaptureJson<'a> {
+    active: bool,
+    error: Option<&'a str>,
+    iface: &'a str,
+    filter: &'a str,
+    packets: u64,
+    bytes: u64,
+    packets_per_s: Option<f64>,
+    bytes_per_s: Option<f64>,
+    kernel_received: u64,
+    kernel_dropped: u64,
+    kernel_dropped_in_interval: Option<u64>,
+    flows_active: u64,
+    flows_evicted: u64,
+}
+
+#[derive(Serialize)]
+pub struct FlowJson<'a> {
+    proto: &'a str,
+    src: &'a str,
+    dst: &'a str,
+    packets: u64,
+    bytes: u64,
+    packets_per_s: Option<f64>,
+    bytes_per_s: Option<f64>,
+    state: &'a str,
+    rtt_ms: Option<f64>,
+    retransmits: u64,
+    first_seen: f64,
+    last_seen: f64,
+}
+
+/// The capture status and the flows, rates against `previous`; None when
+/// capture is off.
+pub fn json<'a>(
+    previous: &'a Sample,
+    current: &'a Sample,
+) -> (Option<CaptureJson<'a>>, Option<Vec<FlowJson<'a>>>) {
+    let Some(c): Option<&CaptureSample> = current.capture.as_ref() else {
+        return (None, None);
+    };
+    let rates = CaptureRates::new(Some(previous), current);
+    let capture = CaptureJson {
+        active: c.active,
+        error: c.error.as_deref(),
+        iface: &c.iface,
+        filter: &c.filter,
+        packets: c.packets,
+        bytes: c.bytes,
+        packets_per_s: rates.packets_per_s,
+        bytes_per_s: rates.bytes_per_s,
+        kernel_received: c.kernel_received,
+        kernel_dropped: c.kernel_dropped,
+        kernel_dropped_in_interval: rates.dropped,
+        flows_active: c.flows_active,
+        flows_evicted: c.flows_evicted,
+    };
+    let flows = c
+        .flows
+        .iter()
+        .map(|f| {
+            let (packets_per_s, bytes_per_s) = rates.flow(f);
+            FlowJson {
+                proto: &f.proto,
+                src: &f.src,
+                dst: &f.dst,
+                packets: f.packets,
+                bytes: f.bytes,
+                packets_per_s,
+                bytes_per_s,
+                state: &f.state,
+                rtt_ms: f.rtt_ms,
+                retransmits: f.retransmits,
+                first_seen: f.first_seen,
+                last_seen: f.last_seen,
+            }
+        })
+        .collect();
+    (Some(capture), Some(flows))
+}

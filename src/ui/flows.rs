@@ -1,0 +1,386 @@
+//! The Flows tab: a status line (capture, filter, kernel drops), the packet
+//! list (tcpdump lines; follow or frozen) and the flow table.
+//!
+//! ```text
+//! any  filter: tcp port 80  1.2k pkt/s 96 kB/s  kernel drops 0  flows 45 (0 evicted)
+//! ┌ Packets (following) ──────────── f filter  w write  F freeze  a group ┐
+//! │ 12:00:00.000001 IP 198.18.0.1.40000 > 198.18.0.2.80: Flags [S], ...   │
+//! ┌ Flows: 45, sorted by BYTES ───────────────────────────────────────────┐
+//! │ PROTO FLOW                         PKTS  BYTES    B/s  STATE  RTT RETX│
+//! ```
+
+use super::format;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::flows::{Column, Grouping, Row as FlowRow};
+use crate::model::capture::{CaptureRates, CaptureSample};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let editing = app.flows.capture_edit.is_some();
+    let edit_height = if editing { 2 } else { 0 };
+    let [status, edit, rest] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(edit_height),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    let (previous, current) = app.shown();
+    let capture = current.and_then(|s| s.capture.as_ref());
+    let rates = current.map(|c| CaptureRates::new(previous, c));
+    let line = status_line(app, capture, rates.as_ref(), theme);
+    frame.render_widget(Paragraph::new(line), status);
+    if editing {
+        render_editor(frame, edit, app, theme);
+    }
+    let unavailable = capture.is_none_or(|c| !c.active);
+    if unavailable && app.flows.packets.is_empty() {
+        let text = capture
+            .and_then(|c| c.error.clone())
+            .or_else(|| app.flows.failed.clone())
+            .unwrap_or_else(|| "capture is off (--no-capture, or not started)".into());
+        let lines = vec![
+            Line::from(Span::styled(text, theme.warn())),
+            Line::from(""),
+            Line::from("The other tabs work without capture."),
+        ];
+        frame.render_widget(
+            Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: true }),
+            rest,
+        );
+        return;
+    }
+    let packets_height = if rest.height >= 12 {
+        rest.height * 2 / 5
+    } else {
+        rest.height / 2
+    };
+    let [packets, table] =
+        Layout::vertical([Constraint::Length(packets_height), Constraint::Min(0)]).areas(rest);
+    render_packets(frame, packets, app, theme);
+    render_table(frame, table, app, theme);
+}
+
+fn status_line(
+    app: &App,
+    capture: Option<&CaptureSample>,
+    rates: Option<&CaptureRates>,
+    theme: Theme,
+) -> Line<'static> {
+    let Some(c) = capture else {
+        let text = app
+            .flows
+            .failed
+            .clone()
+            .unwrap_or_else(|| "no capture data yet".into());
+        return Line::from(Span::styled(text, theme.dim()));
+    };
+    if let Some(message) = &app.flows.message {
+        return Line::from(Span::styled(message.clone(), theme.good()));
+    }
+    if !c.active {
+        return Line::from(Span::styled(
+            format!("capture unavailable on {}", c.iface),
+            theme.warn(),
+        ));
+    }
+    let mut spans = vec![Span::styled(c.iface.clone(), theme.title())];
+    if !c.filter.is_empty() {
+        spans.push(Span::styled("  filter: ", theme.dim()));
+        spans.push(Span::raw(c.filter.clone()));
+    }
+    if let Some(r) = rates {
+        spans.push(Span::raw(format!(
+            "  {} {}/s",
+            format::packets_short(r.packets_per_s.unwrap_or(0.0)),
+            format::bytes(r.bytes_per_s.unwrap_or(0.0))
+        )));
+    }
+    let drops = Span::styled(
+        format!("  kernel drops {}", c.kernel_dropped),
+        if c.kernel_dropped > 0 {
+            theme.alert()
+        } else {
+            theme.dim()
+        },
+    );
+    spans.push(drops);
+    spans.push(Span::raw(format!(
+        "  flows {} ({} evicted)",
+        c.flows_active, c.flows_evicted
+    )));
+    if app.flows.unprinted > 0 {
+        spans.push(Span::styled(
+            format!("  {} not listed (rate)", app.flows.unprinted),
+            theme.dim(),
+        ));
+    }
+    Line::from(spans)
+}
+
+fn render_editor(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let text = app.flows.capture_edit.clone().unwrap_or_default();
+    let prompt = "capture filter: ";
+    let mut lines = vec![Line::from(vec![
+        Span::styled(prompt, theme.key()),
+        Span::raw(format!("{text}▏")),
+        Span::styled("  Enter apply  Esc cancel", theme.dim()),
+    ])];
+    match &app.flows.capture_error {
+        Some((position, message)) => {
+            // A caret under the character the error points at.
+            // `position` counts from 0; people count from 1.
+            let pad = prompt.len() + position;
+            lines.push(Line::from(vec![
+                Span::raw(" ".repeat(pad)),
+                Span::styled(
+                    format!("^ error at character {}: {message}", position + 1),
+                    theme.alert(),
+                ),
+            ]));
+        }
+        None => lines.push(Line::from(Span::styled(
+            "pcap-filter syntax, e.g. tcp port 443 and not host 198.18.0.1",
+            theme.dim(),
+        ))),
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn render_packets(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let frozen = app.flows.frozen_at.is_some() || app.paused_at.is_some();
+    let title = if frozen {
+        " Packets (frozen: F follows) ".to_string()
+    } else {
+        format!(" Packets (following, {} kept) ", app.flows.packets.len())
+    };
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(title, theme.header()))
+        .title(
+            Line::from(Span::styled(
+                " f filter  w write  F freeze  a group ",
+                theme.dim(),
+            ))
+            .right_aligned(),
+        );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let height = usize::from(inner.height);
+    let width = usize::from(inner.width);
+    let lines: Vec<Line> = if app.flows.packets.is_empty() {
+        vec![Line::from(Span::styled(
+            "no packets yet (lines are printed while this tab is open)",
+            theme.dim(),
+        ))]
+    } else {
+        app.flows
+            .visible_packets(height)
+            .map(|p| Line::from(format::fit(&p.line, width)))
+            .collect()
+    };
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+struct Spec {
+    column: Column,
+    title: &'static str,
+    width: u16,
+    priority: u8,
+}
+
+const fn spec(column: Column, title: &'static str, width: u16, priority: u8) -> Spec {
+    Spec {
+        column,
+        title,
+        width,
+        priority,
+    }
+}
+
+const FLOW_COLUMNS: &[Spec] = &[
+    spec(Column::Proto, "PROTO", 5, 1),
+    spec(Column::Key, "FLOW", 30, 0),
+    spec(Column::Packets, "PKTS", 7, 1),
+    spec(Column::Bytes, "BYTES", 8, 1),
+    spec(Column::BytesPerS, "B/s", 8, 2),
+    spec(Column::PacketsPerS, "PKT/s", 7, 3),
+    spec(Column::State, "STATE", 11, 2),
+    spec(Column::Rtt, "RTT ms", 7, 3),
+    spec(Column::Retransmits, "RETX", 5, 3),
+    spec(Column::FirstSeen, "FIRST", 6, 4),
+    spec(Column::LastSeen, "LAST", 6, 4),
+];
+
+const GROUP_COLUMNS: &[Spec] = &[
+    spec(Column::Key, "KEY", 24, 0),
+    spec(Column::Flows, "FLOWS", 6, 1),
+    spec(Column::Packets, "PKTS", 7, 1),
+    spec(Column::Bytes, "BYTES", 8, 1),
+    spec(Column::BytesPerS, "B/s", 8, 2),
+    spec(Column::PacketsPerS, "PKT/s", 7, 2),
+    spec(Column::Retransmits, "RETX", 5, 3),
+    spec(Column::Rtt, "RTT ms", 7, 3),
+    spec(Column::LastSeen, "LAST", 6, 4),
+];
+
+/// The columns that fit, by priority, in table order.
+fn fitting(specs: &'static [Spec], width: u16) -> Vec<&'static Spec> {
+    let mut chosen: Vec<&Spec> = Vec::new();
+    for priority in 0..=4 {
+        for s in specs.iter().filter(|s| s.priority == priority) {
+            let used: u16 = chosen.iter().map(|c| c.width + 1).sum();
+            if used + s.width < width.max(1) || chosen.is_empty() {
+                chosen.push(s);
+            }
+        }
+    }
+    specs
+        .iter()
+        .filter(|s| chosen.iter().any(|c| std::ptr::eq(*c, *s)))
+        .collect()
+}
+
+fn render_table(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let rows = app.flow_rows();
+    let now = app.shown().1.map_or(0.0, |s| s.t);
+    let view = &mut app.flows;
+    view.selected = view.selected.min(rows.len().saturating_sub(1));
+    let sort_title = FLOW_COLUMNS
+        .iter()
+        .chain(GROUP_COLUMNS)
+        .find(|s| s.column == view.sort)
+        .map_or("", |s| s.title);
+    let filter = if view.filter.is_empty() {
+        String::new()
+    } else {
+        format!(", filter \"{}\"", view.filter)
+    };
+    let title = format!(
+        " Flows{}: {}, by {}{}{} ",
+        match view.grouping {
+            Grouping::Flow => String::new(),
+            other => format!(" {}", other.label()),
+        },
+        rows.len(),
+        sort_title,
+        if view.descending { "▼" } else { "▲" },
+        filter
+    );
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(title, theme.header()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let specs = if view.grouping == Grouping::Flow {
+        FLOW_COLUMNS
+    } else {
+        GROUP_COLUMNS
+    };
+    let columns = fitting(specs, inner.width);
+    let visible = usize::from(inner.height.saturating_sub(1));
+    let offset = if visible == 0 {
+        0
+    } else {
+        (view.selected + 1).saturating_sub(visible)
+    };
+    let header = Row::new(columns.iter().map(|s| {
+        let marker = if s.column == view.sort {
+            if view.descending { "▼" } else { "▲" }
+        } else {
+            ""
+        };
+        let title = Line::from(format!("{}{marker}", s.title));
+        Cell::from(if right_aligned(s.column) {
+            title.right_aligned()
+        } else {
+            title
+        })
+    }))
+    .style(theme.header());
+    let body = rows
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(visible)
+        .map(|(i, row)| {
+            let r = Row::new(columns.iter().map(|s| cell(row, s.column, now, theme)));
+            if i == view.selected {
+                r.style(theme.selected())
+            } else {
+                r
+            }
+        });
+    let widths: Vec<Constraint> = columns
+        .iter()
+        .map(|s| {
+            if s.column == Column::Key {
+                Constraint::Min(s.width.min(inner.width))
+            } else {
+                Constraint::Length(s.width)
+            }
+        })
+        .collect();
+    if rows.is_empty() {
+        let text = if view.filter.is_empty() {
+            "no flows yet"
+        } else {
+            "no flow matches the filter"
+        };
+        frame.render_widget(Paragraph::new(Span::styled(text, theme.dim())), inner);
+        return;
+    }
+    frame.render_widget(Table::new(body, widths).header(header), inner);
+}
+
+fn right_aligned(column: Column) -> bool {
+    !matches!(column, Column::Proto | Column::Key | Column::State)
+}
+
+fn ago(now: f64, t: f64) -> String {
+    let s = (now - t).max(0.0);
+    if s < 60.0 {
+        format!("{s:.0}s")
+    } else if s < 3600.0 {
+        format!("{:.0}m", s / 60.0)
+    } else {
+        format!("{:.0}h", s / 3600.0)
+    }
+}
+
+fn cell(row: &FlowRow, column: Column, now: f64, theme: Theme) -> Cell<'static> {
+    let text = match column {
+        Column::Proto => row.proto.clone(),
+        Column::Key => row.key.clone(),
+        Column::Flows => row.flows.to_string(),
+        Column::Packets => row.packets.to_string(),
+        Column::Bytes => format::bytes(row.bytes as f64),
+        Column::PacketsPerS => row.packets_per_s.map_or("-".into(), |p| format!("{p:.0}")),
+        Column::BytesPerS => row.bytes_per_s.map_or("-".into(), format::bytes),
+        Column::State => row.state.clone(),
+        Column::Rtt => row.rtt_ms.map_or("-".into(), |r| format!("{r:.2}")),
+        Column::Retransmits => row.retransmits.to_string(),
+        Column::FirstSeen => ago(now, row.first_seen),
+        Column::LastSeen => ago(now, row.last_seen),
+    };
+    let line = if right_aligned(column) {
+        Line::from(text).right_aligned()
+    } else {
+        Line::from(text)
+    };
+    let cell = Cell::from(line);
+    if column == Column::Retransmits && row.retransmits > 0 {
+        cell.style(theme.warn())
+    } else {
+        cell
+    }
+}
