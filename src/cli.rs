@@ -57,6 +57,8 @@ pub enum Command {
     Read(ReadArgs),
     /// Generate load (iperf3, wrk, hping3 and pktgen style) to watch in the other tabs
     Load(LoadArgs),
+    /// Serve the latest sample as OpenMetrics (Prometheus) on GET /metrics
+    Export(ExportArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -80,6 +82,13 @@ pub struct SnapshotArgs {
     /// Sections to include, comma separated (default: all)
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
     pub section: Vec<Section>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Address and port to serve /metrics on (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:9464")]
+    pub listen: std::net::SocketAddr,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
         Some(Command::Read(args)) => netlens::capture::read::run(args),
         Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
+        Some(Command::Export(args)) => netlens::export::run(&cli.collect, args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())
