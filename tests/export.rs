@@ -532,3 +532,65 @@ fn values_agree_with_snapshot_json_in_a_namespace() {
     assert_eq!(export_findings, json_findings);
     drop(held);
 }
+
+#[test]
+fn dashboard_and_scrape_config_use_real_series() {
+    let dashboard: Value =
+        serde_json::from_str(include_str!("../assets/grafana-netlens.json")).expect("dashboard");
+    let text = dashboard.to_string();
+    let exporter = Exporter::start(&[]);
+    let page = scrape(exporter.addr);
+    // Sample names, and declared families (netlens_finding has no samples
+    // while nothing is wrong).
+    let names: BTreeSet<&str> = page
+        .lines()
+        .filter_map(|l| match l.strip_prefix("# TYPE ") {
+            Some(rest) => rest.split(' ').next(),
+            None if !l.starts_with('#') => l.split(['{', ' ']).next(),
+            None => None,
+        })
+        .collect();
+    let mut used = BTreeSet::new();
+    for (start, _) in text
+        .match_indices("node_")
+        .chain(text.match_indices("netlens_"))
+    {
+        let name: String = text[start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        // Skip the prefix inside a longer identifier (e.g. "netlens_" in a uid).
+        if start > 0 && text.as_bytes()[start - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        if name.len() > "netlens_".len() {
+            used.insert(name);
+        }
+    }
+    used.remove("netlens-export");
+    assert!(used.len() > 15, "{used:?}");
+    let conntrack_here = names.iter().any(|n| n.starts_with("node_nf_conntrack"));
+    for name in &used {
+        let conditional = name.starts_with("netlens_dns_probe_duration_seconds")
+            || (!conntrack_here && name.starts_with("node_nf_conntrack"));
+        assert!(
+            conditional || names.contains(name.as_str()),
+            "the dashboard uses {name}, which the exporter does not serve"
+        );
+    }
+    match Command::new("promtool")
+        .args(["check", "config"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/prometheus.yml"
+        ))
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "promtool check config: {}",
+            String::from_utf8_lossy(&out.stdout)
+        ),
+        Err(_) => eprintln!("SKIP promtool check config: promtool is not installed"),
+    }
+}
