@@ -91,6 +91,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Capture packets headless: tcpdump -n lines, or a pcap file with -w
     Capture(CaptureCmdArgs),
+    /// Serve the latest sample as OpenMetrics (Prometheus) on GET /metrics
+    Export(ExportArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -195,6 +197,13 @@ pub struct CaptureCmdArgs {
     /// Keep whole packets (up to 64 KiB) instead of the first 384 bytes
     #[arg(long)]
     pub payload: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Address and port to serve /metrics on (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:9464")]
+    pub listen: std::net::SocketAddr,
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         Some(Command::Record(args)) => netlens::record::commands::record(&cli.collect, args),
         Some(Command::Replay(args)) => netlens::record::commands::replay(&cli, args),
         Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
+        Some(Command::Export(args)) => netlens::export::run(&cli.collect, args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())

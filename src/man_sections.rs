@@ -179,6 +179,32 @@ per thread \fBrem_device_all\fR and \fBadd_device\fR, per device \fBcount\fR,
 pgctrl (and \fBstop\fR at the time cap); it reads each device's Result line.
 The global \fB\-\-interval\fR sets how often a load reports (1s by default);
 \fB\-\-netns\fR and \fB\-\-pid\fR run the load (or the server) inside that namespace.
+.SH EXPORT (OPENMETRICS)
+\fBnetlens export\fR [\fB\-\-listen\fR ADDR:PORT] serves the latest sample on
+\fBGET /metrics\fR (and HEAD) in the OpenMetrics text format, Content-Type
+"application/openmetrics-text; version=1.0.0; charset=utf-8", ending with the line # EOF.
+The default address is 127.0.0.1:9464; port 0 picks a free one. The first line on
+stdout names the address. Other paths get 404, other methods 405, malformed requests
+400, a request head over 8 KiB 431, one not sent within 5 s 408; at most 64
+connections are served at once, one request each. The collectors run once per
+\fB\-\-interval\fR on the sampler thread (inside \fB\-\-netns\fR/\fB\-\-pid\fR when given);
+each sample is rendered once and every scrape until the next one gets that text.
+Every series has the label \fBnetns\fR. Names follow node_exporter where it has the metric:
+\fBnode_network_{receive,transmit}_{bytes,packets,errs,drop,fifo}_total\fR,
+\fBnode_network_receive_{frame,multicast}_total\fR,
+\fBnode_network_transmit_{colls,carrier}_total\fR (label \fBdevice\fR),
+\fBnode_network_up\fR (IFF_UP and carrier), \fBnode_network_mtu_bytes\fR,
+\fBnode_network_speed_bytes\fR (when known); \fBnode_sockstat_*\fR;
+\fBnode_netstat_<Group>_<Name>_total\fR for the snmp/netstat counters (counters, so the
+OpenMetrics \fB_total\fR suffix is added to node_exporter's untyped name);
+\fBnode_nf_conntrack_entries\fR, \fBnode_nf_conntrack_entries_limit\fR and
+\fBnode_nf_conntrack_stat_*\fR (gauges, as node_exporter has them), only where conntrack is
+available. netlens' own: \fBnetlens_tcp_connections\fR{\fBstate\fR} (gauge, the 11 TCP
+states), \fBnetlens_finding\fR{\fBid\fR,\fBseverity\fR} (gauge: how many instances of that
+finding are active), \fBnetlens_sample_timestamp_seconds\fR, and
+\fBnetlens_dns_probe_duration_seconds\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR} (histogram,
+only emitted when there are DNS probe results). assets/prometheus.yml and
+assets/grafana-netlens.json in the source tree are a sample scrape config and dashboard.
 .SH LOAD JSON KEYS
 With \fB\-\-json\fR each load kind prints per-interval objects (\fBtype\fR "interval", or
 "probe" for each probe) and ends with one summary object (\fBtype\fR "summary"). Every

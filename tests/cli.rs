@@ -34,6 +34,13 @@ fn snapshot_help_text() {
 }
 
 #[test]
+fn export_help_text() {
+    let output = netlens(&["export", "--help"]);
+    assert!(output.status.success());
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
 fn load_help_texts() {
     for kind in ["serve", "tcp", "udp", "http", "pktgen", "probe"] {
         let output = netlens(&["load", kind, "--help"]);

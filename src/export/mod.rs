@@ -1,0 +1,86 @@
+//! `netlens export`: the latest sample as OpenMetrics on GET /metrics.
+//!
+//! The Sampler thread collects once per interval (in the watched namespace);
+//! each sample is rendered once and the text is shared by every scrape until
+//! the next one, so a scrape costs a copy, not a socket or conntrack dump.
+
+pub mod http;
+pub mod render;
+
+use crate::cli::{CollectArgs, ExportArgs};
+use crate::collect::netns::Target;
+use crate::collect::{Sampler, SamplerEvent};
+use crate::findings;
+use crate::model::Sample;
+use anyhow::{Context, Result, bail};
+use std::io::Write;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// Renders `current` with the findings of (`previous`, `current`).
+pub fn page(previous: Option<&Sample>, current: &Sample) -> String {
+    let active = findings::evaluate(previous, current);
+    // No DNS prober exists yet: no probe histograms to export.
+    render::render(current, &active, &[])
+}
+
+pub fn run(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(collect, args))
+}
+
+async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
+    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    // Bind before entering any namespace: the listener lives in ours.
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let address = listener.local_addr()?;
+    let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
+    let (publish, page_rx) = watch::channel::<Option<Arc<str>>>(None);
+
+    // The first sample before announcing the address, so the first scrape
+    // has data.
+    let mut previous = match events.recv().await {
+        Some(SamplerEvent::Sample(sample)) => *sample,
+        Some(SamplerEvent::Error(error)) => bail!("{error}"),
+        None => bail!("the sampler stopped unexpectedly"),
+    };
+    publish.send_replace(Some(page(None, &previous).into()));
+    {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(
+            stdout,
+            "netlens export: serving http://{address}/metrics (netns {})",
+            previous.netns
+        );
+        let _ = stdout.flush();
+    }
+
+    let server = tokio::spawn(http::serve(listener, page_rx));
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot handle SIGTERM")?;
+    let result = loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Some(SamplerEvent::Sample(sample)) => {
+                    publish.send_replace(Some(page(Some(&previous), &sample).into()));
+                    previous = *sample;
+                }
+                Some(SamplerEvent::Error(error)) => {
+                    // Keep serving the last good sample; say why it is old.
+                    eprintln!("netlens export: sample failed: {error}");
+                }
+                None => break Err(anyhow::anyhow!("the sampler stopped unexpectedly")),
+            },
+            _ = tokio::signal::ctrl_c() => break Ok(()),
+            _ = terminate.recv() => break Ok(()),
+        }
+    };
+    server.abort();
+    drop(sampler);
+    result
+}

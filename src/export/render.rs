@@ -1,0 +1,485 @@
+//! One sample as OpenMetrics text (`netlens export`).
+//!
+//! Names follow node_exporter where it has the metric, so existing
+//! dashboards keep working. Two deliberate differences:
+//! - node_exporter exposes the snmp/netstat figures untyped as
+//!   `node_netstat_Tcp_RetransSegs`; OpenMetrics requires a counter's samples
+//!   to end in `_total`, so netlens exposes `node_netstat_Tcp_RetransSegs_total`
+//!   (a real counter). assets/prometheus.yml shows a relabel rule that drops
+//!   the suffix for dashboards that need the old name.
+//! - conntrack stats keep node_exporter's names and its type (gauge).
+
+use crate::findings::Finding;
+use crate::model::Sample;
+use crate::model::sockets::TCP_STATES;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The OpenMetrics content type served with the text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// One DNS probe series: latencies of answered probes to `server` for `name`.
+/// Bucket bounds in seconds, counts cumulative as OpenMetrics wants. No DNS
+/// prober exists yet, so `netlens export` passes none and the family is not
+/// emitted (no fake data).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DnsProbeHistogram {
+    pub server: String,
+    pub name: String,
+    pub qtype: String,
+    /// (upper bound in seconds, cumulative count), ascending, without +Inf.
+    pub buckets: Vec<(f64, u64)>,
+    pub count: u64,
+    pub sum_seconds: f64,
+}
+
+/// The OpenMetrics text of `current`, findings evaluated against `previous`.
+pub fn render(current: &Sample, findings: &[Finding], dns: &[DnsProbeHistogram]) -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    let ns = current.netns.as_str();
+    family(
+        &mut out,
+        "netlens_sample_timestamp_seconds",
+        "gauge",
+        Some("seconds"),
+        "Unix time at which the sample was taken",
+    );
+    let _ = writeln!(
+        out,
+        "netlens_sample_timestamp_seconds{{netns=\"{}\"}} {}",
+        escape(ns),
+        current.t
+    );
+    interfaces(&mut out, current, ns);
+    tcp(&mut out, current, ns);
+    conntrack(&mut out, current, ns);
+    dns_histograms(&mut out, dns, ns);
+    findings_gauge(&mut out, findings, ns);
+    out.push_str("# EOF\n");
+    out
+}
+
+fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str>, help: &str) {
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+    if let Some(unit) = unit {
+        let _ = writeln!(out, "# UNIT {name} {unit}");
+    }
+    let _ = writeln!(out, "# HELP {name} {help}");
+}
+
+/// A label value escaped as OpenMetrics wants (backslash, quote, newline).
+pub fn escape(value: &str) -> std::borrow::Cow<'_, str> {
+    if !value.contains(['\\', '"', '\n']) {
+        return value.into();
+    }
+    let mut escaped = String::with_capacity(value.len() + 4);
+    for c in value.chars() {
+        match c {
+            '\\' => escaped.push_str("\\\\"),
+            '"' => escaped.push_str("\\\""),
+            '\n' => escaped.push_str("\\n"),
+            c => escaped.push(c),
+        }
+    }
+    escaped.into()
+}
+
+/// A metric name part with anything outside [A-Za-z0-9_] replaced by '_'.
+fn name_part(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+type LinkField = fn(&crate::model::LinkCounters) -> u64;
+
+const LINK_COUNTERS: &[(&str, Option<&str>, &str, LinkField)] = &[
+    (
+        "node_network_receive_bytes",
+        Some("bytes"),
+        "Bytes received",
+        |c| c.rx_bytes,
+    ),
+    (
+        "node_network_transmit_bytes",
+        Some("bytes"),
+        "Bytes sent",
+        |c| c.tx_bytes,
+    ),
+    (
+        "node_network_receive_packets",
+        None,
+        "Packets received",
+        |c| c.rx_packets,
+    ),
+    ("node_network_transmit_packets", None, "Packets sent", |c| {
+        c.tx_packets
+    }),
+    ("node_network_receive_errs", None, "Receive errors", |c| {
+        c.rx_errors
+    }),
+    ("node_network_transmit_errs", None, "Transmit errors", |c| {
+        c.tx_errors
+    }),
+    (
+        "node_network_receive_drop",
+        None,
+        "Received packets dropped",
+        |c| c.rx_dropped,
+    ),
+    (
+        "node_network_transmit_drop",
+        None,
+        "Packets dropped on transmit",
+        |c| c.tx_dropped,
+    ),
+    (
+        "node_network_receive_fifo",
+        None,
+        "Receive FIFO overruns",
+        |c| c.rx_fifo_errors,
+    ),
+    (
+        "node_network_transmit_fifo",
+        None,
+        "Transmit FIFO errors",
+        |c| c.tx_fifo_errors,
+    ),
+    (
+        "node_network_receive_frame",
+        None,
+        "Receive frame errors",
+        |c| c.rx_frame_errors,
+    ),
+    (
+        "node_network_receive_multicast",
+        None,
+        "Multicast packets received",
+        |c| c.multicast,
+    ),
+    (
+        "node_network_transmit_colls",
+        None,
+        "Collisions on transmit",
+        |c| c.collisions,
+    ),
+    (
+        "node_network_transmit_carrier",
+        None,
+        "Carrier errors on transmit",
+        |c| c.tx_carrier_errors,
+    ),
+];
+
+fn interfaces(out: &mut String, sample: &Sample, ns: &str) {
+    let ns = escape(ns);
+    for (name, unit, help, field) in LINK_COUNTERS {
+        family(out, name, "counter", *unit, help);
+        for iface in &sample.interfaces {
+            let _ = writeln!(
+                out,
+                "{name}_total{{device=\"{}\",netns=\"{ns}\"}} {}",
+                escape(&iface.name),
+                field(&iface.counters)
+            );
+        }
+    }
+    family(
+        out,
+        "node_network_up",
+        "gauge",
+        None,
+        "1 when the interface is up and has a carrier (IFF_UP and IFF_LOWER_UP)",
+    );
+    for iface in &sample.interfaces {
+        let _ = writeln!(
+            out,
+            "node_network_up{{device=\"{}\",netns=\"{ns}\"}} {}",
+            escape(&iface.name),
+            u8::from(iface.up && iface.lower_up)
+        );
+    }
+    family(
+        out,
+        "node_network_mtu_bytes",
+        "gauge",
+        Some("bytes"),
+        "Interface MTU",
+    );
+    for iface in &sample.interfaces {
+        let _ = writeln!(
+            out,
+            "node_network_mtu_bytes{{device=\"{}\",netns=\"{ns}\"}} {}",
+            escape(&iface.name),
+            iface.mtu
+        );
+    }
+    family(
+        out,
+        "node_network_speed_bytes",
+        "gauge",
+        Some("bytes"),
+        "Link speed in bytes per second (only interfaces that report one)",
+    );
+    for iface in &sample.interfaces {
+        if let Some(mbps) = iface.speed_mbps {
+            let _ = writeln!(
+                out,
+                "node_network_speed_bytes{{device=\"{}\",netns=\"{ns}\"}} {}",
+                escape(&iface.name),
+                u64::from(mbps) * 1_000_000 / 8
+            );
+        }
+    }
+}
+
+fn tcp(out: &mut String, sample: &Sample, ns: &str) {
+    let Some(tcp) = &sample.tcp else {
+        return;
+    };
+    let ns = escape(ns);
+    family(
+        out,
+        "netlens_tcp_connections",
+        "gauge",
+        None,
+        "TCP sockets by state (IPv4 and IPv6)",
+    );
+    for (i, state) in TCP_STATES.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "netlens_tcp_connections{{state=\"{state}\",netns=\"{ns}\"}} {}",
+            tcp.states[i]
+        );
+    }
+    let s = &tcp.sockstat;
+    let sockstat: [(&str, &str, u64); 8] = [
+        (
+            "node_sockstat_sockets_used",
+            "Sockets in use",
+            s.sockets_used,
+        ),
+        ("node_sockstat_TCP_inuse", "TCP sockets in use", s.tcp_inuse),
+        (
+            "node_sockstat_TCP_orphan",
+            "Orphaned TCP sockets",
+            s.tcp_orphan,
+        ),
+        ("node_sockstat_TCP_tw", "TCP sockets in TIME_WAIT", s.tcp_tw),
+        (
+            "node_sockstat_TCP_alloc",
+            "TCP sockets allocated",
+            s.tcp_alloc,
+        ),
+        (
+            "node_sockstat_TCP_mem",
+            "TCP memory in pages",
+            s.tcp_mem_pages,
+        ),
+        ("node_sockstat_UDP_inuse", "UDP sockets in use", s.udp_inuse),
+        (
+            "node_sockstat_UDP_mem",
+            "UDP memory in pages",
+            s.udp_mem_pages,
+        ),
+    ];
+    for (name, help, value) in sockstat {
+        family(out, name, "gauge", None, help);
+        let _ = writeln!(out, "{name}{{netns=\"{ns}\"}} {value}");
+    }
+    for (key, value) in &tcp.counters {
+        let Some((group, counter)) = key.split_once('.') else {
+            continue;
+        };
+        let name = format!("node_netstat_{}_{}", name_part(group), name_part(counter));
+        let help = crate::model::sockets::COUNTERS
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(
+                "Counter from /proc/net/snmp or /proc/net/netstat",
+                |(_, h)| h,
+            );
+        family(out, &name, "counter", None, help);
+        let _ = writeln!(out, "{name}_total{{netns=\"{ns}\"}} {value}");
+    }
+}
+
+fn conntrack(out: &mut String, sample: &Sample, ns: &str) {
+    let c = &sample.conntrack;
+    if !c.available {
+        return;
+    }
+    let ns = escape(ns);
+    if let Some(count) = c.count {
+        family(
+            out,
+            "node_nf_conntrack_entries",
+            "gauge",
+            None,
+            "Conntrack entries in this namespace",
+        );
+        let _ = writeln!(out, "node_nf_conntrack_entries{{netns=\"{ns}\"}} {count}");
+    }
+    if let Some(max) = c.max {
+        family(
+            out,
+            "node_nf_conntrack_entries_limit",
+            "gauge",
+            None,
+            "Maximum conntrack entries (nf_conntrack_max)",
+        );
+        let _ = writeln!(
+            out,
+            "node_nf_conntrack_entries_limit{{netns=\"{ns}\"}} {max}"
+        );
+    }
+    if let Some(s) = c.stats {
+        // node_exporter's names and type (gauge) for these summed counters.
+        let stats: [(&str, u64); 10] = [
+            ("found", s.found),
+            ("invalid", s.invalid),
+            ("insert", s.insert),
+            ("insert_failed", s.insert_failed),
+            ("drop", s.drop),
+            ("early_drop", s.early_drop),
+            ("error", s.error),
+            ("search_restart", s.search_restart),
+            ("clash_resolve", s.clash_resolve),
+            ("chaintoolong", s.chaintoolong),
+        ];
+        for (stat, value) in stats {
+            let name = format!("node_nf_conntrack_stat_{stat}");
+            family(
+                out,
+                &name,
+                "gauge",
+                None,
+                &format!("Conntrack statistic {stat}, summed over CPUs (grows like a counter)"),
+            );
+            let _ = writeln!(out, "{name}{{netns=\"{ns}\"}} {value}");
+        }
+    }
+}
+
+fn dns_histograms(out: &mut String, dns: &[DnsProbeHistogram], ns: &str) {
+    if dns.is_empty() {
+        return;
+    }
+    let ns = escape(ns);
+    let name = "netlens_dns_probe_duration_seconds";
+    family(
+        out,
+        name,
+        "histogram",
+        Some("seconds"),
+        "Latency of answered DNS probes",
+    );
+    for h in dns {
+        let labels = format!(
+            "server=\"{}\",name=\"{}\",qtype=\"{}\",netns=\"{ns}\"",
+            escape(&h.server),
+            escape(&h.name),
+            escape(&h.qtype)
+        );
+        for (le, count) in &h.buckets {
+            let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{le:?}\"}} {count}");
+        }
+        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", h.count);
+        let _ = writeln!(out, "{name}_count{{{labels}}} {}", h.count);
+        let _ = writeln!(out, "{name}_sum{{{labels}}} {:?}", h.sum_seconds);
+    }
+}
+
+fn findings_gauge(out: &mut String, findings: &[Finding], ns: &str) {
+    let ns = escape(ns);
+    family(
+        out,
+        "netlens_finding",
+        "gauge",
+        None,
+        "Active findings: how many instances of each id and severity are active now",
+    );
+    let mut counts: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+    for finding in findings {
+        let severity = match finding.severity {
+            crate::findings::Severity::Info => "info",
+            crate::findings::Severity::Warn => "warn",
+            crate::findings::Severity::Crit => "crit",
+        };
+        *counts.entry((finding.id, severity)).or_default() += 1;
+    }
+    for ((id, severity), count) in counts {
+        let _ = writeln!(
+            out,
+            "netlens_finding{{id=\"{}\",severity=\"{severity}\",netns=\"{ns}\"}} {count}",
+            escape(id)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{InterfaceSample, LinkCounters};
+
+    fn sample() -> Sample {
+        Sample {
+            t: 1700000000.5,
+            netns: "host".into(),
+            interfaces: vec![InterfaceSample {
+                name: "eth\"0".into(),
+                up: true,
+                lower_up: true,
+                mtu: 1500,
+                speed_mbps: Some(1000),
+                counters: LinkCounters {
+                    rx_bytes: 12345,
+                    tx_packets: 7,
+                    ..Default::default()
+                },
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn interface_counters_use_node_exporter_names() {
+        let text = render(&sample(), &[], &[]);
+        assert!(text.contains("# TYPE node_network_receive_bytes counter\n"));
+        assert!(text.contains("# UNIT node_network_receive_bytes bytes\n"));
+        assert!(
+            text.contains(
+                "node_network_receive_bytes_total{device=\"eth\\\"0\",netns=\"host\"} 12345\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "node_network_speed_bytes{device=\"eth\\\"0\",netns=\"host\"} 125000000\n"
+            )
+        );
+        assert!(text.ends_with("# EOF\n"));
+        assert!(
+            !text.contains("netlens_tcp_connections"),
+            "no tcp sample, no series"
+        );
+    }
+
+    #[test]
+    fn dns_histogram_is_cumulative_with_inf() {
+        let h = DnsProbeHistogram {
+            server: "127.0.0.1:53".into(),
+            name: "example.test".into(),
+            qtype: "A".into(),
+            buckets: vec![(0.001, 2), (0.01, 5)],
+            count: 6,
+            sum_seconds: 0.5,
+        };
+        let text = render(&sample(), &[], &[h]);
+        assert!(text.contains("# TYPE netlens_dns_probe_duration_seconds histogram\n"));
+        assert!(text.contains("le=\"0.001\"} 2\n"), "{text}");
+        assert!(text.contains("le=\"+Inf\"} 6\n"));
+        assert!(text.contains("netlens_dns_probe_duration_seconds_sum{server=\"127.0.0.1:53\",name=\"example.test\",qtype=\"A\",netns=\"host\"} 0.5\n"));
+    }
+}

@@ -1,0 +1,597 @@
+//! `netlens export`: the real binary on 127.0.0.1 (port 0), scraped over
+//! TCP, parsed with the prometheus-parse crate (and promtool when it is
+//! installed), compared with `snapshot --json`.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+struct Exporter {
+    _child: ChildGuard,
+    addr: SocketAddr,
+}
+
+impl Exporter {
+    /// Starts `netlens export --listen 127.0.0.1:0 ARGS` and reads the bound
+    /// address from its first line.
+    fn start(args: &[&str]) -> Exporter {
+        let mut child = Command::new(NETLENS)
+            .args(["export", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn netlens export");
+        let stdout = child.stdout.take().unwrap();
+        let guard = ChildGuard(child);
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("netlens export did not announce its address");
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Exporter {
+            _child: guard,
+            addr,
+        }
+    }
+}
+
+struct Response {
+    status: u16,
+    headers: BTreeMap<String, String>,
+    body: String,
+}
+
+/// Sends `raw` as is and reads the whole response (the server closes).
+fn request(addr: SocketAddr, raw: &[u8]) -> Response {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(raw).expect("send request");
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).expect("read response");
+    let text = String::from_utf8(bytes).expect("utf-8 response");
+    let (head, body) = text.split_once("\r\n\r\n").expect("response head");
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+        .collect();
+    Response {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+fn get(addr: SocketAddr, path: &str) -> Response {
+    request(
+        addr,
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: {OPENMETRICS}\r\n\r\n").as_bytes(),
+    )
+}
+
+/// A 200 scrape of /metrics, checked for OpenMetrics structure.
+fn scrape(addr: SocketAddr) -> String {
+    let r = get(addr, "/metrics");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.headers["content-type"], OPENMETRICS);
+    assert_eq!(r.headers["content-length"], r.body.len().to_string());
+    check_structure(&r.body);
+    r.body
+}
+
+/// What prometheus-parse does not check: each family declared once with
+/// TYPE before its samples, contiguous; counters' samples end in _total;
+/// UNIT is a suffix of the name; no duplicate series; `# EOF` last.
+fn check_structure(text: &str) {
+    assert!(text.ends_with("# EOF\n"), "no # EOF terminator");
+    assert_eq!(text.matches("# EOF").count(), 1);
+    let mut types: BTreeMap<String, String> = BTreeMap::new();
+    let mut current: Option<(String, String)> = None;
+    let mut series = BTreeSet::new();
+    for line in text.lines().filter(|l| *l != "# EOF") {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').expect("TYPE line");
+            assert!(
+                ["counter", "gauge", "histogram"].contains(&kind),
+                "type {kind}"
+            );
+            assert!(
+                types.insert(name.into(), kind.into()).is_none(),
+                "family {name} declared twice"
+            );
+            current = Some((name.into(), kind.into()));
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# UNIT ") {
+            let (name, unit) = rest.split_once(' ').unwrap();
+            assert!(name.ends_with(&format!("_{unit}")), "{line}");
+            assert_eq!(Some(name), current.as_ref().map(|c| c.0.as_str()));
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            let name = rest.split(' ').next().unwrap();
+            assert_eq!(Some(name), current.as_ref().map(|c| c.0.as_str()));
+            continue;
+        }
+        assert!(
+            !line.starts_with('#') && !line.is_empty(),
+            "stray line {line:?}"
+        );
+        let (family, kind) = current.as_ref().expect("sample before any TYPE");
+        let name = line.split(['{', ' ']).next().unwrap();
+        let allowed: Vec<String> = match kind.as_str() {
+            "counter" => vec![format!("{family}_total")],
+            "histogram" => ["_bucket", "_count", "_sum"]
+                .iter()
+                .map(|s| format!("{family}{s}"))
+                .collect(),
+            _ => vec![family.clone()],
+        };
+        assert!(
+            allowed.iter().any(|a| a == name),
+            "{name} does not belong to {kind} family {family}"
+        );
+        let (key, value) = line.rsplit_once(' ').unwrap();
+        assert!(value.parse::<f64>().is_ok(), "value in {line:?}");
+        assert!(series.insert(key.to_string()), "duplicate series {key}");
+    }
+    assert!(types.len() > 10, "only {} families", types.len());
+}
+
+fn parse(text: &str) -> prometheus_parse::Scrape {
+    prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).expect("parse")
+}
+
+fn value_of(sample: &prometheus_parse::Sample) -> f64 {
+    match sample.value {
+        prometheus_parse::Value::Counter(v)
+        | prometheus_parse::Value::Gauge(v)
+        | prometheus_parse::Value::Untyped(v) => v,
+        ref other => panic!("unexpected value {other:?}"),
+    }
+}
+
+/// The value of `metric` with the given labels; panics when absent.
+fn find(scrape: &prometheus_parse::Scrape, metric: &str, labels: &[(&str, &str)]) -> f64 {
+    let found: Vec<_> = scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == metric && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "{metric} {labels:?}: {} matches",
+        found.len()
+    );
+    value_of(found[0])
+}
+
+/// `promtool check metrics` on the text, when promtool is installed.
+fn promtool(text: &str) {
+    let Ok(mut child) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("SKIP promtool check: promtool is not installed");
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // promtool parses the classic text format, where `x_total` is a family
+    // of its own (so "no help text" for a counter whose HELP is on `x`), and
+    // lints node_exporter's own camelCase names (node_netstat_Tcp_*,
+    // node_sockstat_TCP_*), kept for dashboard compatibility. Anything else,
+    // and any parse error, fails.
+    let mut accepted = 0;
+    for line in report.lines().filter(|l| !l.trim().is_empty()) {
+        let name = line.split(' ').next().unwrap_or("");
+        let camel = line.ends_with("should be written in 'snake_case' not 'camelCase'")
+            && (name.starts_with("node_netstat_") || name.starts_with("node_sockstat_"));
+        let counter_help = line.ends_with(" no help text")
+            && name.ends_with("_total")
+            && text.contains(&format!(
+                "# TYPE {} counter\n",
+                name.trim_end_matches("_total")
+            ));
+        assert!(
+            camel || counter_help,
+            "promtool check metrics: {line}\n{report}"
+        );
+        accepted += 1;
+    }
+    eprintln!(
+        "promtool check metrics: parsed; {accepted} accepted lint notes (camelCase node_exporter names, classic-format _total help)"
+    );
+}
+
+#[test]
+fn scrape_is_openmetrics_with_the_expected_series() {
+    // Sockets held open on loopback: LISTEN and ESTABLISHED are at least these.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let clients: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(listener.local_addr().unwrap()).unwrap())
+        .collect();
+    let accepted: Vec<TcpStream> = (0..3).map(|_| listener.accept().unwrap().0).collect();
+
+    let exporter = Exporter::start(&["--interval", "200ms"]);
+    let text = scrape(exporter.addr);
+    promtool(&text);
+    let s = parse(&text);
+    let lo = [("device", "lo"), ("netns", "host")];
+    for metric in [
+        "node_network_receive_bytes_total",
+        "node_network_transmit_bytes_total",
+        "node_network_receive_packets_total",
+        "node_network_transmit_packets_total",
+        "node_network_receive_errs_total",
+        "node_network_transmit_errs_total",
+        "node_network_receive_drop_total",
+        "node_network_transmit_drop_total",
+    ] {
+        find(&s, metric, &lo);
+    }
+    assert_eq!(find(&s, "node_network_mtu_bytes", &lo), 65536.0);
+    assert!(find(&s, "netlens_tcp_connections", &[("state", "LISTEN")]) >= 1.0);
+    assert!(find(&s, "netlens_tcp_connections", &[("state", "ESTABLISHED")]) >= 6.0);
+    for state in [
+        "ESTABLISHED",
+        "SYN_SENT",
+        "SYN_RECV",
+        "FIN_WAIT1",
+        "FIN_WAIT2",
+        "TIME_WAIT",
+        "CLOSE",
+        "CLOSE_WAIT",
+        "LAST_ACK",
+        "LISTEN",
+        "CLOSING",
+    ] {
+        find(&s, "netlens_tcp_connections", &[("state", state)]);
+    }
+    assert!(find(&s, "node_netstat_Tcp_ActiveOpens_total", &[]) >= 3.0);
+    find(&s, "node_netstat_Tcp_RetransSegs_total", &[]);
+    find(&s, "node_netstat_TcpExt_ListenOverflows_total", &[]);
+    assert!(find(&s, "netlens_sample_timestamp_seconds", &[]) > 1.6e9);
+    assert!(text.contains("# TYPE netlens_finding gauge\n"));
+    assert!(
+        !text.contains("netlens_dns_probe_duration_seconds"),
+        "no DNS prober yet: no DNS series"
+    );
+
+    // HEAD: same headers, no body.
+    let head = request(exporter.addr, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert!(head.headers["content-length"].parse::<usize>().unwrap() > 1000);
+
+    // The page follows the sampler: a later scrape carries a later sample.
+    let t0 = find(&s, "netlens_sample_timestamp_seconds", &[]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let t = find(
+            &parse(&scrape(exporter.addr)),
+            "netlens_sample_timestamp_seconds",
+            &[],
+        );
+        if t > t0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the sample never advanced");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop((clients, accepted));
+}
+
+#[test]
+fn bad_requests_get_4xx_and_the_server_survives() {
+    let exporter = Exporter::start(&[]);
+    let addr = exporter.addr;
+    assert_eq!(get(addr, "/").status, 404);
+    assert_eq!(get(addr, "/metricsx").status, 404);
+    assert_eq!(get(addr, "/metrics/").status, 404);
+    for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
+        let r = request(
+            addr,
+            format!("{method} /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+                .as_bytes(),
+        );
+        assert_eq!(r.status, 405, "{method}");
+        assert_eq!(r.headers["allow"], "GET, HEAD");
+    }
+    for raw in [
+        &b"garbage\r\n\r\n"[..],
+        b"GET /metrics\r\n\r\n",
+        b"GET /metrics HTTP/9.9\r\n\r\n",
+        b"GET  /metrics HTTP/1.1\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nno colon here\r\n\r\n",
+        b"\xff\xfe\xfd /metrics HTTP/1.1\r\n\r\n",
+        b"\r\n\r\n",
+    ] {
+        assert_eq!(request(addr, raw).status, 400, "{raw:?}");
+    }
+    // Too large a head.
+    let mut big = b"GET /metrics HTTP/1.1\r\n".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 20_000));
+    let r = request(addr, &big);
+    assert_eq!(r.status, 431);
+    // Clients that hang up mid-request.
+    for raw in [&b""[..], b"GET /met"] {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(raw).unwrap();
+        drop(s);
+    }
+    // Still serving.
+    let text = scrape(addr);
+    parse(&text);
+}
+
+/// Raw interface counters of `dev` in the JSON sample.
+fn json_counters(sample: &Value, dev: &str) -> Vec<(String, u64)> {
+    let i = must_iface(sample, dev);
+    [
+        "rx_bytes",
+        "tx_bytes",
+        "rx_packets",
+        "tx_packets",
+        "rx_errors",
+        "tx_errors",
+        "rx_dropped",
+        "tx_dropped",
+    ]
+    .iter()
+    .map(|k| (k.to_string(), u64f(i, k)))
+    .collect()
+}
+
+fn export_counters(s: &prometheus_parse::Scrape, dev: &str, ns: &str) -> Vec<(String, u64)> {
+    let labels = [("device", dev), ("netns", ns)];
+    [
+        ("rx_bytes", "node_network_receive_bytes_total"),
+        ("tx_bytes", "node_network_transmit_bytes_total"),
+        ("rx_packets", "node_network_receive_packets_total"),
+        ("tx_packets", "node_network_transmit_packets_total"),
+        ("rx_errors", "node_network_receive_errs_total"),
+        ("tx_errors", "node_network_transmit_errs_total"),
+        ("rx_dropped", "node_network_receive_drop_total"),
+        ("tx_dropped", "node_network_transmit_drop_total"),
+    ]
+    .iter()
+    .map(|(k, m)| (k.to_string(), find(s, m, &labels) as u64))
+    .collect()
+}
+
+#[test]
+fn values_agree_with_snapshot_json_in_a_namespace() {
+    if !is_root() {
+        eprintln!("SKIP values_agree_with_snapshot_json_in_a_namespace: needs root");
+        return;
+    }
+    const N: u64 = 500;
+    const P: usize = 300;
+    const K: usize = 4;
+    let pair = VethPair::new("exp");
+    let traffic = udp_traffic(
+        &pair.a.path(),
+        IP_A,
+        &pair.b.path(),
+        std::net::SocketAddrV4::new(IP_B, 40_100),
+        N,
+        P,
+        2000.0,
+    );
+    assert_eq!(traffic.sent, N);
+
+    // K TCP connections held open inside namespace a: 2K ESTABLISHED, 1 LISTEN.
+    // Local connections go over lo, which a new namespace has down.
+    pair.a.ip(&["link", "set", "lo", "up"]);
+    let path = pair.a.path();
+    let held = std::thread::spawn(move || {
+        enter_netns(&path).unwrap();
+        let listener = TcpListener::bind((IP_A, 40_200)).unwrap();
+        let clients: Vec<TcpStream> = (0..K)
+            .map(|_| {
+                let to = SocketAddr::from((IP_A, 40_200));
+                TcpStream::connect_timeout(&to, Duration::from_secs(5)).unwrap()
+            })
+            .collect();
+        let accepted: Vec<TcpStream> = (0..K).map(|_| listener.accept().unwrap().0).collect();
+        (listener, clients, accepted)
+    })
+    .join()
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let settled = now_unix();
+
+    let ns = pair.a.name.clone();
+    let exporter = Exporter::start(&["--netns", &ns, "--interval", "200ms"]);
+    // A scrape whose sample was taken after the setup settled.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let before = loop {
+        let s = parse(&scrape(exporter.addr));
+        if find(&s, "netlens_sample_timestamp_seconds", &[]) > settled {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "no fresh sample");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let json = snapshot(&["--netns", &ns, "--interval", "200ms"]);
+    let json = json.last().unwrap();
+    let after = parse(&scrape(exporter.addr));
+    assert_eq!(json["netns"], ns.as_str());
+
+    for dev in [DEV_A, "lo"] {
+        let from_json = json_counters(json, dev);
+        assert_eq!(export_counters(&before, dev, &ns), from_json, "{dev}");
+        assert_eq!(export_counters(&after, dev, &ns), from_json, "{dev}");
+    }
+    // And they are the traffic we sent.
+    let a = must_iface(json, DEV_A);
+    assert_eq!(u64f(a, "tx_packets"), N);
+    assert_eq!(u64f(a, "tx_bytes"), N * (P as u64 + UDP_FRAME_OVERHEAD));
+    assert_eq!(find(&before, "node_network_up", &[("device", DEV_A)]), 1.0);
+
+    let states = json["tcp"]["states"].as_object().expect("tcp.states");
+    assert_eq!(states.len(), 11);
+    for (state, count) in states {
+        let count = count.as_f64().unwrap();
+        assert_eq!(
+            find(&before, "netlens_tcp_connections", &[("state", state)]),
+            count,
+            "{state}"
+        );
+    }
+    assert_eq!(states["ESTABLISHED"], 2 * K as u64);
+    assert_eq!(states["LISTEN"], 1);
+
+    let counters = json["tcp"]["counters"].as_object().expect("tcp.counters");
+    assert!(counters.contains_key("Tcp.ActiveOpens"));
+    for (key, value) in counters {
+        let (group, name) = key.split_once('.').unwrap();
+        let metric = format!("node_netstat_{group}_{name}_total");
+        assert_eq!(
+            find(&before, &metric, &[("netns", &ns)]),
+            value.as_f64().unwrap(),
+            "{metric}"
+        );
+    }
+    assert_eq!(
+        find(&before, "node_netstat_Tcp_ActiveOpens_total", &[]),
+        K as f64
+    );
+
+    let ct = &json["conntrack"];
+    if ct["available"] == true {
+        if let Some(count) = ct["count"].as_f64() {
+            assert_eq!(find(&before, "node_nf_conntrack_entries", &[]), count);
+        }
+        if let Some(max) = ct["max"].as_f64() {
+            assert_eq!(find(&before, "node_nf_conntrack_entries_limit", &[]), max);
+        }
+    } else {
+        assert!(
+            !before
+                .samples
+                .iter()
+                .any(|s| s.metric.starts_with("node_nf_conntrack"))
+        );
+    }
+    let json_findings: BTreeSet<String> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect();
+    let export_findings: BTreeSet<String> = before
+        .samples
+        .iter()
+        .filter(|s| s.metric == "netlens_finding")
+        .map(|s| s.labels.get("id").unwrap().to_string())
+        .collect();
+    assert_eq!(export_findings, json_findings);
+    drop(held);
+}
+
+#[test]
+fn dashboard_and_scrape_config_use_real_series() {
+    let dashboard: Value =
+        serde_json::from_str(include_str!("../assets/grafana-netlens.json")).expect("dashboard");
+    let text = dashboard.to_string();
+    let exporter = Exporter::start(&[]);
+    let page = scrape(exporter.addr);
+    // Sample names, and declared families (netlens_finding has no samples
+    // while nothing is wrong).
+    let names: BTreeSet<&str> = page
+        .lines()
+        .filter_map(|l| match l.strip_prefix("# TYPE ") {
+            Some(rest) => rest.split(' ').next(),
+            None if !l.starts_with('#') => l.split(['{', ' ']).next(),
+            None => None,
+        })
+        .collect();
+    let mut used = BTreeSet::new();
+    for (start, _) in text
+        .match_indices("node_")
+        .chain(text.match_indices("netlens_"))
+    {
+        let name: String = text[start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        // Skip the prefix inside a longer identifier (e.g. "netlens_" in a uid).
+        if start > 0 && text.as_bytes()[start - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        if name.len() > "netlens_".len() {
+            used.insert(name);
+        }
+    }
+    used.remove("netlens-export");
+    assert!(used.len() > 15, "{used:?}");
+    let conntrack_here = names.iter().any(|n| n.starts_with("node_nf_conntrack"));
+    for name in &used {
+        let conditional = name.starts_with("netlens_dns_probe_duration_seconds")
+            || (!conntrack_here && name.starts_with("node_nf_conntrack"));
+        assert!(
+            conditional || names.contains(name.as_str()),
+            "the dashboard uses {name}, which the exporter does not serve"
+        );
+    }
+    match Command::new("promtool")
+        .args(["check", "config"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/prometheus.yml"
+        ))
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "promtool check config: {}",
+            String::from_utf8_lossy(&out.stdout)
+        ),
+        Err(_) => eprintln!("SKIP promtool check config: promtool is not installed"),
+    }
+}
