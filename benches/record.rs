@@ -141,7 +141,7 @@ fn sockets(i: u64, n: u32) -> Vec<Socket> {
             Socket {
                 proto: "tcp",
                 state: 1,
-                local: format!("10.0.2.15:{}", 443).parse().unwrap(),
+                local: format!("198.18.0.15:{}", 443).parse().unwrap(),
                 peer: format!(
                     "198.18.{}.{}:{}",
                     id / 250 % 250,
