@@ -440,6 +440,19 @@ impl App {
     }
 }
 
+/// The first visible row of a list `height` rows tall, moved as little as
+/// possible so that `selected` stays in view (every table view uses this).
+pub fn scroll_offset(offset: usize, selected: usize, height: usize) -> usize {
+    let height = height.max(1);
+    if selected < offset {
+        selected
+    } else if selected >= offset + height {
+        selected + 1 - height
+    } else {
+        offset
+    }
+}
+
 fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())

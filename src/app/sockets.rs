@@ -364,12 +364,7 @@ impl SocketsView {
 
     /// Keeps the selection inside the visible window of `height` rows.
     pub fn scroll_to_selection(&mut self, selected: usize, height: usize) {
-        let height = height.max(1);
-        if selected < self.offset {
-            self.offset = selected;
-        } else if selected >= self.offset + height {
-            self.offset = selected + 1 - height;
-        }
+        self.offset = super::scroll_offset(self.offset, selected, height);
     }
 
     /// Extends the histories with a new sample: the selected socket and every
