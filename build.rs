@@ -35,6 +35,7 @@ fn main() {
     write_subcommands(&cli::Cli::command(), &mut page);
     write_keys(&mut page);
     page.extend_from_slice(man_sections::SECTIONS.as_bytes());
+    write_configuration(&mut page);
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");
@@ -90,9 +91,26 @@ fn write_keys(page: &mut Vec<u8>) {
     }
     writeln!(
         page,
-        ".TP\n\\fBmouse click\\fR\nselect a tab or a row (off with \\-\\-no\\-mouse)"
+        ".TP\n\\fBmouse click\\fR\nselect a tab or a row (with \\-\\-mouse or mouse = true in the config)"
     )
     .unwrap();
+}
+
+/// CONFIGURATION: the settings, then every threshold with its default.
+fn write_configuration(page: &mut Vec<u8>) {
+    page.extend_from_slice(man_sections::CONFIGURATION.as_bytes());
+    writeln!(page, ".RS").unwrap();
+    for (key, default, meaning) in man_sections::THRESHOLDS {
+        writeln!(
+            page,
+            ".TP\n\\fB{}\\fR = {}\n{}",
+            escape(key),
+            default,
+            escape(meaning)
+        )
+        .unwrap();
+    }
+    writeln!(page, ".RE").unwrap();
 }
 
 fn escape(text: &str) -> String {

@@ -17,17 +17,36 @@ pub struct Cli {
     #[command(flatten)]
     pub capture: CaptureArgs,
 
-    /// Tab to open first
-    #[arg(long, value_enum, default_value_t = TabName::Interfaces)]
-    pub tab: TabName,
+    /// Tab to open first (default: the config's `tab`, else interfaces)
+    #[arg(long, value_enum)]
+    pub tab: Option<TabName>,
+
+    /// Only the tab's essentials, no header or footer: for small tmux panes
+    /// (automatic below 60 columns or 15 rows)
+    #[arg(long)]
+    pub compact: bool,
 
     /// Do not use colour (the NO_COLOR environment variable does the same)
     #[arg(long)]
     pub no_color: bool,
 
-    /// Do not capture the mouse (keeps the terminal's own text selection)
+    /// Take the mouse: click tabs and rows (or `mouse = true` in the config;
+    /// off by default so tmux and the terminal keep their own mouse)
+    #[arg(long, conflicts_with = "no_mouse")]
+    pub mouse: bool,
+
+    /// Do not take the mouse, even when the config says `mouse = true`
     #[arg(long)]
     pub no_mouse: bool,
+
+    /// Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml
+    /// (~/.config/netlens/config.toml); flags override it
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
+    /// Print a commented default config file and exit
+    #[arg(long)]
+    pub print_config: bool,
 
     /// Record the session to FILE while watching (R starts and stops it too)
     #[arg(long, value_name = "FILE")]
@@ -93,6 +112,8 @@ pub enum Command {
     Capture(CaptureCmdArgs),
     /// Serve the latest sample as OpenMetrics (Prometheus) on GET /metrics
     Export(ExportArgs),
+    /// Open a tmux troubleshooting layout: interfaces, TCP, flows and DNS panes
+    Tmux(TmuxArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -197,6 +218,25 @@ pub struct CaptureCmdArgs {
     /// Keep whole packets (up to 64 KiB) instead of the first 384 bytes
     #[arg(long)]
     pub payload: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TmuxArgs {
+    /// Name of the tmux session to create (inside tmux: of the new window)
+    #[arg(long, value_name = "NAME", default_value = "netlens")]
+    pub session: String,
+
+    /// Create the session without attaching to it
+    #[arg(long)]
+    pub detached: bool,
+
+    /// Capture on this interface only, in the Flows pane
+    #[arg(long, value_name = "IF")]
+    pub iface: Option<String>,
+
+    /// The tmux server's socket name, as tmux -L takes it (default: tmux's)
+    #[arg(long, value_name = "NAME")]
+    pub tmux_socket: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -3,13 +3,10 @@
 
 mod conntrack;
 mod stack;
+pub mod thresholds;
 
-pub use stack::{
-    LISTEN_OVERFLOW, RETRANS_CRIT_PERCENT, RETRANS_MIN_OUT_SEGS_PER_S, RETRANS_WARN_PERCENT,
-    RETRANSMITS, SMALL_PACKET_BYTES, SMALL_PACKET_PPS, SOCKET_BACKLOG, STUCK_QUEUE_SAMPLES,
-    SYN_FLOOD, SYN_FLOOD_COOKIES_PER_S, SYN_FLOOD_RISE_PER_S, SYN_FLOOD_SYN_RECV, stuck,
-    top_sources,
-};
+pub use stack::{LISTEN_OVERFLOW, RETRANSMITS, SOCKET_BACKLOG, SYN_FLOOD, stuck, top_sources};
+pub use thresholds::Thresholds;
 mod flows;
 
 use crate::model::Sample;
@@ -34,33 +31,26 @@ pub const IFACE_SATURATED: &str = "iface-saturated";
 pub const CONNTRACK_FULL: &str = "conntrack-full";
 pub const CONNTRACK_DROPS: &str = "conntrack-drops";
 
-/// nf_conntrack_count as a share of nf_conntrack_max that makes the table
-/// "nearly full" (warn) and "full" (crit). The man page quotes these.
-pub const CONNTRACK_FULL_WARN_PERCENT: f64 = 80.0;
-pub const CONNTRACK_FULL_CRIT_PERCENT: f64 = 95.0;
-/// Any early_drop, drop or insert_failed per second above this counts as
-/// "rising" (0: a single dropped packet in an interval is already news).
-pub const CONNTRACK_DROP_RATE: f64 = 0.0;
 pub const SMALL_PACKET_FLOOD: &str = "small-packet-flood";
-
-/// Packets per second, and mean bytes per packet below which a packet rate
-/// that high is a small-packet flood (a SYN flood's 54-66 byte frames).
-const FLOOD_WARN_PPS: f64 = 10_000.0;
-const FLOOD_CRIT_PPS: f64 = 100_000.0;
-const FLOOD_MEAN_BYTES: f64 = 100.0;
 
 /// small-packet-flood: a high packet rate of tiny packets, the SYN-flood
 /// signature `sar -n DEV` shows (high rxpck/s, low rxkB/s). `where_` names
-/// the capture (interface or file).
-pub fn small_packet_flood(where_: &str, packets_per_s: f64, bytes_per_s: f64) -> Option<Finding> {
-    if packets_per_s < FLOOD_WARN_PPS {
+/// the capture (interface or file). Thresholds: flood_warn_pps,
+/// flood_crit_pps and flood_mean_bytes (a SYN flood's frames are 54-66 bytes).
+pub fn small_packet_flood(
+    where_: &str,
+    packets_per_s: f64,
+    bytes_per_s: f64,
+    limits: &Thresholds,
+) -> Option<Finding> {
+    if packets_per_s < limits.flood_warn_pps || packets_per_s <= 0.0 {
         return None;
     }
     let mean = bytes_per_s / packets_per_s;
-    if mean >= FLOOD_MEAN_BYTES {
+    if mean >= limits.flood_mean_bytes {
         return None;
     }
-    let severity = if packets_per_s >= FLOOD_CRIT_PPS {
+    let severity = if packets_per_s >= limits.flood_crit_pps {
         Severity::Crit
     } else {
         Severity::Warn
@@ -78,10 +68,6 @@ pub fn small_packet_flood(where_: &str, packets_per_s: f64, bytes_per_s: f64) ->
         },
     })
 }
-
-/// Utilisation that makes a link "saturated".
-const SATURATED_WARN_PERCENT: f64 = 80.0;
-const SATURATED_CRIT_PERCENT: f64 = 95.0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -117,8 +103,8 @@ pub struct Finding {
     pub evidence: Evidence,
 }
 
-/// All findings for `current`, worst first.
-pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
+/// All findings for `current`, worst first, by the `limits` given.
+pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) -> Vec<Finding> {
     let mut findings = Vec::new();
     for iface in &current.interfaces {
         let rates = InterfaceRates::for_interface(previous, current, iface);
@@ -126,9 +112,9 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             findings.push(finding);
         }
         if let Some(util) = interface_util(iface, &rates)
-            && util >= SATURATED_WARN_PERCENT
+            && util >= limits.iface_saturated_warn_percent
         {
-            let severity = if util >= SATURATED_CRIT_PERCENT {
+            let severity = if util >= limits.iface_saturated_crit_percent {
                 Severity::Crit
             } else {
                 Severity::Warn
@@ -156,9 +142,9 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             });
         }
     }
-    findings.extend(conntrack::evaluate(previous, current));
-    stack::evaluate(previous, current, &mut findings);
-    findings.extend(flows::evaluate(previous, current));
+    findings.extend(conntrack::evaluate(previous, current, limits));
+    stack::evaluate(previous, current, limits, &mut findings);
+    findings.extend(flows::evaluate(previous, current, limits));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }
@@ -228,6 +214,8 @@ mod tests {
     use super::*;
     use crate::model::{Duplex, InterfaceSample, LinkCounters};
 
+    const D: Thresholds = Thresholds::DEFAULT;
+
     fn pair(before: LinkCounters, after: LinkCounters, speed: Option<u32>) -> (Sample, Sample) {
         let iface = |counters| InterfaceSample {
             index: 2,
@@ -252,9 +240,9 @@ mod tests {
 
     #[test]
     fn small_packet_flood_needs_rate_and_tiny_packets() {
-        assert!(small_packet_flood("lo", 9_000.0, 9_000.0 * 60.0).is_none());
-        assert!(small_packet_flood("lo", 50_000.0, 50_000.0 * 1500.0).is_none());
-        let warn = small_packet_flood("lo", 50_000.0, 50_000.0 * 60.0).unwrap();
+        assert!(small_packet_flood("lo", 9_000.0, 9_000.0 * 60.0, &D).is_none());
+        assert!(small_packet_flood("lo", 50_000.0, 50_000.0 * 1500.0, &D).is_none());
+        let warn = small_packet_flood("lo", 50_000.0, 50_000.0 * 60.0, &D).unwrap();
         assert_eq!(
             (warn.id, warn.severity),
             (SMALL_PACKET_FLOOD, Severity::Warn)
@@ -264,7 +252,7 @@ mod tests {
             "{}",
             warn.summary
         );
-        let crit = small_packet_flood("lo", 200_000.0, 200_000.0 * 60.0).unwrap();
+        let crit = small_packet_flood("lo", 200_000.0, 200_000.0 * 60.0, &D).unwrap();
         assert_eq!(crit.severity, Severity::Crit);
     }
 
@@ -278,7 +266,7 @@ mod tests {
             },
             Some(1000),
         );
-        assert!(evaluate(Some(&a), &b).is_empty());
+        assert!(evaluate(Some(&a), &b, &D).is_empty());
     }
 
     #[test]
@@ -289,7 +277,7 @@ mod tests {
             ..Default::default()
         };
         let (a, b) = pair(LinkCounters::default(), after, None);
-        let found = evaluate(Some(&a), &b);
+        let found = evaluate(Some(&a), &b, &D);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, IFACE_ERRORS);
         assert_eq!(found[0].summary, "eth0: 5.0 rx errors/s, 2.0 rx overruns/s");
@@ -305,7 +293,7 @@ mod tests {
             ..Default::default()
         };
         let (a, b) = pair(LinkCounters::default(), after, Some(1000));
-        let found = evaluate(Some(&a), &b);
+        let found = evaluate(Some(&a), &b, &D);
         assert_eq!(found[0].id, IFACE_SATURATED);
         assert_eq!(found[0].severity, Severity::Crit);
         assert!(found[0].summary.contains("(tx)"));
@@ -318,6 +306,6 @@ mod tests {
             ..Default::default()
         };
         let (a, b) = pair(LinkCounters::default(), after, None);
-        assert!(evaluate(Some(&a), &b).is_empty());
+        assert!(evaluate(Some(&a), &b, &D).is_empty());
     }
 }

@@ -1,20 +1,44 @@
 //! Dispatch only.
 
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use netlens::cli::{Cli, Command};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match &cli.command {
-        None => netlens::app::run::run(&cli),
-        Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args),
-        Some(Command::Read(args)) => netlens::capture::read::run(args),
+    let matches = Cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    if cli.print_config {
+        print!("{}", netlens::config::commented_default());
+        return ExitCode::SUCCESS;
+    }
+    let result = netlens::config::load(cli.config.as_deref()).and_then(|config| {
+        netlens::config::apply(&mut cli, &matches, &config);
+        dispatch(&cli, &config)
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("netlens: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
+    let limits = &config.thresholds;
+    match &cli.command {
+        None => netlens::app::run::run(cli, config),
+        Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args, limits),
+        Some(Command::Read(args)) => netlens::capture::read::run(args, limits),
         Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
-        Some(Command::Record(args)) => netlens::record::commands::record(&cli.collect, args),
-        Some(Command::Replay(args)) => netlens::record::commands::replay(&cli, args),
+        Some(Command::Record(args)) => netlens::record::commands::record(&cli.collect, args, limits),
+        Some(Command::Replay(args)) => netlens::record::commands::replay(cli, args, config),
         Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
-        Some(Command::Export(args)) => netlens::export::run(&cli.collect, args),
+        Some(Command::Export(args)) => netlens::export::run(&cli.collect, args, limits),
+        Some(Command::Tmux(args)) => netlens::tmux::run(cli, args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())
@@ -27,13 +51,6 @@ fn main() -> ExitCode {
                 &mut std::io::stdout(),
             );
             Ok(())
-        }
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("netlens: {error:#}");
-            ExitCode::FAILURE
         }
     }
 }

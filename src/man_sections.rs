@@ -311,3 +311,146 @@ stays visible in reverse video.
 namespace, no permission, stdout not a terminal for the live view); 2 for a usage
 error.
 "#;
+
+/// The finding thresholds: config key (in `[thresholds]`), default, meaning.
+/// build.rs renders them in CONFIGURATION, `--print-config` writes them as
+/// comments, and a test checks this table against `findings::Thresholds`.
+pub const THRESHOLDS: &[(&str, &str, &str)] = &[
+    (
+        "iface_saturated_warn_percent",
+        "80.0",
+        "iface-saturated: %ifutil (sar's) at which it warns",
+    ),
+    (
+        "iface_saturated_crit_percent",
+        "95.0",
+        "iface-saturated: %ifutil at which it is critical",
+    ),
+    (
+        "conntrack_full_warn_percent",
+        "80.0",
+        "conntrack-full: nf_conntrack_count as a % of nf_conntrack_max to warn",
+    ),
+    (
+        "conntrack_full_crit_percent",
+        "95.0",
+        "conntrack-full: the same, critical",
+    ),
+    (
+        "conntrack_drop_per_s",
+        "0.0",
+        "conntrack-drops/-full: drop, insert_failed or early_drop per second above this counts as rising",
+    ),
+    (
+        "flood_warn_pps",
+        "10000.0",
+        "small-packet-flood: captured packets/s to warn",
+    ),
+    (
+        "flood_crit_pps",
+        "100000.0",
+        "small-packet-flood: captured packets/s, critical",
+    ),
+    (
+        "flood_mean_bytes",
+        "100.0",
+        "small-packet-flood: the mean captured packet must be under this many bytes",
+    ),
+    (
+        "syn_flood_syn_recv",
+        "256",
+        "syn-flood: sockets in SYN_RECV that make a flood by themselves",
+    ),
+    (
+        "syn_flood_rise_per_s",
+        "100.0",
+        "syn-flood: growth of SYN_RECV per second",
+    ),
+    (
+        "syn_flood_cookies_per_s",
+        "100.0",
+        "syn-flood: syncookies sent per second",
+    ),
+    (
+        "small_packet_pps",
+        "100.0",
+        "syn-flood: an interface receiving this many packets/s ...",
+    ),
+    (
+        "small_packet_bytes",
+        "128.0",
+        "syn-flood: ... averaging at most this many bytes is named as where the flood comes in",
+    ),
+    (
+        "stuck_queue_samples",
+        "3",
+        "socket-backlog: samples in a row a queue must stay stuck (also the STUCK mark)",
+    ),
+    (
+        "retrans_warn_percent",
+        "2.0",
+        "retransmits: RetransSegs as a % of OutSegs to warn",
+    ),
+    (
+        "retrans_crit_percent",
+        "10.0",
+        "retransmits: the same, critical",
+    ),
+    (
+        "retrans_min_out_segs_per_s",
+        "50.0",
+        "retransmits: ignored while fewer segments than this are sent per second",
+    ),
+    (
+        "flow_retrans_warn_percent",
+        "1.0",
+        "retransmits (a flow's): % of its packets retransmitted to warn rather than inform",
+    ),
+    (
+        "dns_slow_p90_ms",
+        "200.0",
+        "dns-slow: 90th percentile of a probe's latency, in milliseconds",
+    ),
+    (
+        "dns_timeout_count",
+        "1",
+        "dns-timeout: timed-out queries in an interval that raise it",
+    ),
+];
+
+/// The CONFIGURATION section's text before the thresholds (build.rs adds
+/// them from THRESHOLDS).
+pub const CONFIGURATION: &str = r#".SH CONFIGURATION
+netlens reads \fB$XDG_CONFIG_HOME/netlens/config.toml\fR (\fB~/.config/netlens/config.toml\fR
+when XDG_CONFIG_HOME is unset) if it exists, or the file \fB\-\-config\fR names (which
+must exist). \fBnetlens \-\-print\-config\fR prints a commented file with every
+setting at its default. Command-line flags override the file. An unknown key or
+a bad value is an error naming the file and line; netlens then exits with status 1.
+.TP
+\fBtab\fR = "interfaces"
+The tab to open first: interfaces, sockets, tcp, conntrack, dns, flows or load.
+.TP
+\fBinterval\fR = "1s"
+The sampling interval, as \fB\-\-interval\fR takes it (at least 100ms).
+.TP
+\fBtheme\fR = "color"
+"color", or "mono" for no colour at all (as \fB\-\-no\-color\fR and NO_COLOR).
+.TP
+\fBmouse\fR = false
+Take the mouse (click tabs and rows), as \fB\-\-mouse\fR. Off by default, so that
+tmux and the terminal keep their own mouse (selection, pane focus).
+.TP
+\fBcompact\fR = false
+Always use the compact layout (as \fB\-\-compact\fR).
+.TP
+\fB[columns]\fR interfaces, sockets, conntrack, flows = [ "TITLE", ... ]
+The columns a tab shows, by their header titles (case does not matter), in
+the tab's own order; an empty list shows every column that fits.
+.TP
+\fB[dns]\fR probes = [ "NAME", ... ], servers = [ "ADDR[:PORT]", ... ]
+Names the DNS prober resolves and the servers it asks, added to
+\fB\-\-dns\-probe\fR and \fB\-\-dns\-server\fR.
+.TP
+\fB[thresholds]\fR
+When each finding (see FINDINGS) fires. Each key, its default and meaning:
+"#;

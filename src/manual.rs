@@ -3,3 +3,8 @@
 
 /// The rendered page.
 pub const MAN_PAGE: &str = include_str!(concat!(env!("OUT_DIR"), "/netlens.1"));
+
+/// The hand-written sections and the threshold table (build.rs includes the
+/// same file).
+#[path = "man_sections.rs"]
+pub mod sections;

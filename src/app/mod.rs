@@ -14,7 +14,7 @@ pub mod tabs;
 pub mod tcp;
 
 use crate::collect::{Demand, SamplerEvent};
-use crate::findings::{self, Finding};
+use crate::findings::{self, Finding, Thresholds};
 use crate::model::Sample;
 use crate::model::conntrack::ConntrackEntry;
 use crate::model::rates::{HostTotals, host_totals};
@@ -79,6 +79,12 @@ pub struct App {
     pub recording: Option<crate::record::Recorder>,
     /// Where R records to (--record FILE); otherwise a name with the time.
     pub record_path: Option<std::path::PathBuf>,
+    /// When findings fire (the config's [thresholds]); set with set_thresholds.
+    pub thresholds: Thresholds,
+    /// The config's [columns]: which columns each table shows.
+    pub columns: crate::config::Columns,
+    /// The compact layout (--compact, or chosen by size at each draw).
+    pub compact: bool,
 }
 
 impl App {
@@ -107,7 +113,17 @@ impl App {
             time_prompt: None,
             recording: None,
             record_path: None,
+            thresholds: Thresholds::DEFAULT,
+            columns: crate::config::Columns::default(),
+            compact: false,
         }
+    }
+
+    /// Uses `limits` for the findings and the Sockets tab's STUCK marks.
+    pub fn set_thresholds(&mut self, limits: Thresholds) {
+        self.thresholds = limits;
+        self.sockets.thresholds = limits;
+        self.derived = Derived::default();
     }
 
     /// Index in history of the sample on screen: the newest, or the frozen one.
@@ -138,7 +154,7 @@ impl App {
             return;
         }
         let findings = current
-            .map(|c| findings::evaluate(previous, c))
+            .map(|c| findings::evaluate(previous, c, &self.thresholds))
             .unwrap_or_default();
         let totals = current.and_then(|c| host_totals(previous, c));
         self.derived = Derived {

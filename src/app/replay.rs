@@ -188,7 +188,10 @@ impl App {
         };
         let netns = newest_t.map_or("host", |s| s.netns.as_str()).to_string();
         match Recorder::create(&path, &record::meta(&netns, self.interval)) {
-            Ok(recorder) => self.recording = Some(recorder),
+            Ok(mut recorder) => {
+                recorder.thresholds = self.thresholds;
+                self.recording = Some(recorder);
+            }
             Err(error) => self.error = Some(format!("{error:#}")),
         }
         true

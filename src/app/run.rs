@@ -7,6 +7,7 @@
 use super::App;
 use super::keymap::Key;
 use crate::cli::{Cli, ReplayArgs};
+use crate::config::Config;
 use crate::collect::Sampler;
 use crate::collect::netns::Target;
 use crate::ui;
@@ -23,7 +24,7 @@ use ratatui::backend::CrosstermBackend;
 use std::io::{IsTerminal, Stdout, stdout};
 use tokio::signal::unix::{SignalKind, signal};
 
-pub fn run(cli: &Cli) -> Result<()> {
+pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     if !stdout().is_terminal() {
         bail!(
             "stdout is not a terminal, and the live view needs one; for scripts use \
@@ -36,21 +37,22 @@ pub fn run(cli: &Cli) -> Result<()> {
     // A bad filter or interface stops here; a missing privilege does not
     // (the Flows tab says how to grant it).
     let (capture, packets) = crate::capture::live::start(&target, &cli.capture)?;
-    let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let mut app = App::new(cli.tab, cli.collect.interval, color);
+    let mut app = configured_app(cli, config);
     app.demand = sampler.demand();
     app.flows.capture = capture;
     app.record_path = cli.record.clone();
     if let Some(path) = &cli.record {
         let label = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
         let meta = crate::record::meta(label.label(), cli.collect.interval);
-        app.recording = Some(crate::record::Recorder::create(path, &meta)?);
+        let mut recorder = crate::record::Recorder::create(path, &meta)?;
+        recorder.thresholds = app.thresholds;
+        app.recording = Some(recorder);
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let guard = TerminalGuard::enter(!cli.no_mouse)?;
+    let guard = TerminalGuard::enter(cli.mouse)?;
     let result = runtime.block_on(event_loop(&mut app, Some(samples), packets, &guard));
     drop(guard);
     drop(sampler);
@@ -59,7 +61,7 @@ pub fn run(cli: &Cli) -> Result<()> {
 }
 
 /// `netlens replay FILE`: the live view's UI, fed by a recording.
-pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
+pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
     if !stdout().is_terminal() {
         bail!(
             "stdout is not a terminal, and replay needs one; for scripts use \
@@ -69,8 +71,7 @@ pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
     let reader = crate::record::reader::Reader::open(&args.file)?;
     let mut player = crate::record::player::Player::new(reader)?;
     player.speed = args.speed;
-    let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let mut app = App::new(cli.tab, cli.collect.interval, color);
+    let mut app = configured_app(cli, config);
     app.start_replay(player);
     if let Some(at) = &args.at {
         app.jump_to_text(at);
@@ -82,10 +83,22 @@ pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let guard = TerminalGuard::enter(!cli.no_mouse)?;
+    let guard = TerminalGuard::enter(cli.mouse)?;
     let result = runtime.block_on(event_loop(&mut app, None, None, &guard));
     drop(guard);
     result
+}
+
+/// The App as the command line and the config (already merged into `cli`
+/// by main) ask: first tab, colour, compact layout, thresholds, columns.
+fn configured_app(cli: &Cli, config: &Config) -> App {
+    let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let tab = cli.tab.unwrap_or(super::tabs::Tab::Interfaces);
+    let mut app = App::new(tab, cli.collect.interval, color);
+    app.set_thresholds(config.thresholds);
+    app.columns = config.columns.clone();
+    app.compact = cli.compact;
+    app
 }
 
 /// Raw mode, alternate screen and mouse capture for as long as it lives.

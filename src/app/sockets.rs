@@ -7,7 +7,7 @@
 //! sorted row indices and frames only look at the visible slice.
 
 use super::keymap::Action;
-use crate::findings::stuck;
+use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
 use crate::model::sockets::{SocketKey, SocketSample};
 use std::cmp::Ordering;
@@ -125,12 +125,16 @@ const SORT_ORDER: &[Column] = &[
 ];
 
 /// Why a row is highlighted: words, so it shows without colour.
-pub fn flag(socket: &SocketSample, overflows_rising: bool) -> Option<&'static str> {
+pub fn flag(
+    socket: &SocketSample,
+    overflows_rising: bool,
+    limits: &Thresholds,
+) -> Option<&'static str> {
     if socket.accept_queue_full() {
         Some("FULL")
     } else if socket.is_listener() && overflows_rising && socket.recv_q > 0 {
         Some("OVFL")
-    } else if stuck(socket) {
+    } else if stuck(socket, limits) {
         Some("STUCK")
     } else {
         None
@@ -144,7 +148,7 @@ fn text_key(socket: &SocketSample, column: Column) -> String {
     }
 }
 
-fn compare(a: &SocketSample, b: &SocketSample, column: Column) -> Ordering {
+fn compare(a: &SocketSample, b: &SocketSample, column: Column, limits: &Thresholds) -> Ordering {
     let rtt = |s: &SocketSample| s.tcp.map_or(0, |t| t.rtt_us);
     let cwnd = |s: &SocketSample| s.tcp.map_or(0, |t| t.cwnd);
     let retrans = |s: &SocketSample| s.tcp.map_or(0, |t| t.total_retrans);
@@ -161,7 +165,7 @@ fn compare(a: &SocketSample, b: &SocketSample, column: Column) -> Ordering {
         Column::Rtt => rtt(a).cmp(&rtt(b)),
         Column::Cwnd => cwnd(a).cmp(&cwnd(b)),
         Column::Retrans => retrans(a).cmp(&retrans(b)),
-        Column::Flag => flag(a, false).cmp(&flag(b, false)),
+        Column::Flag => flag(a, false, limits).cmp(&flag(b, false, limits)),
     }
 }
 
@@ -219,6 +223,8 @@ pub struct SocketsView {
     order_for: Option<(f64, Column, bool, String)>,
     /// Histories of the selected socket and of the highlighted ones.
     pub trails: HashMap<SocketKey, VecDeque<TrailPoint>>,
+    /// The finding thresholds (STUCK follows stuck_queue_samples).
+    pub thresholds: Thresholds,
 }
 
 impl Default for SocketsView {
@@ -236,6 +242,7 @@ impl Default for SocketsView {
             order: Vec::new(),
             order_for: None,
             trails: HashMap::new(),
+            thresholds: Thresholds::DEFAULT,
         }
     }
 }
@@ -256,9 +263,10 @@ impl SocketsView {
                 .filter(|&i| self.filter.is_empty() || matches(&sockets[i as usize], &self.filter))
                 .collect();
             let (column, descending) = (self.sort, self.descending);
+            let limits = self.thresholds;
             order.sort_unstable_by(|&a, &b| {
                 let (x, y) = (&sockets[a as usize], &sockets[b as usize]);
-                let by = compare(x, y, column);
+                let by = compare(x, y, column, &limits);
                 let by = if descending { by.reverse() } else { by };
                 by.then_with(|| x.local.cmp(&y.local))
                     .then_with(|| x.peer.cmp(&y.peer))
@@ -376,7 +384,7 @@ impl SocketsView {
             let key = socket.key();
             let wanted = Some(key) == self.selected
                 || self.trails.contains_key(&key)
-                || flag(socket, false).is_some();
+                || flag(socket, false, &self.thresholds).is_some();
             if !wanted {
                 continue;
             }

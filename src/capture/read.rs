@@ -26,7 +26,7 @@ struct FlowFinding {
     summary: String,
 }
 
-pub fn run(args: &ReadArgs) -> Result<()> {
+pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> {
     let filter = match &args.filter {
         Some(text) => Some(Filter::parse(text)?),
         None => None,
@@ -92,6 +92,7 @@ pub fn run(args: &ReadArgs) -> Result<()> {
                     &args.file.display().to_string(),
                     table.packets as f64 / duration,
                     table.bytes as f64 / duration,
+                    limits,
                 )
             })
             .flatten();

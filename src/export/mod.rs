@@ -18,21 +18,25 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 /// Renders `current` with the findings of (`previous`, `current`).
-pub fn page(previous: Option<&Sample>, current: &Sample) -> String {
-    let active = findings::evaluate(previous, current);
+pub fn page(previous: Option<&Sample>, current: &Sample, limits: &findings::Thresholds) -> String {
+    let active = findings::evaluate(previous, current, limits);
     // No DNS prober exists yet: no probe histograms to export.
     render::render(current, &active, &[])
 }
 
-pub fn run(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
+pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &findings::Thresholds) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(serve(collect, args))
+    runtime.block_on(serve(collect, args, limits))
 }
 
-async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
+async fn serve(
+    collect: &CollectArgs,
+    args: &ExportArgs,
+    limits: &findings::Thresholds,
+) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     // Bind before entering any namespace: the listener lives in ours.
     let listener = tokio::net::TcpListener::bind(args.listen)
@@ -49,7 +53,7 @@ async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
         Some(SamplerEvent::Error(error)) => bail!("{error}"),
         None => bail!("the sampler stopped unexpectedly"),
     };
-    publish.send_replace(Some(page(None, &previous).into()));
+    publish.send_replace(Some(page(None, &previous, limits).into()));
     {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
@@ -67,7 +71,7 @@ async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
         tokio::select! {
             event = events.recv() => match event {
                 Some(SamplerEvent::Sample(sample)) => {
-                    publish.send_replace(Some(page(Some(&previous), &sample).into()));
+                    publish.send_replace(Some(page(Some(&previous), &sample, limits).into()));
                     previous = *sample;
                 }
                 Some(SamplerEvent::Error(error)) => {

@@ -1,10 +1,7 @@
 //! The conntrack findings: conntrack-full and conntrack-drops. Pure
 //! functions of two samples, like the rest of `findings`.
 
-use crate::findings::{
-    CONNTRACK_DROP_RATE, CONNTRACK_DROPS, CONNTRACK_FULL, CONNTRACK_FULL_CRIT_PERCENT,
-    CONNTRACK_FULL_WARN_PERCENT, Evidence, Finding, Severity,
-};
+use crate::findings::{CONNTRACK_DROPS, CONNTRACK_FULL, Evidence, Finding, Severity, Thresholds};
 use crate::model::Sample;
 use crate::model::conntrack_rates::ConntrackRates;
 
@@ -20,11 +17,9 @@ fn evidence() -> Evidence {
     }
 }
 
-fn rising(rate: Option<f64>) -> Option<f64> {
-    rate.filter(|r| *r > CONNTRACK_DROP_RATE)
-}
-
-pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
+pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) -> Vec<Finding> {
+    // Any early_drop, drop or insert_failed per second above this is "rising".
+    let rising = |rate: Option<f64>| rate.filter(|r| *r > limits.conntrack_drop_per_s);
     let ct = &current.conntrack;
     if !ct.available {
         return Vec::new();
@@ -33,11 +28,11 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
     let mut findings = Vec::new();
     let usage = ct.usage_percent();
     let early_drop = rising(rates.early_drop);
-    let near_full = usage.filter(|u| *u >= CONNTRACK_FULL_WARN_PERCENT);
+    let near_full = usage.filter(|u| *u >= limits.conntrack_full_warn_percent);
     if near_full.is_some() || early_drop.is_some() {
         // Near full and already dropping is as bad as full.
         let dropping = rising(rates.drop).is_some();
-        let severity = if usage.is_some_and(|u| u >= CONNTRACK_FULL_CRIT_PERCENT)
+        let severity = if usage.is_some_and(|u| u >= limits.conntrack_full_crit_percent)
             || early_drop.is_some()
             || (near_full.is_some() && dropping)
         {
@@ -135,7 +130,7 @@ mod tests {
     fn healthy_table_is_quiet() {
         let s = ConntrackStats::default();
         let (a, b) = pair(100, 1000, s, s);
-        assert!(evaluate(Some(&a), &b).is_empty());
+        assert!(evaluate(Some(&a), &b, &Thresholds::DEFAULT).is_empty());
     }
 
     #[test]
@@ -143,13 +138,13 @@ mod tests {
         let s = ConntrackStats::default();
         let (a, b) = pair(800, 1000, s, s);
         assert_eq!(
-            ids(&evaluate(Some(&a), &b)),
+            ids(&evaluate(Some(&a), &b, &Thresholds::DEFAULT)),
             [(CONNTRACK_FULL, Severity::Warn)]
         );
         let (a, b) = pair(799, 1000, s, s);
-        assert!(evaluate(Some(&a), &b).is_empty());
+        assert!(evaluate(Some(&a), &b, &Thresholds::DEFAULT).is_empty());
         let (a, b) = pair(950, 1000, s, s);
-        let found = evaluate(Some(&a), &b);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
         assert_eq!(ids(&found), [(CONNTRACK_FULL, Severity::Crit)]);
         assert_eq!(found[0].summary, "950 of 1000 entries (95%)");
         assert!(found[0].hint.contains("NOTRACK"));
@@ -162,7 +157,7 @@ mod tests {
             ..Default::default()
         };
         let (a, b) = pair(64, 64, ConntrackStats::default(), after);
-        let found = evaluate(Some(&a), &b);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
         assert_eq!(
             ids(&found),
             [
@@ -182,7 +177,7 @@ mod tests {
         };
         let (a, b) = pair(850, 1000, ConntrackStats::default(), after);
         assert_eq!(
-            ids(&evaluate(Some(&a), &b)),
+            ids(&evaluate(Some(&a), &b, &Thresholds::DEFAULT)),
             [
                 (CONNTRACK_FULL, Severity::Crit),
                 (CONNTRACK_DROPS, Severity::Warn)
@@ -198,7 +193,7 @@ mod tests {
         };
         let (a, b) = pair(10, 1000, ConntrackStats::default(), after);
         assert_eq!(
-            ids(&evaluate(Some(&a), &b)),
+            ids(&evaluate(Some(&a), &b, &Thresholds::DEFAULT)),
             [(CONNTRACK_FULL, Severity::Crit)]
         );
     }
@@ -211,7 +206,7 @@ mod tests {
             ..Default::default()
         };
         let (a, b) = pair(10, 1000, ConntrackStats::default(), after);
-        let found = evaluate(Some(&a), &b);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
         assert_eq!(ids(&found), [(CONNTRACK_DROPS, Severity::Warn)]);
         assert_eq!(
             found[0].summary,
@@ -227,8 +222,8 @@ mod tests {
             ..Default::default()
         };
         let (a, mut b) = pair(10, 1000, ConntrackStats::default(), after);
-        assert!(evaluate(None, &b).is_empty());
+        assert!(evaluate(None, &b, &Thresholds::DEFAULT).is_empty());
         b.conntrack.available = false;
-        assert!(evaluate(Some(&a), &b).is_empty());
+        assert!(evaluate(Some(&a), &b, &Thresholds::DEFAULT).is_empty());
     }
 }

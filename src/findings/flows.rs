@@ -1,24 +1,23 @@
 //! Flow-level findings from the capture a sample carries: small-packet-flood
 //! on the whole capture, retransmits naming the flow.
 
-use super::{Evidence, Finding, RETRANSMITS, Severity, small_packet_flood};
+use super::{Evidence, Finding, RETRANSMITS, Severity, Thresholds, small_packet_flood};
 use crate::model::Sample;
 use crate::model::capture::CaptureRates;
 
 /// Flows named by the retransmits finding at most (the worst first).
 const MAX_RETRANSMIT_FINDINGS: usize = 5;
-/// Share of a flow's packets in the interval that, retransmitted, makes the
-/// finding a warning rather than information.
-const RETRANSMIT_WARN_PERCENT: f64 = 1.0;
 
-pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
+/// The share of a flow's packets in the interval that, retransmitted, makes
+/// the finding a warning rather than information: flow_retrans_warn_percent.
+pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) -> Vec<Finding> {
     let Some(capture) = current.capture.as_ref().filter(|c| c.active) else {
         return Vec::new();
     };
     let mut found = Vec::new();
     let rates = CaptureRates::new(previous, current);
     if let (Some(pps), Some(bps)) = (rates.packets_per_s, rates.bytes_per_s)
-        && let Some(flood) = small_packet_flood(&capture.iface, pps, bps)
+        && let Some(flood) = small_packet_flood(&capture.iface, pps, bps, limits)
     {
         found.push(flood);
     }
@@ -46,7 +45,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
         let percent = 100.0 * new as f64 / packets.max(1) as f64;
         found.push(Finding {
             id: RETRANSMITS,
-            severity: if percent >= RETRANSMIT_WARN_PERCENT {
+            severity: if percent >= limits.flow_retrans_warn_percent {
                 Severity::Warn
             } else {
                 Severity::Info
@@ -108,7 +107,7 @@ mod tests {
     fn flood_and_retransmits_name_what_they_saw() {
         let a = sample(1.0, 0, 0, vec![flow(100, 2, 1000.5)]);
         let b = sample(2.0, 50_000, 3_000_000, vec![flow(300, 12, 1000.5)]);
-        let found = evaluate(Some(&a), &b);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
         let flood = found.iter().find(|f| f.id == "small-packet-flood").unwrap();
         assert!(
             flood
@@ -123,6 +122,6 @@ mod tests {
         assert_eq!(retx.severity, Severity::Warn);
         // Nothing new retransmitted, ordinary packet sizes: nothing to say.
         let c = sample(3.0, 50_100, 3_100_000, vec![flow(400, 12, 1000.5)]);
-        assert!(evaluate(Some(&b), &c).is_empty());
+        assert!(evaluate(Some(&b), &c, &Thresholds::DEFAULT).is_empty());
     }
 }

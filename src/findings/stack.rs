@@ -1,8 +1,8 @@
 //! Findings about sockets and the TCP stack: syn-flood, listen-overflow,
-//! socket-backlog, retransmits. Thresholds are the named consts below; the
-//! man page (FINDINGS) documents each.
+//! socket-backlog, retransmits. Thresholds come from `Thresholds`; the man
+//! page (FINDINGS, CONFIGURATION) documents each.
 
-use super::{Evidence, Finding, Severity};
+use super::{Evidence, Finding, Severity, Thresholds};
 use crate::model::Sample;
 use crate::model::rates::InterfaceRates;
 use crate::model::sockets::{SocketSample, TCP_SYN_RECV, TcpSample};
@@ -14,33 +14,20 @@ pub const LISTEN_OVERFLOW: &str = "listen-overflow";
 pub const SOCKET_BACKLOG: &str = "socket-backlog";
 pub const RETRANSMITS: &str = "retransmits";
 
-/// SYN_RECV sockets that make a SYN flood by themselves.
-pub const SYN_FLOOD_SYN_RECV: u32 = 256;
-/// Growth of SYN_RECV per second that makes a SYN flood.
-pub const SYN_FLOOD_RISE_PER_S: f64 = 100.0;
-/// Syncookies sent per second that make a SYN flood (the SYN queue is full).
-pub const SYN_FLOOD_COOKIES_PER_S: f64 = 100.0;
-/// An interface receiving at least this many packets per second, averaging
-/// at most SMALL_PACKET_BYTES, is named as where the flood comes in.
-pub const SMALL_PACKET_PPS: f64 = 100.0;
-pub const SMALL_PACKET_BYTES: f64 = 128.0;
-/// Samples in a row with a stuck queue that make a socket-backlog.
-pub const STUCK_QUEUE_SAMPLES: u32 = 3;
-/// Retransmitted / sent segments, in percent, for warn and crit.
-pub const RETRANS_WARN_PERCENT: f64 = 2.0;
-pub const RETRANS_CRIT_PERCENT: f64 = 10.0;
-/// Below this many segments sent per second the percentage means little.
-pub const RETRANS_MIN_OUT_SEGS_PER_S: f64 = 50.0;
-
-pub fn evaluate(previous: Option<&Sample>, current: &Sample, out: &mut Vec<Finding>) {
+pub fn evaluate(
+    previous: Option<&Sample>,
+    current: &Sample,
+    limits: &Thresholds,
+    out: &mut Vec<Finding>,
+) {
     let Some(tcp) = current.tcp.as_ref() else {
         return;
     };
     let rates = TcpRates::new(previous, current);
-    out.extend(syn_flood(previous, current, tcp, rates));
+    out.extend(syn_flood(previous, current, tcp, rates, limits));
     out.extend(listen_overflow(current, tcp, rates));
-    out.extend(socket_backlog(current));
-    out.extend(retransmits(rates));
+    out.extend(socket_backlog(current, limits));
+    out.extend(retransmits(rates, limits));
 }
 
 fn knob(tcp: &TcpSample, name: &str) -> String {
@@ -52,6 +39,7 @@ fn syn_flood(
     current: &Sample,
     tcp: &TcpSample,
     rates: Option<TcpRates>,
+    limits: &Thresholds,
 ) -> Option<Finding> {
     let syn_recv = tcp.state_count(TCP_SYN_RECV);
     let rise = previous
@@ -71,9 +59,9 @@ fn syn_flood(
     let queue_full_drops = rates
         .and_then(|r| r.rate("TcpExt.TCPReqQFullDrop"))
         .unwrap_or(0.0);
-    if syn_recv < SYN_FLOOD_SYN_RECV
-        && rise < SYN_FLOOD_RISE_PER_S
-        && cookies < SYN_FLOOD_COOKIES_PER_S
+    if syn_recv < limits.syn_flood_syn_recv
+        && rise < limits.syn_flood_rise_per_s
+        && cookies < limits.syn_flood_cookies_per_s
     {
         return None;
     }
@@ -97,7 +85,7 @@ fn syn_flood(
         "{syn_recv} SYN_RECV ({rise:+.0}/s), {cookies:.0} syncookies/s, syncookies {}, {from}",
         if syncookies == "0" { "off" } else { "on" }
     );
-    if let Some((name, pps, size)) = small_packet_interface(previous, current) {
+    if let Some((name, pps, size)) = small_packet_interface(previous, current, limits) {
         summary.push_str(&format!("; {name} rx {pps:.0} pkt/s of {size:.0} B"));
     }
     Some(Finding {
@@ -137,6 +125,7 @@ pub fn top_sources(sockets: &[SocketSample], count: usize) -> Vec<(String, usize
 fn small_packet_interface(
     previous: Option<&Sample>,
     current: &Sample,
+    limits: &Thresholds,
 ) -> Option<(String, f64, f64)> {
     current
         .interfaces
@@ -145,7 +134,7 @@ fn small_packet_interface(
             let rates = InterfaceRates::for_interface(previous, current, iface);
             let (pps, bytes) = (rates.rx_packets?, rates.rx_bytes?);
             let size = bytes / pps.max(1.0);
-            (pps >= SMALL_PACKET_PPS && size <= SMALL_PACKET_BYTES)
+            (pps >= limits.small_packet_pps && size <= limits.small_packet_bytes)
                 .then(|| (iface.name.clone(), pps, size))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -219,12 +208,16 @@ fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -
 }
 
 /// Whether a socket's queue counts as stuck (highlighted in Sockets).
-pub fn stuck(socket: &SocketSample) -> bool {
-    socket.queue_streak >= STUCK_QUEUE_SAMPLES
+pub fn stuck(socket: &SocketSample, limits: &Thresholds) -> bool {
+    socket.queue_streak >= limits.stuck_queue_samples
 }
 
-fn socket_backlog(current: &Sample) -> Option<Finding> {
-    let mut stuck: Vec<&SocketSample> = current.sockets.iter().filter(|s| stuck(s)).collect();
+fn socket_backlog(current: &Sample, limits: &Thresholds) -> Option<Finding> {
+    let mut stuck: Vec<&SocketSample> = current
+        .sockets
+        .iter()
+        .filter(|s| stuck(s, limits))
+        .collect();
     let worst = *stuck
         .iter()
         .max_by_key(|s| u64::from(s.recv_q) + u64::from(s.send_q))?;
@@ -261,14 +254,14 @@ fn socket_backlog(current: &Sample) -> Option<Finding> {
     })
 }
 
-fn retransmits(rates: Option<TcpRates>) -> Option<Finding> {
+fn retransmits(rates: Option<TcpRates>, limits: &Thresholds) -> Option<Finding> {
     let rates = rates?;
     let percent = rates.retrans_percent()?;
     let out = rates.rate("Tcp.OutSegs")?;
-    if percent < RETRANS_WARN_PERCENT || out < RETRANS_MIN_OUT_SEGS_PER_S {
+    if percent < limits.retrans_warn_percent || out < limits.retrans_min_out_segs_per_s {
         return None;
     }
-    let severity = if percent >= RETRANS_CRIT_PERCENT {
+    let severity = if percent >= limits.retrans_crit_percent {
         Severity::Crit
     } else {
         Severity::Warn
@@ -294,6 +287,8 @@ fn retransmits(rates: Option<TcpRates>) -> Option<Finding> {
 mod tests {
     use super::*;
     use crate::model::sockets::{Proto, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
+
+    const D: Thresholds = Thresholds::DEFAULT;
 
     fn socket(state: u8, local: &str, peer: &str, recv_q: u32, send_q: u32) -> SocketSample {
         SocketSample {
@@ -338,7 +333,7 @@ mod tests {
 
     fn ids(previous: &Sample, current: &Sample) -> Vec<&'static str> {
         let mut out = Vec::new();
-        evaluate(Some(previous), current, &mut out);
+        evaluate(Some(previous), current, &D, &mut out);
         out.iter().map(|f| f.id).collect()
     }
 
@@ -359,7 +354,7 @@ mod tests {
         let quiet = sample(0.0, vec![], &[]);
         let busy = sample(1.0, flood, &[]);
         let mut found = Vec::new();
-        evaluate(Some(&quiet), &busy, &mut found);
+        evaluate(Some(&quiet), &busy, &D, &mut found);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].id, SYN_FLOOD);
         assert!(
@@ -389,7 +384,7 @@ mod tests {
         let a = sample(0.0, vec![], &[("TcpExt.ListenOverflows", 10)]);
         let b = sample(1.0, vec![listener], &[("TcpExt.ListenOverflows", 13)]);
         let mut found = Vec::new();
-        evaluate(Some(&a), &b, &mut found);
+        evaluate(Some(&a), &b, &D, &mut found);
         assert_eq!(found[0].id, LISTEN_OVERFLOW);
         assert!(
             found[0].summary.starts_with(
@@ -408,13 +403,13 @@ mod tests {
     #[test]
     fn stuck_queue_needs_several_samples() {
         let mut s = socket(TCP_ESTABLISHED, "198.18.0.2:80", "198.18.0.1:5000", 1000, 0);
-        s.queue_streak = STUCK_QUEUE_SAMPLES - 1;
+        s.queue_streak = D.stuck_queue_samples - 1;
         let a = sample(0.0, vec![s.clone()], &[]);
         assert!(ids(&a, &a).is_empty());
-        s.queue_streak = STUCK_QUEUE_SAMPLES;
+        s.queue_streak = D.stuck_queue_samples;
         let b = sample(1.0, vec![s], &[]);
         let mut found = Vec::new();
-        evaluate(Some(&a), &b, &mut found);
+        evaluate(Some(&a), &b, &D, &mut found);
         assert_eq!(found[0].id, SOCKET_BACKLOG);
         assert!(
             found[0]
@@ -439,36 +434,11 @@ mod tests {
             &[("Tcp.RetransSegs", 150), ("Tcp.OutSegs", 1000)],
         );
         let mut found = Vec::new();
-        evaluate(Some(&a), &high, &mut found);
+        evaluate(Some(&a), &high, &D, &mut found);
         assert_eq!(found[0].id, RETRANSMITS);
         assert_eq!(found[0].severity, Severity::Crit);
         // Few segments: a percentage of little traffic is noise.
         let few = sample(1.0, vec![], &[("Tcp.RetransSegs", 5), ("Tcp.OutSegs", 20)]);
         assert!(ids(&a, &few).is_empty());
-    }
-}
-
-#[cfg(test)]
-mod documented {
-    use super::*;
-
-    /// The man page states each threshold; this keeps the two in step.
-    #[test]
-    fn man_page_states_the_thresholds() {
-        let page = crate::manual::MAN_PAGE;
-        for needle in [
-            format!("{SYN_FLOOD_SYN_RECV} or more sockets in SYN_RECV"),
-            format!("growing by {SYN_FLOOD_RISE_PER_S:.0}/s"),
-            format!("{SYN_FLOOD_COOKIES_PER_S:.0}\nsyncookies/s"),
-            format!("{SMALL_PACKET_PPS:.0} pkt/s"),
-            format!("averaging {SMALL_PACKET_BYTES:.0}\nbytes"),
-            format!("for {STUCK_QUEUE_SAMPLES}\nsamples"),
-            format!(
-                "reached {RETRANS_WARN_PERCENT:.0}% (warn) or {RETRANS_CRIT_PERCENT:.0}% (crit)"
-            ),
-            format!("at least {RETRANS_MIN_OUT_SEGS_PER_S:.0} segments/s"),
-        ] {
-            assert!(page.contains(&needle), "man page lacks {needle:?}");
-        }
     }
 }

@@ -3,9 +3,11 @@
 use super::format::Stream;
 use super::reader::Reader;
 use super::{Recorder, time};
+use crate::config::Config;
 use crate::cli::{Cli, CollectArgs, RecordArgs, ReplayArgs};
 use crate::collect::netns::Target;
 use crate::collect::{Demand, Sampler, SamplerEvent};
+use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::report::{Sections, json};
 use anyhow::{Context, Result, bail};
@@ -15,7 +17,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 /// `netlens record -o FILE`: samples to a file until the duration is up or
 /// SIGINT / SIGTERM; either way the file is closed with its index.
-pub fn record(collect: &CollectArgs, args: &RecordArgs) -> Result<()> {
+pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     let label = target.label().to_string();
     // Replay should show the Conntrack tab's entries too (dumped at most
@@ -24,6 +26,7 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs) -> Result<()> {
     demand.set_conntrack_entries(true);
     let (sampler, mut events) = Sampler::spawn_with(target, collect.interval, demand)?;
     let mut recorder = Recorder::create(&args.output, &super::meta(&label, collect.interval))?;
+    recorder.thresholds = *limits;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -95,14 +98,14 @@ pub fn size(bytes: u64) -> String {
 }
 
 /// `netlens replay FILE`.
-pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
+pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
     if args.info {
         let reader = Reader::open(&args.file)?;
         return print_info(&reader, &mut std::io::stdout().lock());
     }
     if args.json {
         let reader = Reader::open(&args.file)?;
-        return match print_json(&reader, &mut std::io::stdout().lock()) {
+        return match print_json(&reader, &mut std::io::stdout().lock(), &config.thresholds) {
             Err(error)
                 if error
                     .downcast_ref::<std::io::Error>()
@@ -113,13 +116,13 @@ pub fn replay(cli: &Cli, args: &ReplayArgs) -> Result<()> {
             other => other,
         };
     }
-    crate::app::run::replay(cli, args)
+    crate::app::run::replay(cli, args, config)
 }
 
 /// Every sample but the first as a `snapshot --json` line (the first is the
 /// baseline its rates need, as in `snapshot`). Damage is reported on stderr
 /// and skipped; the samples around it still print.
-pub fn print_json(reader: &Reader, out: &mut impl Write) -> Result<()> {
+pub fn print_json(reader: &Reader, out: &mut impl Write, limits: &Thresholds) -> Result<()> {
     let sections = Sections::from_list(&[]);
     let mut previous: Option<Sample> = None;
     let mut printed = 0u64;
@@ -127,7 +130,7 @@ pub fn print_json(reader: &Reader, out: &mut impl Write) -> Result<()> {
         let read = reader.read_samples(&entry)?;
         for sample in read.records {
             if let Some(previous) = &previous {
-                writeln!(out, "{}", json::sample_line(previous, &sample, sections))?;
+                writeln!(out, "{}", json::sample_line(previous, &sample, sections, limits))?;
                 printed += 1;
             }
             previous = Some(sample);

@@ -27,6 +27,8 @@ pub fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
 pub struct Recorder {
     writer: Writer,
     findings: Option<Vec<u8>>,
+    /// The findings stream is evaluated with these (the config's).
+    pub thresholds: findings::Thresholds,
 }
 
 impl Recorder {
@@ -34,6 +36,7 @@ impl Recorder {
         Ok(Recorder {
             writer: Writer::create(path, meta)?,
             findings: None,
+            thresholds: findings::Thresholds::DEFAULT,
         })
     }
 
@@ -45,7 +48,7 @@ impl Recorder {
     pub fn record(&mut self, previous: Option<&Sample>, sample: &Sample) -> Result<()> {
         self.writer
             .write_record(Stream::Samples, sample.t, sample.mono, &encode(sample))?;
-        let found = findings::evaluate(previous, sample);
+        let found = findings::evaluate(previous, sample, &self.thresholds);
         let bytes = serde_json::to_vec(&found).expect("findings are plain data");
         if self.findings.as_ref() != Some(&bytes) {
             self.writer

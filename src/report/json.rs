@@ -209,7 +209,12 @@ fn conntrack_json<'a>(previous: &Sample, current: &'a Sample) -> ConntrackJson<'
 }
 
 /// One JSON object (one line) for `current`, with rates against `previous`.
-pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> String {
+pub fn sample_line(
+    previous: &Sample,
+    current: &Sample,
+    sections: Sections,
+    limits: &findings::Thresholds,
+) -> String {
     let (capture, flows) = if sections.flows {
         super::flows::json(previous, current)
     } else {
@@ -243,7 +248,7 @@ pub fn sample_line(previous: &Sample, current: &Sample, sections: Sections) -> S
         flows,
         findings: sections
             .findings
-            .then(|| findings::evaluate(Some(previous), current)),
+            .then(|| findings::evaluate(Some(previous), current, limits)),
     };
     serde_json::to_string(&json).expect("sample JSON has only serializable fields")
 }

@@ -9,6 +9,7 @@ pub mod text;
 use crate::cli::{CollectArgs, Section, SnapshotArgs};
 use crate::collect::netns::Target;
 use crate::collect::{Sampler, SamplerEvent};
+use crate::findings::Thresholds;
 use crate::model::Sample;
 use anyhow::{Result, bail};
 use std::io::Write;
@@ -55,17 +56,21 @@ impl Sections {
 
 /// `netlens snapshot`: a baseline sample, then `count` samples one interval
 /// apart, each printed with rates over its interval.
-pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
+pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     let label = target.label().to_string();
     let (sampler, mut events) = Sampler::spawn(target.clone(), collect.interval)?;
     // As the live view: capture where permitted, unless --no-capture.
     let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
     let mut recorder = match &args.record {
-        Some(path) => Some(crate::record::Recorder::create(
-            path,
-            &crate::record::meta(&label, collect.interval),
-        )?),
+        Some(path) => {
+            let mut recorder = crate::record::Recorder::create(
+                path,
+                &crate::record::meta(&label, collect.interval),
+            )?;
+            recorder.thresholds = *limits;
+            Some(recorder)
+        }
         None => None,
     };
     let result = print_samples(
@@ -74,6 +79,7 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
         &sampler,
         capture.as_ref(),
         recorder.as_mut(),
+        limits,
     );
     drop(capture);
     drop(sampler);
@@ -89,6 +95,7 @@ fn print_samples(
     sampler: &Sampler,
     capture: Option<&crate::capture::live::Capture>,
     mut recorder: Option<&mut crate::record::Recorder>,
+    limits: &Thresholds,
 ) -> Result<()> {
     let sections = Sections::from_list(&args.section);
     let demand = sampler.demand();
@@ -116,9 +123,9 @@ fn print_samples(
         }
         if let Some(previous) = &previous {
             let written = if args.json {
-                writeln!(out, "{}", json::sample_line(previous, &sample, sections))
+                writeln!(out, "{}", json::sample_line(previous, &sample, sections, limits))
             } else {
-                text::write_table(&mut out, previous, &sample, sections, printed == 0)
+                text::write_table(&mut out, previous, &sample, sections, printed == 0, limits)
             };
             if let Err(error) = written.and_then(|()| out.flush()) {
                 // A closed pipe (`| head`) ends the run quietly.

@@ -25,6 +25,7 @@ pub fn write_table(
     current: &Sample,
     sections: Sections,
     first: bool,
+    limits: &findings::Thresholds,
 ) -> io::Result<()> {
     let time = clock(current.t);
     if sections.interfaces {
@@ -80,7 +81,7 @@ pub fn write_table(
         super::sockets_text::write_sockets(out, &time, current)?;
     }
     if sections.findings {
-        for finding in findings::evaluate(Some(previous), current) {
+        for finding in findings::evaluate(Some(previous), current, limits) {
             writeln!(
                 out,
                 "{time}  {} {}: {} (hint: {})",

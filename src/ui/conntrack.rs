@@ -64,7 +64,7 @@ fn render_body(
     };
     let entries = entries.map(|(list, age, _)| (list, age));
 
-    let mut header = vec![usage_line(ct, area.width, theme)];
+    let mut header = vec![usage_line(ct, area.width, &app.thresholds, theme)];
     header.extend(rate_lines(&rates, area.width, theme));
     if !ct.available
         && let Some(reason) = &ct.reason
@@ -101,7 +101,8 @@ fn render_body(
         frame.render_widget(Paragraph::new(note).wrap(Wrap { trim: true }), table_area);
         return None;
     };
-    table(frame, table_area, view, entries, age, ct, theme)
+    let shown = &app.columns.conntrack;
+    table(frame, table_area, view, (entries, age), ct, shown, theme)
 }
 
 fn unavailable(frame: &mut Frame, area: Rect, ct: &ConntrackSample, theme: Theme) {
@@ -114,7 +115,12 @@ fn unavailable(frame: &mut Frame, area: Rect, ct: &ConntrackSample, theme: Theme
 }
 
 /// count / max with a bar and the percentage in digits (not colour alone).
-fn usage_line(ct: &ConntrackSample, width: u16, theme: Theme) -> Line<'static> {
+fn usage_line(
+    ct: &ConntrackSample,
+    width: u16,
+    limits: &crate::findings::Thresholds,
+    theme: Theme,
+) -> Line<'static> {
     let count = ct.count.map_or("–".into(), |c| c.to_string());
     let max = ct.max.map_or("–".into(), |m| m.to_string());
     let usage = ct.usage_percent();
@@ -127,8 +133,8 @@ fn usage_line(ct: &ConntrackSample, width: u16, theme: Theme) -> Line<'static> {
     ];
     let bar_width = if width >= 70 { 12 } else { 6 };
     let style = match usage {
-        Some(u) if u >= crate::findings::CONNTRACK_FULL_CRIT_PERCENT => theme.alert(),
-        Some(u) if u >= crate::findings::CONNTRACK_FULL_WARN_PERCENT => theme.warn(),
+        Some(u) if u >= limits.conntrack_full_crit_percent => theme.alert(),
+        Some(u) if u >= limits.conntrack_full_warn_percent => theme.warn(),
         _ => theme.good(),
     };
     let filled = usage.map_or(0, |u| {
@@ -220,10 +226,11 @@ fn top_line(summary: &Summary, theme: Theme) -> Line<'static> {
 
 /// The columns that fit in `width`, by priority, kept in table order. The
 /// flow column takes what is left.
-fn fitting_columns(width: u16, acct: bool) -> Vec<&'static ColumnSpec> {
+fn fitting_columns(width: u16, acct: bool, shown: &[String]) -> Vec<&'static ColumnSpec> {
     let mut by_priority: Vec<&ColumnSpec> = COLUMNS
         .iter()
         .filter(|spec| acct || !matches!(spec.column, Column::Packets | Column::Bytes))
+        .filter(|spec| crate::config::Columns::shows(shown, spec.title))
         .collect();
     by_priority.sort_by_key(|spec| spec.priority);
     let mut used = 0u16;
@@ -246,9 +253,9 @@ fn table(
     frame: &mut Frame,
     area: Rect,
     view: &mut ConntrackView,
-    entries: &[ConntrackEntry],
-    age: usize,
+    (entries, age): (&[ConntrackEntry], usize),
     ct: &ConntrackSample,
+    shown: &[String],
     theme: Theme,
 ) -> Option<(Rect, usize)> {
     let rows = view.rows(entries);
@@ -264,7 +271,7 @@ fn table(
     view.offset = view.offset.min(rows.len().saturating_sub(visible.max(1)));
 
     let acct = ct.acct != Some(false) || entries.iter().any(|e| e.packets.is_some());
-    let columns = fitting_columns(table_area.width, acct);
+    let columns = fitting_columns(table_area.width, acct, shown);
     let header = Row::new(columns.iter().map(|spec| {
         let marker = if spec.column == view.sort {
             if view.descending { "▼" } else { "▲" }

@@ -13,6 +13,7 @@ use super::format;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::flows::{Column, Grouping, Row as FlowRow};
+use crate::config::Columns;
 use crate::model::capture::{CaptureRates, CaptureSample};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -230,11 +231,27 @@ const GROUP_COLUMNS: &[Spec] = &[
     spec(Column::LastSeen, "LAST", 6, 4),
 ];
 
-/// The columns that fit, by priority, in table order.
-fn fitting(specs: &'static [Spec], width: u16) -> Vec<&'static Spec> {
+/// Every column title of the flow and the grouped tables (for the config).
+pub fn column_titles() -> Vec<&'static str> {
+    let mut titles: Vec<&'static str> = Vec::new();
+    for spec in FLOW_COLUMNS.iter().chain(GROUP_COLUMNS) {
+        if !titles.contains(&spec.title) {
+            titles.push(spec.title);
+        }
+    }
+    titles
+}
+
+/// The columns that fit, by priority, in table order; only those the
+/// config's `[columns] flows` names, when it names any.
+fn fitting(specs: &'static [Spec], width: u16, shown: &[String]) -> Vec<&'static Spec> {
     let mut chosen: Vec<&Spec> = Vec::new();
     for priority in 0..=4 {
-        for s in specs.iter().filter(|s| s.priority == priority) {
+        for s in specs
+            .iter()
+            .filter(|s| s.priority == priority)
+            .filter(|s| s.column == Column::Key || Columns::shows(shown, s.title))
+        {
             let used: u16 = chosen.iter().map(|c| c.width + 1).sum();
             if used + s.width < width.max(1) || chosen.is_empty() {
                 chosen.push(s);
@@ -286,7 +303,7 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     } else {
         GROUP_COLUMNS
     };
-    let columns = fitting(specs, inner.width);
+    let columns = fitting(specs, inner.width, &app.columns.flows);
     let visible = usize::from(inner.height.saturating_sub(1));
     let offset = if visible == 0 {
         0

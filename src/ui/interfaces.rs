@@ -52,7 +52,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let view = &app.interfaces;
     let rows = view.rows(current);
 
-    let columns = fitting_columns(table_area.width);
+    let columns = fitting_columns(table_area.width, &app.columns.interfaces);
     let header = Row::new(columns.iter().map(|spec| {
         let marker = if spec.column == view.sort {
             if view.descending { "▼" } else { "▲" }
@@ -123,8 +123,11 @@ fn left_aligned(column: Column) -> bool {
 
 /// The columns that fit in `width`, by priority, kept in table order. The name
 /// column takes what is left over.
-fn fitting_columns(width: u16) -> Vec<&'static ColumnSpec> {
-    let mut by_priority: Vec<&ColumnSpec> = COLUMNS.iter().collect();
+fn fitting_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
+    let mut by_priority: Vec<&ColumnSpec> = COLUMNS
+        .iter()
+        .filter(|spec| crate::config::Columns::shows(shown, spec.title))
+        .collect();
     by_priority.sort_by_key(|spec| spec.priority);
     let mut used = 0u16;
     let mut chosen = Vec::new();
@@ -221,7 +224,7 @@ mod tests {
 
     #[test]
     fn eighty_columns_keep_the_sar_essentials() {
-        let titles: Vec<_> = fitting_columns(80).iter().map(|s| s.title).collect();
+        let titles: Vec<_> = fitting_columns(80, &[]).iter().map(|s| s.title).collect();
         assert_eq!(
             titles,
             [
@@ -233,8 +236,8 @@ mod tests {
 
     #[test]
     fn narrow_keeps_name_and_rates() {
-        let titles: Vec<_> = fitting_columns(40).iter().map(|s| s.title).collect();
+        let titles: Vec<_> = fitting_columns(40, &[]).iter().map(|s| s.title).collect();
         assert_eq!(titles, ["IFACE", "rxpck/s", "txpck/s", "rxkB/s"]);
-        assert_eq!(fitting_columns(3).len(), 1);
+        assert_eq!(fitting_columns(3, &[]).len(), 1);
     }
 }

@@ -46,7 +46,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
             "Recv-Q {} B not yet read by the application; Send-Q {} B not yet acknowledged by the peer{}",
             socket.recv_q,
             socket.send_q,
-            if crate::findings::stuck(socket) {
+            if crate::findings::stuck(socket, &app.sockets.thresholds) {
                 format!(" — STUCK for {} samples", socket.queue_streak)
             } else {
                 String::new()

@@ -55,7 +55,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     }
     view.offset = view.offset.min(total.saturating_sub(visible.max(1)));
 
-    let columns = fitting_columns(table_area.width);
+    let columns = fitting_columns(table_area.width, &app.columns.sockets);
     let header = Row::new(columns.iter().map(|spec| {
         let sorted = spec.column == view.sort
             || (view.sort == Column::Queues
@@ -80,7 +80,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .take(visible)
         .map(|(i, &row)| {
             let socket = &current.sockets[row as usize];
-            let marked = flag(socket, overflows_rising);
+            let marked = flag(socket, overflows_rising, &view.thresholds);
             let cells = columns.iter().map(|spec| cell(socket, spec, marked, theme));
             let table_row = Row::new(cells);
             if Some(i) == selected {
@@ -140,8 +140,11 @@ fn right_aligned(column: Column) -> bool {
 }
 
 /// The columns that fit in `width`, by priority, in table order.
-pub fn fitting_columns(width: u16) -> Vec<&'static ColumnSpec> {
-    let mut by_priority: Vec<&ColumnSpec> = COLUMNS.iter().collect();
+pub fn fitting_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
+    let mut by_priority: Vec<&ColumnSpec> = COLUMNS
+        .iter()
+        .filter(|spec| crate::config::Columns::shows(shown, spec.title))
+        .collect();
     by_priority.sort_by_key(|spec| spec.priority);
     let mut used = 0u16;
     let mut chosen = Vec::new();

@@ -42,9 +42,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         frame.render_widget(Paragraph::new("no TCP data in this sample"), area);
         return;
     };
-    let found: Vec<_> = findings::evaluate(previous, current)
-        .into_iter()
+    // The same findings as the header (computed once per sample).
+    let found: Vec<_> = app
+        .derived
+        .findings
+        .iter()
         .filter(|f| TAB_FINDINGS.contains(&f.id))
+        .cloned()
         .collect();
     let findings_height = if found.is_empty() {
         1

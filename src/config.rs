@@ -1,0 +1,403 @@
+//! The config file: `$XDG_CONFIG_HOME/netlens/config.toml` (or `--config
+//! FILE`). Every key is optional; an unknown key or a bad value is a one-line
+//! error naming the file and line. Command-line flags override it (main
+//! applies it to the parsed `Cli`).
+
+use crate::app::tabs::Tab;
+use crate::findings::Thresholds;
+use anyhow::{Result, anyhow};
+use clap::ValueEnum;
+use serde::de::{Deserializer, Error as _};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    #[serde(deserialize_with = "tab")]
+    pub tab: Option<Tab>,
+    #[serde(deserialize_with = "interval")]
+    pub interval: Option<Duration>,
+    pub theme: ThemeName,
+    pub mouse: bool,
+    pub compact: bool,
+    pub columns: Columns,
+    pub thresholds: Thresholds,
+    pub dns: Dns,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThemeName {
+    #[default]
+    Color,
+    Mono,
+}
+
+/// Columns per tab, by header title (canonical spelling); empty: every
+/// column that fits.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Columns {
+    #[serde(deserialize_with = "interfaces_columns")]
+    pub interfaces: Vec<String>,
+    #[serde(deserialize_with = "sockets_columns")]
+    pub sockets: Vec<String>,
+    #[serde(deserialize_with = "conntrack_columns")]
+    pub conntrack: Vec<String>,
+    #[serde(deserialize_with = "flows_columns")]
+    pub flows: Vec<String>,
+}
+
+impl Columns {
+    /// Whether `title` is shown in a tab whose configured list is `list`.
+    pub fn shows(list: &[String], title: &str) -> bool {
+        list.is_empty() || list.iter().any(|t| t == title)
+    }
+}
+
+/// The DNS prober's names and servers, added to --dns-probe/--dns-server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Dns {
+    #[serde(deserialize_with = "probe_names")]
+    pub probes: Vec<String>,
+    #[serde(deserialize_with = "servers")]
+    pub servers: Vec<String>,
+}
+
+fn tab<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Tab>, D::Error> {
+    let text = String::deserialize(d)?;
+    Tab::from_str(&text, true).map(Some).map_err(|_| {
+        let names: Vec<String> = Tab::value_variants()
+            .iter()
+            .filter_map(|t| t.to_possible_value().map(|v| v.get_name().to_string()))
+            .collect();
+        D::Error::custom(format!(
+            "unknown tab '{text}' (one of {})",
+            names.join(", ")
+        ))
+    })
+}
+
+fn interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(d)?;
+    crate::cli::parse_interval(&text)
+        .map(Some)
+        .map_err(D::Error::custom)
+}
+
+/// A list of column titles, each one of `known` (case-insensitive).
+fn titles<'de, D: Deserializer<'de>>(
+    d: D,
+    tab: &str,
+    known: &[&'static str],
+) -> Result<Vec<String>, D::Error> {
+    let wanted = Vec::<String>::deserialize(d)?;
+    wanted
+        .iter()
+        .map(|title| {
+            known
+                .iter()
+                .find(|k| k.eq_ignore_ascii_case(title.trim()))
+                .map(|k| k.to_string())
+                .ok_or_else(|| {
+                    D::Error::custom(format!(
+                        "unknown {tab} column '{title}' (one of {})",
+                        known.join(", ")
+                    ))
+                })
+        })
+        .collect()
+}
+
+fn interfaces_columns<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    titles(d, "interfaces", &column_titles(Tab::Interfaces))
+}
+
+fn sockets_columns<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    titles(d, "sockets", &column_titles(Tab::Sockets))
+}
+
+fn conntrack_columns<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    titles(d, "conntrack", &column_titles(Tab::Conntrack))
+}
+
+fn flows_columns<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    titles(d, "flows", &column_titles(Tab::Flows))
+}
+
+/// The column titles a tab has (none for tabs without a column table).
+pub fn column_titles(tab: Tab) -> Vec<&'static str> {
+    match tab {
+        Tab::Interfaces => crate::app::interfaces::COLUMNS
+            .iter()
+            .map(|c| c.title)
+            .collect(),
+        Tab::Sockets => crate::app::sockets::COLUMNS
+            .iter()
+            .map(|c| c.title)
+            .collect(),
+        Tab::Conntrack => crate::app::conntrack::COLUMNS
+            .iter()
+            .map(|c| c.title)
+            .collect(),
+        Tab::Flows => crate::ui::flows::column_titles(),
+        _ => Vec::new(),
+    }
+}
+
+fn probe_names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let names = Vec::<String>::deserialize(d)?;
+    for name in &names {
+        let valid = !name.is_empty()
+            && name.len() <= 253
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+        if !valid {
+            return Err(D::Error::custom(format!("'{name}' is not a DNS name")));
+        }
+    }
+    Ok(names)
+}
+
+fn servers<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let servers = Vec::<String>::deserialize(d)?;
+    for server in &servers {
+        let valid = server.parse::<std::net::IpAddr>().is_ok()
+            || server.parse::<std::net::SocketAddr>().is_ok();
+        if !valid {
+            return Err(D::Error::custom(format!(
+                "'{server}' is not an address (ADDR or ADDR:PORT, [v6]:PORT)"
+            )));
+        }
+    }
+    Ok(servers)
+}
+
+/// The default config path: $XDG_CONFIG_HOME/netlens/config.toml, or
+/// ~/.config/netlens/config.toml.
+pub fn default_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".config"))
+        })?;
+    Some(base.join("netlens").join("config.toml"))
+}
+
+/// The config: from `explicit` (which must exist), else from the default
+/// path if a file is there, else the defaults.
+pub fn load(explicit: Option<&Path>) -> Result<Config> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => match default_path() {
+            Some(path) if path.exists() => path,
+            _ => return Ok(Config::default()),
+        },
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow!("cannot read config {}: {e}", path.display()))?;
+    parse(&text).map_err(|error| anyhow!("{}:{error}", path.display()))
+}
+
+/// Parses config text; an error reads "LINE: message".
+pub fn parse(text: &str) -> Result<Config, String> {
+    let config: Config = toml::from_str(text).map_err(|error| {
+        let line = error.span().map_or(1, |span| line_of(text, span.start));
+        format!("{line}: {}", error.message().trim())
+    })?;
+    if let Err((key, message)) = config.thresholds.check() {
+        return Err(format!("{}: {message}", key_line(text, key)));
+    }
+    Ok(config)
+}
+
+/// The 1-based line of byte `offset`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+/// The line where `key` is set (checks that need two keys run after parsing,
+/// when toml's spans are gone); 1 when it is not found.
+fn key_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|line| {
+            line.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map_or(1, |index| index + 1)
+}
+
+/// Applies `config` to `cli` where the command line did not say otherwise.
+pub fn apply(cli: &mut crate::cli::Cli, matches: &clap::ArgMatches, config: &Config) {
+    if let Some(interval) = config.interval
+        && !on_command_line(matches, "interval")
+    {
+        cli.collect.interval = interval;
+    }
+    if cli.tab.is_none() {
+        cli.tab = config.tab;
+    }
+    if config.theme == ThemeName::Mono {
+        cli.no_color = true;
+    }
+    if config.mouse && !cli.no_mouse {
+        cli.mouse = true;
+    }
+    if config.compact {
+        cli.compact = true;
+    }
+}
+
+/// Whether the argument `id` was given on the command line, at the top level
+/// or in a subcommand (global options may be in either).
+fn on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
+    let here = matches
+        .try_contains_id(id)
+        .unwrap_or(false)
+        && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    here || matches
+        .subcommand()
+        .is_some_and(|(_, sub)| on_command_line(sub, id))
+}
+
+/// A commented config with every setting at its default; it parses back to
+/// `Config::default()`.
+pub fn commented_default() -> String {
+    let mut out = String::from(
+        "# netlens configuration. Save as ~/.config/netlens/config.toml\n\
+         # ($XDG_CONFIG_HOME/netlens/config.toml) or pass --config FILE.\n\
+         # Every key is optional; command-line flags override these.\n\n\
+         # Tab to open first: interfaces, sockets, tcp, conntrack, dns, flows, load\n\
+         tab = \"interfaces\"\n\
+         # Sampling interval (at least 100ms): 500ms, 1s, 2m\n\
+         interval = \"1s\"\n\
+         # \"color\", or \"mono\" for no colour (as --no-color and NO_COLOR)\n\
+         theme = \"color\"\n\
+         # Take the mouse (click tabs and rows); off keeps tmux's own mouse\n\
+         mouse = false\n\
+         # Always the compact layout (automatic below 60x15)\n\
+         compact = false\n\n\
+         [columns]\n\
+         # Columns per tab by header title; [] shows every column that fits.\n",
+    );
+    for (key, tab) in [
+        ("interfaces", Tab::Interfaces),
+        ("sockets", Tab::Sockets),
+        ("conntrack", Tab::Conntrack),
+        ("flows", Tab::Flows),
+    ] {
+        out.push_str(&format!(
+            "# {key}: {}\n{key} = []\n",
+            column_titles(tab).join(", ")
+        ));
+    }
+    out.push_str("\n[thresholds]\n# When each finding fires (man netlens: FINDINGS).\n");
+    for (key, default, meaning) in crate::manual::sections::THRESHOLDS {
+        out.push_str(&format!("# {meaning}\n{key} = {default}\n"));
+    }
+    out.push_str(
+        "\n[dns]\n\
+         # Names the DNS prober resolves (added to --dns-probe)\n\
+         probes = []\n\
+         # Servers it asks, ADDR or ADDR:PORT (added to --dns-server)\n\
+         servers = []\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_commented_default_parses_to_the_defaults() {
+        let parsed = parse(&commented_default()).unwrap();
+        let defaults = Config {
+            tab: Some(Tab::Interfaces),
+            interval: Some(Duration::from_secs(1)),
+            ..Config::default()
+        };
+        assert_eq!(parsed, defaults);
+    }
+
+    /// The man page's table (also --print-config's) names every field of
+    /// Thresholds with its default, and nothing else.
+    #[test]
+    fn threshold_table_matches_the_struct() {
+        let table = crate::manual::sections::THRESHOLDS;
+        let text: String = table
+            .iter()
+            .map(|(key, default, _)| format!("{key} = {default}\n"))
+            .collect();
+        let parsed: Thresholds = toml::from_str(&text).unwrap();
+        assert_eq!(parsed, Thresholds::DEFAULT);
+        let fields = serde_json::to_value(Thresholds::DEFAULT).unwrap();
+        let fields = fields.as_object().unwrap();
+        assert_eq!(fields.len(), table.len());
+        for (key, _, _) in table {
+            assert!(fields.contains_key(*key), "{key}");
+            assert!(
+                crate::manual::MAN_PAGE.contains(&format!("\\fB{key}\\fR")),
+                "man page lacks {key}"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let error = parse("tab = \"tcp\"\n\nbogus = 1\n").unwrap_err();
+        assert!(error.starts_with("3: "), "{error}");
+        assert!(error.contains("bogus"), "{error}");
+        let error = parse("[thresholds]\nretrans_warn_percent = \"x\"\n").unwrap_err();
+        assert!(error.starts_with("2: "), "{error}");
+        let error =
+            parse("[thresholds]\nretrans_warn_percent = 20.0\nretrans_crit_percent = 5.0\n")
+                .unwrap_err();
+        assert!(
+            error.starts_with("2: retrans_warn_percent (20) is above"),
+            "{error}"
+        );
+        let error = parse("interval = \"10ms\"\n").unwrap_err();
+        assert!(error.starts_with("1: ") && error.contains("100ms"), "{error}");
+        let error = parse("\n[columns]\nsockets = [\"Local\", \"nope\"]\n").unwrap_err();
+        assert!(
+            error.starts_with("3: ") && error.contains("unknown sockets column 'nope'"),
+            "{error}"
+        );
+        let error = parse("[dns]\nservers = [\"not an ip\"]\n").unwrap_err();
+        assert!(error.starts_with("2: "), "{error}");
+        let error = parse("tab = \"nope\"\n").unwrap_err();
+        assert!(error.contains("unknown tab 'nope'"), "{error}");
+    }
+
+    #[test]
+    fn settings_parse() {
+        let config = parse(
+            "tab = \"TCP\"\ninterval = \"500ms\"\ntheme = \"mono\"\nmouse = true\n\
+             [columns]\ninterfaces = [\"iface\", \"rxkB/s\"]\n\
+             [thresholds]\nsyn_flood_syn_recv = 10\n\
+             [dns]\nprobes = [\"example.test\"]\nservers = [\"198.18.0.53:5353\"]\n",
+        )
+        .unwrap();
+        assert_eq!(config.tab, Some(Tab::Tcp));
+        assert_eq!(config.interval, Some(Duration::from_millis(500)));
+        assert_eq!(config.theme, ThemeName::Mono);
+        assert!(config.mouse);
+        assert_eq!(config.columns.interfaces, ["IFACE", "rxkB/s"]);
+        assert_eq!(config.thresholds.syn_flood_syn_recv, 10);
+        assert_eq!(config.thresholds.retrans_warn_percent, 2.0);
+        assert_eq!(config.dns.servers, ["198.18.0.53:5353"]);
+    }
+}

@@ -1,0 +1,160 @@
+//! The numbers that decide when a finding fires. Defaults are what the man
+//! page quotes; `[thresholds]` in the config file changes them. One value is
+//! passed to `findings::evaluate` wherever findings are computed (live view,
+//! replay, snapshot, record, export), so every mode agrees.
+
+use serde::{Deserialize, Serialize};
+
+/// Every threshold, with its config key (the field name). The man page's
+/// CONFIGURATION section and `--print-config` list them from
+/// `man_sections::THRESHOLDS`; a test keeps that table and this struct in step.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Thresholds {
+    /// iface-saturated: %ifutil for warn.
+    pub iface_saturated_warn_percent: f64,
+    /// iface-saturated: %ifutil for crit.
+    pub iface_saturated_crit_percent: f64,
+    /// conntrack-full: count as a % of max for warn.
+    pub conntrack_full_warn_percent: f64,
+    /// conntrack-full: count as a % of max for crit.
+    pub conntrack_full_crit_percent: f64,
+    /// conntrack-drops: drop/insert_failed/early_drop per second above this
+    /// counts as rising (0: any drop is news).
+    pub conntrack_drop_per_s: f64,
+    /// small-packet-flood: captured packets/s for warn.
+    pub flood_warn_pps: f64,
+    /// small-packet-flood: captured packets/s for crit.
+    pub flood_crit_pps: f64,
+    /// small-packet-flood: the mean packet size must be below this.
+    pub flood_mean_bytes: f64,
+    /// syn-flood: SYN_RECV sockets that make a flood by themselves.
+    pub syn_flood_syn_recv: u32,
+    /// syn-flood: growth of SYN_RECV per second.
+    pub syn_flood_rise_per_s: f64,
+    /// syn-flood: syncookies sent per second.
+    pub syn_flood_cookies_per_s: f64,
+    /// syn-flood: an interface receiving this many packets/s of small packets
+    /// is named as where the flood comes in...
+    pub small_packet_pps: f64,
+    /// ...when its packets average at most this many bytes.
+    pub small_packet_bytes: f64,
+    /// socket-backlog: samples in a row with a stuck queue.
+    pub stuck_queue_samples: u32,
+    /// retransmits: RetransSegs as a % of OutSegs for warn.
+    pub retrans_warn_percent: f64,
+    /// retransmits: the same for crit.
+    pub retrans_crit_percent: f64,
+    /// retransmits: fewer segments sent per second than this is ignored.
+    pub retrans_min_out_segs_per_s: f64,
+    /// retransmits (per flow): share of a flow's packets that makes it warn
+    /// rather than info.
+    pub flow_retrans_warn_percent: f64,
+    /// dns-slow: 90th percentile of a probe's latency, in milliseconds.
+    pub dns_slow_p90_ms: f64,
+    /// dns-timeout: timed-out queries in an interval that raise it.
+    pub dns_timeout_count: u32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl Thresholds {
+    /// Today's values: what the man page quotes.
+    pub const DEFAULT: Thresholds = Thresholds {
+            iface_saturated_warn_percent: 80.0,
+            iface_saturated_crit_percent: 95.0,
+            conntrack_full_warn_percent: 80.0,
+            conntrack_full_crit_percent: 95.0,
+            conntrack_drop_per_s: 0.0,
+            flood_warn_pps: 10_000.0,
+            flood_crit_pps: 100_000.0,
+            flood_mean_bytes: 100.0,
+            syn_flood_syn_recv: 256,
+            syn_flood_rise_per_s: 100.0,
+            syn_flood_cookies_per_s: 100.0,
+            small_packet_pps: 100.0,
+            small_packet_bytes: 128.0,
+            stuck_queue_samples: 3,
+            retrans_warn_percent: 2.0,
+            retrans_crit_percent: 10.0,
+            retrans_min_out_segs_per_s: 50.0,
+            flow_retrans_warn_percent: 1.0,
+            dns_slow_p90_ms: 200.0,
+            dns_timeout_count: 1,
+    };
+
+    /// What is wrong with these values, naming the config key: negative or
+    /// not finite numbers, a warn level above its crit level, a zero count.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        let numbers = [
+            ("iface_saturated_warn_percent", self.iface_saturated_warn_percent),
+            ("iface_saturated_crit_percent", self.iface_saturated_crit_percent),
+            ("conntrack_full_warn_percent", self.conntrack_full_warn_percent),
+            ("conntrack_full_crit_percent", self.conntrack_full_crit_percent),
+            ("conntrack_drop_per_s", self.conntrack_drop_per_s),
+            ("flood_warn_pps", self.flood_warn_pps),
+            ("flood_crit_pps", self.flood_crit_pps),
+            ("flood_mean_bytes", self.flood_mean_bytes),
+            ("syn_flood_rise_per_s", self.syn_flood_rise_per_s),
+            ("syn_flood_cookies_per_s", self.syn_flood_cookies_per_s),
+            ("small_packet_pps", self.small_packet_pps),
+            ("small_packet_bytes", self.small_packet_bytes),
+            ("retrans_warn_percent", self.retrans_warn_percent),
+            ("retrans_crit_percent", self.retrans_crit_percent),
+            ("retrans_min_out_segs_per_s", self.retrans_min_out_segs_per_s),
+            ("flow_retrans_warn_percent", self.flow_retrans_warn_percent),
+            ("dns_slow_p90_ms", self.dns_slow_p90_ms),
+        ];
+        for (key, value) in numbers {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err((key, format!("{key} must be a number 0 or more, not {value}")));
+            }
+        }
+        for (warn, crit, warn_value, crit_value) in [
+            (
+                "iface_saturated_warn_percent",
+                "iface_saturated_crit_percent",
+                self.iface_saturated_warn_percent,
+                self.iface_saturated_crit_percent,
+            ),
+            (
+                "conntrack_full_warn_percent",
+                "conntrack_full_crit_percent",
+                self.conntrack_full_warn_percent,
+                self.conntrack_full_crit_percent,
+            ),
+            (
+                "flood_warn_pps",
+                "flood_crit_pps",
+                self.flood_warn_pps,
+                self.flood_crit_pps,
+            ),
+            (
+                "retrans_warn_percent",
+                "retrans_crit_percent",
+                self.retrans_warn_percent,
+                self.retrans_crit_percent,
+            ),
+        ] {
+            if warn_value > crit_value {
+                return Err((
+                    warn,
+                    format!("{warn} ({warn_value}) is above {crit} ({crit_value})"),
+                ));
+            }
+        }
+        for (key, value) in [
+            ("stuck_queue_samples", self.stuck_queue_samples),
+            ("dns_timeout_count", self.dns_timeout_count),
+        ] {
+            if value == 0 {
+                return Err((key, format!("{key} must be 1 or more")));
+            }
+        }
+        Ok(())
+    }
+}

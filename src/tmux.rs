@@ -1,0 +1,168 @@
+//! `netlens tmux`: a troubleshooting layout of four compact netlens panes
+//! (interfaces, TCP, flows, DNS) in a new tmux session, or in a new window
+//! when already inside tmux. Only the Flows pane captures packets; the others
+//! run with --no-capture, so the layout costs one capture ring, not four.
+
+use crate::app::tabs::Tab;
+use crate::cli::{Cli, TmuxArgs};
+use anyhow::{Context, Result, bail};
+use std::ffi::OsString;
+use std::process::Command;
+
+/// The panes, in layout order: the tab each shows and whether it captures.
+pub const PANES: [(Tab, bool); 4] = [
+    (Tab::Interfaces, false),
+    (Tab::Tcp, false),
+    (Tab::Flows, true),
+    (Tab::Dns, false),
+];
+
+/// The tab's name as `--tab` takes it.
+fn tab_arg(tab: Tab) -> &'static str {
+    match tab {
+        Tab::Interfaces => "interfaces",
+        Tab::Sockets => "sockets",
+        Tab::Tcp => "tcp",
+        Tab::Conntrack => "conntrack",
+        Tab::Dns => "dns",
+        Tab::Flows => "flows",
+        Tab::Load => "load",
+    }
+}
+
+/// The command line of one pane: this same netlens binary, compact, on
+/// `tab`, with the options the user gave to `netlens tmux`.
+pub fn pane_command(exe: &OsString, cli: &Cli, args: &TmuxArgs, tab: Tab, capture: bool) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec![exe.clone(), "--compact".into(), "--tab".into()];
+    argv.push(tab_arg(tab).into());
+    argv.push("--interval".into());
+    argv.push(format!("{}ms", cli.collect.interval.as_millis()).into());
+    if let Some(netns) = &cli.collect.netns {
+        argv.push("--netns".into());
+        argv.push(netns.into());
+    }
+    if let Some(pid) = cli.collect.pid {
+        argv.push("--pid".into());
+        argv.push(pid.to_string().into());
+    }
+    if let Some(config) = &cli.config {
+        argv.push("--config".into());
+        // The panes start in tmux's directory, not ours.
+        let absolute = std::path::absolute(config).unwrap_or_else(|_| config.clone());
+        argv.push(absolute.into_os_string());
+    }
+    if cli.no_color {
+        argv.push("--no-color".into());
+    }
+    if cli.mouse {
+        argv.push("--mouse".into());
+    }
+    if capture {
+        if let Some(iface) = args.iface.as_ref().or(cli.capture.iface.as_ref()) {
+            argv.push("--iface".into());
+            argv.push(iface.into());
+        }
+        if let Some(filter) = &cli.capture.filter {
+            argv.push("--filter".into());
+            argv.push(filter.into());
+        }
+    } else {
+        argv.push("--no-capture".into());
+    }
+    argv
+}
+
+/// `tmux [-L SOCKET] ARGS...`, its stdout on success, and tmux's own words
+/// on failure.
+fn tmux(args: &TmuxArgs, tmux_args: &[OsString]) -> Result<String> {
+    let mut command = Command::new("tmux");
+    if let Some(socket) = &args.tmux_socket {
+        command.arg("-L").arg(socket);
+    }
+    let output = command.args(tmux_args).output().map_err(|error| {
+        if error.kind() == std::io::ErrorKind::NotFound {
+            anyhow::anyhow!(
+                "tmux is not installed (apt install tmux); `netlens tmux` needs it to build its layout"
+            )
+        } else {
+            anyhow::anyhow!("cannot run tmux: {error}")
+        }
+    })?;
+    if !output.status.success() {
+        let words = String::from_utf8_lossy(&output.stderr);
+        let verb = tmux_args
+            .first()
+            .map(|a| a.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        bail!("tmux {verb} failed: {}", words.trim());
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+fn os(items: &[&str]) -> Vec<OsString> {
+    items.iter().map(OsString::from).collect()
+}
+
+pub fn run(cli: &Cli, args: &TmuxArgs) -> Result<()> {
+    if args.session.is_empty() || args.session.contains([':', '.']) {
+        bail!(
+            "--session '{}': a tmux session name must be non-empty, without ':' or '.'",
+            args.session
+        );
+    }
+    let exe: OsString = std::env::current_exe()
+        .context("cannot find the netlens binary to run in the panes")?
+        .into();
+    // Inside tmux (and talking to that same server): a new window there.
+    let inside = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) && args.tmux_socket.is_none();
+    let commands: Vec<Vec<OsString>> = PANES
+        .iter()
+        .map(|(tab, capture)| pane_command(&exe, cli, args, *tab, *capture))
+        .collect();
+    let mut create = if inside {
+        os(&["new-window", "-P", "-F", "#{window_id}", "-n", &args.session])
+    } else {
+        os(&["new-session", "-P", "-F", "#{window_id}", "-s", &args.session, "-n", "netlens"])
+    };
+    if args.detached || !inside {
+        // A session is always created detached and attached below, so that
+        // the other panes exist before the user sees it.
+        create.push("-d".into());
+    }
+    create.extend(commands[0].iter().cloned());
+    let window = tmux(args, &create)?;
+    for command in &commands[1..] {
+        let mut split = os(&["split-window", "-t", &window]);
+        split.extend(command.iter().cloned());
+        tmux(args, &split)?;
+        // Re-tile after each split so the next one has room.
+        tmux(args, &os(&["select-layout", "-t", &window, "tiled"]))?;
+    }
+    tmux(args, &os(&["select-pane", "-t", &format!("{window}.0")]))?;
+    if inside || args.detached {
+        if args.detached {
+            println!(
+                "netlens tmux: created {} (attach with: tmux{} attach -t {})",
+                if inside { "window" } else { "session" },
+                args.tmux_socket
+                    .as_ref()
+                    .map(|s| format!(" -L {s}"))
+                    .unwrap_or_default(),
+                args.session
+            );
+        }
+        return Ok(());
+    }
+    let mut attach = Command::new("tmux");
+    if let Some(socket) = &args.tmux_socket {
+        attach.arg("-L").arg(socket);
+    }
+    let status = attach
+        .args(["attach-session", "-t", &args.session])
+        .status()
+        .context("cannot run tmux attach-session")?;
+    if !status.success() {
+        bail!("tmux attach-session -t {} failed ({status})", args.session);
+    }
+    Ok(())
+}
