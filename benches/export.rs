@@ -13,6 +13,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use netlens::collect::Collectors;
 use netlens::export::{http, page};
+use netlens::findings::Thresholds;
 use netlens::model::conntrack::{ConntrackStats, StatsSource};
 use netlens::model::sockets::{COUNTERS, TcpSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
@@ -76,30 +77,42 @@ fn render(c: &mut Criterion) {
     let mut collectors = Collectors::new("host").expect("collectors");
     let previous = collectors.collect().expect("sample");
     let current = collectors.collect().expect("sample");
-    let text = page(Some(&previous), &current);
+    let text = page(Some(&previous), &current, &Thresholds::DEFAULT);
     eprintln!(
         "render/host: {} bytes, {} lines",
         text.len(),
         text.lines().count()
     );
     c.bench_function("render/host", |b| {
-        b.iter(|| page(black_box(Some(&previous)), black_box(&current)))
+        b.iter(|| {
+            page(
+                black_box(Some(&previous)),
+                black_box(&current),
+                &Thresholds::DEFAULT,
+            )
+        })
     });
     let busy = busy_host();
-    let text = page(Some(&busy), &busy);
+    let text = page(Some(&busy), &busy, &Thresholds::DEFAULT);
     eprintln!(
         "render/200 interfaces: {} bytes, {} lines",
         text.len(),
         text.lines().count()
     );
     c.bench_function("render/200 interfaces", |b| {
-        b.iter(|| page(black_box(Some(&busy)), black_box(&busy)))
+        b.iter(|| {
+            page(
+                black_box(Some(&busy)),
+                black_box(&busy),
+                &Thresholds::DEFAULT,
+            )
+        })
     });
 }
 
 fn scrape(c: &mut Criterion) {
     let busy = busy_host();
-    let text: Arc<str> = page(Some(&busy), &busy).into();
+    let text: Arc<str> = page(Some(&busy), &busy, &Thresholds::DEFAULT).into();
     let (_publish, page_rx) = tokio::sync::watch::channel(Some(text.clone()));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

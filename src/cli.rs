@@ -22,7 +22,7 @@ pub struct Cli {
     pub tab: Option<TabName>,
 
     /// Only the tab's essentials, no header or footer: for small tmux panes
-    /// (automatic below 60 columns or 15 rows)
+    /// (automatic below 60 columns or 12 rows)
     #[arg(long)]
     pub compact: bool,
 

@@ -263,9 +263,7 @@ pub fn apply(cli: &mut crate::cli::Cli, matches: &clap::ArgMatches, config: &Con
 /// Whether the argument `id` was given on the command line, at the top level
 /// or in a subcommand (global options may be in either).
 fn on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
-    let here = matches
-        .try_contains_id(id)
-        .unwrap_or(false)
+    let here = matches.try_contains_id(id).unwrap_or(false)
         && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
     here || matches
         .subcommand()
@@ -287,7 +285,7 @@ pub fn commented_default() -> String {
          theme = \"color\"\n\
          # Take the mouse (click tabs and rows); off keeps tmux's own mouse\n\
          mouse = false\n\
-         # Always the compact layout (automatic below 60x15)\n\
+         # Always the compact layout (automatic below 60 columns or 12 rows)\n\
          compact = false\n\n\
          [columns]\n\
          # Columns per tab by header title; [] shows every column that fits.\n",
@@ -370,7 +368,10 @@ mod tests {
             "{error}"
         );
         let error = parse("interval = \"10ms\"\n").unwrap_err();
-        assert!(error.starts_with("1: ") && error.contains("100ms"), "{error}");
+        assert!(
+            error.starts_with("1: ") && error.contains("100ms"),
+            "{error}"
+        );
         let error = parse("\n[columns]\nsockets = [\"Local\", \"nope\"]\n").unwrap_err();
         assert!(
             error.starts_with("3: ") && error.contains("unknown sockets column 'nope'"),

@@ -34,7 +34,9 @@ fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args, limits),
         Some(Command::Read(args)) => netlens::capture::read::run(args, limits),
         Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
-        Some(Command::Record(args)) => netlens::record::commands::record(&cli.collect, args, limits),
+        Some(Command::Record(args)) => {
+            netlens::record::commands::record(&cli.collect, args, limits)
+        }
         Some(Command::Replay(args)) => netlens::record::commands::replay(cli, args, config),
         Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
         Some(Command::Export(args)) => netlens::export::run(&cli.collect, args, limits),

@@ -32,7 +32,13 @@ fn tab_arg(tab: Tab) -> &'static str {
 
 /// The command line of one pane: this same netlens binary, compact, on
 /// `tab`, with the options the user gave to `netlens tmux`.
-pub fn pane_command(exe: &OsString, cli: &Cli, args: &TmuxArgs, tab: Tab, capture: bool) -> Vec<OsString> {
+pub fn pane_command(
+    exe: &OsString,
+    cli: &Cli,
+    args: &TmuxArgs,
+    tab: Tab,
+    capture: bool,
+) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![exe.clone(), "--compact".into(), "--tab".into()];
     argv.push(tab_arg(tab).into());
     argv.push("--interval".into());
@@ -114,15 +120,32 @@ pub fn run(cli: &Cli, args: &TmuxArgs) -> Result<()> {
         .context("cannot find the netlens binary to run in the panes")?
         .into();
     // Inside tmux (and talking to that same server): a new window there.
-    let inside = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) && args.tmux_socket.is_none();
+    let inside =
+        std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) && args.tmux_socket.is_none();
     let commands: Vec<Vec<OsString>> = PANES
         .iter()
         .map(|(tab, capture)| pane_command(&exe, cli, args, *tab, *capture))
         .collect();
     let mut create = if inside {
-        os(&["new-window", "-P", "-F", "#{window_id}", "-n", &args.session])
+        os(&[
+            "new-window",
+            "-P",
+            "-F",
+            "#{window_id}",
+            "-n",
+            &args.session,
+        ])
     } else {
-        os(&["new-session", "-P", "-F", "#{window_id}", "-s", &args.session, "-n", "netlens"])
+        os(&[
+            "new-session",
+            "-P",
+            "-F",
+            "#{window_id}",
+            "-s",
+            &args.session,
+            "-n",
+            "netlens",
+        ])
     };
     if args.detached || !inside {
         // A session is always created detached and attached below, so that

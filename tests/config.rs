@@ -35,7 +35,12 @@ fn netlens(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
 #[test]
 fn errors_name_file_and_line_and_exit_1() {
     let cases: [(&str, &str, usize, &str); 6] = [
-        ("unknown.toml", "tab = \"tcp\"\n\ncolour = true\n", 3, "unknown field `colour`"),
+        (
+            "unknown.toml",
+            "tab = \"tcp\"\n\ncolour = true\n",
+            3,
+            "unknown field `colour`",
+        ),
         (
             "threshold.toml",
             "# mine\n[thresholds]\nsyn_flood_syn_recv = -4\n",
@@ -79,7 +84,13 @@ fn errors_name_file_and_line_and_exit_1() {
 fn print_config_parses_back_and_a_missing_file_is_an_error() {
     let (code, printed, _) = netlens(&["--print-config"], &[]);
     assert_eq!(code, 0);
-    for key in ["tab =", "[thresholds]", "dns_slow_p90_ms = 200.0", "[dns]", "mouse = false"] {
+    for key in [
+        "tab =",
+        "[thresholds]",
+        "dns_slow_p90_ms = 200.0",
+        "[dns]",
+        "mouse = false",
+    ] {
         assert!(printed.contains(key), "{key}: {printed}");
     }
     let path = write_config("printed.toml", &printed);
@@ -95,7 +106,10 @@ fn print_config_parses_back_and_a_missing_file_is_an_error() {
     assert_eq!(samples.len(), 1);
     let (code, _, stderr) = netlens(&["--config", "/nonexistent/netlens.toml", "snapshot"], &[]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("cannot read config /nonexistent/netlens.toml"), "{stderr}");
+    assert!(
+        stderr.contains("cannot read config /nonexistent/netlens.toml"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -105,7 +119,13 @@ fn xdg_config_home_is_read_and_flags_override_it() {
     std::fs::write(dir.join("netlens/config.toml"), "interval = \"300ms\"\n").unwrap();
     let xdg = dir.display().to_string();
     let interval = |extra: &[&str]| {
-        let mut args = vec!["snapshot", "--json", "--no-capture", "--section", "interfaces"];
+        let mut args = vec![
+            "snapshot",
+            "--json",
+            "--no-capture",
+            "--section",
+            "interfaces",
+        ];
         args.extend_from_slice(extra);
         let (code, stdout, stderr) = netlens(&args, &[("XDG_CONFIG_HOME", &xdg)]);
         assert_eq!(code, 0, "{stderr}");
@@ -193,19 +213,13 @@ fn a_config_threshold_decides_whether_socket_backlog_fires() {
         "{:?}",
         default[0]["findings"]
     );
-    let config = write_config(
-        "stuck.toml",
-        "[thresholds]\nstuck_queue_samples = 1\n",
-    );
+    let config = write_config("stuck.toml", "[thresholds]\nstuck_queue_samples = 1\n");
     let configured = run(Some(&config.display().to_string()));
     let found = &configured[0]["findings"];
     assert!(
         finding_ids(&configured[0]).contains(&"socket-backlog".to_string()),
         "{found}"
     );
-    assert!(
-        found.to_string().contains("Recv-Q 1000 B stuck"),
-        "{found}"
-    );
+    assert!(found.to_string().contains("Recv-Q 1000 B stuck"), "{found}");
     drop(held);
 }

@@ -352,7 +352,12 @@ fn compatibility_fixture_still_reads() {
     assert!(read.windows(2).all(|w| w[0].mono < w[1].mono));
     assert!(read.iter().all(|s| s.interface("lo").is_some()));
     let mut json = Vec::new();
-    netlens::record::commands::print_json(&reader, &mut json).unwrap();
+    netlens::record::commands::print_json(
+        &reader,
+        &mut json,
+        &netlens::findings::Thresholds::DEFAULT,
+    )
+    .unwrap();
     assert_eq!(json.iter().filter(|b| **b == b'\n').count(), read.len() - 1);
 }
 
@@ -399,7 +404,12 @@ fn demo_asset_holds_a_conntrack_full_incident() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo-conntrack-full.nlrec");
     let reader = Reader::open(&path).unwrap();
     let mut json = Vec::new();
-    netlens::record::commands::print_json(&reader, &mut json).unwrap();
+    netlens::record::commands::print_json(
+        &reader,
+        &mut json,
+        &netlens::findings::Thresholds::DEFAULT,
+    )
+    .unwrap();
     let lines: Vec<serde_json::Value> = String::from_utf8(json)
         .unwrap()
         .lines()

@@ -7,9 +7,9 @@
 use super::App;
 use super::keymap::Key;
 use crate::cli::{Cli, ReplayArgs};
-use crate::config::Config;
 use crate::collect::Sampler;
 use crate::collect::netns::Target;
+use crate::config::Config;
 use crate::ui;
 use anyhow::{Context, Result, bail};
 use crossterm::event::{

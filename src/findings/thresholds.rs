@@ -65,36 +65,48 @@ impl Default for Thresholds {
 impl Thresholds {
     /// Today's values: what the man page quotes.
     pub const DEFAULT: Thresholds = Thresholds {
-            iface_saturated_warn_percent: 80.0,
-            iface_saturated_crit_percent: 95.0,
-            conntrack_full_warn_percent: 80.0,
-            conntrack_full_crit_percent: 95.0,
-            conntrack_drop_per_s: 0.0,
-            flood_warn_pps: 10_000.0,
-            flood_crit_pps: 100_000.0,
-            flood_mean_bytes: 100.0,
-            syn_flood_syn_recv: 256,
-            syn_flood_rise_per_s: 100.0,
-            syn_flood_cookies_per_s: 100.0,
-            small_packet_pps: 100.0,
-            small_packet_bytes: 128.0,
-            stuck_queue_samples: 3,
-            retrans_warn_percent: 2.0,
-            retrans_crit_percent: 10.0,
-            retrans_min_out_segs_per_s: 50.0,
-            flow_retrans_warn_percent: 1.0,
-            dns_slow_p90_ms: 200.0,
-            dns_timeout_count: 1,
+        iface_saturated_warn_percent: 80.0,
+        iface_saturated_crit_percent: 95.0,
+        conntrack_full_warn_percent: 80.0,
+        conntrack_full_crit_percent: 95.0,
+        conntrack_drop_per_s: 0.0,
+        flood_warn_pps: 10_000.0,
+        flood_crit_pps: 100_000.0,
+        flood_mean_bytes: 100.0,
+        syn_flood_syn_recv: 256,
+        syn_flood_rise_per_s: 100.0,
+        syn_flood_cookies_per_s: 100.0,
+        small_packet_pps: 100.0,
+        small_packet_bytes: 128.0,
+        stuck_queue_samples: 3,
+        retrans_warn_percent: 2.0,
+        retrans_crit_percent: 10.0,
+        retrans_min_out_segs_per_s: 50.0,
+        flow_retrans_warn_percent: 1.0,
+        dns_slow_p90_ms: 200.0,
+        dns_timeout_count: 1,
     };
 
     /// What is wrong with these values, naming the config key: negative or
     /// not finite numbers, a warn level above its crit level, a zero count.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         let numbers = [
-            ("iface_saturated_warn_percent", self.iface_saturated_warn_percent),
-            ("iface_saturated_crit_percent", self.iface_saturated_crit_percent),
-            ("conntrack_full_warn_percent", self.conntrack_full_warn_percent),
-            ("conntrack_full_crit_percent", self.conntrack_full_crit_percent),
+            (
+                "iface_saturated_warn_percent",
+                self.iface_saturated_warn_percent,
+            ),
+            (
+                "iface_saturated_crit_percent",
+                self.iface_saturated_crit_percent,
+            ),
+            (
+                "conntrack_full_warn_percent",
+                self.conntrack_full_warn_percent,
+            ),
+            (
+                "conntrack_full_crit_percent",
+                self.conntrack_full_crit_percent,
+            ),
             ("conntrack_drop_per_s", self.conntrack_drop_per_s),
             ("flood_warn_pps", self.flood_warn_pps),
             ("flood_crit_pps", self.flood_crit_pps),
@@ -105,13 +117,19 @@ impl Thresholds {
             ("small_packet_bytes", self.small_packet_bytes),
             ("retrans_warn_percent", self.retrans_warn_percent),
             ("retrans_crit_percent", self.retrans_crit_percent),
-            ("retrans_min_out_segs_per_s", self.retrans_min_out_segs_per_s),
+            (
+                "retrans_min_out_segs_per_s",
+                self.retrans_min_out_segs_per_s,
+            ),
             ("flow_retrans_warn_percent", self.flow_retrans_warn_percent),
             ("dns_slow_p90_ms", self.dns_slow_p90_ms),
         ];
         for (key, value) in numbers {
             if !(value.is_finite() && value >= 0.0) {
-                return Err((key, format!("{key} must be a number 0 or more, not {value}")));
+                return Err((
+                    key,
+                    format!("{key} must be a number 0 or more, not {value}"),
+                ));
             }
         }
         for (warn, crit, warn_value, crit_value) in [

@@ -3,10 +3,10 @@
 use super::format::Stream;
 use super::reader::Reader;
 use super::{Recorder, time};
-use crate::config::Config;
 use crate::cli::{Cli, CollectArgs, RecordArgs, ReplayArgs};
 use crate::collect::netns::Target;
 use crate::collect::{Demand, Sampler, SamplerEvent};
+use crate::config::Config;
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::report::{Sections, json};
@@ -130,7 +130,11 @@ pub fn print_json(reader: &Reader, out: &mut impl Write, limits: &Thresholds) ->
         let read = reader.read_samples(&entry)?;
         for sample in read.records {
             if let Some(previous) = &previous {
-                writeln!(out, "{}", json::sample_line(previous, &sample, sections, limits))?;
+                writeln!(
+                    out,
+                    "{}",
+                    json::sample_line(previous, &sample, sections, limits)
+                )?;
                 printed += 1;
             }
             previous = Some(sample);

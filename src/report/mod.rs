@@ -123,7 +123,11 @@ fn print_samples(
         }
         if let Some(previous) = &previous {
             let written = if args.json {
-                writeln!(out, "{}", json::sample_line(previous, &sample, sections, limits))
+                writeln!(
+                    out,
+                    "{}",
+                    json::sample_line(previous, &sample, sections, limits)
+                )
             } else {
                 text::write_table(&mut out, previous, &sample, sections, printed == 0, limits)
             };

@@ -182,3 +182,74 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
+
+/// The compact layout's only chrome line: the tab, what is wrong (the worst
+/// finding, or the error), the mode when it is not live, and "? help". A
+/// filter being typed takes the line over. Cut from the right when narrow.
+pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    if let Some(filter) = app.editing_filter() {
+        let line = Line::from(vec![
+            Span::styled("/", theme.key()),
+            Span::raw(format!("{filter}▏")),
+            Span::styled(" Enter Esc", theme.dim()),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let mut spans = vec![Span::styled(
+        format!("{} {}", app.tab.position() + 1, app.tab.title()),
+        theme.active_tab(),
+    )];
+    match app.mode() {
+        Mode::Live => {}
+        Mode::Paused => spans.push(Span::styled(" PAUSED", theme.warn())),
+        Mode::Replay { playing, speed } => spans.push(Span::styled(
+            format!(
+                " {} {}",
+                if playing { "▶" } else { "‖" },
+                super::timeline::speed(speed)
+            ),
+            theme.warn(),
+        )),
+    }
+    if app.recording.is_some() {
+        spans.push(Span::styled(" REC", theme.alert()));
+    }
+    if let Some(error) = &app.error {
+        spans.push(Span::styled(" ERROR ", theme.alert()));
+        spans.push(Span::raw(error.clone()));
+    } else {
+        match app.derived.findings.first() {
+            None => spans.push(Span::styled(" ok", theme.good())),
+            Some(worst) => {
+                let style = if worst.severity == Severity::Crit {
+                    theme.alert()
+                } else {
+                    theme.warn()
+                };
+                spans.push(Span::styled(
+                    format!(" {} {}", worst.severity.label(), worst.id),
+                    style,
+                ));
+                if app.derived.findings.len() > 1 {
+                    spans.push(Span::styled(
+                        format!(" +{}", app.derived.findings.len() - 1),
+                        theme.dim(),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(filter) = app.filter() {
+        spans.push(Span::styled(format!(" [{filter}]"), theme.warn()));
+    }
+    // "? help" at the right edge when it fits after everything else.
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let help = " ? help";
+    let room = usize::from(area.width);
+    if used + help.len() < room {
+        spans.push(Span::raw(" ".repeat(room - used - help.len())));
+        spans.push(Span::styled(help, theme.dim()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -20,6 +20,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Sparkline, Wrap};
 
+/// Below this width the form and the run are stacked, not side by side.
+const NARROW: u16 = 60;
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let view = &app.load;
     let [top, result, past] = Layout::vertical([
@@ -28,10 +31,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Constraint::Length((view.runs.len() as u16 + 2).clamp(3, 7)),
     ])
     .areas(area);
-    let [form, run] = Layout::horizontal([Constraint::Length(36), Constraint::Min(0)]).areas(top);
-    render_form(frame, form, view, theme);
-    render_run(frame, run, view, theme);
-    render_result(frame, result, view, theme);
+    if area.width < NARROW {
+        // Too narrow for the run beside the form: the run takes the
+        // result's place below it (its last result is in Past runs).
+        render_form(frame, top, view, theme);
+        render_run(frame, result, view, theme);
+    } else {
+        let [form, run] =
+            Layout::horizontal([Constraint::Length(36), Constraint::Min(0)]).areas(top);
+        render_form(frame, form, view, theme);
+        render_run(frame, run, view, theme);
+        render_result(frame, result, view, theme);
+    }
     render_past(frame, past, view, theme);
     if let Some((_, target)) = &view.confirm {
         render_confirm(frame, area, target, theme);

@@ -32,9 +32,24 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use theme::Theme;
 
+/// Below this many columns or rows the layout is compact even without
+/// --compact: a 2x2 tmux layout on an 80x24 terminal gives ~40x11 panes.
+/// (12 rows still fit the full chrome: four lines of it and eight of table.)
+pub const COMPACT_WIDTH: u16 = 60;
+pub const COMPACT_HEIGHT: u16 = 12;
+
+/// Whether a frame of this size uses the compact layout.
+pub fn is_compact(app: &App, area: ratatui::layout::Rect) -> bool {
+    app.compact || area.width < COMPACT_WIDTH || area.height < COMPACT_HEIGHT
+}
+
 pub fn draw(frame: &mut Frame, app: &mut App) {
     let theme = Theme { color: app.color };
     app.refresh_derived();
+    if is_compact(app, frame.area()) {
+        draw_compact(frame, app, theme);
+        return;
+    }
     let timeline_rows = u16::from(app.replay.is_some());
     let [header, findings, tabs, body, timeline_area, footer] = Layout::vertical([
         Constraint::Length(1),
@@ -52,6 +67,28 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     chrome::render_findings(frame, findings, app, theme);
     chrome::render_tabs(frame, tabs, app, theme);
     chrome::render_footer(frame, footer, app, theme);
+    render_body(frame, body, app, theme);
+}
+
+/// The compact layout: one status line (tab, worst finding, mode), the tab's
+/// body, and the replay timeline when replaying. No header, tab bar or footer.
+fn draw_compact(frame: &mut Frame, app: &mut App, theme: Theme) {
+    let timeline_rows = u16::from(app.replay.is_some() && frame.area().height >= 4);
+    let [status, body, timeline_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(timeline_rows),
+    ])
+    .areas(frame.area());
+    app.hits.tabs.clear();
+    chrome::render_compact_status(frame, status, app, theme);
+    if timeline_rows > 0 {
+        timeline::render(frame, timeline_area, app, theme);
+    }
+    render_body(frame, body, app, theme);
+}
+
+fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, theme: Theme) {
     app.hits.rows = None;
     if app.help {
         app.help_scroll = help::render(frame, body, app.help_scroll, theme);
