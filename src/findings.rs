@@ -2,6 +2,7 @@
 //! `snapshot --json` and (later) in replay.
 
 mod conntrack;
+pub mod dns;
 mod stack;
 
 pub use stack::{
@@ -27,6 +28,8 @@ pub const IDS: &[&str] = &[
     LISTEN_OVERFLOW,
     SOCKET_BACKLOG,
     RETRANSMITS,
+    dns::DNS_TIMEOUT,
+    dns::DNS_SLOW,
 ];
 
 pub const IFACE_ERRORS: &str = "iface-errors";
@@ -159,6 +162,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
     findings.extend(conntrack::evaluate(previous, current));
     stack::evaluate(previous, current, &mut findings);
     findings.extend(flows::evaluate(previous, current));
+    findings.extend(dns::evaluate(current));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

@@ -7,6 +7,7 @@ pub mod app;
 pub mod capture;
 pub mod cli;
 pub mod collect;
+pub mod dns;
 pub mod export;
 pub mod findings;
 pub mod load;

@@ -36,8 +36,11 @@ pub fn run(cli: &Cli) -> Result<()> {
     // A bad filter or interface stops here; a missing privilege does not
     // (the Flows tab says how to grant it).
     let (capture, packets) = crate::capture::live::start(&target, &cli.capture)?;
+    let dns = crate::dns::DnsMonitor::start(&target, &cli.dns, cli.collect.interval)?;
+    dns.attach(capture.as_ref());
     let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut app = App::new(cli.tab, cli.collect.interval, color);
+    app.dns.monitor = Some(dns);
     app.demand = sampler.demand();
     app.flows.capture = capture;
     app.record_path = cli.record.clone();

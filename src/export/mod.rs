@@ -4,6 +4,7 @@
 //! each sample is rendered once and the text is shared by every scrape until
 //! the next one, so a scrape costs a copy, not a socket or conntrack dump.
 
+pub mod dns;
 pub mod http;
 pub mod render;
 
@@ -17,11 +18,11 @@ use std::io::Write;
 use std::sync::Arc;
 use tokio::sync::watch;
 
-/// Renders `current` with the findings of (`previous`, `current`).
-pub fn page(previous: Option<&Sample>, current: &Sample) -> String {
+/// Renders `current` with the findings of (`previous`, `current`) and the
+/// DNS probe histograms accumulated so far.
+pub fn page(previous: Option<&Sample>, current: &Sample, dns: &dns::Accumulator) -> String {
     let active = findings::evaluate(previous, current);
-    // No DNS prober exists yet: no probe histograms to export.
-    render::render(current, &active, &[])
+    render::render(current, &active, &dns.histograms())
 }
 
 pub fn run(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
@@ -39,6 +40,9 @@ async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let address = listener.local_addr()?;
+    // Probes only when asked (--dns-probe); no capture, so no passive DNS.
+    let monitor = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    let mut histograms = dns::Accumulator::default();
     let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
     let (publish, page_rx) = watch::channel::<Option<Arc<str>>>(None);
 
@@ -49,7 +53,7 @@ async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
         Some(SamplerEvent::Error(error)) => bail!("{error}"),
         None => bail!("the sampler stopped unexpectedly"),
     };
-    publish.send_replace(Some(page(None, &previous).into()));
+    publish.send_replace(Some(page(None, &previous, &histograms).into()));
     {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
@@ -66,8 +70,11 @@ async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
     let result = loop {
         tokio::select! {
             event = events.recv() => match event {
-                Some(SamplerEvent::Sample(sample)) => {
-                    publish.send_replace(Some(page(Some(&previous), &sample).into()));
+                Some(SamplerEvent::Sample(mut sample)) => {
+                    let dns = monitor.sample(None);
+                    histograms.add(&dns);
+                    sample.dns = Some(dns);
+                    publish.send_replace(Some(page(Some(&previous), &sample, &histograms).into()));
                     previous = *sample;
                 }
                 Some(SamplerEvent::Error(error)) => {

@@ -22,6 +22,7 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs) -> Result<()> {
     // once a second).
     let demand = Arc::new(Demand::default());
     demand.set_conntrack_entries(true);
+    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
     let (sampler, mut events) = Sampler::spawn_with(target, collect.interval, demand)?;
     let mut recorder = Recorder::create(&args.output, &super::meta(&label, collect.interval))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -44,7 +45,8 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs) -> Result<()> {
             };
             tokio::select! {
                 event = events.recv() => match event {
-                    Some(SamplerEvent::Sample(sample)) => {
+                    Some(SamplerEvent::Sample(mut sample)) => {
+                        sample.dns = Some(dns.sample(None));
                         recorder.record(previous.as_ref(), &sample)?;
                         previous = Some(*sample);
                         if progress {

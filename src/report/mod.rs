@@ -1,5 +1,6 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
+pub mod dns_json;
 pub mod flows;
 pub mod json;
 pub mod sockets_json;
@@ -26,6 +27,8 @@ pub struct Sections {
     pub tcp: bool,
     /// Capture status and flows.
     pub flows: bool,
+    /// Resolver configuration, probe and passive results.
+    pub dns: bool,
 }
 
 impl Sections {
@@ -39,6 +42,7 @@ impl Sections {
                 sockets: true,
                 tcp: true,
                 flows: true,
+                dns: true,
             };
         }
         Self {
@@ -49,6 +53,7 @@ impl Sections {
             sockets: list.contains(&Section::Sockets),
             tcp: list.contains(&Section::Tcp),
             flows: list.contains(&Section::Flows),
+            dns: list.contains(&Section::Dns),
         }
     }
 }
@@ -61,6 +66,8 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
     let (sampler, mut events) = Sampler::spawn(target.clone(), collect.interval)?;
     // As the live view: capture where permitted, unless --no-capture.
     let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
+    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    dns.attach(capture.as_ref());
     let mut recorder = match &args.record {
         Some(path) => Some(crate::record::Recorder::create(
             path,
@@ -73,8 +80,10 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
         &mut events,
         &sampler,
         capture.as_ref(),
+        &dns,
         recorder.as_mut(),
     );
+    drop(dns);
     drop(capture);
     drop(sampler);
     if let Some(recorder) = recorder {
@@ -88,6 +97,7 @@ fn print_samples(
     events: &mut tokio::sync::mpsc::UnboundedReceiver<SamplerEvent>,
     sampler: &Sampler,
     capture: Option<&crate::capture::live::Capture>,
+    dns: &crate::dns::DnsMonitor,
     mut recorder: Option<&mut crate::record::Recorder>,
 ) -> Result<()> {
     let sections = Sections::from_list(&args.section);
@@ -100,6 +110,11 @@ fn print_samples(
         let sample = match events.blocking_recv() {
             Some(SamplerEvent::Sample(mut sample)) => {
                 sample.capture = capture.map(|c| c.summary());
+                // DNS results since the baseline belong to the first
+                // printed sample: the baseline takes none.
+                if previous.is_some() {
+                    sample.dns = Some(dns.sample(capture));
+                }
                 *sample
             }
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
