@@ -77,7 +77,12 @@ fn render(c: &mut Criterion) {
     let mut collectors = Collectors::new("host").expect("collectors");
     let previous = collectors.collect().expect("sample");
     let current = collectors.collect().expect("sample");
-    let text = page(Some(&previous), &current, &Thresholds::DEFAULT);
+    let text = page(
+        Some(&previous),
+        &current,
+        &netlens::export::dns::Accumulator::default(),
+        &Thresholds::DEFAULT,
+    );
     eprintln!(
         "render/host: {} bytes, {} lines",
         text.len(),
@@ -88,12 +93,18 @@ fn render(c: &mut Criterion) {
             page(
                 black_box(Some(&previous)),
                 black_box(&current),
+                &netlens::export::dns::Accumulator::default(),
                 &Thresholds::DEFAULT,
             )
         })
     });
     let busy = busy_host();
-    let text = page(Some(&busy), &busy, &Thresholds::DEFAULT);
+    let text = page(
+        Some(&busy),
+        &busy,
+        &netlens::export::dns::Accumulator::default(),
+        &Thresholds::DEFAULT,
+    );
     eprintln!(
         "render/200 interfaces: {} bytes, {} lines",
         text.len(),
@@ -104,6 +115,7 @@ fn render(c: &mut Criterion) {
             page(
                 black_box(Some(&busy)),
                 black_box(&busy),
+                &netlens::export::dns::Accumulator::default(),
                 &Thresholds::DEFAULT,
             )
         })
@@ -112,7 +124,13 @@ fn render(c: &mut Criterion) {
 
 fn scrape(c: &mut Criterion) {
     let busy = busy_host();
-    let text: Arc<str> = page(Some(&busy), &busy, &Thresholds::DEFAULT).into();
+    let text: Arc<str> = page(
+        Some(&busy),
+        &busy,
+        &netlens::export::dns::Accumulator::default(),
+        &Thresholds::DEFAULT,
+    )
+    .into();
     let (_publish, page_rx) = tokio::sync::watch::channel(Some(text.clone()));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

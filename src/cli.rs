@@ -17,6 +17,9 @@ pub struct Cli {
     #[command(flatten)]
     pub capture: CaptureArgs,
 
+    #[command(flatten)]
+    pub dns: DnsArgs,
+
     /// Tab to open first (default: the config's `tab`, else interfaces)
     #[arg(long, value_enum)]
     pub tab: Option<TabName>,
@@ -96,6 +99,26 @@ pub struct CaptureArgs {
     pub payload: bool,
 }
 
+/// DNS probes (opt-in: without --dns-probe netlens sends no query).
+#[derive(Debug, Clone, Default, Args)]
+pub struct DnsArgs {
+    /// Probe a name on every DNS server once per interval (repeatable):
+    /// NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)
+    #[arg(long = "dns-probe", value_name = "PROBE")]
+    pub dns_probe: Vec<String>,
+
+    /// A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the
+    /// nameservers of /etc/resolv.conf
+    #[arg(long = "dns-server", value_name = "ADDR[:PORT]")]
+    pub dns_server: Vec<String>,
+
+    /// How long a query may go unanswered before it counts as a timeout,
+    /// for probes and for queries seen on the wire; default: the `options
+    /// timeout` of /etc/resolv.conf, else 5s
+    #[arg(long = "dns-timeout", value_parser = parse_duration, value_name = "D")]
+    pub dns_timeout: Option<Duration>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print samples for scripts: a sar-like table, or JSON Lines with --json
@@ -144,6 +167,9 @@ pub struct SnapshotArgs {
 
     #[command(flatten)]
     pub capture: CaptureArgs,
+
+    #[command(flatten)]
+    pub dns: DnsArgs,
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +181,9 @@ pub struct RecordArgs {
     /// Stop after this long (default: until SIGINT or SIGTERM)
     #[arg(long, value_parser = parse_duration, value_name = "D")]
     pub duration: Option<Duration>,
+
+    #[command(flatten)]
+    pub dns: DnsArgs,
 }
 
 #[derive(Debug, Args)]
@@ -244,6 +273,9 @@ pub struct ExportArgs {
     /// Address and port to serve /metrics on (port 0 picks a free port)
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:9464")]
     pub listen: std::net::SocketAddr,
+
+    #[command(flatten)]
+    pub dns: DnsArgs,
 }
 
 #[derive(Debug, Args)]
@@ -277,6 +309,7 @@ pub enum Section {
     Findings,
     Sockets,
     Tcp,
+    Dns,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

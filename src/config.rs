@@ -151,14 +151,7 @@ pub fn column_titles(tab: Tab) -> Vec<&'static str> {
 fn probe_names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     let names = Vec::<String>::deserialize(d)?;
     for name in &names {
-        let valid = !name.is_empty()
-            && name.len() <= 253
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
-        if !valid {
-            return Err(D::Error::custom(format!("'{name}' is not a DNS name")));
-        }
+        crate::dns::parse_probe(name).map_err(D::Error::custom)?;
     }
     Ok(names)
 }
@@ -166,13 +159,7 @@ fn probe_names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error>
 fn servers<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     let servers = Vec::<String>::deserialize(d)?;
     for server in &servers {
-        let valid = server.parse::<std::net::IpAddr>().is_ok()
-            || server.parse::<std::net::SocketAddr>().is_ok();
-        if !valid {
-            return Err(D::Error::custom(format!(
-                "'{server}' is not an address (ADDR or ADDR:PORT, [v6]:PORT)"
-            )));
-        }
+        crate::dns::parse_server(server).map_err(D::Error::custom)?;
     }
     Ok(servers)
 }
@@ -257,6 +244,29 @@ pub fn apply(cli: &mut crate::cli::Cli, matches: &clap::ArgMatches, config: &Con
     }
     if config.compact {
         cli.compact = true;
+    }
+    use crate::cli::Command;
+    let dns = match &mut cli.command {
+        None => &mut cli.dns,
+        Some(Command::Snapshot(args)) => &mut args.dns,
+        Some(Command::Record(args)) => &mut args.dns,
+        Some(Command::Export(args)) => &mut args.dns,
+        Some(_) => return,
+    };
+    add_dns(dns, &config.dns);
+}
+
+/// The config's probes and servers come after those given on the command line.
+fn add_dns(args: &mut crate::cli::DnsArgs, config: &Dns) {
+    for probe in &config.probes {
+        if !args.dns_probe.contains(probe) {
+            args.dns_probe.push(probe.clone());
+        }
+    }
+    for server in &config.servers {
+        if !args.dns_server.contains(server) {
+            args.dns_server.push(server.clone());
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! `snapshot --json` and (later) in replay.
 
 mod conntrack;
+pub mod dns;
 mod stack;
 pub mod thresholds;
 
@@ -24,6 +25,8 @@ pub const IDS: &[&str] = &[
     LISTEN_OVERFLOW,
     SOCKET_BACKLOG,
     RETRANSMITS,
+    dns::DNS_TIMEOUT,
+    dns::DNS_SLOW,
 ];
 
 pub const IFACE_ERRORS: &str = "iface-errors";
@@ -145,6 +148,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     findings.extend(conntrack::evaluate(previous, current, limits));
     stack::evaluate(previous, current, limits, &mut findings);
     findings.extend(flows::evaluate(previous, current, limits));
+    findings.extend(dns::evaluate(current, limits));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

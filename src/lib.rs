@@ -8,6 +8,7 @@ pub mod capture;
 pub mod cli;
 pub mod collect;
 pub mod config;
+pub mod dns;
 pub mod export;
 pub mod findings;
 pub mod load;

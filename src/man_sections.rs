@@ -108,6 +108,25 @@ FIN_WAIT, CLOSED, RESET, or "\-" for other protocols), \fBrtt_ms\fR (SYN to the
 handshake's last ACK, as seen where the capture runs), \fBretransmits\fR,
 \fBfirst_seen\fR, \fBlast_seen\fR (Unix seconds).
 .TP
+\fBdns\fR
+DNS results settled during the interval (null when not collected, e.g. an old
+recording). \fBprobes[]\fR: one object per probe query (\fB\-\-dns\-probe\fR) and
+\fBpassive[]\fR: one per query seen by the capture and matched to its response
+(or timed out), each with \fBserver\fR ("ip:port"), \fBname\fR, \fBqtype\fR (A, AAAA,
+PTR, ...), \fBlatency_ms\fR (null on timeout or error), \fBoutcome\fR (ok, timeout,
+nxdomain, servfail, refused or error), \fBt\fR (Unix seconds the query was sent)
+and \fBanswers\fR (the first 4 answer records). \fBservers[]\fR: per server and
+\fBsource\fR (probe or passive) over the interval: \fBcount\fR, \fBp50_ms\fR,
+\fBp90_ms\fR, \fBp99_ms\fR, \fBmax_ms\fR, \fBtimeouts\fR, \fBservfail_percent\fR,
+\fBnxdomain_percent\fR, \fBrefused_percent\fR. \fBconfig\fR: the resolver
+configuration: \fBnameservers[]\fR {\fBaddress\fR, \fBstub\fR (e.g. "systemd\-resolved
+stub" for a loopback server, or null)}, \fBsearch[]\fR, \fBtimeout_s\fR,
+\fBattempts\fR, \fBrotate\fR, \fBndots\fR (resolv.conf), \fBhosts_entries\fR
+(/etc/hosts), \fBnsswitch_hosts\fR (the hosts line of nsswitch.conf), \fBerror\fR.
+Also \fBprobe_servers[]\fR, \fBprobe_specs[]\fR ("A example.com"), \fBpassive_on\fR,
+\fBpassive_error\fR, \fBpassive_dropped\fR (results over the bound of 2,000 per
+sample), \fBtimeout_s\fR (after which an unanswered query is a timeout).
+.TP
 \fBfindings[]\fR
 \fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR, and
 \fBevidence\fR {\fBtab\fR, \fBrow\fR}: where the evidence is shown.
@@ -164,8 +183,45 @@ sent over the interval, while at least 50 segments/s were sent. Flow level: a TC
 flow sent data it had already sent (a segment ending at or before the highest
 sequence seen in that direction); \fBnetlens read \-\-flows \-\-json\fR lists it in
 the flow's \fBfindings\fR.
+.TP
+\fBdns\-timeout\fR
+DNS queries went unanswered during the interval (probes, or queries seen on the
+wire after the client's timeout: \fB\-\-dns\-timeout\fR, else resolv.conf's
+\fBoptions timeout\fR, else 5 s). Names the server and the names, a reverse lookup
+as "PTR 198.18.0.9"; crit when every query to that server went unanswered. For PTR the
+hint explains the classic stall (tools that reverse-resolve every address wait the
+timeout for each) and the fixes: add the PTR records, answer NXDOMAIN, or use \-n.
+.TP
+\fBdns\-slow\fR
+A server's p90 answer latency over the interval reached 100 ms (warn) or 1000 ms
+(crit), from at least 1 answer (\fBdns_slow_p90_ms\fR; crit is 10 times it). Names the server and its slowest name; the hint
+suggests a closer resolver or a local cache such as dnsmasq or systemd\-resolved.
 .PP
 A finding clears as soon as its condition no longer holds.
+.SH DNS
+The DNS tab shows the resolver configuration (nameservers of /etc/resolv.conf, a
+loopback server marked as a stub, search domains, options timeout, attempts,
+rotate, ndots; the number of /etc/hosts entries; the hosts line of
+nsswitch.conf), a table per server and source ("probe", or "wire" for queries
+seen by the capture) over the history (5 minutes): count, p50, p90, p99 and max
+latency in ms, timeouts, SERVFAIL, NXDOMAIN and REFUSED in percent; the selected
+server's latency histogram and, for probes, its timeline (one character per
+sample: a bar by latency, x timeout, n NXDOMAIN, ! other failure, \[pc] none);
+the slowest and the failing names; and a PTR line when reverse lookups were seen.
+.PP
+Passive (the default, sends nothing): every DNS query over UDP port 53 that the
+capture sees (before any \fB\-\-filter\fR) is matched to its response by client,
+server, id and question. It needs capture (CAP_NET_RAW); \fBrecord\fR and
+\fBexport\fR carry probes only.
+.PP
+Probes (opt-in): \fB\-\-dns\-probe\fR PROBE, repeatable, or \fBn\fR in the tab. PROBE is
+NAME or \fBA:\fRNAME (A), \fBAAAA:\fRNAME, \fBPTR:\fRADDRESS, or a bare IP address (its
+PTR). Each probe queries every server of \fB\-\-dns\-server\fR ADDR[:PORT] (repeatable),
+or when none is given the nameservers of /etc/resolv.conf (at most 3, as glibc),
+once per interval: one thread per server sends one query at a time over a fresh UDP
+socket, recursion desired, no cache and no retry, and waits up to
+\fB\-\-dns\-timeout\fR (default: resolv.conf's options timeout, else 5 s). Nothing else
+is read from the system configuration and no other server is ever asked.
 .SH LOAD
 \fBnetlens load\fR generates load to watch in the other tabs, from the command line
 or from the Load tab. Every run is bounded by a duration (at most one hour) or a
@@ -203,7 +259,8 @@ available. netlens' own: \fBnetlens_tcp_connections\fR{\fBstate\fR} (gauge, the 
 states), \fBnetlens_finding\fR{\fBid\fR,\fBseverity\fR} (gauge: how many instances of that
 finding are active), \fBnetlens_sample_timestamp_seconds\fR, and
 \fBnetlens_dns_probe_duration_seconds\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR} (histogram,
-only emitted when there are DNS probe results). assets/prometheus.yml and
+only emitted when there are DNS probe results: \fB\-\-dns\-probe\fR; cumulative since the
+exporter started, answered probes (NOERROR and NXDOMAIN) only, buckets 1 ms to 5 s). assets/prometheus.yml and
 assets/grafana-netlens.json in the source tree are a sample scrape config and dashboard.
 .SH LOAD JSON KEYS
 With \fB\-\-json\fR each load kind prints per-interval objects (\fBtype\fR "interval", or
@@ -408,8 +465,8 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
     ),
     (
         "dns_slow_p90_ms",
-        "200.0",
-        "dns-slow: 90th percentile of a probe's latency, in milliseconds",
+        "100.0",
+        "dns-slow: a server's 90th percentile answer latency in an interval, in milliseconds (crit at 10 times this)",
     ),
     (
         "dns_timeout_count",

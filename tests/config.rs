@@ -87,7 +87,7 @@ fn print_config_parses_back_and_a_missing_file_is_an_error() {
     for key in [
         "tab =",
         "[thresholds]",
-        "dns_slow_p90_ms = 200.0",
+        "dns_slow_p90_ms = 100.0",
         "[dns]",
         "mouse = false",
     ] {

@@ -230,7 +230,7 @@ fn sigterm_and_sighup_restore_the_terminal() {
 #[test]
 fn starts_on_the_tab_asked_for() {
     let mut session = Session::start(&["--tab", "dns"], 80, 24);
-    session.wait_for("DNS: not built yet");
+    session.wait_for("n adds a probe");
     session.send("q");
     assert!(session.wait_exit().success());
 }

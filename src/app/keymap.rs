@@ -73,6 +73,8 @@ pub enum Action {
     ScrollPacketsDown,
     /// Flows: one row per flow, per host or per port.
     Aggregate,
+    /// DNS: type a probe to add (NAME, AAAA:NAME, an address for PTR).
+    AddProbe,
 }
 
 /// Where a binding applies.
@@ -88,6 +90,8 @@ pub enum Scope {
     Replay,
     /// In the Flows tab.
     Flows,
+    /// In the DNS tab.
+    Dns,
 }
 
 impl Scope {
@@ -99,6 +103,7 @@ impl Scope {
             Scope::Load => "In the Load tab",
             Scope::Replay => "While replaying",
             Scope::Flows => "In Flows",
+            Scope::Dns => "In DNS",
         }
     }
 }
@@ -108,6 +113,7 @@ pub const SCOPES: &[Scope] = &[
     Scope::Global,
     Scope::View,
     Scope::Flows,
+    Scope::Dns,
     Scope::Load,
     Scope::Replay,
 ];
@@ -377,6 +383,13 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Flows,
         help: "flows by flow/host/port",
         hint: None,
+    },
+    Binding {
+        keys: &[Char('n')],
+        action: Action::AddProbe,
+        scope: Scope::Dns,
+        help: "add a DNS probe: NAME, AAAA:NAME, or an address (PTR)",
+        hint: Some("probe"),
     },
 ];
 

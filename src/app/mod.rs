@@ -2,6 +2,7 @@
 //! terminal and the event loop; `ui` draws this state.
 
 pub mod conntrack;
+pub mod dns;
 pub mod flows;
 pub mod history;
 pub mod interfaces;
@@ -58,6 +59,7 @@ pub struct App {
     pub interfaces: InterfacesView,
     pub conntrack: ConntrackView,
     pub flows: flows::FlowsView,
+    pub dns: dns::DnsView,
     /// Shared with the sampler: what the open tab needs collected.
     pub demand: Arc<Demand>,
     pub sockets: SocketsView,
@@ -98,6 +100,7 @@ impl App {
             interfaces: InterfacesView::default(),
             conntrack: ConntrackView::default(),
             flows: flows::FlowsView::default(),
+            dns: dns::DnsView::default(),
             demand: Arc::default(),
             sockets: SocketsView::default(),
             tcp: tcp::TcpView::default(),
@@ -228,6 +231,9 @@ impl App {
                 if let Some(capture) = &self.flows.capture {
                     sample.capture = Some(capture.summary());
                 }
+                if let Some(monitor) = &self.dns.monitor {
+                    sample.dns = Some(monitor.sample(self.flows.capture.as_ref()));
+                }
                 self.sockets.record(&sample);
                 let record_error = self.record_sample(&sample);
                 self.history.push(*sample);
@@ -250,6 +256,9 @@ impl App {
         }
         if self.tab == Tab::Flows && self.flows.capture_edit.is_some() && !self.help {
             return self.flows.edit_capture_filter(key);
+        }
+        if self.tab == Tab::Dns && self.dns.prompt.is_some() && !self.help {
+            return self.dns.edit_prompt(key);
         }
         if self.editing_filter().is_some() {
             return self.edit_filter(key);
@@ -291,6 +300,8 @@ impl App {
             Scope::Replay => self.replay_action(binding.action, key),
             Scope::Flows if self.tab == Tab::Flows => self.flows_action(binding.action),
             Scope::Flows => false,
+            Scope::Dns if self.tab == Tab::Dns => self.dns.start_prompt(),
+            Scope::Dns => false,
         }
     }
 
@@ -334,6 +345,27 @@ impl App {
         }
     }
 
+    /// The DNS tab's figures over the samples up to the shown one (of the
+    /// shown sample's namespace).
+    pub fn dns_summary(&mut self) -> &dns::DnsSummary {
+        let shown = self.shown_index();
+        let key = (
+            shown.and_then(|i| self.history.get(i)).map(|s| s.mono),
+            self.history.len(),
+        );
+        let history = &self.history;
+        self.dns.summary(key, || {
+            let Some(shown) = shown else {
+                return Vec::new();
+            };
+            let netns = history.get(shown).map(|s| s.netns.clone());
+            (0..=shown)
+                .filter_map(|i| history.get(i))
+                .filter(|s| Some(&s.netns) == netns.as_ref())
+                .collect()
+        })
+    }
+
     fn flows_action(&mut self, action: Action) -> bool {
         let rows = self.flow_rows().len();
         self.flows.handle(action, rows)
@@ -345,6 +377,10 @@ impl App {
         }
         if self.tab == Tab::Flows {
             return self.flows_action(action);
+        }
+        if self.tab == Tab::Dns {
+            let rows = self.dns_summary().servers.len();
+            return self.dns.handle(action, rows);
         }
         if self.tab == Tab::Conntrack {
             let mut view = std::mem::take(&mut self.conntrack);

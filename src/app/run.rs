@@ -37,7 +37,10 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     // A bad filter or interface stops here; a missing privilege does not
     // (the Flows tab says how to grant it).
     let (capture, packets) = crate::capture::live::start(&target, &cli.capture)?;
+    let dns = crate::dns::DnsMonitor::start(&target, &cli.dns, cli.collect.interval)?;
+    dns.attach(capture.as_ref());
     let mut app = configured_app(cli, config);
+    app.dns.monitor = Some(dns);
     app.demand = sampler.demand();
     app.flows.capture = capture;
     app.record_path = cli.record.clone();

@@ -37,14 +37,4 @@ impl Tab {
     pub fn previous(self) -> Tab {
         ALL[(self.position() + ALL.len() - 1) % ALL.len()]
     }
-
-    /// What a tab that has not been built yet says, and the tool to use until
-    /// then. The only placeholder netlens has; each goes when its tab lands.
-    pub fn not_built_yet(self) -> Option<(&'static str, &'static str)> {
-        match self {
-            Tab::Interfaces | Tab::Sockets | Tab::Tcp | Tab::Conntrack => None,
-            Tab::Flows | Tab::Load => None,
-            Tab::Dns => Some(("resolver latency and failures", "dig @SERVER NAME")),
-        }
-    }
 }

@@ -30,6 +30,8 @@ pub const IDLE_TIMEOUT_S: f64 = 120.0;
 pub const LINES_PER_BATCH: usize = 2_000;
 /// How often batches go out.
 const BATCH_EVERY: Duration = Duration::from_millis(100);
+/// The passive DNS timeout until told the client's (glibc's default).
+const DNS_TIMEOUT_S: f64 = 5.0;
 
 /// One packet as the Flows tab lists it and `w` writes it.
 #[derive(Debug, Clone)]
@@ -63,6 +65,8 @@ struct Shared {
     filter: String,
     error: Option<String>,
     active: bool,
+    /// Passive DNS: queries matched to responses as packets pass.
+    dns: crate::dns::passive::Matcher,
 }
 
 /// The running capture (or why there is none). Dropping it stops the thread.
@@ -107,6 +111,7 @@ impl Capture {
                 .unwrap_or_default(),
             error: None,
             active: false,
+            dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
         }));
         let (events, receiver) = unbounded_channel();
         let (control, controls) = mpsc::channel();
@@ -190,6 +195,7 @@ impl Capture {
             filter: String::new(),
             error: Some(reason.to_string()),
             active: false,
+            dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
         }));
         Self {
             shared,
@@ -230,6 +236,33 @@ impl Capture {
         if let Some(control) = &self.control {
             let _ = control.send(Control::Filter(filter));
         }
+    }
+
+    /// Seconds after which a DNS query seen without a response counts as
+    /// a timeout (the client's resolver timeout).
+    pub fn set_dns_timeout(&self, seconds: f64) {
+        lock(&self.shared).dns.set_timeout(seconds);
+    }
+
+    /// Passive DNS results settled since the last call, and how many were
+    /// dropped by the bound.
+    pub fn take_dns(&self) -> (Vec<crate::dns::DnsResult>, u64) {
+        let mut shared = lock(&self.shared);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        shared.dns.expire(now);
+        shared.dns.take()
+    }
+
+    /// Whether packets are being captured now.
+    pub fn is_active(&self) -> bool {
+        lock(&self.shared).active
+    }
+
+    /// Why there is no capture, if there is none.
+    pub fn error(&self) -> Option<String> {
+        lock(&self.shared).error.clone()
     }
 
     /// The bounded view a Sample carries.
@@ -370,6 +403,11 @@ impl Engine {
                 let formatter = &mut self.formatter;
                 self.ring.drain(|p| {
                     let s = summarize(linktype, p.data, p.orig_len);
+                    // Before the display filter: DNS figures do not depend
+                    // on what the Flows tab is filtering for.
+                    if s.proto == 17 && (s.sport == 53 || s.dport == 53) {
+                        shared.dns.feed(&s, p.data, p.ts.as_secs_f64());
+                    }
                     if let Some(f) = filter
                         && !f.matches(&s, p.data)
                     {
@@ -404,6 +442,7 @@ impl Engine {
                 let mut shared = lock(&self.shared);
                 shared.stats = stats;
                 shared.table.expire(now);
+                shared.dns.expire(now);
             }
             if (!batch.is_empty() || unprinted > 0) && last_send.elapsed() >= BATCH_EVERY {
                 last_send = Instant::now();

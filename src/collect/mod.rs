@@ -94,6 +94,7 @@ impl Collectors {
             sockets,
             tcp: Some(tcp),
             capture: None,
+            dns: None,
         })
     }
 }

@@ -4,6 +4,7 @@
 //! each sample is rendered once and the text is shared by every scrape until
 //! the next one, so a scrape costs a copy, not a socket or conntrack dump.
 
+pub mod dns;
 pub mod http;
 pub mod render;
 
@@ -17,11 +18,16 @@ use std::io::Write;
 use std::sync::Arc;
 use tokio::sync::watch;
 
-/// Renders `current` with the findings of (`previous`, `current`).
-pub fn page(previous: Option<&Sample>, current: &Sample, limits: &findings::Thresholds) -> String {
+/// Renders `current` with the findings of (`previous`, `current`) and the
+/// DNS probe histograms accumulated so far.
+pub fn page(
+    previous: Option<&Sample>,
+    current: &Sample,
+    dns: &dns::Accumulator,
+    limits: &findings::Thresholds,
+) -> String {
     let active = findings::evaluate(previous, current, limits);
-    // No DNS prober exists yet: no probe histograms to export.
-    render::render(current, &active, &[])
+    render::render(current, &active, &dns.histograms())
 }
 
 pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &findings::Thresholds) -> Result<()> {
@@ -43,6 +49,9 @@ async fn serve(
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let address = listener.local_addr()?;
+    // Probes only when asked (--dns-probe); no capture, so no passive DNS.
+    let monitor = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    let mut histograms = dns::Accumulator::default();
     let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
     let (publish, page_rx) = watch::channel::<Option<Arc<str>>>(None);
 
@@ -53,7 +62,7 @@ async fn serve(
         Some(SamplerEvent::Error(error)) => bail!("{error}"),
         None => bail!("the sampler stopped unexpectedly"),
     };
-    publish.send_replace(Some(page(None, &previous, limits).into()));
+    publish.send_replace(Some(page(None, &previous, &histograms, limits).into()));
     {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
@@ -70,8 +79,11 @@ async fn serve(
     let result = loop {
         tokio::select! {
             event = events.recv() => match event {
-                Some(SamplerEvent::Sample(sample)) => {
-                    publish.send_replace(Some(page(Some(&previous), &sample, limits).into()));
+                Some(SamplerEvent::Sample(mut sample)) => {
+                    let dns = monitor.sample(None);
+                    histograms.add(&dns);
+                    sample.dns = Some(dns);
+                    publish.send_replace(Some(page(Some(&previous), &sample, &histograms, limits).into()));
                     previous = *sample;
                 }
                 Some(SamplerEvent::Error(error)) => {

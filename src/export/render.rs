@@ -19,9 +19,9 @@ use std::fmt::Write;
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// One DNS probe series: latencies of answered probes to `server` for `name`.
-/// Bucket bounds in seconds, counts cumulative as OpenMetrics wants. No DNS
-/// prober exists yet, so `netlens export` passes none and the family is not
-/// emitted (no fake data).
+/// Bucket bounds in seconds, counts cumulative as OpenMetrics wants. Built
+/// by `export::dns::Accumulator` from the probe results; without probes
+/// (--dns-probe) there are none and the family is not emitted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DnsProbeHistogram {
     pub server: String,

@@ -83,7 +83,7 @@ impl Thresholds {
         retrans_crit_percent: 10.0,
         retrans_min_out_segs_per_s: 50.0,
         flow_retrans_warn_percent: 1.0,
-        dns_slow_p90_ms: 200.0,
+        dns_slow_p90_ms: 100.0,
         dns_timeout_count: 1,
     };
 

@@ -36,6 +36,10 @@ pub struct Sample {
     /// capture is off.
     #[serde(default)]
     pub capture: Option<capture::CaptureSample>,
+    /// DNS: resolver configuration, probe results and passive results of
+    /// this interval; None when not collected.
+    #[serde(default)]
+    pub dns: Option<crate::dns::DnsSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

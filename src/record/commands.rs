@@ -24,6 +24,7 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
     // once a second).
     let demand = Arc::new(Demand::default());
     demand.set_conntrack_entries(true);
+    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
     let (sampler, mut events) = Sampler::spawn_with(target, collect.interval, demand)?;
     let mut recorder = Recorder::create(&args.output, &super::meta(&label, collect.interval))?;
     recorder.thresholds = *limits;
@@ -47,7 +48,8 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
             };
             tokio::select! {
                 event = events.recv() => match event {
-                    Some(SamplerEvent::Sample(sample)) => {
+                    Some(SamplerEvent::Sample(mut sample)) => {
+                        sample.dns = Some(dns.sample(None));
                         recorder.record(previous.as_ref(), &sample)?;
                         previous = Some(*sample);
                         if progress {

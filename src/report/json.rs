@@ -25,6 +25,9 @@ struct SampleJson<'a> {
     capture: Option<super::flows::CaptureJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     flows: Option<Vec<super::flows::FlowJson<'a>>>,
+    /// Some(None) prints `"dns": null` (not collected, e.g. an old recording).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dns: Option<Option<super::dns_json::DnsJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
@@ -246,6 +249,9 @@ pub fn sample_line(
         }),
         capture,
         flows,
+        dns: sections
+            .dns
+            .then(|| current.dns.as_ref().map(super::dns_json::json)),
         findings: sections
             .findings
             .then(|| findings::evaluate(Some(previous), current, limits)),

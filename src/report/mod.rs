@@ -1,5 +1,6 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
+pub mod dns_json;
 pub mod flows;
 pub mod json;
 pub mod sockets_json;
@@ -27,6 +28,8 @@ pub struct Sections {
     pub tcp: bool,
     /// Capture status and flows.
     pub flows: bool,
+    /// Resolver configuration, probe and passive results.
+    pub dns: bool,
 }
 
 impl Sections {
@@ -40,6 +43,7 @@ impl Sections {
                 sockets: true,
                 tcp: true,
                 flows: true,
+                dns: true,
             };
         }
         Self {
@@ -50,6 +54,7 @@ impl Sections {
             sockets: list.contains(&Section::Sockets),
             tcp: list.contains(&Section::Tcp),
             flows: list.contains(&Section::Flows),
+            dns: list.contains(&Section::Dns),
         }
     }
 }
@@ -62,6 +67,8 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds)
     let (sampler, mut events) = Sampler::spawn(target.clone(), collect.interval)?;
     // As the live view: capture where permitted, unless --no-capture.
     let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
+    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    dns.attach(capture.as_ref());
     let mut recorder = match &args.record {
         Some(path) => {
             let mut recorder = crate::record::Recorder::create(
@@ -78,9 +85,11 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds)
         &mut events,
         &sampler,
         capture.as_ref(),
+        &dns,
         recorder.as_mut(),
         limits,
     );
+    drop(dns);
     drop(capture);
     drop(sampler);
     if let Some(recorder) = recorder {
@@ -94,6 +103,7 @@ fn print_samples(
     events: &mut tokio::sync::mpsc::UnboundedReceiver<SamplerEvent>,
     sampler: &Sampler,
     capture: Option<&crate::capture::live::Capture>,
+    dns: &crate::dns::DnsMonitor,
     mut recorder: Option<&mut crate::record::Recorder>,
     limits: &Thresholds,
 ) -> Result<()> {
@@ -107,6 +117,11 @@ fn print_samples(
         let sample = match events.blocking_recv() {
             Some(SamplerEvent::Sample(mut sample)) => {
                 sample.capture = capture.map(|c| c.summary());
+                // DNS results since the baseline belong to the first
+                // printed sample: the baseline takes none.
+                if previous.is_some() {
+                    sample.dns = Some(dns.sample(capture));
+                }
                 *sample
             }
             Some(SamplerEvent::Error(error)) => bail!("{error}"),

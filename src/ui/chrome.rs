@@ -168,6 +168,7 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             // The replay timeline shows its own keys.
             Scope::Replay => false,
             Scope::Flows => app.tab == Tab::Flows,
+            Scope::Dns => app.tab == Tab::Dns,
         };
         if !shown {
             continue;

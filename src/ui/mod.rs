@@ -12,13 +12,13 @@
 
 pub mod chrome;
 pub mod conntrack;
+pub mod dns;
 pub mod flows;
 pub mod format;
 pub mod help;
 pub mod interface_detail;
 pub mod interfaces;
 pub mod load;
-pub mod pending;
 pub mod socket_detail;
 pub mod sockets;
 pub mod spark;
@@ -101,6 +101,6 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
         Tab::Tcp => tcp::render(frame, body, app, theme),
         Tab::Load => load::render(frame, body, app, theme),
         Tab::Flows => flows::render(frame, body, app, theme),
-        other => pending::render(frame, body, other, theme),
+        Tab::Dns => dns::render(frame, body, app, theme),
     }
 }

@@ -6,6 +6,8 @@
 //! is bounded in packets and in seconds.
 #![allow(dead_code)]
 
+pub mod dns_server;
+
 use std::fs::File;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
