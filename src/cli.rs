@@ -134,6 +134,9 @@ pub struct RecordArgs {
     /// Stop after this long (default: until SIGINT or SIGTERM)
     #[arg(long, value_parser = parse_duration, value_name = "D")]
     pub duration: Option<Duration>,
+
+    #[command(flatten)]
+    pub capture: CaptureArgs,
 }
 
 #[derive(Debug, Args)]

@@ -44,7 +44,11 @@ pub fn run(cli: &Cli) -> Result<()> {
     if let Some(path) = &cli.record {
         let label = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
         let meta = crate::record::meta(label.label(), cli.collect.interval);
-        app.recording = Some(crate::record::Recorder::create(path, &meta)?);
+        app.recording = Some(crate::record::Recorder::create_with_capture(
+            path,
+            &meta,
+            app.flows.capture.as_ref(),
+        )?);
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

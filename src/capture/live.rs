@@ -6,7 +6,12 @@
 //! drains ready ring blocks; `summary()` takes the bounded view a Sample
 //! carries. Lines go over a channel at most ten times a second.
 
-use super::decode::summarize;
+mod replayed;
+mod tap;
+
+pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
+
+use super::decode::{Summary, summarize};
 use super::filter::Filter;
 use super::flows::{Flow, FlowSample, FlowTable};
 use super::format::{Formatter, Timestamp};
@@ -63,6 +68,15 @@ struct Shared {
     filter: String,
     error: Option<String>,
     active: bool,
+    /// A recorder's copy of the packets, while one is attached.
+    tap: Option<tap::Tap>,
+}
+
+/// Accounts one packet that passed the filter (live and replay alike).
+fn account(shared: &mut Shared, s: &Summary, ts: super::format::Timestamp) {
+    shared.packets += 1;
+    shared.bytes += u64::from(s.wire_len);
+    shared.table.add(s, ts.as_secs_f64());
 }
 
 /// The running capture (or why there is none). Dropping it stops the thread.
@@ -75,6 +89,8 @@ pub struct Capture {
     control: Option<mpsc::Sender<Control>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    /// Set for a capture that replays a recording.
+    replayed: Option<Mutex<replayed::Replayed>>,
 }
 
 /// Why a capture could not start: `fatal` for what the user typed wrong (an
@@ -107,6 +123,7 @@ impl Capture {
                 .unwrap_or_default(),
             error: None,
             active: false,
+            tap: None,
         }));
         let (events, receiver) = unbounded_channel();
         let (control, controls) = mpsc::channel();
@@ -175,6 +192,7 @@ impl Capture {
                 control: Some(control),
                 stop,
                 thread: Some(thread),
+                replayed: None,
             },
             receiver,
         ))
@@ -190,6 +208,7 @@ impl Capture {
             filter: String::new(),
             error: Some(reason.to_string()),
             active: false,
+            tap: None,
         }));
         Self {
             shared,
@@ -200,6 +219,7 @@ impl Capture {
             control: None,
             stop: Arc::default(),
             thread: None,
+            replayed: None,
         }
     }
 
@@ -227,6 +247,9 @@ impl Capture {
             .as_ref()
             .map(|f| f.text().to_string())
             .unwrap_or_default();
+        if self.set_replay_filter(filter.clone()) {
+            return;
+        }
         if let Some(control) = &self.control {
             let _ = control.send(Control::Filter(filter));
         }
@@ -375,9 +398,10 @@ impl Engine {
                     {
                         return;
                     }
-                    shared.packets += 1;
-                    shared.bytes += u64::from(s.wire_len);
-                    shared.table.add(&s, p.ts.as_secs_f64());
+                    account(shared, &s, p.ts);
+                    if let Some(tap) = shared.tap.as_mut() {
+                        tap.offer(p.ts, p.orig_len, p.data);
+                    }
                     if !print {
                         return;
                     }

@@ -62,9 +62,10 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs) -> Result<()> {
     // As the live view: capture where permitted, unless --no-capture.
     let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
     let mut recorder = match &args.record {
-        Some(path) => Some(crate::record::Recorder::create(
+        Some(path) => Some(crate::record::Recorder::create_with_capture(
             path,
             &crate::record::meta(&label, collect.interval),
+            capture.as_ref(),
         )?),
         None => None,
     };
@@ -97,7 +98,7 @@ fn print_samples(
     let mut previous: Option<Sample> = None;
     let mut printed = 0;
     while printed < args.count {
-        let sample = match events.blocking_recv() {
+        let mut sample = match events.blocking_recv() {
             Some(SamplerEvent::Sample(mut sample)) => {
                 sample.capture = capture.map(|c| c.summary());
                 *sample
@@ -106,7 +107,7 @@ fn print_samples(
             None => bail!("the sampler stopped unexpectedly"),
         };
         if let Some(recorder) = recorder.as_mut() {
-            recorder.record(previous.as_ref(), &sample)?;
+            recorder.record(previous.as_ref(), &mut sample)?;
         }
         if previous.is_none() && sections.conntrack && (args.json || sections.conntrack_entries) {
             // A one-shot ask: the printed samples carry the entry list. Set
