@@ -10,7 +10,7 @@ use netlens::app::tabs::Tab;
 use netlens::model::sockets::{Proto, SocketSample, SocketUser, TcpInfoSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
 use netlens::record::encode;
-use netlens::record::format::Meta;
+use netlens::record::format::{Meta, Stream};
 use netlens::record::player::Player;
 use netlens::record::reader::Reader;
 use netlens::record::writer::Writer;
@@ -168,12 +168,24 @@ fn measure(name: &str, samples: u64, budget: u64, make: impl Fn(u64) -> Sample) 
     let replay_ms = started.elapsed().as_secs_f64() * 1000.0 / samples as f64;
     assert_eq!(read as u64, samples);
     let plain: usize = all.iter().map(|s| encode(s).len()).sum();
+    // Format 1 for comparison: each sample as plain MessagePack, zstd
+    // against the previous records of the segment.
+    let v1 = scratch(&format!("{name}-v1.nlrec"));
+    let mut writer = Writer::create(&v1, &meta).unwrap();
+    for s in &all {
+        writer
+            .write_record(Stream::Samples, s.t, s.mono, &encode(s))
+            .unwrap();
+    }
+    let v1_bytes = writer.finish().unwrap().bytes;
     eprintln!(
         "record/{name}: {:.0} B per sample on disk (budget {budget}; {:.0} B encoded, \
-         {:.0} B as plain MessagePack); record {:.2} ms, replay {:.2} ms CPU per sample",
+         {:.0} B as plain MessagePack; format 1: {:.0} B on disk); record {:.2} ms, replay \
+         {:.2} ms CPU per sample",
         stats.bytes as f64 / samples as f64,
         stats.raw_bytes[0] as f64 / samples as f64,
         plain as f64 / samples as f64,
+        v1_bytes as f64 / samples as f64,
         record_ms - clone_ms,
         replay_ms,
     );

@@ -535,7 +535,10 @@ fn demo_asset_holds_a_conntrack_full_incident() {
         info.contains("closed cleanly") && info.contains("damage:     none"),
         "{info}"
     );
-    assert!(info.contains("streams:    samples (18 records"), "{info}");
+    assert!(info.contains("format 2.0"), "{info}");
+    assert!(info.contains("streams:    samples (19 records"), "{info}");
+    // The refused connections' SYNs are in the packets stream.
+    assert!(info.contains("packets (7 records"), "{info}");
 }
 
 #[test]
