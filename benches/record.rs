@@ -1,15 +1,13 @@
 //! Recording budgets (DESIGN.md): bytes per sample on a quiet host and with
 //! 10k sockets, seek time in a 24 h file, and replay keeping up at 64x.
 //!
-//! The sockets section has not merged into this branch yet, so the 10k
-//! socket payload is synthesized here with the fields of the sockets branch's
-//! SocketSample (addresses, queues, owner, tcp_info with rtt, cwnd, byte
-//! counters and last-send/recv/ack times), flattened next to a Sample: the
-//! same bytes a Sample with `sockets` will serialize to.
+//! The 10k socket samples are synthetic but shaped like a busy server's:
+//! connections persist for a while, a tenth move data each second, all age.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use netlens::app::App;
 use netlens::app::tabs::Tab;
+use netlens::model::sockets::{Proto, SocketSample, SocketUser, TcpInfoSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
 use netlens::record::encode;
 use netlens::record::format::{Meta, Stream};
@@ -18,8 +16,8 @@ use netlens::record::reader::Reader;
 use netlens::record::writer::Writer;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde::Serialize;
 use std::hint::black_box;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -82,84 +80,42 @@ fn quiet(i: u64) -> Sample {
     sample
 }
 
-#[derive(Serialize)]
-struct TcpInfo {
-    rtt_us: u32,
-    rttvar_us: u32,
-    cwnd: u32,
-    ssthresh: u32,
-    mss: u32,
-    rto_us: u32,
-    retrans: u32,
-    total_retrans: u32,
-    bytes_acked: u64,
-    bytes_received: u64,
-    last_send_ms: u32,
-    last_recv_ms: u32,
-    last_ack_ms: u32,
-}
-
-#[derive(Serialize)]
-struct User {
-    process: String,
-    pid: u32,
-    fd: u32,
-}
-
-#[derive(Serialize)]
-struct Socket {
-    proto: &'static str,
-    state: u8,
-    local: std::net::SocketAddr,
-    peer: std::net::SocketAddr,
-    recv_q: u32,
-    send_q: u32,
-    uid: u32,
-    inode: u32,
-    users: Vec<User>,
-    tcp: Option<TcpInfo>,
-    queue_streak: u32,
-}
-
-#[derive(Serialize)]
-struct WithSockets<'a> {
-    #[serde(flatten)]
-    sample: &'a Sample,
-    sockets: Vec<Socket>,
-}
-
-/// 10k established connections to a server on :443: each second one in ten
-/// moves data (byte counters, rtt, queues), every one's last-send/recv/ack
-/// times age, and 1% are replaced by new connections.
-fn sockets(i: u64, n: u32) -> Vec<Socket> {
+/// 10k established connections to a server on :443, as a busy host keeps
+/// them from one second to the next: each second one in ten moves data
+/// (byte counters, rtt, queues), every one's last-send/recv/ack times age
+/// by a second, and 1% are replaced by new connections.
+fn sockets(i: u64, n: u32) -> Vec<SocketSample> {
     (0..n)
         .map(|k| {
-            let generation = (u64::from(k) + i).is_multiple_of(100);
-            let id = u64::from(k) + if generation { i * 7 } else { 0 };
-            let active = (u64::from(k) + i).is_multiple_of(10);
-            let age = ((i + u64::from(k)) % 60) as u32 * 1000;
-            Socket {
-                proto: "tcp",
+            let k = u64::from(k);
+            // Each socket lives 100 s, staggered: 1% are new every second.
+            let generation = (i + k) / 100;
+            let id = k + generation * 100_000;
+            let active = (k + i).is_multiple_of(10);
+            let age = if active {
+                0
+            } else {
+                ((i + k) % 100) as u32 * 1000
+            };
+            SocketSample {
+                proto: Proto::Tcp,
                 state: 1,
-                local: format!("198.18.0.15:{}", 443).parse().unwrap(),
-                peer: format!(
-                    "198.18.{}.{}:{}",
-                    id / 250 % 250,
-                    id % 250 + 1,
-                    20_000 + id % 40_000
-                )
-                .parse()
-                .unwrap(),
+                local: "198.18.0.15:443".parse().unwrap(),
+                peer: SocketAddr::from((
+                    [198, 18, (id / 250 % 250) as u8, (id % 250 + 1) as u8],
+                    (20_000 + id % 40_000) as u16,
+                )),
                 recv_q: if active { (i % 7) as u32 * 100 } else { 0 },
                 send_q: if active { (i % 5) as u32 * 1448 } else { 0 },
                 uid: 33,
                 inode: 1_000_000 + id as u32,
-                users: vec![User {
+                users: vec![SocketUser {
                     process: "nginx".into(),
-                    pid: 1200 + (k % 4),
-                    fd: 10 + k,
+                    pid: 1200 + (k % 4) as u32,
+                    fd: 10 + k as u32,
                 }],
-                tcp: Some(TcpInfo {
+                owner_denied: false,
+                tcp: Some(TcpInfoSample {
                     rtt_us: 20_000 + (id % 997) as u32 + if active { (i % 13) as u32 } else { 0 },
                     rttvar_us: 5_000 + (id % 331) as u32,
                     cwnd: 10 + (id % 30) as u32,
@@ -168,62 +124,86 @@ fn sockets(i: u64, n: u32) -> Vec<Socket> {
                     rto_us: 204_000,
                     retrans: 0,
                     total_retrans: (id % 3) as u32,
-                    bytes_acked: id * 10_000 + i / 10 * 14_480,
-                    bytes_received: id * 3_000 + i / 10 * 700,
+                    bytes_acked: id * 10_000 + (i + k) / 10 * 14_480,
+                    bytes_received: id * 3_000 + (i + k) / 10 * 700,
                     last_send_ms: age,
                     last_recv_ms: age,
                     last_ack_ms: age,
                 }),
+                drops: None,
                 queue_streak: 0,
             }
         })
         .collect()
 }
 
-fn bytes_per_sample(c: &mut Criterion) {
+/// Writes `samples` seconds of `make` and reports bytes per sample and the
+/// CPU time to record and to replay (decode) one.
+fn measure(name: &str, samples: u64, budget: u64, make: impl Fn(u64) -> Sample) {
     let meta = Meta {
         interval: 1.0,
         ..Default::default()
     };
-    // Quiet host: ten minutes.
-    let path = scratch("quiet.nlrec");
-    let mut writer = Writer::create(&path, &meta).unwrap();
-    for i in 0..600 {
-        let s = quiet(i);
-        writer
-            .write_record(Stream::Samples, s.t, s.mono, &encode(&s))
-            .unwrap();
-    }
-    let stats = writer.finish().unwrap();
-    eprintln!(
-        "record/quiet: {:.0} B per sample on disk ({:.0} B uncompressed), budget 2048",
-        stats.bytes as f64 / 600.0,
-        stats.raw_bytes[0] as f64 / 600.0
-    );
-
-    // 10k sockets: two minutes (two segments, so two keyframes).
-    let path = scratch("sockets.nlrec");
+    let path = scratch(&format!("{name}.nlrec"));
+    let all: Vec<Sample> = (0..samples).map(&make).collect();
     let mut writer = Writer::create(&path, &meta).unwrap();
     let started = Instant::now();
-    for i in 0..120 {
-        let s = quiet(i);
-        let with = WithSockets {
-            sample: &s,
-            sockets: sockets(i, 10_000),
-        };
-        writer
-            .write_record(Stream::Samples, s.t, s.mono, &encode(&with))
-            .unwrap();
+    for s in &all {
+        writer.write_sample(&mut s.clone()).unwrap();
     }
     let stats = writer.finish().unwrap();
+    let record_ms = started.elapsed().as_secs_f64() * 1000.0 / samples as f64;
+    // The clone is not recording work: measure it alone and take it off.
+    let started = Instant::now();
+    for s in &all {
+        black_box(s.clone());
+    }
+    let clone_ms = started.elapsed().as_secs_f64() * 1000.0 / samples as f64;
+    let reader = Reader::open(&path).unwrap();
+    let started = Instant::now();
+    let mut read = 0;
+    for entry in reader.sample_segments() {
+        read += reader.read_samples(&entry).unwrap().records.len();
+    }
+    let replay_ms = started.elapsed().as_secs_f64() * 1000.0 / samples as f64;
+    assert_eq!(read as u64, samples);
+    let plain: usize = all.iter().map(|s| encode(s).len()).sum();
+    // Format 1 for comparison: each sample as plain MessagePack, zstd
+    // against the previous records of the segment.
+    let v1 = scratch(&format!("{name}-v1.nlrec"));
+    let mut writer = Writer::create(&v1, &meta).unwrap();
+    for s in &all {
+        writer
+            .write_record(Stream::Samples, s.t, s.mono, &encode(s))
+            .unwrap();
+    }
+    let v1_bytes = writer.finish().unwrap().bytes;
     eprintln!(
-        "record/10k-sockets: {:.0} B per sample on disk ({:.0} B uncompressed), budget 40960; \
-         {:.1} ms per sample to encode and write",
-        stats.bytes as f64 / 120.0,
-        stats.raw_bytes[0] as f64 / 120.0,
-        started.elapsed().as_secs_f64() * 1000.0 / 120.0
+        "record/{name}: {:.0} B per sample on disk (budget {budget}; {:.0} B encoded, \
+         {:.0} B as plain MessagePack; format 1: {:.0} B on disk); record {:.2} ms, replay \
+         {:.2} ms CPU per sample",
+        stats.bytes as f64 / samples as f64,
+        stats.raw_bytes[0] as f64 / samples as f64,
+        plain as f64 / samples as f64,
+        v1_bytes as f64 / samples as f64,
+        record_ms - clone_ms,
+        replay_ms,
     );
+}
 
+fn bytes_per_sample(c: &mut Criterion) {
+    // Quiet host: ten minutes.
+    measure("quiet", 600, 2048, quiet);
+    // 10k sockets: three minutes (three segments, so three keyframes).
+    measure("10k-sockets", 180, 40_960, |i| Sample {
+        sockets: sockets(i, 10_000),
+        ..quiet(i)
+    });
+
+    let meta = Meta {
+        interval: 1.0,
+        ..Default::default()
+    };
     let s = quiet(5);
     c.bench_function("record/encode+write quiet sample", |b| {
         let path = scratch("write.nlrec");
@@ -231,14 +211,10 @@ fn bytes_per_sample(c: &mut Criterion) {
         let mut i = 0u64;
         b.iter(|| {
             i += 1;
-            writer
-                .write_record(
-                    Stream::Samples,
-                    s.t + i as f64,
-                    s.mono + i as f64,
-                    &encode(&s),
-                )
-                .unwrap();
+            let mut s = s.clone();
+            s.t += i as f64;
+            s.mono += i as f64;
+            writer.write_sample(&mut s).unwrap();
         });
     });
 }
@@ -252,10 +228,7 @@ fn day_file() -> PathBuf {
     };
     let mut writer = Writer::create(&path, &meta).unwrap();
     for i in 0..86_400 {
-        let s = quiet(i);
-        writer
-            .write_record(Stream::Samples, s.t, s.mono, &encode(&s))
-            .unwrap();
+        writer.write_sample(&mut quiet(i)).unwrap();
     }
     writer.finish().unwrap();
     path
@@ -301,10 +274,7 @@ fn replay_speed(c: &mut Criterion) {
     };
     let mut writer = Writer::create(&path, &meta).unwrap();
     for i in 0..3_600 {
-        let s = quiet(i);
-        writer
-            .write_record(Stream::Samples, s.t, s.mono, &encode(&s))
-            .unwrap();
+        writer.write_sample(&mut quiet(i)).unwrap();
     }
     writer.finish().unwrap();
     let mut app = App::new(Tab::Interfaces, Duration::from_secs(1), true);

@@ -184,6 +184,9 @@ pub struct RecordArgs {
 
     #[command(flatten)]
     pub dns: DnsArgs,
+
+    #[command(flatten)]
+    pub capture: CaptureArgs,
 }
 
 #[derive(Debug, Args)]

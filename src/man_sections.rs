@@ -307,21 +307,33 @@ udp {\fBpackets\fR, \fBbytes\fR, \fBsent\fR, \fBlost\fR, \fBloss_percent\fR,
 \fBnetlens record \-o FILE\fR, \fB\-\-record FILE\fR, \fBR\fR in the live view and
 \fBsnapshot \-\-record FILE\fR write a recording; \fBnetlens replay FILE\fR shows it in the
 same UI with a timeline bar, \fB\-\-json\fR prints it as \fBsnapshot \-\-json\fR would
-have, \fB\-\-info\fR describes it. A recording holds raw samples; rates and findings
-are computed at replay by the same code as live. Files are created with mode
-0600; an existing file is never overwritten.
+have, \fB\-\-info\fR describes it (streams, sizes, packets kept and left out,
+damage). A recording holds raw samples; rates and findings are computed at
+replay by the same code as live. While capture runs (not with
+\fB\-\-no\-capture\fR) it also holds the captured packets, bounded: at most 200
+of each second and 6000 of each segment, each cut to its first 384 bytes, the
+rest of each packet only when whole packets were captured (\fB\-\-payload\fR).
+Replay feeds them to the Flows tab as live capture does (the packet list and
+the flow table's per-flow packets); after a jump they start again from the
+segment's first record. Files are created with mode 0600; an existing file is
+never overwritten.
 .PP
-Format 1: a 16-byte header (magic \fB\\x89NLREC\\r\\n\fR, major and minor version;
-a reader refuses another major version), then chunks: \fBNLck\fR, kind, stream,
+Format 2: a 16-byte header (magic \fB\\x89NLREC\\r\\n\fR, major and minor version;
+a reader refuses a major version it does not know, and still reads format 1),
+then chunks: \fBNLck\fR, kind, stream,
 flags, payload length, payload, CRC-32 of kind through payload, and the length
 again so the file can be scanned backwards and resynchronized after damage.
 Kinds: meta (JSON: version, host, namespace, interval, command line), data (one
 record), index and end (written at close). Streams: 0 samples, 1 findings
-(when they change), 2 packet headers and 3 payloads (reserved for capture). Each
+(when they change), 2 packets (first 384 bytes of each) and 3 payloads (the
+rest, with \fB\-\-payload\fR). Each
 stream is cut into segments of about a minute; a segment is one zstd stream
 whose first record is the keyframe and whose later records are each flushed as
 one chunk (one write per sample), so each compresses against those before it.
-Records are MessagePack with field names. An fdatasync ends each segment. A
+A sample record is the sample without its sockets as MessagePack with field
+names, then its sockets as columns of differences from the previous sample's
+sockets with the same protocol and endpoints (the keyframe's are stored
+whole): an unchanged socket costs a row of zeros. Findings are JSON. An fdatasync ends each segment. A
 recording whose index is missing (the recorder was killed) is indexed again by
 a scan: it reads up to its last complete sample; a damaged chunk loses at most
 the rest of its segment, and \fBreplay \-\-info\fR and \fB\-\-json\fR report it on

@@ -344,7 +344,21 @@ fn record_flag_shows_rec_and_r_closes_the_file() {
     let path_text = path.to_str().unwrap();
     let mut session = Session::start(&["--record", path_text, "--interval", "200ms"], 120, 30);
     session.wait_for("● REC");
-    std::thread::sleep(Duration::from_millis(700));
+    // A little loopback traffic for the capture to record: 20 writes, 20 ms
+    // apart.
+    {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        let mut buffer = [0u8; 64];
+        for _ in 0..20 {
+            client.write_all(&[b'x'; 64]).unwrap();
+            server.read_exact(&mut buffer).unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(400));
     session.send("R");
     let start = Instant::now();
     while session.contents().contains("REC") && start.elapsed() < PATIENCE {
@@ -370,5 +384,10 @@ fn record_flag_shows_rec_and_r_closes_the_file() {
         .parse()
         .unwrap();
     assert!(samples >= 2, "{info}");
+    if netlens_is_root() {
+        // Capture ran, so the recording holds the packets it saw.
+        assert!(info.contains("capture:    on"), "{info}");
+        assert!(info.contains("packets ("), "{info}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

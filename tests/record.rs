@@ -2,9 +2,13 @@
 //! random damage (never a panic; a clear error or the readable prefix), the
 //! version check, and the compatibility fixture in tests/data.
 
+use netlens::capture::format::Timestamp;
+use netlens::capture::live::{PacketBatch, RawPacket};
 use netlens::model::conntrack::{ConntrackEntry, ConntrackSample, ConntrackStats, Tuple};
+use netlens::model::sockets::{Proto, SocketSample, SocketUser, TcpInfoSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
 use netlens::record::format::{self, Meta, Stream};
+use netlens::record::packets;
 use netlens::record::player::Player;
 use netlens::record::reader::Reader;
 use netlens::record::writer::Writer;
@@ -21,6 +25,60 @@ fn scratch(name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     path
+}
+
+/// 30 TCP sockets: counters move, one in ten is replaced every ten
+/// samples, so a sample holds new, changed and unchanged sockets.
+fn sockets(i: u64) -> Vec<SocketSample> {
+    (0..30u64)
+        .map(|k| {
+            let generation = (k + i / 10 * 10).is_multiple_of(10);
+            let port = 40_000 + k + if generation { i / 10 * 100 } else { 0 };
+            SocketSample {
+                proto: Proto::Tcp,
+                state: 1,
+                local: format!("198.18.0.1:{port}").parse().unwrap(),
+                peer: "198.18.1.1:443".parse().unwrap(),
+                recv_q: (i * k % 7) as u32,
+                send_q: 0,
+                uid: 1000,
+                inode: 5000 + port as u32,
+                users: vec![SocketUser {
+                    process: "curl".into(),
+                    pid: 300 + k as u32,
+                    fd: 3,
+                }],
+                owner_denied: false,
+                tcp: Some(TcpInfoSample {
+                    rtt_us: 1000 + (i * k % 13) as u32,
+                    bytes_acked: i * 1448 * k,
+                    last_send_ms: (i % 60) as u32 * 1000,
+                    ..Default::default()
+                }),
+                drops: None,
+                queue_streak: 0,
+            }
+        })
+        .collect()
+}
+
+/// The packets recorded with sample `i`: two, one of them long enough to
+/// have a payload past the packets stream's cut.
+fn batch(i: u64) -> PacketBatch {
+    let packet = |n: u64, len: usize| RawPacket {
+        ts: Timestamp {
+            sec: T0 as i64 + i as i64,
+            frac: n as u32 * 1000,
+            nanos: false,
+        },
+        orig_len: len as u32,
+        data: (0..len).map(|b| (b as u64 * 31 + i + n) as u8).collect(),
+    };
+    PacketBatch {
+        linktype: 1,
+        skipped: i % 3,
+        packets: vec![packet(0, 60), packet(1, 1000)],
+    }
 }
 
 /// A plausible sample `i` seconds in: counters grow, conntrack entries on
@@ -58,6 +116,7 @@ fn sample(i: u64) -> Sample {
         mono: 5000.0 + i as f64,
         netns: "test".into(),
         interfaces: vec![iface(1, "lo", 10), iface(2, "veth0", 3000 + i % 17)],
+        sockets: sockets(i),
         conntrack: ConntrackSample {
             available: true,
             count: Some(100 + i % 50),
@@ -106,9 +165,20 @@ fn meta() -> Meta {
 fn write(path: &Path, n: u64, segment_seconds: f64, kill: bool) -> Vec<Sample> {
     let mut writer = Writer::create_with(path, &meta(), segment_seconds).unwrap();
     let samples: Vec<Sample> = (0..n).map(sample).collect();
-    for s in &samples {
+    for (i, s) in samples.iter().enumerate() {
+        writer.write_sample(&mut s.clone()).unwrap();
+        let batch = batch(i as u64);
         writer
-            .write_record(Stream::Samples, s.t, s.mono, &encode(s))
+            .write_record(
+                Stream::Packets,
+                s.t,
+                s.mono,
+                &packets::encode_headers(&batch),
+            )
+            .unwrap();
+        let rest = packets::encode_payloads(&batch).unwrap();
+        writer
+            .write_record(Stream::Payloads, s.t, s.mono, &rest)
             .unwrap();
     }
     if !kill {
@@ -128,6 +198,31 @@ fn read_all(reader: &Reader) -> (Vec<Sample>, Vec<String>) {
     (samples, damage)
 }
 
+/// Every packet batch that reads, by sample number.
+fn read_batches(reader: &Reader) -> Vec<(u64, PacketBatch)> {
+    let mut out = Vec::new();
+    for entry in reader.stream_segments(Stream::Packets) {
+        let read = reader.read_packets(&entry).unwrap();
+        for (head, batch) in read.heads.iter().zip(read.records) {
+            out.push(((head.t - T0).round() as u64, batch));
+        }
+    }
+    out
+}
+
+/// A batch read back is the one written, or, when its payloads were lost,
+/// the same packets cut to the packets stream's bytes.
+fn is_written_batch(i: u64, read: &PacketBatch) -> bool {
+    let mut cut = batch(i);
+    if *read == cut {
+        return true;
+    }
+    for p in &mut cut.packets {
+        p.data = p.data[..p.data.len().min(packets::HEADER_BYTES)].into();
+    }
+    *read == cut
+}
+
 #[test]
 fn round_trip_with_segments_index_and_mode_0600() {
     let path = scratch("round.nlrec");
@@ -145,8 +240,16 @@ fn round_trip_with_segments_index_and_mode_0600() {
     let (read, damage) = read_all(&reader);
     assert!(damage.is_empty(), "{damage:?}");
     assert_eq!(read, samples);
+    let batches = read_batches(&reader);
+    assert_eq!(batches.len(), 200);
+    for (i, b) in &batches {
+        assert_eq!(b, &batch(*i), "packets of sample {i}");
+    }
     // Delta coding pays: far smaller than the samples on their own.
-    let raw: usize = samples.iter().map(|s| encode(s).len()).sum();
+    let raw: usize = samples
+        .iter()
+        .map(|s| encode(s).len() + packets::encode_headers(&batch(0)).len() + 700)
+        .sum();
     let on_disk = std::fs::metadata(&path).unwrap().len() as usize;
     assert!(on_disk * 3 < raw, "{on_disk} bytes on disk for {raw} raw");
 }
@@ -216,6 +319,7 @@ fn killed_recorder_reads_up_to_the_last_complete_sample() {
     let (read, damage) = read_all(&reader);
     assert!(damage.is_empty(), "{damage:?}");
     assert_eq!(read, samples);
+    assert_eq!(read_batches(&reader).len(), 130);
 
     // Killed in the middle of a write: every cut point of the last chunks.
     let cut_path = scratch("cut.nlrec");
@@ -290,6 +394,15 @@ fn a_corrupt_middle_loses_at_most_its_segment() {
     for s in &read {
         assert_eq!(s, &samples[(s.t - T0) as usize]);
     }
+    // The packets streams lose only what lies in the damaged stretch.
+    let batches = read_batches(&reader);
+    for (i, b) in &batches {
+        assert!(is_written_batch(*i, b), "packets of sample {i}");
+    }
+    let intact = |i: u64| batches.iter().any(|(j, b)| *j == i && *b == batch(i));
+    for i in (0..200).filter(|i| !(80..100).contains(i)) {
+        assert!(intact(i), "packets of sample {i} lost outside the damage");
+    }
 }
 
 #[test]
@@ -321,7 +434,7 @@ fn recorder_writes_findings_when_they_change() {
             // Errors start rising on veth0, 100/s: iface-errors from then on.
             s.interfaces[1].counters.rx_errors = (i - 4) * 100;
         }
-        recorder.record(previous.as_ref(), &s).unwrap();
+        recorder.record(previous.as_ref(), &mut s).unwrap();
         previous = Some(s);
     }
     let stats = recorder.finish().unwrap();
@@ -390,6 +503,9 @@ proptest! {
                 prop_assert!((0.0..90.0).contains(&i));
                 prop_assert_eq!(s, &samples[i as usize]);
             }
+            for (i, b) in read_batches(&reader) {
+                prop_assert!(i < 90 && is_written_batch(i, &b), "packets of {}", i);
+            }
             if let Ok(mut player) = Player::new(Reader::open(&path).unwrap()) {
                 player.goto_end();
                 player.jump(-30.0);
@@ -429,5 +545,42 @@ fn demo_asset_holds_a_conntrack_full_incident() {
         info.contains("closed cleanly") && info.contains("damage:     none"),
         "{info}"
     );
-    assert!(info.contains("streams:    samples (18 records"), "{info}");
+    assert!(info.contains("format 2.0"), "{info}");
+    assert!(info.contains("streams:    samples (19 records"), "{info}");
+    // The refused connections' SYNs are in the packets stream.
+    assert!(info.contains("packets (7 records"), "{info}");
+}
+
+#[test]
+fn format_2_fixture_with_packets_still_reads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/v2.0-capture.nlrec");
+    let reader = Reader::open(&path).unwrap();
+    assert!(reader.closed_cleanly);
+    assert_eq!((reader.header.major, reader.header.minor), (2, 0));
+    assert!(reader.meta.as_ref().unwrap().capture);
+    let (read, damage) = read_all(&reader);
+    assert!(damage.is_empty(), "{damage:?}");
+    assert_eq!(read.len(), 10);
+    // A TCP conversation of 40 requests in a test namespace: the flow in
+    // the last sample counts every packet, and the packets stream holds
+    // them all (nothing was over the bounds).
+    let last = read.last().unwrap().capture.as_ref().unwrap();
+    let flow = last
+        .flows
+        .iter()
+        .find(|f| f.dst == "198.18.0.2:9100")
+        .unwrap();
+    assert!(flow.packets >= 80, "{flow:?}");
+    let batches = read_batches(&reader);
+    let kept: usize = batches.iter().map(|(_, b)| b.packets.len()).sum();
+    assert_eq!(kept as u64, last.packets);
+    assert!(batches.iter().all(|(_, b)| b.skipped == 0));
+    let mut info = Vec::new();
+    netlens::record::commands::print_info(&reader, &mut info).unwrap();
+    let info = String::from_utf8(info).unwrap();
+    assert!(info.contains("packets (3 records, 1 segments)"), "{info}");
+    assert!(
+        info.contains(&format!("{kept} packets, 0 left out")),
+        "{info}"
+    );
 }

@@ -1,11 +1,18 @@
 //! Recording for real, in namespaces with known traffic: `replay --json`
-//! prints exactly what `snapshot --json` printed live; a recorder killed
-//! with SIGKILL leaves a file that replays; SIGINT closes it cleanly.
+//! prints exactly what `snapshot --json` printed live, flows included; the
+//! recorded packets show in the replay's Flows tab; a recorder killed with
+//! SIGKILL leaves a file that replays; SIGINT closes it cleanly.
 
 mod common;
 
 use common::*;
-use std::net::SocketAddrV4;
+use netlens::app::App;
+use netlens::app::keymap::Key;
+use netlens::app::tabs::Tab;
+use netlens::record::player::Player;
+use netlens::record::reader::Reader;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, SocketAddrV4, TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -101,7 +108,20 @@ fn sigkill_leaves_a_replayable_file_and_sigint_closes_cleanly() {
     if skip_unless_root() {
         return;
     }
-    let pair = VethPair::new("rkl");
+    let pair = VethPair::new("reck");
+    let (a, b) = (pair.a.path(), pair.b.path());
+    // Packets to record while both recorders run (6 s at most).
+    let traffic = std::thread::spawn(move || {
+        udp_traffic(
+            &a,
+            IP_A,
+            &b,
+            SocketAddrV4::new(IP_B, 9000),
+            1200,
+            100,
+            200.0,
+        )
+    });
     for (signal, tag) in [(libc::SIGKILL, "kill"), (libc::SIGINT, "int")] {
         let path = scratch(&format!("{tag}.nlrec"));
         let child = Command::new(NETLENS)
@@ -134,6 +154,7 @@ fn sigkill_leaves_a_replayable_file_and_sigint_closes_cleanly() {
         let samples = parse_lines(&json.stdout);
         assert!(samples.len() >= 7, "{} samples replayed", samples.len());
         assert!(samples.iter().all(|s| iface(s, DEV_B).is_some()));
+        assert!(info_text.contains("packets ("), "{info_text}");
         if signal == libc::SIGKILL {
             assert!(info_text.contains("not closed"), "{info_text}");
         } else {
@@ -142,4 +163,200 @@ fn sigkill_leaves_a_replayable_file_and_sigint_closes_cleanly() {
             assert!(info_text.contains("damage:     none"), "{info_text}");
         }
     }
+    assert!(traffic.join().unwrap().received > 0);
+}
+
+/// One TCP connection from namespace `a` (198.18.0.1) to a server in
+/// namespace `b` (198.18.0.2:9100): `messages` writes of 100 bytes, 10 ms
+/// apart, each answered with 10 bytes. Bounded: `messages` round trips,
+/// 5 s timeouts. Returns the client's port.
+fn tcp_conversation(a: String, b: String, messages: u32) -> u16 {
+    let (ready, is_ready) = std::sync::mpsc::channel();
+    let server = std::thread::spawn(move || {
+        enter_netns(&b).unwrap();
+        let listener = TcpListener::bind(SocketAddrV4::new(IP_B, 9100)).unwrap();
+        ready.send(()).unwrap();
+        let (mut stream, _) = listener.accept().unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let mut buffer = [0u8; 100];
+        for _ in 0..messages {
+            stream.read_exact(&mut buffer).unwrap();
+            stream.write_all(&buffer[..10]).unwrap();
+        }
+    });
+    is_ready.recv().unwrap();
+    let client = std::thread::spawn(move || {
+        enter_netns(&a).unwrap();
+        let server = SocketAddr::V4(SocketAddrV4::new(IP_B, 9100));
+        let mut stream = TcpStream::connect_timeout(&server, Duration::from_secs(5)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let port = stream.local_addr().unwrap().port();
+        let mut answer = [0u8; 10];
+        for _ in 0..messages {
+            stream.write_all(&[b'q'; 100]).unwrap();
+            stream.read_exact(&mut answer).unwrap();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        port
+    });
+    let port = client.join().unwrap();
+    server.join().unwrap();
+    port
+}
+
+/// The flow `198.18.0.1:port > 198.18.0.2:9100` in a JSON sample.
+fn tcp_flow(sample: &serde_json::Value, port: u16) -> Option<&serde_json::Value> {
+    let src = format!("198.18.0.1:{port}");
+    sample["flows"]
+        .as_array()?
+        .iter()
+        .find(|f| f["src"] == src.as_str() && f["dst"] == "198.18.0.2:9100")
+}
+
+#[test]
+fn recorded_tcp_flows_and_packets_replay_as_seen_live() {
+    if skip_unless_root() {
+        return;
+    }
+    let pair = VethPair::new("rectcp");
+    let path = scratch("tcp.nlrec");
+    let live = Command::new(NETLENS)
+        .args(["snapshot", "--json", "--count", "8", "--interval", "400ms"])
+        .args(["--netns", &pair.b.name, "--record", path.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let live = ChildGuard(live);
+    // Capture is up well before the connection starts.
+    std::thread::sleep(Duration::from_millis(800));
+    let port = tcp_conversation(pair.a.path(), pair.b.path(), 100);
+    let mut child = live;
+    let mut stdout = Vec::new();
+    child
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    let status = child.0.wait().unwrap();
+    assert!(status.success(), "snapshot failed: {status}");
+    let replayed = replay(&["--json", path.to_str().unwrap()]);
+    assert!(
+        replayed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    // Byte for byte, flows[] included.
+    assert_eq!(
+        String::from_utf8_lossy(&replayed.stdout),
+        String::from_utf8_lossy(&stdout)
+    );
+    let samples = parse_lines(&replayed.stdout);
+    let flow = samples
+        .iter()
+        .rev()
+        .find_map(|s| tcp_flow(s, port))
+        .unwrap_or_else(|| panic!("no flow from port {port} in the replay"));
+    // 100 requests and 100 answers, each one segment, plus the handshake.
+    assert!(flow["packets"].as_u64().unwrap() >= 203, "{flow}");
+    assert!(flow["bytes"].as_u64().unwrap() >= 100 * 110, "{flow}");
+    assert_eq!(flow["proto"], "tcp");
+
+    let info = replay(&["--info", path.to_str().unwrap()]);
+    let info = String::from_utf8_lossy(&info.stdout).to_string();
+    assert!(info.contains("capture:    on, packet headers"), "{info}");
+    let kept: u64 = info
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("packets "))
+        .and_then(|l| l.split(", ").nth(2))
+        .and_then(|n| n.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no packet count in {info}"));
+    assert!(kept >= 203, "{info}");
+
+    // The replay's Flows tab lists the conversation's packets, and the
+    // replayed flow table holds the flow.
+    let player = Player::new(Reader::open(&path).unwrap()).unwrap();
+    let mut app = App::new(Tab::Flows, Duration::from_secs(1), false);
+    app.start_replay(player);
+    app.on_key(Key::Char('G'));
+    let needle = format!("198.18.0.1.{port} > 198.18.0.2.9100");
+    let lines: Vec<&str> = app.flows.packets.iter().map(|p| p.line.as_str()).collect();
+    let seen = lines.iter().filter(|l| l.contains(&needle)).count();
+    assert!(seen >= 100, "{seen} of the requests listed: {lines:?}");
+    let table = app.flows.capture.as_ref().unwrap().summary();
+    let src = format!("198.18.0.1:{port}");
+    assert!(
+        table.flows.iter().any(|f| f.src == src && f.packets >= 203),
+        "{:?}",
+        table.flows
+    );
+}
+
+#[test]
+fn headless_record_captures_and_no_capture_records_no_packets() {
+    if skip_unless_root() {
+        return;
+    }
+    let pair = VethPair::new("recrec");
+    let path = scratch("headless.nlrec");
+    let recorder = Command::new(NETLENS)
+        .args(["record", "-o", path.to_str().unwrap(), "--duration", "4s"])
+        .args(["--interval", "500ms", "--netns", &pair.b.name])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut recorder = ChildGuard(recorder);
+    std::thread::sleep(Duration::from_millis(800));
+    let port = tcp_conversation(pair.a.path(), pair.b.path(), 50);
+    assert!(recorder.0.wait().unwrap().success());
+    let json = replay(&["--json", path.to_str().unwrap()]);
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let samples = parse_lines(&json.stdout);
+    let flow = samples.iter().rev().find_map(|s| tcp_flow(s, port));
+    assert!(
+        flow.is_some_and(|f| f["packets"].as_u64().unwrap() >= 103),
+        "{flow:?}"
+    );
+    let info = replay(&["--info", path.to_str().unwrap()]);
+    let info = String::from_utf8_lossy(&info.stdout).to_string();
+    assert!(info.contains("packets ("), "{info}");
+
+    let quiet = scratch("nocapture.nlrec");
+    let status = Command::new(NETLENS)
+        .args(["record", "-o", quiet.to_str().unwrap(), "--duration", "1s"])
+        .args([
+            "--interval",
+            "250ms",
+            "--netns",
+            &pair.b.name,
+            "--no-capture",
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let info = replay(&["--info", quiet.to_str().unwrap()]);
+    let info = String::from_utf8_lossy(&info.stdout).to_string();
+    assert!(!info.contains("packets ("), "{info}");
+    assert!(!info.contains("payloads ("), "{info}");
+    assert!(info.contains("capture:    off"), "{info}");
+    let json = replay(&["--json", quiet.to_str().unwrap()]);
+    assert!(
+        parse_lines(&json.stdout)
+            .iter()
+            .all(|s| s["flows"].is_null())
+    );
 }

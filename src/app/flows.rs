@@ -149,6 +149,14 @@ impl FlowsView {
         }
     }
 
+    /// Forgets the packet list (replay rebuilds it after a seek).
+    pub fn clear_packets(&mut self) {
+        self.packets.clear();
+        self.received = 0;
+        self.unprinted = 0;
+        self.frozen_at = None;
+    }
+
     /// The packets the list shows, oldest first, at most `height`.
     pub fn visible_packets(&self, height: usize) -> impl Iterator<Item = &CapturedPacket> {
         let first_number = self.received - self.packets.len() as u64;

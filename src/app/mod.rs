@@ -235,7 +235,7 @@ impl App {
                     sample.dns = Some(monitor.sample(self.flows.capture.as_ref()));
                 }
                 self.sockets.record(&sample);
-                let record_error = self.record_sample(&sample);
+                let record_error = self.record_sample(&mut sample);
                 self.history.push(*sample);
                 self.drop_old_sockets();
                 let had_error = self.error.take().is_some();

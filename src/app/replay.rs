@@ -5,6 +5,7 @@
 use super::App;
 use super::history::{History, WINDOW_SECONDS};
 use super::keymap::{Action, Key};
+use crate::capture::live::Capture;
 use crate::model::Sample;
 use crate::record::player::Player;
 use crate::record::{self, Recorder, time};
@@ -35,11 +36,28 @@ impl App {
     }
 
     /// Makes `player` the source of samples, at its cursor.
-    pub fn start_replay(&mut self, player: Player) {
+    pub fn start_replay(&mut self, mut player: Player) {
         if let Some(meta) = &player.reader().meta
             && meta.interval > 0.0
         {
             self.interval = std::time::Duration::from_secs_f64(meta.interval);
+        }
+        // Recorded packets go through a capture of their own, into the
+        // Flows tab's state by the path live packets take.
+        self.flows.capture = None;
+        if player.has_packets() {
+            let payloads = player.reader().meta.as_ref().is_some_and(|m| m.payloads);
+            let linktype = player.packet_linktype();
+            let snaplen = if payloads {
+                crate::capture::ring::PAYLOAD_SNAPLEN
+            } else {
+                crate::capture::ring::DEFAULT_SNAPLEN
+            };
+            let iface = player
+                .current()
+                .and_then(|s| s.capture.map(|c| c.iface))
+                .unwrap_or_else(|| "any".into());
+            self.flows.capture = Some(Capture::replayed(linktype, snaplen, &iface));
         }
         self.replay = Some(player);
         self.paused_at = None;
@@ -57,6 +75,24 @@ impl App {
             history.push(sample);
         }
         self.history = history;
+        // The packet list and the flow table start again from the packets
+        // segment's keyframe.
+        self.flows.clear_packets();
+        let mut events = Vec::new();
+        if let Some(capture) = &self.flows.capture {
+            capture.reset_replay();
+            if let Some(current) = self.history.get(self.history.len().wrapping_sub(1)) {
+                let names = current.interfaces.iter().map(|i| (i.index, i.name.clone()));
+                capture.set_ifnames(names);
+                let t = current.t;
+                for batch in player.packets_up_to(t) {
+                    events.push(capture.feed(&batch, t));
+                }
+            }
+        }
+        for event in events {
+            self.flows.on_capture(event);
+        }
         self.error = player.damage.take();
     }
 
@@ -98,8 +134,20 @@ impl App {
     }
 
     fn push_replayed(&mut self, sample: Sample) {
+        let before = self.history.get(self.history.len().wrapping_sub(1));
+        let after = before.map_or(f64::NEG_INFINITY, |s| s.t);
+        let t = sample.t;
         self.history.push(sample);
         if let Some(player) = self.replay.as_mut() {
+            let mut events = Vec::new();
+            if let Some(capture) = &self.flows.capture {
+                for batch in player.packets_between(after, t) {
+                    events.push(capture.feed(&batch, t));
+                }
+            }
+            for event in events {
+                self.flows.on_capture(event);
+            }
             self.error = player.damage.take().or(self.error.take());
         }
     }
@@ -187,7 +235,8 @@ impl App {
             _ => record::default_path(newest_t.map_or_else(now, |s| s.t)),
         };
         let netns = newest_t.map_or("host", |s| s.netns.as_str()).to_string();
-        match Recorder::create(&path, &record::meta(&netns, self.interval)) {
+        let meta = record::meta(&netns, self.interval);
+        match Recorder::create_with_capture(&path, &meta, self.flows.capture.as_ref()) {
             Ok(mut recorder) => {
                 recorder.thresholds = self.thresholds;
                 self.recording = Some(recorder);
@@ -199,7 +248,7 @@ impl App {
 
     /// Writes a live sample to the recording, if one is running. A failed
     /// write stops the recording; the error is returned for the screen.
-    pub(super) fn record_sample(&mut self, sample: &Sample) -> Option<String> {
+    pub(super) fn record_sample(&mut self, sample: &mut Sample) -> Option<String> {
         let recorder = self.recording.as_mut()?;
         let previous = self.history.get(self.history.len().wrapping_sub(1));
         let error = recorder.record(previous, sample).err()?;

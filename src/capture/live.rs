@@ -6,7 +6,12 @@
 //! drains ready ring blocks; `summary()` takes the bounded view a Sample
 //! carries. Lines go over a channel at most ten times a second.
 
-use super::decode::summarize;
+mod replayed;
+mod tap;
+
+pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
+
+use super::decode::{Summary, summarize};
 use super::filter::Filter;
 use super::flows::{Flow, FlowSample, FlowTable};
 use super::format::{Formatter, Timestamp};
@@ -67,6 +72,15 @@ struct Shared {
     active: bool,
     /// Passive DNS: queries matched to responses as packets pass.
     dns: crate::dns::passive::Matcher,
+    /// A recorder's copy of the packets, while one is attached.
+    tap: Option<tap::Tap>,
+}
+
+/// Accounts one packet that passed the filter (live and replay alike).
+fn account(shared: &mut Shared, s: &Summary, ts: super::format::Timestamp) {
+    shared.packets += 1;
+    shared.bytes += u64::from(s.wire_len);
+    shared.table.add(s, ts.as_secs_f64());
 }
 
 /// The running capture (or why there is none). Dropping it stops the thread.
@@ -79,6 +93,8 @@ pub struct Capture {
     control: Option<mpsc::Sender<Control>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    /// Set for a capture that replays a recording.
+    replayed: Option<Mutex<replayed::Replayed>>,
 }
 
 /// Why a capture could not start: `fatal` for what the user typed wrong (an
@@ -112,6 +128,7 @@ impl Capture {
             error: None,
             active: false,
             dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
+            tap: None,
         }));
         let (events, receiver) = unbounded_channel();
         let (control, controls) = mpsc::channel();
@@ -180,6 +197,7 @@ impl Capture {
                 control: Some(control),
                 stop,
                 thread: Some(thread),
+                replayed: None,
             },
             receiver,
         ))
@@ -196,6 +214,7 @@ impl Capture {
             error: Some(reason.to_string()),
             active: false,
             dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
+            tap: None,
         }));
         Self {
             shared,
@@ -206,6 +225,7 @@ impl Capture {
             control: None,
             stop: Arc::default(),
             thread: None,
+            replayed: None,
         }
     }
 
@@ -233,6 +253,9 @@ impl Capture {
             .as_ref()
             .map(|f| f.text().to_string())
             .unwrap_or_default();
+        if self.set_replay_filter(filter.clone()) {
+            return;
+        }
         if let Some(control) = &self.control {
             let _ = control.send(Control::Filter(filter));
         }
@@ -413,9 +436,10 @@ impl Engine {
                     {
                         return;
                     }
-                    shared.packets += 1;
-                    shared.bytes += u64::from(s.wire_len);
-                    shared.table.add(&s, p.ts.as_secs_f64());
+                    account(shared, &s, p.ts);
+                    if let Some(tap) = shared.tap.as_mut() {
+                        tap.offer(p.ts, p.orig_len, p.data);
+                    }
                     if !print {
                         return;
                     }

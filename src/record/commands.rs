@@ -15,8 +15,9 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use tokio::signal::unix::{SignalKind, signal};
 
-/// `netlens record -o FILE`: samples to a file until the duration is up or
-/// SIGINT / SIGTERM; either way the file is closed with its index.
+/// `netlens record -o FILE`: samples (and, unless --no-capture, the flows
+/// and packets captured) to a file until the duration is up or SIGINT /
+/// SIGTERM; either way the file is closed with its index.
 pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     let label = target.label().to_string();
@@ -25,8 +26,18 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
     let demand = Arc::new(Demand::default());
     demand.set_conntrack_entries(true);
     let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
-    let (sampler, mut events) = Sampler::spawn_with(target, collect.interval, demand)?;
-    let mut recorder = Recorder::create(&args.output, &super::meta(&label, collect.interval))?;
+    let (sampler, mut events) = Sampler::spawn_with(target.clone(), collect.interval, demand)?;
+    // As the live view: capture where permitted, unless --no-capture.
+    let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
+    if let Some(error) = capture.as_ref().and_then(|c| c.summary().error) {
+        eprintln!("netlens: warning: no packets recorded: {error}");
+    }
+    dns.attach(capture.as_ref());
+    let mut recorder = Recorder::create_with_capture(
+        &args.output,
+        &super::meta(&label, collect.interval),
+        capture.as_ref(),
+    )?;
     recorder.thresholds = *limits;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -49,8 +60,9 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
             tokio::select! {
                 event = events.recv() => match event {
                     Some(SamplerEvent::Sample(mut sample)) => {
-                        sample.dns = Some(dns.sample(None));
-                        recorder.record(previous.as_ref(), &sample)?;
+                        sample.capture = capture.as_ref().map(|c| c.summary());
+                        sample.dns = Some(dns.sample(capture.as_ref()));
+                        recorder.record(previous.as_ref(), &mut sample)?;
                         previous = Some(*sample);
                         if progress {
                             let stats = recorder.stats();
@@ -75,6 +87,7 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
         }
     });
     drop(sampler);
+    drop(capture);
     let path = recorder.path().to_path_buf();
     // Close the file properly even when sampling failed.
     let stats = recorder.finish()?;
@@ -165,6 +178,30 @@ fn warn(reader: &Reader, damage: &str) {
     eprintln!("netlens: warning: {}: {damage}", reader.path().display());
 }
 
+struct StreamInfo {
+    stream: Stream,
+    records: usize,
+    segments: usize,
+    raw: u64,
+    disk: u64,
+}
+
+/// Packets recorded, and left out by the bounds.
+fn packet_count(reader: &Reader, damage: &mut Vec<String>) -> Result<(u64, u64)> {
+    let (mut kept, mut skipped) = (0u64, 0u64);
+    for entry in reader.stream_segments(Stream::Packets) {
+        let read = reader.read_packets(&entry)?;
+        for batch in &read.records {
+            kept += batch.packets.len() as u64;
+            skipped += batch.skipped;
+        }
+        if let Some(d) = read.damage {
+            damage.push(format!("packets: {d}"));
+        }
+    }
+    Ok((kept, skipped))
+}
+
 /// `replay --info`: reads every segment to count what is really readable.
 pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
     let path = reader.path().display();
@@ -197,32 +234,33 @@ pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
     }
     let mut damage: Vec<String> = reader.scan_damage.clone();
     let mut streams = Vec::new();
-    let mut samples_raw = 0u64;
-    let mut samples_disk = 0u64;
     for stream in Stream::ALL {
         let segments = reader.stream_segments(stream);
         if segments.is_empty() {
             continue;
         }
-        let mut records = 0usize;
+        let (mut records, mut raw, mut disk) = (0usize, 0u64, 0u64);
         for entry in &segments {
             let read = reader.read_raw(entry)?;
             records += read.records.len();
-            if stream == Stream::Samples {
-                samples_raw += read.records.iter().map(|r| r.len() as u64).sum::<u64>();
-                samples_disk += entry.end - entry.start;
-            }
+            raw += read.records.iter().map(|r| r.len() as u64).sum::<u64>();
+            disk += read.disk_bytes;
             if let Some(d) = read.damage {
                 damage.push(format!("{}: {d}", stream.name()));
             }
         }
-        streams.push((stream, records, segments.len()));
+        streams.push(StreamInfo {
+            stream,
+            records,
+            segments: segments.len(),
+            raw,
+            disk,
+        });
     }
+    let packets = packet_count(reader, &mut damage)?;
     let samples = reader.sample_segments();
-    let count = streams
-        .iter()
-        .find(|(s, ..)| *s == Stream::Samples)
-        .map_or(0, |(_, n, _)| *n);
+    let samples_info = streams.iter().find(|s| s.stream == Stream::Samples);
+    let count = samples_info.map_or(0, |s| s.records);
     if let (Some(first), Some(last)) = (samples.first(), samples.last()) {
         let offset = time::local_offset(first.first_t);
         writeln!(
@@ -234,21 +272,49 @@ pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
         )?;
     }
     writeln!(out, "samples:    {count}")?;
-    if count > 0 {
+    if let Some(info) = samples_info.filter(|_| count > 0) {
         writeln!(
             out,
             "size:       {} per sample on disk ({} uncompressed)",
-            size(samples_disk / count as u64),
-            size(samples_raw / count as u64)
+            size(info.disk / count as u64),
+            size(info.raw / count as u64)
         )?;
     }
     let list: Vec<String> = streams
         .iter()
-        .map(|(stream, records, segments)| {
-            format!("{} ({records} records, {segments} segments)", stream.name())
+        .map(|s| {
+            format!(
+                "{} ({} records, {} segments)",
+                s.stream.name(),
+                s.records,
+                s.segments
+            )
         })
         .collect();
     writeln!(out, "streams:    {}", list.join(", "))?;
+    for s in &streams {
+        let what = match s.stream {
+            Stream::Packets => format!(", {} packets, {} left out", packets.0, packets.1),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "  {:<9} {} on disk, {} uncompressed{what}",
+            s.stream.name(),
+            size(s.disk),
+            size(s.raw)
+        )?;
+    }
+    if let Some(meta) = &reader.meta {
+        let capture = match (meta.capture, meta.payloads) {
+            (false, _) => "off (no packets recorded)",
+            (true, false) => "on, packet headers (first 384 bytes of each)",
+            (true, true) => "on, whole packets (--payload)",
+        };
+        writeln!(out, "capture:    {capture}")?;
+    }
+    let mut seen = std::collections::HashSet::new();
+    damage.retain(|d| seen.insert(d.clone()));
     if damage.is_empty() {
         writeln!(out, "damage:     none")?;
     }

@@ -1,4 +1,4 @@
-//! The recording file format, version 1.
+//! The recording file format, version 2.
 //!
 //! ```text
 //! file    = header chunk*
@@ -17,15 +17,26 @@
 //! as its own chunk and compresses against the records before it (the
 //! delta). So every record costs one write, a reader can decode a segment up
 //! to its last complete chunk, and damage costs at most the rest of one
-//! segment. Uncompressed, a record is a u32 length then MessagePack with
-//! field names (self-describing: a newer netlens may add fields, an older
-//! file lacks them and they take their defaults).
+//! segment. Uncompressed, a record is a u32 length then its bytes:
+//! - samples: the sample without its sockets as MessagePack with field
+//!   names (self-describing: a newer netlens may add fields, an older file
+//!   lacks them and they take their defaults), then the sockets as columns
+//!   of deltas against the previous sample of the segment (`codec`);
+//! - findings: JSON, written when they change;
+//! - packets: the packets captured since the previous sample, each cut to
+//!   the default snap length (`packets`), bounded per second and segment;
+//! - payloads: the rest of those packets, only when whole packets were
+//!   captured (--payload).
+//!
+//! Version 1 stored each sample as MessagePack alone; it is still read.
 
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
 pub const MAGIC: [u8; 8] = *b"\x89NLREC\r\n";
-pub const MAJOR: u16 = 1;
+pub const MAJOR: u16 = 2;
+/// The oldest major version still read.
+pub const OLDEST_MAJOR: u16 = 1;
 pub const MINOR: u16 = 0;
 pub const HEADER_LEN: usize = 16;
 
@@ -136,10 +147,10 @@ impl Header {
         }
         let major = u16::from_le_bytes([bytes[8], bytes[9]]);
         let minor = u16::from_le_bytes([bytes[10], bytes[11]]);
-        if major != MAJOR {
+        if !(OLDEST_MAJOR..=MAJOR).contains(&major) {
             bail!(
-                "recording format {major}.{minor} is not supported: this netlens reads format \
-                 {MAJOR}.x (a {} netlens wrote it)",
+                "recording format {major}.{minor} is not supported: this netlens reads formats \
+                 {OLDEST_MAJOR}.x to {MAJOR}.x (a {} netlens wrote it)",
                 if major > MAJOR { "newer" } else { "older" }
             );
         }
@@ -365,9 +376,9 @@ mod tests {
     fn header_refuses_other_majors_and_strangers() {
         let mut header = Header::current().encode();
         assert_eq!(Header::decode(&header).unwrap(), Header::current());
-        header[8] = 2;
+        header[8] = 3;
         let error = Header::decode(&header).unwrap_err().to_string();
-        assert!(error.contains("format 2.0 is not supported"), "{error}");
+        assert!(error.contains("format 3.0 is not supported"), "{error}");
         assert!(error.contains("newer"), "{error}");
         let error = Header::decode(b"PK\x03\x04 not ours....")
             .unwrap_err()

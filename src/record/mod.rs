@@ -1,13 +1,17 @@
-//! Recordings: a session's raw samples (and the findings shown) in a file,
-//! replayed later through the same views. `format` describes the file.
+//! Recordings: a session's raw samples, the findings shown and the packets
+//! captured, in a file replayed later through the same views. `format`
+//! describes the file.
 
+pub mod codec;
 pub mod commands;
 pub mod format;
+pub mod packets;
 pub mod player;
 pub mod reader;
 pub mod time;
 pub mod writer;
 
+use crate::capture::live::{Capture, PacketTap};
 use crate::findings;
 use crate::model::Sample;
 use anyhow::Result;
@@ -23,20 +27,43 @@ pub fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
     rmp_serde::to_vec_named(value).expect("samples are plain data")
 }
 
-/// Writes samples, and the findings each time they change.
+/// Writes samples, the findings each time they change, and the packets
+/// captured meanwhile.
 pub struct Recorder {
     writer: Writer,
     findings: Option<Vec<u8>>,
     /// The findings stream is evaluated with these (the config's).
     pub thresholds: findings::Thresholds,
+    tap: Option<PacketTap>,
+    /// Packets written to the open packets segment.
+    in_segment: u32,
 }
 
 impl Recorder {
+    /// A recording of samples only.
     pub fn create(path: &Path, meta: &Meta) -> Result<Recorder> {
+        Self::create_with_capture(path, meta, None)
+    }
+
+    /// A recording that also holds what `capture` captures from now on
+    /// (nothing when it does not capture).
+    pub fn create_with_capture(
+        path: &Path,
+        meta: &Meta,
+        capture: Option<&Capture>,
+    ) -> Result<Recorder> {
+        let tap = capture.and_then(Capture::tap);
+        let meta = Meta {
+            capture: tap.is_some(),
+            payloads: tap.as_ref().is_some_and(|t| t.payloads),
+            ..meta.clone()
+        };
         Ok(Recorder {
-            writer: Writer::create(path, meta)?,
+            writer: Writer::create(path, &meta)?,
             findings: None,
             thresholds: findings::Thresholds::DEFAULT,
+            tap,
+            in_segment: 0,
         })
     }
 
@@ -45,15 +72,43 @@ impl Recorder {
     }
 
     /// Appends `sample`; `previous` is the sample before it (for findings).
-    pub fn record(&mut self, previous: Option<&Sample>, sample: &Sample) -> Result<()> {
-        self.writer
-            .write_record(Stream::Samples, sample.t, sample.mono, &encode(sample))?;
+    /// Its sockets are moved out while it is written, then put back.
+    pub fn record(&mut self, previous: Option<&Sample>, sample: &mut Sample) -> Result<()> {
         let found = findings::evaluate(previous, sample, &self.thresholds);
+        self.writer.write_sample(sample)?;
         let bytes = serde_json::to_vec(&found).expect("findings are plain data");
         if self.findings.as_ref() != Some(&bytes) {
             self.writer
                 .write_record(Stream::Findings, sample.t, sample.mono, &bytes)?;
             self.findings = Some(bytes);
+        }
+        self.record_packets(sample)
+    }
+
+    /// The packets captured since the previous sample, within the
+    /// segment's bound, under the sample's time.
+    fn record_packets(&mut self, sample: &Sample) -> Result<()> {
+        let Some(tap) = &self.tap else {
+            return Ok(());
+        };
+        let mut batch = tap.take();
+        if batch.packets.is_empty() && batch.skipped == 0 {
+            return Ok(());
+        }
+        if self.writer.starts_segment(Stream::Packets, sample.mono) {
+            self.in_segment = 0;
+        }
+        let room = packets::PACKETS_PER_SEGMENT.saturating_sub(self.in_segment) as usize;
+        if batch.packets.len() > room {
+            batch.skipped += (batch.packets.len() - room) as u64;
+            batch.packets.truncate(room);
+        }
+        self.in_segment += batch.packets.len() as u32;
+        let (t, mono) = (sample.t, sample.mono);
+        self.writer
+            .write_record(Stream::Packets, t, mono, &packets::encode_headers(&batch))?;
+        if let Some(rest) = packets::encode_payloads(&batch).filter(|_| tap.payloads) {
+            self.writer.write_record(Stream::Payloads, t, mono, &rest)?;
         }
         Ok(())
     }

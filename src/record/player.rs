@@ -2,8 +2,9 @@
 //! speed. It hands samples to the App exactly as the live sampler does, so
 //! every view, rate and finding is computed by the same code.
 
-use super::format::SegmentEntry;
+use super::format::{SegmentEntry, Stream};
 use super::reader::Reader;
+use crate::capture::live::PacketBatch;
 use crate::model::Sample;
 use anyhow::Result;
 use std::collections::VecDeque;
@@ -23,9 +24,15 @@ pub struct Cursor {
     pub ordinal: usize,
 }
 
+/// A segment of the packets stream, decoded: each batch under the time of
+/// the sample it was recorded with.
+type Batches = Rc<Vec<(f64, PacketBatch)>>;
+
 pub struct Player {
     reader: Reader,
     segments: Vec<SegmentEntry>,
+    packet_segments: Vec<SegmentEntry>,
+    packet_cache: VecDeque<(usize, Batches)>,
     /// Samples before each segment, by the index (damage may make a
     /// segment shorter; positions shown are then approximate).
     before: Vec<usize>,
@@ -52,9 +59,12 @@ impl Player {
             total += entry.count as usize;
         }
         let utc_offset = super::time::local_offset(segments.first().map_or(0.0, |s| s.first_t));
+        let packet_segments = reader.stream_segments(Stream::Packets);
         let mut player = Player {
             reader,
             segments,
+            packet_segments,
+            packet_cache: VecDeque::new(),
             before,
             cache: VecDeque::new(),
             cursor: Cursor {
@@ -113,6 +123,82 @@ impl Player {
         }
         self.cache.push_back((segment, Rc::clone(&samples)));
         samples
+    }
+
+    /// Whether the recording holds captured packets.
+    pub fn has_packets(&self) -> bool {
+        !self.packet_segments.is_empty()
+    }
+
+    /// The link type of the recorded packets (from the first segment that
+    /// reads); 0 when none does.
+    pub fn packet_linktype(&mut self) -> u32 {
+        (0..self.packet_segments.len())
+            .find_map(|segment| self.batches(segment).first().map(|(_, b)| b.linktype))
+            .unwrap_or(0)
+    }
+
+    /// The decoded batches of a packets segment (cached, as samples are).
+    fn batches(&mut self, segment: usize) -> Batches {
+        if let Some((_, batches)) = self.packet_cache.iter().find(|(s, _)| *s == segment) {
+            return Rc::clone(batches);
+        }
+        let batches = match self.packet_segments.get(segment) {
+            Some(entry) => match self.reader.read_packets(entry) {
+                Ok(read) => {
+                    if let Some(damage) = read.damage {
+                        self.damage = Some(damage);
+                    }
+                    read.heads.iter().map(|h| h.t).zip(read.records).collect()
+                }
+                Err(error) => {
+                    self.damage = Some(format!("{error:#}"));
+                    Vec::new()
+                }
+            },
+            None => Vec::new(),
+        };
+        let batches = Rc::new(batches);
+        if self.packet_cache.len() >= CACHE_SEGMENTS {
+            self.packet_cache.pop_front();
+        }
+        self.packet_cache.push_back((segment, Rc::clone(&batches)));
+        batches
+    }
+
+    /// The packets recorded with the samples after `after` up to `upto`
+    /// (wall-clock times), oldest first.
+    pub fn packets_between(&mut self, after: f64, upto: f64) -> Vec<PacketBatch> {
+        let mut out = Vec::new();
+        for segment in 0..self.packet_segments.len() {
+            let entry = self.packet_segments[segment];
+            if entry.last_t <= after || entry.first_t > upto {
+                continue;
+            }
+            let batches = self.batches(segment);
+            out.extend(
+                batches
+                    .iter()
+                    .filter(|(t, _)| *t > after && *t <= upto)
+                    .map(|(_, b)| b.clone()),
+            );
+        }
+        out
+    }
+
+    /// The packets a view rebuilt at `t` starts from: those of the packets
+    /// segment holding `t`, from its keyframe up to `t`.
+    pub fn packets_up_to(&mut self, t: f64) -> Vec<PacketBatch> {
+        let after = self.packet_segments.partition_point(|s| s.first_t <= t);
+        let Some(segment) = after.checked_sub(1) else {
+            return Vec::new();
+        };
+        let batches = self.batches(segment);
+        batches
+            .iter()
+            .filter(|(at, _)| *at <= t)
+            .map(|(_, b)| b.clone())
+            .collect()
     }
 
     fn first_readable(&mut self, from: usize) -> Option<Cursor> {

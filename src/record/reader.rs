@@ -2,10 +2,13 @@
 //! decoded on demand, seek by time. Damage never panics: a bad chunk ends
 //! its segment there and is reported; the rest of the file still reads.
 
+use super::codec::SampleDecoder;
 use super::format::{
     self, CHUNK_HEAD, ChunkHead, DataHead, Header, Index, Kind, MAX_WINDOW_LOG, Meta, SegmentEntry,
     Stream,
 };
+use super::packets;
+use crate::capture::live::PacketBatch;
 use crate::model::Sample;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
@@ -37,6 +40,9 @@ pub struct SegmentRead<T> {
     pub heads: Vec<DataHead>,
     pub records: Vec<T>,
     pub damage: Option<String>,
+    /// Bytes its chunks take in the file (other streams' chunks between
+    /// them not counted).
+    pub disk_bytes: u64,
 }
 
 /// Where a seek landed.
@@ -264,6 +270,7 @@ impl Reader {
                         "segment at offset {} lies outside the file",
                         entry.start
                     )),
+                    disk_bytes: 0,
                 });
             }
         };
@@ -274,6 +281,7 @@ impl Reader {
         let mut heads = Vec::new();
         let mut output = Vec::new();
         let mut damage = None;
+        let mut disk_bytes = 0u64;
         let mut at = 0usize;
         while at < bytes.len() && heads.len() < entry.count as usize {
             let Some((head, payload)) = format::check_chunk(&bytes[at..]) else {
@@ -306,6 +314,7 @@ impl Reader {
                 ));
                 break;
             }
+            disk_bytes += head.total() as u64;
             heads.push(data);
         }
         if damage.is_none() && heads.len() < entry.count as usize {
@@ -329,21 +338,75 @@ impl Reader {
             heads,
             records,
             damage,
+            disk_bytes,
         })
+    }
+
+    /// Decodes records of the samples stream, in order from the start of
+    /// their segment (each may be a delta on the one before); stops at the
+    /// first that does not decode and says why.
+    fn decode_samples(&self, records: &[Vec<u8>], segment: u32) -> (Vec<Sample>, Option<String>) {
+        let mut samples = Vec::with_capacity(records.len());
+        let mut decoder = SampleDecoder::default();
+        for record in records {
+            let decoded = if self.header.major == 1 {
+                rmp_serde::from_slice::<Sample>(record).map_err(anyhow::Error::from)
+            } else {
+                decoder.decode(record)
+            };
+            match decoded {
+                Ok(sample) => samples.push(sample),
+                Err(error) => {
+                    let why = format!(
+                        "sample {} of segment {segment} does not decode: {error:#}",
+                        samples.len()
+                    );
+                    return (samples, Some(why));
+                }
+            }
+        }
+        (samples, None)
     }
 
     /// Decodes one segment of samples.
     pub fn read_samples(&self, entry: &SegmentEntry) -> Result<SegmentRead<Sample>> {
         let raw = self.read_raw(entry)?;
-        let mut samples = Vec::with_capacity(raw.records.len());
+        let (samples, error) = self.decode_samples(&raw.records, entry.segment);
+        let damage = raw.damage.or(error);
+        let mut heads = raw.heads;
+        heads.truncate(samples.len());
+        Ok(SegmentRead {
+            heads,
+            records: samples,
+            damage,
+            disk_bytes: raw.disk_bytes,
+        })
+    }
+
+    /// Decodes one segment of the packets stream, joined with the payloads
+    /// recorded with it (when there are any and they read).
+    pub fn read_packets(&self, entry: &SegmentEntry) -> Result<SegmentRead<PacketBatch>> {
+        let raw = self.read_raw(entry)?;
+        let mut payloads = std::collections::HashMap::new();
+        for p in self.stream_segments(Stream::Payloads) {
+            if p.last_mono < entry.first_mono || p.first_mono > entry.last_mono {
+                continue;
+            }
+            let read = self.read_raw(&p)?;
+            for (head, record) in read.heads.iter().zip(read.records) {
+                payloads.insert((head.t.to_bits(), head.mono.to_bits()), record);
+            }
+        }
         let mut damage = raw.damage;
-        for record in &raw.records {
-            match rmp_serde::from_slice::<Sample>(record) {
-                Ok(sample) => samples.push(sample),
+        let mut batches = Vec::with_capacity(raw.records.len());
+        for (head, record) in raw.heads.iter().zip(&raw.records) {
+            let rest = payloads.get(&(head.t.to_bits(), head.mono.to_bits()));
+            match packets::decode(record, rest.map(Vec::as_slice)) {
+                Ok(batch) => batches.push(batch),
                 Err(error) => {
                     damage.get_or_insert(format!(
-                        "sample {} of segment {} does not decode: {error}",
-                        samples.len(),
+                        "packets {} of segment {} do not decode: {error:#}",
+                        batches.len(),
                         entry.segment
                     ));
                     break;
@@ -351,11 +414,12 @@ impl Reader {
             }
         }
         let mut heads = raw.heads;
-        heads.truncate(samples.len());
+        heads.truncate(batches.len());
         Ok(SegmentRead {
             heads,
-            records: samples,
+            records: batches,
             damage,
+            disk_bytes: raw.disk_bytes,
         })
     }
 
@@ -371,14 +435,17 @@ impl Reader {
         loop {
             let raw = self.read_raw(&segments[position])?;
             let ordinal = raw.heads.partition_point(|h| h.t <= t).saturating_sub(1);
-            if let Some(record) = raw.records.get(ordinal) {
-                let sample = rmp_serde::from_slice::<Sample>(record).with_context(|| {
-                    format!(
-                        "{}: the sample at offset {} does not decode",
+            if ordinal < raw.records.len() {
+                let upto = &raw.records[..=ordinal];
+                let (mut samples, error) = self.decode_samples(upto, segments[position].segment);
+                let Some(sample) = samples.pop().filter(|_| error.is_none()) else {
+                    bail!(
+                        "{}: the sample at offset {} does not decode ({})",
                         self.path.display(),
-                        segments[position].start
-                    )
-                })?;
+                        segments[position].start,
+                        error.unwrap_or_default()
+                    );
+                };
                 return Ok(Some(Located {
                     segment: position,
                     ordinal,

@@ -46,6 +46,8 @@ pub struct Writer {
     segment_seconds: f64,
     /// Set after a failed write: the file's tail is unknown, stop writing.
     broken: bool,
+    /// The previous sample's sockets, for the next sample's deltas.
+    samples: super::codec::SampleEncoder,
 }
 
 impl Writer {
@@ -87,6 +89,7 @@ impl Writer {
             },
             segment_seconds,
             broken: false,
+            samples: Default::default(),
         })
     }
 
@@ -96,6 +99,28 @@ impl Writer {
 
     pub fn stats(&self) -> WriteStats {
         self.stats
+    }
+
+    /// Whether a record of `stream` at `mono` starts a new segment (its
+    /// keyframe).
+    pub fn starts_segment(&self, stream: Stream, mono: f64) -> bool {
+        match &self.open[stream as usize] {
+            None => true,
+            Some(open) => {
+                let first = self.index[open.entry].first_mono;
+                mono - first >= self.segment_seconds
+                    || mono < first
+                    || open.raw >= SEGMENT_RAW_BYTES
+            }
+        }
+    }
+
+    /// Appends a sample to the samples stream (see `codec`). Its sockets are
+    /// moved out while the rest is serialized, then put back.
+    pub fn write_sample(&mut self, sample: &mut crate::model::Sample) -> Result<()> {
+        let keyframe = self.starts_segment(Stream::Samples, sample.mono);
+        let bytes = self.samples.encode(sample, keyframe);
+        self.write_record(Stream::Samples, sample.t, sample.mono, &bytes)
     }
 
     /// Appends one record (already serialized) to `stream`: one chunk, one
@@ -108,10 +133,7 @@ impl Writer {
             );
         }
         let s = stream as usize;
-        let roll = self.open[s].as_ref().is_some_and(|open| {
-            let first = self.index[open.entry].first_mono;
-            mono - first >= self.segment_seconds || mono < first || open.raw >= SEGMENT_RAW_BYTES
-        });
+        let roll = self.open[s].is_some() && self.starts_segment(stream, mono);
         if roll {
             self.close_segment(s)?;
         }

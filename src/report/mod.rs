@@ -71,9 +71,10 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds)
     dns.attach(capture.as_ref());
     let mut recorder = match &args.record {
         Some(path) => {
-            let mut recorder = crate::record::Recorder::create(
+            let mut recorder = crate::record::Recorder::create_with_capture(
                 path,
                 &crate::record::meta(&label, collect.interval),
+                capture.as_ref(),
             )?;
             recorder.thresholds = *limits;
             Some(recorder)
@@ -114,7 +115,7 @@ fn print_samples(
     let mut previous: Option<Sample> = None;
     let mut printed = 0;
     while printed < args.count {
-        let sample = match events.blocking_recv() {
+        let mut sample = match events.blocking_recv() {
             Some(SamplerEvent::Sample(mut sample)) => {
                 sample.capture = capture.map(|c| c.summary());
                 // DNS results since the baseline belong to the first
@@ -128,7 +129,7 @@ fn print_samples(
             None => bail!("the sampler stopped unexpectedly"),
         };
         if let Some(recorder) = recorder.as_mut() {
-            recorder.record(previous.as_ref(), &sample)?;
+            recorder.record(previous.as_ref(), &mut sample)?;
         }
         if previous.is_none() && sections.conntrack && (args.json || sections.conntrack_entries) {
             // A one-shot ask: the printed samples carry the entry list. Set

@@ -94,6 +94,12 @@ impl Formatter {
         Self::default()
     }
 
+    /// Names interface `index` for SLL2 lines instead of looking it up on
+    /// this host (replay: the recorded host's interfaces).
+    pub fn set_ifname(&mut self, index: u32, name: &str) {
+        self.ifnames.insert(index, name.to_string());
+    }
+
     /// The part of the line after the timestamp.
     pub fn body(&mut self, linktype: u32, data: &[u8], wire_len: u32, out: &mut String) {
         if self.tcp.map.len() > TCP_TABLE_MAX {

@@ -1,0 +1,518 @@
+//! How a sample is stored (format 2): the sample without its sockets as
+//! MessagePack with field names, then the sockets as columns of deltas
+//! against the previous sample of the same segment.
+//!
+//! Sockets are the bulk of a busy host's sample (10k sockets: ~1.5 MB of
+//! MessagePack), and from one second to the next most of them persist with
+//! a few counters moved. So each socket names the previous sample's socket
+//! with the same protocol and endpoints (or is new), and each numeric field
+//! is stored as its difference from that socket's, column by column: an
+//! unchanged socket is a row of zeros, which zstd then reduces to almost
+//! nothing. The first sample of a segment (the keyframe) has no previous
+//! sample, so every socket in it is new, and a segment decodes on its own.
+//!
+//! ```text
+//! record   = len u32 | msgpack(sample, sockets empty)[len] | sockets
+//! sockets  = n | new | refs[n] | keys[new] | column[n] * FIELDS | users[n]
+//! ref      = 0 for a new socket, else zigzag(i - expected) + 1, where i is
+//!            its position in the previous sample and expected is one past
+//!            the previous ref (sockets listed in the same order cost 1 each)
+//! key      = proto u8 | addr local | addr peer
+//! addr     = 4 | ip[4] | port u16   or   6 | ip[16] | port u16 | flowinfo u32 | scope u32
+//! column   = one varint per socket: zigzag(value - referenced value), or the
+//!            value itself for a new socket
+//! users    = 0: as the referenced socket; else count + 1, then per user
+//!            len | process | pid | fd
+//! ```
+//! Integers are LEB128 varints unless sized; sized ones are little-endian.
+
+use crate::model::Sample;
+use crate::model::sockets::{Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample};
+use anyhow::{Context, Result, bail};
+use std::collections::{HashMap, VecDeque};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+
+/// Keeps the previous sample's sockets, the reference for the next one.
+#[derive(Default)]
+pub struct SampleEncoder {
+    previous: Vec<SocketSample>,
+}
+
+impl SampleEncoder {
+    /// Encodes `sample`; `keyframe` when it starts a segment. Its sockets
+    /// are taken out while the rest is serialized, and put back.
+    pub fn encode(&mut self, sample: &mut Sample, keyframe: bool) -> Vec<u8> {
+        if keyframe {
+            self.previous.clear();
+        }
+        let sockets = std::mem::take(&mut sample.sockets);
+        let head = super::encode(&*sample);
+        sample.sockets = sockets;
+        let mut out = Vec::with_capacity(head.len() + 16 + sample.sockets.len() * 8);
+        out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+        out.extend_from_slice(&head);
+        encode_sockets(&self.previous, &sample.sockets, &mut out);
+        self.previous.clone_from(&sample.sockets);
+        out
+    }
+}
+
+/// Decodes the records of one segment in order.
+#[derive(Default)]
+pub struct SampleDecoder {
+    previous: Vec<SocketSample>,
+}
+
+impl SampleDecoder {
+    pub fn decode(&mut self, record: &[u8]) -> Result<Sample> {
+        let len = record
+            .get(..4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+            .context("the record is too short")?;
+        let head = record.get(4..4 + len).context("the record is cut short")?;
+        let mut sample: Sample = rmp_serde::from_slice(head)?;
+        let mut input = Input {
+            bytes: &record[4 + len..],
+        };
+        sample.sockets = decode_sockets(&self.previous, &mut input)?;
+        self.previous.clone_from(&sample.sockets);
+        Ok(sample)
+    }
+}
+
+/// A numeric field of a socket as a u64, and back (the value always fits:
+/// it came from that field).
+type Field = (fn(&SocketSample) -> u64, fn(&mut SocketSample, u64));
+
+fn tcp(s: &SocketSample) -> TcpInfoSample {
+    s.tcp.unwrap_or_default()
+}
+
+fn tcp_mut(s: &mut SocketSample) -> &mut TcpInfoSample {
+    s.tcp.get_or_insert_with(TcpInfoSample::default)
+}
+
+/// The columns, in file order. A field added later goes at the end (and
+/// bumps the minor version).
+const FIELDS: &[Field] = &[
+    (|s| u64::from(s.state), |s, v| s.state = v as u8),
+    (|s| u64::from(s.recv_q), |s, v| s.recv_q = v as u32),
+    (|s| u64::from(s.send_q), |s, v| s.send_q = v as u32),
+    (|s| u64::from(s.uid), |s, v| s.uid = v as u32),
+    (|s| u64::from(s.inode), |s, v| s.inode = v as u32),
+    (
+        |s| u64::from(s.owner_denied),
+        |s, v| s.owner_denied = v != 0,
+    ),
+    (
+        |s| s.drops.map_or(0, |d| u64::from(d) + 1),
+        |s, v| s.drops = v.checked_sub(1).map(|d| d as u32),
+    ),
+    (
+        |s| u64::from(s.queue_streak),
+        |s, v| s.queue_streak = v as u32,
+    ),
+    // tcp_info: present, then its fields (0 when absent).
+    (
+        |s| u64::from(s.tcp.is_some()),
+        |s, v| s.tcp = (v != 0).then(TcpInfoSample::default),
+    ),
+    (
+        |s| u64::from(tcp(s).rtt_us),
+        |s, v| set_tcp(s, v, |t| &mut t.rtt_us),
+    ),
+    (
+        |s| u64::from(tcp(s).rttvar_us),
+        |s, v| set_tcp(s, v, |t| &mut t.rttvar_us),
+    ),
+    (
+        |s| u64::from(tcp(s).cwnd),
+        |s, v| set_tcp(s, v, |t| &mut t.cwnd),
+    ),
+    (
+        |s| u64::from(tcp(s).ssthresh),
+        |s, v| set_tcp(s, v, |t| &mut t.ssthresh),
+    ),
+    (
+        |s| u64::from(tcp(s).mss),
+        |s, v| set_tcp(s, v, |t| &mut t.mss),
+    ),
+    (
+        |s| u64::from(tcp(s).rto_us),
+        |s, v| set_tcp(s, v, |t| &mut t.rto_us),
+    ),
+    (
+        |s| u64::from(tcp(s).retrans),
+        |s, v| set_tcp(s, v, |t| &mut t.retrans),
+    ),
+    (
+        |s| u64::from(tcp(s).total_retrans),
+        |s, v| set_tcp(s, v, |t| &mut t.total_retrans),
+    ),
+    (
+        |s| tcp(s).bytes_acked,
+        |s, v| {
+            if let Some(t) = s.tcp.as_mut() {
+                t.bytes_acked = v;
+            }
+        },
+    ),
+    (
+        |s| tcp(s).bytes_received,
+        |s, v| {
+            if let Some(t) = s.tcp.as_mut() {
+                t.bytes_received = v;
+            }
+        },
+    ),
+    (
+        |s| u64::from(tcp(s).last_send_ms),
+        |s, v| set_tcp(s, v, |t| &mut t.last_send_ms),
+    ),
+    (
+        |s| u64::from(tcp(s).last_recv_ms),
+        |s, v| set_tcp(s, v, |t| &mut t.last_recv_ms),
+    ),
+    (
+        |s| u64::from(tcp(s).last_ack_ms),
+        |s, v| set_tcp(s, v, |t| &mut t.last_ack_ms),
+    ),
+];
+
+/// Sets a u32 field of tcp_info, when the socket has one (the presence
+/// column comes first).
+fn set_tcp(s: &mut SocketSample, v: u64, field: fn(&mut TcpInfoSample) -> &mut u32) {
+    if s.tcp.is_some() {
+        *field(tcp_mut(s)) = v as u32;
+    }
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_addr(out: &mut Vec<u8>, addr: &SocketAddr) {
+    match addr {
+        SocketAddr::V4(a) => {
+            out.push(4);
+            out.extend_from_slice(&a.ip().octets());
+            out.extend_from_slice(&a.port().to_le_bytes());
+        }
+        SocketAddr::V6(a) => {
+            out.push(6);
+            out.extend_from_slice(&a.ip().octets());
+            out.extend_from_slice(&a.port().to_le_bytes());
+            out.extend_from_slice(&a.flowinfo().to_le_bytes());
+            out.extend_from_slice(&a.scope_id().to_le_bytes());
+        }
+    }
+}
+
+fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut Vec<u8>) {
+    // Previous positions by key; several sockets can share one (UDP
+    // sockets bound with SO_REUSEPORT), matched in order.
+    let mut by_key: HashMap<SocketKey, VecDeque<usize>> = HashMap::with_capacity(previous.len());
+    for (i, s) in previous.iter().enumerate() {
+        by_key.entry(s.key()).or_default().push_back(i);
+    }
+    let refs: Vec<Option<usize>> = sockets
+        .iter()
+        .map(|s| by_key.get_mut(&s.key()).and_then(VecDeque::pop_front))
+        .collect();
+    put(out, sockets.len() as u64);
+    put(out, refs.iter().filter(|r| r.is_none()).count() as u64);
+    let mut expected = 0i64;
+    for r in &refs {
+        match r {
+            Some(i) => {
+                put(out, zigzag(*i as i64 - expected) + 1);
+                expected = *i as i64 + 1;
+            }
+            None => put(out, 0),
+        }
+    }
+    for (s, r) in sockets.iter().zip(&refs) {
+        if r.is_none() {
+            out.push(match s.proto {
+                Proto::Tcp => 6,
+                Proto::Udp => 17,
+            });
+            put_addr(out, &s.local);
+            put_addr(out, &s.peer);
+        }
+    }
+    for (get, _) in FIELDS {
+        for (s, r) in sockets.iter().zip(&refs) {
+            let value = get(s);
+            match r {
+                Some(i) => put(out, zigzag(value.wrapping_sub(get(&previous[*i])) as i64)),
+                None => put(out, value),
+            }
+        }
+    }
+    for (s, r) in sockets.iter().zip(&refs) {
+        if r.is_some_and(|i| previous[i].users == s.users) {
+            put(out, 0);
+            continue;
+        }
+        put(out, s.users.len() as u64 + 1);
+        for user in &s.users {
+            put(out, user.process.len() as u64);
+            out.extend_from_slice(user.process.as_bytes());
+            put(out, u64::from(user.pid));
+            put(out, u64::from(user.fd));
+        }
+    }
+}
+
+/// Reads what `encode_sockets` wrote; damage is an error, never a panic.
+struct Input<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Input<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if n > self.bytes.len() {
+            bail!("the socket table is cut short");
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = self.take(1)?[0];
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        bail!("a number in the socket table is too long")
+    }
+
+    /// A count that cannot exceed the bytes left (each item takes one).
+    fn count(&mut self) -> Result<usize> {
+        let n = self.varint()?;
+        if n > self.bytes.len() as u64 {
+            bail!(
+                "the socket table claims {n} items in {} bytes",
+                self.bytes.len()
+            );
+        }
+        Ok(n as usize)
+    }
+
+    fn addr(&mut self) -> Result<SocketAddr> {
+        let family = self.take(1)?[0];
+        let u16_at = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]);
+        let u32_at = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        Ok(match family {
+            4 => {
+                let b = self.take(6)?;
+                SocketAddr::V4(SocketAddrV4::new(
+                    Ipv4Addr::new(b[0], b[1], b[2], b[3]),
+                    u16_at(&b[4..]),
+                ))
+            }
+            6 => {
+                let b = self.take(26)?;
+                let ip: [u8; 16] = b[..16].try_into().expect("16 bytes");
+                SocketAddr::V6(SocketAddrV6::new(
+                    Ipv6Addr::from(ip),
+                    u16_at(&b[16..]),
+                    u32_at(&b[18..]),
+                    u32_at(&b[22..]),
+                ))
+            }
+            other => bail!("unknown address family {other} in the socket table"),
+        })
+    }
+}
+
+fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<SocketSample>> {
+    let n = input.count()?;
+    let new = input.count()?;
+    let mut refs = Vec::with_capacity(n);
+    let mut expected = 0i64;
+    for _ in 0..n {
+        let r = input.varint()?;
+        if r == 0 {
+            refs.push(None);
+            continue;
+        }
+        let i = expected + unzigzag(r - 1);
+        if i < 0 || i as usize >= previous.len() {
+            bail!("a socket refers to one the previous sample does not have");
+        }
+        refs.push(Some(i as usize));
+        expected = i + 1;
+    }
+    if refs.iter().filter(|r| r.is_none()).count() != new {
+        bail!("the socket table's count of new sockets is wrong");
+    }
+    let mut sockets = Vec::with_capacity(n);
+    for r in &refs {
+        sockets.push(match r {
+            Some(i) => previous[*i].clone(),
+            None => {
+                let proto = match input.take(1)?[0] {
+                    6 => Proto::Tcp,
+                    17 => Proto::Udp,
+                    other => bail!("unknown protocol {other} in the socket table"),
+                };
+                SocketSample {
+                    proto,
+                    state: 0,
+                    local: input.addr()?,
+                    peer: input.addr()?,
+                    recv_q: 0,
+                    send_q: 0,
+                    uid: 0,
+                    inode: 0,
+                    users: Vec::new(),
+                    owner_denied: false,
+                    tcp: None,
+                    drops: None,
+                    queue_streak: 0,
+                }
+            }
+        });
+    }
+    for (get, set) in FIELDS {
+        for (s, r) in sockets.iter_mut().zip(&refs) {
+            let v = input.varint()?;
+            let value = match r {
+                Some(i) => get(&previous[*i]).wrapping_add(unzigzag(v) as u64),
+                None => v,
+            };
+            set(s, value);
+        }
+    }
+    for s in sockets.iter_mut() {
+        let count = input.varint()?;
+        if count == 0 {
+            continue;
+        }
+        let count = (count - 1) as usize;
+        if count > input.bytes.len() {
+            bail!("the socket table's user list is too long");
+        }
+        let mut users = Vec::with_capacity(count);
+        for _ in 0..count {
+            let len = input.count()?;
+            let process = String::from_utf8_lossy(input.take(len)?).into_owned();
+            let pid = u32::try_from(input.varint()?).context("a pid out of range")?;
+            let fd = u32::try_from(input.varint()?).context("an fd out of range")?;
+            users.push(SocketUser { process, pid, fd });
+        }
+        s.users = users;
+    }
+    Ok(sockets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn socket(port: u16, bytes: u64, v6: bool) -> SocketSample {
+        let local: SocketAddr = if v6 {
+            format!("[2001:db8::1]:{port}").parse().unwrap()
+        } else {
+            format!("198.18.0.1:{port}").parse().unwrap()
+        };
+        SocketSample {
+            proto: Proto::Tcp,
+            state: 1,
+            local,
+            peer: "198.18.0.2:443".parse().unwrap(),
+            recv_q: 0,
+            send_q: (bytes % 3) as u32,
+            uid: 33,
+            inode: 1000 + u32::from(port),
+            users: vec![SocketUser {
+                process: "nginx".into(),
+                pid: 10,
+                fd: u32::from(port),
+            }],
+            owner_denied: false,
+            tcp: port.is_multiple_of(2).then(|| TcpInfoSample {
+                rtt_us: 100,
+                bytes_acked: bytes,
+                last_send_ms: 5,
+                ..Default::default()
+            }),
+            drops: port.is_multiple_of(3).then_some(2),
+            queue_streak: 0,
+        }
+    }
+
+    #[test]
+    fn sockets_round_trip_through_deltas() {
+        let mut encoder = SampleEncoder::default();
+        let mut decoder = SampleDecoder::default();
+        let mut sample = Sample::default();
+        let lists = [
+            (0..50).map(|p| socket(p, 10, p == 7)).collect::<Vec<_>>(),
+            // Counters move (one going down), one socket goes, two come,
+            // the order changes, a duplicate key appears, users change.
+            {
+                let mut l: Vec<_> = (1..50)
+                    .map(|p| socket(p, 10 + u64::from(p), p == 7))
+                    .collect();
+                if let Some(t) = l[3].tcp.as_mut() {
+                    t.bytes_acked = 0;
+                }
+                l.swap(5, 20);
+                l.push(socket(900, u64::MAX, true));
+                l.push(socket(12, 1, false));
+                l[10].users.clear();
+                l[11].tcp = None;
+                l
+            },
+            Vec::new(),
+            (0..3).map(|p| socket(p, 1, false)).collect(),
+        ];
+        for (i, list) in lists.iter().enumerate() {
+            sample.t = i as f64;
+            sample.sockets = list.clone();
+            let bytes = encoder.encode(&mut sample, i == 0);
+            assert_eq!(&sample.sockets, list, "put back");
+            let decoded = decoder.decode(&bytes).unwrap();
+            assert_eq!(decoded, sample, "sample {i}");
+            // Damage is an error, never a panic.
+            for cut in 0..bytes.len() {
+                let mut copy = SampleDecoder {
+                    previous: decoder.previous.clone(),
+                };
+                let _ = copy.decode(&bytes[..cut]);
+            }
+        }
+    }
+
+    #[test]
+    fn unchanged_sockets_cost_about_a_byte_per_column() {
+        let mut encoder = SampleEncoder::default();
+        let mut sample = Sample {
+            sockets: (0..1000).map(|p| socket(p, 10, false)).collect(),
+            ..Default::default()
+        };
+        let key = encoder.encode(&mut sample, true).len();
+        let delta = encoder.encode(&mut sample, false).len();
+        assert!(delta < 1000 * (FIELDS.len() + 3), "{delta}");
+        assert!(delta * 2 < key, "{delta} vs keyframe {key}");
+    }
+}
