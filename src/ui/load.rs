@@ -104,18 +104,19 @@ fn render_run(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
     let block = Block::default().borders(Borders::ALL).title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if view.running.is_none() && view.kind == Kind::Pktgen {
-        if let Some(missing) = view.pktgen_missing() {
-            let text = vec![
-                Line::from(Span::styled(missing, theme.warn())),
-                Line::from(Span::styled(
-                    "r: switch the form to udp to the same dst instead",
-                    theme.key(),
-                )),
-            ];
-            frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
-            return;
-        }
+    if view.running.is_none()
+        && view.kind == Kind::Pktgen
+        && let Some(missing) = view.pktgen_missing()
+    {
+        let text = vec![
+            Line::from(Span::styled(missing, theme.warn())),
+            Line::from(Span::styled(
+                "r: switch the form to udp to the same dst instead",
+                theme.key(),
+            )),
+        ];
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
+        return;
     }
     if view.running.is_none() && view.runs.is_empty() {
         let text = vec![
