@@ -5,6 +5,7 @@
 use super::keymap::{Action, Key};
 use crate::cli::{parse_duration, parse_rate, parse_request_rate};
 use crate::load::{self, Interval, Outcome, Spec, Stop};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
@@ -21,9 +22,10 @@ pub enum Kind {
     Udp,
     Http,
     Probe,
+    Pktgen,
 }
 
-pub const KINDS: [Kind; 4] = [Kind::Tcp, Kind::Udp, Kind::Http, Kind::Probe];
+pub const KINDS: [Kind; 5] = [Kind::Tcp, Kind::Udp, Kind::Http, Kind::Probe, Kind::Pktgen];
 
 impl Kind {
     pub fn name(self) -> &'static str {
@@ -32,6 +34,7 @@ impl Kind {
             Kind::Udp => "udp",
             Kind::Http => "http",
             Kind::Probe => "probe",
+            Kind::Pktgen => "pktgen",
         }
     }
 
@@ -41,6 +44,7 @@ impl Kind {
             Kind::Tcp | Kind::Udp => "bits/s, 0 = max",
             Kind::Http => "req/s, 0 = max",
             Kind::Probe => "probes/s",
+            Kind::Pktgen => "",
         }
     }
 
@@ -49,7 +53,7 @@ impl Kind {
         match self {
             Kind::Tcp => Some("streams"),
             Kind::Http => Some("connections"),
-            Kind::Udp | Kind::Probe => None,
+            Kind::Udp | Kind::Probe | Kind::Pktgen => None,
         }
     }
 
@@ -59,6 +63,7 @@ impl Kind {
             Kind::Tcp | Kind::Udp => "bits/s",
             Kind::Http => "req/s",
             Kind::Probe => "ms",
+            Kind::Pktgen => "pps",
         }
     }
 }
@@ -70,15 +75,40 @@ pub enum Field {
     Duration,
     Rate,
     Connections,
+    // pktgen's own, as `netlens load pktgen` takes them.
+    Dev,
+    Dst,
+    DstMac,
+    Count,
+    Size,
+    Delay,
+    Threads,
 }
 
-pub const FIELDS: [Field; 5] = [
+/// The form of the socket kinds (tcp, udp, http, probe).
+const FIELDS: [Field; 5] = [
     Field::Kind,
     Field::Target,
     Field::Duration,
     Field::Rate,
     Field::Connections,
 ];
+
+/// The form of pktgen: no target or rate, a device and a packet count.
+const PKTGEN_FIELDS: [Field; 8] = [
+    Field::Kind,
+    Field::Dev,
+    Field::Dst,
+    Field::DstMac,
+    Field::Count,
+    Field::Size,
+    Field::Delay,
+    Field::Threads,
+];
+
+/// The longest a pktgen run from the tab may take (as the command line's
+/// default); its count usually ends it first.
+const PKTGEN_CAP: Duration = Duration::from_secs(60);
 
 impl Field {
     pub fn label(self) -> &'static str {
@@ -88,6 +118,25 @@ impl Field {
             Field::Duration => "duration",
             Field::Rate => "rate",
             Field::Connections => "conns",
+            Field::Dev => "dev",
+            Field::Dst => "dst",
+            Field::DstMac => "dst-mac",
+            Field::Count => "count",
+            Field::Size => "size",
+            Field::Delay => "delay",
+            Field::Threads => "threads",
+        }
+    }
+
+    /// The unit shown after the value, if any.
+    pub fn unit(self, kind: Kind) -> &'static str {
+        match self {
+            Field::Rate => kind.rate_unit(),
+            Field::Connections => kind.connections_unit().unwrap_or(""),
+            Field::Count => "packets/thread",
+            Field::Size => "bytes",
+            Field::Delay => "ns",
+            _ => "",
         }
     }
 }
@@ -136,12 +185,41 @@ pub struct PastRun {
     pub series: Vec<f64>,
 }
 
+/// The pktgen form's fields, as typed.
+pub struct PktgenForm {
+    pub dev: String,
+    pub dst: String,
+    pub dst_mac: String,
+    pub count: String,
+    pub size: String,
+    pub delay: String,
+    pub threads: String,
+}
+
+impl Default for PktgenForm {
+    fn default() -> Self {
+        Self {
+            dev: "veth0".into(),
+            dst: "198.18.0.2".into(),
+            dst_mac: "02:00:00:00:00:02".into(),
+            count: "100000".into(),
+            size: "60".into(),
+            delay: "0".into(),
+            threads: "1".into(),
+        }
+    }
+}
+
 pub struct LoadView {
     pub kind: Kind,
     pub target: String,
     pub duration: String,
     pub rate: String,
     pub connections: String,
+    pub pktgen: PktgenForm,
+    /// Where pktgen's control files are: /proc/net/pktgen (tests: a scratch
+    /// directory standing in for it).
+    pub pktgen_root: PathBuf,
     pub field: usize,
     /// The text being typed into the selected field.
     pub editing: Option<String>,
@@ -166,6 +244,8 @@ impl Default for LoadView {
             duration: "10s".into(),
             rate: "0".into(),
             connections: "1".into(),
+            pktgen: PktgenForm::default(),
+            pktgen_root: PathBuf::from(load::pktgen::PROC_ROOT),
             field: 0,
             editing: None,
             confirm: None,
@@ -193,13 +273,40 @@ impl LoadView {
         self.receiver.take()
     }
 
+    /// The form's fields for the chosen kind.
+    pub fn fields(&self) -> &'static [Field] {
+        match self.kind {
+            Kind::Pktgen => &PKTGEN_FIELDS,
+            _ => &FIELDS,
+        }
+    }
+
+    /// None when pktgen can run here; otherwise why not and what to do (a
+    /// short form of `netlens load pktgen`'s message, which also names the
+    /// kernel release).
+    pub fn pktgen_missing(&self) -> Option<String> {
+        (!self.pktgen_root.join("pgctrl").exists()).then(|| {
+            "pktgen is not available: no /proc/net/pktgen. It needs a kernel with \
+             CONFIG_NET_PKTGEN (=m, then `modprobe pktgen` as root)."
+                .to_string()
+        })
+    }
+
     pub fn value(&self, field: Field) -> String {
+        let p = &self.pktgen;
         match field {
             Field::Kind => self.kind.name().to_string(),
             Field::Target => self.target.clone(),
             Field::Duration => self.duration.clone(),
             Field::Rate => self.rate.clone(),
             Field::Connections => self.connections.clone(),
+            Field::Dev => p.dev.clone(),
+            Field::Dst => p.dst.clone(),
+            Field::DstMac => p.dst_mac.clone(),
+            Field::Count => p.count.clone(),
+            Field::Size => p.size.clone(),
+            Field::Delay => p.delay.clone(),
+            Field::Threads => p.threads.clone(),
         }
     }
 
@@ -210,6 +317,13 @@ impl LoadView {
             Field::Duration => self.duration = value,
             Field::Rate => self.rate = value,
             Field::Connections => self.connections = value,
+            Field::Dev => self.pktgen.dev = value,
+            Field::Dst => self.pktgen.dst = value,
+            Field::DstMac => self.pktgen.dst_mac = value,
+            Field::Count => self.pktgen.count = value,
+            Field::Size => self.pktgen.size = value,
+            Field::Delay => self.pktgen.delay = value,
+            Field::Threads => self.pktgen.threads = value,
         }
     }
 
@@ -236,7 +350,8 @@ impl LoadView {
             }
             Key::Enter => {
                 let text = self.editing.take().unwrap_or_default();
-                self.set(FIELDS[self.field], text.trim().to_string());
+                let field = self.fields()[self.field];
+                self.set(field, text.trim().to_string());
             }
             Key::Esc => self.editing = None,
             _ => return false,
@@ -248,16 +363,16 @@ impl LoadView {
     pub fn handle(&mut self, action: Action, key: Key) -> bool {
         match action {
             Action::Up => self.field = self.field.saturating_sub(1),
-            Action::Down => self.field = (self.field + 1).min(FIELDS.len() - 1),
+            Action::Down => self.field = (self.field + 1).min(self.fields().len() - 1),
             Action::Top => self.field = 0,
-            Action::Bottom => self.field = FIELDS.len() - 1,
+            Action::Bottom => self.field = self.fields().len() - 1,
             Action::Choose => {
-                if FIELDS[self.field] != Field::Kind {
+                if self.fields()[self.field] != Field::Kind {
                     return false;
                 }
                 self.cycle(key != Key::Left);
             }
-            Action::Edit => match FIELDS[self.field] {
+            Action::Edit => match self.fields()[self.field] {
                 Field::Kind => self.cycle(true),
                 field => self.editing = Some(self.value(field)),
             },
@@ -281,8 +396,14 @@ impl LoadView {
         } else {
             (at + KINDS.len() - 1) % KINDS.len()
         };
+        self.set_kind(KINDS[next]);
+    }
+
+    /// Switches the form to `kind`, with defaults that fit it.
+    fn set_kind(&mut self, kind: Kind) {
         let old = self.kind;
-        self.kind = KINDS[next];
+        self.kind = kind;
+        self.field = self.field.min(self.fields().len() - 1);
         // Sensible defaults when the target no longer fits the kind.
         match (old, self.kind) {
             (Kind::Http, _) => {
@@ -298,7 +419,7 @@ impl LoadView {
         self.rate = match self.kind {
             Kind::Udp => "1M".into(),
             Kind::Probe => "1".into(),
-            Kind::Tcp | Kind::Http => "0".into(),
+            Kind::Tcp | Kind::Http | Kind::Pktgen => "0".into(),
         };
         self.connections = match self.kind {
             Kind::Http => "10".into(),
@@ -348,6 +469,7 @@ impl LoadView {
                 )
                 .map_err(|e| format!("target: {e:#}"))?,
             ),
+            Kind::Pktgen => Spec::Pktgen(self.pktgen_spec()?),
             Kind::Probe => {
                 let rate = parse_request_rate(&self.rate).map_err(|e| format!("rate: {e}"))?;
                 if !(0.01..=1000.0).contains(&rate) {
@@ -364,10 +486,65 @@ impl LoadView {
         })
     }
 
+    fn pktgen_spec(&self) -> Result<load::pktgen::PktgenSpec, String> {
+        let p = &self.pktgen;
+        fn number<T: std::str::FromStr + PartialOrd>(
+            name: &str,
+            text: &str,
+            range: std::ops::RangeInclusive<T>,
+            what: &str,
+        ) -> Result<T, String> {
+            match text.trim().parse::<T>() {
+                Ok(n) if range.contains(&n) => Ok(n),
+                _ => Err(format!("{name}: '{text}' is not {what}")),
+            }
+        }
+        if p.dev.trim().is_empty() {
+            return Err("dev: give the interface pktgen sends on".into());
+        }
+        Ok(load::pktgen::PktgenSpec {
+            root: self.pktgen_root.clone(),
+            dev: p.dev.trim().to_string(),
+            dst: p
+                .dst
+                .trim()
+                .parse()
+                .map_err(|_| format!("dst: '{}' is not an IP address", p.dst))?,
+            dst_mac: load::pktgen::parse_mac(&p.dst_mac).map_err(|e| format!("dst-mac: {e:#}"))?,
+            count: number(
+                "count",
+                &p.count,
+                1..=1_000_000_000,
+                "a packet count from 1 to 1000000000",
+            )?,
+            size: number("size", &p.size, 42..=9000, "a size from 42 to 9000 bytes")?,
+            delay_ns: number("delay", &p.delay, 0..=u64::MAX, "a delay in ns")?,
+            threads: number("threads", &p.threads, 1..=64, "a thread count from 1 to 64")?,
+            clone_skb: 0,
+            duration: PKTGEN_CAP,
+        })
+    }
+
     fn request_start(&mut self) {
         self.error = None;
         if self.running.is_some() {
             self.error = Some("a load is running: s or Esc stops it first".into());
+            return;
+        }
+        if self.kind == Kind::Pktgen && self.pktgen_missing().is_some() {
+            // The offer the tab shows: the same destination with udp, which
+            // needs no kernel module. The form changes; r again starts it.
+            let dst = self.pktgen.dst.trim().to_string();
+            self.set_kind(Kind::Udp);
+            self.target = match dst.parse::<std::net::IpAddr>() {
+                Ok(std::net::IpAddr::V6(ip)) => format!("[{ip}]:5201"),
+                _ => format!("{dst}:5201"),
+            };
+            self.error = Some(
+                "pktgen is not available here: the form now holds udp to the same destination \
+                 (a `netlens load serve` there counts it); r starts it"
+                    .into(),
+            );
             return;
         }
         match self.spec() {
@@ -385,10 +562,14 @@ impl LoadView {
         let id = self.next_id;
         self.next_id += 1;
         let stop = Stop::new();
+        let target = match self.kind {
+            Kind::Pktgen => format!("{} {}", self.pktgen.dev.trim(), self.pktgen.dst.trim()),
+            _ => self.target.clone(),
+        };
         self.running = Some(Running {
             id,
             kind: self.kind,
-            target: self.target.clone(),
+            target,
             started: Instant::now(),
             planned: spec.planned(),
             stop: stop.clone(),
@@ -489,6 +670,36 @@ mod tests {
             panic!("probe spec")
         };
         assert_eq!(probe.count, 1);
+    }
+
+    #[test]
+    fn pktgen_form_builds_its_spec_or_offers_udp() {
+        let mut view = LoadView::default();
+        view.pktgen_root = std::env::temp_dir().join("netlens-no-pktgen-here");
+        view.set_kind(Kind::Pktgen);
+        assert_eq!(view.fields().len(), 8);
+        let Ok(Spec::Pktgen(spec)) = view.spec() else {
+            panic!("pktgen spec")
+        };
+        assert_eq!((spec.count, spec.size, spec.threads), (100_000, 60, 1));
+        assert_eq!(spec.root, view.pktgen_root);
+        view.pktgen.dst_mac = "02:00".into();
+        assert!(view.spec().unwrap_err().starts_with("dst-mac"));
+        view.pktgen.dst_mac = "02:00:00:00:00:02".into();
+        view.pktgen.threads = "0".into();
+        assert!(view.spec().unwrap_err().starts_with("threads"));
+        view.pktgen.threads = "2".into();
+        // The last field selected, then back to a kind with fewer fields.
+        view.handle(Action::Bottom, Key::End);
+        assert_eq!(view.field, 7);
+        // No module: r offers udp to the same destination instead.
+        assert!(view.pktgen_missing().is_some());
+        view.handle(Action::Start, Key::Char('r'));
+        assert!(view.running.is_none() && view.confirm.is_none());
+        assert_eq!(view.kind, Kind::Udp);
+        assert_eq!(view.target, "198.18.0.2:5201");
+        assert!(view.field < view.fields().len());
+        assert!(view.error.as_deref().unwrap_or("").contains("udp"));
     }
 
     #[test]

@@ -47,11 +47,8 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     if let Some(path) = &cli.record {
         let label = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
         let meta = crate::record::meta(label.label(), cli.collect.interval);
-        let mut recorder = crate::record::Recorder::create_with_capture(
-            path,
-            &meta,
-            app.flows.capture.as_ref(),
-        )?;
+        let mut recorder =
+            crate::record::Recorder::create_with_capture(path, &meta, app.flows.capture.as_ref())?;
         recorder.thresholds = app.thresholds;
         app.recording = Some(recorder);
     }

@@ -7,6 +7,7 @@
 //! aborts everything at once.
 
 use super::format::{count, millis, transfer};
+use super::http_parse::{BadResponse, Parser, Response};
 use super::{Interval, Outcome, Report, Stop, seconds};
 use anyhow::{Context, Result, bail};
 use hdrhistogram::Histogram;
@@ -337,14 +338,17 @@ impl Connection {
         let mut stream: Option<TcpStream> = None;
         let mut buffer = vec![0u8; 16 * 1024];
         let counters = self.counters.clone();
+        // One clock read per request: the time a response completed is
+        // also the next request's start.
+        let mut now = Instant::now();
         loop {
-            let now = Instant::now();
             if now >= self.deadline {
                 break;
             }
             if let Some(pace) = self.pace {
                 if self.next > now {
                     tokio::time::sleep_until(self.next.min(self.deadline).into()).await;
+                    now = Instant::now();
                     continue;
                 }
                 self.next += pace;
@@ -355,6 +359,7 @@ impl Connection {
                     match tokio::time::timeout(self.timeout, TcpStream::connect(self.addr)).await {
                         Ok(Ok(s)) => {
                             let _ = s.set_nodelay(true);
+                            now = Instant::now();
                             stream.insert(s)
                         }
                         _ => {
@@ -362,24 +367,27 @@ impl Connection {
                             let pause =
                                 (Instant::now() + Duration::from_millis(10)).min(self.deadline);
                             tokio::time::sleep_until(pause.into()).await;
+                            now = Instant::now();
                             continue;
                         }
                     }
                 }
             };
-            let sent = Instant::now();
+            let sent = now;
             self.since.set(Some(sent));
             if s.write_all(&self.request).await.is_err() {
                 self.since.set(None);
                 Counters::add(&counters.write);
                 stream = None;
+                now = Instant::now();
                 continue;
             }
             let answer = read_response(s, &mut buffer).await;
             self.since.set(None);
+            now = Instant::now();
             match answer {
                 Ok(response) => {
-                    let micros = sent.elapsed().as_micros() as u64;
+                    let micros = (now - sent).as_micros() as u64;
                     self.histogram.borrow_mut().saturating_record(micros.max(1));
                     Counters::add(&counters.requests);
                     counters.bytes.fetch_add(response.bytes, Ordering::Relaxed);
@@ -412,235 +420,6 @@ async fn read_response(stream: &mut TcpStream, buffer: &mut [u8]) -> Result<Resp
             Err(BadResponse) => return Err(Failure::Read),
         }
     }
-}
-
-/// A response that is not HTTP/1.x, or is malformed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BadResponse;
-
-/// A complete response: what the latency and byte counts need.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Response {
-    pub status: u16,
-    /// Bytes read for it, head and body.
-    pub bytes: u64,
-    /// The server will close the connection after it.
-    pub close: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Body {
-    Length(u64),
-    Chunked(Chunk),
-    UntilClose,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Chunk {
-    Size { value: u64, digits: u32 },
-    Extension { value: u64 },
-    SizeLf { value: u64 },
-    Data { remaining: u64 },
-    DataCr,
-    DataLf,
-    TrailerStart,
-    TrailerLine,
-    FinalLf,
-}
-
-/// An incremental HTTP/1.1 response parser: Content-Length, chunked, or
-/// until the connection closes.
-#[derive(Debug, Default)]
-pub struct Parser {
-    head: Vec<u8>,
-    status: u16,
-    close: bool,
-    body: Option<Body>,
-    bytes: u64,
-}
-
-impl Parser {
-    /// Takes the next bytes read; a response once it is complete.
-    pub fn feed(&mut self, data: &[u8]) -> Result<Option<Response>, BadResponse> {
-        let mut data = data;
-        if self.body.is_none() {
-            let end_in_data = if self.head.is_empty() {
-                // The usual case: the whole head came in one read; parse it
-                // where it lies, without copying.
-                let Some(end) = find(data, b"\r\n\r\n").map(|i| i + 4) else {
-                    self.head.extend_from_slice(data);
-                    return Ok(None);
-                };
-                self.parse_head(&data[..end])?;
-                self.bytes = end as u64;
-                end
-            } else {
-                let before = self.head.len();
-                let searched = before.saturating_sub(3);
-                self.head.extend_from_slice(data);
-                let Some(end) = find(&self.head[searched..], b"\r\n\r\n").map(|i| i + searched + 4)
-                else {
-                    if self.head.len() > 64 * 1024 {
-                        return Err(BadResponse);
-                    }
-                    return Ok(None);
-                };
-                let head = std::mem::take(&mut self.head);
-                self.parse_head(&head[..end])?;
-                self.bytes = end as u64;
-                end - before
-            };
-            data = &data[end_in_data..];
-            if self.status < 200 {
-                // 1xx: an interim response; the real one follows.
-                let rest = data.to_vec();
-                *self = Parser::default();
-                return self.feed(&rest);
-            }
-        }
-        let body = self.body.as_mut().ok_or(BadResponse)?;
-        let (used, done) = match body {
-            Body::Length(remaining) => {
-                let used = (*remaining).min(data.len() as u64);
-                *remaining -= used;
-                (used as usize, *remaining == 0)
-            }
-            Body::UntilClose => (data.len(), false),
-            Body::Chunked(state) => chunked(state, data)?,
-        };
-        self.bytes += used as u64;
-        Ok(done.then_some(Response {
-            status: self.status,
-            bytes: self.bytes,
-            close: self.close,
-        }))
-    }
-
-    /// The response when the server closed the connection, if that ends it.
-    pub fn at_close(&self) -> Option<Response> {
-        (self.body == Some(Body::UntilClose)).then_some(Response {
-            status: self.status,
-            bytes: self.bytes,
-            close: true,
-        })
-    }
-
-    fn parse_head(&mut self, head: &[u8]) -> Result<(), BadResponse> {
-        let head = std::str::from_utf8(head).map_err(|_| BadResponse)?;
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().ok_or(BadResponse)?;
-        let mut parts = status_line.splitn(3, ' ');
-        let version = parts.next().ok_or(BadResponse)?;
-        if !version.starts_with("HTTP/1.") {
-            return Err(BadResponse);
-        }
-        self.status = parts
-            .next()
-            .ok_or(BadResponse)?
-            .parse()
-            .map_err(|_| BadResponse)?;
-        let http10 = version == "HTTP/1.0";
-        let mut length = None;
-        let mut chunked = false;
-        let mut keep_alive = !http10;
-        for line in lines {
-            let Some((name, value)) = line.split_once(':') else {
-                continue;
-            };
-            let value = value.trim();
-            if name.eq_ignore_ascii_case("content-length") {
-                length = Some(value.parse::<u64>().map_err(|_| BadResponse)?);
-            } else if name.eq_ignore_ascii_case("transfer-encoding") {
-                chunked = contains_ignore_case(value, "chunked");
-            } else if name.eq_ignore_ascii_case("connection") {
-                if contains_ignore_case(value, "close") {
-                    keep_alive = false;
-                } else if contains_ignore_case(value, "keep-alive") {
-                    keep_alive = true;
-                }
-            }
-        }
-        self.close = !keep_alive;
-        self.body = Some(if self.status == 204 || self.status == 304 {
-            Body::Length(0)
-        } else if chunked {
-            Body::Chunked(Chunk::Size {
-                value: 0,
-                digits: 0,
-            })
-        } else if let Some(length) = length {
-            Body::Length(length)
-        } else {
-            self.close = true;
-            Body::UntilClose
-        });
-        self.head = Vec::new();
-        Ok(())
-    }
-}
-
-/// Runs the chunked-body state machine over `data`: (bytes used, done).
-fn chunked(state: &mut Chunk, data: &[u8]) -> Result<(usize, bool), BadResponse> {
-    let mut i = 0;
-    while i < data.len() {
-        let byte = data[i];
-        *state = match *state {
-            Chunk::Data { remaining } => {
-                let take = remaining.min((data.len() - i) as u64);
-                i += take as usize;
-                let remaining = remaining - take;
-                if remaining == 0 {
-                    Chunk::DataCr
-                } else {
-                    Chunk::Data { remaining }
-                }
-            }
-            other => {
-                i += 1;
-                match (other, byte) {
-                    (Chunk::Size { value, digits }, b) if b.is_ascii_hexdigit() => {
-                        if digits >= 15 {
-                            return Err(BadResponse);
-                        }
-                        let digit = (b as char).to_digit(16).unwrap_or(0);
-                        Chunk::Size {
-                            value: value * 16 + u64::from(digit),
-                            digits: digits + 1,
-                        }
-                    }
-                    (Chunk::Size { value, digits }, b';' | b' ') if digits > 0 => {
-                        Chunk::Extension { value }
-                    }
-                    (Chunk::Size { value, digits }, b'\r') if digits > 0 => Chunk::SizeLf { value },
-                    (Chunk::Extension { value }, b'\r') => Chunk::SizeLf { value },
-                    (Chunk::Extension { value }, _) => Chunk::Extension { value },
-                    (Chunk::SizeLf { value: 0 }, b'\n') => Chunk::TrailerStart,
-                    (Chunk::SizeLf { value }, b'\n') => Chunk::Data { remaining: value },
-                    (Chunk::DataCr, b'\r') => Chunk::DataLf,
-                    (Chunk::DataLf, b'\n') => Chunk::Size {
-                        value: 0,
-                        digits: 0,
-                    },
-                    (Chunk::TrailerStart, b'\r') => Chunk::FinalLf,
-                    (Chunk::TrailerStart | Chunk::TrailerLine, b'\n') => Chunk::TrailerStart,
-                    (Chunk::TrailerStart | Chunk::TrailerLine, _) => Chunk::TrailerLine,
-                    (Chunk::FinalLf, b'\n') => return Ok((i, true)),
-                    _ => return Err(BadResponse),
-                }
-            }
-        };
-    }
-    Ok((i, false))
-}
-
-fn contains_ignore_case(text: &str, needle: &str) -> bool {
-    text.as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 fn summary(
@@ -733,69 +512,6 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse_all(chunks: &[&[u8]]) -> Result<Option<Response>, BadResponse> {
-        let mut parser = Parser::default();
-        let mut last = None;
-        for chunk in chunks {
-            last = parser.feed(chunk)?;
-        }
-        Ok(last)
-    }
-
-    #[test]
-    fn content_length_split_anywhere() {
-        let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
-        for split in 1..raw.len() {
-            let r = parse_all(&[&raw[..split], &raw[split..]]).unwrap();
-            assert_eq!(
-                r,
-                Some(Response {
-                    status: 200,
-                    bytes: raw.len() as u64,
-                    close: false
-                }),
-                "split at {split}"
-            );
-        }
-    }
-
-    #[test]
-    fn chunked_with_extension_and_trailer_byte_by_byte() {
-        let raw = b"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5;x=1\r\nhello\r\n0\r\nX-T: 1\r\n\r\n";
-        let mut parser = Parser::default();
-        let mut done = None;
-        for (i, byte) in raw.iter().enumerate() {
-            let r = parser.feed(std::slice::from_ref(byte)).unwrap();
-            assert!(r.is_none() || i == raw.len() - 1, "early end at {i}");
-            done = r;
-        }
-        assert_eq!(
-            done,
-            Some(Response {
-                status: 404,
-                bytes: raw.len() as u64,
-                close: true
-            })
-        );
-    }
-
-    #[test]
-    fn interim_and_until_close_and_garbage() {
-        let raw = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n";
-        assert_eq!(parse_all(&[raw]).unwrap().map(|r| r.status), Some(204));
-        let mut parser = Parser::default();
-        assert_eq!(parser.feed(b"HTTP/1.0 200 OK\r\n\r\nbody").unwrap(), None);
-        assert_eq!(
-            parser.at_close().map(|r| (r.bytes, r.close)),
-            Some((23, true))
-        );
-        assert!(parse_all(&[b"SSH-2.0-OpenSSH\r\n\r\n"]).is_err());
-        assert!(
-            parse_all(&[b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"]).is_err()
-        );
-    }
-
     #[test]
     fn urls() {
         assert_eq!(

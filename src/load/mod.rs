@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod format;
 pub mod http;
+pub mod http_parse;
 pub mod pktgen;
 pub mod probe;
 pub mod serve;

@@ -13,7 +13,7 @@
 
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::load::{FIELDS, Field, Kind, LoadView};
+use crate::app::load::{Field, Kind, LoadView};
 use crate::load::format::{count, millis};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -25,8 +25,10 @@ const NARROW: u16 = 60;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let view = &app.load;
+    // The form's fields, its hint line and the borders.
+    let form_height = view.fields().len() as u16 + 3;
     let [top, result, past] = Layout::vertical([
-        Constraint::Length(8),
+        Constraint::Length(form_height),
         Constraint::Min(0),
         Constraint::Length((view.runs.len() as u16 + 2).clamp(3, 7)),
     ])
@@ -54,7 +56,7 @@ fn render_form(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut lines = Vec::new();
-    for (index, field) in FIELDS.iter().enumerate() {
+    for (index, field) in view.fields().iter().enumerate() {
         let selected = index == view.field;
         let value = match (field, &view.editing) {
             (_, Some(text)) if selected => format!("{text}▏"),
@@ -62,11 +64,7 @@ fn render_form(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
             (Field::Connections, _) if view.kind.connections_unit().is_none() => "–".into(),
             (other, _) => view.value(*other),
         };
-        let unit = match field {
-            Field::Rate => view.kind.rate_unit(),
-            Field::Connections => view.kind.connections_unit().unwrap_or(""),
-            _ => "",
-        };
+        let unit = field.unit(view.kind);
         let style = if selected {
             theme.selected()
         } else {
@@ -96,6 +94,7 @@ fn show_value(kind: Kind, value: f64) -> String {
         Kind::Tcp | Kind::Udp => super::format::bits_short(value),
         Kind::Http => format!("{}/s", count(value)),
         Kind::Probe => millis(value),
+        Kind::Pktgen => format!("{} pps", count(value)),
     }
 }
 
@@ -116,6 +115,20 @@ fn render_run(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
     let block = Block::default().borders(Borders::ALL).title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    if view.running.is_none()
+        && view.kind == Kind::Pktgen
+        && let Some(missing) = view.pktgen_missing()
+    {
+        let text = vec![
+            Line::from(Span::styled(missing, theme.warn())),
+            Line::from(Span::styled(
+                "r: switch the form to udp to the same dst instead",
+                theme.key(),
+            )),
+        ];
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
+        return;
+    }
     if view.running.is_none() && view.runs.is_empty() {
         let text = vec![
             Line::from("Fill in the form, then press r."),
@@ -221,7 +234,7 @@ fn render_result(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
     } else {
         vec![Line::from(Span::styled(
             "Load goes only to the target given; one off loopback asks first. \
-             For pktgen use `netlens load pktgen` (it needs a device and a MAC).",
+             pktgen (the last kind) sends from the kernel on a device you name.",
             theme.dim(),
         ))]
     };
@@ -248,7 +261,7 @@ fn render_past(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
             .map(|p| {
                 Line::from(vec![
                     Span::styled(format!("#{:<3}", p.id), theme.dim()),
-                    Span::raw(format!("{:<6}{:<22} ", p.kind.name(), p.target)),
+                    Span::raw(format!("{:<7}{:<22} ", p.kind.name(), p.target)),
                     Span::styled(
                         p.headline.clone(),
                         if p.ok {

@@ -146,7 +146,12 @@ pub fn tcp(ctx: &mut Ctx, data: &[u8], length: usize, ip: &IpInfo) -> R {
         ctx.s(", options [");
         if let Err(bad) = options(ctx, data, hlen, flags, rev, thseq, thack) {
             match bad {
-                OptError::Trunc => return Err(Trunc),
+                OptError::Trunc | OptError::Cut(false) => return Err(Trunc),
+                OptError::Cut(true) => {
+                    let proto = ctx.proto;
+                    ctx.f(format_args!(" [|{proto}]>"));
+                    return Ok(());
+                }
                 OptError::Bad(ch) => {
                     ctx.s("[bad opt]");
                     if ch {
@@ -200,6 +205,11 @@ pub fn tcp(ctx: &mut Ctx, data: &[u8], length: usize, ip: &IpInfo) -> R {
 
 enum OptError {
     Trunc,
+    /// Cut inside an option's value, found by tcpdump's LENCHECK: it jumps
+    /// to the printer's own trunc label, which appends '>' after " [|tcp]"
+    /// when an option was already printed (true here). A field read past the
+    /// capture elsewhere is `Trunc`, which ends the line without it.
+    Cut(bool),
     /// "[bad opt]"; true when an option was already printed.
     Bad(bool),
 }
@@ -245,8 +255,10 @@ fn options(
             if l > hlen {
                 return Err(OptError::Bad(printed));
             }
-            bytes(data, cp, l)?;
-            Ok(())
+            match bytes(data, cp, l) {
+                Ok(_) => Ok(()),
+                Err(Trunc) => Err(OptError::Cut(printed)),
+            }
         };
         let name = match opt {
             0 => "eol",

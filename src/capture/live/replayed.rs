@@ -32,6 +32,7 @@ impl Capture {
             filter: String::new(),
             error: None,
             active: true,
+            dns: crate::dns::passive::Matcher::new(super::DNS_TIMEOUT_S),
             tap: None,
         }));
         Self {
