@@ -73,6 +73,11 @@ pub enum Action {
     ScrollPacketsDown,
     /// Flows: one row per flow, per host or per port.
     Aggregate,
+    /// Open or close the findings list (Enter there: go to the evidence).
+    Findings,
+    /// Go to the related rows: an interface's flows, a socket's flow, a
+    /// flow's process's sockets.
+    Link,
 }
 
 /// Where a binding applies.
@@ -176,6 +181,13 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("pause"),
     },
     Binding {
+        keys: &[Char('!')],
+        action: Action::Findings,
+        scope: Scope::Global,
+        help: "findings; Enter: evidence",
+        hint: Some("findings"),
+    },
+    Binding {
         keys: &[Char('R')],
         action: Action::Record,
         scope: Scope::Global,
@@ -257,6 +269,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::SortInvert,
         scope: Scope::View,
         help: "invert the sort order",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('x')],
+        action: Action::Link,
+        scope: Scope::View,
+        help: "jump to related rows",
         hint: None,
     },
     Binding {
