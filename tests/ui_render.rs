@@ -1398,3 +1398,29 @@ mod links {
         assert!(app.sockets.selected.is_none());
     }
 }
+
+/// The config's [columns] chooses a table's columns; the rest still fit.
+#[test]
+fn configured_columns_are_the_only_ones_shown() {
+    let mut app = stack_app('2');
+    app.columns.sockets = vec!["State".into(), "Local".into(), "Peer".into()];
+    let text = format!("{}", render(&mut app, 130, 20).backend());
+    let header = text.lines().nth(3).unwrap_or_default();
+    assert!(
+        header.contains("State") && header.contains("Local"),
+        "{text}"
+    );
+    assert!(
+        !header.contains("RcvQ/acc") && !header.contains("Process"),
+        "{text}"
+    );
+    app.on_key(Key::Char('1'));
+    app.columns.interfaces = vec!["IFACE".into(), "%util".into()];
+    let text = format!("{}", render(&mut app, 130, 20).backend());
+    let header = text.lines().nth(3).unwrap_or_default();
+    assert!(
+        header.contains("IFACE") && header.contains("%util"),
+        "{text}"
+    );
+    assert!(!header.contains("rxpck/s"), "{text}");
+}
