@@ -356,3 +356,77 @@ fn layout_file_sources_into_tmux() {
         lines.first().is_some_and(|l| l.starts_with("3 TCP"))
     });
 }
+
+/// A real client attaches (in a pseudo-terminal), detaches and attaches
+/// again at another size: netlens keeps running and redraws for each.
+#[test]
+fn survives_detach_and_attach() {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    let Some(server) = Server::new("attach") else {
+        return;
+    };
+    let command = netlens_in(
+        "tmux-256color",
+        "--tab sockets --no-capture --interval 200ms",
+    );
+    server.session("a", 40, 10, &command);
+    server.run(&["set-option", "-t", "a", "window-size", "latest"]);
+    server.wait_for("a", "compact Sockets", |lines| {
+        lines.first().is_some_and(|l| l.starts_with("2 Sockets"))
+    });
+    let attach = |cols: u16, rows: u16| {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut client = CommandBuilder::new("tmux");
+        client.args([
+            "-L",
+            &server.socket,
+            "-f",
+            "/dev/null",
+            "attach-session",
+            "-t",
+            "a",
+        ]);
+        client.env("TMUX_TMPDIR", &server.tmpdir);
+        client.env("TERM", "xterm-256color");
+        client.env_remove("TMUX");
+        let child = pair.slave.spawn_command(client).unwrap();
+        // Keep the client's output flowing.
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while matches!(std::io::Read::read(&mut reader, &mut buffer), Ok(n) if n > 0) {}
+        });
+        (pair, child)
+    };
+    // Attached at 100x30 (no status line): the full layout.
+    let (first, mut first_child) = attach(100, 30);
+    server.wait_for("a", "the full layout", |lines| {
+        lines.first().is_some_and(|l| l.starts_with("netlens "))
+    });
+    server.run(&["detach-client", "-s", "a"]);
+    let _ = first_child.wait();
+    drop(first);
+    // netlens is still there, and a new client at 50x10 gets a compact redraw.
+    assert_eq!(
+        server
+            .run(&["display-message", "-p", "-t", "a", "#{pane_dead}"])
+            .trim(),
+        "0"
+    );
+    let (second, mut second_child) = attach(50, 10);
+    let shown = server.wait_for("a", "compact after re-attach", |lines| {
+        lines.first().is_some_and(|l| l.starts_with("2 Sockets")) && lines.len() == 10
+    });
+    assert!(shown.iter().all(|l| l.chars().count() <= 50), "{shown:?}");
+    server.run(&["detach-client", "-s", "a"]);
+    let _ = second_child.wait();
+    drop(second);
+    server.run(&["send-keys", "-t", "a", "q"]);
+}
