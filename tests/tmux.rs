@@ -430,3 +430,26 @@ fn survives_detach_and_attach() {
     drop(second);
     server.run(&["send-keys", "-t", "a", "q"]);
 }
+
+/// Run inside tmux ($TMUX set, as in any pane), `netlens tmux` opens a new
+/// window in the current session instead of a new session.
+#[test]
+fn inside_tmux_it_opens_a_window() {
+    let Some(server) = Server::new("inside") else {
+        return;
+    };
+    let command = format!("{NETLENS} tmux --detached --session trouble; sleep 30");
+    server.session("host", 100, 30, &command);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let windows = loop {
+        let windows = server.run(&["list-windows", "-t", "host", "-F", "#{window_name}"]);
+        if windows.lines().any(|w| w == "trouble") || Instant::now() > deadline {
+            break windows;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(windows.lines().any(|w| w == "trouble"), "{windows}");
+    let sessions = server.run(&["list-sessions", "-F", "#{session_name}"]);
+    assert_eq!(sessions.trim(), "host", "no new session: {sessions}");
+    assert_layout(&pane_commands(&server, "host:trouble"));
+}
