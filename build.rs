@@ -34,8 +34,8 @@ fn main() {
         .expect("render options");
     write_subcommands(&cli::Cli::command(), &mut page);
     write_keys(&mut page);
-    page.extend_from_slice(man_sections::SECTIONS.as_bytes());
     write_configuration(&mut page);
+    page.extend_from_slice(man_sections::SECTIONS.as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");

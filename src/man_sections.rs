@@ -197,7 +197,43 @@ A server's p90 answer latency over the interval reached 100 ms (warn) or 1000 ms
 (crit), from at least 1 answer (\fBdns_slow_p90_ms\fR; crit is 10 times it). Names the server and its slowest name; the hint
 suggests a closer resolver or a local cache such as dnsmasq or systemd\-resolved.
 .PP
-A finding clears as soon as its condition no longer holds.
+A finding clears as soon as its condition no longer holds. Every number above is
+a default: \fB[thresholds]\fR in the config file changes it (see CONFIGURATION).
+Press \fB!\fR for the list of active findings; Enter on one opens the tab and the
+row its evidence is in (the interface, the socket or listener, the TCP state or
+counter, the flow).
+.SH CROSS-LINKS
+\fBx\fR goes from the selected row to the related rows of another tab: from an
+interface to the Flows tab filtered to the flows to or from its addresses (flows
+carry addresses, not interfaces; an interface without an address has none to
+show); from a socket to the Flows tab showing its flow (either side may have spoken
+first); from a flow (one row per flow, \fBa\fR) to the Sockets tab filtered to its
+process's sockets (\fBpid=N\fR), with the flow's own socket selected, or to its
+5-tuple when no process owns it. The Flows filter takes alternatives separated by
+\fB|\fR; the Sockets filter takes \fBpid=N\fR.
+.SH SMALL PANES AND TMUX
+Below 60 columns or 12 rows, or always with \fB\-\-compact\fR (config
+\fBcompact = true\fR), the live view drops the header, tab bar and footer and keeps one
+status line (tab, worst finding or "ok", PAUSED or REC, a filter being typed) above
+the tab's table, whose columns give way by priority; a 40x8 pane shows each tab's
+essentials. Nothing wraps or overlaps at any size, and a resize redraws at once.
+.PP
+\fBnetlens tmux\fR [\fB\-\-session\fR NAME] [\fB\-\-detached\fR] opens a layout of four
+compact panes: Interfaces, TCP, Flows and DNS, each \fBnetlens \-\-compact \-\-tab\fR T
+with the same \fB\-\-interval\fR, \fB\-\-netns\fR/\fB\-\-pid\fR, \fB\-\-config\fR,
+\fB\-\-no\-color\fR and \fB\-\-mouse\fR. Outside tmux it creates session NAME
+(default netlens) and attaches to it, unless \fB\-\-detached\fR; inside tmux ($TMUX
+set) it opens a new window named NAME in the current session. Only the Flows pane
+captures packets (with \fB\-\-iface\fR and \fB\-\-filter\fR); the other panes run with
+\fB\-\-no\-capture\fR, so the layout costs one capture ring, and the DNS pane shows
+active probes only. \fB\-\-tmux\-socket\fR NAME talks to the server \fBtmux \-L\fR NAME
+runs. Without tmux installed it fails with a one-line error. For your own tmux
+config, \fBassets/netlens.tmux\fR in the source builds the same layout:
+\fBtmux source-file netlens.tmux\fR.
+.PP
+netlens works under TERM=screen-256color and tmux-256color, through detach and
+attach, and takes the mouse only with \fB\-\-mouse\fR or \fBmouse = true\fR, so tmux
+keeps its own mouse (pane selection, copy mode) by default.
 .SH DNS
 The DNS tab shows the resolver configuration (nameservers of /etc/resolv.conf, a
 loopback server marked as a stub, search domains, options timeout, attempts,
@@ -371,6 +407,12 @@ Packet capture needs CAP_NET_RAW (the ring is locked in memory with CAP_IPC_LOCK
 when available). Without it the Flows tab says so and the other tabs work; grant
 it once with \fBsudo setcap cap_net_raw,cap_net_admin+ep $(which netlens)\fR.
 .SH ENVIRONMENT
+.TP
+\fBXDG_CONFIG_HOME\fR, \fBHOME\fR
+Where the config file is looked for (see CONFIGURATION).
+.TP
+\fBTMUX\fR
+Set inside tmux: \fBnetlens tmux\fR opens a window rather than a session.
 .TP
 \fBNO_COLOR\fR
 When set and not empty, no colour is used, as with \fB\-\-no\-color\fR. The selection

@@ -202,11 +202,16 @@ impl FlowsView {
             grouping => aggregate(flows, grouping),
         };
         if !self.filter.is_empty() {
-            let needle = self.filter.to_lowercase();
+            // "a|b" matches either (the cross-links use it); the key gets a
+            // trailing space so "IP " also finds a portless address at its end.
+            let filter = self.filter.to_lowercase();
+            let needles: Vec<&str> = filter.split('|').filter(|n| !n.is_empty()).collect();
             rows.retain(|r| {
-                r.key.to_lowercase().contains(&needle)
-                    || r.proto.contains(&needle)
-                    || r.state.to_lowercase().contains(&needle)
+                let key = format!("{} ", r.key.to_lowercase());
+                let state = r.state.to_lowercase();
+                needles
+                    .iter()
+                    .any(|n| key.contains(n) || r.proto.contains(n) || state.contains(n))
             });
         }
         let sort = self.sort;

@@ -75,6 +75,11 @@ pub enum Action {
     Aggregate,
     /// DNS: type a probe to add (NAME, AAAA:NAME, an address for PTR).
     AddProbe,
+    /// Open or close the findings list (Enter there: go to the evidence).
+    Findings,
+    /// Go to the related rows: an interface's flows, a socket's flow, a
+    /// flow's process's sockets.
+    Link,
 }
 
 /// Where a binding applies.
@@ -182,6 +187,13 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("pause"),
     },
     Binding {
+        keys: &[Char('!')],
+        action: Action::Findings,
+        scope: Scope::Global,
+        help: "findings; Enter: evidence",
+        hint: Some("findings"),
+    },
+    Binding {
         keys: &[Char('R')],
         action: Action::Record,
         scope: Scope::Global,
@@ -263,6 +275,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::SortInvert,
         scope: Scope::View,
         help: "invert the sort order",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('x')],
+        action: Action::Link,
+        scope: Scope::View,
+        help: "jump to related rows",
         hint: None,
     },
     Binding {

@@ -7,6 +7,7 @@ pub mod flows;
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
+pub mod links;
 pub mod load;
 pub mod replay;
 pub mod run;
@@ -87,6 +88,8 @@ pub struct App {
     pub columns: crate::config::Columns,
     /// The compact layout (--compact, or chosen by size at each draw).
     pub compact: bool,
+    /// The findings list (`!`), while it is open.
+    pub findings_list: Option<links::FindingsList>,
 }
 
 impl App {
@@ -119,6 +122,7 @@ impl App {
             thresholds: Thresholds::DEFAULT,
             columns: crate::config::Columns::default(),
             compact: false,
+            findings_list: None,
         }
     }
 
@@ -272,10 +276,14 @@ impl App {
         if self.tab == Tab::Load && !self.help && self.load.modal() {
             return self.load.on_modal_key(key);
         }
-        let in_load = self.tab == Tab::Load && !self.help;
+        let overlay = self.help || self.findings_list.is_some();
+        let in_load = self.tab == Tab::Load && !overlay;
         let Some(binding) = keymap::lookup_in(key, in_load) else {
             return false;
         };
+        if self.findings_list.is_some() && !self.help {
+            return self.findings_list_action(binding.action);
+        }
         if self.help {
             // The help pane scrolls with the movement keys; render clamps.
             let page = 10;
@@ -326,6 +334,10 @@ impl App {
             }
             Action::Pause if self.replay.is_some() => return self.replay_action(action, key),
             Action::Record => return self.toggle_recording(),
+            Action::Findings => {
+                self.refresh_derived();
+                self.findings_list = Some(links::FindingsList::default());
+            }
             Action::Pause => {
                 self.paused_at = match self.paused_at {
                     Some(_) => None,
@@ -372,6 +384,9 @@ impl App {
     }
 
     fn view_action(&mut self, action: Action) -> bool {
+        if action == Action::Link {
+            return self.follow_link();
+        }
         if self.tab == Tab::Tcp {
             return self.tcp.handle(action);
         }

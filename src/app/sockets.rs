@@ -188,6 +188,9 @@ pub fn matches(socket: &SocketSample, filter: &str) -> bool {
                 .parse::<u16>()
                 .is_ok_and(|p| socket.local.port() == p || socket.peer.port() == p)
             || socket.users.iter().any(|u| u.pid.to_string() == word)
+            || word
+                .strip_prefix("pid=")
+                .is_some_and(|pid| socket.users.iter().any(|u| u.pid.to_string() == pid))
     })
 }
 

@@ -158,6 +158,11 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         return;
     }
     let mut spans = Vec::new();
+    // The applied filter first: it is state, the hints are reminders, and a
+    // narrow footer is cut from the right.
+    if let Some(filter) = app.filter() {
+        spans.push(Span::styled(format!("[filter: {filter}] "), theme.warn()));
+    }
     let in_load = app.tab == Tab::Load;
     for binding in BINDINGS {
         // The Load tab has its own keys; the table keys belong elsewhere.
@@ -177,9 +182,6 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             spans.push(Span::styled(hint_label(binding.keys), theme.key()));
             spans.push(Span::raw(format!(" {hint} ")));
         }
-    }
-    if let Some(filter) = app.filter() {
-        spans.push(Span::styled(format!(" [filter: {filter}]"), theme.warn()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

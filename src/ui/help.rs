@@ -59,6 +59,6 @@ fn help_lines(theme: Theme) -> Vec<Line<'static>> {
     }
     lines.push(Line::from(Span::styled("Mouse", theme.header())));
     lines.push(Line::from("  click a tab or a row to select it;"));
-    lines.push(Line::from("  --no-mouse leaves it to the terminal"));
+    lines.push(Line::from("  only with --mouse or mouse = true"));
     lines
 }

@@ -13,6 +13,7 @@
 pub mod chrome;
 pub mod conntrack;
 pub mod dns;
+pub mod findings_list;
 pub mod flows;
 pub mod format;
 pub mod help;
@@ -92,6 +93,10 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
     app.hits.rows = None;
     if app.help {
         app.help_scroll = help::render(frame, body, app.help_scroll, theme);
+        return;
+    }
+    if app.findings_list.is_some() {
+        findings_list::render(frame, body, app, theme);
         return;
     }
     match app.tab {

@@ -73,7 +73,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         (left, right)
     };
     let history: Vec<&Sample> = (0..=index).filter_map(|i| app.history.get(i)).collect();
-    render_states(frame, states_area, tcp, &history, theme);
+    render_states(frame, states_area, tcp, (&history, &app.tcp), theme);
     let rates = TcpRates::new(previous, current);
     render_counters(
         frame,
@@ -91,7 +91,7 @@ fn render_states(
     frame: &mut Frame,
     area: Rect,
     tcp: &TcpSample,
-    history: &[&Sample],
+    (history, view): (&[&Sample], &TcpView),
     theme: Theme,
 ) {
     let spark_width = usize::from(area.width.saturating_sub(20));
@@ -107,11 +107,16 @@ fn render_states(
         let name = TCP_STATES[usize::from(state) - 1];
         let count = tcp.state_count(state);
         let values = series(&|t| f64::from(t.state_count(state)));
-        rows.push(Row::new([
+        let row = Row::new([
             Cell::from(name),
             Cell::from(Line::from(count.to_string()).right_aligned()),
             Cell::from(Span::styled(spark(&values, spark_width), theme.rx())),
-        ]));
+        ]);
+        rows.push(if view.is_marked(name) {
+            row.style(theme.selected())
+        } else {
+            row
+        });
     }
     let orphans = series(&|t| t.sockstat.tcp_orphan as f64);
     rows.push(Row::new([
@@ -173,6 +178,12 @@ fn render_counters(
     let visible = usize::from(area.height.saturating_sub(1));
     view.page = visible.max(1);
     view.rows = entries.len();
+    if view.scroll_to_mark {
+        view.scroll_to_mark = false;
+        if let Some(at) = entries.iter().position(|e| view.is_marked(e.0)) {
+            view.offset = crate::app::scroll_offset(view.offset, at, visible);
+        }
+    }
     view.offset = view
         .offset
         .min(entries.len().saturating_sub(visible.max(1)));
@@ -207,7 +218,11 @@ fn render_counters(
             if wide {
                 cells.push(Cell::from(Span::styled(*meaning, theme.dim())));
             }
-            Row::new(cells)
+            if view.is_marked(name) {
+                Row::new(cells).style(theme.selected())
+            } else {
+                Row::new(cells)
+            }
         },
     );
     let mut titles = vec!["counter", "/s", "total", "5m"];
