@@ -18,9 +18,14 @@ use std::io::Write;
 use std::sync::Arc;
 use tokio::sync::watch;
 
-/// Renders `current` with the findings of (`previous`, `current`) and the
-/// DNS probe histograms accumulated so far.
-pub fn page(previous: Option<&Sample>, current: &Sample, dns: &dns::Accumulator) -> String {
+/// Renders `current` with the findings of (`previous`, `current`), without
+/// DNS probe histograms.
+pub fn page(previous: Option<&Sample>, current: &Sample) -> String {
+    page_with(previous, current, &dns::Accumulator::default())
+}
+
+/// As `page`, with the DNS probe histograms accumulated so far.
+pub fn page_with(previous: Option<&Sample>, current: &Sample, dns: &dns::Accumulator) -> String {
     let active = findings::evaluate(previous, current);
     render::render(current, &active, &dns.histograms())
 }
@@ -53,7 +58,7 @@ async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
         Some(SamplerEvent::Error(error)) => bail!("{error}"),
         None => bail!("the sampler stopped unexpectedly"),
     };
-    publish.send_replace(Some(page(None, &previous, &histograms).into()));
+    publish.send_replace(Some(page_with(None, &previous, &histograms).into()));
     {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
@@ -74,7 +79,7 @@ async fn serve(collect: &CollectArgs, args: &ExportArgs) -> Result<()> {
                     let dns = monitor.sample(None);
                     histograms.add(&dns);
                     sample.dns = Some(dns);
-                    publish.send_replace(Some(page(Some(&previous), &sample, &histograms).into()));
+                    publish.send_replace(Some(page_with(Some(&previous), &sample, &histograms).into()));
                     previous = *sample;
                 }
                 Some(SamplerEvent::Error(error)) => {
