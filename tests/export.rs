@@ -298,7 +298,7 @@ fn scrape_is_openmetrics_with_the_expected_series() {
     assert!(text.contains("# TYPE netlens_finding gauge\n"));
     assert!(
         !text.contains("netlens_dns_probe_duration_seconds"),
-        "no DNS prober yet: no DNS series"
+        "no --dns-probe: no DNS series"
     );
 
     // HEAD: same headers, no body.

@@ -407,7 +407,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('n')],
         action: Action::AddProbe,
         scope: Scope::Dns,
-        help: "add a DNS probe: NAME, AAAA:NAME, or an address (PTR)",
+        help: "add a DNS probe (A, AAAA or PTR)",
         hint: Some("probe"),
     },
 ];

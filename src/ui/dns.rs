@@ -49,9 +49,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let mut left = area.height;
     let status_h = left.min(1);
     left -= status_h;
-    let config_h = left
-        .min(config.len() as u16)
-        .min(if left >= 8 { 2 } else { 1 });
+    let config_h = left.min(config.len() as u16).min(match left {
+        14.. => 3,
+        8.. => 2,
+        _ => 1,
+    });
     left -= config_h;
     // The table keeps room for the detail and names below it.
     let rows = summary.servers.len().max(1) as u16;
@@ -103,19 +105,12 @@ fn config_lines(s: &DnsSummary, width: usize, theme: Theme) -> Vec<Line<'static>
     if !c.search.is_empty() {
         first.push_str(&format!(" · search {}", c.search.join(" ")));
     }
-    first.push_str(&format!(
-        " · timeout {}s attempts {} ndots {}{}",
-        c.timeout_s,
-        c.attempts,
-        c.ndots,
-        if c.rotate { " rotate" } else { "" }
-    ));
     if let Some(error) = &c.error {
         first = format!("resolver: {error}");
     }
     let hosts = c
         .hosts_entries
-        .map_or("unreadable".to_string(), |n| format!("{n} entries"));
+        .map_or("unreadable".to_string(), |n| format!("{n}"));
     let passive = if s.passive_on {
         "passive on".to_string()
     } else {
@@ -124,18 +119,27 @@ fn config_lines(s: &DnsSummary, width: usize, theme: Theme) -> Vec<Line<'static>
             s.passive_error.as_deref().unwrap_or("no capture")
         )
     };
-    let probes = if s.probe_specs.is_empty() {
-        "no probes".to_string()
-    } else {
-        format!("probes {}", s.probe_specs.join(", "))
-    };
     let second = format!(
-        "hosts: {} · /etc/hosts {hosts} · {passive} · {probes}",
+        "timeout {}s attempts {} ndots {}{} · nsswitch: {} · /etc/hosts: {hosts}",
+        c.timeout_s,
+        c.attempts,
+        c.ndots,
+        if c.rotate { " rotate" } else { "" },
         c.nsswitch_hosts.as_deref().unwrap_or("(no nsswitch.conf)")
     );
+    let third = if s.probe_specs.is_empty() {
+        format!("{passive} · no probes (opt-in: --dns-probe NAME, or n)")
+    } else {
+        format!(
+            "{passive} · probes {} → {}",
+            s.probe_specs.join(", "),
+            servers_label(s)
+        )
+    };
     vec![
         Line::from(Span::styled(fit(&first, width), theme.title())),
         Line::from(fit(&second, width)),
+        Line::from(Span::styled(fit(&third, width), theme.dim())),
     ]
 }
 
@@ -385,10 +389,7 @@ fn status_line(
     } else {
         String::new()
     };
-    Line::from(Span::styled(
-        format!("{span}n adds a probe to {}", servers_label(s)),
-        theme.dim(),
-    ))
+    Line::from(Span::styled(format!("{span}n adds a probe"), theme.dim()))
 }
 
 fn servers_label(s: &DnsSummary) -> String {
