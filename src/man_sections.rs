@@ -106,7 +106,16 @@ connection), \fBpackets\fR, \fBbytes\fR (both directions, since the flow began),
 not listed in the previous sample), \fBstate\fR (SYN_SENT, SYN_RECEIVED, ESTABLISHED,
 FIN_WAIT, CLOSED, RESET, or "\-" for other protocols), \fBrtt_ms\fR (SYN to the
 handshake's last ACK, as seen where the capture runs), \fBretransmits\fR,
-\fBfirst_seen\fR, \fBlast_seen\fR (Unix seconds).
+\fBfirst_seen\fR, \fBlast_seen\fR (Unix seconds), \fBpid\fR and \fBprocess\fR (the
+owner of the local end, joined with the socket table by the two endpoints; null when
+unknown), \fBfindings[]\fR ({\fBid\fR, \fBsummary\fR} from the flow's own analysis, as
+\fBnetlens read \-\-flows \-\-json\fR prints them).
+.TP
+\fBnetlens read \-\-flows \-\-json\fR
+One object per flow per line: \fBproto\fR, \fBsrc\fR, \fBdst\fR, \fBpackets\fR,
+\fBbytes\fR, \fBstate\fR, \fBrtt_ms\fR, \fBretransmits\fR, \fBfirst_seen\fR,
+\fBlast_seen\fR and \fBfindings[]\fR {\fBid\fR, \fBsummary\fR}: nagle\-delayed\-ack,
+retransmits, zero\-window, syn\-unanswered, rst\-after\-data (see FINDINGS).
 .TP
 \fBfindings[]\fR
 \fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR, and
@@ -164,6 +173,34 @@ sent over the interval, while at least 50 segments/s were sent. Flow level: a TC
 flow sent data it had already sent (a segment ending at or before the highest
 sequence seen in that direction); \fBnetlens read \-\-flows \-\-json\fR lists it in
 the flow's \fBfindings\fR.
+.TP
+\fBnagle\-delayed\-ack\fR
+A TCP flow shows the Nagle + delayed ACK stall at least twice: one side sent a small
+segment, the peer acknowledged everything only 30\-250 ms later with a pure ACK (its
+delayed ACK; 40 ms minimum on Linux), and within 5 ms of that ACK the first side sent
+its next small segment (the write Nagle's algorithm held). The summary names the side
+that held its writes and reports the gaps (range, mean, the first eight). Fix:
+TCP_NODELAY on the sender (or one write per response), or TCP_QUICKACK on the receiver.
+.TP
+\fBzero\-window\fR
+A TCP flow's receiver advertised a zero window: its application is not reading. The
+summary names the receiver, how often the window closed and for how long in all.
+.TP
+\fBsyn\-unanswered\fR
+A SYN was sent at least twice (retransmitted) and the other side never sent a packet:
+a firewall drops it, a route is missing or the host is down (a closed port would
+answer RST).
+.TP
+\fBrst\-after\-data\fR
+A TCP connection was reset after data had flowed; names the side that sent the RST
+and the bytes before it (info: often an aborting application or a middlebox timeout).
+.PP
+The flow findings (and a flow's \fBretransmits\fR, which adds the retransmission
+timeout and backoff: the gaps between successive retransmits of one segment, e.g.
+"RTO 204 ms, backoff 204 → 408 → 816 ms"; fast retransmits follow duplicate ACKs)
+come from the per-flow analysis, the same code live, in \fBsnapshot\fR and in
+\fBnetlens read\fR. In \fBfindings[]\fR they name the flow and its process, for flows
+active in the last 60 s, at most 5 flows per id.
 .PP
 A finding clears as soon as its condition no longer holds.
 .SH LOAD

@@ -210,7 +210,9 @@ impl App {
         match event {
             SamplerEvent::Sample(mut sample) => {
                 if let Some(capture) = &self.flows.capture {
-                    sample.capture = Some(capture.summary());
+                    let mut summary = capture.summary();
+                    crate::model::capture::join_owners(&mut summary.flows, &sample.sockets);
+                    sample.capture = Some(summary);
                 }
                 self.sockets.record(&sample);
                 let record_error = self.record_sample(&sample);

@@ -100,6 +100,9 @@ fn print_samples(
         let sample = match events.blocking_recv() {
             Some(SamplerEvent::Sample(mut sample)) => {
                 sample.capture = capture.map(|c| c.summary());
+                if let Some(c) = sample.capture.as_mut() {
+                    crate::model::capture::join_owners(&mut c.flows, &sample.sockets);
+                }
                 *sample
             }
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
