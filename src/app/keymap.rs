@@ -73,6 +73,10 @@ pub enum Action {
     ScrollPacketsDown,
     /// Flows: one row per flow, per host or per port.
     Aggregate,
+    /// Flow screen: the next (v) or previous (V) sub-view.
+    SubView,
+    /// Flow screen: write this flow's packets to a pcap file.
+    ExportFlow,
 }
 
 /// Where a binding applies.
@@ -88,6 +92,8 @@ pub enum Scope {
     Replay,
     /// In the Flows tab.
     Flows,
+    /// On one flow's screen (Enter on a flow, or on a socket with traffic).
+    FlowDetail,
 }
 
 impl Scope {
@@ -99,6 +105,7 @@ impl Scope {
             Scope::Load => "In the Load tab",
             Scope::Replay => "While replaying",
             Scope::Flows => "In Flows",
+            Scope::FlowDetail => "On a flow's screen",
         }
     }
 }
@@ -108,6 +115,7 @@ pub const SCOPES: &[Scope] = &[
     Scope::Global,
     Scope::View,
     Scope::Flows,
+    Scope::FlowDetail,
     Scope::Load,
     Scope::Replay,
 ];
@@ -377,6 +385,20 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Flows,
         help: "flows by flow/host/port",
         hint: None,
+    },
+    Binding {
+        keys: &[Char('v'), Char('V')],
+        action: Action::SubView,
+        scope: Scope::FlowDetail,
+        help: "next / previous sub-view",
+        hint: Some("view"),
+    },
+    Binding {
+        keys: &[Char('e')],
+        action: Action::ExportFlow,
+        scope: Scope::FlowDetail,
+        help: "export this flow to a pcap",
+        hint: Some("export"),
     },
 ];
 

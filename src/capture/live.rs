@@ -6,9 +6,9 @@
 //! drains ready ring blocks; `summary()` takes the bounded view a Sample
 //! carries. Lines go over a channel at most ten times a second.
 
-use super::decode::summarize;
+use super::decode::{Summary, summarize};
 use super::filter::Filter;
-use super::flows::{Flow, FlowSample, FlowTable};
+use super::flows::{Flow, FlowKey, FlowSample, FlowTable};
 use super::format::{Formatter, Timestamp};
 use super::ring::{Ring, RingOptions, RingStats, permission_message};
 use crate::collect::netns::{self, Target};
@@ -51,6 +51,29 @@ pub enum CaptureEvent {
     Failed(String),
 }
 
+/// The last packets captured, whatever their flow, so a drill-down opened
+/// now starts with the flow's recent past: bounded in packets and bytes.
+pub const RECENT_PACKETS: usize = 4096;
+pub const RECENT_BYTES: usize = 8 << 20;
+/// Packets of the watched flow waiting for the drill-down to take them.
+pub const WATCH_BACKLOG: usize = 20_000;
+
+/// A captured packet's bytes and time, for the drill-down.
+#[derive(Debug, Clone)]
+pub struct RawPacket {
+    pub ts: Timestamp,
+    pub orig_len: u32,
+    pub data: Vec<u8>,
+}
+
+/// The flow a drill-down watches: its packets since the last take.
+struct Watch {
+    key: FlowKey,
+    packets: Vec<RawPacket>,
+    /// Packets not kept because the drill-down did not take them in time.
+    missed: u64,
+}
+
 enum Control {
     Filter(Option<Filter>),
 }
@@ -63,6 +86,62 @@ struct Shared {
     filter: String,
     error: Option<String>,
     active: bool,
+    recent: std::collections::VecDeque<RawPacket>,
+    recent_bytes: usize,
+    watch: Option<Watch>,
+}
+
+impl Shared {
+    fn new(table: FlowTable, filter: String, error: Option<String>) -> Self {
+        Self {
+            table,
+            stats: RingStats::default(),
+            packets: 0,
+            bytes: 0,
+            filter,
+            error,
+            active: false,
+            recent: std::collections::VecDeque::new(),
+            recent_bytes: 0,
+            watch: None,
+        }
+    }
+
+    /// Keeps a copy of the packet in the recent ring (reusing the oldest
+    /// slot's buffer) and in the watch when it belongs to the watched flow.
+    fn keep(&mut self, ts: Timestamp, orig_len: u32, data: &[u8], s: &Summary) {
+        let mut slot = if self.recent.len() >= RECENT_PACKETS {
+            self.recent.pop_front()
+        } else {
+            None
+        }
+        .unwrap_or_else(|| RawPacket {
+            ts,
+            orig_len,
+            data: Vec::new(),
+        });
+        self.recent_bytes -= slot.data.len();
+        slot.ts = ts;
+        slot.orig_len = orig_len;
+        slot.data.clear();
+        slot.data.extend_from_slice(data);
+        self.recent_bytes += data.len();
+        while self.recent_bytes > RECENT_BYTES
+            && let Some(old) = self.recent.pop_front()
+        {
+            self.recent_bytes -= old.data.len();
+        }
+        if let Some(watch) = self.watch.as_mut()
+            && FlowKey::of(s).is_some_and(|(k, _)| k == watch.key)
+        {
+            if watch.packets.len() < WATCH_BACKLOG {
+                watch.packets.push(slot.clone());
+            } else {
+                watch.missed += 1;
+            }
+        }
+        self.recent.push_back(slot);
+    }
 }
 
 /// The running capture (or why there is none). Dropping it stops the thread.
@@ -96,18 +175,14 @@ impl Capture {
     ) -> Result<(Self, UnboundedReceiver<CaptureEvent>)> {
         let namespace = target.open()?;
         let label = target.label().to_string();
-        let shared = Arc::new(Mutex::new(Shared {
-            table: FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S),
-            stats: RingStats::default(),
-            packets: 0,
-            bytes: 0,
-            filter: filter
+        let shared = Arc::new(Mutex::new(Shared::new(
+            FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S),
+            filter
                 .as_ref()
                 .map(|f| f.text().to_string())
                 .unwrap_or_default(),
-            error: None,
-            active: false,
-        }));
+            None,
+        )));
         let (events, receiver) = unbounded_channel();
         let (control, controls) = mpsc::channel();
         let (ready, is_ready) = mpsc::channel::<Result<(u32, u32), OpenError>>();
@@ -182,15 +257,11 @@ impl Capture {
 
     /// A capture that is off, with the reason (for --no-capture).
     pub fn off(reason: &str) -> Self {
-        let shared = Arc::new(Mutex::new(Shared {
-            table: FlowTable::new(1, IDLE_TIMEOUT_S),
-            stats: RingStats::default(),
-            packets: 0,
-            bytes: 0,
-            filter: String::new(),
-            error: Some(reason.to_string()),
-            active: false,
-        }));
+        let shared = Arc::new(Mutex::new(Shared::new(
+            FlowTable::new(1, IDLE_TIMEOUT_S),
+            String::new(),
+            Some(reason.to_string()),
+        )));
         Self {
             shared,
             iface: String::new(),
@@ -229,6 +300,42 @@ impl Capture {
             .unwrap_or_default();
         if let Some(control) = &self.control {
             let _ = control.send(Control::Filter(filter));
+        }
+    }
+
+    /// Watches one flow for a drill-down (None stops): its packets still in
+    /// the recent ring come first, then every new one, for `take_watched`.
+    pub fn watch(&self, key: Option<FlowKey>) {
+        let mut shared = lock(&self.shared);
+        shared.watch = key.map(|key| {
+            let linktype = self.linktype;
+            let packets = shared
+                .recent
+                .iter()
+                .filter(|p| {
+                    let s = summarize(linktype, &p.data, p.orig_len);
+                    FlowKey::of(&s).is_some_and(|(k, _)| k == key)
+                })
+                .cloned()
+                .collect();
+            Watch {
+                key,
+                packets,
+                missed: 0,
+            }
+        });
+    }
+
+    /// The watched flow's packets since the last call, and how many were
+    /// missed (not taken in time).
+    pub fn take_watched(&self) -> (Vec<RawPacket>, u64) {
+        let mut shared = lock(&self.shared);
+        match shared.watch.as_mut() {
+            Some(w) => (
+                std::mem::take(&mut w.packets),
+                std::mem::take(&mut w.missed),
+            ),
+            None => (Vec::new(), 0),
         }
     }
 
@@ -378,6 +485,7 @@ impl Engine {
                     shared.packets += 1;
                     shared.bytes += u64::from(s.wire_len);
                     shared.table.add(&s, p.ts.as_secs_f64());
+                    shared.keep(p.ts, p.orig_len, p.data, &s);
                     if !print {
                         return;
                     }

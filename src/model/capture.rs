@@ -64,6 +64,27 @@ pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSa
     }
 }
 
+/// The captured flow of a socket: the one whose endpoints are the socket's
+/// local and peer addresses, either way round.
+pub fn flow_of_socket<'a>(
+    flows: &'a [FlowSample],
+    socket: &super::sockets::SocketSample,
+) -> Option<&'a FlowSample> {
+    use std::net::SocketAddr;
+    if socket.peer.port() == 0 {
+        return None;
+    }
+    let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
+    let (local, peer) = (canonical(socket.local), canonical(socket.peer));
+    flows.iter().find(|f| {
+        f.proto == socket.proto.name()
+            && match (f.src.parse::<SocketAddr>(), f.dst.parse::<SocketAddr>()) {
+                (Ok(src), Ok(dst)) => (src, dst) == (local, peer) || (src, dst) == (peer, local),
+                _ => false,
+            }
+    })
+}
+
 /// Per-flow and total rates between two samples.
 pub struct CaptureRates<'a> {
     /// Seconds between the samples (monotonic clock).

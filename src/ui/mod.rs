@@ -12,6 +12,7 @@
 
 pub mod chrome;
 pub mod conntrack;
+pub mod flow_detail;
 pub mod flows;
 pub mod format;
 pub mod help;
@@ -55,6 +56,10 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     app.hits.rows = None;
     if app.help {
         app.help_scroll = help::render(frame, body, app.help_scroll, theme);
+        return;
+    }
+    if app.flow_detail_shown() {
+        flow_detail::render(frame, body, app, theme);
         return;
     }
     match app.tab {
