@@ -324,6 +324,29 @@ counted for every packet. \fBnetlens capture\fR prints what \fBtcpdump \-n\fR pr
 writes a pcap file (\fB\-w\fR) that tcpdump and Wireshark read; Ctrl-C or SIGTERM
 stops it with the file complete. Interfaces are in the watched namespace: \fB\-\-netns\fR
 applies.
+.SH FLOW SCREEN
+Enter on a flow in the Flows tab, or on a socket in the Sockets tab that has
+captured traffic (a flow with the socket's two endpoints), opens that flow's screen
+(Esc goes back; on a socket without traffic Enter opens the socket's detail). The
+title names the flow, its state and its process (joined with the socket table by
+the two endpoints; also the PROCESS column of the flow table and \fBpid\fR,
+\fBprocess\fR in \fBflows[]\fR). \fBv\fR and \fBV\fR switch the sub-views:
+\fBSummary\fR (client and server, duration, packets and bytes per direction,
+handshake timings SYN \(-> SYN/ACK \(-> ACK, RTT samples with a chart, throughput
+charts per direction, retransmits, duplicate ACKs, out-of-order segments,
+zero-window and window-full events, resets, and the close: three-way, four-way,
+simultaneous or reset); \fBPackets\fR (tcpdump lines with the time since the first
+packet and the gap since the previous one; a gap of 20 ms or more, and four times the
+smallest RTT, is marked \(lq\[u25C6]\(rq; evidence packets \(lq*\(rq); \fBSequence\fR (client
+and server lanes with an arrow, the flags and the length per packet, relative
+sequence and acknowledgement numbers); \fBFindings\fR (each finding with its evidence
+packets marked \(lq\[u25BA]\(rq: for nagle\-delayed\-ack the small segment, the delayed
+ACK and the segment it released); \fBPayload\fR (hex and ASCII of both directions,
+only with \fB\-\-payload\fR). The movement keys scroll. \fBe\fR writes the flow's
+packets to netlens\-flow\-TIME\-PORT\-PORT.pcap in the current directory (never
+overwriting a file) and says where. The screen starts with the flow's packets still
+in a ring of the last 4,096 captured (8 MiB at most) and then follows it; it keeps
+its last 5,000 packets, the analysis counts them all.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
 counters need no privileges. The owner of a socket comes from /proc/PID/fd, which
