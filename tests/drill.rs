@@ -456,3 +456,88 @@ fn dropped_syn_is_unanswered_and_unread_close_resets_after_data() {
         format!("{IP_B}:9006 reset the connection after 100 bytes of data")
     );
 }
+
+/// The live path: `snapshot --json` in the namespace names the stalled
+/// flow in flows[] (with its process, joined from the socket table) and in
+/// findings[].
+#[test]
+fn snapshot_names_the_stalled_flow_and_its_process() {
+    if !is_root() {
+        eprintln!("SKIP snapshot_names_the_stalled_flow_and_its_process: needs root");
+        return;
+    }
+    let ns = Netns::new("drillsnap");
+    ns.ip(&["link", "set", "lo", "up"]);
+    let snapshot = Command::new(NETLENS)
+        .args(["--netns", &ns.name, "snapshot", "--json", "--count", "2"])
+        .args(["--interval", "1500ms", "--section", "flows,findings"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn snapshot");
+    let snapshot = ChildGuard(snapshot);
+    thread::sleep(Duration::from_millis(300));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let server = in_ns(ns.path(), move || {
+        let listener = TcpListener::bind("127.0.0.1:9101").expect("bind");
+        tx.send(()).expect("ready");
+        let (mut conn, _) = listener.accept().expect("accept");
+        conn.set_read_timeout(Some(Duration::from_secs(5))).ok();
+        let mut request = [0u8; 32];
+        for _ in 0..60 {
+            if conn.read_exact(&mut request).is_err() {
+                return;
+            }
+            conn.write_all(&[b'h'; 20]).expect("header");
+            conn.write_all(&[b'b'; 30]).expect("body");
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(5)).expect("server up");
+    let client = in_ns(ns.path(), || {
+        let mut conn = TcpStream::connect("127.0.0.1:9101").expect("connect");
+        conn.set_read_timeout(Some(Duration::from_secs(5))).ok();
+        let mut response = [0u8; 50];
+        for _ in 0..60 {
+            conn.write_all(&[b'q'; 32]).expect("request");
+            conn.read_exact(&mut response).expect("response");
+        }
+        // Keep the sockets until the snapshot has looked at them.
+        thread::sleep(Duration::from_millis(1500));
+    });
+    server.join().expect("server");
+    let mut child = snapshot;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while child.0.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "snapshot did not finish");
+        thread::sleep(Duration::from_millis(50));
+    }
+    client.join().expect("client");
+    let mut out = Vec::new();
+    child
+        .0
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut out)
+        .expect("read");
+    let samples = parse_lines(&out);
+    let last = samples.last().expect("a sample");
+    let flows = last["flows"].as_array().expect("flows[]");
+    let flow = flows
+        .iter()
+        .find(|f| f["dst"] == "127.0.0.1:9101" && finding(f, "nagle-delayed-ack").is_some())
+        .unwrap_or_else(|| panic!("no stalled flow: {last:#}"));
+    assert_eq!(flow["pid"].as_u64(), Some(u64::from(std::process::id())));
+    assert!(flow["process"].as_str().is_some_and(|p| !p.is_empty()));
+    let named = last["findings"]
+        .as_array()
+        .expect("findings[]")
+        .iter()
+        .any(|f| {
+            f["id"] == "nagle-delayed-ack"
+                && f["summary"].as_str().is_some_and(|s| {
+                    s.starts_with("tcp 127.0.0.1:") && s.contains("> 127.0.0.1:9101")
+                })
+        });
+    assert!(named, "{last:#}");
+}
