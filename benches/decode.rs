@@ -7,8 +7,10 @@
 //! the same path `netlens read --flows` runs.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use netlens::capture::analysis::{Analysis, Seg};
 use netlens::capture::decode::summarize;
 use netlens::capture::filter::Filter;
+use netlens::capture::flows::FlowKey;
 use netlens::capture::flows::FlowTable;
 use netlens::capture::format::Timestamp;
 use netlens::capture::pcap::{PcapFileWriter, PcapReader};
@@ -120,6 +122,35 @@ fn bench(c: &mut Criterion) {
                 table.add(&s, rec.ts.as_secs_f64());
             }
             black_box(table.len())
+        })
+    });
+    // The per-flow TCP analysis alone (already part of decode+flows): the
+    // cost per packet of handshake/RTT/retransmit/window/Nagle tracking.
+    let segs: Vec<(Seg, bool)> = packets
+        .iter()
+        .filter_map(|(t, len, data)| {
+            let s = summarize(1, data, *len);
+            let (_, reverse) = FlowKey::of(&s)?;
+            (s.proto == 6).then(|| (Seg::of(&s, reverse, *t), reverse))
+        })
+        .collect();
+    group.throughput(Throughput::Elements(segs.len() as u64));
+    group.bench_function("tcp analysis only", |b| {
+        b.iter(|| {
+            let mut a = Analysis::default();
+            for (seg, _) in &segs {
+                a.add(seg);
+            }
+            black_box(a.n)
+        })
+    });
+    group.bench_function("tcp analysis detailed (drill-down)", |b| {
+        b.iter(|| {
+            let mut a = Analysis::detailed();
+            for (seg, _) in &segs {
+                a.add(seg);
+            }
+            black_box(a.n)
         })
     });
     group.finish();

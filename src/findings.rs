@@ -27,7 +27,15 @@ pub const IDS: &[&str] = &[
     RETRANSMITS,
     dns::DNS_TIMEOUT,
     dns::DNS_SLOW,
+    NAGLE_DELAYED_ACK,
+    ZERO_WINDOW,
+    SYN_UNANSWERED,
+    RST_AFTER_DATA,
 ];
+
+pub use crate::capture::analysis::findings_ids::{
+    NAGLE_DELAYED_ACK, RST_AFTER_DATA, SYN_UNANSWERED, ZERO_WINDOW,
+};
 
 pub const IFACE_ERRORS: &str = "iface-errors";
 pub const IFACE_SATURATED: &str = "iface-saturated";

@@ -106,7 +106,16 @@ connection), \fBpackets\fR, \fBbytes\fR (both directions, since the flow began),
 not listed in the previous sample), \fBstate\fR (SYN_SENT, SYN_RECEIVED, ESTABLISHED,
 FIN_WAIT, CLOSED, RESET, or "\-" for other protocols), \fBrtt_ms\fR (SYN to the
 handshake's last ACK, as seen where the capture runs), \fBretransmits\fR,
-\fBfirst_seen\fR, \fBlast_seen\fR (Unix seconds).
+\fBfirst_seen\fR, \fBlast_seen\fR (Unix seconds), \fBpid\fR and \fBprocess\fR (the
+owner of the local end, joined with the socket table by the two endpoints; null when
+unknown), \fBfindings[]\fR ({\fBid\fR, \fBsummary\fR} from the flow's own analysis, as
+\fBnetlens read \-\-flows \-\-json\fR prints them).
+.TP
+\fBnetlens read \-\-flows \-\-json\fR
+One object per flow per line: \fBproto\fR, \fBsrc\fR, \fBdst\fR, \fBpackets\fR,
+\fBbytes\fR, \fBstate\fR, \fBrtt_ms\fR, \fBretransmits\fR, \fBfirst_seen\fR,
+\fBlast_seen\fR and \fBfindings[]\fR {\fBid\fR, \fBsummary\fR}: nagle\-delayed\-ack,
+retransmits, zero\-window, syn\-unanswered, rst\-after\-data (see FINDINGS).
 .TP
 \fBdns\fR
 DNS results settled during the interval (null when not collected, e.g. an old
@@ -196,6 +205,34 @@ timeout for each) and the fixes: add the PTR records, answer NXDOMAIN, or use \-
 A server's p90 answer latency over the interval reached 100 ms (warn) or 1000 ms
 (crit), from at least 1 answer (\fBdns_slow_p90_ms\fR; crit is 10 times it). Names the server and its slowest name; the hint
 suggests a closer resolver or a local cache such as dnsmasq or systemd\-resolved.
+.TP
+\fBnagle\-delayed\-ack\fR
+A TCP flow shows the Nagle + delayed ACK stall at least twice: one side sent a small
+segment, the peer acknowledged everything only 30\-250 ms later with a pure ACK (its
+delayed ACK; 40 ms minimum on Linux), and within 5 ms of that ACK the first side sent
+its next small segment (the write Nagle's algorithm held). The summary names the side
+that held its writes and reports the gaps (range, mean, the first eight). Fix:
+TCP_NODELAY on the sender (or one write per response), or TCP_QUICKACK on the receiver.
+.TP
+\fBzero\-window\fR
+A TCP flow's receiver advertised a zero window: its application is not reading. The
+summary names the receiver, how often the window closed and for how long in all.
+.TP
+\fBsyn\-unanswered\fR
+A SYN was sent at least twice (retransmitted) and the other side never sent a packet:
+a firewall drops it, a route is missing or the host is down (a closed port would
+answer RST).
+.TP
+\fBrst\-after\-data\fR
+A TCP connection was reset after data had flowed; names the side that sent the RST
+and the bytes before it (info: often an aborting application or a middlebox timeout).
+.PP
+The flow findings (and a flow's \fBretransmits\fR, which adds the retransmission
+timeout and backoff: the gaps between successive retransmits of one segment, e.g.
+"RTO 204 ms, backoff 204 → 408 → 816 ms"; fast retransmits follow duplicate ACKs)
+come from the per-flow analysis, the same code live, in \fBsnapshot\fR and in
+\fBnetlens read\fR. In \fBfindings[]\fR they name the flow and its process, for flows
+active in the last 60 s, at most 5 flows per id.
 .PP
 A finding clears as soon as its condition no longer holds. Every number above is
 a default: \fB[thresholds]\fR in the config file changes it (see CONFIGURATION).
@@ -392,6 +429,29 @@ counted for every packet. \fBnetlens capture\fR prints what \fBtcpdump \-n\fR pr
 writes a pcap file (\fB\-w\fR) that tcpdump and Wireshark read; Ctrl-C or SIGTERM
 stops it with the file complete. Interfaces are in the watched namespace: \fB\-\-netns\fR
 applies.
+.SH FLOW SCREEN
+Enter on a flow in the Flows tab, or on a socket in the Sockets tab that has
+captured traffic (a flow with the socket's two endpoints), opens that flow's screen
+(Esc goes back; on a socket without traffic Enter opens the socket's detail). The
+title names the flow, its state and its process (joined with the socket table by
+the two endpoints; also the PROCESS column of the flow table and \fBpid\fR,
+\fBprocess\fR in \fBflows[]\fR). \fBv\fR and \fBV\fR switch the sub-views:
+\fBSummary\fR (client and server, duration, packets and bytes per direction,
+handshake timings SYN \(-> SYN/ACK \(-> ACK, RTT samples with a chart, throughput
+charts per direction, retransmits, duplicate ACKs, out-of-order segments,
+zero-window and window-full events, resets, and the close: three-way, four-way,
+simultaneous or reset); \fBPackets\fR (tcpdump lines with the time since the first
+packet and the gap since the previous one; a gap of 20 ms or more, and four times the
+smallest RTT, is marked \(lq\[u25C6]\(rq; evidence packets \(lq*\(rq); \fBSequence\fR (client
+and server lanes with an arrow, the flags and the length per packet, relative
+sequence and acknowledgement numbers); \fBFindings\fR (each finding with its evidence
+packets marked \(lq\[u25BA]\(rq: for nagle\-delayed\-ack the small segment, the delayed
+ACK and the segment it released); \fBPayload\fR (hex and ASCII of both directions,
+only with \fB\-\-payload\fR). The movement keys scroll. \fBe\fR writes the flow's
+packets to netlens\-flow\-TIME\-PORT\-PORT.pcap in the current directory (never
+overwriting a file) and says where. The screen starts with the flow's packets still
+in a ring of the last 4,096 captured (8 MiB at most) and then follows it; it keeps
+its last 5,000 packets, the analysis counts them all.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
 counters need no privileges. The owner of a socket comes from /proc/PID/fd, which

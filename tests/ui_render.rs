@@ -1048,6 +1048,7 @@ mod flows {
             retransmits: u64::from(packets > 1000) * 3,
             first_seen: 1_700_000_090.0,
             last_seen: 1_700_000_100.5,
+            ..Default::default()
         }
     }
 

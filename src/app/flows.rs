@@ -48,6 +48,7 @@ pub enum Column {
     Retransmits,
     FirstSeen,
     LastSeen,
+    Process,
 }
 
 /// Sortable columns, in `s` order.
@@ -79,6 +80,8 @@ pub struct Row {
     pub retransmits: u64,
     pub first_seen: f64,
     pub last_seen: f64,
+    /// The owning process ("nginx/812"), "" when unknown or aggregated.
+    pub process: String,
 }
 
 pub struct FlowsView {
@@ -209,9 +212,15 @@ impl FlowsView {
             rows.retain(|r| {
                 let key = format!("{} ", r.key.to_lowercase());
                 let state = r.state.to_lowercase();
+                let process = r.process.to_lowercase();
                 needles
                     .iter()
-                    .any(|n| key.contains(n) || r.proto.contains(n) || state.contains(n))
+                    .any(|n| {
+                        key.contains(n)
+                            || process.contains(n)
+                            || r.proto.contains(n)
+                            || state.contains(n)
+                    })
             });
         }
         let sort = self.sort;
@@ -371,6 +380,10 @@ fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
         retransmits: f.retransmits,
         first_seen: f.first_seen,
         last_seen: f.last_seen,
+        process: match (&f.process, f.pid) {
+            (Some(name), Some(pid)) => format!("{name}/{pid}"),
+            _ => String::new(),
+        },
     }
 }
 
@@ -415,6 +428,7 @@ fn aggregate(rows: impl Iterator<Item = Row>, grouping: Grouping) -> Vec<Row> {
             retransmits: 0,
             first_seen: row.first_seen,
             last_seen: row.last_seen,
+            process: String::new(),
         });
         group.flows += 1;
         group.packets += row.packets;
@@ -450,6 +464,7 @@ fn compare(a: &Row, b: &Row, column: Column) -> std::cmp::Ordering {
         Column::LastSeen => a.last_seen.total_cmp(&b.last_seen),
         Column::FirstSeen => a.first_seen.total_cmp(&b.first_seen),
         Column::Key | Column::Proto | Column::State => a.key.cmp(&b.key),
+        Column::Process => a.process.cmp(&b.process),
         Column::Flows => a.flows.cmp(&b.flows),
         Column::Bytes => a.bytes.cmp(&b.bytes),
     }

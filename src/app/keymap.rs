@@ -80,6 +80,10 @@ pub enum Action {
     /// Go to the related rows: an interface's flows, a socket's flow, a
     /// flow's process's sockets.
     Link,
+    /// Flow screen: the next (v) or previous (V) sub-view.
+    SubView,
+    /// Flow screen: write this flow's packets to a pcap file.
+    ExportFlow,
 }
 
 /// Where a binding applies.
@@ -97,6 +101,8 @@ pub enum Scope {
     Flows,
     /// In the DNS tab.
     Dns,
+    /// On one flow's screen (Enter on a flow, or on a socket with traffic).
+    FlowDetail,
 }
 
 impl Scope {
@@ -109,6 +115,7 @@ impl Scope {
             Scope::Replay => "While replaying",
             Scope::Flows => "In Flows",
             Scope::Dns => "In DNS",
+            Scope::FlowDetail => "On a flow's screen",
         }
     }
 }
@@ -119,6 +126,7 @@ pub const SCOPES: &[Scope] = &[
     Scope::View,
     Scope::Flows,
     Scope::Dns,
+    Scope::FlowDetail,
     Scope::Load,
     Scope::Replay,
 ];
@@ -409,6 +417,20 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Dns,
         help: "add a DNS probe (A, AAAA or PTR)",
         hint: Some("probe"),
+    },
+    Binding {
+        keys: &[Char('v'), Char('V')],
+        action: Action::SubView,
+        scope: Scope::FlowDetail,
+        help: "next / previous sub-view",
+        hint: Some("view"),
+    },
+    Binding {
+        keys: &[Char('e')],
+        action: Action::ExportFlow,
+        scope: Scope::FlowDetail,
+        help: "export this flow to a pcap",
+        hint: Some("export"),
     },
 ];
 

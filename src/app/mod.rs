@@ -3,6 +3,7 @@
 
 pub mod conntrack;
 pub mod dns;
+pub mod flow_detail;
 pub mod flows;
 pub mod history;
 pub mod interfaces;
@@ -61,6 +62,8 @@ pub struct App {
     pub conntrack: ConntrackView,
     pub flows: flows::FlowsView,
     pub dns: dns::DnsView,
+    /// One flow's screen, open over the tab it was opened from.
+    pub flow_detail: Option<flow_detail::FlowDetail>,
     /// Shared with the sampler: what the open tab needs collected.
     pub demand: Arc<Demand>,
     pub sockets: SocketsView,
@@ -104,6 +107,7 @@ impl App {
             conntrack: ConntrackView::default(),
             flows: flows::FlowsView::default(),
             dns: dns::DnsView::default(),
+            flow_detail: None,
             demand: Arc::default(),
             sockets: SocketsView::default(),
             tcp: tcp::TcpView::default(),
@@ -233,12 +237,15 @@ impl App {
         match event {
             SamplerEvent::Sample(mut sample) => {
                 if let Some(capture) = &self.flows.capture {
-                    sample.capture = Some(capture.summary());
+                    let mut summary = capture.summary();
+                    crate::model::capture::join_owners(&mut summary.flows, &sample.sockets);
+                    sample.capture = Some(summary);
                 }
                 if let Some(monitor) = &self.dns.monitor {
                     sample.dns = Some(monitor.sample(self.flows.capture.as_ref()));
                 }
                 self.sockets.record(&sample);
+                self.refresh_flow_detail();
                 let record_error = self.record_sample(&mut sample);
                 self.history.push(*sample);
                 self.drop_old_sockets();
@@ -300,8 +307,25 @@ impl App {
             }
             return true;
         }
+        if self.flow_detail_shown() {
+            match binding.scope {
+                Scope::View if binding.action == Action::Close => {
+                    self.close_flow_detail();
+                    return true;
+                }
+                Scope::View | Scope::FlowDetail => {
+                    return self
+                        .flow_detail
+                        .as_mut()
+                        .is_some_and(|d| d.handle(binding.action, key));
+                }
+                Scope::Flows => return false,
+                _ => {}
+            }
+        }
         match binding.scope {
             Scope::Global => self.global(binding.action, key),
+            Scope::FlowDetail => false,
             Scope::View if self.tab == Tab::Load => self.load.handle(binding.action, key),
             Scope::View => self.view_action(binding.action),
             Scope::Load => self.load.handle(binding.action, key),
@@ -379,8 +403,73 @@ impl App {
     }
 
     fn flows_action(&mut self, action: Action) -> bool {
-        let rows = self.flow_rows().len();
-        self.flows.handle(action, rows)
+        let rows = self.flow_rows();
+        if action == Action::Open && self.flows.grouping == flows::Grouping::Flow {
+            let Some(row) = rows.get(self.flows.selected) else {
+                return false;
+            };
+            let flow = self.shown().1.and_then(|s| {
+                let capture = s.capture.as_ref()?;
+                capture
+                    .flows
+                    .iter()
+                    .find(|f| f.proto == row.proto && format!("{} > {}", f.src, f.dst) == row.key)
+                    .cloned()
+            });
+            return match flow {
+                Some(flow) => {
+                    self.open_flow_detail(flow);
+                    true
+                }
+                None => false,
+            };
+        }
+        self.flows.handle(action, rows.len())
+    }
+
+    /// Whether the flow screen is what the body shows now.
+    pub fn flow_detail_shown(&self) -> bool {
+        !self.help
+            && self
+                .flow_detail
+                .as_ref()
+                .is_some_and(|d| d.origin == self.tab)
+    }
+
+    /// Opens a flow's screen over the current tab and starts watching the
+    /// flow's packets (its recent ones first).
+    pub fn open_flow_detail(&mut self, flow: crate::model::capture::FlowSample) {
+        let (linktype, snaplen) = self
+            .flows
+            .capture
+            .as_ref()
+            .map_or((0, 0), |c| (c.linktype(), c.snaplen()));
+        let payload = snaplen >= crate::capture::ring::PAYLOAD_SNAPLEN;
+        let detail = flow_detail::FlowDetail::new(flow, self.tab, linktype, snaplen, payload);
+        if let Some(capture) = &self.flows.capture {
+            capture.watch(detail.key);
+        }
+        self.flow_detail = Some(detail);
+        self.refresh_flow_detail();
+    }
+
+    pub fn close_flow_detail(&mut self) {
+        if let Some(capture) = &self.flows.capture {
+            capture.watch(None);
+        }
+        self.flow_detail = None;
+    }
+
+    /// Moves the watched flow's new packets into its screen.
+    pub fn refresh_flow_detail(&mut self) {
+        let (Some(detail), Some(capture)) = (self.flow_detail.as_mut(), &self.flows.capture) else {
+            return;
+        };
+        let (packets, missed) = capture.take_watched();
+        detail.missed += missed;
+        for p in packets {
+            detail.push(p.ts, p.orig_len, &p.data);
+        }
     }
 
     fn view_action(&mut self, action: Action) -> bool {
@@ -411,6 +500,17 @@ impl App {
         let Some(current) = current else {
             return false;
         };
+        if self.tab == Tab::Sockets
+            && action == Action::Open
+            && !self.sockets.detail
+            && let Some(flow) = self.sockets.selection(current).and_then(|socket| {
+                let flows = &current.capture.as_ref()?.flows;
+                crate::model::capture::flow_of_socket(flows, socket).cloned()
+            })
+        {
+            self.open_flow_detail(flow);
+            return true;
+        }
         match self.tab {
             Tab::Interfaces => self.interfaces.handle(action, previous, current),
             Tab::Sockets => self.sockets.handle(action, current),

@@ -325,6 +325,17 @@ impl SocketsView {
         current.sockets.iter().find(|s| s.key() == key)
     }
 
+    /// The socket the selection is on (as Enter would pick it), selecting
+    /// it by its endpoints from now on.
+    pub fn selection<'a>(&mut self, current: &'a Sample) -> Option<&'a SocketSample> {
+        self.order(current);
+        let order = std::mem::take(&mut self.order);
+        let at = self.selected_index(&order, current);
+        self.order = order;
+        self.select(current, at?);
+        self.selected_socket(current)
+    }
+
     /// Applies a view action; returns whether anything changed.
     pub fn handle(&mut self, action: Action, current: &Sample) -> bool {
         let len = self.order(current).len();

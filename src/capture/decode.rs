@@ -38,6 +38,14 @@ pub struct Summary {
     pub tcp_flags: u8,
     pub tcp_seq: u32,
     pub tcp_ack: u32,
+    /// The TCP window field as sent (not scaled).
+    pub tcp_win: u16,
+    /// TCP options of a SYN the flow analysis needs: the window scale shift
+    /// (None when absent) and the MSS (0 when absent or not a SYN).
+    pub tcp_wscale: Option<u8>,
+    pub tcp_mss: u16,
+    /// Offset of the transport payload in the captured bytes (TCP and UDP).
+    pub payload_at: usize,
     /// Transport payload bytes (from the IP lengths, not the capture).
     pub payload_len: u32,
     /// Packet length on the wire.
@@ -237,7 +245,13 @@ fn transport(s: &mut Summary, data: &[u8], tl: usize, payload: u32) {
                 s.tcp_seq = seq;
                 s.tcp_ack = ack;
                 s.tcp_flags = flags;
-                s.payload_len = payload.saturating_sub(u32::from(off >> 4) * 4);
+                let hlen = usize::from(off >> 4) * 4;
+                s.payload_len = payload.saturating_sub(hlen as u32);
+                s.payload_at = tl + hlen;
+                s.tcp_win = be16(data, tl + 14).unwrap_or(0);
+                if flags & 0x02 != 0 {
+                    syn_options(s, data, tl + 20, tl + hlen);
+                }
             }
         }
         17 | 132 | 33 => {
@@ -245,6 +259,7 @@ fn transport(s: &mut Summary, data: &[u8], tl: usize, payload: u32) {
                 s.sport = sp;
                 s.dport = dp;
                 s.payload_len = payload.saturating_sub(8);
+                s.payload_at = tl + 8;
             }
         }
         1 | 58 => {
@@ -256,6 +271,30 @@ fn transport(s: &mut Summary, data: &[u8], tl: usize, payload: u32) {
             s.payload_len = payload;
         }
         _ => s.payload_len = payload,
+    }
+}
+
+/// MSS and window scale from a SYN's options (bounded walk; stops at the
+/// end of the header, the capture or a malformed length).
+fn syn_options(s: &mut Summary, data: &[u8], mut at: usize, end: usize) {
+    while at < end {
+        let Some(&kind) = data.get(at) else { return };
+        match kind {
+            0 => return,
+            1 => at += 1,
+            _ => {
+                let Some(&len) = data.get(at + 1) else { return };
+                if len < 2 {
+                    return;
+                }
+                match (kind, len) {
+                    (2, 4) => s.tcp_mss = be16(data, at + 2).unwrap_or(0),
+                    (3, 3) => s.tcp_wscale = data.get(at + 2).map(|w| (*w).min(14)),
+                    _ => {}
+                }
+                at += usize::from(len);
+            }
+        }
     }
 }
 

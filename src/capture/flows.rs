@@ -3,6 +3,7 @@
 //! LRU eviction. Each flow keeps its last packets in a small ring for the
 //! drill-down view.
 
+use super::analysis::{Analysis, FlowFinding, Seg};
 use super::decode::{L3, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
@@ -46,6 +47,42 @@ impl FlowKey {
             },
             !forward,
         ))
+    }
+}
+
+impl FlowKey {
+    /// The key of a tcp or udp flow from what a sample shows of it
+    /// ("tcp", "198.18.0.1:40000", "[2001:db8::1]:80"); None for others.
+    pub fn from_endpoints(proto: &str, src: &str, dst: &str) -> Option<Self> {
+        let proto = match proto {
+            "tcp" => 6,
+            "udp" => 17,
+            _ => return None,
+        };
+        let src: std::net::SocketAddr = src.parse().ok()?;
+        let dst: std::net::SocketAddr = dst.parse().ok()?;
+        let bytes = |a: std::net::IpAddr| match a {
+            std::net::IpAddr::V4(v4) => {
+                let mut out = [0u8; 16];
+                out[..4].copy_from_slice(&v4.octets());
+                out
+            }
+            std::net::IpAddr::V6(v6) => v6.octets(),
+        };
+        let v6 = src.is_ipv6();
+        if dst.is_ipv6() != v6 {
+            return None;
+        }
+        let (x, y) = ((bytes(src.ip()), src.port()), (bytes(dst.ip()), dst.port()));
+        let ((a, a_port), (b, b_port)) = if x <= y { (x, y) } else { (y, x) };
+        Some(Self {
+            proto,
+            v6,
+            a,
+            a_port,
+            b,
+            b_port,
+        })
     }
 }
 
@@ -106,9 +143,32 @@ pub struct Flow {
     /// Highest sequence end seen per direction (a→b, b→a).
     next_seq: [Option<u32>; 2],
     pub notes: VecDeque<PacketNote>,
+    /// The TCP analysis (handshake, RTT, retransmits, windows, findings);
+    /// None for other protocols.
+    pub analysis: Option<Box<Analysis>>,
 }
 
 impl Flow {
+    /// The key's two endpoints, a then b.
+    pub fn sides(&self) -> [String; 2] {
+        let k = &self.key;
+        [
+            endpoint(&k.a, k.a_port, k.v6, k.proto),
+            endpoint(&k.b, k.b_port, k.v6, k.proto),
+        ]
+    }
+
+    /// The analysis' findings, naming the endpoints.
+    pub fn findings(&self) -> Vec<FlowFinding> {
+        match &self.analysis {
+            Some(a) => {
+                let [x, y] = self.sides();
+                a.findings([&x, &y])
+            }
+            None => Vec::new(),
+        }
+    }
+
     /// "src" and "dst" as the initiator saw them: "ip:port" / "[v6]:port".
     pub fn endpoints(&self) -> (String, String) {
         let k = &self.key;
@@ -213,6 +273,7 @@ impl FlowTable {
             retransmits: 0,
             next_seq: [None, None],
             notes: VecDeque::with_capacity(4),
+            analysis: (key.proto == 6).then(Box::default),
         });
         flow.packets += 1;
         flow.bytes += u64::from(s.wire_len);
@@ -229,6 +290,9 @@ impl FlowTable {
         });
         if key.proto == 6 && s.tl.is_some() {
             tcp(flow, s, reverse, t);
+            if let Some(analysis) = flow.analysis.as_mut() {
+                analysis.add(&Seg::of(s, reverse, t));
+            }
         }
     }
 
@@ -324,6 +388,15 @@ pub struct FlowSample {
     pub retransmits: u64,
     pub first_seen: f64,
     pub last_seen: f64,
+    /// The flow's findings from its analysis (empty when none).
+    #[serde(default)]
+    pub findings: Vec<FlowFinding>,
+    /// The process owning the local end, joined with the socket table by
+    /// 5-tuple (None when unknown: a remote flow, a file, no permission).
+    #[serde(default)]
+    pub pid: Option<u32>,
+    #[serde(default)]
+    pub process: Option<String>,
 }
 
 impl From<&Flow> for FlowSample {
@@ -340,6 +413,9 @@ impl From<&Flow> for FlowSample {
             retransmits: f.retransmits,
             first_seen: f.first_seen,
             last_seen: f.last_seen,
+            findings: f.findings(),
+            pid: None,
+            process: None,
         }
     }
 }

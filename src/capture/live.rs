@@ -13,7 +13,7 @@ pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 
 use super::decode::{Summary, summarize};
 use super::filter::Filter;
-use super::flows::{Flow, FlowSample, FlowTable};
+use super::flows::{Flow, FlowKey, FlowSample, FlowTable};
 use super::format::{Formatter, Timestamp};
 use super::ring::{Ring, RingOptions, RingStats, permission_message};
 use crate::collect::netns::{self, Target};
@@ -58,6 +58,21 @@ pub enum CaptureEvent {
     Failed(String),
 }
 
+/// The last packets captured, whatever their flow, so a drill-down opened
+/// now starts with the flow's recent past: bounded in packets and bytes.
+pub const RECENT_PACKETS: usize = 4096;
+pub const RECENT_BYTES: usize = 8 << 20;
+/// Packets of the watched flow waiting for the drill-down to take them.
+pub const WATCH_BACKLOG: usize = 20_000;
+
+/// The flow a drill-down watches: its packets since the last take.
+struct Watch {
+    key: FlowKey,
+    packets: Vec<RawPacket>,
+    /// Packets not kept because the drill-down did not take them in time.
+    missed: u64,
+}
+
 enum Control {
     Filter(Option<Filter>),
 }
@@ -70,6 +85,9 @@ struct Shared {
     filter: String,
     error: Option<String>,
     active: bool,
+    recent: std::collections::VecDeque<RawPacket>,
+    recent_bytes: usize,
+    watch: Option<Watch>,
     /// Passive DNS: queries matched to responses as packets pass.
     dns: crate::dns::passive::Matcher,
     /// A recorder's copy of the packets, while one is attached.
@@ -77,10 +95,66 @@ struct Shared {
 }
 
 /// Accounts one packet that passed the filter (live and replay alike).
-fn account(shared: &mut Shared, s: &Summary, ts: super::format::Timestamp) {
+fn account(shared: &mut Shared, s: &Summary, ts: Timestamp, orig_len: u32, data: &[u8]) {
     shared.packets += 1;
     shared.bytes += u64::from(s.wire_len);
     shared.table.add(s, ts.as_secs_f64());
+    shared.keep(ts, orig_len, data, s);
+}
+
+impl Shared {
+    fn new(table: FlowTable, filter: String, error: Option<String>) -> Self {
+        Self {
+            table,
+            stats: RingStats::default(),
+            packets: 0,
+            bytes: 0,
+            filter,
+            error,
+            active: false,
+            recent: std::collections::VecDeque::new(),
+            recent_bytes: 0,
+            watch: None,
+            dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
+            tap: None,
+        }
+    }
+
+    /// Keeps a copy of the packet in the recent ring (reusing the oldest
+    /// slot's buffer) and in the watch when it belongs to the watched flow.
+    fn keep(&mut self, ts: Timestamp, orig_len: u32, data: &[u8], s: &Summary) {
+        let mut slot = if self.recent.len() >= RECENT_PACKETS {
+            self.recent.pop_front()
+        } else {
+            None
+        }
+        .unwrap_or_else(|| RawPacket {
+            ts,
+            orig_len,
+            data: Vec::new(),
+        });
+        self.recent_bytes -= slot.data.len();
+        slot.ts = ts;
+        slot.orig_len = orig_len;
+        slot.data.clear();
+        slot.data.extend_from_slice(data);
+        self.recent_bytes += data.len();
+        while self.recent_bytes > RECENT_BYTES
+            && let Some(old) = self.recent.pop_front()
+        {
+            self.recent_bytes -= old.data.len();
+        }
+        if let Some(watch) = self.watch.as_mut()
+            && FlowKey::of(s).is_some_and(|(k, _)| k == watch.key)
+        {
+            if watch.packets.len() < WATCH_BACKLOG {
+                watch.packets.push(slot.clone());
+            } else {
+                watch.missed += 1;
+            }
+        }
+        self.recent.push_back(slot);
+    }
 }
 
 /// The running capture (or why there is none). Dropping it stops the thread.
@@ -116,20 +190,14 @@ impl Capture {
     ) -> Result<(Self, UnboundedReceiver<CaptureEvent>)> {
         let namespace = target.open()?;
         let label = target.label().to_string();
-        let shared = Arc::new(Mutex::new(Shared {
-            table: FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S),
-            stats: RingStats::default(),
-            packets: 0,
-            bytes: 0,
-            filter: filter
+        let shared = Arc::new(Mutex::new(Shared::new(
+            FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S),
+            filter
                 .as_ref()
                 .map(|f| f.text().to_string())
                 .unwrap_or_default(),
-            error: None,
-            active: false,
-            dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
-            tap: None,
-        }));
+            None,
+        )));
         let (events, receiver) = unbounded_channel();
         let (control, controls) = mpsc::channel();
         let (ready, is_ready) = mpsc::channel::<Result<(u32, u32), OpenError>>();
@@ -205,17 +273,11 @@ impl Capture {
 
     /// A capture that is off, with the reason (for --no-capture).
     pub fn off(reason: &str) -> Self {
-        let shared = Arc::new(Mutex::new(Shared {
-            table: FlowTable::new(1, IDLE_TIMEOUT_S),
-            stats: RingStats::default(),
-            packets: 0,
-            bytes: 0,
-            filter: String::new(),
-            error: Some(reason.to_string()),
-            active: false,
-            dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
-            tap: None,
-        }));
+        let shared = Arc::new(Mutex::new(Shared::new(
+            FlowTable::new(1, IDLE_TIMEOUT_S),
+            String::new(),
+            Some(reason.to_string()),
+        )));
         Self {
             shared,
             iface: String::new(),
@@ -286,6 +348,42 @@ impl Capture {
     /// Why there is no capture, if there is none.
     pub fn error(&self) -> Option<String> {
         lock(&self.shared).error.clone()
+    }
+
+    /// Watches one flow for a drill-down (None stops): its packets still in
+    /// the recent ring come first, then every new one, for `take_watched`.
+    pub fn watch(&self, key: Option<FlowKey>) {
+        let mut shared = lock(&self.shared);
+        shared.watch = key.map(|key| {
+            let linktype = self.linktype;
+            let packets = shared
+                .recent
+                .iter()
+                .filter(|p| {
+                    let s = summarize(linktype, &p.data, p.orig_len);
+                    FlowKey::of(&s).is_some_and(|(k, _)| k == key)
+                })
+                .cloned()
+                .collect();
+            Watch {
+                key,
+                packets,
+                missed: 0,
+            }
+        });
+    }
+
+    /// The watched flow's packets since the last call, and how many were
+    /// missed (not taken in time).
+    pub fn take_watched(&self) -> (Vec<RawPacket>, u64) {
+        let mut shared = lock(&self.shared);
+        match shared.watch.as_mut() {
+            Some(w) => (
+                std::mem::take(&mut w.packets),
+                std::mem::take(&mut w.missed),
+            ),
+            None => (Vec::new(), 0),
+        }
     }
 
     /// The bounded view a Sample carries.
@@ -436,7 +534,7 @@ impl Engine {
                     {
                         return;
                     }
-                    account(shared, &s, p.ts);
+                    account(shared, &s, p.ts, p.orig_len, p.data);
                     if let Some(tap) = shared.tap.as_mut() {
                         tap.offer(p.ts, p.orig_len, p.data);
                     }

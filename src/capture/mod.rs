@@ -1,6 +1,7 @@
 //! Packet capture: the AF_PACKET ring, pcap files, decoding, tcpdump-style
 //! lines, pcap-filter expressions and the flow table.
 
+pub mod analysis;
 pub mod decode;
 pub mod filter;
 pub mod flows;

@@ -7,24 +7,10 @@ use super::format::Formatter;
 use super::pcap::PcapReader;
 use crate::cli::ReadArgs;
 use anyhow::Result;
-use serde::Serialize;
 use std::io::{BufWriter, Write};
 
 /// Flows kept when reading a file: enough for any test capture, bounded.
 const READ_MAX_FLOWS: usize = 1 << 20;
-
-#[derive(Serialize)]
-struct FlowLine<'a> {
-    #[serde(flatten)]
-    flow: &'a FlowSample,
-    findings: Vec<FlowFinding>,
-}
-
-#[derive(Serialize)]
-struct FlowFinding {
-    id: &'static str,
-    summary: String,
-}
 
 pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> {
     let filter = match &args.filter {
@@ -98,22 +84,34 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
             .flatten();
         let written = if args.json {
             flows.iter().try_for_each(|flow| {
-                let findings = flow_findings(flow);
-                let json = serde_json::to_string(&FlowLine { flow, findings })
+                let json = serde_json::to_string(&FlowLine::from(flow))
                     .expect("flow JSON has only serializable fields");
                 writeln!(out, "{json}")
             })
         } else {
-            write_table(&mut out, &flows).and_then(|()| match &flood {
-                Some(f) => writeln!(
-                    out,
-                    "finding {} {}: {}",
-                    f.severity.label(),
-                    f.id,
-                    f.summary
-                ),
-                None => Ok(()),
-            })
+            write_table(&mut out, &flows)
+                .and_then(|()| {
+                    for flow in &flows {
+                        for f in &flow.findings {
+                            writeln!(
+                                out,
+                                "finding {} {} > {}: {}",
+                                f.id, flow.src, flow.dst, f.summary
+                            )?;
+                        }
+                    }
+                    Ok(())
+                })
+                .and_then(|()| match &flood {
+                    Some(f) => writeln!(
+                        out,
+                        "finding {} {}: {}",
+                        f.severity.label(),
+                        f.id,
+                        f.summary
+                    ),
+                    None => Ok(()),
+                })
         };
         if let Err(e) = written {
             return quiet_pipe(e);
@@ -136,19 +134,39 @@ fn quiet_pipe(e: std::io::Error) -> Result<()> {
     }
 }
 
-/// Flow-level findings for one flow (retransmits for now).
-fn flow_findings(flow: &FlowSample) -> Vec<FlowFinding> {
-    let mut found = Vec::new();
-    if flow.retransmits > 0 && flow.packets > 0 {
-        found.push(FlowFinding {
-            id: crate::findings::RETRANSMITS,
-            summary: format!(
-                "{} > {}: {} of {} packets retransmitted",
-                flow.src, flow.dst, flow.retransmits, flow.packets
-            ),
-        });
+/// One line of `read --flows --json`: the flow's counters and the
+/// findings of its analysis (the owner is unknown in a file: omitted).
+#[derive(serde::Serialize)]
+struct FlowLine<'a> {
+    proto: &'a str,
+    src: &'a str,
+    dst: &'a str,
+    packets: u64,
+    bytes: u64,
+    state: &'a str,
+    rtt_ms: Option<f64>,
+    retransmits: u64,
+    first_seen: f64,
+    last_seen: f64,
+    findings: &'a [crate::capture::analysis::FlowFinding],
+}
+
+impl<'a> From<&'a FlowSample> for FlowLine<'a> {
+    fn from(f: &'a FlowSample) -> Self {
+        Self {
+            proto: &f.proto,
+            src: &f.src,
+            dst: &f.dst,
+            packets: f.packets,
+            bytes: f.bytes,
+            state: &f.state,
+            rtt_ms: f.rtt_ms,
+            retransmits: f.retransmits,
+            first_seen: f.first_seen,
+            last_seen: f.last_seen,
+            findings: &f.findings,
+        }
     }
-    found
 }
 
 fn write_table(out: &mut impl Write, flows: &[FlowSample]) -> std::io::Result<()> {

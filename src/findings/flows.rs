@@ -1,9 +1,14 @@
 //! Flow-level findings from the capture a sample carries: small-packet-flood
 //! on the whole capture, retransmits naming the flow.
 
-use super::{Evidence, Finding, RETRANSMITS, Severity, Thresholds, small_packet_flood};
+use super::{
+    Evidence, Finding, NAGLE_DELAYED_ACK, RETRANSMITS, RST_AFTER_DATA, SYN_UNANSWERED, Severity,
+    Thresholds, ZERO_WINDOW, small_packet_flood,
+};
 use crate::model::Sample;
 use crate::model::capture::CaptureRates;
+use crate::model::capture::FlowSample;
+use std::collections::HashMap;
 
 /// Flows named by the retransmits finding at most (the worst first).
 const MAX_RETRANSMIT_FINDINGS: usize = 5;
@@ -40,6 +45,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
             (new > 0).then(|| (new, f.packets.saturating_sub(p0), f))
         })
         .collect();
+    flow_analysis(current.t, &capture.flows, &mut found);
     retx.sort_by_key(|r| std::cmp::Reverse(r.0));
     for (new, packets, flow) in retx.into_iter().take(MAX_RETRANSMIT_FINDINGS) {
         let percent = 100.0 * new as f64 / packets.max(1) as f64;
@@ -64,6 +70,70 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
         });
     }
     found
+}
+
+/// Flows named per finding id at most.
+const MAX_FLOWS_PER_FINDING: usize = 5;
+/// A flow's analysis findings count while it was active this recently.
+const FLOW_FINDING_RECENT_S: f64 = 60.0;
+
+/// The findings of each carried flow's own analysis (Nagle stalls, zero
+/// windows, unanswered SYNs, resets after data), naming the flow. Its
+/// retransmits are left to the interval count above.
+fn flow_analysis(now: f64, flows: &[FlowSample], found: &mut Vec<Finding>) {
+    let mut per_id: HashMap<&str, usize> = HashMap::new();
+    for flow in flows
+        .iter()
+        .filter(|f| now - f.last_seen <= FLOW_FINDING_RECENT_S)
+    {
+        for f in &flow.findings {
+            let (id, severity, hint) = match f.id.as_str() {
+                NAGLE_DELAYED_ACK => (
+                    NAGLE_DELAYED_ACK,
+                    Severity::Warn,
+                    "Nagle's algorithm holds a small write until the previous one is acknowledged,                      and the peer delays that ACK ~40 ms: set TCP_NODELAY on the sender (or write                      the response in one call), or TCP_QUICKACK on the receiver",
+                ),
+                ZERO_WINDOW => (
+                    ZERO_WINDOW,
+                    Severity::Warn,
+                    "the receiving application is not reading its socket: look at that process                      (Recv-Q in Sockets), not at the network",
+                ),
+                SYN_UNANSWERED => (
+                    SYN_UNANSWERED,
+                    Severity::Warn,
+                    "nothing answers the SYN: a firewall drops it (iptables/nft DROP), a route is                      missing, or the host is down; a closed port would answer with RST",
+                ),
+                RST_AFTER_DATA => (
+                    RST_AFTER_DATA,
+                    Severity::Info,
+                    "a reset after data: an application aborted (SO_LINGER 0, closed with unread                      data) or a middlebox timed the connection out",
+                ),
+                _ => continue,
+            };
+            let count = per_id.entry(id).or_default();
+            if *count >= MAX_FLOWS_PER_FINDING {
+                continue;
+            }
+            *count += 1;
+            let owner = flow
+                .process
+                .as_ref()
+                .map_or(String::new(), |p| format!(" ({p})"));
+            found.push(Finding {
+                id,
+                severity,
+                summary: format!(
+                    "{} {} > {}{owner}: {}",
+                    flow.proto, flow.src, flow.dst, f.summary
+                ),
+                hint: hint.into(),
+                evidence: Evidence {
+                    tab: "flows",
+                    row: format!("{} {} > {}", flow.proto, flow.src, flow.dst),
+                },
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,60 @@ pub struct CaptureSample {
     pub flows: Vec<FlowSample>,
 }
 
+/// Fills each flow's owning process from the socket table: a flow matches
+/// a socket whose local and peer addresses are its two endpoints (the
+/// initiator's socket first, then the other end's).
+pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSample]) {
+    use std::collections::HashMap;
+    use std::net::SocketAddr;
+    if flows.is_empty() || sockets.is_empty() {
+        return;
+    }
+    let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
+    let by_ends: HashMap<(&str, SocketAddr, SocketAddr), &super::sockets::SocketSample> = sockets
+        .iter()
+        .filter(|s| s.peer.port() != 0 && !s.users.is_empty())
+        .map(|s| ((s.proto.name(), canonical(s.local), canonical(s.peer)), s))
+        .collect();
+    for flow in flows {
+        let (Ok(src), Ok(dst)) = (
+            flow.src.parse::<SocketAddr>(),
+            flow.dst.parse::<SocketAddr>(),
+        ) else {
+            continue;
+        };
+        let proto = flow.proto.as_str();
+        let found = by_ends
+            .get(&(proto, src, dst))
+            .or_else(|| by_ends.get(&(proto, dst, src)));
+        if let Some(user) = found.and_then(|s| s.users.first()) {
+            flow.pid = Some(user.pid);
+            flow.process = Some(user.process.clone());
+        }
+    }
+}
+
+/// The captured flow of a socket: the one whose endpoints are the socket's
+/// local and peer addresses, either way round.
+pub fn flow_of_socket<'a>(
+    flows: &'a [FlowSample],
+    socket: &super::sockets::SocketSample,
+) -> Option<&'a FlowSample> {
+    use std::net::SocketAddr;
+    if socket.peer.port() == 0 {
+        return None;
+    }
+    let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
+    let (local, peer) = (canonical(socket.local), canonical(socket.peer));
+    flows.iter().find(|f| {
+        f.proto == socket.proto.name()
+            && match (f.src.parse::<SocketAddr>(), f.dst.parse::<SocketAddr>()) {
+                (Ok(src), Ok(dst)) => (src, dst) == (local, peer) || (src, dst) == (peer, local),
+                _ => false,
+            }
+    })
+}
+
 /// Per-flow and total rates between two samples.
 pub struct CaptureRates<'a> {
     /// Seconds between the samples (monotonic clock).

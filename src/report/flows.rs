@@ -35,6 +35,9 @@ pub struct FlowJson<'a> {
     retransmits: u64,
     first_seen: f64,
     last_seen: f64,
+    pid: Option<u32>,
+    process: Option<&'a str>,
+    findings: &'a [crate::capture::analysis::FlowFinding],
 }
 
 /// The capture status and the flows, rates against `previous`; None when
@@ -80,6 +83,9 @@ pub fn json<'a>(
                 retransmits: f.retransmits,
                 first_seen: f.first_seen,
                 last_seen: f.last_seen,
+                pid: f.pid,
+                process: f.process.as_deref(),
+                findings: &f.findings,
             }
         })
         .collect();

@@ -123,6 +123,9 @@ fn print_samples(
                 if previous.is_some() {
                     sample.dns = Some(dns.sample(capture));
                 }
+                if let Some(c) = sample.capture.as_mut() {
+                    crate::model::capture::join_owners(&mut c.flows, &sample.sockets);
+                }
                 *sample
             }
             Some(SamplerEvent::Error(error)) => bail!("{error}"),

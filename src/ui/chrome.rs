@@ -164,15 +164,17 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         spans.push(Span::styled(format!("[filter: {filter}] "), theme.warn()));
     }
     let in_load = app.tab == Tab::Load;
+    let in_flow = app.flow_detail_shown();
     for binding in BINDINGS {
         // The Load tab has its own keys; the table keys belong elsewhere.
         let shown = match binding.scope {
             Scope::Global => true,
-            Scope::View => !in_load,
+            Scope::View => !in_load && !in_flow,
             Scope::Load => in_load,
             // The replay timeline shows its own keys.
             Scope::Replay => false,
-            Scope::Flows => app.tab == Tab::Flows,
+            Scope::Flows => app.tab == Tab::Flows && !in_flow,
+            Scope::FlowDetail => in_flow,
             Scope::Dns => app.tab == Tab::Dns,
         };
         if !shown {

@@ -215,6 +215,7 @@ const FLOW_COLUMNS: &[Spec] = &[
     spec(Column::State, "STATE", 11, 2),
     spec(Column::Rtt, "RTT ms", 7, 3),
     spec(Column::Retransmits, "RETX", 5, 3),
+    spec(Column::Process, "PROCESS", 14, 3),
     spec(Column::FirstSeen, "FIRST", 6, 4),
     spec(Column::LastSeen, "LAST", 6, 4),
 ];
@@ -360,7 +361,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
 }
 
 fn right_aligned(column: Column) -> bool {
-    !matches!(column, Column::Proto | Column::Key | Column::State)
+    !matches!(
+        column,
+        Column::Proto | Column::Key | Column::State | Column::Process
+    )
 }
 
 fn ago(now: f64, t: f64) -> String {
@@ -388,6 +392,8 @@ fn cell(row: &FlowRow, column: Column, now: f64, theme: Theme) -> Cell<'static> 
         Column::Retransmits => row.retransmits.to_string(),
         Column::FirstSeen => ago(now, row.first_seen),
         Column::LastSeen => ago(now, row.last_seen),
+        Column::Process if row.process.is_empty() => "-".into(),
+        Column::Process => row.process.clone(),
     };
     let line = if right_aligned(column) {
         Line::from(text).right_aligned()

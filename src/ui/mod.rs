@@ -14,6 +14,7 @@ pub mod chrome;
 pub mod conntrack;
 pub mod dns;
 pub mod findings_list;
+pub mod flow_detail;
 pub mod flows;
 pub mod format;
 pub mod help;
@@ -97,6 +98,10 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
     }
     if app.findings_list.is_some() {
         findings_list::render(frame, body, app, theme);
+        return;
+    }
+    if app.flow_detail_shown() {
+        flow_detail::render(frame, body, app, theme);
         return;
     }
     match app.tab {

@@ -24,17 +24,13 @@ pub(super) struct Replayed {
 impl Capture {
     /// A capture for replay: active, no thread; packets come from `feed`.
     pub fn replayed(linktype: u32, snaplen: u32, iface: &str) -> Self {
-        let shared = Arc::new(Mutex::new(Shared {
-            table: FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S),
-            stats: Default::default(),
-            packets: 0,
-            bytes: 0,
-            filter: String::new(),
-            error: None,
-            active: true,
-            dns: crate::dns::passive::Matcher::new(super::DNS_TIMEOUT_S),
-            tap: None,
-        }));
+        let mut shared = Shared::new(
+            FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S),
+            String::new(),
+            None,
+        );
+        shared.active = true;
+        let shared = Arc::new(Mutex::new(shared));
         Self {
             shared,
             iface: iface.to_string(),
@@ -98,7 +94,7 @@ impl Capture {
                 {
                     continue;
                 }
-                super::account(&mut shared, &s, p.ts);
+                super::account(&mut shared, &s, p.ts, p.orig_len, &p.data);
                 line.clear();
                 replayed
                     .formatter
@@ -107,7 +103,7 @@ impl Capture {
                     line: line.clone(),
                     ts: p.ts,
                     orig_len: p.orig_len,
-                    data: p.data.clone(),
+                    data: p.data.as_slice().into(),
                 });
             }
             shared.table.expire(now);

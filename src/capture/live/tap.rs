@@ -19,7 +19,7 @@ const HELD_MAX: usize = 20_000;
 pub struct RawPacket {
     pub ts: Timestamp,
     pub orig_len: u32,
-    pub data: Box<[u8]>,
+    pub data: Vec<u8>,
 }
 
 /// The packets of one interval, as a recording holds them.

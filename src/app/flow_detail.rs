@@ -1,0 +1,288 @@
+//! One flow's own screen (Enter on a flow, or on a socket with captured
+//! traffic): its packets (bounded), their tcpdump lines, the detailed
+//! analysis, the sub-view shown and its scroll, and `e` (export this flow
+//! to a pcap). Built from packets as they come, live or from a file, so
+//! tests feed it real pcaps. Rendering lives in ui/flow_detail/.
+
+use super::keymap::Action;
+use super::tabs::Tab;
+use crate::capture::analysis::{Analysis, FlowFinding, Seg};
+use crate::capture::decode::summarize;
+use crate::capture::flows::FlowKey;
+use crate::capture::format::{Formatter, Timestamp};
+use crate::capture::pcap::PcapFileWriter;
+use crate::model::capture::FlowSample;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+/// Packets the drill-down keeps (the oldest go first): a long flow shows
+/// its latest packets, the analysis still counts them all.
+pub const DRILL_PACKETS: usize = 5_000;
+/// A gap this long, and four times the smallest RTT, is marked in the
+/// timeline.
+pub const LONG_GAP_MS: f64 = 20.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubView {
+    Summary,
+    Timeline,
+    Sequence,
+    Findings,
+    Payload,
+}
+
+pub const SUB_VIEWS: [SubView; 5] = [
+    SubView::Summary,
+    SubView::Timeline,
+    SubView::Sequence,
+    SubView::Findings,
+    SubView::Payload,
+];
+
+impl SubView {
+    pub fn title(self) -> &'static str {
+        match self {
+            SubView::Summary => "Summary",
+            SubView::Timeline => "Packets",
+            SubView::Sequence => "Sequence",
+            SubView::Findings => "Findings",
+            SubView::Payload => "Payload",
+        }
+    }
+}
+
+/// One packet of the flow, decoded once.
+#[derive(Debug, Clone)]
+pub struct DrillPacket {
+    /// Number in the analysis (counts every packet fed, kept or not).
+    pub n: u32,
+    pub ts: Timestamp,
+    pub t: f64,
+    pub orig_len: u32,
+    pub data: Box<[u8]>,
+    /// The tcpdump line without the time.
+    pub line: String,
+    /// Sent by the client (the side that opened it, or the flow's src).
+    pub from_client: bool,
+    pub flags: u8,
+    pub seq: u32,
+    pub ack: u32,
+    pub win: u16,
+    pub payload_len: u32,
+    /// Where the payload starts in `data` (0 when unknown).
+    pub payload_at: usize,
+}
+
+impl DrillPacket {
+    /// The captured payload bytes (may be cut by the snap length).
+    pub fn payload(&self) -> &[u8] {
+        if self.payload_at == 0 || self.payload_len == 0 {
+            return &[];
+        }
+        let end = (self.payload_at + self.payload_len as usize).min(self.data.len());
+        self.data.get(self.payload_at..end).unwrap_or(&[])
+    }
+}
+
+pub struct FlowDetail {
+    /// The flow as the table showed it (src is the client).
+    pub flow: FlowSample,
+    pub key: Option<FlowKey>,
+    /// The tab it was opened from (it shows there).
+    pub origin: Tab,
+    pub linktype: u32,
+    pub snaplen: u32,
+    /// Whole packets are captured (--payload), so the payload view works.
+    pub payload: bool,
+    pub packets: VecDeque<DrillPacket>,
+    /// Packets fed but no longer kept, and missed by the capture.
+    pub dropped: u64,
+    pub missed: u64,
+    pub analysis: Analysis,
+    formatter: Formatter,
+    pub view: SubView,
+    /// First line shown of the current sub-view (clamped when drawn).
+    pub scroll: usize,
+    /// The outcome of `e`, for the status line.
+    pub message: Option<String>,
+}
+
+impl FlowDetail {
+    pub fn new(flow: FlowSample, origin: Tab, linktype: u32, snaplen: u32, payload: bool) -> Self {
+        let key = FlowKey::from_endpoints(&flow.proto, &flow.src, &flow.dst);
+        Self {
+            flow,
+            key,
+            origin,
+            linktype,
+            snaplen,
+            payload,
+            packets: VecDeque::new(),
+            dropped: 0,
+            missed: 0,
+            analysis: Analysis::detailed(),
+            formatter: Formatter::new(),
+            view: SubView::Summary,
+            scroll: 0,
+            message: None,
+        }
+    }
+
+    /// The client's endpoint and the server's, as the flow shows them.
+    pub fn sides(&self) -> (&str, &str) {
+        (&self.flow.src, &self.flow.dst)
+    }
+
+    /// Direction index (the flow key's: 0 a → b) of the client's packets.
+    fn client_dir(&self) -> usize {
+        let Some(key) = self.key else { return 0 };
+        let src: Option<std::net::SocketAddr> = self.flow.src.parse().ok();
+        let a_port = key.a_port;
+        usize::from(src.is_some_and(|s| s.port() != a_port || !same_ip(&key.a, s)))
+    }
+
+    /// Feeds one captured packet of the flow.
+    pub fn push(&mut self, ts: Timestamp, orig_len: u32, data: &[u8]) {
+        let s = summarize(self.linktype, data, orig_len);
+        let Some((_, reverse)) = FlowKey::of(&s) else {
+            return;
+        };
+        let t = ts.as_secs_f64();
+        let n = self.analysis.n;
+        if s.proto == 6 && s.tl.is_some() {
+            self.analysis.add(&Seg::of(&s, reverse, t));
+        } else {
+            // Not TCP: count the packet so numbers stay aligned.
+            self.analysis.n += 1;
+        }
+        let mut line = String::with_capacity(128);
+        self.formatter
+            .body(self.linktype, data, orig_len, &mut line);
+        if self.packets.len() == DRILL_PACKETS {
+            self.packets.pop_front();
+            self.dropped += 1;
+        }
+        self.packets.push_back(DrillPacket {
+            n,
+            ts,
+            t,
+            orig_len,
+            data: data.into(),
+            line,
+            from_client: usize::from(reverse) == self.client_dir(),
+            flags: s.tcp_flags,
+            seq: s.tcp_seq,
+            ack: s.tcp_ack,
+            win: s.tcp_win,
+            payload_len: s.payload_len,
+            payload_at: s.payload_at,
+        });
+    }
+
+    /// The analysis' findings, naming the endpoints.
+    pub fn findings(&self) -> Vec<FlowFinding> {
+        let (client, server) = self.sides();
+        let names = if self.client_dir() == 0 {
+            [client, server]
+        } else {
+            [server, client]
+        };
+        self.analysis.findings(names)
+    }
+
+    /// The kept packet with analysis number `n`.
+    pub fn packet(&self, n: u32) -> Option<&DrillPacket> {
+        let first = self.packets.front()?.n;
+        self.packets.get(n.checked_sub(first)? as usize)
+    }
+
+    /// Whether the gap before packet `i` (index in `packets`) is long.
+    pub fn long_gap(&self, i: usize) -> Option<f64> {
+        let this = self.packets.get(i)?;
+        let before = self.packets.get(i.checked_sub(1)?)?;
+        let gap_ms = (this.t - before.t) * 1000.0;
+        let rtt_floor = if self.analysis.rtt.count > 0 {
+            self.analysis.rtt.min_ms * 4.0
+        } else {
+            0.0
+        };
+        (gap_ms >= LONG_GAP_MS.max(rtt_floor)).then_some(gap_ms)
+    }
+
+    /// Keys on the flow screen; returns whether the screen changes.
+    pub fn handle(&mut self, action: Action, key: super::keymap::Key) -> bool {
+        self.message = None;
+        match action {
+            Action::SubView => {
+                let at = SUB_VIEWS.iter().position(|v| *v == self.view).unwrap_or(0);
+                let next = if key == super::keymap::Key::Char('V') {
+                    (at + SUB_VIEWS.len() - 1) % SUB_VIEWS.len()
+                } else {
+                    (at + 1) % SUB_VIEWS.len()
+                };
+                self.view = SUB_VIEWS[next];
+                self.scroll = 0;
+            }
+            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::Down => self.scroll = self.scroll.saturating_add(1),
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            Action::PageDown => self.scroll = self.scroll.saturating_add(10),
+            Action::Top => self.scroll = 0,
+            Action::Bottom => self.scroll = usize::MAX,
+            Action::ExportFlow => self.message = Some(self.export(None)),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Writes this flow's kept packets to `path` (default: a new file named
+    /// after the flow in the current directory); returns what to tell the
+    /// user.
+    pub fn export(&self, path: Option<PathBuf>) -> String {
+        if self.packets.is_empty() || self.linktype == 0 {
+            return "nothing to export: no packets of this flow were captured".into();
+        }
+        let path = path.unwrap_or_else(|| self.default_path());
+        let written = (|| {
+            let mut w = PcapFileWriter::create(&path, self.linktype, self.snaplen.max(1))?;
+            for p in &self.packets {
+                w.write(p.ts, p.orig_len, &p.data)?;
+            }
+            w.finish()
+        })();
+        let shown = std::fs::canonicalize(&path).unwrap_or(path);
+        match written {
+            Ok(()) => format!(
+                "exported {} packets of this flow to {}",
+                self.packets.len(),
+                shown.display()
+            ),
+            Err(e) => format!("cannot export the flow: {e:#}"),
+        }
+    }
+
+    /// netlens-flow-<time>-<client port>-<server port>.pcap, not yet taken.
+    fn default_path(&self) -> PathBuf {
+        let t = self.packets.back().map_or(0, |p| p.ts.sec);
+        let port = |e: &str| e.rsplit(':').next().unwrap_or("0").to_string();
+        let (c, s) = self.sides();
+        let base = format!("netlens-flow-{t}-{}-{}", port(c), port(s));
+        (0..100)
+            .map(|i| {
+                if i == 0 {
+                    PathBuf::from(format!("{base}.pcap"))
+                } else {
+                    PathBuf::from(format!("{base}-{i}.pcap"))
+                }
+            })
+            .find(|p| !Path::new(p).exists())
+            .unwrap_or_else(|| PathBuf::from(format!("{base}-last.pcap")))
+    }
+}
+
+fn same_ip(a: &[u8; 16], s: std::net::SocketAddr) -> bool {
+    match s.ip() {
+        std::net::IpAddr::V4(v4) => a[..4] == v4.octets(),
+        std::net::IpAddr::V6(v6) => *a == v6.octets(),
+    }
+}

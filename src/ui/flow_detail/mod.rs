@@ -1,0 +1,165 @@
+//! One flow's screen: a title line (the flow, its process, the sub-views
+//! with the shown one marked), the sub-view, and a status line.
+//!
+//! ```text
+//! tcp 198.18.0.1:40000 → 198.18.0.2:9001  ESTABLISHED  curl (pid 42)
+//! [Summary] Packets  Sequence  Findings(1)  Payload        v/V view  e export
+//! ... the sub-view: summary.rs, timeline.rs, sequence.rs, findings.rs,
+//!     payload.rs (one render function each) ...
+//! 120 packets kept (analysis of 120)        exported 120 packets to /tmp/x.pcap
+//! ```
+
+mod findings;
+mod payload;
+mod sequence;
+mod summary;
+mod timeline;
+
+use super::format;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::flow_detail::{FlowDetail, SUB_VIEWS, SubView};
+use crate::model::capture::FlowSample;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let current = app.shown().1.and_then(|s| {
+        let d = app.flow_detail.as_ref()?;
+        s.capture
+            .as_ref()?
+            .flows
+            .iter()
+            .find(|f| f.proto == d.flow.proto && f.src == d.flow.src && f.dst == d.flow.dst)
+            .cloned()
+    });
+    let Some(detail) = app.flow_detail.as_mut() else {
+        return;
+    };
+    render_detail(frame, area, detail, current.as_ref(), theme);
+}
+
+/// The whole flow screen for `detail`; `now` is the flow as the shown
+/// sample carries it (whole-flow counters, process), when it does.
+pub fn render_detail(
+    frame: &mut Frame,
+    area: Rect,
+    detail: &mut FlowDetail,
+    now: Option<&FlowSample>,
+    theme: Theme,
+) {
+    if area.height < 3 || area.width < 10 {
+        return;
+    }
+    let [title, views, body, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let flow = now.unwrap_or(&detail.flow);
+    frame.render_widget(Paragraph::new(title_line(flow, theme)), title);
+    frame.render_widget(Paragraph::new(views_line(detail, theme)), views);
+    let height = usize::from(body.height);
+    let lines: Vec<Line> = match detail.view {
+        SubView::Summary => summary::lines(detail, flow, usize::from(body.width), theme),
+        SubView::Timeline => timeline::lines(detail, usize::from(body.width), theme),
+        SubView::Sequence => sequence::lines(detail, usize::from(body.width), theme),
+        SubView::Findings => findings::lines(detail, usize::from(body.width), theme),
+        SubView::Payload => payload::lines(detail, theme),
+    };
+    // Clamp the scroll so the last page stays full.
+    let max_scroll = lines.len().saturating_sub(height);
+    detail.scroll = detail.scroll.min(max_scroll);
+    let shown: Vec<Line> = lines.into_iter().skip(detail.scroll).take(height).collect();
+    frame.render_widget(Paragraph::new(shown), body);
+    frame.render_widget(
+        Paragraph::new(status_line(detail, max_scroll, theme)),
+        status,
+    );
+}
+
+fn title_line(flow: &FlowSample, theme: Theme) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled(format!("{} ", flow.proto), theme.title()),
+        Span::raw(format!("{} → {}  ", flow.src, flow.dst)),
+        Span::styled(flow.state.clone(), theme.header()),
+    ];
+    match (&flow.process, flow.pid) {
+        (Some(process), Some(pid)) => {
+            spans.push(Span::raw(format!("  {process} (pid {pid})")));
+        }
+        _ => spans.push(Span::styled("  process unknown", theme.dim())),
+    }
+    Line::from(spans)
+}
+
+fn views_line(detail: &FlowDetail, theme: Theme) -> Line<'static> {
+    let found = detail.findings().len();
+    let mut spans = Vec::new();
+    for view in SUB_VIEWS {
+        let label = match view {
+            SubView::Findings if found > 0 => format!("{}({found})", view.title()),
+            _ => view.title().to_string(),
+        };
+        // Brackets mark the shown view, so it shows without colour too.
+        if view == detail.view {
+            spans.push(Span::styled(format!("[{label}]"), theme.active_tab()));
+        } else {
+            spans.push(Span::raw(format!(" {label} ")));
+        }
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(" Esc back", theme.dim()));
+    Line::from(spans)
+}
+
+fn status_line(detail: &FlowDetail, max_scroll: usize, theme: Theme) -> Line<'static> {
+    if let Some(message) = &detail.message {
+        let style = if message.starts_with("exported") {
+            theme.good()
+        } else {
+            theme.warn()
+        };
+        return Line::from(Span::styled(message.clone(), style));
+    }
+    let mut text = format!("{} packets kept", detail.packets.len());
+    if detail.dropped > 0 {
+        text.push_str(&format!(" (oldest {} dropped)", detail.dropped));
+    }
+    if detail.missed > 0 {
+        text.push_str(&format!(", {} missed", detail.missed));
+    }
+    if max_scroll > 0 {
+        text.push_str(&format!(
+            "  line {}/{} (↑↓ PgUp PgDn)",
+            detail.scroll + 1,
+            max_scroll + 1
+        ));
+    }
+    Line::from(Span::styled(text, theme.dim()))
+}
+
+/// "0.000123" seconds since the flow's first kept packet.
+fn rel(detail: &FlowDetail, t: f64) -> String {
+    let start = detail.packets.front().map_or(t, |p| p.t);
+    format!("{:.6}", (t - start).max(0.0))
+}
+
+/// A duration in ms or s, short.
+fn ms(value: f64) -> String {
+    if value >= 1000.0 {
+        format!("{:.2}s", value / 1000.0)
+    } else if value >= 10.0 {
+        format!("{value:.0}ms")
+    } else {
+        format!("{value:.2}ms")
+    }
+}
+
+fn fit(text: &str, width: usize) -> String {
+    format::fit(text, width)
+}

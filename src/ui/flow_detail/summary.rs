@@ -1,0 +1,173 @@
+//! The flow's summary: endpoints, duration, packets and bytes per
+//! direction, the handshake, RTT samples and throughput as charts, the
+//! event counts, and how the connection closed.
+
+use super::{fit, ms};
+use crate::app::flow_detail::FlowDetail;
+use crate::model::capture::FlowSample;
+use crate::ui::format;
+use crate::ui::spark::spark;
+use crate::ui::theme::Theme;
+use ratatui::text::{Line, Span};
+
+pub fn lines(
+    detail: &FlowDetail,
+    flow: &FlowSample,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let a = &detail.analysis;
+    let c = a.client_dir();
+    let (client, server) = (&a.dirs[c], &a.dirs[1 - c]);
+    let duration = a.last_t - a.first_t;
+    let label = |text: &str| Span::styled(format!("{text:<11}"), theme.header());
+    let mut out = vec![
+        Line::from(vec![
+            label("endpoints"),
+            Span::raw(fit(
+                &format!("client {}  server {}", flow.src, flow.dst),
+                width.saturating_sub(11),
+            )),
+        ]),
+        Line::from(vec![
+            label("duration"),
+            Span::raw(format!(
+                "{:.3} s seen  ({} packets, {} in the whole flow)",
+                duration.max(0.0),
+                a.n,
+                flow.packets
+            )),
+        ]),
+        Line::from(vec![
+            label("→ client"),
+            Span::raw(format!(
+                "{} packets  {} on the wire  {} payload",
+                client.packets,
+                format::bytes(client.wire_bytes as f64),
+                format::bytes(client.payload_bytes as f64)
+            )),
+        ]),
+        Line::from(vec![
+            label("← server"),
+            Span::raw(format!(
+                "{} packets  {} on the wire  {} payload",
+                server.packets,
+                format::bytes(server.wire_bytes as f64),
+                format::bytes(server.payload_bytes as f64)
+            )),
+        ]),
+    ];
+    let h = &a.handshake;
+    let handshake = match (h.syn_to_syn_ack_ms(), h.syn_ack_to_ack_ms()) {
+        (Some(x), Some(y)) => format!(
+            "SYN → SYN/ACK {}, SYN/ACK → ACK {}  (total {})",
+            ms(x),
+            ms(y),
+            ms(x + y)
+        ),
+        (Some(x), None) => format!("SYN → SYN/ACK {}, no final ACK seen", ms(x)),
+        _ if h.syn_t.is_some() => "SYN sent, no SYN/ACK seen".into(),
+        _ => "not seen (the flow began before the capture)".into(),
+    };
+    out.push(Line::from(vec![label("handshake"), Span::raw(handshake)]));
+    let chart_width = width.saturating_sub(11 + 22).clamp(8, 48);
+    let rtt_series: Vec<f64> = a
+        .detail
+        .as_ref()
+        .map(|d| d.rtt.iter().map(|r| r.1).collect())
+        .unwrap_or_default();
+    let rtt = match a.rtt.mean_ms() {
+        Some(mean) => Line::from(vec![
+            label("RTT"),
+            Span::raw(format!(
+                "{} samples min {} mean {} max {} ",
+                a.rtt.count,
+                ms(a.rtt.min_ms),
+                ms(mean),
+                ms(a.rtt.max_ms)
+            )),
+            Span::styled(
+                spark(&rtt_series, chart_width.saturating_sub(30).max(8)),
+                theme.rx(),
+            ),
+        ]),
+        None => Line::from(vec![
+            label("RTT"),
+            Span::styled("no sample yet (data answered by an ACK)", theme.dim()),
+        ]),
+    };
+    out.push(rtt);
+    let (up, down, bucket) = throughput(detail, chart_width);
+    let peak = |v: &[f64]| v.iter().copied().fold(0.0, f64::max) / bucket.max(1e-9);
+    out.push(Line::from(vec![
+        label("→ B/s"),
+        Span::styled(spark(&up, chart_width), theme.tx()),
+        Span::raw(format!(" peak {}/s", format::bytes(peak(&up)))),
+    ]));
+    out.push(Line::from(vec![
+        label("← B/s"),
+        Span::styled(spark(&down, chart_width), theme.rx()),
+        Span::raw(format!(" peak {}/s", format::bytes(peak(&down)))),
+    ]));
+    let count = |n: u32| {
+        if n > 0 {
+            theme.warn()
+        } else {
+            ratatui::style::Style::new()
+        }
+    };
+    out.push(Line::from(vec![
+        label("events"),
+        Span::styled(
+            format!(
+                "retransmits {} ({} fast)",
+                a.retransmits, a.fast_retransmits
+            ),
+            count(a.retransmits),
+        ),
+        Span::styled(format!("  dup ACKs {}", a.dup_acks), count(a.dup_acks)),
+        Span::styled(
+            format!("  out-of-order {}", a.out_of_order),
+            count(a.out_of_order),
+        ),
+    ]));
+    out.push(Line::from(vec![
+        label(""),
+        Span::styled(
+            format!("zero-window {}", a.zero_windows),
+            count(a.zero_windows),
+        ),
+        Span::styled(
+            format!("  window-full {}", a.window_full),
+            count(a.window_full),
+        ),
+        Span::styled(format!("  resets {}", a.resets), count(a.resets)),
+    ]));
+    out.push(Line::from(vec![label("close"), Span::raw(a.close.label())]));
+    if detail.key.is_some_and(|k| k.proto != 6) {
+        out.push(Line::from(Span::styled(
+            "not TCP: counters and charts only",
+            theme.dim(),
+        )));
+    }
+    out
+}
+
+/// Payload bytes per time bucket, client → server and back, over the kept
+/// packets; and the bucket length in seconds.
+fn throughput(detail: &FlowDetail, buckets: usize) -> (Vec<f64>, Vec<f64>, f64) {
+    let (Some(first), Some(last)) = (detail.packets.front(), detail.packets.back()) else {
+        return (Vec::new(), Vec::new(), 1.0);
+    };
+    let buckets = buckets.max(1);
+    let span = (last.t - first.t).max(1e-3);
+    let bucket = span / buckets as f64;
+    let mut up = vec![0.0; buckets];
+    let mut down = vec![0.0; buckets];
+    for p in &detail.packets {
+        let i = (((p.t - first.t) / bucket) as usize).min(buckets - 1);
+        let series = if p.from_client { &mut up } else { &mut down };
+        series[i] += f64::from(p.payload_len);
+    }
+    (up, down, bucket)
+}

@@ -1,0 +1,319 @@
+//! The flow screen (drill-down) rendered with ratatui's TestBackend from
+//! packets built here with pnet: a Nagle + delayed-ACK exchange (three
+//! request/response rounds, each response's second write held until the
+//! client's ACK 40 ms later) and a close. One snapshot per sub-view at
+//! 80x24, a small pane, the payload view with and without payload capture,
+//! the keys from the keymap, and `e` writing a pcap netlens reads back.
+
+use netlens::app::App;
+use netlens::app::flow_detail::{FlowDetail, SubView};
+use netlens::app::keymap::Key;
+use netlens::app::tabs::Tab;
+use netlens::capture::format::Timestamp;
+use netlens::capture::pcap::PcapReader;
+use netlens::model::capture::FlowSample;
+use pnet_packet::MutablePacket;
+use pnet_packet::ethernet::{EtherTypes, MutableEthernetPacket};
+use pnet_packet::ip::IpNextHeaderProtocols;
+use pnet_packet::ipv4::MutableIpv4Packet;
+use pnet_packet::tcp::MutableTcpPacket;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::Duration;
+
+const SYN: u8 = 0x02;
+const FIN: u8 = 0x01;
+const PSH: u8 = 0x08;
+const ACK: u8 = 0x10;
+
+/// An Ethernet/IPv4/TCP frame between 198.18.0.1:40000 (client) and
+/// 198.18.0.2:9001 (server); SYNs carry MSS 1460 and window scale 7.
+fn frame(from_client: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
+    let options: &[u8] = if flags & SYN != 0 {
+        &[2, 4, 0x05, 0xb4, 1, 3, 3, 7]
+    } else {
+        &[]
+    };
+    let tcp_len = 20 + options.len();
+    let mut buf = vec![0u8; 14 + 20 + tcp_len + payload.len()];
+    let mut eth = MutableEthernetPacket::new(&mut buf).unwrap();
+    eth.set_ethertype(EtherTypes::Ipv4);
+    let mut ip = MutableIpv4Packet::new(eth.payload_mut()).unwrap();
+    ip.set_version(4);
+    ip.set_header_length(5);
+    ip.set_total_length((20 + tcp_len + payload.len()) as u16);
+    ip.set_ttl(64);
+    ip.set_next_level_protocol(IpNextHeaderProtocols::Tcp);
+    let (a, b) = ([198, 18, 0, 1], [198, 18, 0, 2]);
+    let (src, dst, sport, dport) = if from_client {
+        (a, b, 40000, 9001)
+    } else {
+        (b, a, 9001, 40000)
+    };
+    ip.set_source(src.into());
+    ip.set_destination(dst.into());
+    let mut tcp = MutableTcpPacket::new(ip.payload_mut()).unwrap();
+    tcp.set_source(sport);
+    tcp.set_destination(dport);
+    tcp.set_sequence(seq);
+    tcp.set_acknowledgement(ack);
+    tcp.set_data_offset((tcp_len / 4) as u8);
+    tcp.set_flags(flags);
+    tcp.set_window(502);
+    let raw = tcp.packet_mut();
+    raw[20..20 + options.len()].copy_from_slice(options);
+    raw[tcp_len..].copy_from_slice(payload);
+    buf
+}
+
+fn ts(t: f64) -> Timestamp {
+    let ns = (1_700_000_000.0 * 1e9) as u64 + (t * 1e9).round() as u64;
+    Timestamp::from_nanos(ns)
+}
+
+/// The flow's packets: (time, frame).
+fn nagle_exchange() -> Vec<(f64, Vec<u8>)> {
+    let (mut c, mut s) = (1000u32, 5000u32);
+    let mut out = vec![
+        (0.0, frame(true, SYN, c, 0, &[])),
+        (0.000080, frame(false, SYN | ACK, s, c + 1, &[])),
+        (0.000120, frame(true, ACK, c + 1, s + 1, &[])),
+    ];
+    c += 1;
+    s += 1;
+    let mut t = 0.001;
+    for round in 0..3u8 {
+        let request = format!("GET /item/{round} HTTP/1.1\r\n\r\n");
+        out.push((t, frame(true, PSH | ACK, c, s, request.as_bytes())));
+        c += request.len() as u32;
+        out.push((
+            t + 0.0001,
+            frame(false, PSH | ACK, s, c, b"HTTP/1.1 200 OK\r\n"),
+        ));
+        s += 17;
+        // The client's delayed ACK, 40 ms later, releases the body.
+        out.push((t + 0.0402, frame(true, ACK, c, s, &[])));
+        out.push((t + 0.0403, frame(false, PSH | ACK, s, c, b"hello, world\n")));
+        s += 13;
+        t += 0.05;
+    }
+    out.push((t, frame(true, FIN | ACK, c, s, &[])));
+    out.push((t + 0.0001, frame(false, FIN | ACK, s, c + 1, &[])));
+    out.push((t + 0.0002, frame(true, ACK, c + 1, s + 1, &[])));
+    out
+}
+
+fn flow() -> FlowSample {
+    FlowSample {
+        proto: "tcp".into(),
+        src: "198.18.0.1:40000".into(),
+        dst: "198.18.0.2:9001".into(),
+        packets: 18,
+        bytes: 1500,
+        state: "CLOSED".into(),
+        rtt_ms: Some(0.12),
+        first_seen: 1_700_000_000.0,
+        last_seen: 1_700_000_000.2,
+        pid: Some(4242),
+        process: Some("slowserver".into()),
+        ..Default::default()
+    }
+}
+
+fn detail(payload: bool) -> FlowDetail {
+    let snaplen = if payload { 65535 } else { 384 };
+    let mut d = FlowDetail::new(flow(), Tab::Flows, 1, snaplen, payload);
+    for (t, data) in nagle_exchange() {
+        d.push(ts(t), data.len() as u32, &data);
+    }
+    d
+}
+
+fn app(payload: bool) -> App {
+    let mut app = App::new(Tab::Flows, Duration::from_secs(1), false);
+    app.hostname = "testhost".into();
+    app.flow_detail = Some(detail(payload));
+    app
+}
+
+fn render(app: &mut App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| netlens::ui::draw(frame, app))
+        .unwrap();
+    format!("{}", terminal.backend())
+}
+
+fn show(app: &mut App, view: SubView) {
+    for _ in 0..5 {
+        if app.flow_detail.as_ref().unwrap().view == view {
+            return;
+        }
+        assert!(app.on_key(Key::Char('v')));
+    }
+    panic!("v never reached {view:?}");
+}
+
+#[test]
+fn summary_80x24() {
+    let mut app = app(true);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("slowserver (pid 4242)"), "{screen}");
+    assert!(screen.contains("three-way close"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn timeline_80x24_marks_the_long_gaps() {
+    let mut app = app(true);
+    show(&mut app, SubView::Timeline);
+    let screen = render(&mut app, 80, 24);
+    // The three delayed ACKs come after ~40 ms gaps: marked, not coloured.
+    assert_eq!(screen.matches("◆").count(), 1 + 3, "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn sequence_diagram_80x24_scrolls() {
+    let mut app = app(true);
+    show(&mut app, SubView::Sequence);
+    let top = render(&mut app, 80, 24);
+    assert!(top.contains("SYN, ACK"), "{top}");
+    insta::assert_snapshot!(top.clone());
+    app.on_key(Key::End);
+    let bottom = render(&mut app, 80, 24);
+    assert_ne!(top, bottom);
+    assert!(bottom.contains("FIN, ACK"), "{bottom}");
+}
+
+#[test]
+fn findings_80x24_show_the_evidence() {
+    let mut app = app(true);
+    show(&mut app, SubView::Findings);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("nagle-delayed-ack"), "{screen}");
+    assert!(screen.contains("►"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn payload_80x24_and_how_to_enable_it() {
+    let mut app = app(true);
+    show(&mut app, SubView::Payload);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("|GET /item/0 HTTP|"), "{screen}");
+    insta::assert_snapshot!(screen);
+    let mut off = self::app(false);
+    show(&mut off, SubView::Payload);
+    let screen = render(&mut off, 80, 24);
+    assert!(screen.contains("--payload"), "{screen}");
+    insta::assert_snapshot!("payload_off_80x24", screen);
+}
+
+#[test]
+fn small_pane_degrades() {
+    let mut app = app(true);
+    let screen = render(&mut app, 50, 12);
+    assert!(screen.contains("tcp 198.18.0.1:40000"), "{screen}");
+    insta::assert_snapshot!(screen);
+    // Every sub-view draws at a tiny size without panicking.
+    for _ in 0..5 {
+        app.on_key(Key::Char('v'));
+        render(&mut app, 20, 6);
+    }
+}
+
+#[test]
+fn esc_closes_and_e_exports_a_pcap_netlens_reads() {
+    let dir = std::env::temp_dir().join(format!("netlens-ui-flow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("flow.pcap");
+    let d = detail(false);
+    let message = d.export(Some(path.clone()));
+    assert!(message.starts_with("exported 18 packets"), "{message}");
+    let mut reader = PcapReader::open(&path).unwrap();
+    let mut buf = Vec::new();
+    let mut n = 0;
+    while reader.next_into(&mut buf).unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 18);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let mut app = app(false);
+    assert!(app.on_key(Key::Esc));
+    assert!(app.flow_detail.is_none());
+}
+
+/// A sample carrying the flow (and its client socket, owned by "client").
+fn sample_with_flow(mono: f64) -> netlens::model::Sample {
+    use netlens::model::capture::CaptureSample;
+    use netlens::model::sockets::{Proto, SocketSample, SocketUser};
+    netlens::model::Sample {
+        t: 1_700_000_000.0 + mono,
+        mono,
+        netns: "host".into(),
+        sockets: vec![SocketSample {
+            proto: Proto::Tcp,
+            state: 1,
+            local: "198.18.0.1:40000".parse().unwrap(),
+            peer: "198.18.0.2:9001".parse().unwrap(),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: 1,
+            users: vec![SocketUser {
+                process: "client".into(),
+                pid: 7,
+                fd: 3,
+            }],
+            owner_denied: false,
+            tcp: None,
+            drops: None,
+            queue_streak: 0,
+        }],
+        capture: Some(CaptureSample {
+            active: true,
+            iface: "any".into(),
+            flows: vec![flow()],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn enter_opens_the_flow_from_flows_and_from_its_socket() {
+    use netlens::collect::SamplerEvent;
+    for tab in [Tab::Flows, Tab::Sockets] {
+        let mut app = App::new(tab, Duration::from_secs(1), false);
+        for mono in [1.0, 2.0] {
+            app.on_sampler(SamplerEvent::Sample(Box::new(sample_with_flow(mono))));
+        }
+        assert!(app.on_key(Key::Enter), "{tab:?}");
+        let detail = app.flow_detail.as_ref().expect("flow screen open");
+        assert_eq!(detail.flow.dst, "198.18.0.2:9001");
+        assert_eq!(detail.origin, tab);
+        let screen = render(&mut app, 80, 24);
+        assert!(screen.contains("[Summary]"), "{screen}");
+        // Another tab shows itself; back here, the flow screen again.
+        app.on_key(Key::Char('3'));
+        assert!(!render(&mut app, 80, 24).contains("[Summary]"));
+        app.tab = tab;
+        assert!(app.on_key(Key::Esc));
+        assert!(app.flow_detail.is_none());
+    }
+}
+
+#[test]
+fn owners_join_flows_by_their_endpoints() {
+    let s = sample_with_flow(1.0);
+    let mut flows = vec![FlowSample {
+        pid: None,
+        process: None,
+        ..flow()
+    }];
+    netlens::model::capture::join_owners(&mut flows, &s.sockets);
+    assert_eq!(flows[0].process.as_deref(), Some("client"));
+    assert_eq!(flows[0].pid, Some(7));
+}
