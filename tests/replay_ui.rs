@@ -266,7 +266,7 @@ fn recording_with_packets(name: &str) -> PathBuf {
                 nanos: false,
             },
             orig_len: 154,
-            data: tcp_frame(1000 * i as u32 + 100 * n, 100).into(),
+            data: tcp_frame(1000 * i as u32 + 100 * n, 100),
         };
         let batch = PacketBatch {
             linktype: 1,

@@ -213,14 +213,12 @@ impl FlowsView {
                 let key = format!("{} ", r.key.to_lowercase());
                 let state = r.state.to_lowercase();
                 let process = r.process.to_lowercase();
-                needles
-                    .iter()
-                    .any(|n| {
-                        key.contains(n)
-                            || process.contains(n)
-                            || r.proto.contains(n)
-                            || state.contains(n)
-                    })
+                needles.iter().any(|n| {
+                    key.contains(n)
+                        || process.contains(n)
+                        || r.proto.contains(n)
+                        || state.contains(n)
+                })
             });
         }
         let sort = self.sort;

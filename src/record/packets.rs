@@ -139,7 +139,7 @@ pub fn decode(headers: &[u8], payloads: Option<&[u8]>) -> Result<PacketBatch> {
             .zip(rests)
             .map(|((mut p, _), rest)| {
                 if !rest.is_empty() {
-                    p.data = [&p.data[..], rest].concat().into();
+                    p.data = [&p.data[..], rest].concat();
                 }
                 p
             })

@@ -159,6 +159,30 @@ fn percent(stats: &Stats, n: u64) -> String {
     }
 }
 
+const TITLES: [&str; 11] = [
+    "server", "via", "n", "p50", "p90", "p99", "max", "tmo", "SRVF", "NXD%", "REF%",
+];
+const WIDTHS: [u16; 11] = [21, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4];
+/// Columns by importance: a narrow pane drops from the end of this list
+/// rather than squeezing the server address.
+const PRIORITY: [usize; 11] = [0, 4, 7, 2, 3, 6, 1, 9, 8, 5, 10];
+
+/// The column indexes (in table order) that fit in `width`.
+fn columns_that_fit(width: u16) -> Vec<usize> {
+    let mut used = 0u16;
+    let mut keep = Vec::new();
+    for &i in &PRIORITY {
+        let need = WIDTHS[i] + u16::from(!keep.is_empty());
+        if used + need > width && !keep.is_empty() {
+            continue;
+        }
+        used += need;
+        keep.push(i);
+    }
+    keep.sort_unstable();
+    keep
+}
+
 fn server_table(
     frame: &mut Frame,
     area: Rect,
@@ -170,10 +194,17 @@ fn server_table(
     if area.height == 0 {
         return;
     }
-    let header = Row::new([
-        "server", "via", "n", "p50", "p90", "p99", "max", "tmo", "SRVF", "NXD%", "REF%",
-    ])
-    .style(theme.header());
+    let keep = columns_that_fit(area.width);
+    let pick = |cells: Vec<Cell<'static>>| -> Vec<Cell<'static>> {
+        cells
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| keep.contains(i))
+            .map(|(_, c)| c)
+            .collect()
+    };
+    let header =
+        Row::new(pick(TITLES.iter().map(|t| Cell::from(*t)).collect())).style(theme.header());
     let body_height = usize::from(area.height.saturating_sub(1));
     let offset = crate::app::scroll_offset(0, selected, body_height);
     let rows: Vec<Row> = s
@@ -204,7 +235,7 @@ fn server_table(
             if st.timeouts > 0 {
                 cells[7] = Cell::from(Span::styled(st.timeouts.to_string(), theme.alert()));
             }
-            let row = Row::new(cells);
+            let row = Row::new(pick(cells));
             if i == selected {
                 row.style(theme.selected())
             } else {
@@ -213,19 +244,10 @@ fn server_table(
         })
         .collect();
     let empty = s.servers.is_empty();
-    let widths = [
-        Constraint::Length(21),
-        Constraint::Length(5),
-        Constraint::Length(5),
-        Constraint::Length(5),
-        Constraint::Length(5),
-        Constraint::Length(5),
-        Constraint::Length(5),
-        Constraint::Length(4),
-        Constraint::Length(4),
-        Constraint::Length(4),
-        Constraint::Length(4),
-    ];
+    let widths: Vec<Constraint> = keep
+        .iter()
+        .map(|&i| Constraint::Length(WIDTHS[i]))
+        .collect();
     frame.render_widget(Table::new(rows, widths).header(header), area);
     if empty && area.height >= 2 {
         let hint = if s.probe_specs.is_empty() {
