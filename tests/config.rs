@@ -223,3 +223,53 @@ fn a_config_threshold_decides_whether_socket_backlog_fires() {
     assert!(found.to_string().contains("Recv-Q 1000 B stuck"), "{found}");
     drop(held);
 }
+
+#[test]
+fn config_dns_probes_reach_snapshot_with_the_command_line_ones() {
+    // A closed UDP port on loopback: the probes fail fast (refused), which is
+    // enough to see that each configured probe was sent to the configured server.
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .expect("free port")
+        .port();
+    let path = write_config(
+        "dns-probes",
+        &format!("[dns]\nprobes = [\"fast.test\"]\nservers = [\"127.0.0.1:{port}\"]\n"),
+    );
+    let path = path.to_str().expect("utf-8 path");
+    let (code, out, err) = netlens(
+        &[
+            "--config",
+            path,
+            "snapshot",
+            "--json",
+            "--count",
+            "2",
+            "--no-capture",
+            "--dns-timeout",
+            "300ms",
+            "--section",
+            "dns",
+            "--dns-probe",
+            "AAAA:other.test",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut seen = Vec::new();
+    for line in out.lines() {
+        let sample: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+        for probe in sample["dns"]["probes"].as_array().into_iter().flatten() {
+            assert_eq!(probe["server"], format!("127.0.0.1:{port}"), "{line}");
+            seen.push(format!("{} {}", probe["qtype"], probe["name"]));
+        }
+    }
+    assert!(
+        seen.iter().any(|p| p == "\"A\" \"fast.test\""),
+        "{seen:?}\n{out}"
+    );
+    assert!(
+        seen.iter().any(|p| p == "\"AAAA\" \"other.test\""),
+        "{seen:?}\n{out}"
+    );
+}

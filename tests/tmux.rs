@@ -449,7 +449,15 @@ fn inside_tmux_it_opens_a_window() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert!(windows.lines().any(|w| w == "trouble"), "{windows}");
+    // The window exists before netlens has split it into its panes.
+    let commands = loop {
+        let commands = pane_commands(&server, "host:trouble");
+        if commands.len() >= 4 || Instant::now() > deadline {
+            break commands;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     let sessions = server.run(&["list-sessions", "-F", "#{session_name}"]);
     assert_eq!(sessions.trim(), "host", "no new session: {sessions}");
-    assert_layout(&pane_commands(&server, "host:trouble"));
+    assert_layout(&commands);
 }
