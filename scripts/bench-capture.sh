@@ -12,7 +12,9 @@
 # which is charged to whatever runs then (mostly the generator), not to the
 # capturers; what differs between them is their own user-space walk of the
 # ring, their wakeups and what they do per packet.
-# Usage: scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
+# UI=1 measures the live view (Flows tab in a detached tmux pane) instead
+# of `netlens capture`; its drops are read from the screen's header.
+# Usage: [UI=1] scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-10}
@@ -56,9 +58,21 @@ rx_packets() { ip netns exec "$CAP" cat /sys/class/net/veth-cap/statistics/rx_pa
 # ends, and their CPU time is read from /proc/PID/stat then (user + system,
 # all threads). `ip netns exec` execs tcpdump, so $! is tcpdump itself.
 cpu_of() { awk '{print $14, $15}' "/proc/$1/stat"; }
-"$NETLENS" capture --netns "$CAP" -i veth-cap -w /dev/null --duration "$((SECS + 3))s" \
-    2> "$WORK/nl.err" &
-NL=$!; PIDS+=($NL)
+TMUX_SOCKET=netlens-bench-$$
+if [ "${UI:-0}" = 1 ]; then
+    # The live view on its Flows tab, in a detached 100x30 tmux pane: its
+    # whole process (capture thread, sampler, drawing the packet list).
+    command -v tmux >/dev/null || { echo "missing tmux: apt-get install tmux" >&2; exit 1; }
+    tmux -L "$TMUX_SOCKET" -f /dev/null new-session -d -x 100 -y 30 \
+        "exec $NETLENS --netns $CAP --iface veth-cap --tab flows"
+    NL=$(tmux -L "$TMUX_SOCKET" list-panes -F '#{pane_pid}')
+    WHAT="netlens live view"
+else
+    "$NETLENS" capture --netns "$CAP" -i veth-cap -w /dev/null --duration "$((SECS + 3))s" \
+        2> "$WORK/nl.err" &
+    NL=$!; PIDS+=($NL)
+    WHAT="netlens capture"
+fi
 ip netns exec "$CAP" tcpdump -n -i veth-cap -w /dev/null 2> "$WORK/td.err" &
 TD=$!; PIDS+=($TD)
 sleep 1
@@ -72,7 +86,16 @@ after=$(rx_packets)
 read -r nl_u1 nl_s1 <<< "$(cpu_of "$NL")"
 read -r td_u1 td_s1 <<< "$(cpu_of "$TD")"
 kill -INT "$TD"
-wait "$NL" "$TD" || true
+if [ "${UI:-0}" = 1 ]; then
+    # The header's capture line carries the kernel's drop count.
+    tmux -L "$TMUX_SOCKET" capture-pane -p > "$WORK/screen"
+    tmux -L "$TMUX_SOCKET" kill-server
+    grep -m1 -o 'drop[^│]*' "$WORK/screen" > "$WORK/nl.err" || true
+    echo "live view: $(cat "$WORK/nl.err")"
+    wait "$TD" || true
+else
+    wait "$NL" "$TD" || true
+fi
 HZ=$(getconf CLK_TCK)
 nl_user=$(awk -v a="$nl_u0" -v b="$nl_u1" -v hz="$HZ" 'BEGIN {print (b - a) / hz}')
 nl_sys=$(awk -v a="$nl_s0" -v b="$nl_s1" -v hz="$HZ" 'BEGIN {print (b - a) / hz}')
@@ -85,9 +108,9 @@ td_drops=$(awk '/dropped by kernel/ {print $1}' "$WORK/td.err" | tail -1)
 td_got=$(awk '/packets captured/ {print $1}' "$WORK/td.err" | tail -1)
 echo "veth in a namespace, ${SECS}s at ~${PPS} pps asked; $packets packets arrived ($((packets / SECS)) pps); load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 awk -v p="$packets" -v nu="$nl_user" -v ns="$nl_sys" -v tu="$td_user" -v ts="$td_sys" \
-    -v nd="${nl_drops:-?}" -v td="${td_drops:-?}" -v ng="${nl_got:-?}" -v tg="${td_got:-?}" 'BEGIN {
+    -v what="$WHAT" -v nd="${nl_drops:-?}" -v td="${td_drops:-?}" -v ng="${nl_got:-?}" -v tg="${td_got:-?}" 'BEGIN {
     n = nu + ns; t = tu + ts
-    printf "netlens capture  CPU %.2f s (user %.2f sys %.2f)  %.0f ns/packet  captured %s  dropped by kernel %s\n", n, nu, ns, n * 1e9 / p, ng, nd
+    printf "%-16s CPU %.2f s (user %.2f sys %.2f)  %.0f ns/packet  captured %s  dropped by kernel %s\n", what, n, nu, ns, n * 1e9 / p, ng, nd
     printf "tcpdump          CPU %.2f s (user %.2f sys %.2f)  %.0f ns/packet  captured %s  dropped by kernel %s\n", t, tu, ts, t * 1e9 / p, tg, td
     if (t > 0) printf "ratio netlens/tcpdump CPU %.2f (<= 1.00 meets the budget)\n", n / t
 }'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # netlens read vs tcpdump -n -r on the same pcap, made from real traffic:
 # `netlens capture` on lo in a namespace this script creates, while a
-# bounded UDP generator (N packets, at most 30 s) runs there. Needs root,
+# bounded UDP + TCP generator (N packets, at most 30 s) runs there. Needs root,
 # tcpdump and python3. Usage: scripts/bench-read.sh [PACKETS]
 set -euo pipefail
 N=${1:-500000}
@@ -20,12 +20,23 @@ import socket, sys
 n = int(sys.argv[1])
 r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); r.bind(("127.0.0.1", 9100))
 r.setblocking(False)
-t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+# TCP too, so the per-flow TCP analysis is part of what `read` pays for:
+# small segments with TCP_NODELAY, each one a packet plus the ACKs.
+ls = socket.socket(); ls.bind(("127.0.0.1", 9200)); ls.listen()
+t = socket.create_connection(("127.0.0.1", 9200))
+t.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+a, _ = ls.accept(); a.setblocking(False)
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(n + 1000):
-    s.sendto(b"x" * (i % 200), ("127.0.0.1", 9100 + i % 4))
+    if i % 2:
+        t.send(b"y" * (1 + i % 300))
+    else:
+        s.sendto(b"x" * (i % 200), ("127.0.0.1", 9100 + i % 4))
     try:
         while True: r.recv(2048)
+    except BlockingIOError: pass
+    try:
+        while True: a.recv(65536)
     except BlockingIOError: pass
 PY
 wait "$CAP" || true

@@ -350,3 +350,53 @@ fn a_recording_without_packets_has_no_replayed_capture() {
     assert!(app.flows.capture.is_none());
     assert!(app.flows.packets.is_empty());
 }
+
+fn drill_packets(app: &App) -> Vec<u32> {
+    let detail = app.flow_detail.as_ref().expect("flow screen open");
+    detail.packets.iter().map(|p| p.seq).collect()
+}
+
+#[test]
+fn a_flow_screen_opened_in_replay_follows_the_cursor_and_rebuilds_on_seek() {
+    let path = recording_with_packets("drill.nlrec");
+    let mut player = Player::new(Reader::open(&path).unwrap()).unwrap();
+    player.utc_offset = 0;
+    let mut app = App::new(Tab::Flows, Duration::from_secs(1), true);
+    app.hostname = "testhost".into();
+    app.start_replay(player);
+    app.on_key(Key::Right);
+    // Enter on the flow: its screen starts with the packets replayed so far.
+    assert!(app.on_key(Key::Enter));
+    assert!(app.flow_detail_shown());
+    assert_eq!(drill_packets(&app), [0, 100, 1000, 1100]);
+    let screen = format!("{:?}", render(&mut app, 80, 24).backend());
+    assert!(screen.contains("[Summary]"), "{screen}");
+    assert!(screen.contains("4 packets"), "{screen}");
+    // Stepping feeds the open screen the packets of each new second.
+    app.on_key(Key::Right);
+    app.on_key(Key::Right);
+    assert_eq!(drill_packets(&app).len(), 8);
+    assert_eq!(app.flow_detail.as_ref().unwrap().analysis.n, 8);
+    // The Packets view prints them as the Flows tab does.
+    app.on_key(Key::Char('v'));
+    let screen = format!("{:?}", render(&mut app, 100, 30).backend());
+    assert!(screen.contains("[Packets]"), "{screen}");
+    assert!(screen.contains("Flags [P.]"), "{screen}");
+
+    // A seek starts the screen again from the packets segment's keyframe
+    // (second 60), in time order, and keeps the view shown.
+    app.jump_to_text("10:01:30");
+    assert_eq!(shown_t(&app), 90.0);
+    let seqs = drill_packets(&app);
+    assert_eq!(seqs.len(), 2 * 31, "seconds 60 to 90");
+    assert_eq!(seqs[0], 60_000);
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    let detail = app.flow_detail.as_ref().unwrap();
+    assert_eq!(detail.analysis.n, 62);
+    assert_eq!(detail.view, netlens::app::flow_detail::SubView::Timeline);
+    // Back in time: the screen holds only what came before the cursor.
+    app.on_key(Key::Left);
+    assert_eq!(drill_packets(&app).len(), 60);
+    assert!(app.on_key(Key::Esc));
+    assert!(app.flow_detail.is_none());
+}

@@ -10,7 +10,7 @@ use crate::capture::analysis::{Analysis, FlowFinding, Seg};
 use crate::capture::decode::summarize;
 use crate::capture::flows::FlowKey;
 use crate::capture::format::{Formatter, Timestamp};
-use crate::capture::pcap::PcapFileWriter;
+use crate::capture::pcap::write_file;
 use crate::model::capture::FlowSample;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -190,6 +190,25 @@ impl FlowDetail {
         self.analysis.findings(names)
     }
 
+    /// Findings the flow table's whole-flow analysis has (`flow` as the
+    /// shown sample carries it) that this screen's packets do not show:
+    /// their evidence came before the screen started watching.
+    pub fn earlier_findings<'a>(&self, flow: &'a FlowSample) -> Vec<&'a FlowFinding> {
+        let seen = self.findings();
+        flow.findings
+            .iter()
+            .filter(|f| !seen.iter().any(|s| s.id == f.id))
+            .collect()
+    }
+
+    /// The packets some finding points at, for the "*" marks.
+    pub fn evidence_packets(&self) -> std::collections::HashSet<u32> {
+        self.findings()
+            .iter()
+            .flat_map(|f| self.analysis.evidence(&f.id))
+            .collect()
+    }
+
     /// The kept packet with analysis number `n`.
     pub fn packet(&self, n: u32) -> Option<&DrillPacket> {
         let first = self.packets.front()?.n;
@@ -243,13 +262,12 @@ impl FlowDetail {
             return "nothing to export: no packets of this flow were captured".into();
         }
         let path = path.unwrap_or_else(|| self.default_path());
-        let written = (|| {
-            let mut w = PcapFileWriter::create(&path, self.linktype, self.snaplen.max(1))?;
-            for p in &self.packets {
-                w.write(p.ts, p.orig_len, &p.data)?;
-            }
-            w.finish()
-        })();
+        let written = write_file(
+            &path,
+            self.linktype,
+            self.snaplen.max(1),
+            self.packets.iter().map(|p| (p.ts, p.orig_len, &p.data[..])),
+        );
         let shown = std::fs::canonicalize(&path).unwrap_or(path);
         match written {
             Ok(()) => format!(

@@ -5,7 +5,7 @@
 use super::keymap::{Action, Key};
 use crate::capture::filter::Filter;
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
-use crate::capture::pcap::PcapFileWriter;
+use crate::capture::pcap::write_file;
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, FlowSample};
 use std::collections::{HashMap, VecDeque};
@@ -345,13 +345,12 @@ impl FlowsView {
             let t = self.packets.back().map_or(0, |p| p.ts.sec);
             PathBuf::from(format!("netlens-{t}.pcap"))
         });
-        let written = (|| {
-            let mut w = PcapFileWriter::create(&path, capture.linktype(), capture.snaplen())?;
-            for p in &self.packets {
-                w.write(p.ts, p.orig_len, &p.data)?;
-            }
-            w.finish()
-        })();
+        let written = write_file(
+            &path,
+            capture.linktype(),
+            capture.snaplen(),
+            self.packets.iter().map(|p| (p.ts, p.orig_len, &p.data[..])),
+        );
         let shown = std::fs::canonicalize(&path).unwrap_or(path);
         match written {
             Ok(()) => format!(

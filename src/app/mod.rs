@@ -460,16 +460,43 @@ impl App {
         self.flow_detail = None;
     }
 
-    /// Moves the watched flow's new packets into its screen.
-    pub fn refresh_flow_detail(&mut self) {
+    /// Moves the watched flow's new packets into its screen; returns
+    /// whether there were any.
+    pub fn refresh_flow_detail(&mut self) -> bool {
         let (Some(detail), Some(capture)) = (self.flow_detail.as_mut(), &self.flows.capture) else {
-            return;
+            return false;
         };
         let (packets, missed) = capture.take_watched();
         detail.missed += missed;
+        let changed = !packets.is_empty() || missed > 0;
         for p in packets {
             detail.push(p.ts, p.orig_len, &p.data);
         }
+        changed
+    }
+
+    /// Starts the open flow screen again from the capture's recent packets
+    /// (a replay seek rebuilt the capture), keeping the sub-view shown.
+    pub fn rebuild_flow_detail(&mut self) {
+        let Some(old) = self.flow_detail.take() else {
+            return;
+        };
+        let (tab, view) = (self.tab, old.view);
+        self.tab = old.origin;
+        self.open_flow_detail(old.flow);
+        self.tab = tab;
+        if let Some(detail) = self.flow_detail.as_mut() {
+            detail.view = view;
+        }
+    }
+
+    /// Takes a batch of captured (or replayed) packets: into the Flows
+    /// tab's list and into an open flow screen. Returns whether what is
+    /// shown changed.
+    pub fn on_capture(&mut self, event: crate::capture::live::CaptureEvent) -> bool {
+        let listed = self.flows.on_capture(event) && self.tab == Tab::Flows;
+        let watched = self.refresh_flow_detail() && self.flow_detail_shown();
+        listed || watched
     }
 
     fn view_action(&mut self, action: Action) -> bool {

@@ -94,6 +94,7 @@ impl App {
             self.flows.on_capture(event);
         }
         self.error = player.damage.take();
+        self.rebuild_flow_detail();
     }
 
     /// A replay key; `key` picks the direction of the paired bindings.
@@ -138,17 +139,18 @@ impl App {
         let after = before.map_or(f64::NEG_INFINITY, |s| s.t);
         let t = sample.t;
         self.history.push(sample);
-        if let Some(player) = self.replay.as_mut() {
-            let mut events = Vec::new();
-            if let Some(capture) = &self.flows.capture {
-                for batch in player.packets_between(after, t) {
-                    events.push(capture.feed(&batch, t));
-                }
+        let Some(player) = self.replay.as_mut() else {
+            return;
+        };
+        let mut events = Vec::new();
+        if let Some(capture) = &self.flows.capture {
+            for batch in player.packets_between(after, t) {
+                events.push(capture.feed(&batch, t));
             }
-            for event in events {
-                self.flows.on_capture(event);
-            }
-            self.error = player.damage.take().or(self.error.take());
+        }
+        self.error = player.damage.take().or(self.error.take());
+        for event in events {
+            self.on_capture(event);
         }
     }
 

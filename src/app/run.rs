@@ -192,8 +192,7 @@ async fn event_loop(
             Some(event) = load_events.recv() => dirty = app.on_load(event),
             event = next_capture(&mut packets) => match event {
                 Some(event) => {
-                    let shown = app.flows.on_capture(event) && app.tab == super::tabs::Tab::Flows;
-                    capture_stale |= shown;
+                    capture_stale |= app.on_capture(event);
                 }
                 None => packets = None,
             },

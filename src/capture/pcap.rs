@@ -277,6 +277,21 @@ impl PcapFileWriter {
     }
 }
 
+/// Writes `packets` (time, original length, bytes) to a new pcap at `path`
+/// (the Flows tab's `w`, the flow screen's `e`).
+pub fn write_file<'a>(
+    path: &Path,
+    linktype: u32,
+    snaplen: u32,
+    packets: impl IntoIterator<Item = (Timestamp, u32, &'a [u8])>,
+) -> Result<()> {
+    let mut writer = PcapFileWriter::create(path, linktype, snaplen)?;
+    for (ts, orig_len, data) in packets {
+        writer.write(ts, orig_len, data)?;
+    }
+    writer.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

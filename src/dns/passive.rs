@@ -5,7 +5,7 @@
 
 use super::{DnsResult, Outcome, wire};
 use crate::capture::decode::Summary;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::net::SocketAddr;
 
 /// Queries waiting for a response at most (a flood must not grow memory).

@@ -71,9 +71,7 @@ impl SampleDecoder {
             .context("the record is too short")?;
         let head = record.get(4..4 + len).context("the record is cut short")?;
         let mut sample: Sample = rmp_serde::from_slice(head)?;
-        let mut input = Input {
-            bytes: &record[4 + len..],
-        };
+        let mut input = Input::new(&record[4 + len..], "the socket table");
         sample.sockets = decode_sockets(&self.previous, &mut input)?;
         self.previous.clone_from(&sample.sockets);
         Ok(sample)
@@ -195,13 +193,7 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+use super::bytes::{Input, put_varint as put};
 
 fn put_addr(out: &mut Vec<u8>, addr: &SocketAddr) {
     match addr {
@@ -277,45 +269,9 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
     }
 }
 
-/// Reads what `encode_sockets` wrote; damage is an error, never a panic.
-struct Input<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Input<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if n > self.bytes.len() {
-            bail!("the socket table is cut short");
-        }
-        let (head, rest) = self.bytes.split_at(n);
-        self.bytes = rest;
-        Ok(head)
-    }
-
-    fn varint(&mut self) -> Result<u64> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = self.take(1)?[0];
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        bail!("a number in the socket table is too long")
-    }
-
-    /// A count that cannot exceed the bytes left (each item takes one).
-    fn count(&mut self) -> Result<usize> {
-        let n = self.varint()?;
-        if n > self.bytes.len() as u64 {
-            bail!(
-                "the socket table claims {n} items in {} bytes",
-                self.bytes.len()
-            );
-        }
-        Ok(n as usize)
-    }
-
+/// Reads the socket addresses `put_addr` wrote; damage is an error, never
+/// a panic.
+impl Input<'_> {
     fn addr(&mut self) -> Result<SocketAddr> {
         let family = self.take(1)?[0];
         let u16_at = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]);

@@ -2,6 +2,7 @@
 //! captured, in a file replayed later through the same views. `format`
 //! describes the file.
 
+mod bytes;
 pub mod codec;
 pub mod commands;
 pub mod format;

@@ -29,13 +29,7 @@ pub const HEADER_BYTES: usize = crate::capture::ring::DEFAULT_SNAPLEN as usize +
 /// Packets one segment (about a minute) holds at most.
 pub const PACKETS_PER_SEGMENT: u32 = 6_000;
 
-fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+use super::bytes::{Input, put_varint as put};
 
 pub fn encode_headers(batch: &PacketBatch) -> Vec<u8> {
     let mut out = Vec::with_capacity(16 + batch.packets.len() * 96);
@@ -70,47 +64,14 @@ pub fn encode_payloads(batch: &PacketBatch) -> Option<Vec<u8>> {
     Some(out)
 }
 
-struct Input<'a>(&'a [u8]);
-
-impl<'a> Input<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if n > self.0.len() {
-            bail!("a packets record is cut short");
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Ok(head)
-    }
-
-    fn varint(&mut self) -> Result<u64> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = self.take(1)?[0];
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        bail!("a number in a packets record is too long")
-    }
-
-    fn len(&mut self) -> Result<usize> {
-        let n = self.varint()?;
-        if n > self.0.len() as u64 {
-            bail!("a packets record claims more bytes than it has");
-        }
-        Ok(n as usize)
-    }
-}
-
 /// A packets record, with its payloads record when there is one. Payloads
 /// that do not fit their packets (damage) are left out: the packets keep
 /// their first `HEADER_BYTES`.
 pub fn decode(headers: &[u8], payloads: Option<&[u8]>) -> Result<PacketBatch> {
-    let mut input = Input(headers);
+    let mut input = Input::new(headers, "a packets record");
     let linktype = u32::from_le_bytes(input.take(4)?.try_into().expect("4 bytes"));
     let skipped = input.varint()?;
-    let count = input.len()?;
+    let count = input.count()?;
     let mut packets = Vec::with_capacity(count);
     for _ in 0..count {
         let fixed = input.take(17)?;
@@ -121,7 +82,7 @@ pub fn decode(headers: &[u8], payloads: Option<&[u8]>) -> Result<PacketBatch> {
         };
         let orig_len = u32::from_le_bytes(fixed[13..17].try_into().expect("4 bytes"));
         let caplen = input.varint()?;
-        let stored = input.len()?;
+        let stored = input.count()?;
         let data = input.take(stored)?;
         packets.push((
             RawPacket {
@@ -154,13 +115,13 @@ pub fn decode(headers: &[u8], payloads: Option<&[u8]>) -> Result<PacketBatch> {
 }
 
 fn split_payloads<'a>(bytes: &'a [u8], packets: &[(RawPacket, u64)]) -> Result<Vec<&'a [u8]>> {
-    let mut input = Input(bytes);
+    let mut input = Input::new(bytes, "a payloads record");
     if input.varint()? != packets.len() as u64 {
         bail!("the payloads do not match their packets");
     }
     let mut rests = Vec::with_capacity(packets.len());
     for (packet, caplen) in packets {
-        let len = input.len()?;
+        let len = input.count()?;
         if packet.data.len() as u64 + len as u64 != *caplen {
             bail!("a payload does not match its packet");
         }

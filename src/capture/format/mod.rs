@@ -14,7 +14,7 @@ mod tcp;
 mod text;
 mod udp;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt::Write;
 
 /// The capture ended before a field the printer needed.
@@ -185,8 +185,23 @@ impl Timestamp {
     }
 }
 
-/// Seconds east of UTC for local time at `sec` (honours TZ).
+/// Seconds east of UTC for local time at `sec` (honours TZ). The last
+/// second's answer is kept: localtime_r per line showed in the live view's
+/// profile, and packets come in time order.
 fn utc_offset(sec: i64) -> i64 {
+    thread_local! {
+        static LAST: std::cell::Cell<(i64, i64)> = const { std::cell::Cell::new((i64::MIN, 0)) };
+    }
+    let (last_sec, last_offset) = LAST.get();
+    if last_sec == sec {
+        return last_offset;
+    }
+    let offset = local_offset(sec);
+    LAST.set((sec, offset));
+    offset
+}
+
+fn local_offset(sec: i64) -> i64 {
     // SAFETY: localtime_r writes into the tm we own; time_t is i64 here.
     unsafe {
         let t: libc::time_t = sec as libc::time_t;

@@ -75,6 +75,11 @@ impl Capture {
         shared.table = FlowTable::new(MAX_FLOWS, IDLE_TIMEOUT_S);
         shared.packets = 0;
         shared.bytes = 0;
+        // A flow screen re-watches after the seek; stale packets would
+        // arrive out of time order.
+        shared.recent.clear();
+        shared.recent_bytes = 0;
+        shared.watch = None;
     }
 
     /// Accounts and prints a recorded batch as the live engine would have

@@ -4,15 +4,22 @@
 use super::timeline::strip_addresses;
 use super::{fit, ms, rel};
 use crate::app::flow_detail::FlowDetail;
+use crate::model::capture::FlowSample;
 use crate::ui::theme::Theme;
 use ratatui::text::{Line, Span};
 
 /// Evidence packets listed per finding at most (the first ones).
 const EVIDENCE_SHOWN: usize = 12;
 
-pub fn lines(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'static>> {
+pub fn lines(
+    detail: &FlowDetail,
+    flow: &FlowSample,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     let found = detail.findings();
-    if found.is_empty() {
+    let earlier = detail.earlier_findings(flow);
+    if found.is_empty() && earlier.is_empty() {
         return vec![Line::from(Span::styled(
             "no findings for this flow: no Nagle stall, retransmit, zero window, unanswered \
              SYN or reset after data in the packets seen",
@@ -20,6 +27,19 @@ pub fn lines(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'stati
         ))];
     }
     let mut out = Vec::new();
+    // The flow table analyses every packet of the flow; this screen only
+    // the ones it kept, so older evidence is named but cannot be shown.
+    for f in earlier {
+        out.push(Line::from(Span::styled(f.id.clone(), theme.alert())));
+        for chunk in wrap(&f.summary, width.saturating_sub(2).max(10)) {
+            out.push(Line::from(format!("  {chunk}")));
+        }
+        out.push(Line::from(Span::styled(
+            "  evidence: in the whole flow, before the packets this screen holds",
+            theme.dim(),
+        )));
+        out.push(Line::from(""));
+    }
     for f in &found {
         out.push(Line::from(Span::styled(f.id.clone(), theme.alert())));
         for chunk in wrap(&f.summary, width.saturating_sub(2).max(10)) {

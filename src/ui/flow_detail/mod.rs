@@ -62,13 +62,13 @@ pub fn render_detail(
     .areas(area);
     let flow = now.unwrap_or(&detail.flow);
     frame.render_widget(Paragraph::new(title_line(flow, theme)), title);
-    frame.render_widget(Paragraph::new(views_line(detail, theme)), views);
+    frame.render_widget(Paragraph::new(views_line(detail, flow, theme)), views);
     let height = usize::from(body.height);
     let lines: Vec<Line> = match detail.view {
         SubView::Summary => summary::lines(detail, flow, usize::from(body.width), theme),
         SubView::Timeline => timeline::lines(detail, usize::from(body.width), theme),
         SubView::Sequence => sequence::lines(detail, usize::from(body.width), theme),
-        SubView::Findings => findings::lines(detail, usize::from(body.width), theme),
+        SubView::Findings => findings::lines(detail, flow, usize::from(body.width), theme),
         SubView::Payload => payload::lines(detail, theme),
     };
     // Clamp the scroll so the last page stays full.
@@ -97,8 +97,8 @@ fn title_line(flow: &FlowSample, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn views_line(detail: &FlowDetail, theme: Theme) -> Line<'static> {
-    let found = detail.findings().len();
+fn views_line(detail: &FlowDetail, flow: &FlowSample, theme: Theme) -> Line<'static> {
+    let found = detail.findings().len() + detail.earlier_findings(flow).len();
     let mut spans = Vec::new();
     for view in SUB_VIEWS {
         let label = match view {
@@ -158,6 +158,14 @@ fn ms(value: f64) -> String {
     } else {
         format!("{value:.2}ms")
     }
+}
+
+/// What the timeline and the sequence diagram show before any packet.
+fn no_packets(theme: Theme) -> Vec<Line<'static>> {
+    vec![Line::from(Span::styled(
+        "no packets of this flow captured since netlens started watching it",
+        theme.dim(),
+    ))]
 }
 
 fn fit(text: &str, width: usize) -> String {

@@ -2,24 +2,16 @@
 //! server lane, one arrow per packet with its flags and length, then the
 //! relative sequence numbers. Evidence packets are marked "*".
 
-use super::{fit, rel};
+use super::{fit, no_packets, rel};
 use crate::app::flow_detail::{DrillPacket, FlowDetail};
 use crate::ui::theme::Theme;
 use ratatui::text::{Line, Span};
-use std::collections::HashSet;
 
 pub fn lines(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'static>> {
     if detail.packets.is_empty() {
-        return vec![Line::from(Span::styled(
-            "no packets of this flow captured since netlens started watching it",
-            theme.dim(),
-        ))];
+        return no_packets(theme);
     }
-    let evidence: HashSet<u32> = detail
-        .findings()
-        .iter()
-        .flat_map(|f| detail.analysis.evidence(&f.id))
-        .collect();
+    let evidence = detail.evidence_packets();
     // time (9) + mark (2) + lane ... lane + notes.
     let lane = width.saturating_sub(11 + 20).clamp(16, 40);
     let (client, server) = detail.sides();

@@ -120,10 +120,20 @@ pub fn lines(
         label("events"),
         Span::styled(
             format!(
-                "retransmits {} ({} fast)",
-                a.retransmits, a.fast_retransmits
+                "retransmits {} ({} fast{})",
+                a.retransmits,
+                a.fast_retransmits,
+                // The table counts every packet; the screen what it kept.
+                if flow.retransmits > u64::from(a.retransmits) {
+                    format!(", {} in the whole flow", flow.retransmits)
+                } else {
+                    String::new()
+                }
             ),
-            count(a.retransmits),
+            count(
+                a.retransmits
+                    .max(u32::try_from(flow.retransmits).unwrap_or(u32::MAX)),
+            ),
         ),
         Span::styled(format!("  dup ACKs {}", a.dup_acks), count(a.dup_acks)),
         Span::styled(

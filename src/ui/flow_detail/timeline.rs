@@ -2,24 +2,16 @@
 //! the flow's previous packet, direction, and the tcpdump line. A long gap
 //! is marked "◆" with its length; evidence packets of a finding "*".
 
-use super::{fit, ms, rel};
+use super::{fit, ms, no_packets, rel};
 use crate::app::flow_detail::FlowDetail;
 use crate::ui::theme::Theme;
 use ratatui::text::{Line, Span};
-use std::collections::HashSet;
 
 pub fn lines(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'static>> {
     if detail.packets.is_empty() {
-        return vec![Line::from(Span::styled(
-            "no packets of this flow captured since netlens started watching it",
-            theme.dim(),
-        ))];
+        return no_packets(theme);
     }
-    let evidence: HashSet<u32> = detail
-        .findings()
-        .iter()
-        .flat_map(|f| detail.analysis.evidence(&f.id))
-        .collect();
+    let evidence = detail.evidence_packets();
     let mut out = vec![Line::from(Span::styled(
         fit(
             "     #  time      Δt       dir  packet (◆ long gap, * evidence)",
