@@ -317,3 +317,87 @@ fn owners_join_flows_by_their_endpoints() {
     assert_eq!(flows[0].process.as_deref(), Some("client"));
     assert_eq!(flows[0].pid, Some(7));
 }
+
+#[test]
+fn whole_flow_findings_older_than_the_screen_are_named() {
+    use netlens::capture::analysis::FlowFinding;
+    let mut app = app(false);
+    {
+        let detail = app.flow_detail.as_mut().unwrap();
+        // What the flow table's analysis of every packet found: one the
+        // screen also finds in its packets, one only in older packets.
+        detail.flow.retransmits = 3;
+        detail.flow.findings = vec![
+            FlowFinding {
+                id: "nagle-delayed-ack".into(),
+                summary: "table's copy".into(),
+            },
+            FlowFinding {
+                id: "retransmits".into(),
+                summary: "3 retransmits from 198.18.0.2:9001, RTO 210 ms".into(),
+            },
+        ];
+    }
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("Findings(2)"), "{screen}");
+    assert!(screen.contains("3 in the whole flow"), "{screen}");
+    show(&mut app, SubView::Findings);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("retransmits"), "{screen}");
+    assert!(screen.contains("RTO 210 ms"), "{screen}");
+    assert!(
+        screen.contains("before the packets this screen holds"),
+        "{screen}"
+    );
+    assert!(screen.contains("nagle-delayed-ack"), "{screen}");
+    assert!(!screen.contains("table's copy"), "{screen}");
+}
+
+/// The flow screen of tests/data/nagle-stall.pcap: real traffic recorded by
+/// scripts/make-nagle-pcap.sh (a two-write server without TCP_NODELAY
+/// between two namespaces), opened the way a live capture feeds it.
+fn recorded_nagle_app() -> App {
+    use netlens::capture::decode::summarize;
+    use netlens::capture::flows::FlowTable;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nagle-stall.pcap");
+    let mut reader = PcapReader::open(&path).expect("open the recorded pcap");
+    let mut buf = Vec::new();
+    let mut packets = Vec::new();
+    let mut table = FlowTable::new(16, f64::INFINITY);
+    while let Some(rec) = reader.next_into(&mut buf).expect("read the recorded pcap") {
+        table.add(
+            &summarize(rec.linktype, &buf, rec.orig_len),
+            rec.ts.as_secs_f64(),
+        );
+        packets.push((rec, buf.clone()));
+    }
+    assert_eq!(table.len(), 1, "one flow recorded");
+    let flow = FlowSample::from(table.flows().next().unwrap());
+    let mut detail = FlowDetail::new(flow, Tab::Flows, 1, 384, false);
+    for (rec, data) in &packets {
+        detail.push(rec.ts, rec.orig_len, data);
+    }
+    let mut app = App::new(Tab::Flows, Duration::from_secs(1), false);
+    app.hostname = "testhost".into();
+    app.flow_detail = Some(detail);
+    app
+}
+
+#[test]
+fn recorded_nagle_stall_80x24() {
+    let mut app = recorded_nagle_app();
+    let detail = app.flow_detail.as_ref().unwrap();
+    assert_eq!(detail.packets.len(), 32);
+    let ids: Vec<String> = detail.findings().into_iter().map(|f| f.id).collect();
+    assert_eq!(ids, ["nagle-delayed-ack"]);
+    for view in [
+        SubView::Summary,
+        SubView::Timeline,
+        SubView::Sequence,
+        SubView::Findings,
+    ] {
+        show(&mut app, view);
+        let screen = render(&mut app, 80, 24);
+        insta::assert_snapshot!(format!("recorded_nagle_{}", view.title()), screen);
+    }
+}
