@@ -76,6 +76,10 @@ fi
 ip netns exec "$CAP" tcpdump -n -i veth-cap -w /dev/null 2> "$WORK/td.err" &
 TD=$!; PIDS+=($TD)
 sleep 1
+# Per-thread CPU ticks of the live view, by thread name (capture, sampler,
+# the UI thread "netlens", ...).
+threads_of() { for t in /proc/"$1"/task/*; do echo "${t##*/} $(cat "$t/comm") $(awk '{print $14 + $15}' "$t/stat")"; done | sort; }
+[ "${UI:-0}" = 1 ] && threads_of "$NL" > "$WORK/threads0"
 read -r nl_u0 nl_s0 <<< "$(cpu_of "$NL")"
 read -r td_u0 td_s0 <<< "$(cpu_of "$TD")"
 before=$(rx_packets)
@@ -83,6 +87,7 @@ ip netns exec "$GEN" "$NETLENS" load udp --to 198.18.7.2:9000 --size "$SIZE" \
     -b "$((PPS * SIZE * 8))" -t "${SECS}s" --json | tail -1 > "$WORK/gen.json"
 sleep 0.5 # the last ring blocks retire (100 ms timeout) and are read
 after=$(rx_packets)
+[ "${UI:-0}" = 1 ] && threads_of "$NL" > "$WORK/threads1"
 read -r nl_u1 nl_s1 <<< "$(cpu_of "$NL")"
 read -r td_u1 td_s1 <<< "$(cpu_of "$TD")"
 kill -INT "$TD"
@@ -92,6 +97,9 @@ if [ "${UI:-0}" = 1 ]; then
     tmux -L "$TMUX_SOCKET" kill-server
     grep -m1 -o 'drop[^│]*' "$WORK/screen" > "$WORK/nl.err" || true
     echo "live view: $(cat "$WORK/nl.err")"
+    # CPU per thread over the run: name, seconds, ns per packet arrived.
+    join "$WORK/threads0" "$WORK/threads1" | awk -v hz="$(getconf CLK_TCK)" -v p="$((after - before))" \
+        '{s = ($5 - $3) / hz; printf "  thread %-10s CPU %.2f s  %.0f ns/packet\n", $2, s, s * 1e9 / p}' 
     wait "$TD" || true
 else
     wait "$NL" "$TD" || true
