@@ -164,7 +164,10 @@ impl Timestamp {
     /// The fraction in microseconds (tcpdump's default precision).
     pub fn micros(&self) -> u32 {
         if self.nanos {
-            self.frac / 1000
+            // As libpcap scales it: the file's field is a signed 32-bit
+            // value, divided in C (towards zero), then printed unsigned, so
+            // an invalid fraction prints exactly as tcpdump prints it.
+            ((self.frac as i32) / 1000) as u32
         } else {
             self.frac
         }
@@ -347,6 +350,22 @@ mod tests {
             print_char(&mut out, c);
         }
         assert_eq!(out, "a^A^?M-i");
+    }
+
+    #[test]
+    fn an_invalid_nanosecond_fraction_prints_as_tcpdump_prints_it() {
+        // tcpdump's timestamp_invalid_nano test: 2^31 ns.
+        let ts = Timestamp {
+            sec: 0,
+            frac: 2_147_483_648,
+            nanos: true,
+        };
+        assert_eq!(ts.micros(), 4_292_819_813);
+        let ts = Timestamp {
+            frac: 999_999_999,
+            ..ts
+        };
+        assert_eq!(ts.micros(), 999_999);
     }
 
     #[test]
