@@ -31,6 +31,26 @@ fn operation(ctx: &mut Ctx, op: u16) {
     ctx.f(format_args!("{name} "));
 }
 
+fn hardware(ctx: &mut Ctx, hrd: u16) {
+    match hardware_name(hrd) {
+        Some(name) => ctx.s(name),
+        None => ctx.f(format_args!("Unknown Hardware ({hrd})")),
+    }
+}
+
+fn protocol(ctx: &mut Ctx, pro: u16) {
+    match super::link::ethertype_name(pro) {
+        Some(name) => ctx.s(name),
+        None => ctx.f(format_args!("Unknown Protocol (0x{pro:04x})")),
+    }
+}
+
+/// The IPv4 address at `at`.
+fn ip_at(ctx: &mut Ctx, data: &[u8], at: usize) -> R {
+    ipv4(ctx.out, bytes(data, at, 4)?);
+    Ok(())
+}
+
 /// Hardware type 19: ATM ARP (RFC 2225), which tcpdump prints with its
 /// own header layout (type-and-length bytes, then six addresses).
 const ATM: u16 = 19;
@@ -55,22 +75,14 @@ pub fn arp(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
     ctx.s("ARP, ");
     let ip_like = pro == 0x0800 || pro == 0x1000;
     if !ip_like || pln != 4 || hln == 0 {
-        match hardware_name(hrd) {
-            Some(name) => ctx.f(format_args!("{name} (len {hln}), ")),
-            None => ctx.f(format_args!("Unknown Hardware ({hrd}) (len {hln}), ")),
-        }
-        match super::link::ethertype_name(pro) {
-            Some(name) => ctx.f(format_args!("{name} (len {pln})")),
-            None => ctx.f(format_args!("Unknown Protocol (0x{pro:04x}) (len {pln})")),
-        }
-        ctx.f(format_args!(", length {length}"));
+        hardware(ctx, hrd);
+        ctx.f(format_args!(" (len {hln}), "));
+        protocol(ctx, pro);
+        ctx.f(format_args!(" (len {pln}), length {length}"));
         return Ok(());
     }
     operation(ctx, op);
-    let ip_at = |ctx: &mut Ctx, at: usize| -> R {
-        ipv4(ctx.out, bytes(data, at, 4)?);
-        Ok(())
-    };
+    let ip_at = |ctx: &mut Ctx, at: usize| ip_at(ctx, data, at);
     let hw_at = |ctx: &mut Ctx, at: usize| -> R {
         linkaddr(ctx.out, bytes(data, at, hln)?);
         Ok(())
@@ -145,22 +157,14 @@ fn atm_arp(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
     }
     ctx.s("ARP, ");
     if !(pro == 0x0800 || pro == 0x1000) || spln != 4 || tpln != 4 {
-        match hardware_name(hrd) {
-            Some(name) => ctx.f(format_args!("{name}, ")),
-            None => ctx.f(format_args!("Unknown Hardware ({hrd}), ")),
-        }
-        match super::link::ethertype_name(pro) {
-            Some(name) => ctx.s(name),
-            None => ctx.f(format_args!("Unknown Protocol (0x{pro:04x})")),
-        }
+        hardware(ctx, hrd);
+        ctx.s(", ");
+        protocol(ctx, pro);
         ctx.f(format_args!(" (len {spln}/{tpln}), length {length}"));
         return Ok(());
     }
     operation(ctx, op);
-    let ip_at = |ctx: &mut Ctx, at: usize| -> R {
-        ipv4(ctx.out, bytes(data, at, 4)?);
-        Ok(())
-    };
+    let ip_at = |ctx: &mut Ctx, at: usize| ip_at(ctx, data, at);
     // An ATM address and its subaddress: "<No address>" when empty.
     let atm_at = |ctx: &mut Ctx, at: usize, n: usize, sub_at: usize, sub_n: usize| -> R {
         if n == 0 {
