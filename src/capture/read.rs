@@ -170,18 +170,59 @@ impl<'a> From<&'a FlowSample> for FlowLine<'a> {
 }
 
 fn write_table(out: &mut impl Write, flows: &[FlowSample]) -> std::io::Result<()> {
+    // Endpoint columns as wide as the widest endpoint, as ss sizes its
+    // columns: an IPv4 table is not padded for IPv6 addresses.
+    let width = flows
+        .iter()
+        .map(|f| f.src.len().max(f.dst.len()))
+        .max()
+        .unwrap_or(0)
+        .max(3);
     writeln!(
         out,
-        "{:<5} {:<45} {:<45} {:>8} {:>10} {:<11} {:>8} {:>6}",
+        "{:<5} {:<width$} {:<width$} {:>8} {:>10} {:<11} {:>8} {:>6}",
         "PROTO", "SRC", "DST", "PACKETS", "BYTES", "STATE", "RTT_MS", "RETX"
     )?;
     for f in flows {
         let rtt = f.rtt_ms.map_or("-".to_string(), |r| format!("{r:.3}"));
         writeln!(
             out,
-            "{:<5} {:<45} {:<45} {:>8} {:>10} {:<11} {:>8} {:>6}",
+            "{:<5} {:<width$} {:<width$} {:>8} {:>10} {:<11} {:>8} {:>6}",
             f.proto, f.src, f.dst, f.packets, f.bytes, f.state, rtt, f.retransmits
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_table_columns_fit_the_widest_endpoint() {
+        let flow = |src: &str, dst: &str| FlowSample {
+            proto: "tcp".into(),
+            src: src.into(),
+            dst: dst.into(),
+            packets: 32,
+            bytes: 2538,
+            state: "CLOSED".into(),
+            rtt_ms: Some(0.024),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let flows = [
+            flow("198.18.9.1:50748", "198.18.9.2:9001"),
+            flow("198.18.0.10:53", "198.18.0.2:40000"),
+        ];
+        write_table(&mut out, &flows).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1],
+            "tcp   198.18.9.1:50748 198.18.9.2:9001        32       2538 CLOSED         0.024      0"
+        );
+        assert!(lines.iter().all(|l| l.len() < 90), "{text}");
+        assert_eq!(lines[0].find("DST"), lines[1].find("198.18.9.2"));
+    }
 }
