@@ -5,7 +5,8 @@
 //! tcp 198.18.0.1:40000 → 198.18.0.2:9001  ESTABLISHED  curl (pid 42)
 //! [Summary] Packets  Sequence  Findings(1)  Payload        v/V view  e export
 //! ... the sub-view: summary.rs, timeline.rs, sequence.rs, findings.rs,
-//!     payload.rs (one render function each) ...
+//!     payload.rs (one render function each); under the summary, when
+//!     the pane has room, a throughput chart per direction ...
 //! 120 packets kept (analysis of 120)        exported 120 packets to /tmp/x.pcap
 //! ```
 
@@ -71,6 +72,17 @@ pub fn render_detail(
         SubView::Findings => findings::lines(detail, flow, usize::from(body.width), theme),
         SubView::Payload => payload::lines(detail, theme),
     };
+    // The summary's throughput chart takes the room its lines leave.
+    let body =
+        if detail.view == SubView::Summary && height >= lines.len() + summary::CHART_MIN_HEIGHT {
+            let [text, chart] =
+                Layout::vertical([Constraint::Length(lines.len() as u16), Constraint::Min(0)])
+                    .areas(body);
+            summary::chart(frame, chart, detail, theme);
+            text
+        } else {
+            body
+        };
     // Clamp the scroll so the last page stays full.
     let max_scroll = lines.len().saturating_sub(height);
     detail.scroll = detail.scroll.min(max_scroll);

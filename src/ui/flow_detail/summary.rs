@@ -8,7 +8,11 @@ use crate::model::capture::FlowSample;
 use crate::ui::format;
 use crate::ui::spark::spark;
 use crate::ui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType};
 
 pub fn lines(
     detail: &FlowDetail,
@@ -180,4 +184,70 @@ fn throughput(detail: &FlowDetail, buckets: usize) -> (Vec<f64>, Vec<f64>, f64) 
         series[i] += f64::from(p.payload_len);
     }
     (up, down, bucket)
+}
+
+/// Rows the throughput chart needs to be worth drawing.
+pub const CHART_MIN_HEIGHT: usize = 6;
+
+/// Payload bytes/s per direction over the kept packets, against seconds
+/// since the first: client → server a braille line, server → client dots,
+/// so the two differ without colour (as the interface charts do).
+pub fn chart(frame: &mut Frame, area: Rect, detail: &FlowDetail, theme: Theme) {
+    let (up, down, bucket) = throughput(detail, usize::from(area.width).max(8));
+    let points = |series: &[f64]| -> Vec<(f64, f64)> {
+        series
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| ((i as f64 + 0.5) * bucket, bytes / bucket))
+            .collect()
+    };
+    let up = points(&up);
+    // Dots at zero would only draw the axis again.
+    let down: Vec<(f64, f64)> = points(&down).into_iter().filter(|p| p.1 > 0.0).collect();
+    let span = bucket * up.len().max(1) as f64;
+    let max = up
+        .iter()
+        .chain(&down)
+        .map(|p| p.1)
+        .fold(0.0, f64::max)
+        .max(1.0)
+        * 1.1;
+    let title = Line::from(vec![
+        Span::raw(" throughput (payload) "),
+        Span::styled("⣿ → client to server ", theme.tx()),
+        Span::styled(" • ← server to client ", theme.rx()),
+    ]);
+    let datasets = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.tx())
+            .data(&up),
+        Dataset::default()
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Scatter)
+            .style(theme.rx())
+            .data(&down),
+    ];
+    let seconds = |t: f64| {
+        if span < 1.0 {
+            format!("{:.0}ms", t * 1000.0)
+        } else {
+            format!("{t:.1}s")
+        }
+    };
+    let chart = Chart::new(datasets)
+        .block(Block::default().borders(Borders::TOP).title(title))
+        .legend_position(None)
+        .x_axis(Axis::default().bounds([0.0, span]).labels([
+            seconds(0.0),
+            seconds(span / 2.0),
+            seconds(span),
+        ]))
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, max])
+                .labels(["0".to_string(), format!("{}/s", format::bytes(max))]),
+        );
+    frame.render_widget(chart, area);
 }
