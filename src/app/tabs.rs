@@ -26,6 +26,12 @@ impl Tab {
         }
     }
 
+    /// Whether Enter opens the selected row's own screen here (the
+    /// footer offers "Enter detail" only where it does).
+    pub fn opens_rows(self) -> bool {
+        matches!(self, Tab::Interfaces | Tab::Sockets | Tab::Flows)
+    }
+
     pub fn position(self) -> usize {
         ALL.iter().position(|t| *t == self).unwrap_or(0)
     }

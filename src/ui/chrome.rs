@@ -3,7 +3,7 @@
 use super::format;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::keymap::{BINDINGS, Scope, hint_label};
+use crate::app::keymap::{Action, BINDINGS, Scope, hint_label};
 use crate::app::replay::Mode;
 use crate::app::tabs::{ALL, Tab};
 use crate::findings::Severity;
@@ -178,6 +178,9 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Scope::Dns => app.tab == Tab::Dns,
         };
         if !shown {
+            continue;
+        }
+        if binding.action == Action::Open && !app.tab.opens_rows() {
             continue;
         }
         if let Some(hint) = binding.hint {
