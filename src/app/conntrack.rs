@@ -2,6 +2,7 @@
 //! filtering, selection. Rendering lives in ui/conntrack.rs.
 
 use super::keymap::Action;
+use super::table::{self, Window};
 use crate::model::conntrack::{ConntrackEntry, Tuple};
 use crate::model::conntrack_rates::Summary;
 use std::cmp::Ordering;
@@ -19,13 +20,7 @@ pub enum Column {
     Zone,
 }
 
-pub struct ColumnSpec {
-    pub column: Column,
-    pub title: &'static str,
-    pub width: u16,
-    /// Lower shows first when the terminal is narrow.
-    pub priority: u8,
-}
+pub type ColumnSpec = table::ColumnSpec<Column>;
 
 pub const COLUMNS: &[ColumnSpec] = &[
     ColumnSpec {
@@ -129,9 +124,7 @@ pub struct ConntrackView {
     pub selected: Option<EntryKey>,
     /// Where the selection was, for when that entry disappears.
     pub selected_position: usize,
-    pub offset: usize,
-    /// Rows visible at the last draw (PgUp/PgDn step).
-    pub page: usize,
+    pub window: Window,
     pub filter: String,
     pub editing_filter: bool,
     /// The summary (top-N, counts) of the entry list dumped at this
@@ -147,8 +140,7 @@ impl Default for ConntrackView {
             descending: true,
             selected: None,
             selected_position: 0,
-            offset: 0,
-            page: 10,
+            window: Window::default(),
             filter: String::new(),
             editing_filter: false,
             summary: None,
@@ -199,16 +191,12 @@ impl ConntrackView {
     /// Applies a view action; returns whether anything changed.
     pub fn handle(&mut self, action: Action, entries: &[ConntrackEntry]) -> bool {
         let rows = self.rows(entries);
-        let last = rows.len().saturating_sub(1);
         let at = self.selected_index(&rows).unwrap_or(0);
-        let page = self.page.max(1);
+        if let Some(index) = self.window.move_selection(action, at, rows.len()) {
+            self.select(&rows, index);
+            return true;
+        }
         match action {
-            Action::Up => self.select(&rows, at.saturating_sub(1)),
-            Action::Down => self.select(&rows, (at + 1).min(last)),
-            Action::PageUp => self.select(&rows, at.saturating_sub(page)),
-            Action::PageDown => self.select(&rows, (at + page).min(last)),
-            Action::Top => self.select(&rows, 0),
-            Action::Bottom => self.select(&rows, last),
             Action::Close => {
                 if self.filter.is_empty() {
                     return false;
@@ -216,16 +204,7 @@ impl ConntrackView {
                 self.filter.clear();
             }
             Action::SortNext | Action::SortPrev => {
-                let position = COLUMNS
-                    .iter()
-                    .position(|c| c.column == self.sort)
-                    .unwrap_or(0);
-                let next = if action == Action::SortNext {
-                    (position + 1) % COLUMNS.len()
-                } else {
-                    (position + COLUMNS.len() - 1) % COLUMNS.len()
-                };
-                self.sort = COLUMNS[next].column;
+                self.sort = table::next_sort(COLUMNS.iter().map(|c| c.column), self.sort, action);
                 // Biggest first for numbers, A-Z for text.
                 self.descending =
                     !matches!(self.sort, Column::Proto | Column::State | Column::Flow);
@@ -247,11 +226,6 @@ impl ConntrackView {
             .summary
             .get_or_insert_with(|| (mono, Summary::default()))
             .1
-    }
-
-    /// Keeps the selection inside the visible window of `height` rows.
-    pub fn scroll_to_selection(&mut self, selected: usize, height: usize) {
-        self.offset = super::scroll_offset(self.offset, selected, height);
     }
 }
 

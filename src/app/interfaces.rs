@@ -2,6 +2,7 @@
 //! selection. Rendering lives in ui/interfaces.rs.
 
 use super::keymap::Action;
+use super::table::{self, Window};
 use crate::model::rates::{InterfaceRates, interface_util};
 use crate::model::{InterfaceSample, Sample};
 use std::cmp::Ordering;
@@ -24,13 +25,7 @@ pub enum Column {
     Speed,
 }
 
-pub struct ColumnSpec {
-    pub column: Column,
-    pub title: &'static str,
-    pub width: u16,
-    /// Lower shows first when the terminal is narrow.
-    pub priority: u8,
-}
+pub type ColumnSpec = table::ColumnSpec<Column>;
 
 /// Table order. Error columns sum both directions; the detail pane splits them.
 pub const COLUMNS: &[ColumnSpec] = &[
@@ -206,10 +201,7 @@ pub struct InterfacesView {
     pub selected: Option<String>,
     /// Where the selection was, for when that interface disappears.
     pub selected_position: usize,
-    /// First visible row.
-    pub offset: usize,
-    /// Rows visible in the table at the last draw (PgUp/PgDn step).
-    pub page: usize,
+    pub window: Window,
     pub filter: String,
     pub editing_filter: bool,
     pub detail: bool,
@@ -225,8 +217,7 @@ impl Default for InterfacesView {
             descending: false,
             selected: None,
             selected_position: 0,
-            offset: 0,
-            page: 10,
+            window: Window::default(),
             filter: String::new(),
             editing_filter: false,
             detail: false,
@@ -366,18 +357,7 @@ impl InterfacesView {
         let rows = self.rows(current);
         let count = rows.len();
         let at = self.selected_index(&rows).unwrap_or(0);
-        let last = count.saturating_sub(1);
-        let page = self.page.max(1);
-        let target = match action {
-            Action::Up => Some(at.saturating_sub(1)),
-            Action::Down => Some((at + 1).min(last)),
-            Action::PageUp => Some(at.saturating_sub(page)),
-            Action::PageDown => Some((at + page).min(last)),
-            Action::Top => Some(0),
-            Action::Bottom => Some(last),
-            _ => None,
-        };
-        if let Some(index) = target {
+        if let Some(index) = self.window.move_selection(action, at, count) {
             self.select_in(previous, current, index);
             return true;
         }
@@ -387,25 +367,10 @@ impl InterfacesView {
                 self.detail = count > 0;
             }
             Action::Close => {
-                if self.detail {
-                    self.detail = false;
-                } else if !self.filter.is_empty() {
-                    self.filter.clear();
-                } else {
-                    return false;
-                }
+                return table::close_detail_or_filter(&mut self.detail, &mut self.filter);
             }
             Action::SortNext | Action::SortPrev => {
-                let position = COLUMNS
-                    .iter()
-                    .position(|c| c.column == self.sort)
-                    .unwrap_or(0);
-                let next = if action == Action::SortNext {
-                    (position + 1) % COLUMNS.len()
-                } else {
-                    (position + COLUMNS.len() - 1) % COLUMNS.len()
-                };
-                self.sort = COLUMNS[next].column;
+                self.sort = table::next_sort(COLUMNS.iter().map(|c| c.column), self.sort, action);
                 // Biggest first for numbers, as htop does; A-Z for text.
                 self.descending = !matches!(self.sort, Column::Name | Column::State);
             }
@@ -414,10 +379,5 @@ impl InterfacesView {
             _ => return false,
         }
         true
-    }
-
-    /// Keeps the selection inside the visible window of `height` rows.
-    pub fn scroll_to_selection(&mut self, selected: usize, height: usize) {
-        self.offset = super::scroll_offset(self.offset, selected, height);
     }
 }

@@ -13,6 +13,7 @@ pub mod load;
 pub mod replay;
 pub mod run;
 pub mod sockets;
+pub mod table;
 pub mod tabs;
 pub mod tcp;
 

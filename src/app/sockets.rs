@@ -7,6 +7,7 @@
 //! sorted row indices and frames only look at the visible slice.
 
 use super::keymap::Action;
+use super::table::{self, Window};
 use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
 use crate::model::sockets::{SocketKey, SocketSample};
@@ -30,13 +31,7 @@ pub enum Column {
     Flag,
 }
 
-pub struct ColumnSpec {
-    pub column: Column,
-    pub title: &'static str,
-    pub width: u16,
-    /// Lower shows first when the terminal is narrow.
-    pub priority: u8,
-}
+pub type ColumnSpec = table::ColumnSpec<Column>;
 
 /// Table order. Queues is a sort mode, not a column.
 pub const COLUMNS: &[ColumnSpec] = &[
@@ -215,8 +210,7 @@ pub struct SocketsView {
     pub descending: bool,
     pub selected: Option<SocketKey>,
     pub selected_position: usize,
-    pub offset: usize,
-    pub page: usize,
+    pub window: Window,
     pub filter: String,
     pub editing_filter: bool,
     pub detail: bool,
@@ -237,8 +231,7 @@ impl Default for SocketsView {
             descending: true,
             selected: None,
             selected_position: 0,
-            offset: 0,
-            page: 10,
+            window: Window::default(),
             filter: String::new(),
             editing_filter: false,
             detail: false,
@@ -342,36 +335,20 @@ impl SocketsView {
         let order = std::mem::take(&mut self.order);
         let at = self.selected_index(&order, current).unwrap_or(0);
         self.order = order;
-        let last = len.saturating_sub(1);
-        let page = self.page.max(1);
+        if let Some(index) = self.window.move_selection(action, at, len) {
+            self.select(current, index);
+            return true;
+        }
         match action {
-            Action::Up => self.select(current, at.saturating_sub(1)),
-            Action::Down => self.select(current, (at + 1).min(last)),
-            Action::PageUp => self.select(current, at.saturating_sub(page)),
-            Action::PageDown => self.select(current, (at + page).min(last)),
-            Action::Top => self.select(current, 0),
-            Action::Bottom => self.select(current, last),
             Action::Open => {
                 self.select(current, at);
                 self.detail = len > 0;
             }
             Action::Close => {
-                if self.detail {
-                    self.detail = false;
-                } else if !self.filter.is_empty() {
-                    self.filter.clear();
-                } else {
-                    return false;
-                }
+                return table::close_detail_or_filter(&mut self.detail, &mut self.filter);
             }
             Action::SortNext | Action::SortPrev => {
-                let position = SORT_ORDER.iter().position(|c| *c == self.sort).unwrap_or(0);
-                let next = if action == Action::SortNext {
-                    (position + 1) % SORT_ORDER.len()
-                } else {
-                    (position + SORT_ORDER.len() - 1) % SORT_ORDER.len()
-                };
-                self.sort = SORT_ORDER[next];
+                self.sort = table::next_sort(SORT_ORDER.iter().copied(), self.sort, action);
                 self.descending = !matches!(
                     self.sort,
                     Column::Proto | Column::State | Column::Local | Column::Peer | Column::Process
@@ -382,11 +359,6 @@ impl SocketsView {
             _ => return false,
         }
         true
-    }
-
-    /// Keeps the selection inside the visible window of `height` rows.
-    pub fn scroll_to_selection(&mut self, selected: usize, height: usize) {
-        self.offset = super::scroll_offset(self.offset, selected, height);
     }
 
     /// Extends the histories with a new sample: the selected socket and every

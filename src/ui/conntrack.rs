@@ -11,6 +11,7 @@
 //! ```
 
 use super::format;
+use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::conntrack::{COLUMNS, Column, ColumnSpec, ConntrackView, total};
@@ -19,7 +20,7 @@ use crate::model::conntrack_rates::{ConntrackRates, Summary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Cell, Paragraph, Table, Wrap};
 
 /// How many sources and ports the summary names.
 const TOP_N: usize = 3;
@@ -227,26 +228,10 @@ fn top_line(summary: &Summary, theme: Theme) -> Line<'static> {
 /// The columns that fit in `width`, by priority, kept in table order. The
 /// flow column takes what is left.
 fn fitting_columns(width: u16, acct: bool, shown: &[String]) -> Vec<&'static ColumnSpec> {
-    let mut by_priority: Vec<&ColumnSpec> = COLUMNS
-        .iter()
-        .filter(|spec| acct || !matches!(spec.column, Column::Packets | Column::Bytes))
-        .filter(|spec| crate::config::Columns::shows(shown, spec.title))
-        .collect();
-    by_priority.sort_by_key(|spec| spec.priority);
-    let mut used = 0u16;
-    let mut chosen = Vec::new();
-    for spec in by_priority {
-        let needed = spec.width + u16::from(!chosen.is_empty());
-        if used + needed > width && !chosen.is_empty() {
-            continue;
-        }
-        used += needed;
-        chosen.push(spec.column);
-    }
-    COLUMNS
-        .iter()
-        .filter(|spec| chosen.contains(&spec.column))
-        .collect()
+    table::fitting(COLUMNS, width, |spec| {
+        (acct || !matches!(spec.column, Column::Packets | Column::Bytes))
+            && crate::config::Columns::shows(shown, spec.title)
+    })
 }
 
 fn table(
@@ -264,77 +249,36 @@ fn table(
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
     let visible = usize::from(table_area.height.saturating_sub(1));
-    view.page = visible.max(1);
-    if let Some(selected) = selected {
-        view.scroll_to_selection(selected, visible);
-    }
-    view.offset = view.offset.min(rows.len().saturating_sub(visible.max(1)));
+    view.window.fit(selected, rows.len(), visible);
 
     let acct = ct.acct != Some(false) || entries.iter().any(|e| e.packets.is_some());
     let columns = fitting_columns(table_area.width, acct, shown);
-    let header = Row::new(columns.iter().map(|spec| {
-        let marker = if spec.column == view.sort {
-            if view.descending { "▼" } else { "▲" }
-        } else {
-            ""
-        };
-        let title = Line::from(format!("{}{marker}", spec.title));
-        Cell::from(if right_aligned(spec.column) {
-            title.right_aligned()
-        } else {
-            title
-        })
-    }))
-    .style(theme.header());
+    let sorted = |column| column == view.sort;
+    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
     let body = rows
         .iter()
         .enumerate()
-        .skip(view.offset)
+        .skip(view.window.offset)
         .take(visible)
         .map(|(i, entry)| {
-            let row = Row::new(columns.iter().map(|spec| cell(entry, spec.column, theme)));
-            if Some(i) == selected {
-                row.style(theme.selected())
-            } else {
-                row
-            }
+            let cells = columns.iter().map(|spec| cell(entry, spec.column, theme));
+            table::body_row(cells, Some(i) == selected, theme)
         });
-    let widths: Vec<Constraint> = columns
-        .iter()
-        .map(|spec| {
-            if spec.column == Column::Flow {
-                Constraint::Min(spec.width)
-            } else {
-                Constraint::Length(spec.width)
-            }
-        })
-        .collect();
+    let widths = table::widths(&columns, |column| column == Column::Flow);
     frame.render_widget(
         Table::new(body, widths).header(header).column_spacing(1),
         table_area,
     );
-    let mut hit = None;
-    if table_area.height > 1 {
-        let rows_area = Rect {
-            y: table_area.y + 1,
-            height: table_area.height - 1,
-            ..table_area
+    let body_area = table::body_area(table_area);
+    if let Some(body_area) = body_area
+        && rows.is_empty()
+    {
+        let note = if view.filter.is_empty() {
+            "no entries"
+        } else {
+            "no entry matches the filter"
         };
-        hit = Some((rows_area, view.offset));
-        if rows.is_empty() {
-            let note = if view.filter.is_empty() {
-                "no entries"
-            } else {
-                "no entry matches the filter"
-            };
-            frame.render_widget(
-                Paragraph::new(note),
-                Rect {
-                    height: 1,
-                    ..rows_area
-                },
-            );
-        }
+        table::render_empty_note(frame, body_area, note);
     }
     if info_area.height > 0 {
         let text = match selected.and_then(|i| rows.get(i)) {
@@ -346,7 +290,7 @@ fn table(
             info_area,
         );
     }
-    hit
+    body_area.map(|area| (area, view.window.offset))
 }
 
 fn right_aligned(column: Column) -> bool {

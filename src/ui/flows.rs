@@ -10,15 +10,17 @@
 //! ```
 
 use super::format;
+use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::flows::{Column, Grouping, Row as FlowRow};
+use crate::app::table::ColumnSpec;
 use crate::config::Columns;
 use crate::model::capture::{CaptureRates, CaptureSample};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Table};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if area.height == 0 || area.width == 0 {
@@ -189,12 +191,7 @@ fn render_packets(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-struct Spec {
-    column: Column,
-    title: &'static str,
-    width: u16,
-    priority: u8,
-}
+type Spec = ColumnSpec<Column>;
 
 const fn spec(column: Column, title: &'static str, width: u16, priority: u8) -> Spec {
     Spec {
@@ -311,32 +308,16 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     } else {
         (view.selected + 1).saturating_sub(visible)
     };
-    let header = Row::new(columns.iter().map(|s| {
-        let marker = if s.column == view.sort {
-            if view.descending { "▼" } else { "▲" }
-        } else {
-            ""
-        };
-        let title = Line::from(format!("{}{marker}", s.title));
-        Cell::from(if right_aligned(s.column) {
-            title.right_aligned()
-        } else {
-            title
-        })
-    }))
-    .style(theme.header());
+    let sorted = |column| column == view.sort;
+    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
     let body = rows
         .iter()
         .enumerate()
         .skip(offset)
         .take(visible)
         .map(|(i, row)| {
-            let r = Row::new(columns.iter().map(|s| cell(row, s.column, now, theme)));
-            if i == view.selected {
-                r.style(theme.selected())
-            } else {
-                r
-            }
+            let cells = columns.iter().map(|s| cell(row, s.column, now, theme));
+            table::body_row(cells, i == view.selected, theme)
         });
     let widths: Vec<Constraint> = columns
         .iter()

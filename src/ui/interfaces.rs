@@ -11,6 +11,7 @@
 
 use super::format;
 use super::interface_detail;
+use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::interfaces::{COLUMNS, Column, ColumnSpec, Row as IfaceRow};
@@ -18,7 +19,7 @@ use crate::model::InterfaceSample;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, Paragraph, Table};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
@@ -44,73 +45,34 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         let rows = view.rows(current);
         (rows.len(), view.selected_index(&rows))
     };
-    view.page = visible.max(1);
-    if let Some(selected) = selected {
-        view.scroll_to_selection(selected, visible);
-    }
-    view.offset = view.offset.min(count.saturating_sub(visible.max(1)));
+    view.window.fit(selected, count, visible);
     let view = &app.interfaces;
     let rows = view.rows(current);
 
     let columns = fitting_columns(table_area.width, &app.columns.interfaces);
-    let header = Row::new(columns.iter().map(|spec| {
-        let marker = if spec.column == view.sort {
-            if view.descending { "▼" } else { "▲" }
-        } else {
-            ""
-        };
-        let title = Line::from(format!("{}{marker}", spec.title));
-        Cell::from(if left_aligned(spec.column) {
-            title
-        } else {
-            title.right_aligned()
-        })
-    }))
-    .style(theme.header());
+    let sorted = |column| column == view.sort;
+    let right_aligned = |column| !left_aligned(column);
+    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
     // Only the visible rows are built.
-    let body = rows.range(view.offset, visible).map(|(i, row)| {
+    let body = rows.range(view.window.offset, visible).map(|(i, row)| {
         let cells = columns.iter().map(|spec| cell(&row, spec, theme));
-        let table_row = Row::new(cells);
-        if Some(i) == selected {
-            table_row.style(theme.selected())
-        } else {
-            table_row
-        }
+        table::body_row(cells, Some(i) == selected, theme)
     });
-    let widths: Vec<Constraint> = columns
-        .iter()
-        .map(|spec| {
-            if spec.column == Column::Name {
-                Constraint::Min(spec.width)
-            } else {
-                Constraint::Length(spec.width)
-            }
-        })
-        .collect();
+    let widths = table::widths(&columns, |column| column == Column::Name);
     frame.render_widget(
         Table::new(body, widths).header(header).column_spacing(1),
         table_area,
     );
-    if table_area.height > 1 {
-        let rows_area = Rect {
-            y: table_area.y + 1,
-            height: table_area.height - 1,
-            ..table_area
-        };
-        app.hits.rows = Some((rows_area, app.interfaces.offset));
-    }
-    if rows.is_empty() && table_area.height > 1 {
-        let note = if app.interfaces.filter.is_empty() {
-            "no interfaces"
-        } else {
-            "no interface matches the filter"
-        };
-        let area = Rect {
-            y: table_area.y + 1,
-            height: 1,
-            ..table_area
-        };
-        frame.render_widget(Paragraph::new(note), area);
+    if let Some(body_area) = table::body_area(table_area) {
+        app.hits.rows = Some((body_area, app.interfaces.window.offset));
+        if rows.is_empty() {
+            let note = if app.interfaces.filter.is_empty() {
+                "no interfaces"
+            } else {
+                "no interface matches the filter"
+            };
+            table::render_empty_note(frame, body_area, note);
+        }
     }
     if let Some(row) = selected.and_then(|i| rows.get(i)) {
         render_detail_info(frame, info_area, row.iface, theme);
@@ -124,25 +86,9 @@ fn left_aligned(column: Column) -> bool {
 /// The columns that fit in `width`, by priority, kept in table order. The name
 /// column takes what is left over.
 fn fitting_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
-    let mut by_priority: Vec<&ColumnSpec> = COLUMNS
-        .iter()
-        .filter(|spec| crate::config::Columns::shows(shown, spec.title))
-        .collect();
-    by_priority.sort_by_key(|spec| spec.priority);
-    let mut used = 0u16;
-    let mut chosen = Vec::new();
-    for spec in by_priority {
-        let needed = spec.width + u16::from(!chosen.is_empty());
-        if used + needed > width && !chosen.is_empty() {
-            continue;
-        }
-        used += needed;
-        chosen.push(spec.column);
-    }
-    COLUMNS
-        .iter()
-        .filter(|spec| chosen.contains(&spec.column))
-        .collect()
+    table::fitting(COLUMNS, width, |spec| {
+        crate::config::Columns::shows(shown, spec.title)
+    })
 }
 
 fn cell<'a>(row: &IfaceRow, spec: &ColumnSpec, theme: Theme) -> Cell<'a> {

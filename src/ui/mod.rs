@@ -24,6 +24,7 @@ pub mod load;
 pub mod socket_detail;
 pub mod sockets;
 pub mod spark;
+pub mod table;
 pub mod tcp;
 pub mod theme;
 pub mod timeline;

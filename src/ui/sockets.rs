@@ -10,6 +10,7 @@
 
 use super::format;
 use super::socket_detail;
+use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::sockets::{COLUMNS, Column, ColumnSpec, flag};
@@ -49,34 +50,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
     let visible = usize::from(table_area.height.saturating_sub(1));
-    view.page = visible.max(1);
-    if let Some(selected) = selected {
-        view.scroll_to_selection(selected, visible);
-    }
-    view.offset = view.offset.min(total.saturating_sub(visible.max(1)));
+    view.window.fit(selected, total, visible);
 
     let columns = fitting_columns(table_area.width, &app.columns.sockets);
-    let header = Row::new(columns.iter().map(|spec| {
-        let sorted = spec.column == view.sort
-            || (view.sort == Column::Queues
-                && matches!(spec.column, Column::RecvQ | Column::SendQ));
-        let marker = match (sorted, view.descending) {
-            (false, _) => "",
-            (true, true) => "▼",
-            (true, false) => "▲",
-        };
-        let title = Line::from(format!("{}{marker}", spec.title));
-        Cell::from(if right_aligned(spec.column) {
-            title.right_aligned()
-        } else {
-            title
-        })
-    }))
-    .style(theme.header());
+    let sorted = |column| {
+        column == view.sort
+            || (view.sort == Column::Queues && matches!(column, Column::RecvQ | Column::SendQ))
+    };
+    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
     let body = order
         .iter()
         .enumerate()
-        .skip(view.offset)
+        .skip(view.window.offset)
         .take(visible)
         .map(|(i, &row)| {
             let socket = &current.sockets[row as usize];
@@ -91,39 +76,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 table_row
             }
         });
-    let widths: Vec<Constraint> = columns
-        .iter()
-        .map(|spec| match spec.column {
-            Column::Local | Column::Peer | Column::Process => Constraint::Min(spec.width),
-            _ => Constraint::Length(spec.width),
-        })
-        .collect();
+    let widths = table::widths(&columns, |column| {
+        matches!(column, Column::Local | Column::Peer | Column::Process)
+    });
     frame.render_widget(
         Table::new(body, widths).header(header).column_spacing(1),
         table_area,
     );
-    let offset = view.offset;
+    let offset = view.window.offset;
     let selected_socket = selected
         .and_then(|i| order.get(i))
         .map(|&r| &current.sockets[r as usize]);
-    if table_area.height > 1 {
-        let rows_area = Rect {
-            y: table_area.y + 1,
-            height: table_area.height - 1,
-            ..table_area
-        };
-        app.hits.rows = Some((rows_area, offset));
+    if let Some(body_area) = table::body_area(table_area) {
+        app.hits.rows = Some((body_area, offset));
         if total == 0 {
             let note = if app.sockets.filter.is_empty() {
                 "no TCP or UDP sockets"
             } else {
                 "no socket matches the filter"
             };
-            let area = Rect {
-                height: 1,
-                ..rows_area
-            };
-            frame.render_widget(Paragraph::new(note), area);
+            table::render_empty_note(frame, body_area, note);
         }
     }
     if let Some(socket) = selected_socket {
@@ -141,25 +113,9 @@ fn right_aligned(column: Column) -> bool {
 
 /// The columns that fit in `width`, by priority, in table order.
 pub fn fitting_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
-    let mut by_priority: Vec<&ColumnSpec> = COLUMNS
-        .iter()
-        .filter(|spec| crate::config::Columns::shows(shown, spec.title))
-        .collect();
-    by_priority.sort_by_key(|spec| spec.priority);
-    let mut used = 0u16;
-    let mut chosen = Vec::new();
-    for spec in by_priority {
-        let needed = spec.width + u16::from(!chosen.is_empty());
-        if used + needed > width && !chosen.is_empty() {
-            continue;
-        }
-        used += needed;
-        chosen.push(spec.column);
-    }
-    COLUMNS
-        .iter()
-        .filter(|spec| chosen.contains(&spec.column))
-        .collect()
+    table::fitting(COLUMNS, width, |spec| {
+        crate::config::Columns::shows(shown, spec.title)
+    })
 }
 
 /// "users:(("web",pid=42,fd=3))" text for a socket, or why there is none.

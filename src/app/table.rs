@@ -1,0 +1,125 @@
+//! What the table views (Interfaces, Sockets, Conntrack) share: the column
+//! specs, the window of visible rows, and the keys that move the selection
+//! and cycle the sort column.
+
+use super::keymap::Action;
+
+/// One column of a table view; `C` is the view's column enum.
+pub struct ColumnSpec<C> {
+    pub column: C,
+    pub title: &'static str,
+    pub width: u16,
+    /// Lower shows first when the terminal is narrow.
+    pub priority: u8,
+}
+
+/// The rows a table shows: where they start and how many fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// First visible row.
+    pub offset: usize,
+    /// Rows visible at the last draw (PgUp/PgDn step).
+    pub page: usize,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Self {
+            offset: 0,
+            page: 10,
+        }
+    }
+}
+
+impl Window {
+    /// Fits the window to `visible` rows of a table of `count`: keeps
+    /// `selected` in view and does not scroll past the last full page.
+    pub fn fit(&mut self, selected: Option<usize>, count: usize, visible: usize) {
+        self.page = visible.max(1);
+        if let Some(selected) = selected {
+            self.offset = super::scroll_offset(self.offset, selected, visible);
+        }
+        self.offset = self.offset.min(count.saturating_sub(visible.max(1)));
+    }
+
+    /// Where a move key takes the selection from row `at` of `count`; None
+    /// for any other action.
+    pub fn move_selection(&self, action: Action, at: usize, count: usize) -> Option<usize> {
+        let last = count.saturating_sub(1);
+        let page = self.page.max(1);
+        match action {
+            Action::Up => Some(at.saturating_sub(1)),
+            Action::Down => Some((at + 1).min(last)),
+            Action::PageUp => Some(at.saturating_sub(page)),
+            Action::PageDown => Some((at + page).min(last)),
+            Action::Top => Some(0),
+            Action::Bottom => Some(last),
+            _ => None,
+        }
+    }
+}
+
+/// Esc in a table view with a detail pane: closes the pane if it is open,
+/// else clears the filter; false when there was neither.
+pub fn close_detail_or_filter(detail: &mut bool, filter: &mut String) -> bool {
+    if *detail {
+        *detail = false;
+    } else if filter.is_empty() {
+        return false;
+    } else {
+        filter.clear();
+    }
+    true
+}
+
+/// The column after `current` in the sort cycle `order` (SortNext), or the
+/// one before it (SortPrev), wrapping around.
+pub fn next_sort<C: Copy + PartialEq>(
+    mut order: impl ExactSizeIterator<Item = C> + Clone,
+    current: C,
+    action: Action,
+) -> C {
+    let len = order.len();
+    let position = order.clone().position(|c| c == current).unwrap_or(0);
+    let next = if action == Action::SortNext {
+        (position + 1) % len.max(1)
+    } else {
+        (position + len.saturating_sub(1)) % len.max(1)
+    };
+    order.nth(next).unwrap_or(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_follows_the_selection_and_stops_at_the_last_page() {
+        let mut window = Window::default();
+        window.fit(Some(25), 30, 10);
+        assert_eq!((window.offset, window.page), (16, 10));
+        window.fit(None, 12, 10);
+        assert_eq!(window.offset, 2);
+        assert_eq!(window.move_selection(Action::PageDown, 5, 12), Some(11));
+        assert_eq!(window.move_selection(Action::Up, 0, 0), Some(0));
+        assert_eq!(window.move_selection(Action::Filter, 3, 12), None);
+    }
+
+    #[test]
+    fn esc_closes_the_pane_then_clears_the_filter() {
+        let (mut detail, mut filter) = (true, String::from("eth"));
+        assert!(close_detail_or_filter(&mut detail, &mut filter));
+        assert_eq!((detail, filter.as_str()), (false, "eth"));
+        assert!(close_detail_or_filter(&mut detail, &mut filter));
+        assert!(filter.is_empty());
+        assert!(!close_detail_or_filter(&mut detail, &mut filter));
+    }
+
+    #[test]
+    fn the_sort_cycle_wraps_both_ways() {
+        let order = [1, 2, 3];
+        assert_eq!(next_sort(order.iter().copied(), 3, Action::SortNext), 1);
+        assert_eq!(next_sort(order.iter().copied(), 1, Action::SortPrev), 3);
+        assert_eq!(next_sort([].iter().copied(), 7, Action::SortNext), 7);
+    }
+}
