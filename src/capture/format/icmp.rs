@@ -1,7 +1,7 @@
 //! ICMP, ICMPv6 and IGMP, as tcpdump prints them without -v.
 
 use super::ip::IpInfo;
-use super::{Ctx, R, be16, be32, bytes, ipv4, ipv6, u8_at};
+use super::{Ctx, R, be16, be32, bytes, icmp6_info, ipv4, ipv6, u8_at};
 
 pub fn icmp(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
     ctx.proto = "icmp";
@@ -188,11 +188,12 @@ fn quoted_upper(data: &[u8], start: usize) -> R<(u8, usize)> {
 pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
     ctx.proto = "icmp6";
     let kind = u8_at(data, 0)?;
-    let code = u8_at(data, 1)?;
     match icmp6_type(kind) {
         Some(name) => ctx.f(format_args!("ICMP6, {name}")),
         None => ctx.f(format_args!("ICMP6, unknown icmp6 type ({kind})")),
     }
+    // tcpdump names the type before it fetches the code.
+    let code = u8_at(data, 1)?;
     let oip = 8usize;
     match kind {
         1 => {
@@ -298,6 +299,8 @@ pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
             ctx.s(", tgt is ");
             ipv6(ctx.out, bytes(data, 8, 16)?);
         }
+        138 => icmp6_info::router_renumbering(ctx, data)?,
+        139 | 140 => icmp6_info::node_information(ctx, data, length)?,
         133 | 134 | 137 => {
             if kind == 137 {
                 ctx.s(", ");

@@ -8,6 +8,9 @@ pub const ETHERNET: u32 = 1;
 pub const NULL: u32 = 0;
 pub const LOOP: u32 = 108;
 pub const RAW: u32 = 101;
+/// LINKTYPE_IPV4 and LINKTYPE_IPV6: raw IP too (tcpdump's raw_if_print).
+pub const IPV4: u32 = 228;
+pub const IPV6: u32 = 229;
 pub const SLL: u32 = 113;
 pub const SLL2: u32 = 276;
 pub const NFLOG: u32 = 239;
@@ -39,7 +42,7 @@ pub fn print(ctx: &mut Ctx, linktype: u32, data: &[u8], length: usize) -> R {
                 }
             }
         }
-        RAW | 12 | 14 => match u8_at(data, 0)? >> 4 {
+        RAW | 12 | 14 | IPV4 | IPV6 => match u8_at(data, 0)? >> 4 {
             4 => ip::ip4(ctx, data, length),
             6 => ip::ip6(ctx, data, length),
             v => {

@@ -8,6 +8,7 @@
 mod arp;
 mod dns;
 mod icmp;
+mod icmp6_info;
 mod ip;
 mod link;
 mod tcp;
