@@ -14,7 +14,9 @@
 # ring, their wakeups and what they do per packet.
 # UI=1 measures the live view (Flows tab in a detached tmux pane) instead
 # of `netlens capture`; its drops are read from the screen's header.
-# Usage: [UI=1] scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
+# TCPDUMP=print runs `tcpdump -n` printing every line to /dev/null instead
+# of writing the packets (`-w /dev/null`).
+# Usage: [UI=1] [TCPDUMP=print] scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-10}
@@ -73,7 +75,12 @@ else
     NL=$!; PIDS+=($NL)
     WHAT="netlens capture"
 fi
-ip netns exec "$CAP" tcpdump -n -i veth-cap -w /dev/null 2> "$WORK/td.err" &
+if [ "${TCPDUMP:-write}" = print ]; then
+    # tcpdump printing every line (what the live view's packet list shows).
+    ip netns exec "$CAP" tcpdump -n -i veth-cap > /dev/null 2> "$WORK/td.err" &
+else
+    ip netns exec "$CAP" tcpdump -n -i veth-cap -w /dev/null 2> "$WORK/td.err" &
+fi
 TD=$!; PIDS+=($TD)
 sleep 1
 # Per-thread CPU ticks of the live view, by thread name (capture, sampler,

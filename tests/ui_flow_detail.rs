@@ -245,6 +245,40 @@ fn esc_closes_and_e_exports_a_pcap_netlens_reads() {
     assert!(app.flow_detail.is_none());
 }
 
+/// A flow the capture joined mid-stream (no SYN), whose client is the
+/// flow key's second endpoint: the summary's per-direction lines still put
+/// the client's data on the client's line, as the charts and timeline do.
+#[test]
+fn summary_without_the_handshake_keeps_the_client_side() {
+    let flow = FlowSample {
+        src: "198.18.0.2:9001".into(),
+        dst: "198.18.0.1:40000".into(),
+        state: "ESTABLISHED".into(),
+        ..flow()
+    };
+    let mut d = FlowDetail::new(flow, Tab::Flows, 1, 65535, true);
+    let data = [b'x'; 1000];
+    for i in 0..3u32 {
+        let t = f64::from(i) * 0.01;
+        let sent = frame(false, PSH | ACK, 7000 + i * 1000, 100, &data);
+        d.push(ts(t), sent.len() as u32, &sent);
+        let acked = frame(true, ACK, 100, 8000 + i * 1000, &[]);
+        d.push(ts(t + 0.0001), acked.len() as u32, &acked);
+    }
+    let mut app = App::new(Tab::Flows, Duration::from_secs(1), false);
+    app.flow_detail = Some(d);
+    let screen = render(&mut app, 80, 24);
+    let line = |label: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no {label} line in {screen}"))
+            .to_string()
+    };
+    assert!(line("→ client").contains("2.93 KiB payload"), "{screen}");
+    assert!(line("← server").contains("0 B payload"), "{screen}");
+}
+
 /// A sample carrying the flow (and its client socket, owned by "client").
 fn sample_with_flow(mono: f64) -> netlens::model::Sample {
     use netlens::model::capture::CaptureSample;

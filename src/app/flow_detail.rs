@@ -99,6 +99,10 @@ pub struct FlowDetail {
     pub dropped: u64,
     pub missed: u64,
     pub analysis: Analysis,
+    /// Direction index (the flow key's: 0 a → b) of the client's packets:
+    /// the flow's src, which the table took from the SYN or, when the
+    /// capture began mid-flow, from the first packet seen.
+    client_dir: usize,
     formatter: Formatter,
     pub view: SubView,
     /// First line shown of the current sub-view (clamped when drawn).
@@ -110,6 +114,10 @@ pub struct FlowDetail {
 impl FlowDetail {
     pub fn new(flow: FlowSample, origin: Tab, linktype: u32, snaplen: u32, payload: bool) -> Self {
         let key = FlowKey::from_endpoints(&flow.proto, &flow.src, &flow.dst);
+        let client_dir = key.map_or(0, |key| {
+            let src: Option<std::net::SocketAddr> = flow.src.parse().ok();
+            usize::from(src.is_some_and(|s| s.port() != key.a_port || !same_ip(&key.a, s)))
+        });
         Self {
             flow,
             key,
@@ -121,6 +129,7 @@ impl FlowDetail {
             dropped: 0,
             missed: 0,
             analysis: Analysis::detailed(),
+            client_dir,
             formatter: Formatter::new(),
             view: SubView::Summary,
             scroll: 0,
@@ -134,11 +143,8 @@ impl FlowDetail {
     }
 
     /// Direction index (the flow key's: 0 a → b) of the client's packets.
-    fn client_dir(&self) -> usize {
-        let Some(key) = self.key else { return 0 };
-        let src: Option<std::net::SocketAddr> = self.flow.src.parse().ok();
-        let a_port = key.a_port;
-        usize::from(src.is_some_and(|s| s.port() != a_port || !same_ip(&key.a, s)))
+    pub fn client_dir(&self) -> usize {
+        self.client_dir
     }
 
     /// Feeds one captured packet of the flow.

@@ -309,11 +309,6 @@ impl Analysis {
         }
     }
 
-    /// The client's side, or a → b when no SYN was seen.
-    pub fn client_dir(&self) -> usize {
-        usize::from(self.client.unwrap_or(0))
-    }
-
     fn event(&mut self, seg: &Seg, kind: EventKind, related: [Option<u32>; 2]) {
         if let Some(detail) = self.detail.as_mut()
             && detail.events.len() < DETAIL_MAX

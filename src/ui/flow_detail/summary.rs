@@ -21,7 +21,7 @@ pub fn lines(
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let a = &detail.analysis;
-    let c = a.client_dir();
+    let c = detail.client_dir();
     let (client, server) = (&a.dirs[c], &a.dirs[1 - c]);
     let duration = a.last_t - a.first_t;
     let label = |text: &str| Span::styled(format!("{text:<11}"), theme.header());
