@@ -59,15 +59,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         );
         return;
     }
-    let packets_height = if rest.height >= 12 {
-        rest.height * 2 / 5
-    } else {
-        rest.height / 2
-    };
+    let rows = app.flow_rows();
+    let table_height = table_height(rest.height, rows.len());
     let [packets, table] =
-        Layout::vertical([Constraint::Length(packets_height), Constraint::Min(0)]).areas(rest);
+        Layout::vertical([Constraint::Min(0), Constraint::Length(table_height)]).areas(rest);
     render_packets(frame, packets, app, theme);
-    render_table(frame, table, app, theme);
+    render_table(frame, table, app, rows, theme);
+}
+
+/// The flow table's share of `height`: its title, header and rows, at most
+/// three fifths (half in a small pane); the packet list takes the rest, so
+/// a quiet host with few flows shows more packets.
+fn table_height(height: u16, rows: usize) -> u16 {
+    let most = if height >= 12 {
+        height * 3 / 5
+    } else {
+        height - height / 2
+    };
+    let wanted = u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2);
+    wanted.clamp(most.min(4), most)
 }
 
 fn status_line(
@@ -262,8 +272,7 @@ fn fitting(specs: &'static [Spec], width: u16, shown: &[String]) -> Vec<&'static
         .collect()
 }
 
-fn render_table(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
-    let rows = app.flow_rows();
+fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>, theme: Theme) {
     let now = app.shown().1.map_or(0.0, |s| s.t);
     let view = &mut app.flows;
     view.selected = view.selected.min(rows.len().saturating_sub(1));
@@ -386,5 +395,22 @@ fn cell(row: &FlowRow, column: Column, now: f64, theme: Theme) -> Cell<'static> 
         cell.style(theme.warn())
     } else {
         cell
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table_height;
+
+    #[test]
+    fn flow_table_takes_its_rows_and_leaves_the_rest_to_packets() {
+        // Few flows: title, header and the rows, the packet list the rest.
+        assert_eq!(table_height(20, 3), 5);
+        assert_eq!(table_height(20, 0), 4);
+        // Many flows: three fifths, or half in a small pane.
+        assert_eq!(table_height(20, 500), 12);
+        assert_eq!(table_height(8, 500), 4);
+        assert_eq!(table_height(3, 500), 2);
+        assert_eq!(table_height(0, 500), 0);
     }
 }
