@@ -369,6 +369,10 @@ mod conntrack_tab {
         assert!(screen.contains("nf_conntrack_acct=1"), "{screen}");
         assert!(!screen.contains("PKTS"), "{screen}");
         insta::assert_snapshot!(render(&mut app, 130, 24).backend());
+        // At 80 columns the note wraps rather than losing its end.
+        let narrow = text(&mut app, 80, 24);
+        assert!(narrow.contains("nf_conntrack_acct=1"), "{narrow}");
+        assert!(narrow.contains("made after it)"), "{narrow}");
     }
 
     #[test]

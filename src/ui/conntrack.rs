@@ -70,14 +70,24 @@ fn render_body(
     if !ct.available
         && let Some(reason) = &ct.reason
     {
-        header.push(Line::from(Span::styled(reason.clone(), theme.warn())));
+        let lines = format::wrap(reason, usize::from(area.width).max(10));
+        header.extend(
+            lines
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.warn()))),
+        );
     }
     if entries.is_some() {
         header.push(counts_line(&summary, theme));
         header.push(top_line(&summary, theme));
     }
     if ct.acct == Some(false) && entries.is_some() {
-        header.push(Line::from(Span::styled(ACCT_NOTE, theme.dim())));
+        let lines = format::wrap(ACCT_NOTE, usize::from(area.width).max(10));
+        header.extend(
+            lines
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.dim()))),
+        );
     }
     // The header gives way to the table on short screens, but keeps its
     // first line.

@@ -5,6 +5,7 @@ use super::timeline::strip_addresses;
 use super::{fit, ms, rel};
 use crate::app::flow_detail::FlowDetail;
 use crate::model::capture::FlowSample;
+use crate::ui::format;
 use crate::ui::theme::Theme;
 use ratatui::text::{Line, Span};
 
@@ -31,7 +32,7 @@ pub fn lines(
     // the ones it kept, so older evidence is named but cannot be shown.
     for f in earlier {
         out.push(Line::from(Span::styled(f.id.clone(), theme.alert())));
-        for chunk in wrap(&f.summary, width.saturating_sub(2).max(10)) {
+        for chunk in format::wrap(&f.summary, width.saturating_sub(2).max(10)) {
             out.push(Line::from(format!("  {chunk}")));
         }
         out.push(Line::from(Span::styled(
@@ -42,7 +43,7 @@ pub fn lines(
     }
     for f in &found {
         out.push(Line::from(Span::styled(f.id.clone(), theme.alert())));
-        for chunk in wrap(&f.summary, width.saturating_sub(2).max(10)) {
+        for chunk in format::wrap(&f.summary, width.saturating_sub(2).max(10)) {
             out.push(Line::from(format!("  {chunk}")));
         }
         let evidence = detail.analysis.evidence(&f.id);
@@ -91,23 +92,4 @@ pub fn lines(
         out.push(Line::from(""));
     }
     out
-}
-
-/// Greedy word wrap.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
 }
