@@ -89,6 +89,15 @@ fn write_keys(page: &mut Vec<u8>) {
         )
         .unwrap();
     }
+    for (key, help) in keymap::PROMPT_KEYS {
+        writeln!(
+            page,
+            ".TP\n\\fB{}\\fR\nwhile typing a filter, target, probe or time: {}",
+            escape(&keymap::key_label(*key)),
+            escape(help)
+        )
+        .unwrap();
+    }
     writeln!(
         page,
         ".TP\n\\fBmouse click\\fR\nselect a tab or a row (with \\-\\-mouse or mouse = true in the config)"

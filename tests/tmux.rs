@@ -461,3 +461,28 @@ fn inside_tmux_it_opens_a_window() {
     assert_eq!(sessions.trim(), "host", "no new session: {sessions}");
     assert_layout(&commands);
 }
+
+/// Ctrl-U and Ctrl-W, typed into a real terminal, edit the prompt: the load
+/// target is cleared and retyped (nothing is run), and Ctrl-S is not `s`.
+#[test]
+fn ctrl_keys_edit_a_prompt_in_a_real_terminal() {
+    let Some(server) = Server::new("ctrl") else {
+        return;
+    };
+    let command = netlens_in("tmux-256color", "--tab load --no-capture");
+    server.session("ctrl", 80, 24, &command);
+    server.wait_for("ctrl", "the Load form", |lines| {
+        lines.iter().any(|l| l.contains("127.0.0.1:5201"))
+    });
+    server.run(&["send-keys", "-t", "ctrl", "Down", "Enter", "C-u"]);
+    server.run(&["send-keys", "-t", "ctrl", "-l", "127.0.0.1:1 extra"]);
+    server.run(&["send-keys", "-t", "ctrl", "C-w", "C-s", "Enter"]);
+    let shown = server.wait_for("ctrl", "the new target", |lines| {
+        lines.iter().any(|l| l.contains("target   127.0.0.1:1 "))
+    });
+    let text = shown.join("\n");
+    assert!(!text.contains("5201"), "{text}");
+    assert!(!text.contains("extra"), "{text}");
+    assert!(!text.contains("127.0.0.1:1s"), "{text}");
+    server.run(&["send-keys", "-t", "ctrl", "q"]);
+}

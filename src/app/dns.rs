@@ -171,10 +171,7 @@ impl DnsView {
             return false;
         };
         match key {
-            Key::Char(c) if text.len() < 300 => text.push(c),
-            Key::Backspace => {
-                text.pop();
-            }
+            key if super::line_edit::edit(text, key) => {}
             Key::Esc => self.prompt = None,
             Key::Enter => {
                 let text = self.prompt.take().unwrap_or_default();

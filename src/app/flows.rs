@@ -295,10 +295,7 @@ impl FlowsView {
             return false;
         };
         match key {
-            Key::Char(c) => text.push(c),
-            Key::Backspace => {
-                text.pop();
-            }
+            key if super::line_edit::edit(text, key) => {}
             Key::Esc => {
                 self.capture_edit = None;
                 self.capture_error = None;

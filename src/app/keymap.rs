@@ -20,6 +20,8 @@ pub enum Key {
     Tab,
     BackTab,
     Backspace,
+    /// A letter with Ctrl held (never the letter itself).
+    Ctrl(char),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +144,17 @@ pub struct Binding {
 }
 
 use Key::*;
+
+/// Keys while typing into a prompt (a filter, a load target, a DNS probe,
+/// a replay time): `app::line_edit` handles them, help and the man page
+/// list them from here.
+pub const PROMPT_KEYS: &[(Key, &str)] = &[
+    (Key::Backspace, "delete the last character"),
+    (Key::Ctrl('u'), "clear the line"),
+    (Key::Ctrl('w'), "delete the last word"),
+    (Key::Enter, "apply"),
+    (Key::Esc, "cancel"),
+];
 
 pub const BINDINGS: &[Binding] = &[
     Binding {
@@ -484,6 +497,7 @@ pub fn key_label(key: Key) -> String {
         Tab => "Tab".into(),
         BackTab => "Shift-Tab".into(),
         Backspace => "Backspace".into(),
+        Ctrl(c) => format!("Ctrl-{}", c.to_ascii_uppercase()),
     }
 }
 

@@ -344,10 +344,7 @@ impl LoadView {
             return false;
         };
         match key {
-            Key::Char(c) if text.len() < 200 => text.push(c),
-            Key::Backspace => {
-                text.pop();
-            }
+            key if super::line_edit::edit(text, key) => {}
             Key::Enter => {
                 let text = self.editing.take().unwrap_or_default();
                 let field = self.fields()[self.field];

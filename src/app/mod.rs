@@ -8,6 +8,7 @@ pub mod flows;
 pub mod history;
 pub mod interfaces;
 pub mod keymap;
+pub mod line_edit;
 pub mod links;
 pub mod load;
 pub mod replay;
@@ -572,10 +573,7 @@ impl App {
             ),
         };
         match key {
-            Key::Char(c) => filter.push(c),
-            Key::Backspace => {
-                filter.pop();
-            }
+            key if line_edit::edit(filter, key) => {}
             Key::Enter => *editing = false,
             Key::Esc => {
                 filter.clear();

@@ -189,10 +189,7 @@ impl App {
             return false;
         };
         match key {
-            Key::Char(c) => text.push(c),
-            Key::Backspace => {
-                text.pop();
-            }
+            key if super::line_edit::edit(text, key) => {}
             Key::Esc => self.time_prompt = None,
             Key::Enter => {
                 let text = self.time_prompt.take().unwrap_or_default();

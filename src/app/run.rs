@@ -255,6 +255,11 @@ fn on_terminal_event(app: &mut App, event: Event) -> bool {
 
 fn convert_key(event: KeyEvent) -> Option<Key> {
     Some(match event.code {
+        // Ctrl-letter is its own key (Ctrl-U clears a prompt), never the
+        // letter: Ctrl-S must not stop a run the way s does.
+        KeyCode::Char(c) if event.modifiers.contains(KeyModifiers::CONTROL) => {
+            Key::Ctrl(c.to_ascii_lowercase())
+        }
         KeyCode::Char(c) => Key::Char(c),
         KeyCode::F(n) => Key::F(n),
         KeyCode::Up => Key::Up,

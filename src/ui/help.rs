@@ -3,7 +3,7 @@
 //! keys when it is taller than the pane.
 
 use super::theme::Theme;
-use crate::app::keymap::{BINDINGS, SCOPES, keys_label};
+use crate::app::keymap::{BINDINGS, PROMPT_KEYS, SCOPES, key_label, keys_label};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -57,6 +57,17 @@ fn help_lines(theme: Theme) -> Vec<Line<'static>> {
         }
         lines.push(Line::from(""));
     }
+    lines.push(Line::from(Span::styled(
+        "Typing (filter, target, probe, time)",
+        theme.header(),
+    )));
+    for (key, help) in PROMPT_KEYS {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<10}", key_label(*key)), theme.key()),
+            Span::raw(*help),
+        ]));
+    }
+    lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("Mouse", theme.header())));
     lines.push(Line::from("  click a tab or a row to select it;"));
     lines.push(Line::from("  only with --mouse or mouse = true"));
