@@ -490,3 +490,52 @@ fn a_flow_screen_opened_live_follows_the_flows_new_packets() {
     assert!(status.success(), "{status:?}");
     session.assert_restored();
 }
+
+/// With --netns, a run from the Load tab happens in the watched namespace
+/// (as `netlens load --netns` does): its server listens there only.
+#[test]
+fn load_tab_runs_in_the_watched_namespace() {
+    use netlens::load::serve::{ServeSpec, Server};
+    if !common::is_root() {
+        eprintln!("SKIP load_tab_runs_in_the_watched_namespace: needs root (a network namespace)");
+        return;
+    }
+    let ns = common::Netns::new("ptyload");
+    ns.ip(&["link", "set", "lo", "up"]);
+    let path = ns.path();
+    let server = std::thread::spawn(move || {
+        common::enter_netns(&path).expect("setns");
+        let spec = ServeSpec {
+            bind: "127.0.0.1".parse().unwrap(),
+            port: 0,
+            delay: Duration::ZERO,
+            body: 100,
+        };
+        Server::start(&spec, Arc::new(|_, _| {})).expect("a load server in the namespace")
+    })
+    .join()
+    .expect("server thread");
+    let mut session = Session::start(
+        &["--netns", &ns.name, "--no-capture", "--tab", "load"],
+        100,
+        30,
+    );
+    session.wait_for("Fill in the form");
+    let clear = "\x7f".repeat(30);
+    session.send("j\r");
+    session.send(&format!("{clear}{}\r", server.addr));
+    session.send("j\r");
+    session.send(&format!("{clear}1s\r"));
+    session.wait_for("1s");
+    session.send("r");
+    session.wait_for("receiver");
+    assert!(
+        !session.contents().contains("cannot connect"),
+        "{}",
+        session.contents()
+    );
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+    server.stop();
+}

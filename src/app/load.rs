@@ -4,8 +4,11 @@
 
 use super::keymap::{Action, Key};
 use crate::cli::{parse_duration, parse_rate, parse_request_rate};
+use crate::collect::netns;
 use crate::load::{self, Interval, Outcome, Spec, Stop};
+use std::fs::File;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
@@ -230,6 +233,9 @@ pub struct LoadView {
     pub runs: Vec<PastRun>,
     /// Why the form could not start a run.
     pub error: Option<String>,
+    /// The namespace being watched (`--netns`/`--pid`): runs happen there,
+    /// so their traffic shows in the other tabs, as `netlens load --netns`.
+    pub netns: Option<(Arc<File>, String)>,
     next_id: u64,
     sender: UnboundedSender<LoadEvent>,
     receiver: Option<UnboundedReceiver<LoadEvent>>,
@@ -252,6 +258,7 @@ impl Default for LoadView {
             running: None,
             runs: Vec::new(),
             error: None,
+            netns: None,
             next_id: 1,
             sender,
             receiver: Some(receiver),
@@ -576,13 +583,21 @@ impl LoadView {
             stopping: false,
         });
         let sender = self.sender.clone();
+        let netns = self.netns.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("load-{id}"))
             .spawn(move || {
                 let report = |interval: Interval| {
                     let _ = sender.send(LoadEvent::Interval(id, interval));
                 };
-                let result = spec.run(&stop, &report).map_err(|e| format!("{e:#}"));
+                // Threads the run starts inherit this thread's namespace.
+                let entered = match &netns {
+                    Some((file, label)) => netns::enter(file, label),
+                    None => Ok(()),
+                };
+                let result = entered
+                    .and_then(|()| spec.run(&stop, &report))
+                    .map_err(|e| format!("{e:#}"));
                 let _ = sender.send(LoadEvent::Done(id, result));
             });
         if let Err(error) = spawned {

@@ -43,6 +43,9 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     app.dns.monitor = Some(dns);
     app.demand = sampler.demand();
     app.flows.capture = capture;
+    app.load.netns = target
+        .open()?
+        .map(|file| (std::sync::Arc::new(file), target.label().to_string()));
     app.record_path = cli.record.clone();
     if let Some(path) = &cli.record {
         let label = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
