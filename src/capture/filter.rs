@@ -118,7 +118,7 @@ impl Filter {
         let root = if parser.tokens.is_empty() {
             Node::True
         } else {
-            let node = parser.or()?;
+            let node = parser.expression()?;
             if let Some(tok) = parser.tokens.get(parser.at) {
                 return Err(FilterError {
                     position: tok.pos,
@@ -278,24 +278,25 @@ impl Parser {
         }
     }
 
-    fn or(&mut self) -> Result<Node, FilterError> {
-        let mut node = self.and()?;
-        while matches!(self.peek(), Some("or" | "||")) {
-            self.next();
-            let right = self.and()?;
-            node = Node::Or(Box::new(node), Box::new(right));
-        }
-        Ok(node)
-    }
-
-    fn and(&mut self) -> Result<Node, FilterError> {
+    /// `and` and `or` bind equally and associate left to right, as in
+    /// libpcap's grammar (`tcp or udp and port 53` is `(tcp or udp) and
+    /// port 53`); only `not` binds tighter.
+    fn expression(&mut self) -> Result<Node, FilterError> {
         let mut node = self.not()?;
-        while matches!(self.peek(), Some("and" | "&&")) {
+        loop {
+            let and = match self.peek() {
+                Some("and" | "&&") => true,
+                Some("or" | "||") => false,
+                _ => return Ok(node),
+            };
             self.next();
-            let right = self.not()?;
-            node = Node::And(Box::new(node), Box::new(right));
+            let right = Box::new(self.not()?);
+            node = if and {
+                Node::And(Box::new(node), right)
+            } else {
+                Node::Or(Box::new(node), right)
+            };
         }
-        Ok(node)
     }
 
     fn not(&mut self) -> Result<Node, FilterError> {
@@ -316,7 +317,7 @@ impl Parser {
             let save = self.at;
             let saved_last = self.last;
             self.next();
-            let boolean = self.or();
+            let boolean = self.expression();
             match &boolean {
                 Ok(node) if self.peek() == Some(")") => {
                     let node = node.clone();
@@ -942,6 +943,25 @@ mod tests {
         assert!(Filter::parse("frobnicate").is_err());
         assert!(Filter::parse("tcp[13] & 2 !=").is_err());
         assert!(Filter::parse("port 80 $").is_err());
+    }
+
+    #[test]
+    fn and_and_or_bind_equally_left_to_right_as_in_libpcap() {
+        let root = |text: &str| Filter::parse(text).unwrap().root;
+        assert_eq!(
+            root("tcp or udp and port 53"),
+            root("(tcp or udp) and port 53")
+        );
+        assert_eq!(
+            root("tcp and udp or port 53"),
+            root("(tcp and udp) or port 53")
+        );
+        assert_ne!(
+            root("tcp or udp and port 53"),
+            root("tcp or (udp and port 53)")
+        );
+        // not binds tighter than either.
+        assert_eq!(root("not tcp or udp"), root("(not tcp) or udp"));
     }
 
     #[test]
