@@ -110,7 +110,7 @@ pub fn link(linktype: u32, data: &[u8]) -> Option<(u16, usize)> {
                 _ => Some((0, 4)),
             }
         }
-        101 | 12 | 14 => match data.first()? >> 4 {
+        101 | 12 | 14 | 228 | 229 => match data.first()? >> 4 {
             4 => Some((0x0800, 0)),
             6 => Some((0x86dd, 0)),
             _ => Some((0, 0)),
@@ -341,6 +341,28 @@ mod tests {
         );
         assert_eq!(s.payload_len, 10);
         assert_eq!(s.src_ip().to_string(), "198.18.0.1");
+    }
+
+    /// Raw IP link types (101, and LINKTYPE_IPV4/IPV6 228/229) start at
+    /// the IP header, so filters and flows see the packet.
+    #[test]
+    fn raw_ip_link_types_summarize() {
+        let frame = tcp_frame(0x02, 0);
+        for linktype in [101, 228] {
+            let s = summarize(linktype, &frame[14..], 40);
+            assert_eq!((s.l3, s.dport), (L3::V4, 9000), "{linktype}");
+        }
+        let mut v6 = vec![0u8; 40 + 8];
+        v6[0] = 0x60;
+        v6[5] = 8; // payload length
+        v6[6] = 17; // UDP
+        v6[23] = 1; // ::1
+        v6[39] = 1;
+        v6[42..44].copy_from_slice(&53u16.to_be_bytes());
+        for linktype in [101, 229] {
+            let s = summarize(linktype, &v6, 48);
+            assert_eq!((s.l3, s.proto, s.dport), (L3::V6, 17, 53), "{linktype}");
+        }
     }
 
     #[test]

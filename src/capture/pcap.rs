@@ -18,6 +18,8 @@ use std::time::Duration;
 pub struct Record {
     pub linktype: u32,
     pub ts: Timestamp,
+    /// The packet's length as the file gives it: in a corrupt file it may be 0 or
+    /// less than the captured bytes, which tcpdump prints as an invalid header.
     pub orig_len: u32,
 }
 
@@ -27,6 +29,9 @@ enum Kind {
         swapped: bool,
         nanos: bool,
         linktype: u32,
+        /// The file's snapshot length: a longer record is cut to it, as
+        /// libpcap does (0 or an absurd value means no cut).
+        snaplen: u32,
     },
     Ng {
         reader: Box<PcapNgReader<BufReader<File>>>,
@@ -44,6 +49,8 @@ pub struct PcapReader {
 }
 
 const MAX_RECORD: u32 = 256 * 1024 * 1024;
+/// libpcap's largest snapshot length for the common link types.
+pub const MAXIMUM_SNAPLEN: u32 = 262_144;
 
 impl PcapReader {
     pub fn open(path: &Path) -> Result<Self> {
@@ -92,6 +99,7 @@ impl PcapReader {
                     swapped,
                     nanos,
                     linktype,
+                    snaplen: word(12),
                 }
             }
         };
@@ -113,6 +121,7 @@ impl PcapReader {
                 swapped,
                 nanos,
                 linktype,
+                snaplen,
             } => {
                 let mut header = [0u8; 16];
                 let got = read_full(input, &mut header)
@@ -150,6 +159,9 @@ impl PcapReader {
                         self.path
                     );
                 }
+                if (1..=MAXIMUM_SNAPLEN).contains(snaplen) && caplen > *snaplen {
+                    buf.truncate(*snaplen as usize);
+                }
                 Record {
                     linktype: *linktype,
                     ts: Timestamp {
@@ -157,7 +169,7 @@ impl PcapReader {
                         frac: word(4),
                         nanos: *nanos,
                     },
-                    orig_len: word(12).max(caplen),
+                    orig_len: word(12),
                 }
             }
             Kind::Ng { reader, interfaces } => loop {
@@ -202,7 +214,7 @@ impl PcapReader {
                                 frac: nanos,
                                 nanos: true,
                             },
-                            orig_len: epb.original_len.max(epb.data.len() as u32),
+                            orig_len: epb.original_len,
                         };
                     }
                     Block::SimplePacket(spb) => {
@@ -212,7 +224,7 @@ impl PcapReader {
                         break Record {
                             linktype,
                             ts: Timestamp::default(),
-                            orig_len: spb.original_len.max(spb.data.len() as u32),
+                            orig_len: spb.original_len,
                         };
                     }
                     _ => continue,
@@ -341,6 +353,33 @@ mod tests {
             error.contains("truncated file: packet 2 has 7 of 10 bytes"),
             "{error}"
         );
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// Records as a corrupt file may hold them: longer than the file's
+    /// snapshot length (cut to it, as libpcap does) and with a length field
+    /// under the captured bytes (kept, so the printer can flag it).
+    #[test]
+    fn records_are_cut_to_the_snaplen_and_keep_their_length_field() {
+        let path = temp("snap.pcap");
+        let mut file = Vec::new();
+        for word in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 35, 1] {
+            file.extend_from_slice(&word.to_le_bytes());
+        }
+        for (caplen, len) in [(64u32, 34u32), (10, 0)] {
+            for word in [1_700_000_000, 0, caplen, len] {
+                file.extend_from_slice(&word.to_le_bytes());
+            }
+            file.extend(std::iter::repeat_n(0xab, caplen as usize));
+        }
+        std::fs::write(&path, &file).unwrap();
+        let mut r = PcapReader::open(&path).unwrap();
+        let mut buf = Vec::new();
+        let first = r.next_into(&mut buf).unwrap().unwrap();
+        assert_eq!((buf.len(), first.orig_len), (35, 34));
+        let second = r.next_into(&mut buf).unwrap().unwrap();
+        assert_eq!((buf.len(), second.orig_len), (10, 0));
+        assert!(r.next_into(&mut buf).unwrap().is_none());
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -128,15 +128,43 @@ impl Formatter {
         wire_len: u32,
         out: &mut String,
     ) {
-        if data.is_empty() {
-            // What tcpdump prints for a zero-length capture, without a time.
-            out.push_str("[Invalid header: caplen==0]");
+        if invalid_header(data.len(), wire_len, out) {
             return;
         }
         ts.write(out);
         out.push(' ');
         self.body(linktype, data, wire_len, out);
     }
+}
+
+/// tcpdump's sanity checks on a record's lengths: a record that fails them
+/// prints as "[Invalid header: len==0]" (each problem, comma-separated),
+/// without a time, and nothing else.
+fn invalid_header(caplen: usize, len: u32, out: &mut String) -> bool {
+    const MAXIMUM_SNAPLEN: usize = crate::capture::pcap::MAXIMUM_SNAPLEN as usize;
+    let len = len as usize;
+    let mut problems = Vec::new();
+    if caplen == 0 {
+        problems.push("caplen==0".to_string());
+    }
+    if len == 0 {
+        problems.push("len==0".to_string());
+    } else if len < caplen {
+        problems.push(format!("len({len}) < caplen({caplen})"));
+    }
+    if caplen > MAXIMUM_SNAPLEN {
+        problems.push(format!("caplen({caplen}) > {MAXIMUM_SNAPLEN}"));
+    }
+    if len > MAXIMUM_SNAPLEN {
+        problems.push(format!("len({len}) > {MAXIMUM_SNAPLEN}"));
+    }
+    if problems.is_empty() {
+        return false;
+    }
+    out.push_str("[Invalid header: ");
+    out.push_str(&problems.join(", "));
+    out.push(']');
+    true
 }
 
 /// A packet timestamp as the file stores it: seconds and a fraction in micro-
@@ -330,6 +358,25 @@ mod tests {
         let mut out = String::new();
         ipv6(&mut out, &addr.octets());
         out
+    }
+
+    /// tcpdump's record sanity checks, worded as tcpdump 4.99 prints them.
+    #[test]
+    fn invalid_headers_print_as_tcpdump_does() {
+        let line = |data: &[u8], len: u32| {
+            let mut out = String::new();
+            Formatter::new().line(1, Timestamp::default(), data, len, &mut out);
+            out
+        };
+        assert_eq!(line(&[], 60), "[Invalid header: caplen==0]");
+        assert_eq!(line(&[], 0), "[Invalid header: caplen==0, len==0]");
+        assert_eq!(line(&[0; 10], 0), "[Invalid header: len==0]");
+        assert_eq!(line(&[0; 35], 34), "[Invalid header: len(34) < caplen(35)]");
+        assert_eq!(
+            line(&[0; 10], 300_000),
+            "[Invalid header: len(300000) > 262144]"
+        );
+        assert!(!line(&[0; 60], 60).starts_with('['));
     }
 
     #[test]
