@@ -110,6 +110,12 @@ pub fn link(linktype: u32, data: &[u8]) -> Option<(u16, usize)> {
                 _ => Some((0, 4)),
             }
         }
+        // Solaris ipnet: a 24-byte header with the address family at byte 1.
+        226 => match data.get(1)? {
+            2 => Some((0x0800, 24)),
+            26 => Some((0x86dd, 24)),
+            _ => Some((0, 24)),
+        },
         101 | 12 | 14 | 228 | 229 => match data.first()? >> 4 {
             4 => Some((0x0800, 0)),
             6 => Some((0x86dd, 0)),
@@ -344,7 +350,7 @@ mod tests {
     }
 
     /// Raw IP link types (101, and LINKTYPE_IPV4/IPV6 228/229) start at
-    /// the IP header, so filters and flows see the packet.
+    /// the IP header, ipnet's after 24 bytes: filters and flows see them.
     #[test]
     fn raw_ip_link_types_summarize() {
         let frame = tcp_frame(0x02, 0);
@@ -363,6 +369,12 @@ mod tests {
             let s = summarize(linktype, &v6, 48);
             assert_eq!((s.l3, s.proto, s.dport), (L3::V6, 17, 53), "{linktype}");
         }
+        // Solaris ipnet (226): 24 bytes before the IP header, family 2.
+        let mut ipnet = vec![0u8; 24];
+        ipnet[1] = 2;
+        ipnet.extend_from_slice(&frame[14..]);
+        let s = summarize(226, &ipnet, 64);
+        assert_eq!((s.l3, s.dport), (L3::V4, 9000));
     }
 
     #[test]
