@@ -357,3 +357,94 @@ fn option_cut_inside_its_value_ends_like_tcpdump() {
         assert_eq!(got, want, "cut at {cut}");
     }
 }
+
+/// IPv6 with a payload length of 0 (a Jumbo Payload, or a broken header):
+/// tcpdump walks the extension headers looking for the Jumbo option, then
+/// treats the packet as its 40-byte header. Each line as tcpdump 4.99
+/// prints it, and, where tcpdump is installed, compared with it.
+#[test]
+fn ipv6_payload_length_zero_prints_like_tcpdump() {
+    fn v6(next: u8, payload_length: u16, payload: &[u8]) -> Vec<u8> {
+        let mut frame = vec![0u8; 12];
+        frame.extend_from_slice(&[0x86, 0xdd, 0x60, 0, 0, 0]);
+        frame.extend_from_slice(&payload_length.to_be_bytes());
+        frame.extend_from_slice(&[next, 64]);
+        for last in [1u8, 2] {
+            let addr: std::net::Ipv6Addr = format!("2001:db8::{last}").parse().unwrap();
+            frame.extend_from_slice(&addr.octets());
+        }
+        frame.extend_from_slice(payload);
+        frame
+    }
+    let echo: &[u8] = &[128, 0, 0, 0, 0, 1, 0, 2, b'a', b'b', b'c', b'd', 1, 2, 3, 4];
+    let udp: &[u8] = &[0x9c, 0x40, 0, 53, 0, 12, 0, 0, 0, 1, 0, 0];
+    let tcp: &[u8] = &[
+        0x9c, 0x40, 0, 80, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x02, 2, 0, 0, 0, 0, 0,
+    ];
+    let options = |next: u8, option: &[u8]| [&[next, 0][..], option, echo].concat();
+    let padn: &[u8] = &[1, 4, 0, 0, 0, 0];
+    let jumbo = |value: u32| [&[0xc2, 4][..], &value.to_be_bytes()].concat();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (v6(58, 0, echo), "ICMP6, length 0 (invalid)"),
+        (v6(17, 0, udp), " [|udp]"),
+        (v6(6, 0, tcp), "[|tcp]"),
+        (
+            v6(0, 0, &options(58, padn)),
+            "HBH [No valid Jumbo Payload Hop-by-Hop option found] (invalid)",
+        ),
+        (
+            v6(0, 0, &options(58, &jumbo(100))),
+            "HBH [No valid Jumbo Payload Hop-by-Hop option found] (invalid)",
+        ),
+        (
+            v6(0, 0, &options(58, &jumbo(70_000))),
+            "HBH truncated-ip6 - 69976 bytes missing!ICMP6, echo request, id 1, seq 2, \
+             length 69992",
+        ),
+        (v6(60, 0, &options(58, padn)), "DSTOPT  [|ip6]"),
+        (v6(59, 0, &[]), "no next header"),
+        (
+            v6(58, echo.len() as u16, echo),
+            "ICMP6, echo request, id 1, seq 2, length 16",
+        ),
+    ];
+    let file = std::env::temp_dir().join(format!("netlens-v6-plen0-{}.pcap", std::process::id()));
+    let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
+    let mut ours = Vec::new();
+    for (i, (frame, want)) in cases.iter().enumerate() {
+        let ts = Timestamp {
+            sec: 1_700_000_000 + i as i64,
+            frac: 0,
+            nanos: false,
+        };
+        writer.write(ts, frame.len() as u32, frame).unwrap();
+        let mut line = String::new();
+        Formatter::new().line(1, ts, frame, frame.len() as u32, &mut line);
+        let body = &line[16..];
+        assert_eq!(
+            body,
+            format!("IP6 2001:db8::1 > 2001:db8::2: {want}"),
+            "{line}"
+        );
+        ours.push(line);
+    }
+    writer.finish().unwrap();
+    if !have_tcpdump() {
+        eprintln!("SKIP tcpdump comparison: tcpdump is not installed");
+        let _ = std::fs::remove_file(&file);
+        return;
+    }
+    let out = Command::new("tcpdump")
+        .args(["-n", "-r", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&file);
+    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(theirs.len(), ours.len(), "{theirs:#?}");
+    for (o, t) in ours.iter().zip(&theirs) {
+        assert_eq!(o.get(15..), t.get(15..), "netlens: {o}\ntcpdump: {t}");
+    }
+}

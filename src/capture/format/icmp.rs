@@ -187,6 +187,10 @@ fn quoted_upper(data: &[u8], start: usize) -> R<(u8, usize)> {
 
 pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
     ctx.proto = "icmp6";
+    if length == 0 {
+        ctx.s("ICMP6, length 0 (invalid)");
+        return Ok(());
+    }
     let kind = u8_at(data, 0)?;
     match icmp6_type(kind) {
         Some(name) => ctx.f(format_args!("ICMP6, {name}")),

@@ -122,6 +122,10 @@ pub fn demux(ctx: &mut Ctx, data: &[u8], length: usize, proto: u8, info: &IpInfo
         4 => ip4(ctx, data, length),
         41 => ip6(ctx, data, length),
         2 if !info.v6 => icmp::igmp(ctx, data, length),
+        59 => {
+            ctx.s("no next header");
+            Ok(())
+        }
         _ => {
             ctx.f(format_args!(" ip-proto-{proto} {length}"));
             Ok(())
@@ -156,9 +160,11 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
         }
         len
     } else {
-        length
+        // Zero: maybe a Jumbo Payload; tcpdump walks the extension headers
+        // with everything captured, then decides (below).
+        length + 40
     };
-    let data = &data[..data.len().min(len)];
+    let mut data = &data[..data.len().min(len)];
     let mut nh = u8_at(data, 6)?;
     let mut info = IpInfo {
         v6: true,
@@ -171,6 +177,12 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
     info.dst.copy_from_slice(super::bytes(data, 24, 16)?);
     let mut cp = 0usize;
     let mut advance = 40usize;
+    // The previous header (255: the IPv6 header itself), and what the
+    // walk has found, as tcpdump's ip6_print tracks them.
+    let mut previous = 255u8;
+    let mut found_extension_header = false;
+    let mut found_hbh = false;
+    let mut jumbo: Option<usize> = None;
     while cp < data.len() && advance > 0 {
         if len < advance {
             return Err(Trunc);
@@ -183,12 +195,30 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
         match nh {
             0 => {
                 ctx.s("HBH ");
+                if found_hbh || previous != 255 {
+                    ctx.s(if found_hbh {
+                        "[The Hop-by-Hop Options header was already found] (invalid)"
+                    } else {
+                        "[The Hop-by-Hop Options header don't follow the IPv6 header] (invalid)"
+                    });
+                    return Ok(());
+                }
+                if payload_len == 0 {
+                    jumbo = jumbo_payload(data, cp);
+                    if jumbo.is_none() {
+                        ctx.s("[No valid Jumbo Payload Hop-by-Hop option found] (invalid)");
+                        return Ok(());
+                    }
+                }
                 advance = options(ctx, data, cp)?;
+                found_extension_header = true;
+                found_hbh = true;
                 nh = u8_at(data, cp)?;
             }
             60 => {
                 ctx.s("DSTOPT ");
                 advance = options(ctx, data, cp)?;
+                found_extension_header = true;
                 nh = u8_at(data, cp)?;
             }
             44 => {
@@ -196,6 +226,7 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
                 let offset = offlg & 0xfff8;
                 let rest = (40 + payload_len).saturating_sub(cp + 8);
                 ctx.f(format_args!("frag ({offset}|{rest})"));
+                found_extension_header = true;
                 info.fragmented = offlg & 1 != 0;
                 if offset != 0 {
                     return Ok(());
@@ -224,17 +255,62 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
                     }
                 }
                 ctx.s(") ");
+                found_extension_header = true;
                 nh = u8_at(data, cp)?;
                 advance = (hdr_len + 1) * 8;
             }
             _ => {
+                if let Some(jumbo_len) = jumbo {
+                    let total = jumbo_len + 40;
+                    if total < cp {
+                        return Err(Trunc);
+                    }
+                    if length < total {
+                        ctx.f(format_args!(
+                            "truncated-ip6 - {} bytes missing!",
+                            total - length
+                        ));
+                    }
+                    data = &data[..data.len().min(total)];
+                    len = total - cp;
+                } else if payload_len == 0 {
+                    // No payload to hold an extension header: truncated.
+                    // Without one, the packet is its 40-byte header.
+                    if found_extension_header {
+                        return Err(Trunc);
+                    }
+                    data = &data[..data.len().min(40)];
+                    len = 0;
+                }
                 let payload = &data[cp.min(data.len())..];
                 return demux(ctx, payload, len, nh, &info);
             }
         }
+        previous = nh;
         ctx.proto = "ip6";
     }
     Ok(())
+}
+
+/// A valid Jumbo Payload option (type 0xc2, 4 bytes, at least 65536) in
+/// the hop-by-hop header at `cp`: its payload length.
+fn jumbo_payload(data: &[u8], cp: usize) -> Option<usize> {
+    let end = cp + (usize::from(*data.get(cp + 1)?) + 1) * 8;
+    let mut at = cp + 2;
+    while at < end {
+        let kind = *data.get(at)?;
+        if kind == 0 {
+            at += 1;
+            continue;
+        }
+        let len = usize::from(*data.get(at + 1)?);
+        if kind == 0xc2 {
+            let value = be32(data, at + 2).ok()?;
+            return (len == 4 && value >= 65536).then_some(value as usize);
+        }
+        at += 2 + len;
+    }
+    None
 }
 
 /// Hop-by-hop and destination options: silent without -v, except that
