@@ -448,3 +448,113 @@ fn ipv6_payload_length_zero_prints_like_tcpdump() {
         assert_eq!(o.get(15..), t.get(15..), "netlens: {o}\ntcpdump: {t}");
     }
 }
+
+/// A small deterministic generator: the same packets every run.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Ethernet/IPv4 or IPv6 frames with consistent lengths and random
+/// transport bytes (ports 53 now and then, so DNS is reached), cut at a
+/// random length now and then: each line as tcpdump prints it.
+#[test]
+fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
+    if !have_tcpdump() {
+        eprintln!("SKIP plausible_packets_print_as_tcpdump: tcpdump is not installed");
+        return;
+    }
+    let mut rng = XorShift(0x7463_7064_756d_7021);
+    let file = std::env::temp_dir().join(format!("netlens-plausible-{}.pcap", std::process::id()));
+    let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
+    let mut ours = Vec::new();
+    let mut fmt = Formatter::new();
+    for i in 0..5000u32 {
+        let proto = [6u8, 17, 1, 58, 0, 43, 44, 60, 59][rng.below(9)];
+        let v6 = rng.below(2) == 1;
+        let mut body: Vec<u8> = (0..rng.below(120)).map(|_| rng.next() as u8).collect();
+        if body.len() >= 4 && (proto == 6 || proto == 17) && rng.below(3) == 0 {
+            body[0..4].copy_from_slice(&[0, 53, 0, 53]);
+        }
+        let mut frame = vec![0u8; 12];
+        if v6 {
+            frame.extend_from_slice(&[0x86, 0xdd, 0x60, 0, 0, 0]);
+            frame.extend_from_slice(&(body.len() as u16).to_be_bytes());
+            frame.extend_from_slice(&[proto, 64]);
+            frame.extend_from_slice(&[0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+            frame.extend_from_slice(&[0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+        } else {
+            frame.extend_from_slice(&[0x08, 0x00, 0x45, 0]);
+            frame.extend_from_slice(&((20 + body.len()) as u16).to_be_bytes());
+            frame.extend_from_slice(&[0, 1, 0, 0, 64, proto, 0, 0, 198, 18, 0, 1, 198, 18, 0, 2]);
+        }
+        frame.extend_from_slice(&body);
+        let wire = frame.len() as u32;
+        let cut = if rng.below(4) == 0 {
+            14 + rng.below(frame.len() - 13)
+        } else {
+            frame.len()
+        };
+        let ts = Timestamp {
+            sec: 1_700_000_000,
+            frac: i,
+            nanos: false,
+        };
+        writer.write(ts, wire, &frame[..cut]).unwrap();
+        let mut line = String::new();
+        fmt.line(1, ts, &frame[..cut], wire, &mut line);
+        ours.push(line);
+    }
+    writer.finish().unwrap();
+    let out = Command::new("tcpdump")
+        .args(["-n", "-r", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&file);
+    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    // tcpdump prints some packets on several lines: compare packet by
+    // packet, each tcpdump packet being its timestamped line and the lines
+    // that follow it.
+    let mut packets: Vec<String> = Vec::new();
+    for line in theirs {
+        match packets.last_mut() {
+            Some(last) if !line.starts_with(|c: char| c.is_ascii_digit()) => {
+                last.push('\n');
+                last.push_str(&line);
+            }
+            _ => packets.push(line),
+        }
+    }
+    assert_eq!(packets.len(), ours.len());
+    let differ: Vec<String> = ours
+        .iter()
+        .zip(&packets)
+        .filter(|(o, t)| o.get(15..) != t.get(15..))
+        .map(|(o, t)| format!("netlens: {o}\ntcpdump: {t}"))
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "{} of {} differ:\n{}",
+        differ.len(),
+        ours.len(),
+        differ
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

@@ -97,6 +97,21 @@ pub fn icmp(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
             };
         }
         18 => text = format!("address mask is 0x{:08x}", be32(data, 12)?),
+        13 => {
+            let (id, seq) = (be16(data, 4)?, be16(data, 6)?);
+            text = format!("time stamp query id {id} seq {seq}");
+        }
+        14 => {
+            bytes(data, 16, 4)?;
+            let (id, seq) = (be16(data, 4)?, be16(data, 6)?);
+            text = format!(
+                "time stamp reply id {id} seq {seq}: org {}, recv {}, xmit {}",
+                clock(be32(data, 8)?),
+                clock(be32(data, 12)?),
+                clock(be32(data, 16)?)
+            );
+        }
+        9 => text = router_advertisement(data)?,
         5 => {
             let gw = bytes(data, 4, 4)?;
             let mut dst = String::new();
@@ -124,6 +139,51 @@ pub fn icmp(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
     }
     ctx.f(format_args!("ICMP {text}, length {length}"));
     Ok(())
+}
+
+/// Milliseconds since midnight UT, as tcpdump's icmp_tstamp_print.
+fn clock(ms: u32) -> String {
+    let (msec, sec) = (ms % 1000, ms / 1000);
+    let (min, sec) = (sec / 60, sec % 60);
+    let (hrs, min) = (min / 60, min % 60);
+    format!("{hrs:02}:{min:02}:{sec:02}.{msec:03}")
+}
+
+/// "router advertisement lifetime 30:00 2: {198.18.0.1 0} {...}", cut as
+/// tcpdump's fixed buffer (MAXHOSTNAMELEN + 100 bytes) cuts it.
+fn router_advertisement(data: &[u8]) -> R<String> {
+    const BUF: usize = 64 + 100 - 1;
+    bytes(data, 4, 4)?;
+    let lifetime = be16(data, 6)?;
+    let mut text = String::from("router advertisement lifetime ");
+    text.push_str(&match lifetime {
+        0..60 => format!("{lifetime}"),
+        60..3600 => format!("{}:{:02}", lifetime / 60, lifetime % 60),
+        _ => format!(
+            "{}:{:02}:{:02}",
+            lifetime / 3600,
+            (lifetime % 3600) / 60,
+            lifetime % 60
+        ),
+    });
+    let count = u8_at(data, 4)?;
+    text.push_str(&format!(" {count}:"));
+    let size = u8_at(data, 5)?;
+    if size != 2 {
+        text.push_str(&format!(" [size {size}]"));
+    } else {
+        for i in 0..usize::from(count) {
+            let entry = bytes(data, 8 + i * 8, 8)?;
+            if text.len() < BUF {
+                let mut addr = String::new();
+                ipv4(&mut addr, &entry[..4]);
+                let pref = u32::from_be_bytes([entry[4], entry[5], entry[6], entry[7]]);
+                text.push_str(&format!(" {{{addr} {pref}}}"));
+            }
+        }
+    }
+    text.truncate(BUF);
+    Ok(text)
 }
 
 fn icmp6_type(kind: u8) -> Option<&'static str> {
@@ -288,6 +348,9 @@ pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
             ctx.s("addr: ");
             ipv6(ctx.out, bytes(data, 8, 16)?);
         }
+        144 | 146 => ctx.f(format_args!(", id 0x{:04x}", be16(data, 4)?)),
+        // Their fields print only with -v.
+        145 | 147 => {}
         143 => {
             if length < 8 {
                 ctx.f(format_args!(" [invalid len {length}]"));
@@ -315,6 +378,10 @@ pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
         }
         _ => {
             ctx.f(format_args!(", length {length}"));
+            // Types tcpdump has no printer for: their bytes in hex.
+            if !matches!(kind, 141 | 142 | 155) {
+                super::text::hex_print(ctx.out, data, length);
+            }
             return Ok(());
         }
     }

@@ -118,7 +118,15 @@ pub fn demux(ctx: &mut Ctx, data: &[u8], length: usize, proto: u8, info: &IpInfo
         6 => tcp::tcp(ctx, data, length, info),
         17 => udp::udp(ctx, data, length, info),
         1 if !info.v6 => icmp::icmp(ctx, data, length, info),
-        58 => icmp::icmp6(ctx, data, length, info),
+        1 => {
+            ctx.s("[ICMP requires IPv4] (invalid)");
+            Ok(())
+        }
+        58 if info.v6 => icmp::icmp6(ctx, data, length, info),
+        58 => {
+            ctx.s("[ICMPv6 requires IPv6] (invalid)");
+            Ok(())
+        }
         4 => ip4(ctx, data, length),
         41 => ip6(ctx, data, length),
         2 if !info.v6 => icmp::igmp(ctx, data, length),
@@ -194,37 +202,60 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
         }
         match nh {
             0 => {
-                ctx.s("HBH ");
-                if found_hbh || previous != 255 {
-                    ctx.s(if found_hbh {
-                        "[The Hop-by-Hop Options header was already found] (invalid)"
-                    } else {
-                        "[The Hop-by-Hop Options header don't follow the IPv6 header] (invalid)"
-                    });
+                if found_hbh {
+                    ctx.s("[The Hop-by-Hop Options header was already found] (invalid)");
                     return Ok(());
                 }
-                if payload_len == 0 {
-                    jumbo = jumbo_payload(data, cp);
-                    if jumbo.is_none() {
-                        ctx.s("[No valid Jumbo Payload Hop-by-Hop option found] (invalid)");
-                        return Ok(());
-                    }
+                if previous != 255 {
+                    ctx.s("[The Hop-by-Hop Options header don't follow the IPv6 header] (invalid)");
+                    return Ok(());
                 }
-                advance = options(ctx, data, cp)?;
+                ctx.proto = "hbhopt";
+                let hdr_len = (usize::from(u8_at(data, cp + 1)?) + 1) * 8;
+                // tcpdump checks the whole header is captured before "HBH ".
+                let header = super::bytes(data, cp, hdr_len).ok();
+                let options = match header {
+                    Some(header) => {
+                        ctx.s("HBH ");
+                        hop_options(ctx, &header[2..], payload_len == 0)
+                    }
+                    None => Err(()),
+                };
+                if options.is_err() {
+                    ctx.s(" [|hbhopt]");
+                }
+                jumbo = options.ok().flatten();
+                if payload_len == 0 && jumbo.is_none() {
+                    ctx.s("[No valid Jumbo Payload Hop-by-Hop option found] (invalid)");
+                    return Ok(());
+                }
+                let Some(header) = header.filter(|_| options.is_ok()) else {
+                    return Ok(());
+                };
                 found_extension_header = true;
                 found_hbh = true;
-                nh = u8_at(data, cp)?;
+                nh = header[0];
+                advance = hdr_len;
             }
             60 => {
+                ctx.proto = "dstopt";
+                let hdr_len = (usize::from(u8_at(data, cp + 1)?) + 1) * 8;
+                // The options themselves print only with -v.
+                if super::bytes(data, cp, hdr_len).is_err() {
+                    ctx.s(" [|dstopt]");
+                    return Ok(());
+                }
                 ctx.s("DSTOPT ");
-                advance = options(ctx, data, cp)?;
                 found_extension_header = true;
                 nh = u8_at(data, cp)?;
+                advance = hdr_len;
             }
             44 => {
+                ctx.proto = "frag6";
                 let offlg = be16(data, cp + 2)?;
                 let offset = offlg & 0xfff8;
-                let rest = (40 + payload_len).saturating_sub(cp + 8);
+                // tcpdump's size_t arithmetic: a short payload wraps.
+                let rest = (40 + payload_len as u64).wrapping_sub(cp as u64 + 8);
                 ctx.f(format_args!("frag ({offset}|{rest})"));
                 found_extension_header = true;
                 info.fragmented = offlg & 1 != 0;
@@ -239,25 +270,12 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
                 }
             }
             43 => {
-                let hdr_len = usize::from(u8_at(data, cp + 1)?);
-                let kind = u8_at(data, cp + 2)?;
-                let segleft = u8_at(data, cp + 3)?;
-                ctx.f(format_args!(
-                    "srcrt (len={hdr_len}, type={kind}, segleft={segleft}"
-                ));
-                if kind == 0 || kind == 2 {
-                    let _rsv = be32(data, cp + 4)?;
-                    let count = hdr_len / 2;
-                    for i in 0..count {
-                        let addr = super::bytes(data, cp + 8 + i * 16, 16)?;
-                        ctx.f(format_args!(", [{i}]"));
-                        ipv6(ctx.out, addr);
-                    }
+                advance = routing(ctx, data, cp)?;
+                if advance == 0 {
+                    return Ok(());
                 }
-                ctx.s(") ");
                 found_extension_header = true;
                 nh = u8_at(data, cp)?;
-                advance = (hdr_len + 1) * 8;
             }
             _ => {
                 if let Some(jumbo_len) = jumbo {
@@ -292,33 +310,114 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
     Ok(())
 }
 
-/// A valid Jumbo Payload option (type 0xc2, 4 bytes, at least 65536) in
-/// the hop-by-hop header at `cp`: its payload length.
-fn jumbo_payload(data: &[u8], cp: usize) -> Option<usize> {
-    let end = cp + (usize::from(*data.get(cp + 1)?) + 1) * 8;
-    let mut at = cp + 2;
-    while at < end {
-        let kind = *data.get(at)?;
-        if kind == 0 {
-            at += 1;
-            continue;
+/// tcpdump's ip6_opt_process for hop-by-hop options, without -v: silent
+/// but for malformed options, which it names before giving up (Err). Ok
+/// holds the Jumbo Payload length when the first Jumbo option is valid
+/// (the IPv6 payload length was 0 and it is at least 65536).
+fn hop_options(ctx: &mut Ctx, opts: &[u8], payload_len_zero: bool) -> Result<Option<usize>, ()> {
+    let len = opts.len();
+    let mut i = 0;
+    let mut seen_jumbo = false;
+    let mut jumbo = None;
+    while i < len {
+        let kind = opts[i];
+        let optlen = if kind == 0 {
+            1
+        } else if i + 1 < len {
+            usize::from(opts[i + 1]) + 2
+        } else {
+            return Err(());
+        };
+        if i + optlen > len {
+            return Err(());
         }
-        let len = usize::from(*data.get(at + 1)?);
-        if kind == 0xc2 {
-            let value = be32(data, at + 2).ok()?;
-            return (len == 4 && value >= 65536).then_some(value as usize);
+        let value_len = opts.get(i + 1).copied().unwrap_or(0);
+        let left = len - i;
+        match kind {
+            0 | 1 => {}
+            5 if left < 4 => return named(ctx, "(rtalert: trunc)"),
+            5 if value_len != 2 => {
+                return named(ctx, &format!("(rtalert: invalid len {value_len})"));
+            }
+            0xc2 if left < 6 => return named(ctx, "(jumbo: trunc)"),
+            0xc2 if value_len != 4 => {
+                return named(ctx, &format!("(jumbo: invalid len {value_len})"));
+            }
+            0xc2 => {
+                let value =
+                    u32::from_be_bytes([opts[i + 2], opts[i + 3], opts[i + 4], opts[i + 5]]);
+                if !seen_jumbo && payload_len_zero && value >= 65536 {
+                    jumbo = Some(value as usize);
+                }
+                seen_jumbo = true;
+            }
+            0xc9 if left < 18 => return named(ctx, "(homeaddr: trunc)"),
+            0xc9 if value_len < 16 => {
+                return named(ctx, &format!("(homeaddr: invalid len {value_len})"));
+            }
+            _ => {}
         }
-        at += 2 + len;
+        i += optlen;
     }
-    None
+    Ok(jumbo)
 }
 
-/// Hop-by-hop and destination options: silent without -v, except that
-/// truncation and bad lengths show.
-fn options(ctx: &mut Ctx, data: &[u8], cp: usize) -> R<usize> {
-    let _ = ctx;
-    let hdr_len = (usize::from(u8_at(data, cp + 1)?) + 1) * 8;
-    // The whole header must be captured for tcpdump to walk it.
-    super::bytes(data, cp, hdr_len)?;
-    Ok(hdr_len)
+/// Prints what is wrong with an option; the header is then cut short.
+fn named(ctx: &mut Ctx, what: &str) -> Result<Option<usize>, ()> {
+    ctx.s(what);
+    Err(())
+}
+
+/// A routing header as tcpdump 4.99's rt6_print prints it: "RT6 (len=2,
+/// type=0 [Deprecated], segleft=1, [0]addr) ". Ok(its length), or Ok(0)
+/// when it ended the line as invalid.
+fn routing(ctx: &mut Ctx, data: &[u8], cp: usize) -> R<usize> {
+    ctx.proto = "rt6";
+    ctx.s("RT6");
+    let hdr_len = usize::from(u8_at(data, cp + 1)?);
+    ctx.f(format_args!(" (len={hdr_len}"));
+    let kind = u8_at(data, cp + 2)?;
+    ctx.f(format_args!(", type={kind}"));
+    if kind == 0 {
+        ctx.s(" [Deprecated]");
+    }
+    ctx.f(format_args!(", segleft={}", u8_at(data, cp + 3)?));
+    let addresses = match kind {
+        0 | 2 => {
+            let reserved = be32(data, cp + 4)?;
+            if reserved != 0 {
+                ctx.f(format_args!(", rsv=0x{reserved:x}"));
+            }
+            if hdr_len % 2 == 1 {
+                ctx.f(format_args!(" (invalid length {hdr_len}) (invalid)"));
+                return Ok(0);
+            }
+            hdr_len / 2
+        }
+        4 => {
+            let last_entry = u8_at(data, cp + 4)?;
+            ctx.f(format_args!(", last-entry={last_entry}"));
+            let flags = u8_at(data, cp + 5)?;
+            if flags != 0 {
+                ctx.f(format_args!(", flags=0x{flags:x}"));
+            }
+            ctx.f(format_args!(", tag={:x}", be16(data, cp + 6)?));
+            if hdr_len % 2 == 1 {
+                ctx.f(format_args!(" (invalid length {hdr_len}) (invalid)"));
+                return Ok(0);
+            }
+            usize::from(last_entry) + 1
+        }
+        _ => {
+            ctx.s(" (unknown type) (invalid)");
+            return Ok(0);
+        }
+    };
+    for i in 0..addresses {
+        let addr = super::bytes(data, cp + 8 + i * 16, 16)?;
+        ctx.f(format_args!(", [{i}]"));
+        ipv6(ctx.out, addr);
+    }
+    ctx.s(") ");
+    Ok((hdr_len + 1) * 8)
 }

@@ -144,7 +144,14 @@ pub fn tcp(ctx: &mut Ctx, data: &[u8], length: usize, ip: &IpInfo) -> R {
     if hlen > 20 {
         hlen -= 20;
         ctx.s(", options [");
-        if let Err(bad) = options(ctx, data, hlen, flags, rev, thseq, thack) {
+        let seg = Segment {
+            flags,
+            rev,
+            thseq,
+            thack,
+            whole: length <= data.len(),
+        };
+        if let Err(bad) = options(ctx, data, hlen, &seg) {
             match bad {
                 OptError::Trunc | OptError::Cut(false) => return Err(Trunc),
                 OptError::Cut(true) => {
@@ -220,15 +227,26 @@ impl From<Trunc> for OptError {
     }
 }
 
-fn options(
-    ctx: &mut Ctx,
-    data: &[u8],
-    mut hlen: usize,
+/// What the option printers need of the segment besides its bytes.
+struct Segment {
     flags: u8,
+    /// SACK blocks are relative to this side's sequence base.
     rev: bool,
     thseq: u32,
     thack: u32,
-) -> Result<(), OptError> {
+    /// The whole segment (as the IP length gives it) was captured: the
+    /// MD5 signature could be checked if tcpdump had the secret.
+    whole: bool,
+}
+
+fn options(ctx: &mut Ctx, data: &[u8], mut hlen: usize, seg: &Segment) -> Result<(), OptError> {
+    let Segment {
+        flags,
+        rev,
+        thseq,
+        thack,
+        whole,
+    } = *seg;
     let mut cp = 20usize;
     let mut first = true;
     while hlen > 0 {
@@ -335,7 +353,13 @@ fn options(
             19 => {
                 datalen = 16;
                 check(datalen, hlen)?;
-                ctx.s(" ");
+                // tcpdump (built with libcrypto, as Debian's is) says why it
+                // cannot verify the signature before printing it.
+                ctx.s(if whole {
+                    " shared secret not supplied with -M, can't check - "
+                } else {
+                    " snaplen too short, can't check - "
+                });
                 for i in 0..16 {
                     ctx.f(format_args!("{:02x}", u8_at(data, cp + i)?));
                 }

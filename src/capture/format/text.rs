@@ -377,6 +377,26 @@ fn resp_length(b: &[u8], mut p: usize, mut len: usize) -> (i64, usize) {
     (if too_large { -3 } else { result }, p)
 }
 
+/// tcpdump's hex_print (no ASCII column) with "\n\t" before each line,
+/// for up to `length` captured bytes: what print_unknown_data prints.
+pub fn hex_print(out: &mut String, data: &[u8], length: usize) {
+    let data = &data[..data.len().min(length)];
+    for (line, chunk) in data.chunks(16).enumerate() {
+        let _ = write!(out, "\n\t0x{:04x}: ", line * 16);
+        for pair in chunk.chunks(2) {
+            match pair {
+                [a, b] => {
+                    let _ = write!(out, " {a:02x}{b:02x}");
+                }
+                [a] => {
+                    let _ = write!(out, " {a:02x}");
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 /// hex_and_ascii_print with "\n\t" before each line, for up to `length`
 /// captured bytes.
 pub fn hexdump(out: &mut String, data: &[u8], length: usize) {
