@@ -46,6 +46,10 @@ pub struct PcapReader {
     kind: Kind,
     path: String,
     count: u64,
+    /// The file's size and about how much of it the packets so far took
+    /// (exact for pcap; pcapng blocks counted at their usual overhead).
+    size: u64,
+    consumed: u64,
 }
 
 const MAX_RECORD: u32 = 256 * 1024 * 1024;
@@ -56,6 +60,7 @@ impl PcapReader {
     pub fn open(path: &Path) -> Result<Self> {
         let shown = path.display().to_string();
         let file = File::open(path).map_err(|e| anyhow!("cannot open {shown}: {e}"))?;
+        let size = file.metadata().map_or(0, |m| m.len());
         let mut input = BufReader::with_capacity(1 << 20, file);
         let mut magic = [0u8; 4];
         input
@@ -107,7 +112,17 @@ impl PcapReader {
             kind,
             path: shown,
             count: 0,
+            size,
+            consumed: 24,
         })
+    }
+
+    /// How far through the file the reader is, 0 to 1, for progress lines.
+    pub fn fraction(&self) -> f64 {
+        if self.size == 0 {
+            return 1.0;
+        }
+        (self.consumed as f64 / self.size as f64).min(1.0)
     }
 
     /// The next packet into `buf`; Ok(None) at the end of the file. A file
@@ -232,6 +247,11 @@ impl PcapReader {
             },
         };
         self.count += 1;
+        // Record header (16) or packet block overhead (32), data padded.
+        self.consumed += match self.kind {
+            Kind::Classic { .. } => 16 + buf.len() as u64,
+            Kind::Ng { .. } => 32 + (buf.len() as u64).next_multiple_of(4),
+        };
         Ok(Some(record))
     }
 }
@@ -326,13 +346,17 @@ mod tests {
         w.finish().unwrap();
         let mut r = PcapReader::open(&path).unwrap();
         let mut buf = Vec::new();
+        assert_eq!(r.fraction(), 24.0 / 64.0);
         let first = r.next_into(&mut buf).unwrap().unwrap();
+        // 24-byte file header, then two 16-byte record headers + 4 bytes.
+        assert_eq!(r.fraction(), 44.0 / 64.0);
         assert_eq!(first.linktype, 1);
         assert_eq!(first.ts, ts);
         assert_eq!(first.orig_len, 60);
         assert_eq!(buf, [1, 2, 3, 4]);
         assert!(r.next_into(&mut buf).unwrap().is_some());
         assert!(r.next_into(&mut buf).unwrap().is_none());
+        assert_eq!(r.fraction(), 1.0);
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -26,10 +26,12 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
     let mut line = String::with_capacity(256);
     let mut matched = 0u64;
     let mut failure = None;
+    let mut progress = Progress::new(&args.file, args.flows);
     loop {
         if args.count.is_some_and(|c| matched >= c) {
             break;
         }
+        progress.tick(&reader);
         let record = match reader.next_into(&mut buf) {
             Ok(Some(r)) => r,
             Ok(None) => break,
@@ -56,6 +58,7 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
             return quiet_pipe(e);
         }
     }
+    progress.clear();
     if args.flows {
         let mut flows: Vec<FlowSample> = table.flows().map(FlowSample::from).collect();
         flows.sort_by(|a, b| {
@@ -224,5 +227,54 @@ mod tests {
         );
         assert!(lines.iter().all(|l| l.len() < 90), "{text}");
         assert_eq!(lines[0].find("DST"), lines[1].find("198.18.9.2"));
+    }
+}
+
+/// A progress line on stderr while a long read gives no other sign of life:
+/// with --flows (nothing prints until the end) or with stdout redirected,
+/// and only when stderr is a terminal.
+struct Progress {
+    file: String,
+    shown: bool,
+    on: bool,
+    packets: u64,
+    last: std::time::Instant,
+}
+
+impl Progress {
+    const EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+    fn new(file: &std::path::Path, flows: bool) -> Self {
+        use std::io::IsTerminal;
+        Self {
+            file: file.display().to_string(),
+            shown: false,
+            on: std::io::stderr().is_terminal() && (flows || !std::io::stdout().is_terminal()),
+            packets: 0,
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// Called once per packet; looks at the clock every 64k packets.
+    fn tick(&mut self, reader: &PcapReader) {
+        self.packets += 1;
+        if !self.on || self.packets % 65_536 != 0 || self.last.elapsed() < Self::EVERY {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        self.shown = true;
+        eprint!(
+            "\rreading {}: {} packets, {:.0}%   ",
+            self.file,
+            self.packets,
+            reader.fraction() * 100.0
+        );
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r{:width$}\r", "", width = self.file.len() + 40);
+            self.shown = false;
+        }
     }
 }
