@@ -197,6 +197,55 @@ fn write_table(out: &mut impl Write, flows: &[FlowSample]) -> std::io::Result<()
     Ok(())
 }
 
+/// A progress line on stderr while a long read gives no other sign of life:
+/// with --flows (nothing prints until the end) or with stdout redirected,
+/// and only when stderr is a terminal.
+struct Progress {
+    file: String,
+    shown: bool,
+    on: bool,
+    packets: u64,
+    last: std::time::Instant,
+}
+
+impl Progress {
+    const EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+    fn new(file: &std::path::Path, flows: bool) -> Self {
+        use std::io::IsTerminal;
+        Self {
+            file: file.display().to_string(),
+            shown: false,
+            on: std::io::stderr().is_terminal() && (flows || !std::io::stdout().is_terminal()),
+            packets: 0,
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// Called once per packet; looks at the clock every 64k packets.
+    fn tick(&mut self, reader: &PcapReader) {
+        self.packets += 1;
+        if !self.on || !self.packets.is_multiple_of(65_536) || self.last.elapsed() < Self::EVERY {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        self.shown = true;
+        eprint!(
+            "\rreading {}: {} packets, {:.0}%   ",
+            self.file,
+            self.packets,
+            reader.fraction() * 100.0
+        );
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r{:width$}\r", "", width = self.file.len() + 40);
+            self.shown = false;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,54 +276,5 @@ mod tests {
         );
         assert!(lines.iter().all(|l| l.len() < 90), "{text}");
         assert_eq!(lines[0].find("DST"), lines[1].find("198.18.9.2"));
-    }
-}
-
-/// A progress line on stderr while a long read gives no other sign of life:
-/// with --flows (nothing prints until the end) or with stdout redirected,
-/// and only when stderr is a terminal.
-struct Progress {
-    file: String,
-    shown: bool,
-    on: bool,
-    packets: u64,
-    last: std::time::Instant,
-}
-
-impl Progress {
-    const EVERY: std::time::Duration = std::time::Duration::from_millis(250);
-
-    fn new(file: &std::path::Path, flows: bool) -> Self {
-        use std::io::IsTerminal;
-        Self {
-            file: file.display().to_string(),
-            shown: false,
-            on: std::io::stderr().is_terminal() && (flows || !std::io::stdout().is_terminal()),
-            packets: 0,
-            last: std::time::Instant::now(),
-        }
-    }
-
-    /// Called once per packet; looks at the clock every 64k packets.
-    fn tick(&mut self, reader: &PcapReader) {
-        self.packets += 1;
-        if !self.on || self.packets % 65_536 != 0 || self.last.elapsed() < Self::EVERY {
-            return;
-        }
-        self.last = std::time::Instant::now();
-        self.shown = true;
-        eprint!(
-            "\rreading {}: {} packets, {:.0}%   ",
-            self.file,
-            self.packets,
-            reader.fraction() * 100.0
-        );
-    }
-
-    fn clear(&mut self) {
-        if self.shown {
-            eprint!("\r{:width$}\r", "", width = self.file.len() + 40);
-            self.shown = false;
-        }
     }
 }
