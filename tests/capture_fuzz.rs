@@ -19,6 +19,10 @@ use pnet_packet::udp::MutableUdpPacket;
 use proptest::prelude::*;
 use std::process::Command;
 
+mod common;
+
+use common::random::{XorShift, random_filter};
+
 const LINKTYPES: &[u32] = &[1, 0, 101, 108, 113, 276, 239, 12];
 
 fn filters() -> Vec<Filter> {
@@ -449,22 +453,6 @@ fn ipv6_payload_length_zero_prints_like_tcpdump() {
     }
 }
 
-/// A small deterministic generator: the same packets every run.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Ethernet/IPv4 or IPv6 frames with consistent lengths and random
 /// transport bytes (ports 53 now and then, so DNS is reached), cut at a
 /// random length now and then: each line as tcpdump prints it.
@@ -478,6 +466,7 @@ fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
     let file = std::env::temp_dir().join(format!("netlens-plausible-{}.pcap", std::process::id()));
     let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
     let mut ours = Vec::new();
+    let mut frames = Vec::new();
     let mut fmt = Formatter::new();
     for i in 0..5000u32 {
         let proto = [6u8, 17, 1, 58, 0, 43, 44, 60, 59][rng.below(9)];
@@ -514,13 +503,14 @@ fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
         let mut line = String::new();
         fmt.line(1, ts, &frame[..cut], wire, &mut line);
         ours.push(line);
+        frame.truncate(cut);
+        frames.push((frame, wire));
     }
     writer.finish().unwrap();
     let out = Command::new("tcpdump")
         .args(["-n", "-r", file.to_str().unwrap()])
         .output()
         .unwrap();
-    let _ = std::fs::remove_file(&file);
     let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_string)
@@ -557,4 +547,27 @@ fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+    // Random filters select the same packets from them (tcpdump -O: see
+    // tests/capture.rs for libpcap's optimizer). A packet is known by its
+    // timestamp's microseconds, its index here.
+    for _ in 0..150 {
+        let text = random_filter(&mut rng, 2);
+        let filter = Filter::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let out = Command::new("tcpdump")
+            .args(["-O", "-n", "-r", file.to_str().unwrap(), &text])
+            .output()
+            .unwrap();
+        let theirs: Vec<usize> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.get(9..15)?.parse().ok())
+            .collect();
+        let ours: Vec<usize> = frames
+            .iter()
+            .enumerate()
+            .filter(|(_, (data, wire))| filter.matches(&summarize(1, data, *wire), data))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(ours, theirs, "filter {text:?}");
+    }
+    let _ = std::fs::remove_file(&file);
 }

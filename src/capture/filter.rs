@@ -9,7 +9,7 @@
 //! A bare value after `and`/`or` reuses the previous qualifiers, as in
 //! `host a or b`.
 
-use super::decode::{L3, Summary};
+use super::decode::Summary;
 use std::net::IpAddr;
 
 /// A parse error with the character position it refers to.
@@ -140,7 +140,7 @@ impl Filter {
     /// Whether the packet passes. `data` is the captured bytes (for
     /// `proto[...]` loads); `s` is its summary.
     pub fn matches(&self, s: &Summary, data: &[u8]) -> bool {
-        eval(&self.root, s, data)
+        eval(&self.root, s, data).unwrap_or(false)
     }
 }
 
@@ -736,28 +736,53 @@ fn prefix_match(a: &[u8], net: &[u8], bits: u8) -> bool {
     rest == 0 || (a[full] ^ net[full]) & (0xffu8 << (8 - rest)) == 0
 }
 
-fn eval(node: &Node, s: &Summary, data: &[u8]) -> bool {
-    match node {
+/// A load past the captured bytes: BPF ends the program there and rejects
+/// the packet, whatever `or` or `not` would have made of the rest.
+struct Abort;
+
+type Eval<T> = Result<T, Abort>;
+
+fn byte(data: &[u8], at: usize) -> Eval<u8> {
+    data.get(at).copied().ok_or(Abort)
+}
+
+fn slice(data: &[u8], at: usize, len: usize) -> Eval<&[u8]> {
+    data.get(at..at.checked_add(len).ok_or(Abort)?).ok_or(Abort)
+}
+
+fn be16_at(data: &[u8], at: usize) -> Eval<u16> {
+    let b = slice(data, at, 2)?;
+    Ok(u16::from_be_bytes([b[0], b[1]]))
+}
+
+/// Evaluates left to right with short circuits, loading packet bytes in
+/// the order libpcap's (unoptimized) program does.
+fn eval(node: &Node, s: &Summary, data: &[u8]) -> Eval<bool> {
+    Ok(match node {
         Node::True => true,
-        Node::And(a, b) => eval(a, s, data) && eval(b, s, data),
-        Node::Or(a, b) => eval(a, s, data) || eval(b, s, data),
-        Node::Not(a) => !eval(a, s, data),
+        Node::And(a, b) => eval(a, s, data)? && eval(b, s, data)?,
+        Node::Or(a, b) => eval(a, s, data)? || eval(b, s, data)?,
+        Node::Not(a) => !eval(a, s, data)?,
         Node::Ether(t) => s.ethertype == *t,
-        Node::IpProto(v6, p) => ip_proto(s, data, *v6, *p),
+        Node::IpProto(v6, p) => ip_proto(s, data, *v6, *p)?,
         Node::Less(n) => s.wire_len <= *n,
         Node::Greater(n) => s.wire_len >= *n,
-        Node::Host(dir, proto, addr) => addr_match(s, *dir, *proto, |a| match addr {
-            IpAddr::V4(v) => a.len() == 4 && a == v.octets(),
-            IpAddr::V6(v) => a.len() == 16 && a == v.octets(),
-        }),
-        Node::Net(dir, proto, addr, bits) => addr_match(s, *dir, *proto, |a| match addr {
-            IpAddr::V4(v) => a.len() == 4 && prefix_match(a, &v.octets(), *bits),
-            IpAddr::V6(v) => a.len() == 16 && prefix_match(a, &v.octets(), *bits),
-        }),
-        Node::Port(dir, proto, lo, hi) => port_match(s, data, *dir, *proto, *lo, *hi),
+        Node::Host(dir, proto, addr) => {
+            addr_match(s, data, *dir, *proto, addr.is_ipv6(), |a| match addr {
+                IpAddr::V4(v) => a.len() == 4 && a == v.octets(),
+                IpAddr::V6(v) => a.len() == 16 && a == v.octets(),
+            })?
+        }
+        Node::Net(dir, proto, addr, bits) => {
+            addr_match(s, data, *dir, *proto, addr.is_ipv6(), |a| match addr {
+                IpAddr::V4(v) => a.len() == 4 && prefix_match(a, &v.octets(), *bits),
+                IpAddr::V6(v) => a.len() == 16 && prefix_match(a, &v.octets(), *bits),
+            })?
+        }
+        Node::Port(dir, proto, lo, hi) => port_match(s, data, *dir, *proto, *lo, *hi)?,
         Node::Cmp(l, op, r) => {
-            let (Some(a), Some(b)) = (arith(l, s, data), arith(r, s, data)) else {
-                return false;
+            let (Some(a), Some(b)) = (arith(l, s, data)?, arith(r, s, data)?) else {
+                return Ok(false);
             };
             match op {
                 CmpOp::Eq => a == b,
@@ -768,163 +793,170 @@ fn eval(node: &Node, s: &Summary, data: &[u8]) -> bool {
                 CmpOp::Ge => a >= b,
             }
         }
-    }
+    })
 }
 
 /// `ip proto P` / `ip6 proto P` as libpcap compiles them: IPv6 also
 /// matches P after one fragment header.
-fn ip_proto(s: &Summary, data: &[u8], v6: Option<bool>, p: u8) -> bool {
-    let v4 = s.ethertype == 0x0800 && data.get(s.nl + 9) == Some(&p);
-    let v6m = s.ethertype == 0x86dd
-        && (data.get(s.nl + 6) == Some(&p)
-            || (data.get(s.nl + 6) == Some(&44) && data.get(s.nl + 40) == Some(&p)));
+fn ip_proto(s: &Summary, data: &[u8], v6: Option<bool>, p: u8) -> Eval<bool> {
+    let v4 = || Ok(s.ethertype == 0x0800 && byte(data, s.nl + 9)? == p);
+    let v6m = || {
+        if s.ethertype != 0x86dd {
+            return Ok(false);
+        }
+        let next = byte(data, s.nl + 6)?;
+        Ok(next == p || (next == 44 && byte(data, s.nl + 40)? == p))
+    };
     match v6 {
-        None => v4 || v6m,
-        Some(false) => v4,
-        Some(true) => v6m,
+        None => Ok(v4()? || v6m()?),
+        Some(false) => v4(),
+        Some(true) => v6m(),
     }
 }
 
-fn addr_match(s: &Summary, dir: Dir, proto: Proto, hit: impl Fn(&[u8]) -> bool) -> bool {
-    let (src, dst): (&[u8], &[u8]) = match s.ethertype {
-        0x0800 if matches!(proto, Proto::Any | Proto::Ip | Proto::Tcp | Proto::Udp) => {
-            if s.l3 != L3::V4 {
-                return false;
-            }
-            (&s.src[..4], &s.dst[..4])
+fn addr_match(
+    s: &Summary,
+    data: &[u8],
+    dir: Dir,
+    proto: Proto,
+    v6: bool,
+    hit: impl Fn(&[u8]) -> bool,
+) -> Eval<bool> {
+    // Where the source and destination addresses are, and how long; an
+    // address of one family looks only at packets of that family.
+    let (src, dst, len) = match s.ethertype {
+        0x0800 if !v6 && matches!(proto, Proto::Any | Proto::Ip | Proto::Tcp | Proto::Udp) => {
+            (s.nl + 12, s.nl + 16, 4)
         }
-        0x86dd if matches!(proto, Proto::Any | Proto::Ip6 | Proto::Tcp | Proto::Udp) => {
-            if s.l3 != L3::V6 {
-                return false;
-            }
-            (&s.src[..], &s.dst[..])
+        0x86dd if v6 && matches!(proto, Proto::Any | Proto::Ip6 | Proto::Tcp | Proto::Udp) => {
+            (s.nl + 8, s.nl + 24, 16)
         }
-        0x0806 | 0x8035 if matches!(proto, Proto::Any | Proto::Arp) => (&s.src[..4], &s.dst[..4]),
-        _ => return false,
+        0x0806 | 0x8035 if !v6 && matches!(proto, Proto::Any | Proto::Arp) => {
+            (s.nl + 14, s.nl + 24, 4)
+        }
+        _ => return Ok(false),
     };
     if matches!(proto, Proto::Tcp | Proto::Udp) {
-        return false;
+        return Ok(false);
     }
-    match dir {
-        Dir::Any => hit(src) || hit(dst),
-        Dir::Src => hit(src),
-        Dir::Dst => hit(dst),
-    }
+    let at = |start: usize| Ok::<_, Abort>(hit(slice(data, start, len)?));
+    Ok(match dir {
+        Dir::Any => at(src)? || at(dst)?,
+        Dir::Src => at(src)?,
+        Dir::Dst => at(dst)?,
+    })
 }
 
-fn port_match(s: &Summary, data: &[u8], dir: Dir, proto: Proto, lo: u16, hi: u16) -> bool {
+fn port_match(s: &Summary, data: &[u8], dir: Dir, proto: Proto, lo: u16, hi: u16) -> Eval<bool> {
     let allowed: &[u8] = match proto {
         Proto::Tcp => &[6],
         Proto::Udp => &[17],
         Proto::Any | Proto::Ip | Proto::Ip6 => &[6, 17, 132],
-        Proto::Arp => return false,
+        Proto::Arp => return Ok(false),
     };
     let transport = match s.ethertype {
         0x0800 if proto != Proto::Ip6 => {
-            let Some(&p) = data.get(s.nl + 9) else {
-                return false;
-            };
-            let Some(off) = data.get(s.nl + 6..s.nl + 8) else {
-                return false;
-            };
-            if !allowed.contains(&p) || u16::from_be_bytes([off[0], off[1]]) & 0x1fff != 0 {
-                return false;
+            if !allowed.contains(&byte(data, s.nl + 9)?) || be16_at(data, s.nl + 6)? & 0x1fff != 0 {
+                return Ok(false);
             }
-            let Some(&vhl) = data.get(s.nl) else {
-                return false;
-            };
-            s.nl + usize::from(vhl & 0x0f) * 4
+            s.nl + usize::from(byte(data, s.nl)? & 0x0f) * 4
         }
         0x86dd if proto != Proto::Ip => {
-            let Some(&p) = data.get(s.nl + 6) else {
-                return false;
-            };
-            if !allowed.contains(&p) {
-                return false;
+            if !allowed.contains(&byte(data, s.nl + 6)?) {
+                return Ok(false);
             }
             s.nl + 40
         }
-        _ => return false,
+        _ => return Ok(false),
     };
-    let get = |at: usize| {
-        data.get(at..at + 2)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]))
-    };
-    let in_range = |p: Option<u16>| p.is_some_and(|p| p >= lo && p <= hi);
-    match dir {
-        Dir::Any => in_range(get(transport)) || in_range(get(transport + 2)),
-        Dir::Src => in_range(get(transport)),
-        Dir::Dst => in_range(get(transport + 2)),
-    }
+    let in_range = |at: usize| Ok::<_, Abort>((lo..=hi).contains(&be16_at(data, at)?));
+    Ok(match dir {
+        Dir::Any => in_range(transport)? || in_range(transport + 2)?,
+        Dir::Src => in_range(transport)?,
+        Dir::Dst => in_range(transport + 2)?,
+    })
 }
 
-fn arith(a: &Arith, s: &Summary, data: &[u8]) -> Option<u32> {
-    Some(match a {
+/// A value, or None when the packet is not of the protocol a load names
+/// (the comparison is then false, as in BPF).
+fn arith(a: &Arith, s: &Summary, data: &[u8]) -> Eval<Option<u32>> {
+    let value = |x: &Arith| arith(x, s, data);
+    Ok(Some(match a {
         Arith::Num(n) => *n,
         Arith::Len => s.wire_len,
-        Arith::Neg(x) => arith(x, s, data)?.wrapping_neg(),
-        Arith::Shl(x, y) => arith(x, s, data)?
-            .checked_shl(arith(y, s, data)?)
-            .unwrap_or(0),
-        Arith::Shr(x, y) => arith(x, s, data)?
-            .checked_shr(arith(y, s, data)?)
-            .unwrap_or(0),
-        Arith::Bin(op, x, y) => {
-            let (x, y) = (arith(x, s, data)?, arith(y, s, data)?);
-            match op {
-                '+' => x.wrapping_add(y),
-                '-' => x.wrapping_sub(y),
-                '*' => x.wrapping_mul(y),
-                '/' => x.checked_div(y)?,
-                '%' => x.checked_rem(y)?,
-                '&' => x & y,
-                '|' => x | y,
-                '^' => x ^ y,
-                _ => return None,
+        Arith::Neg(x) => match value(x)? {
+            Some(x) => x.wrapping_neg(),
+            None => return Ok(None),
+        },
+        Arith::Shl(x, y) | Arith::Shr(x, y) | Arith::Bin(_, x, y) => {
+            let (Some(x), Some(y)) = (value(x)?, value(y)?) else {
+                return Ok(None);
+            };
+            match a {
+                Arith::Shl(..) => x.checked_shl(y).unwrap_or(0),
+                Arith::Shr(..) => x.checked_shr(y).unwrap_or(0),
+                Arith::Bin(op, ..) => match op {
+                    '+' => x.wrapping_add(y),
+                    '-' => x.wrapping_sub(y),
+                    '*' => x.wrapping_mul(y),
+                    // BPF rejects the packet on a division by zero.
+                    '/' => x.checked_div(y).ok_or(Abort)?,
+                    '%' => x.checked_rem(y).ok_or(Abort)?,
+                    '&' => x & y,
+                    '|' => x | y,
+                    '^' => x ^ y,
+                    _ => return Ok(None),
+                },
+                _ => unreachable!("matched above"),
             }
         }
         Arith::Load(layer, off, size) => {
-            let off = arith(off, s, data)? as usize;
-            let base = layer_base(*layer, s, data)?;
-            let at = base.checked_add(off)?;
-            let b = data.get(at..at.checked_add(usize::from(*size))?)?;
+            let Some(base) = layer_base(*layer, s, data)? else {
+                return Ok(None);
+            };
+            let Some(off) = value(off)? else {
+                return Ok(None);
+            };
+            let at = base.checked_add(off as usize).ok_or(Abort)?;
+            let b = slice(data, at, usize::from(*size))?;
             match size {
                 1 => u32::from(b[0]),
                 2 => u32::from(u16::from_be_bytes([b[0], b[1]])),
                 _ => u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
             }
         }
-    })
+    }))
 }
 
 /// Where a `proto[...]` load counts from, or None when the packet is not
 /// of that protocol (the comparison is then false, as in BPF).
-fn layer_base(layer: Layer, s: &Summary, data: &[u8]) -> Option<usize> {
+fn layer_base(layer: Layer, s: &Summary, data: &[u8]) -> Eval<Option<usize>> {
     let nl = s.nl;
-    match layer {
+    Ok(match layer {
         Layer::Ether => Some(0),
         Layer::Ip => (s.ethertype == 0x0800).then_some(nl),
         Layer::Ip6 => (s.ethertype == 0x86dd).then_some(nl),
         Layer::Arp => matches!(s.ethertype, 0x0806 | 0x8035).then_some(nl),
-        Layer::Icmp6 => ip_proto(s, data, Some(true), 58).then_some(nl + 40),
+        // libpcap: IPv6 with ICMPv6 as the first next header only.
+        Layer::Icmp6 => (s.ethertype == 0x86dd && byte(data, nl + 6)? == 58).then_some(nl + 40),
         Layer::Tcp | Layer::Udp | Layer::Icmp => {
-            let (p, v6_ok) = match layer {
-                Layer::Tcp => (6, true),
-                Layer::Udp => (17, true),
-                _ => (1, false),
+            // libpcap's tcp[], udp[] and icmp[] are IPv4 only: it checks
+            // the ethertype first, then the protocol and the fragment
+            // offset, and counts from the IPv4 header length.
+            if s.ethertype != 0x0800 {
+                return Ok(None);
+            }
+            let p = match layer {
+                Layer::Tcp => 6,
+                Layer::Udp => 17,
+                _ => 1,
             };
-            if !ip_proto(s, data, if v6_ok { None } else { Some(false) }, p) {
-                return None;
+            if byte(data, nl + 9)? != p || be16_at(data, nl + 6)? & 0x1fff != 0 {
+                return Ok(None);
             }
-            // libpcap computes the header length as for IPv4 and checks
-            // the IPv4 fragment offset, whatever the IP version.
-            let off = data.get(nl + 6..nl + 8)?;
-            if u16::from_be_bytes([off[0], off[1]]) & 0x1fff != 0 {
-                return None;
-            }
-            Some(nl + usize::from(data.get(nl)? & 0x0f) * 4)
+            Some(nl + usize::from(byte(data, nl)? & 0x0f) * 4)
         }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -943,6 +975,44 @@ mod tests {
         assert!(Filter::parse("frobnicate").is_err());
         assert!(Filter::parse("tcp[13] & 2 !=").is_err());
         assert!(Filter::parse("port 80 $").is_err());
+    }
+
+    /// BPF semantics: a load past the captured bytes rejects the packet
+    /// whatever comes after it, but not a branch decided before it.
+    #[test]
+    fn a_load_past_the_capture_rejects_the_packet() {
+        // Ethernet + IPv4 (TCP) cut after 24 bytes: the protocol byte is
+        // there, the IPv4 header's end and the ports are not.
+        let mut frame = vec![0u8; 12];
+        frame.extend_from_slice(&[0x08, 0x00, 0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6]);
+        let cut = &frame[..24];
+        let s = crate::capture::decode::summarize(1, cut, 54);
+        let pass = |text: &str| Filter::parse(text).unwrap().matches(&s, cut);
+        assert!(pass("tcp"));
+        assert!(pass("less 60"));
+        assert!(pass("less 60 or tcp[13] & 2 != 0"));
+        assert!(!pass("tcp[13] & 2 != 0 or less 60"));
+        assert!(!pass("not port 53"));
+        assert!(!pass("not host 198.18.0.1"));
+        // An IPv6 address never looks into an IPv4 packet.
+        assert!(pass("not host 2001:db8::1"));
+    }
+
+    /// tcp[], udp[] and icmp[] are IPv4 only in libpcap; icmp6[] needs
+    /// ICMPv6 as the first next header.
+    #[test]
+    fn transport_loads_follow_libpcap() {
+        let mut frame = vec![0u8; 12];
+        frame.extend_from_slice(&[0x86, 0xdd, 0x60, 0, 0, 0, 0, 20, 6, 64]);
+        frame.extend_from_slice(&[0; 32]);
+        frame.extend_from_slice(&[0; 20]);
+        frame[14 + 40 + 13] = 0x02; // SYN
+        let s = crate::capture::decode::summarize(1, &frame, frame.len() as u32);
+        let pass = |text: &str| Filter::parse(text).unwrap().matches(&s, &frame);
+        assert!(pass("tcp"));
+        assert!(pass("ip6 and tcp"));
+        assert!(!pass("tcp[13] & 2 != 0"));
+        assert!(!pass("tcp[tcpflags] & tcp-syn != 0"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod dns_server;
+pub mod random;
 
 use std::fs::File;
 use std::io;
