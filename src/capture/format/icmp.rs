@@ -77,7 +77,10 @@ pub fn icmp(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
                         quoted_dst(&mut text)?;
                         text.push_str(after);
                     }
-                    None => text = format!("#{code}"),
+                    None => {
+                        quoted_dst(&mut text)?;
+                        text.push_str(&format!(" unreachable - #{code}"));
+                    }
                 }
             }
         },
@@ -96,7 +99,7 @@ pub fn icmp(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
                 format!("parameter problem - octet {}", u8_at(data, 4)?)
             };
         }
-        18 => text = format!("address mask is 0x{:08x}", be32(data, 12)?),
+        18 => text = format!("address mask is 0x{:08x}", be32(data, 8)?),
         13 => {
             let (id, seq) = (be16(data, 4)?, be16(data, 6)?);
             text = format!("time stamp query id {id} seq {seq}");
@@ -138,6 +141,18 @@ pub fn icmp(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
         }
     }
     ctx.f(format_args!("ICMP {text}, length {length}"));
+    Ok(())
+}
+
+/// An MLDv1 message as tcpdump's mld6_print: right after the type name,
+/// and nothing when the 24 bytes are not all captured.
+fn listener(ctx: &mut Ctx, data: &[u8]) -> R {
+    if data.len() < 24 {
+        return Ok(());
+    }
+    ctx.f(format_args!("max resp delay: {} ", be16(data, 4)?));
+    ctx.s("addr: ");
+    ipv6(ctx.out, bytes(data, 8, 16)?);
     Ok(())
 }
 
@@ -267,7 +282,12 @@ pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
                 2 => "beyond scope".into(),
                 3 => "unreachable address".into(),
                 4 => "unreachable port".into(),
-                _ => format!("unknown unreach code ({code})"),
+                _ => {
+                    // tcpdump shows the message in hex and stops there.
+                    ctx.f(format_args!(", unknown unreach code ({code})"));
+                    super::text::hex_print(ctx.out, data, length);
+                    return Ok(());
+                }
             };
             ctx.f(format_args!(", {name}"));
             match code {
@@ -307,6 +327,8 @@ pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
             _ => ctx.f(format_args!(", unknown code ({code})")),
         },
         4 => {
+            // tcpdump checks the quoted packet's destination is captured.
+            bytes(data, oip + 24, 16)?;
             let pointer = be32(data, 4)?;
             match code {
                 0 => ctx.f(format_args!(", erroneous - octet {pointer}")),
@@ -323,31 +345,26 @@ pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
                 be16(data, 6)?
             ));
         }
-        130 => {
-            if length == 24 {
-                ctx.f(format_args!("max resp delay: {} ", be16(data, 4)?));
-                ctx.s("addr: ");
-                ipv6(ctx.out, bytes(data, 8, 16)?);
-            } else if length >= 28 {
-                let group = bytes(data, 8, 16)?;
-                if group.iter().any(|b| *b != 0) {
-                    ctx.s(" [gaddr ");
-                    ipv6(ctx.out, group);
-                    ctx.s("]");
+        // MLD: tcpdump's mld6_print says nothing when the 24-byte message
+        // is not all captured; a longer query is MLDv2.
+        130 if length == 24 => listener(ctx, data)?,
+        130 if length >= 28 => {
+            ctx.s(" v2");
+            let group = bytes(data, 8, 16)?;
+            ctx.s(" [gaddr ");
+            ipv6(ctx.out, group);
+            let sources = usize::from(be16(data, 26)?);
+            if sources > 0 {
+                if length < 28 + sources * 16 {
+                    ctx.s(" [invalid number of sources]");
                 } else {
-                    ctx.s(" [");
-                    ctx.s("]");
+                    ctx.f(format_args!(", {sources} source(s)"));
                 }
-            } else {
-                ctx.s(" [invalid len ");
-                ctx.f(format_args!("{length}]"));
             }
+            ctx.s("]");
         }
-        131 | 132 => {
-            ctx.f(format_args!("max resp delay: {} ", be16(data, 4)?));
-            ctx.s("addr: ");
-            ipv6(ctx.out, bytes(data, 8, 16)?);
-        }
+        130 => ctx.f(format_args!(" unknown-version (len {length}) ")),
+        131 | 132 => listener(ctx, data)?,
         144 | 146 => ctx.f(format_args!(", id 0x{:04x}", be16(data, 4)?)),
         // Their fields print only with -v.
         145 | 147 => {}
@@ -358,22 +375,26 @@ pub fn icmp6(ctx: &mut Ctx, data: &[u8], length: usize, _ip: &IpInfo) -> R {
                 ctx.f(format_args!(", {} group record(s)", be16(data, 6)?));
             }
         }
+        // tcpdump fetches an address before printing its label.
         135 => {
+            let target = bytes(data, 8, 16)?;
             ctx.s(", who has ");
-            ipv6(ctx.out, bytes(data, 8, 16)?);
+            ipv6(ctx.out, target);
         }
         136 => {
+            let target = bytes(data, 8, 16)?;
             ctx.s(", tgt is ");
-            ipv6(ctx.out, bytes(data, 8, 16)?);
+            ipv6(ctx.out, target);
         }
         138 => icmp6_info::router_renumbering(ctx, data)?,
         139 | 140 => icmp6_info::node_information(ctx, data, length)?,
         133 | 134 | 137 => {
             if kind == 137 {
+                let (destination, target) = (bytes(data, 24, 16)?, bytes(data, 8, 16)?);
                 ctx.s(", ");
-                ipv6(ctx.out, bytes(data, 24, 16)?);
+                ipv6(ctx.out, destination);
                 ctx.s(" to ");
-                ipv6(ctx.out, bytes(data, 8, 16)?);
+                ipv6(ctx.out, target);
             }
         }
         _ => {

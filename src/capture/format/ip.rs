@@ -270,6 +270,8 @@ pub fn ip6(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
                 }
             }
             43 => {
+                // tcpdump checks the header's first byte before "RT6".
+                u8_at(data, cp)?;
                 advance = routing(ctx, data, cp)?;
                 if advance == 0 {
                     return Ok(());
