@@ -258,6 +258,21 @@ fn have_tcpdump() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// What `tcpdump -n -r FILE [ARGS]` prints, line by line.
+fn tcpdump_read(file: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let out = Command::new("tcpdump")
+        .env("TZ", "UTC")
+        .args(["-n", "-r"])
+        .arg(file)
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn crafted_packets_cut_at_every_length_end_like_tcpdump() {
     let dir = std::env::temp_dir();
@@ -292,16 +307,8 @@ fn crafted_packets_cut_at_every_length_end_like_tcpdump() {
         let _ = std::fs::remove_file(&file);
         return;
     }
-    let out = Command::new("tcpdump")
-        .env("TZ", "UTC")
-        .args(["-n", "-r", file.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let theirs = tcpdump_read(&file, &[]);
     let _ = std::fs::remove_file(&file);
-    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
     assert_eq!(theirs.len(), ours.len());
     // Our lines used the local time zone; compare after the timestamp.
     let mut differ = Vec::new();
@@ -438,15 +445,8 @@ fn ipv6_payload_length_zero_prints_like_tcpdump() {
         let _ = std::fs::remove_file(&file);
         return;
     }
-    let out = Command::new("tcpdump")
-        .args(["-n", "-r", file.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let theirs = tcpdump_read(&file, &[]);
     let _ = std::fs::remove_file(&file);
-    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
     assert_eq!(theirs.len(), ours.len(), "{theirs:#?}");
     for (o, t) in ours.iter().zip(&theirs) {
         assert_eq!(o.get(15..), t.get(15..), "netlens: {o}\ntcpdump: {t}");
@@ -521,14 +521,7 @@ fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
         frames.push((frame, wire));
     }
     writer.finish().unwrap();
-    let out = Command::new("tcpdump")
-        .args(["-n", "-r", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let theirs = tcpdump_read(&file, &[]);
     // tcpdump prints some packets on several lines: compare packet by
     // packet, each tcpdump packet being its timestamped line and the lines
     // that follow it.
@@ -567,12 +560,8 @@ fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
     for _ in 0..150 {
         let text = random_filter(&mut rng, 2);
         let filter = Filter::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
-        let out = Command::new("tcpdump")
-            .args(["-O", "-n", "-r", file.to_str().unwrap(), &text])
-            .output()
-            .unwrap();
-        let theirs: Vec<usize> = String::from_utf8_lossy(&out.stdout)
-            .lines()
+        let theirs: Vec<usize> = tcpdump_read(&file, &["-O", &text])
+            .iter()
             .filter_map(|l| l.get(9..15)?.parse().ok())
             .collect();
         let ours: Vec<usize> = frames
