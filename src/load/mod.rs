@@ -138,6 +138,20 @@ pub fn resolve(text: &str) -> Result<SocketAddr> {
     if !text.contains(':') {
         bail!("'{text}' has no port: use HOST:PORT, e.g. 127.0.0.1:5201");
     }
+    // An address literal never goes to the resolver: a malformed one
+    // ("[::1", "256.1.1.1:80") would otherwise become a DNS query.
+    let host = &text[..text.rfind(':').unwrap_or(0)];
+    let literal = text.starts_with('[')
+        || text.matches(':').count() > 1
+        || host.chars().all(|c| c.is_ascii_digit() || c == '.');
+    if literal {
+        let addr: SocketAddr = text.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "'{text}' is not a valid address: use IPV4:PORT or [IPV6]:PORT, e.g. 127.0.0.1:5201"
+            )
+        })?;
+        return check_target(text, addr);
+    }
     let addrs: Vec<SocketAddr> = text
         .to_socket_addrs()
         .with_context(|| format!("cannot resolve '{text}' (use HOST:PORT)"))?
@@ -148,6 +162,11 @@ pub fn resolve(text: &str) -> Result<SocketAddr> {
         .or(addrs.first())
         .copied()
         .with_context(|| format!("'{text}' resolves to no address"))?;
+    check_target(text, addr)
+}
+
+/// A host address and a port one can send to.
+fn check_target(text: &str, addr: SocketAddr) -> Result<SocketAddr> {
     if addr.port() == 0 {
         bail!("'{text}': port 0 is not a port to send to");
     }
@@ -205,6 +224,12 @@ mod tests {
         ] {
             assert!(resolve(bad).is_err(), "{bad}");
         }
+        // Malformed literals are refused as such, never looked up.
+        for bad in ["[::1", "[::1:80", "256.1.1.1:80", "198.18.0:80", "::1:80"] {
+            let error = resolve(bad).unwrap_err().to_string();
+            assert!(error.contains("not a valid address"), "{bad}: {error}");
+        }
+        assert_eq!(resolve("[::1]:80").unwrap().to_string(), "[::1]:80");
     }
 
     #[test]
