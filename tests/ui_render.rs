@@ -154,6 +154,16 @@ fn help_overlay_lists_the_keymap() {
 }
 
 #[test]
+fn ctrl_l_asks_for_a_full_repaint_and_not_for_the_letter() {
+    let mut app = app_with_samples();
+    assert!(app.on_key(Key::Ctrl('l')));
+    assert!(app.repaint);
+    // Ctrl-Q is not q: netlens keeps running.
+    assert!(!app.on_key(Key::Ctrl('q')));
+    assert!(!app.quit);
+}
+
+#[test]
 fn dns_tab_without_dns_data_says_so() {
     let mut app = app_with_samples();
     app.on_key(Key::Char('5'));

@@ -27,6 +27,8 @@ pub enum Key {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Quit,
+    /// Clear the terminal and draw everything again.
+    Repaint,
     Help,
     NextTab,
     PrevTab,
@@ -219,6 +221,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Record,
         scope: Scope::Global,
         help: "start or stop recording",
+        hint: None,
+    },
+    Binding {
+        keys: &[Ctrl('l')],
+        action: Action::Repaint,
+        scope: Scope::Global,
+        help: "redraw the whole screen",
         hint: None,
     },
     Binding {

@@ -79,6 +79,8 @@ pub struct App {
     pub hits: HitMap,
     pub derived: Derived,
     pub quit: bool,
+    /// Ctrl-L: the terminal is cleared before the next draw.
+    pub repaint: bool,
     /// Replaying a recording: the Source of samples instead of the sampler.
     pub replay: Option<crate::record::player::Player>,
     /// The `t` prompt's text while the user types a time to jump to.
@@ -121,6 +123,7 @@ impl App {
             hits: HitMap::default(),
             derived: Derived::default(),
             quit: false,
+            repaint: false,
             replay: None,
             time_prompt: None,
             recording: None,
@@ -347,6 +350,7 @@ impl App {
     fn global(&mut self, action: Action, key: Key) -> bool {
         match action {
             Action::Quit => self.quit = true,
+            Action::Repaint => self.repaint = true,
             Action::Help => {
                 self.help = true;
                 self.help_scroll = 0;

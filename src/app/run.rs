@@ -172,6 +172,9 @@ async fn event_loop(
     while !app.quit {
         app.publish_demand();
         if dirty {
+            if std::mem::take(&mut app.repaint) {
+                terminal.clear()?;
+            }
             terminal.draw(|frame| ui::draw(frame, app))?;
             last_draw = tokio::time::Instant::now();
             capture_stale = false;
