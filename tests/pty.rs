@@ -41,6 +41,8 @@ impl Session {
             .expect("open a pty");
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_netlens"));
         command.args(args);
+        // portable-pty starts in $HOME by default, which may not exist.
+        command.cwd(std::env::temp_dir());
         command.env("TERM", "xterm-256color");
         for (key, value) in env {
             command.env(key, value);

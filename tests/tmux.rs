@@ -394,6 +394,8 @@ fn survives_detach_and_attach() {
             "a",
         ]);
         client.env("TMUX_TMPDIR", &server.tmpdir);
+        // portable-pty starts in $HOME by default, which may not exist.
+        client.cwd(std::env::temp_dir());
         client.env("TERM", "xterm-256color");
         client.env_remove("TMUX");
         let child = pair.slave.spawn_command(client).unwrap();
