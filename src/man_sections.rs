@@ -194,15 +194,18 @@ sequence seen in that direction); \fBnetlens read \-\-flows \-\-json\fR lists it
 the flow's \fBfindings\fR.
 .TP
 \fBdns\-timeout\fR
-DNS queries went unanswered during the interval (probes, or queries seen on the
+DNS queries went unanswered in the last window (probes, or queries seen on the
 wire after the client's timeout: \fB\-\-dns\-timeout\fR, else resolv.conf's
 \fBoptions timeout\fR, else 5 s). Names the server and the names, a reverse lookup
 as "PTR 198.18.0.9"; crit when every query to that server went unanswered. For PTR the
 hint explains the classic stall (tools that reverse-resolve every address wait the
 timeout for each) and the fixes: add the PTR records, answer NXDOMAIN, or use \-n.
+The window is twice the timeout plus the interval, at least 10 s, so a server that only
+times out (one result per timeout) keeps the finding between its timeouts; a replay,
+which has each interval's results only, judges each interval alone.
 .TP
 \fBdns\-slow\fR
-A server's p90 answer latency over the interval reached 100 ms (warn) or 1000 ms
+A server's p90 answer latency over the same window reached 100 ms (warn) or 1000 ms
 (crit), from at least 1 answer (\fBdns_slow_p90_ms\fR; crit is 10 times it). Names the server and its slowest name; the hint
 suggests a closer resolver or a local cache such as dnsmasq or systemd\-resolved.
 .TP
@@ -580,12 +583,12 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
     (
         "dns_slow_p90_ms",
         "100.0",
-        "dns-slow: a server's 90th percentile answer latency in an interval, in milliseconds (crit at 10 times this)",
+        "dns-slow: a server's 90th percentile answer latency in the window, in milliseconds (crit at 10 times this)",
     ),
     (
         "dns_timeout_count",
         "1",
-        "dns-timeout: timed-out queries in an interval that raise it",
+        "dns-timeout: timed-out queries in the window that raise it",
     ),
 ];
 

@@ -132,6 +132,55 @@ fn probes_measure_latency_outcomes_and_timeouts_of_our_server_only() {
     assert_eq!(samples[0]["dns"]["probe_servers"][0], addr.as_str());
 }
 
+/// A server that never answers yields one timeout per timeout period, so
+/// most intervals have no result at all: the finding still holds in every
+/// sample once the first timeout came, over the window it names.
+#[test]
+fn dns_timeout_holds_between_the_timeouts_of_a_dead_server() {
+    let server = DnsServer::start();
+    let addr = server.addr.to_string();
+    let samples = snapshot(&[
+        "--count",
+        "10",
+        "--interval",
+        "300ms",
+        "--no-capture",
+        "--section",
+        "dns,findings",
+        "--dns-server",
+        &addr,
+        "--dns-timeout",
+        "1s",
+        // The test's server never answers PTR.
+        "--dns-probe",
+        "198.18.0.9",
+    ]);
+    let has_timeout: Vec<bool> = samples
+        .iter()
+        .map(|s| {
+            s["findings"]
+                .as_array()
+                .is_some_and(|f| f.iter().any(|f| f["id"] == "dns-timeout"))
+        })
+        .collect();
+    let first = has_timeout
+        .iter()
+        .position(|t| *t)
+        .unwrap_or_else(|| panic!("no dns-timeout in {has_timeout:?}"));
+    assert!(
+        has_timeout[first..].iter().all(|t| *t),
+        "the finding flickers: {has_timeout:?}"
+    );
+    // Fewer samples carry a timeout result than carry the finding.
+    let with_results = samples
+        .iter()
+        .filter(|s| s["dns"]["probes"].as_array().is_some_and(|p| !p.is_empty()))
+        .count();
+    assert!(with_results < samples.len() - first, "{samples:?}");
+    let summary = findings(&samples, "dns-timeout").pop().unwrap();
+    assert!(summary.contains("in the last 10 s"), "{summary}");
+}
+
 #[test]
 fn without_probes_nothing_is_sent() {
     let server = DnsServer::start();

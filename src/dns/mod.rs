@@ -96,6 +96,13 @@ pub struct DnsSample {
     pub passive_error: Option<String>,
     /// Seconds after which a query without an answer is a timeout.
     pub timeout_s: f64,
+    /// The results of the last `recent_s` seconds (this interval's too),
+    /// which the findings use so they do not flicker. Derived, so neither
+    /// recorded nor in the JSON: a replay's findings use the interval's.
+    #[serde(skip)]
+    pub recent: Vec<DnsResult>,
+    #[serde(skip)]
+    pub recent_s: f64,
 }
 
 /// One probe: a query type and a name.

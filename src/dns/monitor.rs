@@ -4,7 +4,7 @@
 
 use super::config::{self, ResolverConfig};
 use super::prober::Prober;
-use super::{DnsSample, ProbeSpec, parse_probe, parse_server};
+use super::{DnsResult, DnsSample, ProbeSpec, parse_probe, parse_server};
 use crate::capture::live::Capture;
 use crate::cli::DnsArgs;
 use crate::collect::netns::Target;
@@ -21,7 +21,14 @@ pub struct DnsMonitor {
     interval: Duration,
     target: Target,
     prober: Option<Prober>,
+    /// The results of the last `window()` seconds, for the findings: one
+    /// interval alone makes them flicker (a dead server yields one timeout
+    /// per timeout period, so most intervals have no result at all).
+    recent: std::sync::Mutex<std::collections::VecDeque<(std::time::Instant, DnsResult)>>,
 }
+
+/// Results the window keeps at most (a busy resolver seen passively).
+const RECENT_MAX: usize = 256;
 
 impl DnsMonitor {
     /// Reads the resolver configuration and starts the probes asked for.
@@ -82,6 +89,7 @@ impl DnsMonitor {
             interval,
             target: target.clone(),
             prober: None,
+            recent: std::sync::Mutex::default(),
         };
         for spec in specs {
             monitor.add(spec)?;
@@ -123,9 +131,18 @@ impl DnsMonitor {
         }
     }
 
-    /// What one sample carries: the results completed since the last call.
+    /// How far back the findings look: long enough to always hold the
+    /// last result of a server that only times out.
+    pub fn window(&self) -> Duration {
+        ((self.timeout + self.interval) * 2).max(Duration::from_secs(10))
+    }
+
+    /// What one sample carries: the results completed since the last call,
+    /// and those of the window for the findings.
     pub fn sample(&self, capture: Option<&Capture>) -> DnsSample {
         let (passive, passive_dropped) = capture.map(|c| c.take_dns()).unwrap_or_default();
+        let probes = self.prober.as_ref().map(Prober::take).unwrap_or_default();
+        let recent = self.remember(&probes, &passive);
         let (passive_on, passive_error) = match capture {
             Some(c) if c.is_active() => (true, None),
             Some(c) => (false, c.error()),
@@ -138,12 +155,30 @@ impl DnsMonitor {
             config: self.config.clone(),
             servers: self.servers.iter().map(ToString::to_string).collect(),
             probe_specs: self.prober.as_ref().map(Prober::specs).unwrap_or_default(),
-            probes: self.prober.as_ref().map(Prober::take).unwrap_or_default(),
+            probes,
             passive,
             passive_dropped,
             passive_on,
             passive_error,
             timeout_s: self.timeout.as_secs_f64(),
+            recent,
+            recent_s: self.window().as_secs_f64(),
         }
+    }
+
+    /// Adds this interval's results to the window, forgets the old ones,
+    /// and returns the window's results, oldest first.
+    fn remember(&self, probes: &[DnsResult], passive: &[DnsResult]) -> Vec<DnsResult> {
+        let now = std::time::Instant::now();
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.extend(probes.iter().chain(passive).map(|r| (now, r.clone())));
+        while recent.len() > RECENT_MAX
+            || recent
+                .front()
+                .is_some_and(|(at, _)| now.duration_since(*at) > self.window())
+        {
+            recent.pop_front();
+        }
+        recent.iter().map(|(_, r)| r.clone()).collect()
     }
 }

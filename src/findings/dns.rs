@@ -23,7 +23,18 @@ pub fn evaluate(current: &Sample, limits: &Thresholds) -> Vec<Finding> {
     let Some(dns) = &current.dns else {
         return Vec::new();
     };
-    let all: Vec<&DnsResult> = dns.probes.iter().chain(&dns.passive).collect();
+    // The window when the sample carries one (live, snapshot, export,
+    // record), else the interval (a replayed sample).
+    let all: Vec<&DnsResult> = if dns.recent.is_empty() {
+        dns.probes.iter().chain(&dns.passive).collect()
+    } else {
+        dns.recent.iter().collect()
+    };
+    let span = if dns.recent.is_empty() {
+        String::new()
+    } else {
+        format!(" in the last {:.0} s", dns.recent_s)
+    };
     let mut findings = Vec::new();
     for server in stats::by_server(all.iter().copied()) {
         let of_server: Vec<&DnsResult> = all
@@ -32,16 +43,16 @@ pub fn evaluate(current: &Sample, limits: &Thresholds) -> Vec<Finding> {
             .filter(|r| r.server == server.key)
             .collect();
         if server.timeouts > 0 && server.timeouts >= u64::from(limits.dns_timeout_count) {
-            findings.push(timeout_finding(&server, &of_server, dns.timeout_s));
+            findings.push(timeout_finding(&server, &of_server, dns.timeout_s, &span));
         }
-        if let Some(finding) = slow_finding(&server, &of_server, limits) {
+        if let Some(finding) = slow_finding(&server, &of_server, limits, &span) {
             findings.push(finding);
         }
     }
     findings
 }
 
-fn timeout_finding(server: &Stats, results: &[&DnsResult], timeout_s: f64) -> Finding {
+fn timeout_finding(server: &Stats, results: &[&DnsResult], timeout_s: f64, span: &str) -> Finding {
     let mut names: Vec<String> = Vec::new();
     let mut ptr = false;
     for r in results.iter().filter(|r| r.outcome == Outcome::Timeout) {
@@ -82,7 +93,7 @@ fn timeout_finding(server: &Stats, results: &[&DnsResult], timeout_s: f64) -> Fi
         id: DNS_TIMEOUT,
         severity,
         summary: format!(
-            "{}: {} of {} queries unanswered: {list}",
+            "{}: {} of {} queries unanswered{span}: {list}",
             server.key, server.timeouts, server.count
         ),
         hint,
@@ -93,7 +104,12 @@ fn timeout_finding(server: &Stats, results: &[&DnsResult], timeout_s: f64) -> Fi
     }
 }
 
-fn slow_finding(server: &Stats, results: &[&DnsResult], limits: &Thresholds) -> Option<Finding> {
+fn slow_finding(
+    server: &Stats,
+    results: &[&DnsResult],
+    limits: &Thresholds,
+    span: &str,
+) -> Option<Finding> {
     if server.latencies.len() < DNS_SLOW_MIN_ANSWERS {
         return None;
     }
@@ -118,7 +134,7 @@ fn slow_finding(server: &Stats, results: &[&DnsResult], limits: &Thresholds) -> 
         id: DNS_SLOW,
         severity,
         summary: format!(
-            "{}: p90 {p90:.0} ms over {} answers (slowest {} {:.0} ms)",
+            "{}: p90 {p90:.0} ms over {} answers{span} (slowest {} {:.0} ms)",
             server.key,
             server.latencies.len(),
             question_label(slowest),

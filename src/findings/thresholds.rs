@@ -52,7 +52,7 @@ pub struct Thresholds {
     pub flow_retrans_warn_percent: f64,
     /// dns-slow: 90th percentile of a probe's latency, in milliseconds.
     pub dns_slow_p90_ms: f64,
-    /// dns-timeout: timed-out queries in an interval that raise it.
+    /// dns-timeout: timed-out queries in the DNS window that raise it.
     pub dns_timeout_count: u32,
 }
 
