@@ -91,15 +91,35 @@ fn be32(b: &[u8], i: usize) -> Option<u32> {
     Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
 }
 
+/// The pcap link types netlens reads (LINKTYPE_* numbers); the summary
+/// and the line printer both go by them.
+pub mod linktype {
+    pub const ETHERNET: u32 = 1;
+    pub const NULL: u32 = 0;
+    pub const LOOP: u32 = 108;
+    pub const RAW: u32 = 101;
+    /// LINKTYPE_IPV4 and LINKTYPE_IPV6: raw IP too (tcpdump's raw_if_print).
+    pub const IPV4: u32 = 228;
+    pub const IPV6: u32 = 229;
+    pub const SLL: u32 = 113;
+    pub const SLL2: u32 = 276;
+    pub const NFLOG: u32 = 239;
+    pub const ARCNET_LINUX: u32 = 129;
+    pub const IPOIB: u32 = 242;
+    pub const IPNET: u32 = 226;
+    pub const BRCM_PREPEND: u32 = 282;
+}
+
 /// Where the network layer starts and its protocol, for a link type.
 pub fn link(linktype: u32, data: &[u8]) -> Option<(u16, usize)> {
+    use linktype::*;
     match linktype {
-        1 => Some((be16(data, 12)?, 14)),
-        113 => Some((be16(data, 14)?, 16)),
-        276 => Some((be16(data, 0)?, 20)),
-        0 | 108 => {
+        ETHERNET => Some((be16(data, 12)?, 14)),
+        SLL => Some((be16(data, 14)?, 16)),
+        SLL2 => Some((be16(data, 0)?, 20)),
+        NULL | LOOP => {
             let raw = be32(data, 0)?;
-            let family = if linktype == 0 && raw & 0xffff_0000 != 0 {
+            let family = if linktype == NULL && raw & 0xffff_0000 != 0 {
                 raw.swap_bytes()
             } else {
                 raw
@@ -111,12 +131,13 @@ pub fn link(linktype: u32, data: &[u8]) -> Option<(u16, usize)> {
             }
         }
         // Solaris ipnet: a 24-byte header with the address family at byte 1.
-        226 => match data.get(1)? {
+        IPNET => match data.get(1)? {
             2 => Some((0x0800, 24)),
             26 => Some((0x86dd, 24)),
             _ => Some((0, 24)),
         },
-        101 | 12 | 14 | 228 | 229 => match data.first()? >> 4 {
+        // DLT_RAW is 12 or 14 on some systems.
+        RAW | 12 | 14 | IPV4 | IPV6 => match data.first()? >> 4 {
             4 => Some((0x0800, 0)),
             6 => Some((0x86dd, 0)),
             _ => Some((0, 0)),

@@ -174,6 +174,7 @@ impl PcapReader {
                         self.path
                     );
                 }
+                self.consumed += 16 + u64::from(caplen);
                 if (1..=MAXIMUM_SNAPLEN).contains(snaplen) && caplen > *snaplen {
                     buf.truncate(*snaplen as usize);
                 }
@@ -222,6 +223,8 @@ impl PcapReader {
                             / u128::from(per_sec)) as u32;
                         buf.clear();
                         buf.extend_from_slice(&epb.data);
+                        // A packet block's overhead, its data padded.
+                        self.consumed += 32 + (buf.len() as u64).next_multiple_of(4);
                         break Record {
                             linktype,
                             ts: Timestamp {
@@ -236,6 +239,7 @@ impl PcapReader {
                         let linktype = interfaces.first().map_or(1, |i| i.0);
                         buf.clear();
                         buf.extend_from_slice(&spb.data);
+                        self.consumed += 16 + (buf.len() as u64).next_multiple_of(4);
                         break Record {
                             linktype,
                             ts: Timestamp::default(),
@@ -247,11 +251,6 @@ impl PcapReader {
             },
         };
         self.count += 1;
-        // Record header (16) or packet block overhead (32), data padded.
-        self.consumed += match self.kind {
-            Kind::Classic { .. } => 16 + buf.len() as u64,
-            Kind::Ng { .. } => 32 + (buf.len() as u64).next_multiple_of(4),
-        };
         Ok(Some(record))
     }
 }

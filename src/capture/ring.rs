@@ -18,13 +18,11 @@
 //! - PACKET_STATISTICS gives what the kernel saw and dropped; reading it
 //!   resets it, so the counts are accumulated here.
 
+use super::decode::linktype;
 use super::format::Timestamp;
 use anyhow::{Result, anyhow};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-
-pub const LINKTYPE_ETHERNET: u32 = 1;
-pub const LINKTYPE_LINUX_SLL: u32 = 113;
 
 /// Default bytes kept per packet. Headers need at most Ethernet + VLAN (18),
 /// IPv6 with a few extension headers (~80) and TCP with every option (60):
@@ -271,9 +269,9 @@ impl Ring {
             block: 0,
             cooked,
             linktype: if cooked {
-                LINKTYPE_LINUX_SLL
+                linktype::SLL
             } else {
-                LINKTYPE_ETHERNET
+                linktype::ETHERNET
             },
             snaplen: options.snaplen,
             stats: RingStats::default(),

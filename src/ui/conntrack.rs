@@ -19,6 +19,7 @@ use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::{ConntrackRates, Summary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Table, Wrap};
 
@@ -70,24 +71,14 @@ fn render_body(
     if !ct.available
         && let Some(reason) = &ct.reason
     {
-        let lines = format::wrap(reason, usize::from(area.width).max(10));
-        header.extend(
-            lines
-                .into_iter()
-                .map(|l| Line::from(Span::styled(l, theme.warn()))),
-        );
+        header.extend(wrapped(reason, area.width, theme.warn()));
     }
     if entries.is_some() {
         header.push(counts_line(&summary, theme));
         header.push(top_line(&summary, theme));
     }
     if ct.acct == Some(false) && entries.is_some() {
-        let lines = format::wrap(ACCT_NOTE, usize::from(area.width).max(10));
-        header.extend(
-            lines
-                .into_iter()
-                .map(|l| Line::from(Span::styled(l, theme.dim()))),
-        );
+        header.extend(wrapped(ACCT_NOTE, area.width, theme.dim()));
     }
     // The header gives way to the table on short screens, but keeps its
     // first line.
@@ -114,6 +105,13 @@ fn render_body(
     };
     let shown = &app.columns.conntrack;
     table(frame, table_area, view, (entries, age), ct, shown, theme)
+}
+
+/// A note word-wrapped to the pane's width, one styled line per row.
+fn wrapped(text: &str, width: u16, style: Style) -> impl Iterator<Item = Line<'static>> {
+    format::wrap(text, usize::from(width).max(10))
+        .into_iter()
+        .map(move |l| Line::from(Span::styled(l, style)))
 }
 
 fn unavailable(frame: &mut Frame, area: Rect, ct: &ConntrackSample, theme: Theme) {

@@ -4,20 +4,7 @@
 use super::{Ctx, R, Trunc, be16, be32, ip, u8_at};
 use std::fmt::Write;
 
-pub const ETHERNET: u32 = 1;
-pub const NULL: u32 = 0;
-pub const LOOP: u32 = 108;
-pub const RAW: u32 = 101;
-/// LINKTYPE_IPV4 and LINKTYPE_IPV6: raw IP too (tcpdump's raw_if_print).
-pub const IPV4: u32 = 228;
-pub const IPV6: u32 = 229;
-pub const SLL: u32 = 113;
-pub const SLL2: u32 = 276;
-pub const NFLOG: u32 = 239;
-pub const ARCNET_LINUX: u32 = 129;
-pub const IPOIB: u32 = 242;
-pub const IPNET: u32 = 226;
-pub const BRCM_PREPEND: u32 = 282;
+use crate::capture::decode::linktype::*;
 
 pub fn print(ctx: &mut Ctx, linktype: u32, data: &[u8], length: usize) -> R {
     match linktype {
