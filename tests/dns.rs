@@ -35,31 +35,41 @@ fn findings(samples: &[Value], id: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn probes_measure_latency_outcomes_and_timeouts_of_our_server_only() {
-    let server = DnsServer::start();
-    let addr = server.addr.to_string();
-    let samples = snapshot(&[
+/// `snapshot --json` of the DNS section and findings, probing `probes` at
+/// the test's server only; (count, interval, DNS timeout).
+fn probe_snapshot(
+    server: &str,
+    (count, interval, timeout): (&str, &str, &str),
+    probes: &[&str],
+) -> Vec<Value> {
+    let mut args = vec![
         "--count",
-        "3",
+        count,
         "--interval",
-        "1s",
+        interval,
         "--no-capture",
         "--section",
         "dns,findings",
         "--dns-server",
-        &addr,
+        server,
         "--dns-timeout",
-        "700ms",
-        "--dns-probe",
-        "fast.test",
-        "--dns-probe",
-        "A:slow.test",
-        "--dns-probe",
-        "nx.test",
-        "--dns-probe",
-        "198.18.0.9",
-    ]);
+        timeout,
+    ];
+    for probe in probes {
+        args.extend(["--dns-probe", probe]);
+    }
+    snapshot(&args)
+}
+
+#[test]
+fn probes_measure_latency_outcomes_and_timeouts_of_our_server_only() {
+    let server = DnsServer::start();
+    let addr = server.addr.to_string();
+    let samples = probe_snapshot(
+        &addr,
+        ("3", "1s", "700ms"),
+        &["fast.test", "A:slow.test", "nx.test", "198.18.0.9"],
+    );
     assert_eq!(samples.len(), 3);
     let probes = results(&samples, "probes");
     // Nothing but our server was asked, and it saw every probe.
@@ -139,22 +149,8 @@ fn probes_measure_latency_outcomes_and_timeouts_of_our_server_only() {
 fn dns_timeout_holds_between_the_timeouts_of_a_dead_server() {
     let server = DnsServer::start();
     let addr = server.addr.to_string();
-    let samples = snapshot(&[
-        "--count",
-        "10",
-        "--interval",
-        "300ms",
-        "--no-capture",
-        "--section",
-        "dns,findings",
-        "--dns-server",
-        &addr,
-        "--dns-timeout",
-        "1s",
-        // The test's server never answers PTR.
-        "--dns-probe",
-        "198.18.0.9",
-    ]);
+    // The test's server never answers PTR.
+    let samples = probe_snapshot(&addr, ("10", "300ms", "1s"), &["198.18.0.9"]);
     let has_timeout: Vec<bool> = samples
         .iter()
         .map(|s| {
