@@ -258,6 +258,18 @@ fn have_tcpdump() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Closes `writer`'s file, has tcpdump print it and removes it; None (and
+/// a SKIP line) when tcpdump is not installed.
+fn tcpdump_reads_back(writer: PcapFileWriter, file: &std::path::Path) -> Option<Vec<String>> {
+    writer.finish().unwrap();
+    let theirs = have_tcpdump().then(|| tcpdump_read(file, &[]));
+    let _ = std::fs::remove_file(file);
+    if theirs.is_none() {
+        eprintln!("SKIP tcpdump comparison: tcpdump is not installed");
+    }
+    theirs
+}
+
 /// What `tcpdump -n -r FILE [ARGS]` prints, line by line.
 fn tcpdump_read(file: &std::path::Path, args: &[&str]) -> Vec<String> {
     let out = Command::new("tcpdump")
@@ -301,14 +313,9 @@ fn crafted_packets_cut_at_every_length_end_like_tcpdump() {
             ours.push(line);
         }
     }
-    writer.finish().unwrap();
-    if !have_tcpdump() {
-        eprintln!("SKIP tcpdump comparison: tcpdump is not installed");
-        let _ = std::fs::remove_file(&file);
+    let Some(theirs) = tcpdump_reads_back(writer, &file) else {
         return;
-    }
-    let theirs = tcpdump_read(&file, &[]);
-    let _ = std::fs::remove_file(&file);
+    };
     assert_eq!(theirs.len(), ours.len());
     // Our lines used the local time zone; compare after the timestamp.
     let mut differ = Vec::new();
@@ -439,14 +446,9 @@ fn ipv6_payload_length_zero_prints_like_tcpdump() {
         );
         ours.push(line);
     }
-    writer.finish().unwrap();
-    if !have_tcpdump() {
-        eprintln!("SKIP tcpdump comparison: tcpdump is not installed");
-        let _ = std::fs::remove_file(&file);
+    let Some(theirs) = tcpdump_reads_back(writer, &file) else {
         return;
-    }
-    let theirs = tcpdump_read(&file, &[]);
-    let _ = std::fs::remove_file(&file);
+    };
     assert_eq!(theirs.len(), ours.len(), "{theirs:#?}");
     for (o, t) in ours.iter().zip(&theirs) {
         assert_eq!(o.get(15..), t.get(15..), "netlens: {o}\ntcpdump: {t}");
