@@ -92,9 +92,8 @@ enum Arith {
     Num(u32),
     Len,
     Load(Layer, Box<Arith>, u8),
+    /// An operator by its first character ('<' is <<, '>' is >>).
     Bin(char, Box<Arith>, Box<Arith>),
-    Shl(Box<Arith>, Box<Arith>),
-    Shr(Box<Arith>, Box<Arith>),
     Neg(Box<Arith>),
 }
 
@@ -552,15 +551,11 @@ impl Parser {
             }
             self.next();
             let right = self.arith(prec + 1)?;
-            left = match op.as_str() {
-                "<<" => Arith::Shl(Box::new(left), Box::new(right)),
-                ">>" => Arith::Shr(Box::new(left), Box::new(right)),
-                _ => Arith::Bin(
-                    op.chars().next().unwrap_or('+'),
-                    Box::new(left),
-                    Box::new(right),
-                ),
-            };
+            left = Arith::Bin(
+                op.chars().next().unwrap_or('+'),
+                Box::new(left),
+                Box::new(right),
+            );
         }
         Ok(left)
     }
@@ -888,26 +883,23 @@ fn arith(a: &Arith, s: &Summary, data: &[u8]) -> Eval<Option<u32>> {
             Some(x) => x.wrapping_neg(),
             None => return Ok(None),
         },
-        Arith::Shl(x, y) | Arith::Shr(x, y) | Arith::Bin(_, x, y) => {
+        Arith::Bin(op, x, y) => {
             let (Some(x), Some(y)) = (value(x)?, value(y)?) else {
                 return Ok(None);
             };
-            match a {
-                Arith::Shl(..) => x.checked_shl(y).unwrap_or(0),
-                Arith::Shr(..) => x.checked_shr(y).unwrap_or(0),
-                Arith::Bin(op, ..) => match op {
-                    '+' => x.wrapping_add(y),
-                    '-' => x.wrapping_sub(y),
-                    '*' => x.wrapping_mul(y),
-                    // BPF rejects the packet on a division by zero.
-                    '/' => x.checked_div(y).ok_or(Abort)?,
-                    '%' => x.checked_rem(y).ok_or(Abort)?,
-                    '&' => x & y,
-                    '|' => x | y,
-                    '^' => x ^ y,
-                    _ => return Ok(None),
-                },
-                _ => unreachable!("matched above"),
+            match op {
+                '+' => x.wrapping_add(y),
+                '-' => x.wrapping_sub(y),
+                '*' => x.wrapping_mul(y),
+                // BPF rejects the packet on a division by zero.
+                '/' => x.checked_div(y).ok_or(Abort)?,
+                '%' => x.checked_rem(y).ok_or(Abort)?,
+                '&' => x & y,
+                '|' => x | y,
+                '^' => x ^ y,
+                '<' => x.checked_shl(y).unwrap_or(0),
+                '>' => x.checked_shr(y).unwrap_or(0),
+                _ => return Ok(None),
             }
         }
         Arith::Load(layer, off, size) => {
@@ -989,6 +981,7 @@ mod tests {
         let s = crate::capture::decode::summarize(1, cut, 54);
         let pass = |text: &str| Filter::parse(text).unwrap().matches(&s, cut);
         assert!(pass("tcp"));
+        assert!(pass("ip[0] >> 4 = 4 and 1 << 2 = 4"));
         assert!(pass("less 60"));
         assert!(pass("less 60 or tcp[13] & 2 != 0"));
         assert!(!pass("tcp[13] & 2 != 0 or less 60"));
