@@ -16,5 +16,6 @@ pub mod manual;
 pub mod model;
 pub mod record;
 pub mod report;
+pub mod safe_file;
 pub mod tmux;
 pub mod ui;

@@ -1,0 +1,132 @@
+//! Creating files safely as root in shared directories.
+//!
+//! Every file netlens creates (pcaps, recordings, the config it saves) goes
+//! through [`create_private`]: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600. An
+//! existing file, or a symlink planted where the file will go (dangling or
+//! not), is refused instead of followed or overwritten. [`PartialFile`]
+//! removes the file again unless the write finished, so a failed write
+//! leaves nothing behind.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// Creates `path` for writing: never an existing file, never through a
+/// symlink, readable by its owner only.
+pub fn create_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .mode(0o600)
+        .open(path)
+}
+
+/// The one-line reason for a failed [`create_private`], naming the path.
+pub fn create_error(path: &Path, err: &io::Error) -> String {
+    let why = match err.kind() {
+        io::ErrorKind::AlreadyExists => {
+            "it already exists (netlens never overwrites a file)".to_string()
+        }
+        _ if err.raw_os_error() == Some(libc::ELOOP) => {
+            "it is a symbolic link (netlens never writes through one)".to_string()
+        }
+        _ => err.to_string(),
+    };
+    format!("cannot create {}: {why}", path.display())
+}
+
+/// A newly created file that is removed on drop unless [`PartialFile::keep`]
+/// was called: a write that fails halfway leaves no partial file.
+pub struct PartialFile {
+    file: Option<File>,
+    path: PathBuf,
+}
+
+impl PartialFile {
+    /// Creates `path` with [`create_private`]; the error is one line.
+    pub fn create(path: &Path) -> Result<PartialFile, String> {
+        let file = create_private(path).map_err(|e| create_error(path, &e))?;
+        Ok(PartialFile {
+            file: Some(file),
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn file(&mut self) -> &mut File {
+        self.file.as_mut().expect("present until keep or drop")
+    }
+
+    /// The write finished: keep the file and hand it over.
+    pub fn keep(mut self) -> File {
+        self.file.take().expect("present until keep or drop")
+    }
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("netlens-safe-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn creates_0600_and_refuses_existing_files_and_symlinks() {
+        let dir = temp_dir("create");
+        let path = dir.join("new");
+        create_private(&path).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let err = create_private(&path).unwrap_err();
+        assert!(create_error(&path, &err).contains("already exists"));
+
+        let target = dir.join("target");
+        std::fs::write(&target, b"keep").unwrap();
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(create_private(&link).is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+
+        let dangling = dir.join("dangling");
+        std::os::unix::fs::symlink(dir.join("nowhere"), &dangling).unwrap();
+        assert!(create_private(&dangling).is_err());
+        assert!(!dir.join("nowhere").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn partial_file_is_removed_unless_kept() {
+        let dir = temp_dir("partial");
+        let dropped = dir.join("dropped");
+        {
+            let mut file = PartialFile::create(&dropped).unwrap();
+            file.file().write_all(b"half").unwrap();
+        }
+        assert!(!dropped.exists());
+        let kept = dir.join("kept");
+        let mut file = PartialFile::create(&kept).unwrap();
+        file.file().write_all(b"whole").unwrap();
+        file.keep();
+        assert_eq!(std::fs::read(&kept).unwrap(), b"whole");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
