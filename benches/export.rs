@@ -140,7 +140,9 @@ fn scrape(c: &mut Criterion) {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || runtime.block_on(http::serve(listener, page_rx)));
+    std::thread::spawn(move || {
+        runtime.block_on(http::serve(listener, page_rx, http::MAX_CONNECTIONS))
+    });
     let mut buf = Vec::with_capacity(text.len() + 512);
     c.bench_function("scrape", |b| {
         b.iter(|| {

@@ -2,18 +2,23 @@
 //! bounded in size, time and number of connections.
 
 use super::render::CONTENT_TYPE;
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
 
 /// Largest request head accepted (request line and headers).
 pub const MAX_REQUEST: usize = 8 * 1024;
 /// Time a client has to send its request head.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
-/// Connections served at once; more wait in the accept queue.
-pub const MAX_CONNECTIONS: usize = 64;
+/// Connections open at once at most (fewer when the descriptor limit is
+/// lower); beyond it the oldest one still sending its request is closed.
+pub const MAX_CONNECTIONS: usize = 4096;
+/// Descriptors kept for the rest of the process (sampler, DNS probes, ...).
+pub const RESERVED_DESCRIPTORS: usize = 64;
 
 /// The latest rendered page; None until the first sample.
 pub type Page = watch::Receiver<Option<Arc<str>>>;
@@ -77,33 +82,126 @@ pub fn parse(head: &[u8]) -> Request {
 }
 
 /// Serves connections from `listener` until the task is dropped.
-pub async fn serve(listener: TcpListener, page: Page) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+///
+/// The accept loop never waits for a free slot: a scrape must not queue
+/// behind idle or slow clients. When `capacity` connections are open (or the
+/// process is out of descriptors), the oldest connection still sending its
+/// request is closed to make room, so a fresh scrape, which sends its request
+/// at once, is served while a flood of idle connections churns.
+pub async fn serve(listener: TcpListener, page: Page, capacity: usize) {
+    let open = Arc::new(Mutex::new(Open::default()));
+    let mut next_id = 0u64;
+    let mut warned = false;
     loop {
-        let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
-            return;
-        };
-        let (stream, _) = match listener.accept().await {
-            Ok(accepted) => accepted,
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
             Err(error) => {
-                // EMFILE and the like: back off instead of spinning.
-                eprintln!("netlens export: accept failed: {error}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                let out_of_descriptors =
+                    matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE));
+                if !warned {
+                    eprintln!("netlens export: accept failed: {error}");
+                    warned = true;
+                }
+                let evicted = if out_of_descriptors {
+                    lock(&open).evict()
+                } else {
+                    None
+                };
+                if let Some(task) = evicted {
+                    task.abort();
+                    // Let the aborted task be dropped (closing its socket).
+                    tokio::task::yield_now().await;
+                } else {
+                    // Nothing to close: back off instead of spinning.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
                 continue;
             }
         };
+        let id = next_id;
+        next_id += 1;
+        let mut registry = lock(&open);
+        let mut evicted = Vec::new();
+        while registry.len() >= capacity.max(1) {
+            match registry.evict() {
+                Some(task) => evicted.push(task),
+                None => break,
+            }
+        }
         let page = page.clone();
-        tokio::spawn(async move {
-            let _ = handle(stream, page).await;
-            drop(permit);
+        let guard = Slot {
+            open: Arc::clone(&open),
+            id,
+        };
+        // Spawned under the lock, so the task cannot remove its entry before
+        // it is added.
+        let task = tokio::spawn(async move {
+            let _ = handle(stream, page, &guard).await;
+            drop(guard);
         });
+        registry.reading.insert(id, task.abort_handle());
+        drop(registry);
+        evicted.iter().for_each(AbortHandle::abort);
     }
 }
 
-/// Reads the request head: Ok(Some(head)), Ok(None) when too large.
+/// The open connections by age (ids grow), split by what they are doing.
+#[derive(Default)]
+struct Open {
+    /// Still sending their request: closed first when room is needed.
+    reading: BTreeMap<u64, AbortHandle>,
+    /// Being answered.
+    writing: BTreeMap<u64, AbortHandle>,
+}
+
+impl Open {
+    fn len(&self) -> usize {
+        self.reading.len() + self.writing.len()
+    }
+
+    /// Takes out the oldest connection, preferring one still sending its
+    /// request, for the caller to abort once the lock is released.
+    fn evict(&mut self) -> Option<AbortHandle> {
+        let oldest = self
+            .reading
+            .pop_first()
+            .or_else(|| self.writing.pop_first());
+        oldest.map(|(_, task)| task)
+    }
+}
+
+fn lock(open: &Mutex<Open>) -> std::sync::MutexGuard<'_, Open> {
+    open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// One connection's entry in `Open`, removed when its task ends or is aborted.
+struct Slot {
+    open: Arc<Mutex<Open>>,
+    id: u64,
+}
+
+impl Slot {
+    /// The request is read: from now on the connection is closed last.
+    fn answering(&self) {
+        let mut open = lock(&self.open);
+        if let Some(task) = open.reading.remove(&self.id) {
+            open.writing.insert(self.id, task);
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut open = lock(&self.open);
+        open.reading.remove(&self.id);
+        open.writing.remove(&self.id);
+    }
+}
+
+/// Reads the request head: Ok(Some(head)), Ok(None) when too large. The
+/// buffer grows with what arrives, so an idle connection costs no buffer.
 async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<Vec<u8>>> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 2048];
+    let mut buf = Vec::new();
     loop {
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             buf.truncate(end);
@@ -112,16 +210,18 @@ async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<Vec<u8>>> {
         if buf.len() > MAX_REQUEST {
             return Ok(None);
         }
-        let n = stream.read(&mut chunk).await?;
+        buf.reserve(1024);
+        let n = stream.read_buf(&mut buf).await?;
         if n == 0 {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
-        buf.extend_from_slice(&chunk[..n]);
     }
 }
 
-async fn handle(mut stream: TcpStream, page: Page) -> std::io::Result<()> {
-    let head = match tokio::time::timeout(REQUEST_TIMEOUT, read_head(&mut stream)).await {
+async fn handle(mut stream: TcpStream, page: Page, slot: &Slot) -> std::io::Result<()> {
+    let head = tokio::time::timeout(REQUEST_TIMEOUT, read_head(&mut stream)).await;
+    slot.answering();
+    let head = match head {
         Err(_) => return respond(&mut stream, 408, "Request Timeout", &[], "").await,
         Ok(Err(_)) => return Ok(()), // the client went away
         Ok(Ok(None)) => {

@@ -30,6 +30,34 @@ pub fn page(
     render::render(current, &active, &dns.histograms())
 }
 
+/// Raises the soft descriptor limit to the hard one (the default soft 1024
+/// would cap the connections) and returns how many connections to hold.
+fn connection_capacity() -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write `limit`.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return http::MAX_CONNECTIONS;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    let descriptors = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
+    descriptors
+        .saturating_sub(http::RESERVED_DESCRIPTORS)
+        .clamp(1, http::MAX_CONNECTIONS)
+}
+
 pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &findings::Thresholds) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -43,6 +71,7 @@ async fn serve(
     args: &ExportArgs,
     limits: &findings::Thresholds,
 ) -> Result<()> {
+    let capacity = connection_capacity();
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     // Bind before entering any namespace: the listener lives in ours.
     let listener = tokio::net::TcpListener::bind(args.listen)
@@ -73,7 +102,7 @@ async fn serve(
         let _ = stdout.flush();
     }
 
-    let server = tokio::spawn(http::serve(listener, page_rx));
+    let server = tokio::spawn(http::serve(listener, page_rx, capacity));
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("cannot handle SIGTERM")?;
     let result = loop {
