@@ -413,7 +413,7 @@ pub struct ServeArgs {
 
 #[derive(Debug, Args)]
 pub struct TcpArgs {
-    /// Server to send to (a `netlens load serve`)
+    /// Server to send to: a `netlens load serve` or an `iperf3 -s` (told apart at the start)
     #[arg(long, value_name = "HOST:PORT")]
     pub to: String,
     /// How long to run (at most 1h)

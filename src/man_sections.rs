@@ -304,7 +304,13 @@ or from the Load tab. Every run is bounded by a duration (at most one hour) or a
 count, and sends only to the address it was given: no redirects, no discovery.
 \fBload serve\fR is the other end of \fBload tcp\fR, \fBload udp\fR and \fBload http\fR
 (TCP and UDP on one port, 5201 by default); a TCP connection that does not start
-with the tcp test's header is answered as HTTP/1.1. \fBload pktgen\fR drives the
+with the tcp test's header is answered as HTTP/1.1 (closed at once if it holds a NUL
+byte). \fBload tcp\fR also runs against a real \fBiperf3 \-s\fR: it opens with
+iperf3's 37-byte cookie, which an iperf3 server answers with PARAM_EXCHANGE and
+\fBload serve\fR closes, then speaks iperf3's protocol (parameters and results as JSON,
+data connections that start with the cookie), so the receiver's bytes in a forward
+test, and the sender's in a reverse one, are the iperf3 server's own counts; an iperf3
+server busy with another test is reported as such. \fBload pktgen\fR drives the
 kernel's pktgen (CONFIG_NET_PKTGEN, \fBmodprobe pktgen\fR) through /proc/net/pktgen:
 per thread \fBrem_device_all\fR and \fBadd_device\fR, per device \fBcount\fR,
 \fBclone_skb\fR, \fBpkt_size\fR, \fBdelay\fR, \fBdst\fR, \fBdst_mac\fR, then \fBstart\fR in
@@ -317,8 +323,11 @@ The global \fB\-\-interval\fR sets how often a load reports (1s by default);
 "application/openmetrics-text; version=1.0.0; charset=utf-8", ending with the line # EOF.
 The default address is 127.0.0.1:9464; port 0 picks a free one. The first line on
 stdout names the address. Other paths get 404, other methods 405, malformed requests
-400, a request head over 8 KiB 431, one not sent within 5 s 408; at most 64
-connections are served at once, one request each. The collectors run once per
+400, a request head over 8 KiB 431, one not sent within 5 s 408; one request per
+connection. Idle or slow clients cannot delay a scrape: the accept loop never waits, up
+to 4096 connections are held (fewer under a lower descriptor limit; the soft limit is
+raised to the hard one at start), and when that many are open, or descriptors run out,
+the oldest connection still sending its request is closed first. The collectors run once per
 \fB\-\-interval\fR on the sampler thread (inside \fB\-\-netns\fR/\fB\-\-pid\fR when given);
 each sample is rendered once and every scrape until the next one gets that text.
 Every series has the label \fBnetns\fR. Names follow node_exporter where it has the metric:
@@ -347,7 +356,8 @@ summary has \fBkind\fR and \fBstopped\fR (true when stopped before its end).
 \fBseconds\fR, \fBbytes\fR (what the receiver got), \fBbits_per_s\fR, \fBretransmits\fR
 (from tcp_info; null with \fB\-\-reverse\fR, where the server sends), \fBpackets_per_s\fR
 (segments), \fBloss_percent\fR (retransmitted segments per segment sent),
-\fBcwnd_bytes\fR, \fBstreams\fR, \fBreverse\fR, \fBsender\fR and \fBreceiver\fR
+\fBcwnd_bytes\fR, \fBstreams\fR, \fBreverse\fR, \fBserver\fR ("netlens" or "iperf3"),
+\fBsender\fR and \fBreceiver\fR
 {\fBbytes\fR, \fBbits_per_s\fR}. Intervals: \fBstart\fR, \fBend\fR, \fBbytes\fR, \fBbits_per_s\fR,
 \fBretransmits\fR, \fBcwnd_bytes\fR.
 .TP

@@ -889,3 +889,70 @@ fn http_never_follows_a_redirect() {
         other => panic!("the redirect target was contacted: {other:?}"),
     }
 }
+
+/// Issue 24: `load tcp` against a real `iperf3 -s` speaks iperf3's protocol
+/// (found by its answer to the cookie) and reports the byte counts the
+/// iperf3 server reports itself (`iperf3 -s -J -1`), forward and reverse.
+/// Both ends run in a namespace this test creates, on 198.18.77.1.
+#[test]
+fn tcp_against_a_real_iperf3_server_agrees_with_its_report() {
+    if skip_unless_root() {
+        return;
+    }
+    if Command::new("iperf3").arg("--version").output().is_err() {
+        eprintln!("SKIP tcp_against_a_real_iperf3_server: needs iperf3 (apt-get install iperf3)");
+        return;
+    }
+    let ns = Netns::new("exporter-iperf3");
+    ns.ip(&["addr", "add", "198.18.77.1/32", "dev", "lo"]);
+    ns.ip(&["link", "set", "lo", "up"]);
+    for (extra, reverse) in [(&["-P", "2"][..], false), (&["-R"][..], true)] {
+        let server = Command::new("ip")
+            .args(["netns", "exec", &ns.name, "iperf3", "-s", "-1", "-J"])
+            .args(["-B", "198.18.77.1", "-p", "5201"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn iperf3 -s");
+        let mut server = ChildGuard(server);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while ns_exec(&ns.name, &["ss", "-Hltn", "sport = :5201"])
+            .stdout
+            .is_empty()
+        {
+            assert!(Instant::now() < deadline, "iperf3 -s did not listen");
+            thread::sleep(Duration::from_millis(50));
+        }
+        let mut args = vec!["tcp", "--to", "198.18.77.1:5201", "-t", "2", "--json"];
+        args.extend_from_slice(extra);
+        let lines = load_json(Some(&ns.name), &args);
+        let summary = lines.last().unwrap();
+        assert_eq!(summary["server"], "iperf3", "{summary}");
+        // iperf3 -s -1 prints its JSON and exits once the test is done.
+        let mut report = String::new();
+        std::io::Read::read_to_string(server.0.stdout.as_mut().unwrap(), &mut report).unwrap();
+        let _ = server.0.wait();
+        let report: Value = serde_json::from_str(&report).expect("iperf3 -J output");
+        let end = &report["end"];
+        if reverse {
+            // The server sent; netlens received.
+            let sent = end["sum_sent"]["bytes"].as_u64().unwrap();
+            assert!(sent > 0, "{end}");
+            assert_eq!(summary["sender"]["bytes"].as_u64(), Some(sent), "{summary}");
+            let received = summary["receiver"]["bytes"].as_u64().unwrap();
+            assert!(received > 0 && received <= sent, "{summary}");
+        } else {
+            let received = end["sum_received"]["bytes"].as_u64().unwrap();
+            assert!(received > 0, "{end}");
+            assert_eq!(
+                summary["receiver"]["bytes"].as_u64(),
+                Some(received),
+                "{summary}"
+            );
+            assert_eq!(summary["bytes"].as_u64(), Some(received));
+            assert!(summary["sender"]["bytes"].as_u64().unwrap() >= received);
+            assert_eq!(report["start"]["test_start"]["num_streams"], 2);
+        }
+    }
+}

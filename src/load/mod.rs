@@ -9,6 +9,7 @@ pub mod cli;
 pub mod format;
 pub mod http;
 pub mod http_parse;
+pub mod iperf3;
 pub mod pktgen;
 pub mod probe;
 pub mod serve;

@@ -316,6 +316,12 @@ fn http(
     let (mut requests, mut sent, mut received) = (0u64, 0u64, 0u64);
     let mut buffer = vec![0u8; 16 * 1024];
     loop {
+        // A request head never holds a NUL: this is not HTTP (iperf3's
+        // cookie ends in one). Closing at once tells `load tcp`'s probe that
+        // this is not an iperf3 server.
+        if pending.contains(&0) {
+            break;
+        }
         let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") else {
             if pending.len() > 64 * 1024 {
                 break;

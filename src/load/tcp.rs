@@ -1,13 +1,14 @@
-//! `load tcp`: iperf3-style TCP throughput against `load serve`.
+//! `load tcp`: iperf3-style TCP throughput against `load serve` or a real
+//! iperf3 server, told apart by a probe at the start (see [`super::iperf3`]).
 //!
-//! Wire protocol: the client sends a 16-byte header (magic, direction, the
+//! `load serve`'s wire protocol: the client sends a 16-byte header (magic, direction, the
 //! run's duration in ms). Forward: the client writes for the duration, shuts
 //! down its side, and the server answers with the byte count it received (8
 //! bytes, big endian). Reverse: the server writes for the duration (capped by
 //! [`super::MAX_DURATION`]) and closes.
 
 use super::format::{bitrate, transfer};
-use super::{Interval, Outcome, Report, Stop, seconds};
+use super::{Interval, Outcome, Report, Stop, iperf3, seconds};
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 use std::io::{ErrorKind, Read, Write};
@@ -118,14 +119,43 @@ pub fn tcp_info(stream: &impl AsRawFd) -> Option<libc::tcp_info> {
 }
 
 struct StreamEnd {
+    /// What this side sent (forward) or received (reverse).
     bytes: u64,
-    /// What the server says it received (forward runs that ended cleanly).
-    receiver: Option<u64>,
+    /// What the server reports for the stream: what it received (forward)
+    /// or sent (reverse); None when it did not say.
+    peer: Option<u64>,
     info: Option<libc::tcp_info>,
+}
+
+/// The server at the other end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Peer {
+    Netlens,
+    Iperf3,
+}
+
+impl Peer {
+    fn name(self) -> &'static str {
+        match self {
+            Peer::Netlens => "netlens",
+            Peer::Iperf3 => "iperf3",
+        }
+    }
 }
 
 pub fn run(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
     super::check_duration(spec.duration)?;
+    match iperf3::probe(spec.to)? {
+        iperf3::Server::Iperf3 {
+            mut control,
+            cookie,
+        } => run_iperf3(spec, &mut control, &cookie, stop, report),
+        iperf3::Server::Other => run_netlens(spec, stop, report),
+    }
+}
+
+/// The test against `netlens load serve`.
+fn run_netlens(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
     let per_stream_rate = spec.bitrate / u64::from(spec.streams.max(1));
     let mut streams = Vec::new();
     for _ in 0..spec.streams {
@@ -148,6 +178,85 @@ pub fn run(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
             .context("cannot send the test header")?;
         streams.push(stream);
     }
+    let (elapsed, ends) = move_data(spec, streams, Peer::Netlens, stop, report)?;
+    Ok(summary(
+        spec,
+        Peer::Netlens,
+        elapsed,
+        &ends,
+        stop.is_stopped(),
+    ))
+}
+
+/// The test against an iperf3 server: its protocol around the same data
+/// streams; the server's byte counts come in the results exchange.
+fn run_iperf3(
+    spec: &TcpSpec,
+    control: &mut TcpStream,
+    cookie: &iperf3::Cookie,
+    stop: &Stop,
+    report: Report,
+) -> Result<Outcome> {
+    let params = iperf3::Params {
+        streams: spec.streams,
+        duration: spec.duration,
+        reverse: spec.reverse,
+        rate: spec.bitrate / u64::from(spec.streams.max(1)),
+    };
+    let streams = iperf3::start(spec.to, control, cookie, &params)?;
+    let cpu_before = cpu_seconds();
+    let (elapsed, mut ends) = move_data(spec, streams, Peer::Iperf3, stop, report)?;
+    let (user, system) = cpu_seconds();
+    let wall = seconds(elapsed);
+    let cpu = (
+        (user + system - cpu_before.0 - cpu_before.1) * 100.0 / wall,
+        (user - cpu_before.0) * 100.0 / wall,
+        (system - cpu_before.1) * 100.0 / wall,
+    );
+    let ours: Vec<iperf3::StreamResult> = ends
+        .iter()
+        .map(|e| iperf3::StreamResult {
+            bytes: e.bytes,
+            retransmits: (!spec.reverse)
+                .then(|| e.info.map_or(0, |i| u64::from(i.tcpi_total_retrans))),
+            seconds: wall,
+        })
+        .collect();
+    let theirs = iperf3::finish(control, &ours, cpu, !spec.reverse)?;
+    for (end, peer) in ends.iter_mut().zip(theirs) {
+        end.peer = peer;
+    }
+    Ok(summary(
+        spec,
+        Peer::Iperf3,
+        elapsed,
+        &ends,
+        stop.is_stopped(),
+    ))
+}
+
+/// User and system CPU seconds of this process so far.
+fn cpu_seconds() -> (f64, f64) {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (secs(usage.ru_utime), secs(usage.ru_stime))
+}
+
+/// Moves data on `streams` until the duration is over (or a stop),
+/// reporting each interval; returns the time it ran and each stream's end.
+fn move_data(
+    spec: &TcpSpec,
+    streams: Vec<TcpStream>,
+    peer: Peer,
+    stop: &Stop,
+    report: Report,
+) -> Result<(Duration, Vec<StreamEnd>)> {
+    let per_stream_rate = spec.bitrate / u64::from(spec.streams.max(1));
     let start = Instant::now();
     let deadline = start + spec.duration;
     let mut counters = Vec::new();
@@ -161,9 +270,17 @@ pub fn run(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
         let reverse = spec.reverse;
         threads.push(std::thread::spawn(move || {
             if reverse {
-                receive(stream, &counter, &stop, deadline)
+                receive(stream, &counter, &stop, deadline, peer)
             } else {
-                send(stream, &counter, &stop, start, deadline, per_stream_rate)
+                send(
+                    stream,
+                    &counter,
+                    &stop,
+                    start,
+                    deadline,
+                    per_stream_rate,
+                    peer,
+                )
             }
         }));
     }
@@ -226,7 +343,7 @@ pub fn run(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
             Err(_) => bail!("a load thread panicked"),
         }
     }
-    Ok(summary(spec, elapsed, &ends, stop.is_stopped()))
+    Ok((elapsed, ends))
 }
 
 fn send(
@@ -236,6 +353,7 @@ fn send(
     start: Instant,
     deadline: Instant,
     rate: u64,
+    peer: Peer,
 ) -> Result<StreamEnd> {
     // A short timeout so a stalled receiver cannot hold the run past a stop.
     stream.set_write_timeout(Some(Duration::from_millis(100)))?;
@@ -263,10 +381,11 @@ fn send(
         }
     }
     let info = tcp_info(&stream);
-    if stop.is_stopped() {
+    // iperf3 reports on the control connection; a stopped run gets no answer.
+    if stop.is_stopped() || peer == Peer::Iperf3 {
         return Ok(StreamEnd {
             bytes: sent,
-            receiver: None,
+            peer: None,
             info,
         });
     }
@@ -279,7 +398,7 @@ fn send(
         .map(|()| u64::from_be_bytes(answer));
     Ok(StreamEnd {
         bytes: sent,
-        receiver,
+        peer: receiver,
         info: tcp_info(&stream).or(info),
     })
 }
@@ -289,12 +408,18 @@ fn receive(
     counter: &AtomicU64,
     stop: &Stop,
     deadline: Instant,
+    peer: Peer,
 ) -> Result<StreamEnd> {
     stream.set_read_timeout(Some(Duration::from_millis(100)))?;
     let mut buffer = vec![0u8; BUFFER];
     let mut received = 0u64;
     let mut clean = false;
     while !stop.is_stopped() {
+        // iperf3's client stops counting at the end of the test; the server
+        // stops sending when told (TEST_END).
+        if peer == Peer::Iperf3 && Instant::now() >= deadline {
+            break;
+        }
         match stream.read(&mut buffer) {
             Ok(0) => {
                 clean = true;
@@ -315,15 +440,21 @@ fn receive(
     }
     Ok(StreamEnd {
         bytes: received,
-        receiver: clean.then_some(received),
+        peer: clean.then_some(received),
         info: tcp_info(&stream),
     })
 }
 
-fn summary(spec: &TcpSpec, elapsed: Duration, ends: &[StreamEnd], stopped: bool) -> Outcome {
+fn summary(
+    spec: &TcpSpec,
+    peer: Peer,
+    elapsed: Duration,
+    ends: &[StreamEnd],
+    stopped: bool,
+) -> Outcome {
     let secs = seconds(elapsed);
     let moved: u64 = ends.iter().map(|e| e.bytes).sum();
-    let receiver: Option<u64> = ends.iter().map(|e| e.receiver).sum();
+    let reported: Option<u64> = ends.iter().map(|e| e.peer).sum();
     let infos: Vec<&libc::tcp_info> = ends.iter().filter_map(|e| e.info.as_ref()).collect();
     let segments: u64 = infos
         .iter()
@@ -342,12 +473,12 @@ fn summary(spec: &TcpSpec, elapsed: Duration, ends: &[StreamEnd], stopped: bool)
         .map(|i| u64::from(i.tcpi_snd_cwnd) * u64::from(i.tcpi_snd_mss))
         .sum();
     // Forward: the client sent `moved`, the server reports what it got.
-    // Reverse: the client received `moved`; on a clean close that is all the
-    // server sent.
+    // Reverse: the client received `moved`; the server reports what it sent
+    // (netlens' server: all of it on a clean close).
     let (sender_bytes, receiver_bytes) = if spec.reverse {
-        (receiver, Some(moved))
+        (reported, Some(moved))
     } else {
-        (Some(moved), receiver)
+        (Some(moved), reported)
     };
     let bytes = receiver_bytes.unwrap_or(moved);
     let bits_per_s = bytes as f64 * 8.0 / secs;
@@ -356,7 +487,7 @@ fn summary(spec: &TcpSpec, elapsed: Duration, ends: &[StreamEnd], stopped: bool)
         .map(|r| r as f64 * 100.0 / segments as f64);
     let rate = |b: Option<u64>| b.map(|b| b as f64 * 8.0 / secs);
     let json = json!({
-        "type": "summary", "kind": "tcp", "to": spec.to.to_string(),
+        "type": "summary", "kind": "tcp", "to": spec.to.to_string(), "server": peer.name(),
         "streams": spec.streams, "reverse": spec.reverse, "stopped": stopped,
         "seconds": secs, "bytes": bytes, "bits_per_s": bits_per_s,
         "retransmits": retransmits,
@@ -378,6 +509,9 @@ fn summary(spec: &TcpSpec, elapsed: Duration, ends: &[StreamEnd], stopped: bool)
         None => format!("[SUM] {who}: no report (the run was stopped or the peer did not answer)"),
     };
     let mut text = String::from("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+    if peer == Peer::Iperf3 {
+        text.push_str(&format!("(iperf3 server at {}: its own counts)\n", spec.to));
+    }
     text.push_str("[ ID] Interval           Transfer     Bitrate            Retr\n");
     text.push_str(&line(sender_bytes, retransmits, "sender"));
     text.push('\n');
