@@ -63,7 +63,7 @@ pub struct Cli {
 /// view and `snapshot`.
 #[derive(Debug, Clone, Args)]
 pub struct CollectArgs {
-    /// Sampling interval, e.g. 1s, 500ms, 2m
+    /// Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)
     #[arg(long, global = true, value_parser = parse_interval, default_value = "1s")]
     pub interval: Duration,
 
@@ -114,8 +114,8 @@ pub struct DnsArgs {
 
     /// How long a query may go unanswered before it counts as a timeout,
     /// for probes and for queries seen on the wire; default: the `options
-    /// timeout` of /etc/resolv.conf, else 5s
-    #[arg(long = "dns-timeout", value_parser = parse_duration, value_name = "D")]
+    /// timeout` of /etc/resolv.conf, else 5s (at most 60s)
+    #[arg(long = "dns-timeout", value_parser = parse_dns_timeout, value_name = "D")]
     pub dns_timeout: Option<Duration>,
 }
 
@@ -178,7 +178,7 @@ pub struct RecordArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: std::path::PathBuf,
 
-    /// Stop after this long (default: until SIGINT or SIGTERM)
+    /// Stop after this long (default: until SIGINT or SIGTERM; at most 365 days)
     #[arg(long, value_parser = parse_duration, value_name = "D")]
     pub duration: Option<Duration>,
 
@@ -243,7 +243,7 @@ pub struct CaptureCmdArgs {
     #[arg(short = 'c', long = "count", value_name = "N")]
     pub count: Option<u64>,
 
-    /// Stop after this long, e.g. 10s, 2m
+    /// Stop after this long, e.g. 10s, 2m (at most 365 days)
     #[arg(long, value_parser = parse_duration, value_name = "D")]
     pub duration: Option<Duration>,
 
@@ -326,10 +326,19 @@ pub enum TabName {
     Load,
 }
 
-/// A sampling interval: a duration of at least 100 ms, so a typo cannot turn
-/// the sampler into a busy loop.
+/// The longest sampling interval (`--interval`, the config's `interval`).
+pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
+/// The longest DNS timeout (`--dns-timeout`).
+pub const MAX_DNS_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest of every other duration (`--duration`, offsets in a
+/// recording, load options): a year. Anything longer is a typo, and a cap
+/// keeps deadlines (now + duration) far from overflowing.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// A sampling interval: from 100 ms (so a typo cannot turn the sampler into
+/// a busy loop) to [`MAX_INTERVAL`].
 pub fn parse_interval(text: &str) -> Result<Duration, String> {
-    let interval = parse_duration(text)?;
+    let interval = parse_duration_upto(text, MAX_INTERVAL)?;
     if interval < Duration::from_millis(100) {
         return Err(format!(
             "'{text}' is too short: the interval must be at least 100ms"
@@ -338,8 +347,20 @@ pub fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(interval)
 }
 
-/// Parses "1s", "500ms", "2m", "1h" or a bare number of seconds ("0.5").
+/// A DNS timeout: up to [`MAX_DNS_TIMEOUT`].
+pub fn parse_dns_timeout(text: &str) -> Result<Duration, String> {
+    parse_duration_upto(text, MAX_DNS_TIMEOUT)
+}
+
+/// Parses "1s", "500ms", "2m", "1h" or a bare number of seconds ("0.5"), up
+/// to [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    parse_duration_upto(text, MAX_DURATION)
+}
+
+/// A duration greater than zero and at most `max`: the one parser every
+/// duration a user types goes through.
+pub fn parse_duration_upto(text: &str, max: Duration) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -362,7 +383,21 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if !(seconds.is_finite() && seconds > 0.0) {
         return Err(format!("'{text}' must be greater than zero"));
     }
+    if seconds > max.as_secs_f64() {
+        return Err(format!("'{text}' is too long (at most {})", show_max(max)));
+    }
     Ok(Duration::from_secs_f64(seconds))
+}
+
+/// A maximum as the error states it: "1h", "60s", "365 days".
+fn show_max(max: Duration) -> String {
+    let seconds = max.as_secs();
+    match seconds {
+        s if s >= 2 * 86_400 && s % 86_400 == 0 => format!("{} days", s / 86_400),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
 }
 
 // ---------------------------------------------------------------- load

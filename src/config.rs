@@ -188,9 +188,34 @@ pub fn load(explicit: Option<&Path>) -> Result<Config> {
             _ => return Ok(Config::default()),
         },
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow!("cannot read config {}: {e}", path.display()))?;
+    let text =
+        read_text(&path).map_err(|e| anyhow!("cannot read config {}: {e}", path.display()))?;
     parse(&text).map_err(|error| anyhow!("{}:{error}", path.display()))
+}
+
+/// The largest config file netlens reads.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// The text of a config file: a regular file (a symlink to one is fine) of
+/// at most [`MAX_CONFIG_BYTES`]. O_NONBLOCK keeps a FIFO from blocking the
+/// open; /dev/zero and the like are refused before a byte is read.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, Read};
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(Error::other("larger than the limit of 1 MiB"));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::other("not UTF-8 text"))
 }
 
 /// Parses config text; an error reads "LINE: message".
@@ -289,7 +314,7 @@ pub fn commented_default() -> String {
          # Every key is optional; command-line flags override these.\n\n\
          # Tab to open first: interfaces, sockets, tcp, conntrack, dns, flows, load\n\
          tab = \"interfaces\"\n\
-         # Sampling interval (at least 100ms): 500ms, 1s, 2m\n\
+         # Sampling interval (100ms to 1h): 500ms, 1s, 2m\n\
          interval = \"1s\"\n\
          # \"color\", or \"mono\" for no colour (as --no-color and NO_COLOR)\n\
          theme = \"color\"\n\

@@ -490,6 +490,24 @@ Set inside tmux: \fBnetlens tmux\fR opens a window rather than a session.
 \fBNO_COLOR\fR
 When set and not empty, no colour is used, as with \fB\-\-no\-color\fR. The selection
 stays visible in reverse video.
+.SH INPUT LIMITS
+Every value a user gives has a limit; a value beyond it is a one-line error and
+exit status 2 (flags) or 1 (the config file, prompts), never a crash.
+.TP
+Durations
+A number with ms, s, m or h (or none: seconds), greater than zero. The interval
+(\fB\-\-interval\fR, the config's \fBinterval\fR) is 100ms to 1h;
+\fB\-\-dns\-timeout\fR at most 60s; load runs (\fBnetlens load\fR, the Load tab) at
+most 1h; every other duration (\fB\-\-duration\fR, \fB\-\-at\fR and the replay
+\fBt\fR prompt) at most 365 days (8760h).
+.TP
+Filters
+A pcap-filter expression (\fB\-\-filter\fR, \fB\-f\fR, the Flows tab's \fB/\fR) is at
+most 4096 bytes, with parentheses, \fBnot\fR and unary minus nested at most 100
+levels deep.
+.TP
+Config file
+A regular file of at most 1 MiB.
 .SH EXIT STATUS
 0 on success; 1 with a one-line message on standard error for any failure (unknown
 namespace, no permission, stdout not a terminal for the live view); 2 for a usage
@@ -610,12 +628,13 @@ when XDG_CONFIG_HOME is unset) if it exists, or the file \fB\-\-config\fR names 
 must exist). \fBnetlens \-\-print\-config\fR prints a commented file with every
 setting at its default. Command-line flags override the file. An unknown key or
 a bad value is an error naming the file and line; netlens then exits with status 1.
+The file must be a regular file (a symlink to one is fine) of at most 1 MiB.
 .TP
 \fBtab\fR = "interfaces"
 The tab to open first: interfaces, sockets, tcp, conntrack, dns, flows or load.
 .TP
 \fBinterval\fR = "1s"
-The sampling interval, as \fB\-\-interval\fR takes it (at least 100ms).
+The sampling interval, as \fB\-\-interval\fR takes it (100ms to 1h).
 .TP
 \fBtheme\fR = "color"
 "color", or "mono" for no colour at all (as \fB\-\-no\-color\fR and NO_COLOR).

@@ -37,10 +37,13 @@ impl App {
 
     /// Makes `player` the source of samples, at its cursor.
     pub fn start_replay(&mut self, mut player: Player) {
+        // The file's interval is data, not trusted: a damaged one must not
+        // panic, nor stretch the view beyond what --interval allows.
         if let Some(meta) = &player.reader().meta
-            && meta.interval > 0.0
+            && let Ok(interval) = std::time::Duration::try_from_secs_f64(meta.interval)
+            && !interval.is_zero()
         {
-            self.interval = std::time::Duration::from_secs_f64(meta.interval);
+            self.interval = interval.min(crate::cli::MAX_INTERVAL);
         }
         // Recorded packets go through a capture of their own, into the
         // Flows tab's state by the path live packets take.

@@ -12,6 +12,15 @@
 use super::decode::Summary;
 use std::net::IpAddr;
 
+/// The longest expression netlens parses, in bytes. `and`/`or` chains
+/// build a tree as deep as they are long, and matching walks it
+/// recursively: the cap keeps that walk far from the end of the stack.
+pub const MAX_FILTER_LEN: usize = 4096;
+/// How deeply parentheses, `not`/`!` and unary minus may nest. libpcap's
+/// parser fails cleanly on very deep input too; real filters nest a few
+/// levels.
+pub const MAX_FILTER_DEPTH: usize = 100;
+
 /// A parse error with the character position it refers to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilterError {
@@ -107,12 +116,22 @@ pub struct Filter {
 impl Filter {
     /// Parses an expression; an empty one matches everything.
     pub fn parse(text: &str) -> Result<Self, FilterError> {
+        if text.len() > MAX_FILTER_LEN {
+            return err(
+                MAX_FILTER_LEN,
+                format!(
+                    "the expression is {} bytes long, over the limit of {MAX_FILTER_LEN}",
+                    text.len()
+                ),
+            );
+        }
         let tokens = lex(text)?;
         let mut parser = Parser {
             tokens,
             at: 0,
             end: text.len(),
             last: None,
+            depth: 0,
         };
         let root = if parser.tokens.is_empty() {
             Node::True
@@ -245,6 +264,8 @@ struct Parser {
     end: usize,
     /// The qualifiers of the last primitive, for `host a or b`.
     last: Option<(Dir, Proto, &'static str)>,
+    /// How many nesting levels the parser is inside now.
+    depth: usize,
 }
 
 fn err<T>(position: usize, message: impl Into<String>) -> Result<T, FilterError> {
@@ -255,6 +276,24 @@ fn err<T>(position: usize, message: impl Into<String>) -> Result<T, FilterError>
 }
 
 impl Parser {
+    /// Runs `parse` one nesting level deeper; fails cleanly past
+    /// [`MAX_FILTER_DEPTH`] instead of overflowing the stack.
+    fn nested<T>(
+        &mut self,
+        parse: impl FnOnce(&mut Self) -> Result<T, FilterError>,
+    ) -> Result<T, FilterError> {
+        if self.depth >= MAX_FILTER_DEPTH {
+            return err(
+                self.pos(),
+                format!("nested more than {MAX_FILTER_DEPTH} levels deep"),
+            );
+        }
+        self.depth += 1;
+        let result = parse(self);
+        self.depth -= 1;
+        result
+    }
+
     fn peek(&self) -> Option<&str> {
         self.tokens.get(self.at).map(|t| t.text.as_str())
     }
@@ -301,7 +340,7 @@ impl Parser {
     fn not(&mut self) -> Result<Node, FilterError> {
         if matches!(self.peek(), Some("not" | "!")) {
             self.next();
-            return Ok(Node::Not(Box::new(self.not()?)));
+            return Ok(Node::Not(Box::new(self.nested(Self::not)?)));
         }
         self.primary()
     }
@@ -316,7 +355,12 @@ impl Parser {
             let save = self.at;
             let saved_last = self.last;
             self.next();
-            let boolean = self.expression();
+            let boolean = self.nested(Self::expression);
+            if let Err(error) = &boolean
+                && error.message.starts_with("nested more than")
+            {
+                return boolean;
+            }
             match &boolean {
                 Ok(node) if self.peek() == Some(")") => {
                     let node = node.clone();
@@ -567,18 +611,18 @@ impl Parser {
         };
         match tok.text.as_str() {
             "(" => {
-                let inner = self.arith(0)?;
+                let inner = self.nested(|p| p.arith(0))?;
                 self.expect(")")?;
                 Ok(inner)
             }
-            "-" => Ok(Arith::Neg(Box::new(self.arith_atom()?))),
+            "-" => Ok(Arith::Neg(Box::new(self.nested(Self::arith_atom)?))),
             "len" => Ok(Arith::Len),
             word => {
                 if let Some(layer) = layer_word(word)
                     && self.peek() == Some("[")
                 {
                     self.next();
-                    let off = self.arith(0)?;
+                    let off = self.nested(|p| p.arith(0))?;
                     let mut size = 1u8;
                     if self.peek() == Some(":") {
                         self.next();
@@ -954,6 +998,53 @@ fn layer_base(layer: Layer, s: &Summary, data: &[u8]) -> Eval<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Deep nesting is an error, not a stack overflow, wherever it nests;
+    /// the limit itself still parses (and matches, walking the tree).
+    #[test]
+    fn nesting_and_length_are_limited() {
+        let deep = MAX_FILTER_DEPTH + 1;
+        for text in [
+            format!("{}tcp{}", "(".repeat(deep), ")".repeat(deep)),
+            format!("{}tcp", "not ".repeat(deep)),
+            format!("{}tcp", "!".repeat(deep)),
+            format!("len = {}1", "- ".repeat(deep)),
+            format!("len = {}1{}", "(".repeat(deep), ")".repeat(deep)),
+            format!("{}0{} = 0", "tcp[".repeat(deep), "]".repeat(deep)),
+            // As in the issue: far deeper than any stack would take.
+            format!("{}tcp{}", "(".repeat(15_000), ")".repeat(15_000)),
+            "not ".repeat(20_000) + "tcp",
+        ] {
+            let error = Filter::parse(&text).map(|_| ()).unwrap_err().to_string();
+            assert!(
+                error.contains("nested more than 100 levels") || error.contains("over the limit"),
+                "{error}"
+            );
+        }
+        let ok = MAX_FILTER_DEPTH - 1;
+        let text = format!("{}tcp{}", "(".repeat(ok), ")".repeat(ok));
+        assert!(Filter::parse(&text).is_ok());
+        let text = format!("{}tcp", "not ".repeat(ok));
+        assert!(Filter::parse(&text).is_ok());
+        let long = "ip or ".repeat(MAX_FILTER_LEN / 6 + 1) + "tcp";
+        let error = Filter::parse(&long).map(|_| ()).unwrap_err().to_string();
+        assert!(error.contains("over the limit of 4096"), "{error}");
+        // The longest chain that fits walks fine on a small thread stack
+        // (the capture threads').
+        let chain = "ip||".repeat((MAX_FILTER_LEN - 2) / 4) + "ip";
+        let filter = Filter::parse(&chain).unwrap();
+        let frame = [0u8; 64];
+        let s = Summary::default();
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || {
+                filter.matches(&s, &frame);
+                drop(filter);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
 
     #[test]
     fn errors_name_the_position() {

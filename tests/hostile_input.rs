@@ -1,0 +1,178 @@
+//! Hostile values on every input surface of the real binary: each is a
+//! short clear error and a non-zero exit, never a panic (101), an abort
+//! (134), a stack overflow or a hang.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const PCAP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/nagle-stall.pcap");
+
+/// Runs netlens with `args`; kills it when it runs past `limit` (a hang is
+/// a failure, reported as such).
+fn netlens_within(args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_netlens"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", scratch())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run netlens");
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("netlens {args:?} still ran after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn netlens(args: &[&str]) -> Output {
+    netlens_within(args, Duration::from_secs(30))
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("netlens-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// No panic, no abort, no signal; a non-zero exit.
+fn assert_clean_failure(args: &[&str], output: &Output) {
+    let code = output.status.code();
+    assert!(
+        matches!(code, Some(1 | 2)),
+        "netlens {:?}: exit {:?}, stderr: {}",
+        shorten(args),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The error for a failed run: a clap error's first line, or netlens's one line.
+fn error_line(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    if output.status.code() == Some(1) {
+        assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    }
+    stderr.lines().next().unwrap_or_default().to_string()
+}
+
+fn shorten(args: &[&str]) -> Vec<String> {
+    args.iter()
+        .map(|a| a.chars().take(60).collect::<String>())
+        .collect()
+}
+
+#[test]
+fn huge_durations_are_errors_not_panics() {
+    let out = scratch().join("never-created.nlrec");
+    let out = out.to_str().unwrap();
+    for value in [
+        "99999999999999999999s",
+        "18446744073709551616s",
+        "6000000000000000h",
+        "5000000000000000h",
+        "8761h",
+    ] {
+        for args in [
+            vec!["--interval", value, "snapshot"],
+            vec!["--dns-timeout", value, "snapshot"],
+            vec!["record", "-o", out, "--duration", value],
+            vec!["capture", "--duration", value],
+            vec!["load", "tcp", "--to", "127.0.0.1:9", "-t", value],
+            vec!["load", "probe", "127.0.0.1:9", "--every", value],
+        ] {
+            let output = netlens(&args);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+            let line = error_line(&output);
+            assert!(line.contains("too long"), "{args:?}: {line}");
+        }
+    }
+    assert!(!Path::new(out).exists());
+    // The limits themselves, as the man page states them.
+    let line = error_line(&netlens(&["--interval", "61m", "snapshot"]));
+    assert!(line.contains("at most 1h"), "{line}");
+    let line = error_line(&netlens(&["--dns-timeout", "61s", "snapshot"]));
+    assert!(line.contains("at most 1m"), "{line}");
+}
+
+#[test]
+fn a_huge_interval_in_the_config_is_an_error() {
+    let config = scratch().join("huge-interval.toml");
+    std::fs::write(&config, "interval = \"99999999999999999999s\"\n").unwrap();
+    let output = netlens(&["--config", config.to_str().unwrap(), "read", PCAP]);
+    assert_clean_failure(&[], &output);
+    let line = error_line(&output);
+    assert!(
+        line.contains("huge-interval.toml:1") && line.contains("too long"),
+        "{line}"
+    );
+}
+
+#[test]
+fn deep_filters_fail_cleanly() {
+    let parens = format!("{}tcp{}", "(".repeat(15_000), ")".repeat(15_000));
+    let nots = "not ".repeat(20_000) + "tcp";
+    let deep = format!("{}tcp{}", "(".repeat(200), ")".repeat(200));
+    for filter in [&parens, &nots, &deep] {
+        for args in [
+            vec!["read", "-f", filter.as_str(), PCAP],
+            vec!["read", "--flows", "-f", filter.as_str(), PCAP],
+            vec!["capture", "-f", filter.as_str(), "-c", "1"],
+        ] {
+            let output = netlens(&args);
+            assert_eq!(output.status.code(), Some(1), "{:?}", shorten(&args));
+            let line = error_line(&output);
+            assert!(
+                line.contains("nested more than 100 levels")
+                    || line.contains("over the limit of 4096"),
+                "{line}"
+            );
+        }
+    }
+    // A filter at the depth limit still works.
+    let ok = format!("{}tcp{}", "(".repeat(99), ")".repeat(99));
+    let output = netlens(&["read", "-c", "1", "-f", &ok, PCAP]);
+    assert!(output.status.success(), "{output:?}");
+}
+
+#[test]
+fn the_config_must_be_a_small_regular_file() {
+    let dir = scratch();
+    let fifo = dir.join("config.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let big = dir.join("big.toml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(2 << 20))).unwrap();
+    for (config, why) in [
+        ("/dev/zero", "not a regular file"),
+        ("/dev/urandom", "not a regular file"),
+        (fifo.to_str().unwrap(), "not a regular file"),
+        (dir.to_str().unwrap(), "not a regular file"),
+        (big.to_str().unwrap(), "larger than the limit of 1 MiB"),
+    ] {
+        let output = netlens_within(&["--config", config, "read", PCAP], Duration::from_secs(10));
+        assert_eq!(output.status.code(), Some(1), "{config}: {output:?}");
+        let line = error_line(&output);
+        assert!(
+            line.contains("cannot read config") && line.contains(why),
+            "{config}: {line}"
+        );
+    }
+    // A symlink to a regular file is a fine config.
+    let real = dir.join("real.toml");
+    std::fs::write(&real, "interval = \"2s\"\n").unwrap();
+    let link = dir.join("link.toml");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let output = netlens(&["--config", link.to_str().unwrap(), "read", "-c", "1", PCAP]);
+    assert!(output.status.success(), "{output:?}");
+}
