@@ -78,10 +78,9 @@ fn render(c: &mut Criterion) {
     let previous = collectors.collect().expect("sample");
     let current = collectors.collect().expect("sample");
     let text = page(
-        Some(&previous),
         &current,
+        &netlens::findings::evaluate(Some(&previous), &current, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
-        &Thresholds::DEFAULT,
     );
     eprintln!(
         "render/host: {} bytes, {} lines",
@@ -91,19 +90,17 @@ fn render(c: &mut Criterion) {
     c.bench_function("render/host", |b| {
         b.iter(|| {
             page(
-                black_box(Some(&previous)),
-                black_box(&current),
+                &current,
+                &netlens::findings::evaluate(Some(&previous), &current, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
-                &Thresholds::DEFAULT,
             )
         })
     });
     let busy = busy_host();
     let text = page(
-        Some(&busy),
         &busy,
+        &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
-        &Thresholds::DEFAULT,
     );
     eprintln!(
         "render/200 interfaces: {} bytes, {} lines",
@@ -113,10 +110,9 @@ fn render(c: &mut Criterion) {
     c.bench_function("render/200 interfaces", |b| {
         b.iter(|| {
             page(
-                black_box(Some(&busy)),
-                black_box(&busy),
+                &busy,
+                &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
-                &Thresholds::DEFAULT,
             )
         })
     });
@@ -125,10 +121,9 @@ fn render(c: &mut Criterion) {
 fn scrape(c: &mut Criterion) {
     let busy = busy_host();
     let text: Arc<str> = page(
-        Some(&busy),
         &busy,
+        &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
-        &Thresholds::DEFAULT,
     )
     .into();
     let (_publish, page_rx) = tokio::sync::watch::channel(Some(text.clone()));

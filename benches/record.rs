@@ -132,6 +132,7 @@ fn sockets(i: u64, n: u32) -> Vec<SocketSample> {
                 }),
                 drops: None,
                 queue_streak: 0,
+                v6only: false,
             }
         })
         .collect()

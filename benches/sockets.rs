@@ -50,6 +50,7 @@ fn synthetic(mono: f64, count: u32) -> Sample {
             }),
             drops: Some(0),
             queue_streak: 0,
+            v6only: false,
         })
         .collect();
     Sample {

@@ -9,6 +9,8 @@ pub mod thresholds;
 pub use stack::{LISTEN_OVERFLOW, RETRANSMITS, SOCKET_BACKLOG, SYN_FLOOD, stuck, top_sources};
 pub use thresholds::Thresholds;
 mod flows;
+mod hysteresis;
+pub use hysteresis::{Engine, Hold};
 
 use crate::model::Sample;
 use crate::model::rates::{InterfaceRates, interface_util};
@@ -48,11 +50,14 @@ pub const SMALL_PACKET_FLOOD: &str = "small-packet-flood";
 /// signature `sar -n DEV` shows (high rxpck/s, low rxkB/s). `where_` names
 /// the capture (interface or file). Thresholds: flood_warn_pps,
 /// flood_crit_pps and flood_mean_bytes (a SYN flood's frames are 54-66 bytes).
+/// `syncookies` is net.ipv4.tcp_syncookies where the packets arrive (None
+/// for a capture file: the host's value says nothing about it).
 pub fn small_packet_flood(
     where_: &str,
     packets_per_s: f64,
     bytes_per_s: f64,
     limits: &Thresholds,
+    syncookies: Option<&str>,
 ) -> Option<Finding> {
     if packets_per_s < limits.flood_warn_pps || packets_per_s <= 0.0 {
         return None;
@@ -67,12 +72,19 @@ pub fn small_packet_flood(
         Severity::Warn
     };
     Some(Finding {
+        hold: Hold::default(),
         id: SMALL_PACKET_FLOOD,
         severity,
         summary: format!("{where_}: {packets_per_s:.0} packets/s averaging {mean:.0} bytes"),
-        hint: "tiny packets at a high rate: a SYN flood or a UDP/ICMP flood; check SYN_RECV in \
-               TCP, turn on net.ipv4.tcp_syncookies, rate-limit the source"
-            .into(),
+        hint: format!(
+            "tiny packets at a high rate: a SYN flood or a UDP/ICMP flood; check SYN_RECV in \
+             TCP, {}, rate-limit the source",
+            match syncookies {
+                Some("0") => "set net.ipv4.tcp_syncookies=1 (now 0)".to_string(),
+                Some(on) => format!("syncookies are on (net.ipv4.tcp_syncookies={on})"),
+                None => "net.ipv4.tcp_syncookies=1 keeps a listener answering a SYN flood".into(),
+            }
+        ),
         evidence: Evidence {
             tab: "flows",
             row: where_.to_string(),
@@ -112,14 +124,28 @@ pub struct Finding {
     pub summary: String,
     pub hint: String,
     pub evidence: Evidence,
+    /// Where the finding is in its hysteresis (set by `Engine::step`).
+    #[serde(flatten)]
+    pub hold: Hold,
 }
 
-/// All findings for `current`, worst first, by the `limits` given.
+/// All findings whose condition holds in `current`, worst first, by the
+/// `limits` given: no hysteresis (`Engine::step` adds it).
 pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) -> Vec<Finding> {
     let mut findings = Vec::new();
     for iface in &current.interfaces {
         let rates = InterfaceRates::for_interface(previous, current, iface);
-        if let Some(finding) = interface_errors(&iface.name, &rates) {
+        let backlog = current
+            .tcp
+            .as_ref()
+            .and_then(|t| t.knob("net.core.netdev_max_backlog"));
+        if let Some(mut finding) = interface_errors(&iface.name, &rates, backlog) {
+            if iface.is_virtual() {
+                // No link speed to be near: its drops are where it saturates.
+                finding
+                    .summary
+                    .push_str(" (virtual device: no link speed; drops show its limit)");
+            }
             findings.push(finding);
         }
         if let Some(util) = interface_util(iface, &rates)
@@ -136,12 +162,13 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
                 "tx"
             };
             findings.push(Finding {
+                hold: Hold::default(),
                 id: IFACE_SATURATED,
                 severity,
                 summary: format!(
                     "{} at {util:.0}% of {} Mb/s ({direction})",
                     iface.name,
-                    iface.speed_mbps.unwrap_or_default()
+                    iface.link_speed().unwrap_or_default()
                 ),
                 hint: "the link is the bottleneck: find the top talkers in Flows, shape or move \
                            traffic, or use a faster or bonded link"
@@ -161,7 +188,9 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     findings
 }
 
-fn interface_errors(name: &str, rates: &InterfaceRates) -> Option<Finding> {
+/// `backlog` is net.core.netdev_max_backlog (host-wide: a namespace other
+/// than the host's cannot read it).
+fn interface_errors(name: &str, rates: &InterfaceRates, backlog: Option<&str>) -> Option<Finding> {
     let kinds: [(&str, Option<f64>, &str); 7] = [
         (
             "rx errors",
@@ -176,7 +205,7 @@ fn interface_errors(name: &str, rates: &InterfaceRates) -> Option<Finding> {
         (
             "rx dropped",
             rates.rx_dropped,
-            "rx backlog full or no protocol handler: raise the ring (`ethtool -G {IF} rx N`) or net.core.netdev_max_backlog",
+            "rx backlog full or no protocol handler: raise the ring (`ethtool -G {IF} rx N`) or net.core.netdev_max_backlog{BACKLOG}",
         ),
         (
             "tx dropped",
@@ -210,10 +239,17 @@ fn interface_errors(name: &str, rates: &InterfaceRates) -> Option<Finding> {
         .collect::<Vec<_>>()
         .join(", ");
     Some(Finding {
+        hold: Hold::default(),
         id: IFACE_ERRORS,
         severity: Severity::Warn,
         summary: format!("{name}: {summary}"),
-        hint: first_hint.replace("{IF}", name),
+        hint: first_hint.replace("{IF}", name).replace(
+            "{BACKLOG}",
+            &match backlog.and_then(|b| b.parse::<u64>().ok()) {
+                Some(now) => format!(" from {now} to {}", now.saturating_mul(2)),
+                None => " (host-wide; set it in the host)".into(),
+            },
+        ),
         evidence: Evidence {
             tab: "interfaces",
             row: name.to_string(),
@@ -252,9 +288,9 @@ mod tests {
 
     #[test]
     fn small_packet_flood_needs_rate_and_tiny_packets() {
-        assert!(small_packet_flood("lo", 9_000.0, 9_000.0 * 60.0, &D).is_none());
-        assert!(small_packet_flood("lo", 50_000.0, 50_000.0 * 1500.0, &D).is_none());
-        let warn = small_packet_flood("lo", 50_000.0, 50_000.0 * 60.0, &D).unwrap();
+        assert!(small_packet_flood("lo", 9_000.0, 9_000.0 * 60.0, &D, Some("1")).is_none());
+        assert!(small_packet_flood("lo", 50_000.0, 50_000.0 * 1500.0, &D, Some("1")).is_none());
+        let warn = small_packet_flood("lo", 50_000.0, 50_000.0 * 60.0, &D, Some("1")).unwrap();
         assert_eq!(
             (warn.id, warn.severity),
             (SMALL_PACKET_FLOOD, Severity::Warn)
@@ -264,7 +300,7 @@ mod tests {
             "{}",
             warn.summary
         );
-        let crit = small_packet_flood("lo", 200_000.0, 200_000.0 * 60.0, &D).unwrap();
+        let crit = small_packet_flood("lo", 200_000.0, 200_000.0 * 60.0, &D, Some("1")).unwrap();
         assert_eq!(crit.severity, Severity::Crit);
     }
 

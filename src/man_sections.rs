@@ -18,7 +18,9 @@ Wall-clock time of the sample (Unix seconds), the seconds its rates cover
 \fBinterfaces[]\fR
 \fBname\fR, \fBindex\fR, \fBkind\fR (veth, bridge... or null), \fBup\fR (IFF_UP),
 \fBlower_up\fR (IFF_LOWER_UP: carrier), \fBmtu\fR, \fBmac\fR, \fBaddresses\fR ("addr/prefix"),
-\fBspeed_mbps\fR and \fBduplex\fR (null when the driver does not say);
+\fBspeed_mbps\fR and \fBduplex\fR (null when the driver does not say, and for
+virtual devices by their link kind: veth, bridge, dummy, tun, tunnels, loopback...,
+whose reported speed is made up; their drops show their limit);
 rates per second: \fBrx_packets_per_s\fR, \fBtx_packets_per_s\fR, \fBrx_bytes_per_s\fR,
 \fBtx_bytes_per_s\fR, \fButil_percent\fR (sar's %ifutil: full duplex max(rx,tx)/speed,
 otherwise (rx+tx)/speed; null when the speed is unknown), \fBrx_errors_per_s\fR,
@@ -68,16 +70,25 @@ OutSegs over the interval, null when nothing was sent), \fBlisten_overflows_per_
 \fBudp_sndbuf_errors_per_s\fR; \fBcounters\fR (raw values by "Group.Name", e.g.
 "TcpExt.ListenOverflows") and \fBcounters_per_s\fR (their rates); \fBsockstat\fR
 (/proc/net/sockstat: \fBsockets_used\fR, \fBtcp_inuse\fR, \fBtcp_orphan\fR, \fBtcp_tw\fR,
-\fBtcp_alloc\fR, \fBtcp_mem_pages\fR, \fBudp_inuse\fR, \fBudp_mem_pages\fR);
+\fBtcp_alloc\fR, \fBtcp_mem_pages\fR, \fBudp_inuse\fR, \fBudp_mem_pages\fR; the kernel
+counts tcp_orphan, tcp_alloc and tcp_mem_pages for the whole host, every namespace
+together, as \fBss \-s\fR shows them); \fBorphans\fR (this namespace's orphaned
+sockets, counted from the dump: no file, in FIN\-WAIT\-1/2, CLOSING or LAST\-ACK; the
+text snapshot's \fBorphan\fR column and the TCP tab show this one);
 \fBmemory_pressure\fR (tcp_mem_pages at or above the middle value of
 net.ipv4.tcp_mem); \fBknobs\fR (sysctl name to value, read live: tcp_max_syn_backlog,
 somaxconn, tcp_syncookies, tcp_synack_retries, tcp_fin_timeout, tcp_tw_reuse,
-ip_local_port_range, tcp_rmem, tcp_wmem, tcp_mem); \fBunix_sockets\fR.
+ip_local_port_range, tcp_rmem, tcp_wmem, tcp_mem, netdev_max_backlog (host-wide: absent
+in another namespace)); \fBunix_sockets\fR.
 .TP
 \fBsockets[]\fR
 Every TCP and UDP socket, IPv4 and IPv6, as \fBss \-tuanp\fR lists them: \fBproto\fR (tcp,
 udp), \fBfamily\fR (ipv4, ipv6), \fBstate\fR (ss's names: ESTAB, LISTEN, TIME\-WAIT...; UDP
-UNCONN or ESTAB), \fBlocal\fR, \fBpeer\fR ("ip:port", "[v6]:port"), \fBrecv_q\fR,
+UNCONN or ESTAB), \fBlocal\fR, \fBpeer\fR ("ip:port", "[v6]:port", kept machine-readable:
+a LISTEN or unconnected socket's peer is "0.0.0.0:0" or "[::]:0", port 0 meaning none;
+the text snapshot and the Sockets tab print addresses as \fBss\fR does: "0.0.0.0:*",
+"[::]:*", and "*:*" or "*:22" for a dual-stack IPv6 socket), \fBv6only\fR
+(IPV6_V6ONLY: an IPv6 socket that takes no IPv4), \fBrecv_q\fR,
 \fBsend_q\fR (for LISTEN: the accept queue length and the backlog limit), \fBpid\fR
 and \fBprocess\fR (the first owner; null when unknown), \fBowner_note\fR ("unknown (no
 permission)" when a /proc/PID/fd could not be read), \fBusers\fR [{\fBprocess\fR,
@@ -137,9 +148,22 @@ Also \fBprobe_servers[]\fR, \fBprobe_specs[]\fR ("A example.com"), \fBpassive_on
 sample), \fBtimeout_s\fR (after which an unanswered query is a timeout).
 .TP
 \fBfindings[]\fR
-\fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR, and
-\fBevidence\fR {\fBtab\fR, \fBrow\fR}: where the evidence is shown.
+\fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR,
+\fBevidence\fR {\fBtab\fR, \fBrow\fR}: where the evidence is shown, \fBsince\fR (the
+Unix time of the sample where it began to show) and \fBcalm\fR (samples in a row its
+condition has not held: 0 while it fires; see Hysteresis under FINDINGS). Firing
+findings come first, then by severity, then the newest.
 .SH FINDINGS
+Hysteresis: a finding shows once its condition held for \fBfindings_on_samples\fR
+samples in a row (default 1) and stays until it was calm for \fBfindings_off_samples\fR
+samples in a row (default 3), so a condition that comes and goes every other second
+does not blink. While calm it is listed after the firing ones as
+"calm N ID (was CRIT)", never as a live CRIT. The live view, snapshot, replay,
+record and export all compute it alike from the samples in order: replay's
+\fB\-\-json\fR prints what snapshot printed. The header shows the first finding and
+how many there are ("3 findings"); \fB!\fR lists them all, the selected one whole.
+Every fix that names a knob is computed from its live value (syncookies
+already on: the next steps, not "turn them on").
 .TP
 \fBiface\-errors\fR
 An interface's errors, drops, overruns, carrier errors or collisions rose during
@@ -147,14 +171,16 @@ the interval. The hint names the usual cause and the command to look further.
 .TP
 \fBiface\-saturated\fR
 An interface ran at 80% (warn) or 95% (crit) of its link speed, by sar's %ifutil.
+Virtual devices (veth, bridge, dummy, tun, tunnels, loopback: by link kind) have no
+link speed; their drops raise iface\-errors, which then says so.
 .TP
 \fBconntrack\-full\fR
 The conntrack table is nearly full: nf_conntrack_count is at least 80% of
 nf_conntrack_max (warn) or 95% (crit), or early_drop rose (the kernel is evicting
 entries to make room: crit); nearly full while drop rises is crit too. New connections are dropped once it is full. Fix:
-raise net.netfilter.nf_conntrack_max and the hash size (nf_conntrack_buckets,
-about max/4), shorten the timeouts, or stop tracking stateless traffic with a
-NOTRACK rule.
+raise net.netfilter.nf_conntrack_max from its value to twice it and the hash size
+(nf_conntrack_buckets, to about the new max/4), shorten the timeouts, or stop
+tracking stateless traffic with a NOTRACK rule.
 .TP
 \fBconntrack\-drops\fR
 Conntrack dropped packets during the interval: its drop or insert_failed counters
@@ -170,15 +196,17 @@ rxpck/s with low rxkB/s. \fBnetlens read \-\-flows\fR reports it for a file.
 256 or more sockets in SYN_RECV, or SYN_RECV growing by 100/s or more, or 100
 syncookies/s or more sent. Names the top source addresses of the SYN_RECV sockets
 and the busiest interface receiving 100 pkt/s or more of packets averaging 128
-bytes or less. Crit when tcp_syncookies is 0 or TCPReqQFullDrop rises. The hint
-gives tcp_syncookies, tcp_max_syn_backlog and tcp_synack_retries with their
-current values, and SYN rate limiting.
+bytes or less. Crit when tcp_syncookies is 0 or TCPReqQFullDrop rises. The fix
+follows the knobs' live values: turn syncookies on when they are off; once on,
+raise tcp_max_syn_backlog (to twice its value), the flooded listener's listen()
+backlog or net.core.somaxconn when that caps it, lower tcp_synack_retries when
+above 2, and rate-limit SYNs from the top source.
 .TP
 \fBlisten\-overflow\fR
 A listener's accept queue is full (Recv\-Q above its backlog, the Send\-Q of a LISTEN
 socket) or TcpExt ListenOverflows rose. Names the listener, its process and its
-backlog; the hint is to fix the slow accept or raise the backlog and
-net.core.somaxconn.
+backlog; the hint is to fix the slow accept or raise the listen() backlog while
+net.core.somaxconn allows more, or somaxconn once it is the cap.
 .TP
 \fBsocket\-backlog\fR
 An established socket's Recv\-Q or Send\-Q stayed non-empty without progress for 3
@@ -617,6 +645,16 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
         "dns_timeout_count",
         "1",
         "dns-timeout: timed-out queries in the window that raise it",
+    ),
+    (
+        "findings_on_samples",
+        "1",
+        "every finding: samples in a row its condition must hold before it shows (raise it to ignore one-sample spikes; snapshot then needs --count of at least this)",
+    ),
+    (
+        "findings_off_samples",
+        "3",
+        "every finding: calm samples in a row before it stops showing; until then it shows marked \"calm N\" below the firing ones",
     ),
 ];
 

@@ -57,6 +57,7 @@ fn sockets(i: u64) -> Vec<SocketSample> {
                 }),
                 drops: None,
                 queue_streak: 0,
+                v6only: false,
             }
         })
         .collect()

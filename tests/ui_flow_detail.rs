@@ -305,6 +305,7 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
             tcp: None,
             drops: None,
             queue_streak: 0,
+            v6only: false,
         }],
         capture: Some(CaptureSample {
             active: true,

@@ -546,6 +546,7 @@ fn sock(proto: Proto, state: u8, local: &str, peer: &str, q: (u32, u32)) -> Sock
         }),
         drops: Some(0),
         queue_streak: 0,
+        v6only: false,
     }
 }
 

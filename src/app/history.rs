@@ -1,5 +1,9 @@
 //! The recent samples, kept raw; views derive rates from neighbouring pairs.
+//! Each sample's findings are computed as it arrives, by one
+//! `findings::Engine` fed every sample in order (their hysteresis needs
+//! the sequence), and kept beside it so a paused view shows what was live.
 
+use crate::findings::{Engine, Finding, Thresholds};
 use crate::model::Sample;
 use std::collections::VecDeque;
 
@@ -11,18 +15,38 @@ const MAX_SAMPLES: usize = 3000;
 #[derive(Debug, Default)]
 pub struct History {
     samples: VecDeque<Sample>,
+    /// The findings shown at each sample, index for index.
+    findings: VecDeque<Vec<Finding>>,
+    engine: Engine,
+    limits: Thresholds,
 }
 
 impl History {
+    /// An empty history whose findings fire by `limits`.
+    pub fn new(limits: Thresholds) -> Self {
+        Self {
+            limits,
+            ..Self::default()
+        }
+    }
+
     pub fn push(&mut self, sample: Sample) {
+        let found = self.engine.step(self.samples.back(), &sample, &self.limits);
         self.samples.push_back(sample);
+        self.findings.push_back(found);
         let newest = self.samples.back().map_or(0.0, |s| s.mono);
         // Keep one sample older than the window so its first rate exists.
         while self.samples.len() > MAX_SAMPLES
             || (self.samples.len() > 2 && newest - self.samples[1].mono > WINDOW_SECONDS)
         {
             self.samples.pop_front();
+            self.findings.pop_front();
         }
+    }
+
+    /// The findings shown at the sample at `index`.
+    pub fn findings(&self, index: usize) -> &[Finding] {
+        self.findings.get(index).map_or(&[], Vec::as_slice)
     }
 
     /// Frees the socket lists of all but the newest two samples and those

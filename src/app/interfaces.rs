@@ -148,7 +148,7 @@ impl Row<'_> {
             Column::Carrier => r.tx_carrier,
             Column::Collisions => r.collisions,
             Column::Mtu => Some(f64::from(self.iface.mtu)),
-            Column::Speed => self.iface.speed_mbps.map(f64::from),
+            Column::Speed => self.iface.link_speed().map(f64::from),
         }
     }
 

@@ -19,7 +19,7 @@ pub mod tabs;
 pub mod tcp;
 
 use crate::collect::{Demand, SamplerEvent};
-use crate::findings::{self, Finding, Thresholds};
+use crate::findings::{Finding, Thresholds};
 use crate::model::Sample;
 use crate::model::conntrack::ConntrackEntry;
 use crate::model::rates::{HostTotals, host_totals};
@@ -139,6 +139,7 @@ impl App {
     pub fn set_thresholds(&mut self, limits: Thresholds) {
         self.thresholds = limits;
         self.sockets.thresholds = limits;
+        self.history = History::new(limits);
         self.derived = Derived::default();
     }
 
@@ -169,8 +170,9 @@ impl App {
         if self.derived.key == key && key.0.is_some() {
             return;
         }
-        let findings = current
-            .map(|c| findings::evaluate(previous, c, &self.thresholds))
+        let findings = self
+            .shown_index()
+            .map(|index| self.history.findings(index).to_vec())
             .unwrap_or_default();
         let totals = current.and_then(|c| host_totals(previous, c));
         self.derived = Derived {

@@ -73,7 +73,7 @@ impl App {
         let Some(player) = self.replay.as_mut() else {
             return;
         };
-        let mut history = History::default();
+        let mut history = History::new(self.thresholds);
         for sample in player.window(WINDOW_SECONDS) {
             history.push(sample);
         }

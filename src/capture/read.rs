@@ -82,6 +82,7 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
                     table.packets as f64 / duration,
                     table.bytes as f64 / duration,
                     limits,
+                    None,
                 )
             })
             .flatten();

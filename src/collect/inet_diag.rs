@@ -14,6 +14,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 const INET_DIAG_MSG_LEN: usize = 72;
 const INET_DIAG_INFO: u16 = 2;
 const INET_DIAG_SKMEMINFO: u16 = 7;
+const INET_DIAG_SKV6ONLY: u16 = 11;
 const AF_INET: u8 = libc::AF_INET as u8;
 const SK_MEMINFO_DROPS: usize = 8;
 
@@ -58,6 +59,7 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         tcp: None,
         drops: None,
         queue_streak: 0,
+        v6only: false,
     };
     let mut rest = &payload[INET_DIAG_MSG_LEN..];
     while rest.len() >= 4 {
@@ -70,6 +72,7 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         match kind {
             INET_DIAG_INFO => socket.tcp = tcp_info(value),
             INET_DIAG_SKMEMINFO => socket.drops = u32_ne(value, SK_MEMINFO_DROPS * 4),
+            INET_DIAG_SKV6ONLY => socket.v6only = value.first().is_some_and(|v| *v != 0),
             _ => {}
         }
         rest = &rest[((length + 3) & !3).min(rest.len())..];

@@ -43,7 +43,8 @@ impl LinkCollector {
             if let Some(list) = by_index.remove(&iface.index) {
                 iface.addresses = list.into_iter().map(|(_, text)| text).collect();
             }
-            if !iface.loopback {
+            // A virtual device's reported speed is made up (veth: 10000).
+            if !iface.is_virtual() {
                 (iface.speed_mbps, iface.duplex) = self.ethtool.link_mode(&iface.name);
             }
         }

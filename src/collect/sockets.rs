@@ -289,6 +289,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         tcp,
         drops,
         queue_streak: 0,
+        v6only: false,
     }
 }
 

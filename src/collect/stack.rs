@@ -38,12 +38,14 @@ impl StackCollector {
             socket.users = self.owners.users(socket.inode).to_vec();
             socket.owner_denied = socket.users.is_empty() && denied;
         }
+        let orphans = sockets.iter().filter(|s| s.is_orphan()).count() as u32;
         let tcp = TcpSample {
             states: dump.states,
             counters: snmp::read_counters()?,
             sockstat: snmp::read_sockstat()?,
             knobs: sysctl::read_knobs(),
             unix_sockets: self.diag.unix_count()?,
+            orphans,
         };
         Ok((sockets, tcp))
     }

@@ -18,16 +18,10 @@ use std::io::Write;
 use std::sync::Arc;
 use tokio::sync::watch;
 
-/// Renders `current` with the findings of (`previous`, `current`) and the
-/// DNS probe histograms accumulated so far.
-pub fn page(
-    previous: Option<&Sample>,
-    current: &Sample,
-    dns: &dns::Accumulator,
-    limits: &findings::Thresholds,
-) -> String {
-    let active = findings::evaluate(previous, current, limits);
-    render::render(current, &active, &dns.histograms())
+/// Renders `current` with the findings shown at it (`findings::Engine`)
+/// and the DNS probe histograms accumulated so far.
+pub fn page(current: &Sample, found: &[findings::Finding], dns: &dns::Accumulator) -> String {
+    render::render(current, found, &dns.histograms())
 }
 
 /// Raises the soft descriptor limit to the hard one (the default soft 1024
@@ -91,7 +85,10 @@ async fn serve(
         Some(SamplerEvent::Error(error)) => bail!("{error}"),
         None => bail!("the sampler stopped unexpectedly"),
     };
-    publish.send_replace(Some(page(None, &previous, &histograms, limits).into()));
+    // Findings with hysteresis, as in the live view.
+    let mut engine = findings::Engine::default();
+    let found = engine.step(None, &previous, limits);
+    publish.send_replace(Some(page(&previous, &found, &histograms).into()));
     {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
@@ -112,7 +109,8 @@ async fn serve(
                     let dns = monitor.sample(None);
                     histograms.add(&dns);
                     sample.dns = Some(dns);
-                    publish.send_replace(Some(page(Some(&previous), &sample, &histograms, limits).into()));
+                    let found = engine.step(Some(&previous), &sample, limits);
+                    publish.send_replace(Some(page(&sample, &found, &histograms).into()));
                     previous = *sample;
                 }
                 Some(SamplerEvent::Error(error)) => {

@@ -222,7 +222,7 @@ fn interfaces(out: &mut String, sample: &Sample, ns: &str) {
         "Link speed in bytes per second (only interfaces that report one)",
     );
     for iface in &sample.interfaces {
-        if let Some(mbps) = iface.speed_mbps {
+        if let Some(mbps) = iface.link_speed() {
             let _ = writeln!(
                 out,
                 "node_network_speed_bytes{{device=\"{}\",netns=\"{ns}\"}} {}",

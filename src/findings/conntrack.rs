@@ -1,14 +1,35 @@
 //! The conntrack findings: conntrack-full and conntrack-drops. Pure
 //! functions of two samples, like the rest of `findings`.
 
-use crate::findings::{CONNTRACK_DROPS, CONNTRACK_FULL, Evidence, Finding, Severity, Thresholds};
+use crate::findings::{
+    CONNTRACK_DROPS, CONNTRACK_FULL, Evidence, Finding, Hold, Severity, Thresholds,
+};
 use crate::model::Sample;
 use crate::model::conntrack_rates::ConntrackRates;
 
-const FULL_HINT: &str = "raise net.netfilter.nf_conntrack_max (and nf_conntrack_buckets, \
-    about max/4), shorten timeouts (nf_conntrack_tcp_timeout_time_wait, \
-    nf_conntrack_tcp_timeout_established), or stop tracking stateless paths with a NOTRACK \
-    rule (nft: `notrack` in a raw/prerouting chain; iptables -t raw -j CT --notrack)";
+/// What to do about a full table, with the sizes to set computed from the
+/// live max and buckets.
+fn full_fix(max: Option<u64>, buckets: Option<u64>) -> String {
+    let raise = match max {
+        Some(max) => {
+            let to = max.saturating_mul(2);
+            let buckets_now = buckets.map_or_else(|| "?".into(), |b| b.to_string());
+            format!(
+                "raise net.netfilter.nf_conntrack_max from {max} to {to} (and \
+                 nf_conntrack_buckets from {buckets_now} to about {})",
+                to / 4
+            )
+        }
+        None => "raise net.netfilter.nf_conntrack_max (and nf_conntrack_buckets, about \
+                 max/4)"
+            .into(),
+    };
+    format!(
+        "{raise}, shorten the timeouts of the states that fill it (`sysctl -a | grep \
+         'nf_conntrack_.*timeout'`), or stop tracking stateless paths with a NOTRACK \
+         rule (nft: `notrack` in a raw/prerouting chain; iptables -t raw -j CT --notrack)"
+    )
+}
 
 fn evidence() -> Evidence {
     Evidence {
@@ -56,10 +77,11 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
             }
         }
         findings.push(Finding {
+            hold: Hold::default(),
             id: CONNTRACK_FULL,
             severity,
             summary,
-            hint: FULL_HINT.into(),
+            hint: full_fix(ct.max, ct.buckets),
             evidence: evidence(),
         });
     }
@@ -87,6 +109,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
              kernel log (`dmesg | grep nf_conntrack`)"
         };
         findings.push(Finding {
+            hold: Hold::default(),
             id: CONNTRACK_DROPS,
             severity: Severity::Warn,
             summary: format!("conntrack dropping: {}", parts.join(", ")),

@@ -2,7 +2,7 @@
 //! dns-timeout (queries without answers) and dns-slow (p90 over the
 //! threshold), per server.
 
-use super::{Evidence, Finding, Severity, Thresholds};
+use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::dns::stats::{self, Stats};
 use crate::dns::{DnsResult, Outcome};
 use crate::model::Sample;
@@ -90,6 +90,7 @@ fn timeout_finding(server: &Stats, results: &[&DnsResult], timeout_s: f64, span:
         )
     };
     Finding {
+        hold: Hold::default(),
         id: DNS_TIMEOUT,
         severity,
         summary: format!(
@@ -131,6 +132,7 @@ fn slow_finding(
         Severity::Warn
     };
     Some(Finding {
+        hold: Hold::default(),
         id: DNS_SLOW,
         severity,
         summary: format!(

@@ -2,8 +2,8 @@
 //! on the whole capture, retransmits naming the flow.
 
 use super::{
-    Evidence, Finding, NAGLE_DELAYED_ACK, RETRANSMITS, RST_AFTER_DATA, SYN_UNANSWERED, Severity,
-    Thresholds, ZERO_WINDOW, small_packet_flood,
+    Evidence, Finding, Hold, NAGLE_DELAYED_ACK, RETRANSMITS, RST_AFTER_DATA, SYN_UNANSWERED,
+    Severity, Thresholds, ZERO_WINDOW, small_packet_flood,
 };
 use crate::model::Sample;
 use crate::model::capture::CaptureRates;
@@ -22,7 +22,16 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     let mut found = Vec::new();
     let rates = CaptureRates::new(previous, current);
     if let (Some(pps), Some(bps)) = (rates.packets_per_s, rates.bytes_per_s)
-        && let Some(flood) = small_packet_flood(&capture.iface, pps, bps, limits)
+        && let Some(flood) = small_packet_flood(
+            &capture.iface,
+            pps,
+            bps,
+            limits,
+            current
+                .tcp
+                .as_ref()
+                .and_then(|t| t.knob("net.ipv4.tcp_syncookies")),
+        )
     {
         found.push(flood);
     }
@@ -50,6 +59,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     for (new, packets, flow) in retx.into_iter().take(MAX_RETRANSMIT_FINDINGS) {
         let percent = 100.0 * new as f64 / packets.max(1) as f64;
         found.push(Finding {
+            hold: Hold::default(),
             id: RETRANSMITS,
             severity: if percent >= limits.flow_retrans_warn_percent {
                 Severity::Warn
@@ -120,6 +130,7 @@ fn flow_analysis(now: f64, flows: &[FlowSample], found: &mut Vec<Finding>) {
                 .as_ref()
                 .map_or(String::new(), |p| format!(" ({p})"));
             found.push(Finding {
+                hold: Hold::default(),
                 id,
                 severity,
                 summary: format!(

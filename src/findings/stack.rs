@@ -2,7 +2,7 @@
 //! socket-backlog, retransmits. Thresholds come from `Thresholds`; the man
 //! page (FINDINGS, CONFIGURATION) documents each.
 
-use super::{Evidence, Finding, Severity, Thresholds};
+use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::model::Sample;
 use crate::model::rates::InterfaceRates;
 use crate::model::sockets::{SocketSample, TCP_SYN_RECV, TcpSample};
@@ -89,22 +89,99 @@ fn syn_flood(
         summary.push_str(&format!("; {name} rx {pps:.0} pkt/s of {size:.0} B"));
     }
     Some(Finding {
+        hold: Hold::default(),
         id: SYN_FLOOD,
         severity,
         summary,
-        hint: format!(
-            "set net.ipv4.tcp_syncookies=1 (now {}), raise net.ipv4.tcp_max_syn_backlog (now {}), \
-             lower net.ipv4.tcp_synack_retries (now {}), and rate-limit SYNs per source \
-             (iptables -m hashlimit / nft limit)",
-            syncookies,
-            knob(tcp, "net.ipv4.tcp_max_syn_backlog"),
-            knob(tcp, "net.ipv4.tcp_synack_retries"),
-        ),
+        hint: syn_flood_fix(current, tcp, sources.first().map(|(ip, _)| ip.as_str())),
         evidence: Evidence {
             tab: "tcp",
             row: "SYN_RECV".into(),
         },
     })
+}
+
+/// The next real steps against a SYN flood, from the knobs' live values:
+/// syncookies first when they are off; once on, the queues that are the
+/// limit (the SYN queue is min(listen() backlog, somaxconn,
+/// tcp_max_syn_backlog)), fewer SYN-ACK retries, and the source.
+fn syn_flood_fix(current: &Sample, tcp: &TcpSample, top_source: Option<&str>) -> String {
+    let number = |name| tcp.knob(name).and_then(|v| v.parse::<u32>().ok());
+    let mut steps = Vec::new();
+    match tcp.knob("net.ipv4.tcp_syncookies") {
+        Some("0") => steps.push("set net.ipv4.tcp_syncookies=1 (now 0)".to_string()),
+        Some(on) => steps.push(format!(
+            "syncookies are on (net.ipv4.tcp_syncookies={on}), so the flood costs CPU, not \
+             connections"
+        )),
+        None => steps.push("check net.ipv4.tcp_syncookies (unread here) is 1".to_string()),
+    }
+    let somaxconn = number("net.core.somaxconn");
+    if let Some(max_syn) = number("net.ipv4.tcp_max_syn_backlog") {
+        steps.push(format!(
+            "raise net.ipv4.tcp_max_syn_backlog from {max_syn} to {}",
+            max_syn.saturating_mul(2)
+        ));
+    }
+    // The flooded listener: the one on the SYN_RECV sockets' local port.
+    let port = current
+        .sockets
+        .iter()
+        .find(|s| s.state == TCP_SYN_RECV)
+        .map(|s| s.local.port());
+    let listener = current
+        .sockets
+        .iter()
+        .find(|s| s.is_listener() && Some(s.local.port()) == port);
+    match (listener, somaxconn) {
+        (Some(l), Some(max)) if l.send_q >= max => steps.push(format!(
+            "raise net.core.somaxconn from {max} (it caps {}'s listen() backlog) and that backlog",
+            l.local
+        )),
+        (Some(l), Some(max)) => steps.push(format!(
+            "raise {}'s listen() backlog from {} (net.core.somaxconn allows {max})",
+            l.local, l.send_q
+        )),
+        (None, Some(max)) => steps.push(format!(
+            "raise the listener's listen() backlog (net.core.somaxconn allows {max})"
+        )),
+        _ => {}
+    }
+    if let Some(retries) = number("net.ipv4.tcp_synack_retries").filter(|r| *r > 2) {
+        steps.push(format!(
+            "lower net.ipv4.tcp_synack_retries from {retries} to 2"
+        ));
+    }
+    steps.push(match top_source {
+        Some(ip) => format!(
+            "rate-limit SYNs per source, starting with {ip} (nft limit / iptables -m hashlimit)"
+        ),
+        None => "find the source with a capture (Flows tab, `tcpdump 'tcp[tcpflags] == tcp-syn'`) \
+                 and rate-limit SYNs per source (nft limit / iptables -m hashlimit)"
+            .to_string(),
+    });
+    steps.join("; ")
+}
+
+/// What to raise against an overflowing accept queue: the listen() backlog
+/// while net.core.somaxconn allows more, somaxconn once it is the cap.
+fn listen_fix(backlog: &str, somaxconn: Option<&str>) -> String {
+    let raise = match (backlog.parse::<u64>(), somaxconn.map(str::parse::<u64>)) {
+        (Ok(b), Some(Ok(max))) if b >= max => format!(
+            "raise net.core.somaxconn from {max} (it caps the backlog) and then the listen() \
+             backlog"
+        ),
+        (Ok(b), Some(Ok(max))) => {
+            format!("raise the listen() backlog from {b} (net.core.somaxconn allows {max})")
+        }
+        _ => format!(
+            "raise the listen() backlog (now {backlog}) and net.core.somaxconn (now {})",
+            somaxconn.unwrap_or("?")
+        ),
+    };
+    format!(
+        "the application accepts too slowly for its backlog: fix the slow accept loop, or {raise}"
+    )
 }
 
 /// Peer addresses of SYN_RECV sockets, most frequent first.
@@ -160,7 +237,6 @@ fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -
         return None;
     }
     full.sort_by_key(|s| std::cmp::Reverse(s.recv_q));
-    let somaxconn = knob(tcp, "net.core.somaxconn");
     let (summary, row, backlog) = match full.first() {
         Some(worst) => {
             let others = if full.len() > 1 {
@@ -189,13 +265,11 @@ fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -
         ),
     };
     Some(Finding {
+        hold: Hold::default(),
         id: LISTEN_OVERFLOW,
         severity: Severity::Crit,
         summary,
-        hint: format!(
-            "the application accepts too slowly for its backlog (now {backlog}): fix the slow \
-             accept loop, or raise the listen() backlog and net.core.somaxconn (now {somaxconn})"
-        ),
+        hint: listen_fix(&backlog, tcp.knob("net.core.somaxconn")),
         evidence: Evidence {
             tab: if row == "ListenOverflows" {
                 "tcp"
@@ -233,6 +307,7 @@ fn socket_backlog(current: &Sample, limits: &Thresholds) -> Option<Finding> {
         String::new()
     };
     Some(Finding {
+        hold: Hold::default(),
         id: SOCKET_BACKLOG,
         severity: Severity::Warn,
         summary: format!(
@@ -267,6 +342,7 @@ fn retransmits(rates: Option<TcpRates>, limits: &Thresholds) -> Option<Finding> 
         Severity::Warn
     };
     Some(Finding {
+        hold: Hold::default(),
         id: RETRANSMITS,
         severity,
         summary: format!(
@@ -309,6 +385,7 @@ mod tests {
             tcp: None,
             drops: None,
             queue_streak: 0,
+            v6only: false,
         }
     }
 
@@ -364,7 +441,26 @@ mod tests {
             "{}",
             found[0].summary
         );
-        assert!(found[0].hint.contains("tcp_syncookies=1 (now 1)"));
+        // Syncookies already on: the fix goes on to the next steps.
+        let fix = &found[0].hint;
+        assert!(!fix.contains("set net.ipv4.tcp_syncookies"), "{fix}");
+        assert!(
+            fix.starts_with("syncookies are on (net.ipv4.tcp_syncookies=1)"),
+            "{fix}"
+        );
+        assert!(fix.contains("starting with 198.18.1.1"), "{fix}");
+        let mut off = busy.clone();
+        let knobs = &mut off.tcp.as_mut().unwrap().knobs;
+        knobs.insert("net.ipv4.tcp_syncookies".into(), "0".into());
+        knobs.insert("net.ipv4.tcp_max_syn_backlog".into(), "128".into());
+        let mut found = Vec::new();
+        evaluate(Some(&quiet), &off, &D, &mut found);
+        let fix = &found[0].hint;
+        assert!(
+            fix.starts_with("set net.ipv4.tcp_syncookies=1 (now 0)"),
+            "{fix}"
+        );
+        assert!(fix.contains("tcp_max_syn_backlog from 128 to 256"), "{fix}");
         let after = sample(2.0, vec![], &[]);
         assert!(ids(&busy, &after).is_empty());
     }
@@ -393,7 +489,13 @@ mod tests {
             "{}",
             found[0].summary
         );
-        assert!(found[0].hint.contains("somaxconn (now 4096)"));
+        assert!(
+            found[0]
+                .hint
+                .ends_with("raise the listen() backlog from 4 (net.core.somaxconn allows 4096)"),
+            "{}",
+            found[0].hint
+        );
         // Room in the queue and no overflow: nothing.
         let ok = socket(TCP_LISTEN, "198.18.0.2:8080", "0.0.0.0:0", 4, 4);
         let c = sample(2.0, vec![ok], &[("TcpExt.ListenOverflows", 13)]);

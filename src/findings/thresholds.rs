@@ -54,6 +54,10 @@ pub struct Thresholds {
     pub dns_slow_p90_ms: f64,
     /// dns-timeout: timed-out queries in the DNS window that raise it.
     pub dns_timeout_count: u32,
+    /// Every finding: samples in a row its condition must hold to show.
+    pub findings_on_samples: u32,
+    /// Every finding: calm samples in a row after which it stops showing.
+    pub findings_off_samples: u32,
 }
 
 impl Default for Thresholds {
@@ -85,6 +89,8 @@ impl Thresholds {
         flow_retrans_warn_percent: 1.0,
         dns_slow_p90_ms: 100.0,
         dns_timeout_count: 1,
+        findings_on_samples: 1,
+        findings_off_samples: 3,
     };
 
     /// What is wrong with these values, naming the config key: negative or
@@ -168,6 +174,8 @@ impl Thresholds {
         for (key, value) in [
             ("stuck_queue_samples", self.stuck_queue_samples),
             ("dns_timeout_count", self.dns_timeout_count),
+            ("findings_on_samples", self.findings_on_samples),
+            ("findings_off_samples", self.findings_off_samples),
         ] {
             if value == 0 {
                 return Err((key, format!("{key} must be 1 or more")));

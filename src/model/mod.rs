@@ -73,6 +73,51 @@ pub struct InterfaceSample {
     pub counters: LinkCounters,
 }
 
+/// Link kinds (IFLA_INFO_KIND) of software devices: whatever speed their
+/// driver reports (veth says 10000, tun 10) is not a link's, so netlens
+/// takes their speed as unknown and judges them by drops instead.
+pub const VIRTUAL_KINDS: &[&str] = &[
+    "veth",
+    "bridge",
+    "dummy",
+    "tun",
+    "vxlan",
+    "geneve",
+    "gre",
+    "gretap",
+    "ip6gre",
+    "ip6gretap",
+    "ipip",
+    "sit",
+    "ip6tnl",
+    "wireguard",
+    "ifb",
+    "vrf",
+    "nlmon",
+    "vcan",
+    "vxcan",
+    "netkit",
+    "bareudp",
+    "openvswitch",
+];
+
+impl InterfaceSample {
+    /// Loopback or a software device (by its link kind, not its name).
+    pub fn is_virtual(&self) -> bool {
+        self.loopback
+            || self
+                .kind
+                .as_deref()
+                .is_some_and(|k| VIRTUAL_KINDS.contains(&k))
+    }
+
+    /// The link speed, None when unknown or the device is virtual (also
+    /// for recordings made before netlens dropped a virtual speed).
+    pub fn link_speed(&self) -> Option<u32> {
+        self.speed_mbps.filter(|_| !self.is_virtual())
+    }
+}
+
 /// The rtnl_link_stats64 counters netlens uses. All are monotonic in the
 /// kernel until the interface is re-created.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

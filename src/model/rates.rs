@@ -147,7 +147,7 @@ pub fn interface_util(iface: &InterfaceSample, rates: &InterfaceRates) -> Option
     util_percent(
         rates.rx_bytes?,
         rates.tx_bytes?,
-        iface.speed_mbps,
+        iface.link_speed(),
         iface.duplex,
     )
 }

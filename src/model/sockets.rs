@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// TCP states in the kernel's numbering (include/net/tcp_states.h), 1-based.
 pub const TCP_STATES: [&str; 11] = [
@@ -107,9 +107,25 @@ pub struct SocketSample {
     /// queues are empty.
     #[serde(default)]
     pub queue_streak: u32,
+    /// IPV6_V6ONLY (INET_DIAG_SKV6ONLY): an IPv6 socket that takes no IPv4.
+    /// ss prints a dual-stack socket's any-address as "*", a v6-only one's
+    /// as "[::]".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub v6only: bool,
 }
 
 impl SocketSample {
+    /// The local address as `ss` prints it ("0.0.0.0:*", "*:80", "[::]:22").
+    pub fn local_text(&self) -> String {
+        ss_endpoint(self.local, self.v6only)
+    }
+
+    /// The peer as `ss` prints it: a LISTEN or unconnected socket's is
+    /// "0.0.0.0:*", "[::]:*", or "*:*" for a dual-stack socket.
+    pub fn peer_text(&self) -> String {
+        ss_endpoint(self.peer, self.v6only)
+    }
+
     /// The name `ss` prints for the state.
     pub fn state_name(&self) -> &'static str {
         match (self.proto, self.state) {
@@ -117,6 +133,14 @@ impl SocketSample {
             (Proto::Udp, TCP_ESTABLISHED) => "ESTAB",
             (_, state) => tcp_state_name(state),
         }
+    }
+
+    /// A TCP socket its process closed that the kernel still finishes:
+    /// no file (inode 0) in FIN-WAIT-1/2, CLOSING or LAST-ACK (what
+    /// sockstat's orphan counts, but for this namespace only).
+    pub fn is_orphan(&self) -> bool {
+        // FIN_WAIT1 4, FIN_WAIT2 5, LAST_ACK 9, CLOSING 11.
+        self.proto == Proto::Tcp && self.inode == 0 && matches!(self.state, 4 | 5 | 9 | 11)
     }
 
     pub fn is_listener(&self) -> bool {
@@ -185,6 +209,20 @@ pub struct Sockstat {
     pub udp_mem_pages: u64,
 }
 
+/// An address and port as ss prints them: port 0 as "*", the IPv6 any
+/// address as "*" unless the socket is v6-only, IPv6 in brackets.
+pub fn ss_endpoint(address: SocketAddr, v6only: bool) -> String {
+    let host = match address.ip() {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) if ip.is_unspecified() && !v6only => "*".to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    match address.port() {
+        0 => format!("{host}:*"),
+        port => format!("{host}:{port}"),
+    }
+}
+
 /// The TCP/UDP stack of one sample.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TcpSample {
@@ -199,6 +237,11 @@ pub struct TcpSample {
     pub knobs: BTreeMap<String, String>,
     /// AF_UNIX sockets in the namespace.
     pub unix_sockets: u32,
+    /// Orphaned TCP sockets of this namespace, counted from the dump: no
+    /// file (inode 0) in FIN-WAIT-1/2, CLOSING or LAST-ACK. sockstat's
+    /// orphan count is the whole host's, every namespace together.
+    #[serde(default)]
+    pub orphans: u32,
 }
 
 impl TcpSample {
@@ -274,4 +317,5 @@ pub const KNOBS: &[&str] = &[
     "net.ipv4.tcp_rmem",
     "net.ipv4.tcp_wmem",
     "net.ipv4.tcp_mem",
+    "net.core.netdev_max_backlog",
 ];

@@ -98,9 +98,14 @@ const FIELDS: &[Field] = &[
     (|s| u64::from(s.send_q), |s, v| s.send_q = v as u32),
     (|s| u64::from(s.uid), |s, v| s.uid = v as u32),
     (|s| u64::from(s.inode), |s, v| s.inode = v as u32),
+    // Flags: bit 0 owner_denied, bit 1 v6only (recordings made before
+    // v6only have 0 or 1 here, so theirs reads as false).
     (
-        |s| u64::from(s.owner_denied),
-        |s, v| s.owner_denied = v != 0,
+        |s| u64::from(s.owner_denied) | u64::from(s.v6only) << 1,
+        |s, v| {
+            s.owner_denied = v & 1 != 0;
+            s.v6only = v & 2 != 0;
+        },
     ),
     (
         |s| s.drops.map_or(0, |d| u64::from(d) + 1),
@@ -344,6 +349,7 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
                     tcp: None,
                     drops: None,
                     queue_streak: 0,
+                    v6only: false,
                 }
             }
         });
@@ -413,6 +419,7 @@ mod tests {
             }),
             drops: port.is_multiple_of(3).then_some(2),
             queue_streak: 0,
+            v6only: false,
         }
     }
 

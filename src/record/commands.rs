@@ -140,15 +140,18 @@ pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
 pub fn print_json(reader: &Reader, out: &mut impl Write, limits: &Thresholds) -> Result<()> {
     let sections = Sections::from_list(&[]);
     let mut previous: Option<Sample> = None;
+    // As snapshot: findings with hysteresis from the first printed sample.
+    let mut engine = crate::findings::Engine::default();
     let mut printed = 0u64;
     for entry in reader.sample_segments() {
         let read = reader.read_samples(&entry)?;
         for sample in read.records {
             if let Some(previous) = &previous {
+                let found = engine.step(Some(previous), &sample, limits);
                 writeln!(
                     out,
                     "{}",
-                    json::sample_line(previous, &sample, sections, limits)
+                    json::sample_line(previous, &sample, sections, &found)
                 )?;
                 printed += 1;
             }

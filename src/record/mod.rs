@@ -35,6 +35,8 @@ pub struct Recorder {
     findings: Option<Vec<u8>>,
     /// The findings stream is evaluated with these (the config's).
     pub thresholds: findings::Thresholds,
+    /// The findings' hysteresis across the recorded samples.
+    engine: findings::Engine,
     tap: Option<PacketTap>,
     /// Packets written to the open packets segment.
     in_segment: u32,
@@ -63,6 +65,7 @@ impl Recorder {
             writer: Writer::create(path, &meta)?,
             findings: None,
             thresholds: findings::Thresholds::DEFAULT,
+            engine: findings::Engine::default(),
             tap,
             in_segment: 0,
         })
@@ -75,7 +78,7 @@ impl Recorder {
     /// Appends `sample`; `previous` is the sample before it (for findings).
     /// Its sockets are moved out while it is written, then put back.
     pub fn record(&mut self, previous: Option<&Sample>, sample: &mut Sample) -> Result<()> {
-        let found = findings::evaluate(previous, sample, &self.thresholds);
+        let found = self.engine.step(previous, sample, &self.thresholds);
         self.writer.write_sample(sample)?;
         let bytes = serde_json::to_vec(&found).expect("findings are plain data");
         if self.findings.as_ref() != Some(&bytes) {

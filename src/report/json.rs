@@ -2,7 +2,7 @@
 
 use super::Sections;
 use super::sockets_json;
-use crate::findings::{self, Finding};
+use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::rates::{InterfaceRates, interface_util, interval};
@@ -85,7 +85,7 @@ fn interface_json<'a>(
         mtu: iface.mtu,
         mac: iface.mac.as_deref(),
         addresses: &iface.addresses,
-        speed_mbps: iface.speed_mbps,
+        speed_mbps: iface.link_speed(),
         duplex: (iface.duplex != Duplex::Unknown).then_some(iface.duplex),
         rx_packets_per_s: rates.rx_packets,
         tx_packets_per_s: rates.tx_packets,
@@ -211,12 +211,13 @@ fn conntrack_json<'a>(previous: &Sample, current: &'a Sample) -> ConntrackJson<'
     }
 }
 
-/// One JSON object (one line) for `current`, with rates against `previous`.
+/// One JSON object (one line) for `current`, with rates against `previous`
+/// and the findings shown at it (`findings::Engine`).
 pub fn sample_line(
     previous: &Sample,
     current: &Sample,
     sections: Sections,
-    limits: &findings::Thresholds,
+    found: &[Finding],
 ) -> String {
     let (capture, flows) = if sections.flows {
         super::flows::json(previous, current)
@@ -252,9 +253,7 @@ pub fn sample_line(
         dns: sections
             .dns
             .then(|| current.dns.as_ref().map(super::dns_json::json)),
-        findings: sections
-            .findings
-            .then(|| findings::evaluate(Some(previous), current, limits)),
+        findings: sections.findings.then(|| found.to_vec()),
     };
     serde_json::to_string(&json).expect("sample JSON has only serializable fields")
 }

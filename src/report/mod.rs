@@ -113,6 +113,7 @@ fn print_samples(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut previous: Option<Sample> = None;
+    let mut engine = crate::findings::Engine::default();
     let mut printed = 0;
     while printed < args.count {
         let mut sample = match events.blocking_recv() {
@@ -141,14 +142,15 @@ fn print_samples(
             demand.set_conntrack_entries(true);
         }
         if let Some(previous) = &previous {
+            let found = engine.step(Some(previous), &sample, limits);
             let written = if args.json {
                 writeln!(
                     out,
                     "{}",
-                    json::sample_line(previous, &sample, sections, limits)
+                    json::sample_line(previous, &sample, sections, &found)
                 )
             } else {
-                text::write_table(&mut out, previous, &sample, sections, printed == 0, limits)
+                text::write_table(&mut out, previous, &sample, sections, printed == 0, &found)
             };
             if let Err(error) = written.and_then(|()| out.flush()) {
                 // A closed pipe (`| head`) ends the run quietly.

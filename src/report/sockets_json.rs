@@ -31,6 +31,8 @@ pub struct TcpJson<'a> {
     memory_pressure: Option<bool>,
     knobs: &'a BTreeMap<String, String>,
     unix_sockets: u32,
+    /// This namespace's orphans (sockstat.tcp_orphan is the host's).
+    orphans: u32,
 }
 
 pub fn tcp_json<'a>(previous: &'a Sample, current: &'a Sample) -> Option<TcpJson<'a>> {
@@ -67,6 +69,7 @@ pub fn tcp_json<'a>(previous: &'a Sample, current: &'a Sample) -> Option<TcpJson
         memory_pressure: tcp.memory_pressure(),
         knobs: &tcp.knobs,
         unix_sockets: tcp.unix_sockets,
+        orphans: tcp.orphans,
     })
 }
 
@@ -77,6 +80,7 @@ pub struct SocketJson<'a> {
     state: &'static str,
     local: String,
     peer: String,
+    v6only: bool,
     recv_q: u32,
     send_q: u32,
     pid: Option<u32>,
@@ -113,6 +117,7 @@ pub fn socket_json(socket: &SocketSample) -> SocketJson<'_> {
         state: socket.state_name(),
         local: socket.local.to_string(),
         peer: socket.peer.to_string(),
+        v6only: socket.v6only,
         recv_q: socket.recv_q,
         send_q: socket.send_q,
         pid: socket.users.first().map(|u| u.pid),

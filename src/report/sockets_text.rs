@@ -55,7 +55,7 @@ pub fn write_tcp(
         tcp.state_count(TCP_SYN_RECV),
         tcp.state_count(TCP_TIME_WAIT),
         tcp.state_count(8),
-        tcp.sockstat.tcp_orphan,
+        tcp.orphans,
     )?;
     writeln!(
         out,
@@ -96,8 +96,8 @@ pub fn write_sockets(out: &mut impl Write, time: &str, current: &Sample) -> io::
             socket.state_name(),
             socket.recv_q,
             socket.send_q,
-            socket.local.to_string(),
-            socket.peer.to_string(),
+            socket.local_text(),
+            socket.peer_text(),
         )?;
     }
     Ok(())

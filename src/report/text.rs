@@ -25,7 +25,7 @@ pub fn write_table(
     current: &Sample,
     sections: Sections,
     first: bool,
-    limits: &findings::Thresholds,
+    found: &[findings::Finding],
 ) -> io::Result<()> {
     let time = clock(current.t);
     if sections.interfaces {
@@ -81,11 +81,12 @@ pub fn write_table(
         super::sockets_text::write_sockets(out, &time, current)?;
     }
     if sections.findings {
-        for finding in findings::evaluate(Some(previous), current, limits) {
+        for finding in found {
             writeln!(
                 out,
-                "{time}  {} {}: {} (hint: {})",
+                "{time}  {}{} {}: {} (hint: {})",
                 finding.severity.label(),
+                calm_note(finding),
                 finding.id,
                 finding.summary,
                 finding.hint
@@ -93,6 +94,16 @@ pub fn write_table(
         }
     }
     Ok(())
+}
+
+/// " (calm 2)" for a finding whose condition stopped holding 2 samples ago
+/// (the hysteresis keeps it shown a while), else nothing.
+pub fn calm_note(finding: &findings::Finding) -> String {
+    if finding.hold.firing() {
+        String::new()
+    } else {
+        format!(" (calm {})", finding.hold.calm)
+    }
 }
 
 /// Conntrack like `conntrack -C`, `-S` (as rates) and `-L`, NAT decoded.

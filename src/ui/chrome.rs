@@ -6,7 +6,7 @@ use crate::app::App;
 use crate::app::keymap::{Action, BINDINGS, Scope, hint_label};
 use crate::app::replay::Mode;
 use crate::app::tabs::{ALL, Tab};
-use crate::findings::Severity;
+use crate::findings::{Finding, Severity};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -88,30 +88,54 @@ pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Span::raw(error.clone()),
         ])
     } else {
+        // Firing findings come first, worst then newest (findings::order):
+        // one that calmed down never hides a live one.
         let found = &app.derived.findings;
         match found.first() {
             None => Line::from(Span::styled("findings: none", theme.dim())),
-            Some(worst) => {
-                let style = if worst.severity == Severity::Crit {
-                    theme.alert()
-                } else {
-                    theme.warn()
-                };
-                let mut spans = vec![
-                    Span::styled(format!("{} {}", worst.severity.label(), worst.id), style),
-                    Span::raw(format!(": {}", worst.summary)),
-                ];
-                if found.len() > 1 {
-                    spans.push(Span::styled(
-                        format!("  (+{} more)", found.len() - 1),
-                        theme.dim(),
-                    ));
-                }
-                Line::from(spans)
-            }
+            Some(first) => Line::from(vec![
+                Span::styled(format!("{} │ ", count(found.len())), theme.dim()),
+                Span::styled(label(first), severity_style(first, theme)),
+                Span::raw(format!(": {}", first.summary)),
+            ]),
         }
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// "1 finding", "3 findings".
+pub fn count(findings: usize) -> String {
+    if findings == 1 {
+        "1 finding".into()
+    } else {
+        format!("{findings} findings")
+    }
+}
+
+/// "CRIT syn-flood" while it fires; "calm 2 syn-flood (was CRIT)" while the
+/// hysteresis still shows it after its condition stopped.
+pub fn label(finding: &Finding) -> String {
+    if finding.hold.firing() {
+        format!("{} {}", finding.severity.label(), finding.id)
+    } else {
+        format!(
+            "calm {} {} (was {})",
+            finding.hold.calm,
+            finding.id,
+            finding.severity.label()
+        )
+    }
+}
+
+/// Red for a firing CRIT, yellow for a firing WARN, dim otherwise (the
+/// label says the severity in words).
+pub fn severity_style(finding: &Finding, theme: Theme) -> ratatui::style::Style {
+    match finding.severity {
+        _ if !finding.hold.firing() => theme.dim(),
+        Severity::Crit => theme.alert(),
+        Severity::Warn => theme.warn(),
+        Severity::Info => theme.dim(),
+    }
 }
 
 /// Tab titles, shortened when the terminal is narrow.
@@ -229,19 +253,14 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
     } else {
         match app.derived.findings.first() {
             None => spans.push(Span::styled(" ok", theme.good())),
-            Some(worst) => {
-                let style = if worst.severity == Severity::Crit {
-                    theme.alert()
-                } else {
-                    theme.warn()
-                };
+            Some(first) => {
                 spans.push(Span::styled(
-                    format!(" {} {}", worst.severity.label(), worst.id),
-                    style,
+                    format!(" {}", label(first)),
+                    severity_style(first, theme),
                 ));
                 if app.derived.findings.len() > 1 {
                     spans.push(Span::styled(
-                        format!(" +{}", app.derived.findings.len() - 1),
+                        format!(" ({})", count(app.derived.findings.len())),
                         theme.dim(),
                     ));
                 }

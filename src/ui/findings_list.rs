@@ -1,12 +1,13 @@
 //! The findings list (`!`): every active finding, worst first, one line
-//! each with where its evidence is; Enter goes there.
+//! each with where its evidence is, and the selected one whole below the
+//! list; Enter goes there.
 
-use super::format;
 use super::theme::Theme;
+use super::{chrome, format};
 use crate::app::App;
-use crate::findings::Severity;
+use crate::findings::Finding;
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
@@ -32,24 +33,32 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         );
         return;
     }
-    let height = usize::from(inner.height).max(1);
-    let first = selected.saturating_sub(height - 1);
     let width = usize::from(inner.width);
+    // The selected finding whole (wrapped) under the list, so nothing of
+    // it is lost to the width: summary, fix and where the evidence is.
+    let mut detail = vec![Line::from(Span::styled("─".repeat(width), theme.dim()))];
+    detail.extend(whole(&found[selected], width, theme));
+    // The list keeps at least 3 rows (or all it has); the detail the rest.
+    let list_rows = found.len().min(
+        usize::from(inner.height)
+            .saturating_sub(detail.len())
+            .max(3),
+    );
+    let [list_area, detail_area] =
+        Layout::vertical([Constraint::Length(list_rows as u16), Constraint::Min(0)]).areas(inner);
+    let height = list_rows.max(1);
+    let first = selected.saturating_sub(height - 1);
     let lines: Vec<Line> = found
         .iter()
         .enumerate()
         .skip(first)
         .take(height)
         .map(|(index, finding)| {
-            let style = match finding.severity {
-                Severity::Crit => theme.alert(),
-                Severity::Warn => theme.warn(),
-                Severity::Info => theme.dim(),
-            };
+            let style = chrome::severity_style(finding, theme);
             // "> " marks the selection without colour; the line is cut to
-            // the width, never wrapped.
+            // the width (the selected one shows whole below).
             let marker = if index == selected { "> " } else { "  " };
-            let head = format!("{marker}{} {}", finding.severity.label(), finding.id);
+            let head = format!("{marker}{}", chrome::label(finding));
             let place = format!("  → {}: {}", finding.evidence.tab, finding.evidence.row);
             let rest = width.saturating_sub(head.chars().count() + place.chars().count() + 2);
             let mut spans = vec![
@@ -66,5 +75,36 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Line::from(spans)
         })
         .collect();
-    frame.render_widget(Paragraph::new(lines), inner);
+    frame.render_widget(Paragraph::new(lines), list_area);
+    frame.render_widget(Paragraph::new(detail), detail_area);
+}
+
+/// A finding whole, wrapped to `width`: its label and summary, the fix and
+/// where the evidence is, continuation lines indented under the text.
+pub fn whole(finding: &Finding, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut add = |head: String, text: &str, style| {
+        let indent = head.chars().count();
+        let parts = format::wrap(text, width.saturating_sub(indent).max(8));
+        for (i, part) in parts.into_iter().enumerate() {
+            let lead = if i == 0 {
+                head.clone()
+            } else {
+                " ".repeat(indent)
+            };
+            lines.push(Line::from(vec![Span::styled(lead, style), Span::raw(part)]));
+        }
+    };
+    add(
+        format!("{}: ", chrome::label(finding)),
+        &finding.summary,
+        chrome::severity_style(finding, theme),
+    );
+    add("  fix: ".into(), &finding.hint, theme.key());
+    add(
+        "  evidence: ".into(),
+        &format!("{} tab, {}", finding.evidence.tab, finding.evidence.row),
+        theme.dim(),
+    );
+    lines
 }

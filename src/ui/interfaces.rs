@@ -105,7 +105,7 @@ fn cell<'a>(row: &IfaceRow, spec: &ColumnSpec, theme: Theme) -> Cell<'a> {
             Cell::from(Span::styled(state, style))
         }
         Column::Mtu => Cell::from(Line::from(iface.mtu.to_string()).right_aligned()),
-        Column::Speed => Cell::from(format::speed(iface.speed_mbps, iface.duplex)),
+        Column::Speed => Cell::from(format::speed(iface.link_speed(), iface.duplex)),
         Column::Errors
         | Column::Dropped
         | Column::Overruns
@@ -149,7 +149,7 @@ pub fn render_detail_info(frame: &mut Frame, area: Rect, iface: &InterfaceSample
             flags.join(","),
             iface.mtu,
             iface.mac.as_deref().unwrap_or("no MAC"),
-            format::speed(iface.speed_mbps, iface.duplex),
+            format::speed(iface.link_speed(), iface.duplex),
         )),
     ]);
     let addresses = if iface.addresses.is_empty() {

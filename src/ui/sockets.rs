@@ -143,7 +143,7 @@ fn cell<'a>(
         Column::State => Cell::from(socket.state_name()),
         Column::RecvQ => right(socket.recv_q.to_string()),
         Column::SendQ => right(socket.send_q.to_string()),
-        Column::Local => Cell::from(socket.local.to_string()),
+        Column::Local => Cell::from(socket.local_text()),
         Column::Peer => Cell::from(peer_text(socket)),
         Column::Process => Cell::from(owner_text(socket)),
         Column::Rtt => right(info.map_or("–".into(), |t| {
@@ -159,13 +159,9 @@ fn cell<'a>(
     }
 }
 
-/// ss prints an unconnected peer as "*:*"; so does netlens.
+/// The peer as ss prints it ("0.0.0.0:*", "[::]:*", "*:*" dual-stack).
 pub fn peer_text(socket: &SocketSample) -> String {
-    if socket.peer.port() == 0 && socket.peer.ip().is_unspecified() {
-        "*:*".into()
-    } else {
-        socket.peer.to_string()
-    }
+    socket.peer_text()
 }
 
 /// Two lines about the selected socket.

@@ -13,7 +13,7 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::History;
 use crate::app::tcp::TcpView;
-use crate::findings::{self, Severity};
+use crate::findings;
 use crate::model::Sample;
 use crate::model::sockets::{COUNTERS, KNOBS, TCP_STATES, TcpSample};
 use crate::model::tcp_rates::TcpRates;
@@ -50,11 +50,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .filter(|f| TAB_FINDINGS.contains(&f.id))
         .cloned()
         .collect();
-    let findings_height = if found.is_empty() {
-        1
-    } else {
-        (found.len() as u16 * 2).min(area.height / 3).max(1)
-    };
+    // The findings whole (wrapped), up to half the tab.
+    let finding_lines: Vec<Line> = found
+        .iter()
+        .flat_map(|f| super::findings_list::whole(f, usize::from(area.width), theme))
+        .collect();
+    let findings_height = (finding_lines.len() as u16).clamp(1, (area.height / 2).max(1));
     let knobs_height = if area.height >= 14 { 3 } else { 0 };
     let [top, knobs_area, findings_area] = Layout::vertical([
         Constraint::Min(0),
@@ -84,7 +85,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         theme,
     );
     render_knobs(frame, knobs_area, tcp, theme);
-    render_findings(frame, findings_area, &found, theme);
+    render_findings(frame, findings_area, finding_lines, theme);
 }
 
 fn render_states(
@@ -118,10 +119,11 @@ fn render_states(
             row
         });
     }
-    let orphans = series(&|t| t.sockstat.tcp_orphan as f64);
+    // This namespace's, counted from the dump (sockstat's is host-wide).
+    let orphans = series(&|t| f64::from(t.orphans));
     rows.push(Row::new([
         Cell::from("orphans"),
-        Cell::from(Line::from(tcp.sockstat.tcp_orphan.to_string()).right_aligned()),
+        Cell::from(Line::from(tcp.orphans.to_string()).right_aligned()),
         Cell::from(Span::styled(spark(&orphans, spark_width), theme.rx())),
     ]));
     let pressure = match tcp.memory_pressure() {
@@ -259,8 +261,8 @@ fn render_knobs(frame: &mut Frame, area: Rect, tcp: &TcpSample, theme: Theme) {
     );
 }
 
-fn render_findings(frame: &mut Frame, area: Rect, found: &[findings::Finding], theme: Theme) {
-    if found.is_empty() {
+fn render_findings(frame: &mut Frame, area: Rect, lines: Vec<Line>, theme: Theme) {
+    if lines.is_empty() {
         frame.render_widget(
             Paragraph::new(Span::styled(
                 "no syn-flood, listen-overflow, socket-backlog or retransmits finding",
@@ -269,29 +271,6 @@ fn render_findings(frame: &mut Frame, area: Rect, found: &[findings::Finding], t
             area,
         );
         return;
-    }
-    let mut lines = Vec::new();
-    for finding in found {
-        let style = if finding.severity == Severity::Crit {
-            theme.alert()
-        } else {
-            theme.warn()
-        };
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{} {} ", finding.severity.label(), finding.id),
-                style,
-            ),
-            Span::raw(finding.summary.clone()),
-            Span::styled(
-                format!("  [{}: {}]", finding.evidence.tab, finding.evidence.row),
-                theme.dim(),
-            ),
-        ]));
-        lines.push(Line::from(vec![
-            Span::styled("  fix: ", theme.key()),
-            Span::raw(finding.hint.clone()),
-        ]));
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
