@@ -13,7 +13,10 @@ one per line, with the conntrack entries.
 .TP
 \fBt\fR, \fBinterval\fR, \fBnetns\fR
 Wall-clock time of the sample (Unix seconds), the seconds its rates cover
-(monotonic clock), and the namespace watched ("host", a name, a path or "pid N").
+(monotonic clock), and the namespace watched: a name, a path or "pid N" as given;
+without \fB\-\-netns\fR/\fB\-\-pid\fR, "host" in the initial namespace, else its name
+from /run/netns as \fBip netns identify\fR prints it (so under
+\fBip netns exec NAME netlens\fR it is NAME), else "net:[INODE]".
 .TP
 \fBinterfaces[]\fR
 \fBname\fR, \fBindex\fR, \fBkind\fR (veth, bridge... or null), \fBup\fR (IFF_UP),
