@@ -6,8 +6,9 @@
 #   :source-file /path/to/netlens.tmux            (at tmux's command prompt)
 #   bind-key N source-file ~/.config/netlens/netlens.tmux   (in ~/.tmux.conf)
 #
-# Only the Flows pane captures packets; the others run with --no-capture, so
-# the layout costs one capture ring. netlens must be on tmux's PATH. Add
+# The Flows pane captures every packet, the DNS pane only DNS (udp port 53);
+# the others run with --no-capture. Add --dns-probe NAME to the DNS line to
+# probe. netlens must be on tmux's PATH. Add
 # --netns NAME or --pid PID to every line to watch a container's namespace.
 
 new-window -n netlens "netlens --compact --tab interfaces --no-capture"
@@ -15,6 +16,6 @@ split-window -h "netlens --compact --tab tcp --no-capture"
 select-layout tiled
 split-window "netlens --compact --tab flows"
 select-layout tiled
-split-window "netlens --compact --tab dns --no-capture"
+split-window "netlens --compact --tab dns --filter 'udp port 53'"
 select-layout tiled
 select-pane -t :.0

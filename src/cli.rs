@@ -269,6 +269,10 @@ pub struct TmuxArgs {
     /// The tmux server's socket name, as tmux -L takes it (default: tmux's)
     #[arg(long, value_name = "NAME")]
     pub tmux_socket: Option<String>,
+
+    /// For the DNS pane (also taken before `tmux`).
+    #[command(flatten)]
+    pub dns: DnsArgs,
 }
 
 #[derive(Debug, Args)]

@@ -13,7 +13,10 @@ one per line, with the conntrack entries.
 .TP
 \fBt\fR, \fBinterval\fR, \fBnetns\fR
 Wall-clock time of the sample (Unix seconds), the seconds its rates cover
-(monotonic clock), and the namespace watched ("host", a name, a path or "pid N").
+(monotonic clock), and the namespace watched: a name, a path or "pid N" as given;
+without \fB\-\-netns\fR/\fB\-\-pid\fR, "host" in the initial namespace, else its name
+from /run/netns as \fBip netns identify\fR prints it (so under
+\fBip netns exec NAME netlens\fR it is NAME), else "net:[INODE]".
 .TP
 \fBinterfaces[]\fR
 \fBname\fR, \fBindex\fR, \fBkind\fR (veth, bridge... or null), \fBup\fR (IFF_UP),
@@ -291,10 +294,11 @@ compact panes: Interfaces, TCP, Flows and DNS, each \fBnetlens \-\-compact \-\-t
 with the same \fB\-\-interval\fR, \fB\-\-netns\fR/\fB\-\-pid\fR, \fB\-\-config\fR,
 \fB\-\-no\-color\fR and \fB\-\-mouse\fR. Outside tmux it creates session NAME
 (default netlens) and attaches to it, unless \fB\-\-detached\fR; inside tmux ($TMUX
-set) it opens a new window named NAME in the current session. Only the Flows pane
-captures packets (with \fB\-\-iface\fR and \fB\-\-filter\fR); the other panes run with
-\fB\-\-no\-capture\fR, so the layout costs one capture ring, and the DNS pane shows
-active probes only. \fB\-\-tmux\-socket\fR NAME talks to the server \fBtmux \-L\fR NAME
+set) it opens a new window named NAME in the current session. The Flows pane
+captures packets (with \fB\-\-iface\fR and \fB\-\-filter\fR); the DNS pane captures only
+\fBudp port 53\fR (the queries seen on the wire) and gets \fB\-\-dns\-probe\fR,
+\fB\-\-dns\-server\fR and \fB\-\-dns\-timeout\fR; the other panes run with
+\fB\-\-no\-capture\fR, and with \fB\-\-no\-capture\fR none captures. \fB\-\-tmux\-socket\fR NAME talks to the server \fBtmux \-L\fR NAME
 runs. Without tmux installed it fails with a one-line error. For your own tmux
 config, \fBassets/netlens.tmux\fR in the source builds the same layout:
 \fBtmux source-file netlens.tmux\fR.

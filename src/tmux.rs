@@ -1,7 +1,8 @@
 //! `netlens tmux`: a troubleshooting layout of four compact netlens panes
 //! (interfaces, TCP, flows, DNS) in a new tmux session, or in a new window
-//! when already inside tmux. Only the Flows pane captures packets; the others
-//! run with --no-capture, so the layout costs one capture ring, not four.
+//! when already inside tmux. The Flows pane captures every packet; the DNS
+//! pane only DNS (`udp port 53`, for the queries seen on the wire) and is the
+//! one that gets the --dns-* options; the others run with --no-capture.
 
 use crate::app::tabs::Tab;
 use crate::cli::{Cli, TmuxArgs};
@@ -9,12 +10,26 @@ use anyhow::{Context, Result, bail};
 use std::ffi::OsString;
 use std::process::Command;
 
-/// The panes, in layout order: the tab each shows and whether it captures.
-pub const PANES: [(Tab, bool); 4] = [
-    (Tab::Interfaces, false),
-    (Tab::Tcp, false),
-    (Tab::Flows, true),
-    (Tab::Dns, false),
+/// What a pane captures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaneCapture {
+    Off,
+    /// Every packet (with the user's --iface and --filter).
+    Everything,
+    /// DNS only: what the DNS tab's passive monitor reads.
+    Dns,
+}
+
+/// The DNS pane's capture filter: the passive monitor reads DNS over UDP
+/// port 53 and nothing else.
+pub const DNS_FILTER: &str = "udp port 53";
+
+/// The panes, in layout order: the tab each shows and what it captures.
+pub const PANES: [(Tab, PaneCapture); 4] = [
+    (Tab::Interfaces, PaneCapture::Off),
+    (Tab::Tcp, PaneCapture::Off),
+    (Tab::Flows, PaneCapture::Everything),
+    (Tab::Dns, PaneCapture::Dns),
 ];
 
 /// The tab's name as `--tab` takes it.
@@ -37,7 +52,7 @@ pub fn pane_command(
     cli: &Cli,
     args: &TmuxArgs,
     tab: Tab,
-    capture: bool,
+    capture: PaneCapture,
 ) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![exe.clone(), "--compact".into(), "--tab".into()];
     argv.push(tab_arg(tab).into());
@@ -63,17 +78,39 @@ pub fn pane_command(
     if cli.mouse {
         argv.push("--mouse".into());
     }
-    if capture {
-        if let Some(iface) = args.iface.as_ref().or(cli.capture.iface.as_ref()) {
-            argv.push("--iface".into());
-            argv.push(iface.into());
+    let iface = args.iface.as_ref().or(cli.capture.iface.as_ref());
+    let filter = match capture {
+        _ if cli.capture.no_capture => None,
+        PaneCapture::Off => None,
+        PaneCapture::Everything => Some(cli.capture.filter.as_deref()),
+        PaneCapture::Dns => Some(Some(DNS_FILTER)),
+    };
+    match filter {
+        None => argv.push("--no-capture".into()),
+        Some(filter) => {
+            if let Some(iface) = iface {
+                argv.push("--iface".into());
+                argv.push(iface.into());
+            }
+            if let Some(filter) = filter {
+                argv.push("--filter".into());
+                argv.push(filter.into());
+            }
         }
-        if let Some(filter) = &cli.capture.filter {
-            argv.push("--filter".into());
-            argv.push(filter.into());
+    }
+    if tab == Tab::Dns {
+        // Only this pane probes: the others would send the same queries.
+        let both = [&cli.dns, &args.dns];
+        for probe in both.iter().flat_map(|dns| &dns.dns_probe) {
+            argv.extend(["--dns-probe".into(), probe.into()]);
         }
-    } else {
-        argv.push("--no-capture".into());
+        for server in both.iter().flat_map(|dns| &dns.dns_server) {
+            argv.extend(["--dns-server".into(), server.into()]);
+        }
+        if let Some(timeout) = args.dns.dns_timeout.or(cli.dns.dns_timeout) {
+            argv.push("--dns-timeout".into());
+            argv.push(format!("{}ms", timeout.as_millis()).into());
+        }
     }
     argv
 }

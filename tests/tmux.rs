@@ -235,7 +235,8 @@ fn pane_commands(server: &Server, target: &str) -> Vec<String> {
         .collect()
 }
 
-/// Checks the four panes: compact, one tab each, only Flows captures.
+/// Checks the four panes: compact, one tab each, Flows captures, DNS
+/// captures DNS only, the others nothing.
 fn assert_layout(commands: &[String]) {
     assert_eq!(commands.len(), 4, "{commands:?}");
     for (command, tab) in commands.iter().zip(["interfaces", "tcp", "flows", "dns"]) {
@@ -243,9 +244,10 @@ fn assert_layout(commands: &[String]) {
         assert!(command.contains(&format!("--tab {tab}")), "{command}");
         assert_eq!(
             command.contains("--no-capture"),
-            tab != "flows",
+            tab != "flows" && tab != "dns",
             "{command}"
         );
+        assert_eq!(command.contains("udp port 53"), tab == "dns", "{command}");
     }
 }
 
@@ -487,4 +489,74 @@ fn ctrl_keys_edit_a_prompt_in_a_real_terminal() {
     assert!(!text.contains("extra"), "{text}");
     assert!(!text.contains("127.0.0.1:1s"), "{text}");
     server.run(&["send-keys", "-t", "ctrl", "q"]);
+}
+
+/// `netlens tmux --dns-probe NAME --dns-server ADDR`: the DNS pane gets the
+/// probe and the server (only it: the other panes would send the same
+/// queries) and shows the probe's results from a real DNS server on
+/// loopback; a DNS pane with neither capture nor probe says why it is empty,
+/// even 40 columns wide.
+#[test]
+fn the_dns_pane_gets_the_dns_options_and_says_why_it_is_empty() {
+    let Some(server) = Server::new("dnspane") else {
+        return;
+    };
+    let dns = common::dns_server::DnsServer::start();
+    let address = dns.addr.to_string();
+    let out = Command::new(NETLENS)
+        .env("TMUX_TMPDIR", &server.tmpdir)
+        .env_remove("TMUX")
+        .args([
+            "tmux",
+            "--detached",
+            "--session",
+            "dnsp",
+            "--tmux-socket",
+            &server.socket,
+            "--interval",
+            "300ms",
+            "--dns-probe",
+            "A:fast.test",
+            "--dns-server",
+            &address,
+        ])
+        .output()
+        .expect("run netlens tmux");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let commands = pane_commands(&server, "dnsp");
+    assert_layout(&commands);
+    for (i, command) in commands.iter().enumerate() {
+        assert_eq!(
+            command.contains("--dns-probe A:fast.test"),
+            i == 3,
+            "{command}"
+        );
+        assert_eq!(
+            command.contains(&format!("--dns-server {address}")),
+            i == 3,
+            "{command}"
+        );
+    }
+    server.wait_for("dnsp.3", "the probed server's row", |lines| {
+        lines.iter().any(|l| l.starts_with(&address))
+    });
+    assert!(
+        dns.seen()
+            .iter()
+            .any(|(name, qtype)| name == "fast.test" && qtype == "A"),
+        "{:?}",
+        dns.seen()
+    );
+
+    let command = format!("{NETLENS} --compact --tab dns --no-capture --interval 200ms");
+    server.session("empty", 40, 10, &command);
+    server.wait_for("empty", "why the DNS pane is empty", |lines| {
+        lines
+            .iter()
+            .any(|l| l.contains("capture off, no --dns-probe"))
+    });
 }

@@ -3,13 +3,15 @@
 use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::path::PathBuf;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 /// The namespace a sampler watches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// The namespace netlens itself runs in.
-    Own,
+    /// The namespace netlens itself runs in, named as `ip netns identify`
+    /// would (see `own_label`).
+    Own { label: String },
     /// A namespace file: /run/netns/NAME, /proc/PID/ns/net or any bind mount.
     Path { label: String, path: PathBuf },
 }
@@ -31,15 +33,14 @@ impl Target {
                 label: format!("pid {pid}"),
                 path: PathBuf::from(format!("/proc/{pid}/ns/net")),
             },
-            (None, None) => Target::Own,
+            (None, None) => Target::Own { label: own_label() },
         }
     }
 
     /// What the header and the JSON call this namespace.
     pub fn label(&self) -> &str {
         match self {
-            Target::Own => "host",
-            Target::Path { label, .. } => label,
+            Target::Own { label } | Target::Path { label, .. } => label,
         }
     }
 
@@ -69,6 +70,61 @@ impl Target {
     }
 }
 
+/// The name of the namespace this process runs in: "host" when it is the
+/// initial one (the one of PID 1), else the name `ip netns identify` gives
+/// (a bind mount in /run/netns of the same inode), else "net:[INODE]" as
+/// /proc/self/ns/net reads. Under `ip netns exec NAME netlens` that is NAME,
+/// not "host". When PID 1's namespace cannot be read and no name matches,
+/// it stays "host".
+pub fn own_label() -> String {
+    label_for(
+        Path::new("/proc/self/ns/net"),
+        Path::new("/proc/1/ns/net"),
+        Path::new(RUN_NETNS),
+    )
+}
+
+/// Where `ip netns add` bind-mounts the namespaces it names.
+const RUN_NETNS: &str = "/run/netns";
+
+fn label_for(own: &Path, initial: &Path, named_dir: &Path) -> String {
+    let Some(own) = inode(own) else {
+        return "host".into();
+    };
+    let initial = inode(initial);
+    if initial == Some(own) {
+        return "host".into();
+    }
+    let mut names: Vec<String> = std::fs::read_dir(named_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| std::fs::metadata(entry.path()).is_ok_and(|m| m.ino() == own))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names.into_iter().next().unwrap_or_else(|| match initial {
+        Some(_) => format!("net:[{own}]"),
+        // PID 1's namespace is not readable (no CAP_SYS_PTRACE, or not
+        // root): nothing says this is not the initial one.
+        None => "host".into(),
+    })
+}
+
+/// The inode of a namespace link such as /proc/1/ns/net: read from the link
+/// ("net:[4026531840]"), which is allowed where following it (stat) is not,
+/// else from the file itself (a bind mount in /run/netns). Every namespace
+/// lives on the one nsfs device, so the inode alone names it.
+fn inode(path: &Path) -> Option<u64> {
+    if let Ok(target) = std::fs::read_link(path) {
+        let text = target.to_string_lossy();
+        if let Some(number) = text.strip_prefix("net:[").and_then(|t| t.strip_suffix(']')) {
+            return number.parse().ok();
+        }
+    }
+    std::fs::metadata(path).ok().map(|m| m.ino())
+}
+
 /// Moves the calling thread into the namespace. Only this thread moves: the
 /// sampler does this first, so every socket it opens afterwards lives there.
 pub fn enter(file: &File, label: &str) -> Result<()> {
@@ -86,4 +142,28 @@ pub fn enter(file: &File, label: &str) -> Result<()> {
         return Err(error).with_context(|| format!("cannot enter network namespace '{label}'"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_label_is_host_the_bound_name_or_the_inode() {
+        let dir = std::env::temp_dir().join(format!("netlens-netns-label-{}", std::process::id()));
+        let named = dir.join("named");
+        std::fs::create_dir_all(&named).unwrap();
+        let (own, other) = (dir.join("own"), dir.join("other"));
+        std::fs::write(&own, "").unwrap();
+        std::fs::write(&other, "").unwrap();
+        let missing = dir.join("missing");
+        assert_eq!(label_for(&own, &own, &named), "host");
+        assert_eq!(label_for(&own, &missing, &named), "host");
+        let ino = std::fs::metadata(&own).unwrap().ino();
+        assert_eq!(label_for(&own, &other, &named), format!("net:[{ino}]"));
+        std::fs::hard_link(&own, named.join("blue")).unwrap();
+        assert_eq!(label_for(&own, &other, &named), "blue");
+        assert_eq!(label_for(&own, &missing, &named), "blue");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -250,16 +250,26 @@ fn server_table(
         .collect();
     frame.render_widget(Table::new(rows, widths).header(header), area);
     if empty && area.height >= 2 {
-        let hint = if s.probe_specs.is_empty() {
-            "no queries yet: none seen on the wire; press n to probe a name"
-        } else {
-            "no results yet: the first probes are on their way"
-        };
-        let line = Rect::new(area.x, area.y + 1, area.width, 1);
-        frame.render_widget(Paragraph::new(Span::styled(hint, theme.dim())), line);
+        let rest = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+        frame.render_widget(
+            Paragraph::new(Span::styled(empty_reason(s), theme.dim()))
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            rest,
+        );
     }
     let data = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
     app.hits.rows = (!empty).then_some((data, offset));
+}
+
+/// Why the server table is empty, the reason first so a narrow pane shows
+/// it: without a capture no query is seen on the wire, and without a probe
+/// none is sent.
+fn empty_reason(s: &DnsSummary) -> &'static str {
+    match (s.probe_specs.is_empty(), s.passive_on) {
+        (false, _) => "no results yet: the first probes are on their way",
+        (true, true) => "no queries on the wire yet; n probes a name",
+        (true, false) => "capture off, no --dns-probe: n adds one",
+    }
 }
 
 /// The selected server's histogram and (for probes) its timeline.
