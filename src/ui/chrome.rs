@@ -87,6 +87,8 @@ pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Span::styled("ERROR ", theme.alert()),
             Span::raw(error.clone()),
         ])
+    } else if let Some(notice) = &app.notice {
+        notice_line(notice, theme)
     } else {
         let found = &app.derived.findings;
         match found.first() {
@@ -112,6 +114,23 @@ pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         }
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Where a recording went, or the error that stopped it (with how to
+/// dismiss it: it stays until then).
+fn notice_line(notice: &crate::app::recording::Notice, theme: Theme) -> Line<'static> {
+    if notice.error {
+        Line::from(vec![
+            Span::styled("REC ERROR ", theme.alert()),
+            Span::raw(notice.text.clone()),
+            Span::styled(" (any key hides this)", theme.dim()),
+        ])
+    } else {
+        Line::from(vec![
+            Span::styled("REC ", theme.warn()),
+            Span::raw(notice.text.clone()),
+        ])
+    }
 }
 
 /// Tab titles, shortened when the terminal is narrow.
@@ -226,6 +245,9 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
     if let Some(error) = &app.error {
         spans.push(Span::styled(" ERROR ", theme.alert()));
         spans.push(Span::raw(error.clone()));
+    } else if let Some(notice) = &app.notice {
+        spans.push(Span::raw(" "));
+        spans.extend(notice_line(notice, theme).spans);
     } else {
         match app.derived.findings.first() {
             None => spans.push(Span::styled(" ok", theme.good())),
