@@ -6,11 +6,13 @@ pub mod dns;
 pub mod flow_detail;
 pub mod flows;
 pub mod history;
+pub mod input;
 pub mod interfaces;
 pub mod keymap;
 pub mod line_edit;
 pub mod links;
 pub mod load;
+pub mod recording;
 pub mod replay;
 pub mod run;
 pub mod sockets;
@@ -87,8 +89,14 @@ pub struct App {
     pub time_prompt: Option<String>,
     /// Recording the live samples (--record, or R).
     pub recording: Option<crate::record::Recorder>,
-    /// Where R records to (--record FILE); otherwise a name with the time.
+    /// --record FILE: the first recording, and where R's new files go.
     pub record_path: Option<std::path::PathBuf>,
+    /// Where a recording went, or why it stopped (see `recording`).
+    pub notice: Option<recording::Notice>,
+    /// What each recording closed this session saved, and the errors that
+    /// stopped any: printed on exit.
+    pub recorded: Vec<String>,
+    pub record_failures: Vec<String>,
     /// When findings fire (the config's [thresholds]); set with set_thresholds.
     pub thresholds: Thresholds,
     /// The config's [columns]: which columns each table shows.
@@ -128,6 +136,9 @@ impl App {
             time_prompt: None,
             recording: None,
             record_path: None,
+            notice: None,
+            recorded: Vec::new(),
+            record_failures: Vec::new(),
             thresholds: Thresholds::DEFAULT,
             columns: crate::config::Columns::default(),
             compact: false,
@@ -253,12 +264,11 @@ impl App {
                 }
                 self.sockets.record(&sample);
                 self.refresh_flow_detail();
-                let record_error = self.record_sample(&mut sample);
+                let record_changed = self.record_sample(&mut sample);
                 self.history.push(*sample);
                 self.drop_old_sockets();
                 let had_error = self.error.take().is_some();
-                self.error = record_error;
-                self.paused_at.is_none() || had_error
+                self.paused_at.is_none() || had_error || record_changed
             }
             SamplerEvent::Error(error) => {
                 self.error = Some(error);

@@ -8,7 +8,7 @@ use super::keymap::{Action, Key};
 use crate::capture::live::Capture;
 use crate::model::Sample;
 use crate::record::player::Player;
-use crate::record::{self, Recorder, time};
+use crate::record::time;
 use std::time::Instant;
 
 /// At most this many samples are applied in one wake-up when playback fell
@@ -217,59 +217,4 @@ impl App {
             Err(error) => self.error = Some(error),
         }
     }
-
-    /// R: starts recording (to --record FILE or a new timestamped file), or
-    /// stops and closes the file.
-    pub(super) fn toggle_recording(&mut self) -> bool {
-        if self.replay.is_some() {
-            return false;
-        }
-        if let Some(recorder) = self.recording.take() {
-            let path = recorder.path().display().to_string();
-            if let Err(error) = recorder.finish() {
-                self.error = Some(format!("recording {path}: {error:#}"));
-            }
-            return true;
-        }
-        let newest_t = self.history.get(self.history.len().wrapping_sub(1));
-        let path = match self.record_path.clone() {
-            Some(path) if !path.exists() => path,
-            _ => record::default_path(newest_t.map_or_else(now, |s| s.t)),
-        };
-        let netns = newest_t.map_or("host", |s| s.netns.as_str()).to_string();
-        let meta = record::meta(&netns, self.interval);
-        match Recorder::create_with_capture(&path, &meta, self.flows.capture.as_ref()) {
-            Ok(mut recorder) => {
-                recorder.thresholds = self.thresholds;
-                self.recording = Some(recorder);
-            }
-            Err(error) => self.error = Some(format!("{error:#}")),
-        }
-        true
-    }
-
-    /// Writes a live sample to the recording, if one is running. A failed
-    /// write stops the recording; the error is returned for the screen.
-    pub(super) fn record_sample(&mut self, sample: &mut Sample) -> Option<String> {
-        let recorder = self.recording.as_mut()?;
-        let previous = self.history.get(self.history.len().wrapping_sub(1));
-        let error = recorder.record(previous, sample).err()?;
-        let path = recorder.path().display().to_string();
-        self.recording = None;
-        Some(format!("recording to {path} stopped: {error:#}"))
-    }
-
-    /// Closes the recording, if one is running (on quit).
-    pub fn stop_recording(&mut self) -> anyhow::Result<()> {
-        match self.recording.take() {
-            Some(recorder) => recorder.finish().map(|_| ()),
-            None => Ok(()),
-        }
-    }
-}
-
-fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
 }

@@ -5,6 +5,7 @@
 //! samples.
 
 use super::App;
+use super::input::{Input, Reader};
 use super::keymap::Key;
 use crate::cli::{Cli, ReplayArgs};
 use crate::collect::Sampler;
@@ -12,16 +13,13 @@ use crate::collect::netns::Target;
 use crate::config::Config;
 use crate::ui;
 use anyhow::{Context, Result, bail};
-use crossterm::event::{
-    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyEventKind,
-    KeyModifiers, MouseButton, MouseEventKind,
-};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute};
-use futures_util::StreamExt;
-use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use std::io::{IsTerminal, Stdout, stdout};
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use std::io::{IsTerminal, Stdout, Write, stdout};
 use tokio::signal::unix::{SignalKind, signal};
 
 pub fn run(cli: &Cli, config: &Config) -> Result<()> {
@@ -48,12 +46,7 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
         .map(|file| (std::sync::Arc::new(file), target.label().to_string()));
     app.record_path = cli.record.clone();
     if let Some(path) = &cli.record {
-        let label = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
-        let meta = crate::record::meta(label.label(), cli.collect.interval);
-        let mut recorder =
-            crate::record::Recorder::create_with_capture(path, &meta, app.flows.capture.as_ref())?;
-        recorder.thresholds = app.thresholds;
-        app.recording = Some(recorder);
+        app.start_recording_at(path, target.label())?;
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -63,8 +56,17 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     let result = runtime.block_on(event_loop(&mut app, Some(samples), packets, &guard));
     drop(guard);
     drop(sampler);
-    let closed = app.stop_recording();
-    result.and(closed)
+    let (recorded, failures) = app.stop_recording();
+    // Never eprintln!: it panics when stderr is a terminal that hung up.
+    let mut stderr = std::io::stderr();
+    for line in recorded {
+        let _ = writeln!(stderr, "netlens: {line}");
+    }
+    result?;
+    if !failures.is_empty() {
+        bail!("{}", failures.join("\nnetlens: "));
+    }
+    Ok(())
 }
 
 /// `netlens replay FILE`: the live view's UI, fed by a recording.
@@ -130,6 +132,25 @@ impl TerminalGuard {
         }
         Ok(guard)
     }
+
+    /// Ctrl-Z or SIGTSTP, as htop does: the terminal is put back, netlens
+    /// stops as a job, and on `fg` the screen comes back.
+    fn suspend(&self) {
+        restore_terminal(self.mouse);
+        stop_self();
+        self.reenter();
+    }
+
+    /// Raw mode, alternate screen and mouse again (after a stop: the shell
+    /// may have changed the terminal meanwhile).
+    fn reenter(&self) {
+        let _ = terminal::disable_raw_mode();
+        let _ = terminal::enable_raw_mode();
+        let _ = execute!(stdout(), EnterAlternateScreen, cursor::Hide);
+        if self.mouse {
+            let _ = execute!(stdout(), EnableMouseCapture);
+        }
+    }
 }
 
 impl Drop for TerminalGuard {
@@ -146,20 +167,99 @@ fn restore_terminal(mouse: bool) {
     let _ = terminal::disable_raw_mode();
 }
 
+/// Stops the process the way SIGTSTP's default action does (tokio's
+/// handler replaced that action), so the shell sees a stopped job; returns
+/// once it is continued. In an orphaned process group (no job control) the
+/// kernel discards the signal and this returns at once.
+fn stop_self() {
+    // SAFETY: sigaction(2) and raise(2) with plain values we own; the
+    // previous action (tokio's handler) is put back after the stop.
+    unsafe {
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        let mut previous: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGTSTP, &default, &mut previous);
+        libc::raise(libc::SIGTSTP);
+        libc::sigaction(libc::SIGTSTP, &previous, std::ptr::null_mut());
+    }
+}
+
+/// The largest frame netlens draws: a bigger terminal shows it in its top
+/// left corner, and the frame's two cell buffers stay within tens of MB
+/// (a 4000x2000 terminal would take over 700 MB).
+pub const MAX_COLUMNS: u16 = 1000;
+pub const MAX_ROWS: u16 = 500;
+
+/// The drawing side of the terminal: a ratatui Terminal sized to the
+/// window (up to MAX_COLUMNS x MAX_ROWS), made anew when the size changes so
+/// a shrink gives the larger buffers back.
+#[derive(Default)]
+struct Screen {
+    terminal: Option<Terminal<CrosstermBackend<Stdout>>>,
+    area: Rect,
+}
+
+impl Screen {
+    fn draw(&mut self, app: &mut App) -> Result<()> {
+        let (columns, rows) = terminal::size().context("cannot read the terminal size")?;
+        let area = Rect::new(0, 0, columns.clamp(1, MAX_COLUMNS), rows.clamp(1, MAX_ROWS));
+        if area != self.area {
+            self.invalidate();
+        }
+        let terminal = match &mut self.terminal {
+            Some(terminal) => terminal,
+            None => {
+                execute!(stdout(), terminal::Clear(terminal::ClearType::All))
+                    .context("cannot clear the terminal")?;
+                let options = TerminalOptions {
+                    viewport: Viewport::Fixed(area),
+                };
+                self.area = area;
+                self.terminal.insert(
+                    Terminal::with_options(CrosstermBackend::new(stdout()), options)
+                        .context("cannot open the terminal")?,
+                )
+            }
+        };
+        terminal.draw(|frame| ui::draw(frame, app))?;
+        Ok(())
+    }
+
+    /// Everything is drawn again, on a cleared screen, at the next draw.
+    fn invalidate(&mut self) {
+        if let Some(mut terminal) = self.terminal.take() {
+            // ratatui's Drop shows the cursor and, if that fails (the
+            // terminal hung up), prints with eprintln, which panics when
+            // stderr is that dead terminal too: show it here instead.
+            if terminal.show_cursor().is_err() {
+                std::mem::forget(terminal);
+            }
+        }
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        self.invalidate();
+    }
+}
+
 /// Samples come from the sampler (live) or from the replay player; the
 /// rest of the loop cannot tell them apart.
 async fn event_loop(
     app: &mut App,
     mut samples: Option<tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>>,
     mut packets: Option<tokio::sync::mpsc::UnboundedReceiver<crate::capture::live::CaptureEvent>>,
-    _guard: &TerminalGuard,
+    guard: &TerminalGuard,
 ) -> Result<()> {
-    let mut terminal: Terminal<CrosstermBackend<Stdout>> =
-        Terminal::new(CrosstermBackend::new(stdout())).context("cannot open the terminal")?;
-    let mut input = EventStream::new();
+    let mut screen = Screen::default();
+    let mut input = Reader::open().context("cannot read the terminal")?;
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut sigint = signal(SignalKind::interrupt())?;
+    let mut resized = signal(SignalKind::window_change())?;
+    let mut sigtstp = signal(SignalKind::from_raw(libc::SIGTSTP))?;
+    let mut sigcont = signal(SignalKind::from_raw(libc::SIGCONT))?;
     let mut load_events = app
         .load
         .take_events()
@@ -173,9 +273,9 @@ async fn event_loop(
         app.publish_demand();
         if dirty {
             if std::mem::take(&mut app.repaint) {
-                terminal.clear()?;
+                screen.invalidate();
             }
-            terminal.draw(|frame| ui::draw(frame, app))?;
+            screen.draw(app)?;
             last_draw = tokio::time::Instant::now();
             capture_stale = false;
         }
@@ -190,10 +290,27 @@ async fn event_loop(
             () = replay_wait(replay_due) => {
                 dirty = app.replay_tick(std::time::Instant::now());
             }
-            event = input.next() => match event {
-                Some(Ok(event)) => dirty = on_terminal_event(app, event),
-                Some(Err(error)) => return Err(error).context("cannot read the terminal"),
-                None => return Ok(()),
+            read = input.next() => match read {
+                // All the keys one read brought, then one redraw: a burst
+                // of typing costs one frame, not one per key.
+                Ok(Some(inputs)) => {
+                    for input in inputs {
+                        if app.quit {
+                            break;
+                        }
+                        match on_input(app, input) {
+                            Handled::Suspend => {
+                                guard.suspend();
+                                screen.invalidate();
+                                dirty = true;
+                            }
+                            Handled::Changed(changed) => dirty |= changed,
+                        }
+                    }
+                }
+                // The terminal hung up.
+                Ok(None) => return Ok(()),
+                Err(error) => return Err(error).context("cannot read the terminal"),
             },
             Some(event) = load_events.recv() => dirty = app.on_load(event),
             event = next_capture(&mut packets) => match event {
@@ -203,6 +320,18 @@ async fn event_loop(
                 None => packets = None,
             },
             _ = tokio::time::sleep_until(last_draw + CAPTURE_REDRAW), if capture_stale => {
+                dirty = true;
+            }
+            _ = resized.recv() => dirty = true,
+            _ = sigtstp.recv() => {
+                guard.suspend();
+                screen.invalidate();
+                dirty = true;
+            }
+            // Continued after a stop netlens did not see coming (SIGSTOP).
+            _ = sigcont.recv() => {
+                guard.reenter();
+                screen.invalidate();
                 dirty = true;
             }
             _ = sigterm.recv() => return Ok(()),
@@ -242,45 +371,25 @@ async fn replay_wait(due: Option<std::time::Instant>) {
     }
 }
 
-fn on_terminal_event(app: &mut App, event: Event) -> bool {
-    match event {
-        Event::Key(key) if key.kind != KeyEventKind::Release => {
-            if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-                app.quit = true;
-                return true;
-            }
-            convert_key(key).is_some_and(|key| app.on_key(key))
-        }
-        Event::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
-            app.on_click(mouse.column, mouse.row)
-        }
-        Event::Resize(..) => true,
-        _ => false,
-    }
+enum Handled {
+    /// Whether the screen must be redrawn.
+    Changed(bool),
+    /// Ctrl-Z: stop as a job.
+    Suspend,
 }
 
-fn convert_key(event: KeyEvent) -> Option<Key> {
-    Some(match event.code {
-        // Ctrl-letter is its own key (Ctrl-U clears a prompt), never the
-        // letter: Ctrl-S must not stop a run the way s does.
-        KeyCode::Char(c) if event.modifiers.contains(KeyModifiers::CONTROL) => {
-            Key::Ctrl(c.to_ascii_lowercase())
+fn on_input(app: &mut App, input: Input) -> Handled {
+    match input {
+        // Raw mode turns off the terminal's own Ctrl-C and Ctrl-Z.
+        Input::Key(Key::Ctrl('c')) => {
+            app.quit = true;
+            Handled::Changed(true)
         }
-        KeyCode::Char(c) => Key::Char(c),
-        KeyCode::F(n) => Key::F(n),
-        KeyCode::Up => Key::Up,
-        KeyCode::Down => Key::Down,
-        KeyCode::Left => Key::Left,
-        KeyCode::Right => Key::Right,
-        KeyCode::PageUp => Key::PageUp,
-        KeyCode::PageDown => Key::PageDown,
-        KeyCode::Home => Key::Home,
-        KeyCode::End => Key::End,
-        KeyCode::Enter => Key::Enter,
-        KeyCode::Esc => Key::Esc,
-        KeyCode::Tab => Key::Tab,
-        KeyCode::BackTab => Key::BackTab,
-        KeyCode::Backspace => Key::Backspace,
-        _ => return None,
-    })
+        Input::Key(Key::Ctrl('z')) => Handled::Suspend,
+        Input::Key(key) => {
+            let acknowledged = app.acknowledge_notice();
+            Handled::Changed(app.on_key(key) || acknowledged)
+        }
+        Input::Click(column, row) => Handled::Changed(app.on_click(column, row)),
+    }
 }

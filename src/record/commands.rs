@@ -17,7 +17,8 @@ use tokio::signal::unix::{SignalKind, signal};
 
 /// `netlens record -o FILE`: samples (and, unless --no-capture, the flows
 /// and packets captured) to a file until the duration is up or SIGINT /
-/// SIGTERM; either way the file is closed with its index.
+/// SIGTERM / SIGHUP; either way the file is closed with its index. A write
+/// error stops it with the reason and what was saved.
 pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Result<()> {
     let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     let label = target.label().to_string();
@@ -48,6 +49,8 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
     let outcome: Result<()> = runtime.block_on(async {
         let mut sigint = signal(SignalKind::interrupt())?;
         let mut sigterm = signal(SignalKind::terminate())?;
+        // An SSH session that drops: close the file as on SIGTERM.
+        let mut sighup = signal(SignalKind::hangup())?;
         let deadline = args.duration.map(|d| tokio::time::Instant::now() + d);
         let mut previous: Option<Sample> = None;
         loop {
@@ -66,7 +69,10 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
                         previous = Some(*sample);
                         if progress {
                             let stats = recorder.stats();
-                            eprint!(
+                            // Never eprint!: it panics once stderr is a
+                            // terminal that hung up, before the file closes.
+                            let _ = write!(
+                                std::io::stderr(),
                                 "\rrecording to {}: {} samples, {}, {}   ",
                                 recorder.path().display(),
                                 stats.records[0],
@@ -76,12 +82,13 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
                         }
                     }
                     Some(SamplerEvent::Error(error)) => {
-                        eprintln!("\rnetlens: warning: {error}");
+                        let _ = writeln!(std::io::stderr(), "\rnetlens: warning: {error}");
                     }
                     None => bail!("the sampler stopped unexpectedly"),
                 },
                 _ = sigint.recv() => return Ok(()),
                 _ = sigterm.recv() => return Ok(()),
+                _ = sighup.recv() => return Ok(()),
                 _ = until => return Ok(()),
             }
         }
@@ -89,19 +96,47 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
     drop(sampler);
     drop(capture);
     let path = recorder.path().to_path_buf();
+    let mut stderr = std::io::stderr();
+    if progress {
+        let _ = writeln!(stderr);
+    }
+    if let Err(error) = outcome {
+        // A failed write (a full disk) names its cause; the file holds
+        // what was written before it.
+        let saved = recorder.stats();
+        let closed = recorder.finish().is_ok();
+        bail!("{error:#}; {}", saved_text(&saved, &path, closed));
+    }
     // Close the file properly even when sampling failed.
     let stats = recorder.finish()?;
-    outcome?;
-    if progress {
-        eprintln!();
-    }
-    eprintln!(
+    let _ = writeln!(
+        stderr,
         "recorded {} samples ({}) to {}",
         stats.records[0],
         size(stats.bytes),
         path.display()
     );
     Ok(())
+}
+
+/// How much of a recording stopped early was saved, and whether it was
+/// closed (else replay rebuilds its index by a scan).
+pub fn saved_text(
+    stats: &super::writer::WriteStats,
+    path: &std::path::Path,
+    closed: bool,
+) -> String {
+    let state = if closed {
+        ""
+    } else {
+        ", not closed: replay rebuilds its index"
+    };
+    format!(
+        "{} samples ({}) saved in {}{state}",
+        stats.records[0],
+        size(stats.bytes),
+        path.display()
+    )
 }
 
 pub fn size(bytes: u64) -> String {

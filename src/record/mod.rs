@@ -145,7 +145,7 @@ pub fn meta(netns: &str, interval: std::time::Duration) -> Meta {
 }
 
 /// A file name for a recording started from the live view's key:
-/// netlens-YYYYMMDD-HHMMSS.nlrec in the current directory.
+/// netlens-YYYYMMDD-HHMMSS.nlrec (`app::recording` says in which directory).
 pub fn default_path(t: f64) -> std::path::PathBuf {
     let offset = time::local_offset(t);
     let local = t.floor() as i64 + offset;

@@ -5,9 +5,8 @@ use super::format::{
     self, DataHead, Header, Index, Kind, Meta, SegmentEntry, Stream, WINDOW_LOG, ZSTD_LEVEL,
 };
 use anyhow::{Context, Result, bail};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// A segment closes after this many seconds of records...
@@ -44,14 +43,15 @@ pub struct Writer {
     index: Vec<SegmentEntry>,
     stats: WriteStats,
     segment_seconds: f64,
-    /// Set after a failed write: the file's tail is unknown, stop writing.
-    broken: bool,
+    /// Why a write failed: the file's tail is unknown, stop writing.
+    broken: Option<String>,
     /// The previous sample's sockets, for the next sample's deltas.
     samples: super::codec::SampleEncoder,
 }
 
 impl Writer {
-    /// Creates `path` (mode 0600; an existing file is never overwritten) and
+    /// Creates `path` (`safe_file::create_private`: mode 0600, an existing
+    /// file or a symlink is never written through) and
     /// writes the header and `meta`.
     pub fn create(path: &Path, meta: &Meta) -> Result<Writer> {
         Self::create_with(path, meta, SEGMENT_SECONDS)
@@ -59,17 +59,8 @@ impl Writer {
 
     /// As `create`, with another segment length (tests, benches).
     pub fn create_with(path: &Path, meta: &Meta, segment_seconds: f64) -> Result<Writer> {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)
-            .with_context(|| {
-                format!(
-                    "cannot create the recording {} (an existing file is never overwritten)",
-                    path.display()
-                )
-            })?;
+        let mut file = crate::safe_file::create_private(path)
+            .map_err(|error| anyhow::anyhow!(crate::safe_file::create_error(path, &error)))?;
         let mut start = Header::current().encode().to_vec();
         let meta_json = serde_json::to_vec(meta).expect("meta is plain data");
         start.extend_from_slice(&format::encode_chunk(Kind::Meta, 0, &meta_json));
@@ -88,7 +79,7 @@ impl Writer {
                 ..Default::default()
             },
             segment_seconds,
-            broken: false,
+            broken: None,
             samples: Default::default(),
         })
     }
@@ -126,12 +117,7 @@ impl Writer {
     /// Appends one record (already serialized) to `stream`: one chunk, one
     /// write.
     pub fn write_record(&mut self, stream: Stream, t: f64, mono: f64, bytes: &[u8]) -> Result<()> {
-        if self.broken {
-            bail!(
-                "the recording {} stopped after a write error",
-                self.path.display()
-            );
-        }
+        self.check_broken()?;
         let s = stream as usize;
         let roll = self.open[s].is_some() && self.starts_segment(stream, mono);
         if roll {
@@ -169,7 +155,7 @@ impl Writer {
         payload.extend_from_slice(&compressed);
         let chunk = format::encode_chunk(Kind::Data, stream as u8, &payload);
         if let Err(error) = self.file.write_all(&chunk) {
-            self.broken = true;
+            self.broken = Some(error.to_string());
             return Err(error).with_context(|| format!("cannot write to {}", self.path.display()));
         }
         let start = self.offset;
@@ -193,6 +179,16 @@ impl Writer {
         Ok(())
     }
 
+    fn check_broken(&self) -> Result<()> {
+        match &self.broken {
+            Some(why) => bail!(
+                "the recording {} stopped after a write error ({why})",
+                self.path.display()
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// Ends a stream's segment: the next record starts a new zstd stream
     /// (the keyframe). The segment is made durable here.
     fn close_segment(&mut self, stream: usize) -> Result<()> {
@@ -207,12 +203,7 @@ impl Writer {
 
     /// Writes the index and the end marker and syncs: the file is complete.
     pub fn finish(mut self) -> Result<WriteStats> {
-        if self.broken {
-            bail!(
-                "the recording {} stopped after a write error",
-                self.path.display()
-            );
-        }
+        self.check_broken()?;
         let index = Index {
             segments: std::mem::take(&mut self.index),
         };

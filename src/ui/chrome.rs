@@ -87,6 +87,8 @@ pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Span::styled("ERROR ", theme.alert()),
             Span::raw(error.clone()),
         ])
+    } else if let Some(notice) = &app.notice {
+        notice_line(notice, theme)
     } else {
         // Firing findings come first, worst then newest (findings::order):
         // one that calmed down never hides a live one.
@@ -135,6 +137,23 @@ pub fn severity_style(finding: &Finding, theme: Theme) -> ratatui::style::Style 
         Severity::Crit => theme.alert(),
         Severity::Warn => theme.warn(),
         Severity::Info => theme.dim(),
+    }
+}
+
+/// Where a recording went, or the error that stopped it (with how to
+/// dismiss it: it stays until then).
+fn notice_line(notice: &crate::app::recording::Notice, theme: Theme) -> Line<'static> {
+    if notice.error {
+        Line::from(vec![
+            Span::styled("REC ERROR ", theme.alert()),
+            Span::raw(notice.text.clone()),
+            Span::styled(" (any key hides this)", theme.dim()),
+        ])
+    } else {
+        Line::from(vec![
+            Span::styled("REC ", theme.warn()),
+            Span::raw(notice.text.clone()),
+        ])
     }
 }
 
@@ -250,6 +269,9 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
     if let Some(error) = &app.error {
         spans.push(Span::styled(" ERROR ", theme.alert()));
         spans.push(Span::raw(error.clone()));
+    } else if let Some(notice) = &app.notice {
+        spans.push(Span::raw(" "));
+        spans.extend(notice_line(notice, theme).spans);
     } else {
         match app.derived.findings.first() {
             None => spans.push(Span::styled(" ok", theme.good())),
