@@ -164,7 +164,7 @@ impl Row<'_> {
         }
     }
 
-    fn matches(&self, filter: &str) -> bool {
+    pub fn matches(&self, filter: &str) -> bool {
         let needle = filter.to_lowercase();
         let iface = self.iface;
         iface.name.to_lowercase().contains(&needle)

@@ -88,6 +88,20 @@ pub enum Action {
     SubView,
     /// Flow screen: write this flow's packets to a pcap file.
     ExportFlow,
+    /// Jump to the next row containing the typed text (htop's F3).
+    Search,
+    /// Sockets: group the sockets under their owning process.
+    Tree,
+    /// Sockets: destroy the selected TCP socket (ss -K), after a y/N.
+    KillSocket,
+    /// The setup screen: columns, thresholds, interval, theme.
+    Setup,
+    /// Setup: show or hide the selected column, or flip the theme.
+    Toggle,
+    /// Setup: move the selected column up (F7) or down (F8).
+    MoveColumn,
+    /// Setup: write the settings to the config file.
+    Save,
 }
 
 /// Where a binding applies.
@@ -107,6 +121,10 @@ pub enum Scope {
     Dns,
     /// On one flow's screen (Enter on a flow, or on a socket with traffic).
     FlowDetail,
+    /// In the Sockets tab.
+    Sockets,
+    /// On the setup screen (F2); its movement keys are the table's.
+    Setup,
 }
 
 impl Scope {
@@ -120,6 +138,8 @@ impl Scope {
             Scope::Flows => "In Flows",
             Scope::Dns => "In DNS",
             Scope::FlowDetail => "On a flow's screen",
+            Scope::Sockets => "In Sockets",
+            Scope::Setup => "On the setup screen (F2)",
         }
     }
 }
@@ -128,11 +148,13 @@ impl Scope {
 pub const SCOPES: &[Scope] = &[
     Scope::Global,
     Scope::View,
+    Scope::Sockets,
     Scope::Flows,
     Scope::Dns,
     Scope::FlowDetail,
     Scope::Load,
     Scope::Replay,
+    Scope::Setup,
 ];
 
 pub struct Binding {
@@ -215,6 +237,13 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Global,
         help: "findings; Enter: evidence",
         hint: Some("findings"),
+    },
+    Binding {
+        keys: &[F(2)],
+        action: Action::Setup,
+        scope: Scope::Global,
+        help: "setup: columns, thresholds",
+        hint: Some("setup"),
     },
     Binding {
         keys: &[Char('R')],
@@ -315,11 +344,32 @@ pub const BINDINGS: &[Binding] = &[
         hint: None,
     },
     Binding {
-        keys: &[Char('/')],
+        keys: &[F(3)],
+        action: Action::Search,
+        scope: Scope::View,
+        help: "search; F3 again: next match",
+        hint: Some("search"),
+    },
+    Binding {
+        keys: &[Char('/'), F(4)],
         action: Action::Filter,
         scope: Scope::View,
         help: "filter rows by text",
         hint: Some("filter"),
+    },
+    Binding {
+        keys: &[F(5)],
+        action: Action::Tree,
+        scope: Scope::Sockets,
+        help: "tree: sockets under their process",
+        hint: Some("tree"),
+    },
+    Binding {
+        keys: &[F(9)],
+        action: Action::KillSocket,
+        scope: Scope::Sockets,
+        help: "kill the TCP socket (ss -K), y/N",
+        hint: Some("kill"),
     },
     Binding {
         keys: &[Enter],
@@ -454,7 +504,43 @@ pub const BINDINGS: &[Binding] = &[
         help: "export this flow to a pcap",
         hint: Some("export"),
     },
+    Binding {
+        keys: &[Char(' '), Enter],
+        action: Action::Toggle,
+        scope: Scope::Setup,
+        help: "show/hide a column; edit a value",
+        hint: Some("toggle/edit"),
+    },
+    Binding {
+        keys: &[F(7), F(8)],
+        action: Action::MoveColumn,
+        scope: Scope::Setup,
+        help: "move the column up / down",
+        hint: Some("move"),
+    },
+    Binding {
+        keys: &[Char('w')],
+        action: Action::Save,
+        scope: Scope::Setup,
+        help: "save to the config file",
+        hint: Some("save"),
+    },
+    Binding {
+        keys: &[Esc, F(2)],
+        action: Action::Close,
+        scope: Scope::Setup,
+        help: "leave setup (changes stay live)",
+        hint: Some("done"),
+    },
 ];
+
+/// The setup screen's own binding for a key, if any.
+pub fn lookup_setup(key: Key) -> Option<&'static Binding> {
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope == Scope::Setup)
+        .find(|binding| binding.keys.contains(&key))
+}
 
 /// The binding for a key outside the Load tab and replay, if any.
 pub fn lookup(key: Key) -> Option<&'static Binding> {
@@ -475,7 +561,7 @@ pub fn lookup_in(key: Key, load_tab: bool) -> Option<&'static Binding> {
     }
     BINDINGS
         .iter()
-        .filter(|b| b.scope != Scope::Load && b.scope != Scope::Replay)
+        .filter(|b| !matches!(b.scope, Scope::Load | Scope::Replay | Scope::Setup))
         .find(matches)
 }
 

@@ -9,12 +9,15 @@ pub mod history;
 pub mod input;
 pub mod interfaces;
 pub mod keymap;
+pub mod kill;
 pub mod line_edit;
 pub mod links;
 pub mod load;
 pub mod recording;
 pub mod replay;
 pub mod run;
+pub mod search;
+pub mod setup;
 pub mod sockets;
 pub mod table;
 pub mod tabs;
@@ -105,6 +108,19 @@ pub struct App {
     pub compact: bool,
     /// The findings list (`!`), while it is open.
     pub findings_list: Option<links::FindingsList>,
+    /// F3's search prompt and text.
+    pub search: search::Search,
+    /// F9's y/N question, while it is asked.
+    pub kill: Option<kill::KillPrompt>,
+    /// One line about what the last F9, F3 or save did; the next key clears it.
+    pub notice: Option<String>,
+    /// The setup screen (F2), while it is open.
+    pub setup: Option<setup::Setup>,
+    /// The settings the setup screen edits and saves: the config file as
+    /// loaded, with its changes.
+    pub config: crate::config::Config,
+    /// Where the setup screen saves: --config, else the default path.
+    pub config_path: Option<std::path::PathBuf>,
 }
 
 impl App {
@@ -143,6 +159,12 @@ impl App {
             columns: crate::config::Columns::default(),
             compact: false,
             findings_list: None,
+            search: search::Search::default(),
+            kill: None,
+            notice: None,
+            setup: None,
+            config: crate::config::Config::default(),
+            config_path: None,
         }
     }
 
@@ -279,6 +301,9 @@ impl App {
 
     /// Takes a key; returns whether the screen must be redrawn.
     pub fn on_key(&mut self, key: Key) -> bool {
+        if let Some(redraw) = self.htop_key(key) {
+            return redraw;
+        }
         if self.time_prompt.is_some() {
             return self.edit_time_prompt(key);
         }
@@ -351,6 +376,8 @@ impl App {
             Scope::Flows => false,
             Scope::Dns if self.tab == Tab::Dns => self.dns.start_prompt(),
             Scope::Dns => false,
+            // htop_key handled these.
+            Scope::Sockets | Scope::Setup => false,
         }
     }
 

@@ -189,6 +189,51 @@ pub fn matches(socket: &SocketSample, filter: &str) -> bool {
     })
 }
 
+/// The process a socket is grouped under in the tree (F5): its first
+/// owner's pid; None when no owner is known.
+pub fn owner_pid(socket: &SocketSample) -> Option<u32> {
+    socket.users.first().map(|user| user.pid)
+}
+
+/// The tree's order: each process's sockets together, in the sorted order
+/// of the process's first socket (so the sort still picks the top
+/// process); sockets without a known owner last.
+fn group_by_owner(order: Vec<u32>, sockets: &[SocketSample]) -> Vec<u32> {
+    let mut groups: Vec<(Option<u32>, Vec<u32>)> = Vec::new();
+    let mut group_of: HashMap<Option<u32>, usize> = HashMap::new();
+    for row in order {
+        let owner = owner_pid(&sockets[row as usize]);
+        let group = *group_of.entry(owner).or_insert_with(|| {
+            groups.push((owner, Vec::new()));
+            groups.len() - 1
+        });
+        groups[group].1.push(row);
+    }
+    groups.sort_by_key(|(owner, _)| owner.is_none());
+    groups.into_iter().flat_map(|(_, rows)| rows).collect()
+}
+
+/// Where a row sits in the tree: the first of its process's sockets (the
+/// process is named there), a middle one, or the last one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Branch {
+    First,
+    Middle,
+    Last,
+}
+
+/// The branch of row `index` of a tree `order`.
+pub fn branch(order: &[u32], index: usize, sockets: &[SocketSample]) -> Branch {
+    let owner = |i: usize| owner_pid(&sockets[order[i] as usize]);
+    if index == 0 || owner(index - 1) != owner(index) {
+        Branch::First
+    } else if index + 1 < order.len() && owner(index + 1) == owner(index) {
+        Branch::Middle
+    } else {
+        Branch::Last
+    }
+}
+
 /// One point of a socket's history.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrailPoint {
@@ -216,12 +261,15 @@ pub struct SocketsView {
     pub detail: bool,
     /// Sorted, filtered indices into the shown sample's sockets.
     order: Vec<u32>,
-    /// What `order` was computed for: sample time, sort, order, filter.
-    order_for: Option<(f64, Column, bool, String)>,
+    /// What `order` was computed for: sample time, sort, order, filter,
+    /// tree.
+    order_for: Option<(f64, Column, bool, String, bool)>,
     /// Histories of the selected socket and of the highlighted ones.
     pub trails: HashMap<SocketKey, VecDeque<TrailPoint>>,
     /// The finding thresholds (STUCK follows stuck_queue_samples).
     pub thresholds: Thresholds,
+    /// F5: the sockets grouped under their owning process.
+    pub tree: bool,
 }
 
 impl Default for SocketsView {
@@ -239,6 +287,7 @@ impl Default for SocketsView {
             order_for: None,
             trails: HashMap::new(),
             thresholds: Thresholds::DEFAULT,
+            tree: false,
         }
     }
 }
@@ -252,6 +301,7 @@ impl SocketsView {
             self.sort,
             self.descending,
             self.filter.clone(),
+            self.tree,
         );
         if self.order_for.as_ref() != Some(&wanted) {
             let sockets = &current.sockets;
@@ -268,7 +318,11 @@ impl SocketsView {
                     .then_with(|| x.peer.cmp(&y.peer))
                     .then_with(|| a.cmp(&b))
             });
-            self.order = order;
+            self.order = if self.tree {
+                group_by_owner(order, sockets)
+            } else {
+                order
+            };
             self.order_for = Some(wanted);
         }
         &self.order

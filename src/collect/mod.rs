@@ -9,6 +9,7 @@ pub mod netns;
 pub mod owners;
 pub mod rtnl;
 pub mod snmp;
+pub mod sock_destroy;
 pub mod sockets;
 pub mod stack;
 pub mod sysctl;
@@ -17,7 +18,7 @@ use crate::model::Sample;
 use anyhow::{Context, Result};
 use netns::Target;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -40,6 +41,9 @@ pub struct Demand {
     /// Dump the conntrack entry list (the Conntrack tab is open, or a
     /// snapshot asked). The collector still dumps at most about once a second.
     pub conntrack_entries: AtomicBool,
+    /// The sampling interval in milliseconds, once the setup screen (F2)
+    /// changed it; 0: the one the sampler started with.
+    pub interval_ms: AtomicU64,
 }
 
 impl Demand {
@@ -49,6 +53,21 @@ impl Demand {
 
     pub fn conntrack_entries(&self) -> bool {
         self.conntrack_entries.load(Ordering::Relaxed)
+    }
+
+    pub fn set_interval(&self, interval: Duration) {
+        let ms = u64::try_from(interval.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self.interval_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// The interval to sleep: the changed one, else `started`.
+    pub fn interval(&self, started: Duration) -> Duration {
+        match self.interval_ms.load(Ordering::Relaxed) {
+            0 => started,
+            ms => Duration::from_millis(ms),
+        }
     }
 }
 
@@ -206,7 +225,7 @@ fn run(
         if events.send(event).is_err() {
             return;
         }
-        next += interval;
+        next += collectors.demand.interval(interval);
         let now = Instant::now();
         if next < now {
             next = now; // fell behind (suspend, overload): do not burst

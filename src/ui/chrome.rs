@@ -191,6 +191,10 @@ pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
 }
 
 pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    if let Some(line) = super::prompts::line(app, theme) {
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
     if let Some(filter) = app.editing_filter() {
         let line = Line::from(vec![
             Span::styled("filter: ", theme.key()),
@@ -219,6 +223,9 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Scope::Flows => app.tab == Tab::Flows && !in_flow,
             Scope::FlowDetail => in_flow,
             Scope::Dns => app.tab == Tab::Dns,
+            Scope::Sockets => app.tab == Tab::Sockets && !in_flow && !app.sockets.detail,
+            // The setup screen's footer is its own (ui::prompts).
+            Scope::Setup => false,
         };
         if !shown {
             continue;
@@ -238,6 +245,10 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
 /// finding, or the error), the mode when it is not live, and "? help". A
 /// filter being typed takes the line over. Cut from the right when narrow.
 pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    if let Some(line) = super::prompts::line(app, theme) {
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
     if let Some(filter) = app.editing_filter() {
         let line = Line::from(vec![
             Span::styled("/", theme.key()),

@@ -266,10 +266,13 @@ fn fitting(specs: &'static [Spec], width: u16, shown: &[String]) -> Vec<&'static
             }
         }
     }
-    specs
+    let mut columns: Vec<&Spec> = specs
         .iter()
         .filter(|s| chosen.iter().any(|c| std::ptr::eq(*c, *s)))
-        .collect()
+        .collect();
+    // The config's order (the setup screen's F7/F8); FLOW/KEY stays first.
+    columns.sort_by_key(|s| shown.iter().position(|title| title == s.title));
+    columns
 }
 
 fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>, theme: Theme) {

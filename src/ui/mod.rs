@@ -21,6 +21,8 @@ pub mod help;
 pub mod interface_detail;
 pub mod interfaces;
 pub mod load;
+pub mod prompts;
+pub mod setup;
 pub mod socket_detail;
 pub mod sockets;
 pub mod spark;
@@ -93,6 +95,10 @@ fn draw_compact(frame: &mut Frame, app: &mut App, theme: Theme) {
 
 fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, theme: Theme) {
     app.hits.rows = None;
+    if app.setup.is_some() {
+        setup::render(frame, body, app, theme);
+        return;
+    }
     if app.help {
         app.help_scroll = help::render(frame, body, app.help_scroll, theme);
         return;

@@ -13,7 +13,7 @@ use super::socket_detail;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::sockets::{COLUMNS, Column, ColumnSpec, flag};
+use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
 use crate::model::sockets::SocketSample;
 use crate::model::tcp_rates::TcpRates;
 use ratatui::Frame;
@@ -52,7 +52,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let visible = usize::from(table_area.height.saturating_sub(1));
     view.window.fit(selected, total, visible);
 
-    let columns = fitting_columns(table_area.width, &app.columns.sockets);
+    let tree = view.tree;
+    let columns = if tree {
+        tree_columns(table_area.width, &app.columns.sockets)
+    } else {
+        fitting_columns(table_area.width, &app.columns.sockets)
+    };
     let sorted = |column| {
         column == view.sort
             || (view.sort == Column::Queues && matches!(column, Column::RecvQ | Column::SendQ))
@@ -66,7 +71,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .map(|(i, &row)| {
             let socket = &current.sockets[row as usize];
             let marked = flag(socket, overflows_rising, &view.thresholds);
-            let cells = columns.iter().map(|spec| cell(socket, spec, marked, theme));
+            let cells = columns.iter().map(|spec| {
+                if tree && spec.column == Column::Process {
+                    Cell::from(tree_text(socket, branch(&order, i, &current.sockets)))
+                } else {
+                    cell(socket, spec, marked, theme)
+                }
+            });
             let table_row = Row::new(cells);
             if Some(i) == selected {
                 table_row.style(theme.selected())
@@ -111,11 +122,40 @@ fn right_aligned(column: Column) -> bool {
     )
 }
 
-/// The columns that fit in `width`, by priority, in table order.
+/// The columns that fit in `width`, by priority, in the config's order
+/// (the setup screen's F7/F8) or else the table's.
 pub fn fitting_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
-    table::fitting(COLUMNS, width, |spec| {
+    let mut columns = table::fitting(COLUMNS, width, |spec| {
         crate::config::Columns::shows(shown, spec.title)
-    })
+    });
+    columns.sort_by_key(|spec| shown.iter().position(|title| title == spec.title));
+    columns
+}
+
+/// The tree's columns (F5): the process first, always, then what fits.
+fn tree_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
+    let Some(process) = COLUMNS.iter().find(|c| c.column == Column::Process) else {
+        return fitting_columns(width, shown);
+    };
+    let rest = width.saturating_sub(process.width + 1);
+    let mut columns = vec![process];
+    columns.extend(
+        fitting_columns(rest, shown)
+            .into_iter()
+            .filter(|c| c.column != Column::Process),
+    );
+    columns
+}
+
+/// The tree's process cell: the owner on a process's first socket, then
+/// branches, as htop draws threads under their process.
+fn tree_text(socket: &SocketSample, branch: Branch) -> String {
+    match branch {
+        Branch::First if socket.users.is_empty() => "(no owner)".into(),
+        Branch::First => owner_text(socket),
+        Branch::Middle => " ├─".into(),
+        Branch::Last => " └─".into(),
+    }
 }
 
 /// "users:(("web",pid=42,fd=3))" text for a socket, or why there is none.
