@@ -40,7 +40,7 @@ impl App {
             return Some(self.answer_kill(key));
         }
         // Any key clears the last kill's or save's outcome.
-        let had_notice = self.notice.take().is_some();
+        let had_status = self.status.take().is_some();
         if self.search.editing {
             if let Some(redraw) = self.search_key(key) {
                 return Some(redraw);
@@ -67,7 +67,7 @@ impl App {
             Some(Action::Search) if in_table => self.start_search(),
             Some(Action::Tree) if sockets_table => self.sockets.tree = !self.sockets.tree,
             Some(Action::KillSocket) if sockets_table => self.ask_kill(),
-            _ if had_notice => {
+            _ if had_status => {
                 // Handled as usual (the notice is gone now), then redrawn.
                 self.on_key(key);
             }
@@ -79,16 +79,16 @@ impl App {
     /// F9: asks about the selected socket (or says why it cannot).
     fn ask_kill(&mut self) {
         if self.replay.is_some() {
-            self.notice = Some("replaying a recording: there is no live socket to kill".into());
+            self.status = Some("replaying a recording: there is no live socket to kill".into());
             return;
         }
         let current = self.shown_index().and_then(|i| self.history.get(i));
         let Some(socket) = current.and_then(|c| self.sockets.selection(c).cloned()) else {
-            self.notice = Some("no socket selected".into());
+            self.status = Some("no socket selected".into());
             return;
         };
         if socket.proto != Proto::Tcp {
-            self.notice = Some("only TCP sockets can be killed (ss -K)".into());
+            self.status = Some("only TCP sockets can be killed (ss -K)".into());
             return;
         }
         let question = format!("Kill {}?", describe(&socket));
@@ -101,12 +101,12 @@ impl App {
             return false;
         };
         if !matches!(key, Key::Char('y' | 'Y')) {
-            self.notice = Some("not killed".into());
+            self.status = Some("not killed".into());
             return true;
         }
         let netns = self.load.netns.as_ref().map(|(file, _)| file.as_ref());
         let what = describe(&prompt.socket);
-        self.notice = Some(
+        self.status = Some(
             match crate::collect::sock_destroy::destroy(&prompt.socket, netns) {
                 Ok(()) => format!("killed {what}"),
                 Err(why) => format!("cannot kill {what}: {why}"),

@@ -113,7 +113,7 @@ pub struct App {
     /// F9's y/N question, while it is asked.
     pub kill: Option<kill::KillPrompt>,
     /// One line about what the last F9, F3 or save did; the next key clears it.
-    pub notice: Option<String>,
+    pub status: Option<String>,
     /// The setup screen (F2), while it is open.
     pub setup: Option<setup::Setup>,
     /// The settings the setup screen edits and saves: the config file as
@@ -161,7 +161,7 @@ impl App {
             findings_list: None,
             search: search::Search::default(),
             kill: None,
-            notice: None,
+            status: None,
             setup: None,
             config: crate::config::Config::default(),
             config_path: None,

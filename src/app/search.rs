@@ -37,7 +37,7 @@ impl App {
     /// next match at once.
     pub fn start_search(&mut self) {
         if !searchable(self.tab) {
-            self.notice = Some(format!(
+            self.status = Some(format!(
                 "F3 searches a table; {} has none",
                 self.tab.title()
             ));

@@ -155,6 +155,7 @@ mod tests {
             tcp: None,
             drops: None,
             queue_streak: 0,
+            v6only: false,
         }
     }
 

@@ -36,7 +36,7 @@ pub fn line(app: &App, theme: Theme) -> Option<Line<'static>> {
         spans.push(Span::styled("  F3 next  Enter/Esc done", theme.dim()));
         return Some(Line::from(spans));
     }
-    app.notice
+    app.status
         .as_ref()
-        .map(|notice| Line::from(Span::styled(notice.clone(), theme.warn())))
+        .map(|status| Line::from(Span::styled(status.clone(), theme.warn())))
 }
