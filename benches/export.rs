@@ -87,11 +87,12 @@ fn render(c: &mut Criterion) {
         text.len(),
         text.lines().count()
     );
+    let found = netlens::findings::evaluate(Some(&previous), &current, &Thresholds::DEFAULT);
     c.bench_function("render/host", |b| {
         b.iter(|| {
             page(
-                &current,
-                &netlens::findings::evaluate(Some(&previous), &current, &Thresholds::DEFAULT),
+                black_box(&current),
+                black_box(&found),
                 &netlens::export::dns::Accumulator::default(),
             )
         })
@@ -107,11 +108,12 @@ fn render(c: &mut Criterion) {
         text.len(),
         text.lines().count()
     );
+    let found = netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT);
     c.bench_function("render/200 interfaces", |b| {
         b.iter(|| {
             page(
-                &busy,
-                &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
+                black_box(&busy),
+                black_box(&found),
                 &netlens::export::dns::Accumulator::default(),
             )
         })
