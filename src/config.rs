@@ -310,46 +310,11 @@ fn on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
 /// A commented config with every setting at its default; it parses back to
 /// `Config::default()`.
 pub fn commented_default() -> String {
-    let mut out = String::from(
-        "# netlens configuration. Save as ~/.config/netlens/config.toml\n\
-         # ($XDG_CONFIG_HOME/netlens/config.toml) or pass --config FILE.\n\
-         # Every key is optional; command-line flags override these.\n\n\
-         # Tab to open first: interfaces, sockets, tcp, conntrack, dns, flows, load\n\
-         tab = \"interfaces\"\n\
-         # Sampling interval (100ms to 1h): 500ms, 1s, 2m\n\
-         interval = \"1s\"\n\
-         # \"color\", or \"mono\" for no colour (as --no-color and NO_COLOR)\n\
-         theme = \"color\"\n\
-         # Take the mouse (click tabs and rows); off keeps tmux's own mouse\n\
-         mouse = false\n\
-         # Always the compact layout (automatic below 60 columns or 12 rows)\n\
-         compact = false\n\n\
-         [columns]\n\
-         # Columns per tab by header title; [] shows every column that fits.\n",
-    );
-    for (key, tab) in [
-        ("interfaces", Tab::Interfaces),
-        ("sockets", Tab::Sockets),
-        ("conntrack", Tab::Conntrack),
-        ("flows", Tab::Flows),
-    ] {
-        out.push_str(&format!(
-            "# {key}: {}\n{key} = []\n",
-            column_titles(tab).join(", ")
-        ));
-    }
-    out.push_str("\n[thresholds]\n# When each finding fires (man netlens: FINDINGS).\n");
-    for (key, default, meaning) in crate::manual::sections::THRESHOLDS {
-        out.push_str(&format!("# {meaning}\n{key} = {default}\n"));
-    }
-    out.push_str(
-        "\n[dns]\n\
-         # Names the DNS prober resolves (added to --dns-probe)\n\
-         probes = []\n\
-         # Servers it asks, ADDR or ADDR:PORT (added to --dns-server)\n\
-         servers = []\n",
-    );
-    out
+    save::render(&Config {
+        tab: Some(Tab::Interfaces),
+        interval: Some(Duration::from_secs(1)),
+        ..Config::default()
+    })
 }
 
 #[cfg(test)]
