@@ -8,6 +8,7 @@
 
 pub mod dns_server;
 pub mod random;
+pub mod tmux;
 
 use std::fs::File;
 use std::io;
