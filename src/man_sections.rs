@@ -689,8 +689,14 @@ tmux and the terminal keep their own mouse (selection, pane focus).
 Always use the compact layout (as \fB\-\-compact\fR).
 .TP
 \fB[columns]\fR interfaces, sockets, conntrack, flows = [ "TITLE", ... ]
-The columns a tab shows, by their header titles (case does not matter), in
-the tab's own order; an empty list shows every column that fits.
+The columns a tab shows, by their header titles (case does not matter); an
+empty list shows every column that fits. Sockets and Flows show them in the
+order listed, Interfaces and Conntrack in the tab's own order. The setup
+screen (\fBF2\fR) edits the Sockets and Flows lists, the interval, the theme
+and every threshold, with the checks this file gets; \fBw\fR there writes the
+file: every setting, commented as \fB\-\-print\-config\fR (other comments are
+not kept), to a new 0600 file in the same directory renamed over the old one.
+A config path that is a symbolic link is refused rather than followed.
 .TP
 \fB[dns]\fR probes = [ "NAME", ... ], servers = [ "ADDR[:PORT]", ... ]
 Names the DNS prober resolves and the servers it asks, added to

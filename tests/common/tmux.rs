@@ -67,6 +67,11 @@ impl Tmux {
         self.run(&args);
     }
 
+    /// Types `text` literally.
+    pub fn type_text(&self, target: &str, text: &str) {
+        self.run(&["send-keys", "-t", target, "-l", text]);
+    }
+
     pub fn capture(&self, target: &str) -> Vec<String> {
         self.run(&["capture-pane", "-p", "-t", target])
             .lines()
