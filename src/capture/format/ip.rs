@@ -1,7 +1,7 @@
 //! IPv4 and IPv6 (with extension headers), and the demultiplexer to the
 //! transport printers.
 
-use super::{Ctx, R, Trunc, be16, be32, icmp, ipv4, ipv6, tcp, u8_at, udp};
+use super::{Ctx, R, Trunc, be16, be32, gre, icmp, ipv4, ipv6, sctp, tcp, u8_at, udp};
 
 /// What the transport printers need from the network layer.
 #[derive(Debug, Clone, Copy)]
@@ -42,18 +42,17 @@ impl IpInfo {
 
 pub fn ip4(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
     ctx.proto = "ip";
-    // tcpdump checks the first byte is captured before printing "IP".
-    u8_at(data, 0)?;
-    ctx.s("IP ");
+    // tcpdump checks the version before it prints "IP".
     let vhl = u8_at(data, 0)?;
     if vhl >> 4 != 4 {
         if vhl >> 4 == 6 {
-            ctx.s("IP6, wrong link-layer encapsulation");
+            ctx.s("IP6, wrong link-layer encapsulation (invalid)");
         } else {
-            ctx.f(format_args!("IP{}", vhl >> 4));
+            ctx.f(format_args!("IP{} (invalid)", vhl >> 4));
         }
         return Ok(());
     }
+    ctx.s("IP ");
     if length < 20 {
         ctx.f(format_args!("truncated-ip {length}"));
         return Ok(());
@@ -63,20 +62,18 @@ pub fn ip4(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
         ctx.f(format_args!("bad-hlen {hlen}"));
         return Ok(());
     }
-    let mut len = usize::from(be16(data, 2)?);
+    let len = usize::from(be16(data, 2)?);
     if length < len {
         ctx.f(format_args!(
             "truncated-ip - {} bytes missing! ",
             len - length
         ));
     }
+    // tcpdump as distributions build it (without GUESS_TSO) does not take
+    // a zero length for a TSO send either.
     if len < hlen {
-        if len != 0 {
-            ctx.f(format_args!("bad-len {len}"));
-            return Ok(());
-        }
-        // A TSO send: the length field is zero.
-        len = length;
+        ctx.f(format_args!("bad-len {len}"));
+        return Ok(());
     }
     // The snapshot ends at the end of the IP packet.
     let data = &data[..data.len().min(len)];
@@ -130,6 +127,8 @@ pub fn demux(ctx: &mut Ctx, data: &[u8], length: usize, proto: u8, info: &IpInfo
         4 => ip4(ctx, data, length),
         41 => ip6(ctx, data, length),
         2 if !info.v6 => icmp::igmp(ctx, data, length),
+        47 => gre::gre(ctx, data, length),
+        132 => sctp::sctp(ctx, data, length, info),
         59 => {
             ctx.s("no next header");
             Ok(())

@@ -172,20 +172,66 @@ pub fn ethertype(ctx: &mut Ctx, kind: u16, data: &[u8], length: usize, frame: &[
     }
 }
 
-fn llc(ctx: &mut Ctx, data: &[u8], length: usize, _frame: &[u8]) -> R {
+fn llc(ctx: &mut Ctx, data: &[u8], length: usize, frame: &[u8]) -> R {
     ctx.proto = "llc";
     let dsap = u8_at(data, 0)?;
     let ssap = u8_at(data, 1)?;
     let control = u8_at(data, 2)?;
     if dsap == 0xaa && ssap == 0xaa && control == 3 {
-        let kind = be16(data, 6)?;
-        return ethertype(ctx, kind, &data[8..], length.saturating_sub(8), data);
+        return snap(ctx, data, length, frame);
     }
     ctx.f(format_args!(
         "LLC, dsap 0x{:02x}, ssap 0x{:02x}, length {length}",
         dsap & 0xfe,
         ssap & 0xfe
     ));
+    Ok(())
+}
+
+/// SNAP after an LLC header (`data` starts at the LLC header): the
+/// encapsulated ethertypes netlens prints, or tcpdump's SNAP line and a hex
+/// dump of the LLC payload for the others.
+fn snap(ctx: &mut Ctx, data: &[u8], length: usize, frame: &[u8]) -> R {
+    ctx.proto = "snap";
+    if data.len() < 8 || length < 8 {
+        return Err(Trunc);
+    }
+    let oui = u32::from_be_bytes([0, data[3], data[4], data[5]]);
+    let kind = be16(data, 6)?;
+    let length = length - 8;
+    // OUI 0 (encapsulated Ethernet) and 0x0000f8 (Cisco bridged) carry an
+    // ethertype.
+    if matches!(oui, 0x000000 | 0x0000f8) && matches!(kind, 0x0800 | 0x86dd | 0x0806 | 0x8035) {
+        return ethertype(ctx, kind, &data[8..], length, data);
+    }
+    if frame.len() >= 12 {
+        super::linkaddr(ctx.out, &frame[6..12]);
+        ctx.s(" > ");
+        super::linkaddr(ctx.out, &frame[0..6]);
+        ctx.s(" ");
+    }
+    if oui == 0 {
+        let name = ethertype_name(kind).unwrap_or("Unknown");
+        ctx.f(format_args!(
+            "SNAP, ethertype {name} (0x{kind:04x}), length {length}: "
+        ));
+    } else {
+        let name = match oui {
+            0x00000c => "Cisco",
+            0x0000f8 => "Cisco bridged",
+            0x080007 => "Appletalk",
+            _ => "Unknown",
+        };
+        let pid = if oui == 0x0000f8 {
+            ethertype_name(kind).unwrap_or("Unknown")
+        } else {
+            "Unknown"
+        };
+        ctx.f(format_args!(
+            "SNAP, oui {name} (0x{oui:06x}), pid {pid} (0x{kind:04x}), length {length}: "
+        ));
+    }
+    super::text::hexdump(ctx.out, data, length + 8);
     Ok(())
 }
 

@@ -7,10 +7,12 @@
 
 mod arp;
 mod dns;
+mod gre;
 mod icmp;
 mod icmp6_info;
 mod ip;
 mod link;
+mod sctp;
 mod tcp;
 mod text;
 mod udp;
