@@ -303,6 +303,12 @@ runs. Without tmux installed it fails with a one-line error. For your own tmux
 config, \fBassets/netlens.tmux\fR in the source builds the same layout:
 \fBtmux source-file netlens.tmux\fR.
 .PP
+netlens reads the terminal itself: Esc followed by a key's escape sequence in
+the same read (over SSH, or \fBtmux send\-keys Escape F3\fR) is Esc then that key,
+and Esc followed by a letter is Esc then the letter. Ctrl\-Z and SIGTSTP suspend
+(main screen, cursor shown, cooked mode) until \fBfg\fR. The frame is at most 1000
+columns by 500 rows; a larger terminal shows it in its top left corner.
+.PP
 netlens works under TERM=screen-256color and tmux-256color, through detach and
 attach, and takes the mouse only with \fB\-\-mouse\fR or \fBmouse = true\fR, so tmux
 keeps its own mouse (pane selection, copy mode) by default.
@@ -433,8 +439,19 @@ of each second and 6000 of each segment, each cut to its first 384 bytes, the
 rest of each packet only when whole packets were captured (\fB\-\-payload\fR).
 Replay feeds them to the Flows tab as live capture does (the packet list and
 the flow table's per-flow packets); after a jump they start again from the
-segment's first record. Files are created with mode 0600; an existing file is
-never overwritten.
+segment's first record. Files are created with mode 0600; an existing file or a
+symbolic link is never written through.
+.PP
+In the live view the first recording is \fB\-\-record FILE\fR; \fBR\fR starts
+later ones as \fBnetlens\-DATE\-TIME.nlrec\fR beside it, or without
+\fB\-\-record\fR in \fB$XDG_STATE_HOME/netlens\fR (\fB~/.local/state/netlens\fR,
+created mode 0700). The findings line shows the full path when a recording starts
+and what it saved when it stops; on exit netlens prints where each one went. A
+failed write (a full disk) stops the recording with its cause and the samples
+saved: on the findings line until a key is pressed, again on exit, and exit
+status 1; \fBnetlens record\fR prints the same and exits 1. What was written
+stays readable. SIGINT, SIGTERM, SIGHUP and a terminal that hangs up close a
+recording cleanly.
 .PP
 Format 2: a 16-byte header (magic \fB\\x89NLREC\\r\\n\fR, major and minor version;
 a reader refuses a major version it does not know, and still reads format 1),
@@ -515,6 +532,10 @@ it once with \fBsudo setcap cap_net_raw,cap_net_admin+ep $(which netlens)\fR.
 .TP
 \fBXDG_CONFIG_HOME\fR, \fBHOME\fR
 Where the config file is looked for (see CONFIGURATION).
+.TP
+\fBXDG_STATE_HOME\fR
+Where \fBR\fR records without \fB\-\-record\fR: \fB$XDG_STATE_HOME/netlens\fR, else
+\fB~/.local/state/netlens\fR.
 .TP
 \fBTMUX\fR
 Set inside tmux: \fBnetlens tmux\fR opens a window rather than a session.

@@ -31,14 +31,6 @@ impl Session {
     }
 
     fn start_with_env(args: &[&str], cols: u16, rows: u16, env: &[(&str, &str)]) -> Session {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("open a pty");
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_netlens"));
         command.args(args);
         // portable-pty starts in $HOME by default, which may not exist.
@@ -47,6 +39,18 @@ impl Session {
         for (key, value) in env {
             command.env(key, value);
         }
+        Self::start_command(command, cols, rows)
+    }
+
+    fn start_command(command: CommandBuilder, cols: u16, rows: u16) -> Session {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a pty");
         let child = pair.slave.spawn_command(command).expect("spawn netlens");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap();
@@ -365,11 +369,11 @@ fn record_flag_shows_rec_and_r_closes_the_file() {
     std::thread::sleep(Duration::from_millis(400));
     session.send("R");
     let start = Instant::now();
-    while session.contents().contains("REC") && start.elapsed() < PATIENCE {
+    while session.contents().contains("● REC") && start.elapsed() < PATIENCE {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(
-        !session.contents().contains("REC"),
+        !session.contents().contains("● REC"),
         "REC still shown after R"
     );
     session.send("q");
@@ -540,4 +544,539 @@ fn load_tab_runs_in_the_watched_namespace() {
     let status = session.wait_exit();
     assert!(status.success(), "{status:?}");
     server.stop();
+}
+
+// ---- Terminal handling: key parsing, suspend, hang-up, resize, bursts,
+// and where recordings go (issues 24 and 25).
+
+impl Session {
+    /// Bytes in one write: the way Esc and a key arrive together over SSH.
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn pid(&self) -> libc::pid_t {
+        self.child.process_id().expect("child pid") as libc::pid_t
+    }
+
+    /// Everything written to the terminal since `from` (a length of `raw`).
+    fn raw_since(&self, from: usize) -> String {
+        String::from_utf8_lossy(&self.raw.lock().unwrap()[from..]).into_owned()
+    }
+
+    fn raw_len(&self) -> usize {
+        self.raw.lock().unwrap().len()
+    }
+}
+
+/// A fresh directory for one test.
+fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("netlens-terminal-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn replay_info(path: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netlens"))
+        .args(["replay", "--info"])
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while start.elapsed() < PATIENCE {
+        if done() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("gave up waiting for {what}");
+}
+
+#[test]
+fn esc_then_an_f_key_in_one_read_is_esc_then_that_key() {
+    let dir = scratch_dir("esc");
+    let state = dir.join("state");
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_netlens"));
+    command.args(["--interval", "200ms"]);
+    command.cwd(&dir);
+    command.env("XDG_STATE_HOME", &state);
+    let mut session = Session::start_command(command, 100, 30);
+    session.wait_for("rxpck/s");
+
+    // Esc F1: help (crossterm read Esc, O, P).
+    session.send_bytes(b"\x1b\x1bOP");
+    session.wait_for("Keys (? or Esc closes");
+    session.send_bytes(b"\x1b");
+    session.wait_for("rxpck/s");
+
+    // Esc F3 must not be Esc, O, R: R would start a recording. Esc F5 must
+    // not be Esc, [, 1, 5, ~: 5 would switch to the DNS tab.
+    session.send_bytes(b"\x1b\x1bOR");
+    session.send_bytes(b"\x1b");
+    session.send_bytes(b"\x1b\x1b[15~");
+    session.send_bytes(b"\x1b");
+    // Esc Down, Esc PageUp, then Esc F1 as a marker that all were read.
+    session.send_bytes(b"\x1b\x1b[B\x1b\x1b[5~\x1b\x1bOP");
+    session.wait_for("Keys (? or Esc closes");
+    session.send_bytes(b"\x1b");
+    session.wait_for("rxpck/s");
+    let screen = session.contents();
+    assert!(!screen.contains("● REC"), "a recording started:\n{screen}");
+    assert!(
+        !state.exists() && std::fs::read_dir(&dir).unwrap().count() == 0,
+        "a recording file was created"
+    );
+
+    // Esc F10 quits.
+    session.send_bytes(b"\x1b\x1b[21~");
+    assert!(session.wait_exit().success());
+    session.assert_restored();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn r_records_beside_the_record_file_and_says_where() {
+    let dir = scratch_dir("beside");
+    let first = dir.join("a.nlrec");
+    let first_text = first.to_str().unwrap();
+    // The process runs elsewhere: R's files must not land in its cwd.
+    let mut session = Session::start(&["--record", first_text, "--interval", "200ms"], 200, 30);
+    session.wait_for(&format!("recording to {first_text}"));
+    session.send("R");
+    session.wait_for(&format!(") to {first_text}"));
+    session.wait_for("recorded ");
+    session.send("R");
+    let new_prefix = format!("recording to {}/netlens-", dir.display());
+    session.wait_for(&new_prefix);
+    session.send("R");
+    session.wait_for(&format!(") to {}/netlens-", dir.display()));
+    session.send("q");
+    assert!(session.wait_exit().success());
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files[0], first);
+    let second = &files[1];
+    let name = second.file_name().unwrap().to_str().unwrap();
+    assert!(
+        name.starts_with("netlens-") && name.ends_with(".nlrec"),
+        "{name}"
+    );
+    for file in &files {
+        let info = replay_info(file);
+        assert!(info.contains("closed cleanly"), "{info}");
+    }
+    // And on exit, where they went (printed after the terminal is back).
+    let printed = session.raw_since(0);
+    assert!(
+        printed.contains("netlens: recorded ") && printed.contains(name),
+        "exit message missing"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn r_without_record_goes_to_the_xdg_state_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch_dir("xdg");
+    let state = dir.join("state");
+    let state_text = state.to_str().unwrap();
+    let mut session = Session::start_with_env(
+        &["--interval", "200ms"],
+        200,
+        30,
+        &[("XDG_STATE_HOME", state_text)],
+    );
+    session.wait_for("rxpck/s");
+    session.send("R");
+    session.wait_for(&format!("recording to {state_text}/netlens/netlens-"));
+    session.wait_for("● REC");
+    session.send("R");
+    session.wait_for(&format!(") to {state_text}/netlens/netlens-"));
+    session.send("q");
+    assert!(session.wait_exit().success());
+    let netlens_dir = state.join("netlens");
+    let mode = std::fs::metadata(&netlens_dir)
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+    let files: Vec<_> = std::fs::read_dir(&netlens_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(replay_info(&files[0]).contains("closed cleanly"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tmpfs of 256 KiB with all but `room` bytes taken, unmounted on drop.
+struct FullDisk {
+    dir: std::path::PathBuf,
+}
+
+impl FullDisk {
+    fn new(tag: &str, room: usize) -> FullDisk {
+        let dir = scratch_dir(tag);
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs"])
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mount tmpfs");
+        let disk = FullDisk { dir };
+        // Fill it, then free `room` bytes.
+        let filler = disk.dir.join("filler");
+        let _ = std::fs::write(&filler, vec![0u8; 256 * 1024]);
+        let size = std::fs::metadata(&filler).unwrap().len() as usize;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&filler)
+            .unwrap();
+        file.set_len(size.saturating_sub(room) as u64).unwrap();
+        disk
+    }
+}
+
+impl Drop for FullDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.dir).status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn a_full_disk_stops_the_live_recording_with_the_reason_until_a_key() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let disk = FullDisk::new("enospc-live", 6 * 1024);
+    let path = disk.dir.join("live.nlrec");
+    let path_text = path.to_str().unwrap();
+    let mut session = Session::start(&["--record", path_text, "--interval", "100ms"], 250, 30);
+    session.wait_for("No space left on device");
+    session.wait_for("samples (");
+    session.wait_for("REC ERROR");
+    // It stays: ten samples later it is still there.
+    std::thread::sleep(Duration::from_secs(1));
+    let screen = session.contents();
+    assert!(screen.contains("No space left on device"), "{screen}");
+    assert!(
+        screen.contains(&format!("saved in {path_text}")),
+        "{screen}"
+    );
+    // A key acknowledges it.
+    session.send("j");
+    wait_until("the error to go", || {
+        !session.contents().contains("REC ERROR")
+    });
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(!status.success(), "a lost recording must not exit 0");
+    // Printed again once the terminal is back.
+    let after = session.contents();
+    assert!(after.contains("No space left on device"), "{after}");
+    let info = replay_info(&path);
+    assert!(info.contains("samples:"), "{info}");
+}
+
+#[test]
+fn a_full_disk_stops_headless_record_with_the_reason_and_what_was_saved() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let disk = FullDisk::new("enospc-record", 6 * 1024);
+    let path = disk.dir.join("headless.nlrec");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netlens"))
+        .args(["record", "--interval", "100ms", "--duration", "60s", "-o"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(
+        stderr.contains("samples (") && stderr.contains("saved in"),
+        "{stderr}"
+    );
+}
+
+/// Runs netlens `args` on a pty whose master is closed after `after`: the
+/// terminal hangs up (an SSH session that drops), stderr included. Returns
+/// the exit status.
+fn hang_up_after(args: &[&str], after: Duration) -> std::process::ExitStatus {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: 30,
+        ws_col: 100,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty(3) into two ints we own, with a winsize we own.
+    let opened = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(opened, 0);
+    // SAFETY: both descriptors were just opened and are owned here; the
+    // master must not leak into the child, or closing it hangs nothing up.
+    let (master, slave) = unsafe {
+        libc::fcntl(master, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::fcntl(slave, libc::F_SETFD, libc::FD_CLOEXEC);
+        (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave))
+    };
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_netlens"));
+    command
+        .args(args)
+        .env("TERM", "xterm-256color")
+        .current_dir(std::env::temp_dir())
+        .stdin(slave.try_clone().unwrap())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave.try_clone().unwrap());
+    // SAFETY: setsid and TIOCSCTTY between fork and exec (both
+    // async-signal-safe) make the pty the child's controlling terminal.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = common::ChildGuard(command.spawn().unwrap());
+    drop(command);
+    drop(slave);
+    // Read what it draws (a full pty would block it), then hang up.
+    let start = Instant::now();
+    let mut buffer = [0u8; 65536];
+    while start.elapsed() < after {
+        let mut poll = libc::pollfd {
+            fd: master.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll(2) and read(2) on the master we own, into our buffer.
+        unsafe {
+            if libc::poll(&mut poll, 1, 50) > 0 {
+                libc::read(master.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len());
+            }
+        }
+    }
+    drop(master);
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "netlens did not exit on hang-up"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_terminal_that_hangs_up_closes_the_live_recording_cleanly() {
+    let dir = scratch_dir("hup-live");
+    let path = dir.join("live.nlrec");
+    let status = hang_up_after(
+        &["--record", path.to_str().unwrap(), "--interval", "200ms"],
+        Duration::from_secs(2),
+    );
+    let info = replay_info(&path);
+    assert!(info.contains("closed cleanly"), "{status:?}\n{info}");
+    assert_ne!(status.code(), Some(101), "netlens panicked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_terminal_that_hangs_up_closes_the_headless_recording_cleanly() {
+    let dir = scratch_dir("hup-record");
+    let path = dir.join("headless.nlrec");
+    let status = hang_up_after(
+        &[
+            "record",
+            "--interval",
+            "200ms",
+            "-o",
+            path.to_str().unwrap(),
+        ],
+        Duration::from_secs(2),
+    );
+    let info = replay_info(&path);
+    assert!(info.contains("closed cleanly"), "{status:?}\n{info}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sighup_closes_the_headless_recording_cleanly() {
+    let dir = scratch_dir("sighup-record");
+    let path = dir.join("headless.nlrec");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_netlens"))
+        .args(["record", "--interval", "200ms", "-o"])
+        .arg(&path)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = common::ChildGuard(child);
+    std::thread::sleep(Duration::from_secs(1));
+    // SAFETY: kill(2) on the child we spawned.
+    assert_eq!(unsafe { libc::kill(child.pid() as i32, libc::SIGHUP) }, 0);
+    let status = child.0.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let info = replay_info(&path);
+    assert!(info.contains("closed cleanly"), "{info}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The process state letter of `pid` (R, S, T for stopped...), if alive.
+fn process_state(pid: libc::pid_t) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(") ").next()?.chars().next()
+}
+
+/// netlens started from an interactive bash (job control) in the pty.
+fn netlens_under_bash(session: &mut Session) -> libc::pid_t {
+    let bash = session.pid();
+    session.send(&format!(
+        "{} --interval 200ms\r",
+        env!("CARGO_BIN_EXE_netlens")
+    ));
+    session.wait_for("rxpck/s");
+    let children = std::fs::read_to_string(format!("/proc/{bash}/task/{bash}/children")).unwrap();
+    children
+        .split_whitespace()
+        .next()
+        .expect("bash has a child")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn ctrl_z_and_sigtstp_suspend_like_htop_and_fg_resumes() {
+    let mut command = CommandBuilder::new("bash");
+    command.args(["--norc", "--noprofile", "-i"]);
+    command.env("PS1", "prompt$ ");
+    command.cwd(std::env::temp_dir());
+    let mut session = Session::start_command(command, 100, 30);
+    session.wait_for("prompt$");
+    for stop in ["ctrl-z", "sigtstp"] {
+        let pid = netlens_under_bash(&mut session);
+        let before = session.raw_len();
+        if stop == "ctrl-z" {
+            // Raw mode: the terminal sends the byte, netlens stops itself.
+            session.send_bytes(b"\x1a");
+        } else {
+            // SAFETY: kill(2) on the netlens this test started.
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGTSTP) }, 0);
+        }
+        wait_until(&format!("{stop}: netlens stopped"), || {
+            process_state(pid) == Some('T')
+        });
+        wait_until(&format!("{stop}: the shell's prompt"), || {
+            session.raw_since(before).contains("prompt$")
+        });
+        let output = session.raw_since(before);
+        assert!(
+            output.contains("\x1b[?1049l"),
+            "{stop}: alternate screen kept"
+        );
+        assert!(output.contains("\x1b[?25h"), "{stop}: cursor left hidden");
+        assert!(!session.screen.lock().unwrap().screen().alternate_screen());
+
+        session.send("fg\r");
+        wait_until(&format!("{stop}: the screen back"), || {
+            session.screen.lock().unwrap().screen().alternate_screen()
+                && session.contents().contains("rxpck/s")
+        });
+        // Raw mode again: q alone quits, no Enter.
+        session.send("q");
+        wait_until(&format!("{stop}: netlens quit on q"), || {
+            process_state(pid).is_none()
+        });
+        session.wait_for("prompt$");
+    }
+    session.send("exit\r");
+    session.wait_exit();
+}
+
+fn rss_kib(pid: libc::pid_t) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_huge_terminal_costs_bounded_memory_and_shrinking_gives_it_back() {
+    let session = Session::start(&["--interval", "200ms"], 100, 30);
+    session.wait_for("rxpck/s");
+    std::thread::sleep(Duration::from_secs(1));
+    let before = rss_kib(session.pid());
+    // Only the pty: the test's own screen stays small.
+    let huge = PtySize {
+        rows: 2000,
+        cols: 4000,
+        pixel_width: 0,
+        pixel_height: 0,
+    };
+    session.master.resize(huge).unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let at_huge = rss_kib(session.pid());
+    session
+        .master
+        .resize(PtySize {
+            rows: 30,
+            cols: 100,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let after = rss_kib(session.pid());
+    eprintln!("RSS: {before} KiB, {at_huge} KiB at 4000x2000, {after} KiB after");
+    // 4000x2000 cells were two 380 MB buffers; the frame is capped.
+    assert!(at_huge < before + 200 * 1024, "{at_huge} KiB at 4000x2000");
+    assert!(
+        after < 2 * before + 32 * 1024,
+        "{after} KiB after shrinking"
+    );
+    session.signal(libc::SIGTERM);
+}
+
+#[test]
+fn a_120000_character_burst_leaves_esc_and_q_working() {
+    let mut session = Session::start(&["--interval", "200ms"], 100, 30);
+    session.wait_for("rxpck/s");
+    session.send("/");
+    session.wait_for("filter:");
+    let burst = "a".repeat(2000);
+    for _ in 0..60 {
+        session.send(&burst);
+    }
+    session.wait_for("[full: 300 characters at most]");
+    session.send("\x1b");
+    session.send("q");
+    // A liveness check (the old code took over 40 s here), not a benchmark.
+    assert!(session.wait_exit().success());
+    session.assert_restored();
 }

@@ -105,8 +105,8 @@ fn parse_utf8(bytes: &[u8]) -> Parsed {
     }
 }
 
-/// Esc, Esc followed by a key (another Esc, an SS3 or CSI sequence: each
-/// is its own key), or Alt with a key.
+/// Esc, or an SS3 or CSI sequence (`\eOR`, `\e[15~`). Esc followed by
+/// anything else is Esc, and the rest is read on its own.
 fn parse_escape(bytes: &[u8]) -> Parsed {
     let Some(&second) = bytes.get(1) else {
         return Parsed::Incomplete;
@@ -122,12 +122,10 @@ fn parse_escape(bytes: &[u8]) -> Parsed {
             },
         },
         b'[' => parse_csi(bytes),
-        // Alt with a key (a terminal's "meta sends escape"): netlens has no
-        // Alt keys, so it is the key, as before.
-        _ => match parse(&bytes[1..]) {
-            Parsed::Done(input, used) => Parsed::Done(input, used + 1),
-            Parsed::Incomplete => Parsed::Incomplete,
-        },
+        // Anything else after Esc is its own key: Esc then q typed quickly
+        // (over SSH, in one read) is Esc then q, not Alt-q (netlens has no
+        // Alt keys; a terminal's Alt-q is read as Esc, q as well).
+        _ => key(Key::Esc, 1),
     }
 }
 
@@ -324,8 +322,8 @@ mod tests {
         assert_eq!(keys(b"\x1b[1;5C\x1b[Z"), [Key::Right, Key::BackTab]);
         assert_eq!(keys(b"\x1b[5~\x1b[6~"), [Key::PageUp, Key::PageDown]);
         assert_eq!(keys(b"\x1b[H\x1b[4~"), [Key::Home, Key::End]);
-        // Alt-letter is the letter; unknown sequences are dropped whole.
-        assert_eq!(keys(b"\x1bq"), [Key::Char('q')]);
+        // Esc then a letter is both; unknown sequences are dropped whole.
+        assert_eq!(keys(b"\x1bq"), [Key::Esc, Key::Char('q')]);
         assert_eq!(keys(b"\x1b[99~x"), [Key::Char('x')]);
         assert_eq!(
             keys(b"\x1a\x03\r\x7f"),

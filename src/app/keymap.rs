@@ -29,6 +29,8 @@ pub enum Action {
     Quit,
     /// Clear the terminal and draw everything again.
     Repaint,
+    /// Ctrl-Z: stop as a job (run.rs does it: it owns the terminal).
+    Suspend,
     Help,
     NextTab,
     PrevTab,
@@ -249,7 +251,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('R')],
         action: Action::Record,
         scope: Scope::Global,
-        help: "start or stop recording",
+        help: "start or stop recording (beside --record's file, or ~/.local/state/netlens)",
         hint: None,
     },
     Binding {
@@ -257,6 +259,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Repaint,
         scope: Scope::Global,
         help: "redraw the whole screen",
+        hint: None,
+    },
+    Binding {
+        keys: &[Ctrl('z')],
+        action: Action::Suspend,
+        scope: Scope::Global,
+        help: "suspend (fg resumes)",
         hint: None,
     },
     Binding {

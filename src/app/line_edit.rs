@@ -6,6 +6,16 @@ use super::keymap::Key;
 /// Longest text a prompt takes (a pcap filter is the longest in practice).
 pub const MAX_CHARS: usize = 300;
 
+/// The prompt's text as shown, with the cursor; when it is full, a note
+/// first (the end of a long text may be cut at the screen's edge).
+pub fn shown(text: &str) -> String {
+    if text.chars().count() >= MAX_CHARS {
+        format!("[full: {MAX_CHARS} characters at most] {text}▏")
+    } else {
+        format!("{text}▏")
+    }
+}
+
 /// Applies an editing key to `text`; returns whether it was one. Enter and
 /// Esc are left to the prompt, which knows what they mean.
 pub fn edit(text: &mut String, key: Key) -> bool {

@@ -142,8 +142,10 @@ impl App {
         let saved = recorder.stats();
         let path = recorder.path().to_path_buf();
         let closed = recorder.finish().is_ok();
+        // The cause alone ("No space left on device"): the path follows.
         let text = format!(
-            "recording stopped: {error:#}; {}",
+            "recording stopped: {}; {}",
+            error.root_cause(),
             record::commands::saved_text(&saved, Path::new(&shown_path(&path)), closed)
         );
         self.record_failures.push(text.clone());

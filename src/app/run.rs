@@ -6,7 +6,7 @@
 
 use super::App;
 use super::input::{Input, Reader};
-use super::keymap::Key;
+use super::keymap::{self, Action, Key};
 use crate::cli::{Cli, ReplayArgs};
 use crate::collect::Sampler;
 use crate::collect::netns::Target;
@@ -387,7 +387,11 @@ fn on_input(app: &mut App, input: Input) -> Handled {
             app.quit = true;
             Handled::Changed(true)
         }
-        Input::Key(Key::Ctrl('z')) => Handled::Suspend,
+        Input::Key(key)
+            if keymap::lookup_in(key, false).is_some_and(|b| b.action == Action::Suspend) =>
+        {
+            Handled::Suspend
+        }
         Input::Key(key) => {
             let acknowledged = app.acknowledge_notice();
             Handled::Changed(app.on_key(key) || acknowledged)

@@ -198,7 +198,7 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     if let Some(filter) = app.editing_filter() {
         let line = Line::from(vec![
             Span::styled("filter: ", theme.key()),
-            Span::raw(format!("{filter}▏")),
+            Span::raw(crate::app::line_edit::shown(filter)),
             Span::styled("  Enter apply  Esc clear", theme.dim()),
         ]);
         frame.render_widget(Paragraph::new(line), area);
@@ -252,7 +252,7 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
     if let Some(filter) = app.editing_filter() {
         let line = Line::from(vec![
             Span::styled("/", theme.key()),
-            Span::raw(format!("{filter}▏")),
+            Span::raw(crate::app::line_edit::shown(filter)),
             Span::styled(" Enter Esc", theme.dim()),
         ]);
         frame.render_widget(Paragraph::new(line), area);

@@ -142,7 +142,7 @@ fn render_editor(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let prompt = "capture filter: ";
     let mut lines = vec![Line::from(vec![
         Span::styled(prompt, theme.key()),
-        Span::raw(format!("{text}▏")),
+        Span::raw(crate::app::line_edit::shown(&text)),
         Span::styled("  Enter apply  Esc cancel", theme.dim()),
     ])];
     match &app.flows.capture_error {

@@ -59,7 +59,7 @@ fn render_form(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
     for (index, field) in view.fields().iter().enumerate() {
         let selected = index == view.field;
         let value = match (field, &view.editing) {
-            (_, Some(text)) if selected => format!("{text}▏"),
+            (_, Some(text)) if selected => crate::app::line_edit::shown(text),
             (Field::Kind, _) => format!("‹ {} ›", view.kind.name()),
             (Field::Connections, _) if view.kind.connections_unit().is_none() => "–".into(),
             (other, _) => view.value(*other),

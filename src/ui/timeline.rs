@@ -23,7 +23,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if let Some(text) = &app.time_prompt {
         let line = Line::from(vec![
             Span::styled("jump to: ", theme.key()),
-            Span::raw(format!("{text}▏")),
+            Span::raw(crate::app::line_edit::shown(text)),
             Span::styled(
                 "  14:05[:30] clock, +30s/-5m from here, 10m from the start  Enter go  Esc cancel",
                 theme.dim(),
