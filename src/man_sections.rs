@@ -561,6 +561,11 @@ levels deep.
 .TP
 Config file
 A regular file of at most 1 MiB.
+.TP
+Damaged recordings
+Damage found while rebuilding a lost index is reported as ranges of bytes with
+the number of places in each where no record starts: at most 32 ranges one by
+one, the rest as one count. Memory does not grow with the damage.
 .SH EXIT STATUS
 0 on success; 1 with a one-line message on standard error for any failure (unknown
 namespace, no permission, stdout not a terminal for the live view); 2 for a usage

@@ -19,6 +19,11 @@ use std::path::{Path, PathBuf};
 const MAX_SEGMENT_BYTES: u64 = 2 << 30;
 /// Nor does one decompress to more than this.
 const MAX_SEGMENT_RAW: usize = 1 << 30;
+/// The scan reads the file through a window this large.
+const WINDOW: usize = 1 << 20;
+/// Damaged ranges the scan reports one by one; past this many, the rest
+/// are summed in one line, so memory does not grow with the damage.
+const MAX_DAMAGE_LINES: usize = 32;
 
 pub struct Reader {
     path: PathBuf,
@@ -30,7 +35,8 @@ pub struct Reader {
     pub segments: Vec<SegmentEntry>,
     /// The file ends with its index and end marker (the recorder closed it).
     pub closed_cleanly: bool,
-    /// What the scan that rebuilt the index skipped, if it ran.
+    /// What the scan that rebuilt the index skipped, if it ran: at most
+    /// [`MAX_DAMAGE_LINES`] + 2 lines, touching ranges merged.
     pub scan_damage: Vec<String>,
 }
 
@@ -158,38 +164,20 @@ impl Reader {
 
     /// Rebuilds the index by reading every chunk (the recorder was killed,
     /// or the index is damaged). Damaged bytes are skipped up to the next
-    /// valid chunk; a segment that lost a chunk ends there.
+    /// valid chunk; a segment that lost a chunk ends there. Linear in the
+    /// file's size, and the damage it keeps is bounded (see [`Damage`]).
     fn scan(&mut self) -> Result<()> {
         let mut offset = format::HEADER_LEN as u64;
+        let mut window = Window::default();
+        let mut damage = Damage::default();
         // Per stream: position in `segments` of its newest entry.
         let mut newest: [Option<usize>; 4] = [None; 4];
         while offset < self.len {
-            let Some((head, payload)) = self.chunk_at(offset)? else {
-                match self.find_sync(offset + 1)? {
-                    Some(next) => {
-                        self.scan_damage.push(format!(
-                            "{} damaged bytes at offset {offset} skipped",
-                            next - offset
-                        ));
-                        offset = next;
-                        continue;
-                    }
-                    None => {
-                        if self.len - offset > 0 && self.len - offset < 64 << 20 {
-                            self.scan_damage.push(format!(
-                                "{} bytes at the end are an incomplete record (the recorder \
-                                 stopped while writing it)",
-                                self.len - offset
-                            ));
-                        } else {
-                            self.scan_damage.push(format!(
-                                "{} damaged bytes at the end (from offset {offset})",
-                                self.len - offset
-                            ));
-                        }
-                        break;
-                    }
-                }
+            let Some((head, payload)) = self.scan_chunk_at(&mut window, offset)? else {
+                let next = self.find_sync(&mut window, offset + 1)?.unwrap_or(self.len);
+                damage.skipped(offset, next);
+                offset = next;
+                continue;
             };
             let end = offset + head.total() as u64;
             if head.kind == Kind::Data as u8
@@ -209,7 +197,7 @@ impl Reader {
                     self.segments
                         .push(SegmentEntry::new(stream as u8, data, offset, end));
                 } else {
-                    self.scan_damage.push(format!(
+                    damage.lost_record(format!(
                         "record {} of {} segment {} at offset {offset} follows a lost record",
                         data.ordinal,
                         stream.name(),
@@ -219,25 +207,73 @@ impl Reader {
             }
             offset = end;
         }
+        self.scan_damage = damage.lines(self.len);
         Ok(())
     }
 
-    /// The next offset at or after `from` holding the chunk sync bytes.
-    fn find_sync(&self, from: u64) -> Result<Option<u64>> {
-        const BLOCK: usize = 1 << 16;
+    /// The valid chunk at `offset`, read through the scan's window; only
+    /// the payload's head is copied out (the scan needs no more).
+    fn scan_chunk_at(
+        &self,
+        window: &mut Window,
+        offset: u64,
+    ) -> Result<Option<(ChunkHead, Vec<u8>)>> {
+        let Some(head) = self.window_bytes(window, offset, CHUNK_HEAD)? else {
+            return Ok(None);
+        };
+        let Some(head) = ChunkHead::parse(head) else {
+            return Ok(None);
+        };
+        let Some(whole) = self.window_bytes(window, offset, head.total())? else {
+            return Ok(None);
+        };
+        Ok(format::check_chunk(whole).map(|(head, payload)| {
+            let keep = payload.len().min(format::DATA_HEAD);
+            (head, payload[..keep].to_vec())
+        }))
+    }
+
+    /// `len` bytes at `offset` (None past the end), from the window, which
+    /// is refilled with at least [`WINDOW`] bytes when they are not in it.
+    fn window_bytes<'w>(
+        &self,
+        window: &'w mut Window,
+        offset: u64,
+        len: usize,
+    ) -> Result<Option<&'w [u8]>> {
+        if offset.saturating_add(len as u64) > self.len {
+            return Ok(None);
+        }
+        let inside = offset >= window.start
+            && offset + len as u64 <= window.start + window.bytes.len() as u64;
+        if !inside {
+            let want = (len.max(WINDOW) as u64).min(self.len - offset) as usize;
+            window.bytes.resize(want, 0);
+            self.file
+                .read_exact_at(&mut window.bytes, offset)
+                .with_context(|| format!("cannot read {}", self.path.display()))?;
+            window.start = offset;
+        }
+        let at = (offset - window.start) as usize;
+        Ok(Some(&window.bytes[at..at + len]))
+    }
+
+    /// The next offset at or after `from` holding the chunk sync bytes,
+    /// searching what the window holds before reading on.
+    fn find_sync(&self, window: &mut Window, from: u64) -> Result<Option<u64>> {
         let mut at = from;
-        while at < self.len {
-            let len = (self.len - at).min(BLOCK as u64) as usize;
-            let block = self.read_at(at, len)?.unwrap_or_default();
-            if let Some(found) = block.windows(4).position(|w| w == format::SYNC) {
+        loop {
+            let need = (self.len.saturating_sub(at)).min(4) as usize;
+            if need < 4 || self.window_bytes(window, at, need)?.is_none() {
+                return Ok(None);
+            }
+            let held = &window.bytes[(at - window.start) as usize..];
+            if let Some(found) = held.windows(4).position(|w| w == format::SYNC) {
                 return Ok(Some(at + found as u64));
             }
-            if len < BLOCK {
-                break;
-            }
-            at += (BLOCK - 3) as u64;
+            // The last three bytes may begin a sync that the next read ends.
+            at += (held.len() - 3) as u64;
         }
-        Ok(None)
     }
 
     /// The segments of the samples stream, in order.
@@ -462,6 +498,110 @@ impl Reader {
             }
             position -= 1;
         }
+    }
+}
+
+/// The scan's read-ahead: a block of the file starting at `start`.
+#[derive(Default)]
+struct Window {
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+/// A run of damaged bytes the scan skipped: `pieces` places where no chunk
+/// started, merged because each ended where the next began.
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    start: u64,
+    end: u64,
+    pieces: u64,
+}
+
+/// The damage a scan met, bounded: ranges that touch are merged; past
+/// [`MAX_DAMAGE_LINES`] ranges or lost records, only counts are kept.
+#[derive(Debug, Default)]
+struct Damage {
+    ranges: Vec<Range>,
+    lost: Vec<String>,
+    /// Ranges and bytes beyond the ones kept.
+    more_ranges: u64,
+    more_bytes: u64,
+    more_lost: u64,
+}
+
+impl Damage {
+    fn skipped(&mut self, start: u64, end: u64) {
+        let kept = self.ranges.len();
+        match self.ranges.last_mut() {
+            Some(last) if last.end == start && self.more_ranges == 0 => {
+                last.end = end;
+                last.pieces += 1;
+            }
+            _ if kept < MAX_DAMAGE_LINES => self.ranges.push(Range {
+                start,
+                end,
+                pieces: 1,
+            }),
+            _ => {
+                self.more_ranges += 1;
+                self.more_bytes += end - start;
+            }
+        }
+    }
+
+    fn lost_record(&mut self, line: String) {
+        if self.lost.len() < MAX_DAMAGE_LINES {
+            self.lost.push(line);
+        } else {
+            self.more_lost += 1;
+        }
+    }
+
+    /// One line per range (the one reaching the end of the file says why
+    /// it is there), then the lost records, then the counts of the rest.
+    fn lines(self, file_len: u64) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .ranges
+            .iter()
+            .map(|r| {
+                let bytes = r.end - r.start;
+                let places = if r.pieces > 1 {
+                    format!(", {} places where no record starts", r.pieces)
+                } else {
+                    String::new()
+                };
+                if r.end < file_len || self.more_ranges > 0 {
+                    format!(
+                        "{bytes} damaged bytes at offsets {}-{} skipped{places}",
+                        r.start, r.end
+                    )
+                } else if r.pieces == 1 && bytes < 64 << 20 {
+                    format!(
+                        "{bytes} bytes at the end are an incomplete record (the recorder \
+                         stopped while writing it)"
+                    )
+                } else {
+                    format!(
+                        "{bytes} damaged bytes at the end (offsets {}-{}{places})",
+                        r.start, r.end
+                    )
+                }
+            })
+            .collect();
+        out.extend(self.lost);
+        if self.more_ranges > 0 {
+            out.push(format!(
+                "{} more damaged ranges ({} bytes) skipped",
+                self.more_ranges, self.more_bytes
+            ));
+        }
+        if self.more_lost > 0 {
+            out.push(format!(
+                "{} more records follow a lost record",
+                self.more_lost
+            ));
+        }
+        out
     }
 }
 
