@@ -252,6 +252,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
     let id = &header.socket_id;
     let mut tcp = None;
     let mut drops = None;
+    let mut v6only = false;
     for nla in &response.nlas {
         match nla {
             Nla::TcpInfo(info) => {
@@ -272,6 +273,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
                 });
             }
             Nla::MemInfo(memory) => drops = Some(memory.drops),
+            Nla::SkV6Only(value) => v6only = *value,
             _ => {}
         }
     }
@@ -289,7 +291,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         tcp,
         drops,
         queue_streak: 0,
-        v6only: false,
+        v6only,
     }
 }
 
