@@ -197,7 +197,8 @@ rxpck/s with low rxkB/s. \fBnetlens read \-\-flows\fR reports it for a file.
 .TP
 \fBsyn\-flood\fR
 256 or more sockets in SYN_RECV, or SYN_RECV growing by 100/s or more, or 100
-syncookies/s or more sent. Names the top source addresses of the SYN_RECV sockets
+syncookies/s or more sent (with syncookies off: SYNs dropped for a full SYN queue,
+TcpExt TCPReqQFullDrop, count as cookies would). Names the top source addresses of the SYN_RECV sockets
 and the busiest interface receiving 100 pkt/s or more of packets averaging 128
 bytes or less. Crit when tcp_syncookies is 0 or TCPReqQFullDrop rises. The fix
 follows the knobs' live values: turn syncookies on when they are off; once on,

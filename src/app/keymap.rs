@@ -69,6 +69,8 @@ pub enum Action {
     ReplayJumpTo,
     /// Replay: the first (g) or last (G) sample.
     ReplayEnds,
+    /// Replay: the previous ({) or next (}) sample where a finding starts.
+    ReplayFinding,
     /// Flows: edit the capture filter (pcap-filter syntax).
     CaptureFilter,
     /// Flows: write the packet list to a pcap file.
@@ -449,6 +451,13 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Replay,
         help: "first/last sample",
         hint: None,
+    },
+    Binding {
+        keys: &[Char('{'), Char('}')],
+        action: Action::ReplayFinding,
+        scope: Scope::Replay,
+        help: "previous/next sample where a finding starts (! on the timeline)",
+        hint: Some("finding"),
     },
     Binding {
         keys: &[Char('f')],

@@ -88,6 +88,9 @@ pub struct App {
     pub repaint: bool,
     /// Replaying a recording: the Source of samples instead of the sampler.
     pub replay: Option<crate::record::player::Player>,
+    /// Replay: the times of the samples where a finding starts to show,
+    /// over the whole recording (the timeline's ! marks; { and } go there).
+    pub finding_marks: Vec<f64>,
     /// The `t` prompt's text while the user types a time to jump to.
     pub time_prompt: Option<String>,
     /// Recording the live samples (--record, or R).
@@ -149,6 +152,7 @@ impl App {
             quit: false,
             repaint: false,
             replay: None,
+            finding_marks: Vec::new(),
             time_prompt: None,
             recording: None,
             record_path: None,

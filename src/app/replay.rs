@@ -62,6 +62,7 @@ impl App {
                 .unwrap_or_else(|| "any".into());
             self.flows.capture = Some(Capture::replayed(linktype, snaplen, &iface));
         }
+        self.finding_marks = finding_marks(&player, &self.thresholds);
         self.replay = Some(player);
         self.paused_at = None;
         self.sync_replay();
@@ -102,10 +103,14 @@ impl App {
 
     /// A replay key; `key` picks the direction of the paired bindings.
     pub fn replay_action(&mut self, action: Action, key: Key) -> bool {
+        let back = matches!(key, Key::Left | Key::Char('[' | '-' | 'g' | '{'));
+        if action == Action::ReplayFinding && self.replay.is_some() {
+            self.jump_to_finding(back);
+            return true;
+        }
         let Some(player) = self.replay.as_mut() else {
             return false;
         };
-        let back = matches!(key, Key::Left | Key::Char('[' | '-' | 'g'));
         match action {
             Action::Pause => {
                 player.toggle_play();
@@ -135,6 +140,29 @@ impl App {
         }
         self.sync_replay();
         true
+    }
+
+    /// { and }: to the previous or next sample where a finding starts.
+    fn jump_to_finding(&mut self, back: bool) {
+        let Some(player) = self.replay.as_mut() else {
+            return;
+        };
+        let now = player.current().map_or(player.start_t(), |s| s.t);
+        let mark = if back {
+            self.finding_marks.iter().rev().find(|t| **t < now)
+        } else {
+            self.finding_marks.iter().find(|t| **t > now)
+        };
+        match mark {
+            Some(t) => {
+                player.seek(*t);
+                self.sync_replay();
+            }
+            None => {
+                let which = if back { "before" } else { "after" };
+                self.error = Some(format!("no finding starts {which} this sample"));
+            }
+        }
     }
 
     fn push_replayed(&mut self, sample: Sample) {
@@ -217,4 +245,33 @@ impl App {
             Err(error) => self.error = Some(error),
         }
     }
+}
+
+/// The times of the samples where a finding (by id and evidence row) starts
+/// to show: the whole recording stepped through one `findings::Engine`,
+/// as replay --json does. Damaged segments are skipped.
+fn finding_marks(player: &Player, limits: &crate::findings::Thresholds) -> Vec<f64> {
+    let reader = player.reader();
+    let mut engine = crate::findings::Engine::default();
+    let mut shown = std::collections::HashSet::new();
+    let mut previous: Option<Sample> = None;
+    let mut marks = Vec::new();
+    for entry in reader.sample_segments() {
+        let Ok(read) = reader.read_samples(&entry) else {
+            continue;
+        };
+        for sample in read.records {
+            let found = engine.step(previous.as_ref(), &sample, limits);
+            let now: std::collections::HashSet<_> = found
+                .iter()
+                .map(|f| (f.id, f.evidence.row.clone()))
+                .collect();
+            if now.iter().any(|key| !shown.contains(key)) {
+                marks.push(sample.t);
+            }
+            shown = now;
+            previous = Some(sample);
+        }
+    }
+    marks
 }

@@ -59,9 +59,11 @@ fn syn_flood(
     let queue_full_drops = rates
         .and_then(|r| r.rate("TcpExt.TCPReqQFullDrop"))
         .unwrap_or(0.0);
+    // With syncookies off a full SYN queue drops SYNs (TCPReqQFullDrop)
+    // instead of sending cookies: the same flood, counted the same way.
     if syn_recv < limits.syn_flood_syn_recv
         && rise < limits.syn_flood_rise_per_s
-        && cookies < limits.syn_flood_cookies_per_s
+        && cookies + queue_full_drops < limits.syn_flood_cookies_per_s
     {
         return None;
     }
@@ -85,6 +87,11 @@ fn syn_flood(
         "{syn_recv} SYN_RECV ({rise:+.0}/s), {cookies:.0} syncookies/s, syncookies {}, {from}",
         if syncookies == "0" { "off" } else { "on" }
     );
+    if queue_full_drops > 0.0 {
+        summary.push_str(&format!(
+            "; {queue_full_drops:.0} SYNs/s dropped, SYN queue full"
+        ));
+    }
     if let Some((name, pps, size)) = small_packet_interface(previous, current, limits) {
         summary.push_str(&format!("; {name} rx {pps:.0} pkt/s of {size:.0} B"));
     }

@@ -76,11 +76,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let history: Vec<&Sample> = (0..=index).filter_map(|i| app.history.get(i)).collect();
     render_states(frame, states_area, tcp, (&history, &app.tcp), theme);
     let rates = TcpRates::new(previous, current);
+    let cited = cited_counters(&found);
     render_counters(
         frame,
         counters_area,
         (&app.history, &mut app.tcp),
-        index,
+        (index, &cited),
         rates,
         theme,
     );
@@ -151,11 +152,46 @@ fn render_states(
 /// Name, meaning, rate, total, rate history.
 type CounterRow<'a> = (&'a str, &'a str, Option<f64>, u64, Vec<f64>);
 
+/// The counters the shown findings rest on, to keep them in view.
+fn cited_counters(found: &[findings::Finding]) -> Vec<&'static str> {
+    let mut cited = Vec::new();
+    for finding in found {
+        cited.extend_from_slice(match finding.id {
+            findings::LISTEN_OVERFLOW => &["TcpExt.ListenOverflows", "TcpExt.ListenDrops"][..],
+            findings::SYN_FLOOD => &[
+                "TcpExt.SyncookiesSent",
+                "TcpExt.TCPReqQFullDrop",
+                "TcpExt.ListenDrops",
+            ],
+            findings::RETRANSMITS => &["Tcp.RetransSegs", "TcpExt.TCPTimeouts"],
+            _ => &[],
+        });
+    }
+    cited
+}
+
+/// Where a counter goes in the list: what a finding cites, then what moves
+/// now, then what moved within the chart's window, then the quiet ones
+/// (each group in the table's order), so a counter that just stopped
+/// (ListenOverflows after a burst) does not drop below the fold.
+fn counter_rank(row: &CounterRow, cited: &[&str]) -> u8 {
+    let (name, _, rate, _, series) = row;
+    if cited.contains(name) {
+        0
+    } else if rate.is_some_and(|r| r > 0.0) {
+        1
+    } else if series.iter().any(|r| *r > 0.0) {
+        2
+    } else {
+        3
+    }
+}
+
 fn render_counters(
     frame: &mut Frame,
     area: Rect,
     (history, view): (&History, &mut TcpView),
-    index: usize,
+    (index, cited): (usize, &[&str]),
     rates: Option<TcpRates>,
     theme: Theme,
 ) {
@@ -175,8 +211,7 @@ fn render_counters(
             Some((*name, *meaning, rates.rate(name), total, series))
         })
         .collect();
-    // Non-zero rates first, keeping the table order within each group.
-    entries.sort_by_key(|e| e.2.is_none_or(|r| r <= 0.0));
+    entries.sort_by_key(|e| counter_rank(e, cited));
     let visible = usize::from(area.height.saturating_sub(1));
     view.page = visible.max(1);
     view.rows = entries.len();

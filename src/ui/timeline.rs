@@ -1,5 +1,5 @@
-//! The replay timeline: play state, speed, clock, a position bar and the
-//! replay keys; or the prompt for a time to jump to.
+//! The replay timeline: play state, speed, clock, a position bar (with a
+//! ! where a finding starts) and the replay keys; or the prompt for a time to jump to.
 
 use super::theme::Theme;
 use crate::app::App;
@@ -71,18 +71,29 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     };
     let mut spans = vec![Span::styled(left, theme.header())];
     if bar_width >= 3 {
-        let fraction = if end > start {
-            ((now - start) / (end - start)).clamp(0.0, 1.0)
-        } else {
-            1.0
+        let at = |t: f64| -> usize {
+            let fraction = if end > start {
+                ((t - start) / (end - start)).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            ((bar_width - 1) as f64 * fraction).round() as usize
         };
-        let marker = ((bar_width - 1) as f64 * fraction).round() as usize;
-        spans.push(Span::styled("━".repeat(marker), theme.good()));
-        spans.push(Span::styled("●", theme.title()));
-        spans.push(Span::styled(
-            "─".repeat(bar_width - 1 - marker),
-            theme.dim(),
-        ));
+        let marker = at(now);
+        // "!" where a finding starts (a glyph, not only a colour).
+        let mut marked = vec![false; bar_width];
+        for t in &app.finding_marks {
+            marked[at(*t)] = true;
+        }
+        for (cell, mark) in marked.iter().enumerate() {
+            let (glyph, style) = match cell {
+                _ if cell == marker => ("●", theme.title()),
+                _ if *mark => ("!", theme.alert()),
+                _ if cell < marker => ("━", theme.good()),
+                _ => ("─", theme.dim()),
+            };
+            spans.push(Span::styled(glyph, style));
+        }
     }
     spans.push(Span::raw(right));
     if show_hints {
