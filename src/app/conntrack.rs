@@ -131,6 +131,8 @@ pub struct ConntrackView {
     /// monotonic time: ~10 ms to build at 17k entries, so it is built once
     /// per dump, not once per frame.
     pub summary: Option<(f64, Summary)>,
+    /// The columns drawn last time: the sort cycles through these.
+    pub on_screen: Vec<Column>,
 }
 
 impl Default for ConntrackView {
@@ -138,6 +140,7 @@ impl Default for ConntrackView {
         Self {
             sort: Column::Timeout,
             descending: true,
+            on_screen: Vec::new(),
             selected: None,
             selected_position: 0,
             window: Window::default(),
@@ -204,7 +207,12 @@ impl ConntrackView {
                 self.filter.clear();
             }
             Action::SortNext | Action::SortPrev => {
-                self.sort = table::next_sort(COLUMNS.iter().map(|c| c.column), self.sort, action);
+                self.sort = table::next_sort(
+                    COLUMNS.iter().map(|c| c.column),
+                    &self.on_screen,
+                    self.sort,
+                    action,
+                );
                 // Biggest first for numbers, A-Z for text.
                 self.descending =
                     !matches!(self.sort, Column::Proto | Column::State | Column::Flow);

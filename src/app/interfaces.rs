@@ -208,6 +208,8 @@ pub struct InterfacesView {
     /// Rates, filtered and sorted, computed once per sample or view change:
     /// a frame or a key press then touches only what it shows.
     cache: Option<(CacheKey, Vec<RowData>)>,
+    /// The columns drawn last time: the sort cycles through these.
+    pub on_screen: Vec<Column>,
 }
 
 impl Default for InterfacesView {
@@ -222,6 +224,7 @@ impl Default for InterfacesView {
             editing_filter: false,
             detail: false,
             cache: None,
+            on_screen: Vec::new(),
         }
     }
 }
@@ -370,7 +373,12 @@ impl InterfacesView {
                 return table::close_detail_or_filter(&mut self.detail, &mut self.filter);
             }
             Action::SortNext | Action::SortPrev => {
-                self.sort = table::next_sort(COLUMNS.iter().map(|c| c.column), self.sort, action);
+                self.sort = table::next_sort(
+                    COLUMNS.iter().map(|c| c.column),
+                    &self.on_screen,
+                    self.sort,
+                    action,
+                );
                 // Biggest first for numbers, as htop does; A-Z for text.
                 self.descending = !matches!(self.sort, Column::Name | Column::State);
             }

@@ -16,8 +16,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Column {
-    /// Recv-Q + Send-Q: the default, largest first. Marks both queue columns.
-    Queues,
     Proto,
     State,
     RecvQ,
@@ -33,54 +31,59 @@ pub enum Column {
 
 pub type ColumnSpec = table::ColumnSpec<Column>;
 
-/// Table order. Queues is a sort mode, not a column.
+/// Table order. Priorities: the local endpoint and the queues first (a
+/// 40-column pane shows which socket holds how much), then State and Peer,
+/// then the process (what an SRE asks next): at 80 columns exactly those six
+/// fit, at 50 Local, the queues and State. Net and Flag come back from 90
+/// columns (FULL/STUCK rows are highlighted anyway); rtt, cwnd, retr after.
 pub const COLUMNS: &[ColumnSpec] = &[
     ColumnSpec {
         column: Column::Proto,
         title: "Net",
         width: 4,
-        priority: 1,
+        priority: 4,
     },
     ColumnSpec {
         column: Column::State,
         title: "State",
-        width: 10,
-        priority: 1,
+        // "STUCK ESTAB": the flag leads the state when Flag is off screen.
+        width: 11,
+        priority: 2,
     },
     ColumnSpec {
         column: Column::RecvQ,
         title: "RcvQ/acc",
         width: 9,
-        priority: 0,
+        priority: 1,
     },
     ColumnSpec {
         column: Column::SendQ,
         title: "SndQ/max",
         width: 9,
-        priority: 0,
+        priority: 1,
     },
     ColumnSpec {
         column: Column::Local,
         title: "Local",
-        width: 18,
+        width: 17,
         priority: 0,
     },
     ColumnSpec {
         column: Column::Peer,
         title: "Peer",
-        width: 18,
-        priority: 1,
+        width: 17,
+        priority: 2,
     },
     ColumnSpec {
         column: Column::Flag,
         title: "Flag",
         width: 5,
-        priority: 1,
+        priority: 4,
     },
     ColumnSpec {
         column: Column::Process,
         title: "Process",
-        width: 16,
+        width: 11,
         priority: 3,
     },
     ColumnSpec {
@@ -103,9 +106,8 @@ pub const COLUMNS: &[ColumnSpec] = &[
     },
 ];
 
-/// The sort cycle (s / <): the queues first, then every column.
+/// The sort cycle (s / <), of the columns on screen.
 const SORT_ORDER: &[Column] = &[
-    Column::Queues,
     Column::Proto,
     Column::State,
     Column::RecvQ,
@@ -149,11 +151,12 @@ fn compare(a: &SocketSample, b: &SocketSample, column: Column, limits: &Threshol
     let retrans = |s: &SocketSample| s.tcp.map_or(0, |t| t.total_retrans);
     let queues = |s: &SocketSample| u64::from(s.recv_q) + u64::from(s.send_q);
     match column {
-        Column::Queues => queues(a).cmp(&queues(b)),
         Column::Proto => a.proto.cmp(&b.proto),
         Column::State => a.state_name().cmp(b.state_name()),
-        Column::RecvQ => a.recv_q.cmp(&b.recv_q),
-        Column::SendQ => a.send_q.cmp(&b.send_q),
+        // Ties by the other queue, so the default (RcvQ, largest first)
+        // still brings every queued socket up.
+        Column::RecvQ => (a.recv_q, queues(a)).cmp(&(b.recv_q, queues(b))),
+        Column::SendQ => (a.send_q, queues(a)).cmp(&(b.send_q, queues(b))),
         Column::Local => a.local.cmp(&b.local),
         Column::Peer => a.peer.cmp(&b.peer),
         Column::Process => text_key(a, column).cmp(&text_key(b, column)),
@@ -270,12 +273,14 @@ pub struct SocketsView {
     pub thresholds: Thresholds,
     /// F5: the sockets grouped under their owning process.
     pub tree: bool,
+    /// The columns drawn last time: the sort cycles through these.
+    pub on_screen: Vec<Column>,
 }
 
 impl Default for SocketsView {
     fn default() -> Self {
         Self {
-            sort: Column::Queues,
+            sort: Column::RecvQ,
             descending: true,
             selected: None,
             selected_position: 0,
@@ -288,6 +293,7 @@ impl Default for SocketsView {
             trails: HashMap::new(),
             thresholds: Thresholds::DEFAULT,
             tree: false,
+            on_screen: Vec::new(),
         }
     }
 }
@@ -402,7 +408,12 @@ impl SocketsView {
                 return table::close_detail_or_filter(&mut self.detail, &mut self.filter);
             }
             Action::SortNext | Action::SortPrev => {
-                self.sort = table::next_sort(SORT_ORDER.iter().copied(), self.sort, action);
+                self.sort = table::next_sort(
+                    SORT_ORDER.iter().copied(),
+                    &self.on_screen,
+                    self.sort,
+                    action,
+                );
                 self.descending = !matches!(
                     self.sort,
                     Column::Proto | Column::State | Column::Local | Column::Peer | Column::Process

@@ -73,20 +73,31 @@ pub fn close_detail_or_filter(detail: &mut bool, filter: &mut String) -> bool {
 }
 
 /// The column after `current` in the sort cycle `order` (SortNext), or the
-/// one before it (SortPrev), wrapping around.
+/// one before it (SortPrev), wrapping around. Only the columns `on_screen`
+/// take part (every one before the first draw, when it is empty): sorting by
+/// a column the terminal is too narrow to show would leave no arrow and no
+/// visible reason for the order.
 pub fn next_sort<C: Copy + PartialEq>(
-    mut order: impl ExactSizeIterator<Item = C> + Clone,
+    order: impl Iterator<Item = C>,
+    on_screen: &[C],
     current: C,
     action: Action,
 ) -> C {
-    let len = order.len();
-    let position = order.clone().position(|c| c == current).unwrap_or(0);
-    let next = if action == Action::SortNext {
-        (position + 1) % len.max(1)
-    } else {
-        (position + len.saturating_sub(1)) % len.max(1)
+    let cycle: Vec<C> = order
+        .filter(|c| on_screen.is_empty() || on_screen.contains(c))
+        .collect();
+    let len = cycle.len();
+    if len == 0 {
+        return current;
+    }
+    let next = match cycle.iter().position(|&c| c == current) {
+        Some(at) if action == Action::SortNext => (at + 1) % len,
+        Some(at) => (at + len - 1) % len,
+        // The sort column went off screen (a resize): start over.
+        None if action == Action::SortNext => 0,
+        None => len - 1,
     };
-    order.nth(next).unwrap_or(current)
+    cycle[next]
 }
 
 #[cfg(test)]
@@ -118,8 +129,35 @@ mod tests {
     #[test]
     fn the_sort_cycle_wraps_both_ways() {
         let order = [1, 2, 3];
-        assert_eq!(next_sort(order.iter().copied(), 3, Action::SortNext), 1);
-        assert_eq!(next_sort(order.iter().copied(), 1, Action::SortPrev), 3);
-        assert_eq!(next_sort([].iter().copied(), 7, Action::SortNext), 7);
+        assert_eq!(
+            next_sort(order.iter().copied(), &[], 3, Action::SortNext),
+            1
+        );
+        assert_eq!(
+            next_sort(order.iter().copied(), &[], 1, Action::SortPrev),
+            3
+        );
+        assert_eq!(next_sort([].iter().copied(), &[], 7, Action::SortNext), 7);
+    }
+
+    #[test]
+    fn the_sort_cycle_skips_columns_off_screen() {
+        let order = [1, 2, 3, 4];
+        assert_eq!(
+            next_sort(order.iter().copied(), &[1, 3], 1, Action::SortNext),
+            3
+        );
+        assert_eq!(
+            next_sort(order.iter().copied(), &[1, 3], 3, Action::SortNext),
+            1
+        );
+        assert_eq!(
+            next_sort(order.iter().copied(), &[1, 3], 1, Action::SortPrev),
+            3
+        );
+        assert_eq!(
+            next_sort(order.iter().copied(), &[1, 3], 4, Action::SortNext),
+            1
+        );
     }
 }

@@ -261,6 +261,7 @@ fn table(
 
     let acct = ct.acct != Some(false) || entries.iter().any(|e| e.packets.is_some());
     let columns = fitting_columns(table_area.width, acct, shown);
+    view.on_screen = columns.iter().map(|spec| spec.column).collect();
     let sorted = |column| column == view.sort;
     let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
     let body = rows

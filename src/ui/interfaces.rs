@@ -46,10 +46,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         (rows.len(), view.selected_index(&rows))
     };
     view.window.fit(selected, count, visible);
+    let columns = fitting_columns(table_area.width, &app.columns.interfaces);
+    app.interfaces.on_screen = columns.iter().map(|spec| spec.column).collect();
     let view = &app.interfaces;
     let rows = view.rows(current);
 
-    let columns = fitting_columns(table_area.width, &app.columns.interfaces);
     let sorted = |column| column == view.sort;
     let right_aligned = |column| !left_aligned(column);
     let header = table::header(&columns, sorted, view.descending, right_aligned, theme);

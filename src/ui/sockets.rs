@@ -1,11 +1,14 @@
 //! The Sockets tab: `ss -tuanp` live, largest queues first.
 //!
 //! ```text
-//! Net State      RcvQ/acc SndQ/max Local               Peer                Flag  Process
-//! tcp LISTEN             5         4 198.18.0.2:8080       0.0.0.0:*             FULL  web
-//! tcp ESTAB          81920         0 198.18.0.2:8080       198.18.0.1:40312      STUCK web
+//! State      RcvQ/acc▼ SndQ/max Local             Peer              Process
+//! LISTEN             5        4 198.18.0.2:8080   *:*               web/42
+//! ESTAB          81920        0 198.18.0.2:8080   198.18.0.1:40312  web/42
 //! ── selected: users, uid, rtt, cwnd, retrans ──
 //! ```
+//! At 80 columns: State, the queues, both endpoints and the process; wider
+//! terminals add Net, Flag, rtt, cwnd, retr. An endpoint too long for its
+//! column loses the middle of its address, never its port.
 //! Only the visible rows are built; the sorted order is cached per sample.
 
 use super::format;
@@ -58,10 +61,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     } else {
         fitting_columns(table_area.width, &app.columns.sockets)
     };
-    let sorted = |column| {
-        column == view.sort
-            || (view.sort == Column::Queues && matches!(column, Column::RecvQ | Column::SendQ))
-    };
+    view.on_screen = columns.iter().map(|spec| spec.column).collect();
+    let widths = column_widths(&columns, table_area.width);
+    // Without the Flag column the flag word leads the State cell, so a
+    // highlighted row says why without colour.
+    let flag_in_state = !view.on_screen.contains(&Column::Flag);
+    let sorted = |column| column == view.sort;
     let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
     let body = order
         .iter()
@@ -71,11 +76,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .map(|(i, &row)| {
             let socket = &current.sockets[row as usize];
             let marked = flag(socket, overflows_rising, &view.thresholds);
-            let cells = columns.iter().map(|spec| {
+            let cells = columns.iter().zip(&widths).map(|(spec, &width)| {
                 if tree && spec.column == Column::Process {
                     Cell::from(tree_text(socket, branch(&order, i, &current.sockets)))
                 } else {
-                    cell(socket, spec, marked, theme)
+                    let state_flag = marked.filter(|_| flag_in_state);
+                    cell(socket, spec, width, (marked, state_flag), theme)
                 }
             });
             let table_row = Row::new(cells);
@@ -87,9 +93,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 table_row
             }
         });
-    let widths = table::widths(&columns, |column| {
-        matches!(column, Column::Local | Column::Peer | Column::Process)
-    });
+    let widths: Vec<Constraint> = widths.iter().map(|&w| Constraint::Length(w)).collect();
     frame.render_widget(
         Table::new(body, widths).header(header).column_spacing(1),
         table_area,
@@ -158,6 +162,47 @@ fn tree_text(socket: &SocketSample, branch: Branch) -> String {
     }
 }
 
+/// Each column's width in `total`: its own, and what is left over shared
+/// by Local, Peer and Process (so an endpoint knows its room and can keep
+/// its port).
+fn column_widths(columns: &[&ColumnSpec], total: u16) -> Vec<u16> {
+    let flexible = |column| matches!(column, Column::Local | Column::Peer | Column::Process);
+    let used: u16 = columns.iter().map(|spec| spec.width).sum::<u16>()
+        + (columns.len() as u16).saturating_sub(1);
+    let mut spare = total.saturating_sub(used);
+    let mut shares = columns.iter().filter(|spec| flexible(spec.column)).count() as u16;
+    columns
+        .iter()
+        .map(|spec| {
+            if !flexible(spec.column) || shares == 0 {
+                return spec.width;
+            }
+            let extra = spare / shares;
+            spare -= extra;
+            shares -= 1;
+            spec.width + extra
+        })
+        .collect()
+}
+
+/// An endpoint in `width` columns: whole when it fits, else the address
+/// cut with "…" before the port, which always shows (as ss does with -W
+/// off it is the port that tells a service).
+pub fn fit_endpoint(text: &str, width: u16) -> String {
+    let width = usize::from(width);
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let Some((address, port)) = text.rsplit_once(':') else {
+        return super::format::fit(text, width);
+    };
+    // "[v6]": the bracket stays, so the port still reads as one.
+    let close = if address.ends_with(']') { "]" } else { "" };
+    let room = width.saturating_sub(port.chars().count() + 2 + close.len());
+    let kept: String = address.chars().take(room).collect();
+    format!("{kept}…{close}:{port}")
+}
+
 /// "users:(("web",pid=42,fd=3))" text for a socket, or why there is none.
 pub fn owner_text(socket: &SocketSample) -> String {
     if let Some(names) = socket.process_names() {
@@ -173,18 +218,25 @@ pub fn owner_text(socket: &SocketSample) -> String {
 fn cell<'a>(
     socket: &SocketSample,
     spec: &ColumnSpec,
-    marked: Option<&'static str>,
+    width: u16,
+    (marked, state_flag): (Option<&'static str>, Option<&'static str>),
     theme: Theme,
 ) -> Cell<'a> {
     let right = |text: String| Cell::from(Line::from(text).right_aligned());
     let info = socket.tcp.as_ref();
     match spec.column {
         Column::Proto => Cell::from(socket.proto.name()),
-        Column::State => Cell::from(socket.state_name()),
+        Column::State => match state_flag {
+            Some(word) => Cell::from(Line::from(vec![
+                Span::styled(word, theme.alert()),
+                Span::raw(format!(" {}", socket.state_name())),
+            ])),
+            None => Cell::from(socket.state_name()),
+        },
         Column::RecvQ => right(socket.recv_q.to_string()),
         Column::SendQ => right(socket.send_q.to_string()),
-        Column::Local => Cell::from(socket.local_text()),
-        Column::Peer => Cell::from(peer_text(socket)),
+        Column::Local => Cell::from(fit_endpoint(&socket.local_text(), width)),
+        Column::Peer => Cell::from(fit_endpoint(&peer_text(socket), width)),
         Column::Process => Cell::from(owner_text(socket)),
         Column::Rtt => right(info.map_or("–".into(), |t| {
             format!("{:.1}", f64::from(t.rtt_us) / 1000.0)
@@ -195,7 +247,6 @@ fn cell<'a>(
             Some(word) => Cell::from(Span::styled(word, theme.alert())),
             None => Cell::from(""),
         },
-        Column::Queues => Cell::from(""),
     }
 }
 
@@ -256,4 +307,22 @@ fn render_info(frame: &mut Frame, area: Rect, socket: &SocketSample, total: usiz
         theme.dim(),
     ));
     frame.render_widget(Paragraph::new(vec![first, second, legend]), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_endpoint;
+
+    #[test]
+    fn a_cut_endpoint_keeps_its_port() {
+        assert_eq!(fit_endpoint("198.18.0.1:40312", 17), "198.18.0.1:40312");
+        assert_eq!(
+            fit_endpoint("192.168.100.200:54321", 17),
+            "192.168.10…:54321"
+        );
+        assert_eq!(
+            fit_endpoint("[2001:db8::1234]:50000", 17),
+            "[2001:db8…]:50000"
+        );
+    }
 }
