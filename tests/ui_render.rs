@@ -1105,6 +1105,7 @@ mod flows {
                     "-",
                 ),
             ],
+            ..Default::default()
         });
         s
     }

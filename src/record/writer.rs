@@ -5,9 +5,8 @@ use super::format::{
     self, DataHead, Header, Index, Kind, Meta, SegmentEntry, Stream, WINDOW_LOG, ZSTD_LEVEL,
 };
 use anyhow::{Context, Result, bail};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// A segment closes after this many seconds of records...
@@ -59,17 +58,8 @@ impl Writer {
 
     /// As `create`, with another segment length (tests, benches).
     pub fn create_with(path: &Path, meta: &Meta, segment_seconds: f64) -> Result<Writer> {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)
-            .with_context(|| {
-                format!(
-                    "cannot create the recording {} (an existing file is never overwritten)",
-                    path.display()
-                )
-            })?;
+        let mut file = crate::safe_file::create_private(path)
+            .map_err(|e| anyhow::anyhow!("{}", crate::safe_file::create_error(path, &e)))?;
         let mut start = Header::current().encode().to_vec();
         let meta_json = serde_json::to_vec(meta).expect("meta is plain data");
         start.extend_from_slice(&format::encode_chunk(Kind::Meta, 0, &meta_json));
