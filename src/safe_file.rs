@@ -25,7 +25,12 @@ pub fn create_private(path: &Path) -> io::Result<File> {
 
 /// The one-line reason for a failed [`create_private`], naming the path.
 pub fn create_error(path: &Path, err: &io::Error) -> String {
+    let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let why = match err.kind() {
+        // O_EXCL refuses a planted link as EEXIST: name it for what it is.
+        io::ErrorKind::AlreadyExists if link => {
+            "it is a symbolic link (netlens never writes through one)".to_string()
+        }
         io::ErrorKind::AlreadyExists => {
             "it already exists (netlens never overwrites a file)".to_string()
         }

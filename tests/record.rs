@@ -261,7 +261,7 @@ fn an_existing_file_is_never_overwritten() {
     std::fs::write(&path, b"precious").unwrap();
     let error = Writer::create(&path, &meta()).err().unwrap();
     assert!(
-        format!("{error:#}").contains("never overwrites"),
+        format!("{error:#}").contains("already exists (netlens never overwrites a file)"),
         "{error:#}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), b"precious");

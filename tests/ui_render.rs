@@ -1108,6 +1108,7 @@ mod flows {
                     "-",
                 ),
             ],
+            ..Default::default()
         });
         s
     }

@@ -10,10 +10,10 @@ use crate::capture::analysis::{Analysis, FlowFinding, Seg};
 use crate::capture::decode::summarize;
 use crate::capture::flows::FlowKey;
 use crate::capture::format::{Formatter, Timestamp};
-use crate::capture::pcap::write_file;
+use crate::capture::pcap::{unpredictable_name, write_file};
 use crate::model::capture::FlowSample;
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Packets the drill-down keeps (the oldest go first): a long flow shows
 /// its latest packets, the analysis still counts them all.
@@ -261,8 +261,8 @@ impl FlowDetail {
     }
 
     /// Writes this flow's kept packets to `path` (default: a new file named
-    /// after the flow in the current directory); returns what to tell the
-    /// user.
+    /// after the flow in the current directory, with random bits so nobody
+    /// can plant a link under the name); returns what to tell the user.
     pub fn export(&self, path: Option<PathBuf>) -> String {
         if self.packets.is_empty() || self.linktype == 0 {
             return "nothing to export: no packets of this flow were captured".into();
@@ -274,33 +274,21 @@ impl FlowDetail {
             self.snaplen.max(1),
             self.packets.iter().map(|p| (p.ts, p.orig_len, &p.data[..])),
         );
-        let shown = std::fs::canonicalize(&path).unwrap_or(path);
         match written {
-            Ok(()) => format!(
-                "exported {} packets of this flow to {}",
-                self.packets.len(),
-                shown.display()
+            Ok(count) => format!(
+                "exported {count} packets of this flow to {}",
+                super::flows::shown_path(&path)
             ),
             Err(e) => format!("cannot export the flow: {e:#}"),
         }
     }
 
-    /// netlens-flow-<time>-<client port>-<server port>.pcap, not yet taken.
+    /// netlens-flow-<client port>-<server port>-<time>-<random>.pcap.
     fn default_path(&self) -> PathBuf {
         let t = self.packets.back().map_or(0, |p| p.ts.sec);
         let port = |e: &str| e.rsplit(':').next().unwrap_or("0").to_string();
         let (c, s) = self.sides();
-        let base = format!("netlens-flow-{t}-{}-{}", port(c), port(s));
-        (0..100)
-            .map(|i| {
-                if i == 0 {
-                    PathBuf::from(format!("{base}.pcap"))
-                } else {
-                    PathBuf::from(format!("{base}-{i}.pcap"))
-                }
-            })
-            .find(|p| !Path::new(p).exists())
-            .unwrap_or_else(|| PathBuf::from(format!("{base}-last.pcap")))
+        unpredictable_name(&format!("netlens-flow-{}-{}", port(c), port(s)), t)
     }
 }
 

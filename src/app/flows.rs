@@ -5,9 +5,9 @@
 use super::keymap::{Action, Key};
 use crate::capture::filter::Filter;
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
-use crate::capture::pcap::write_file;
+use crate::capture::pcap::{unpredictable_name, write_file};
 use crate::model::Sample;
-use crate::model::capture::{CaptureRates, FlowSample};
+use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
@@ -200,8 +200,19 @@ impl FlowsView {
             let (pps, bps) = rates.flow(f);
             flow_row(f, pps, bps)
         });
+        let groups = |of: fn(&CaptureSample) -> &Vec<GroupSample>| {
+            let before = previous.and_then(|p| p.capture.as_ref()).map(of);
+            of(capture)
+                .iter()
+                .map(|g| group_row(g, before.map(Vec::as_slice), rates.interval))
+                .collect()
+        };
         let mut rows: Vec<Row> = match self.grouping {
             Grouping::Flow => flows.collect(),
+            // The capture's groups sum every flow in its table; a recording
+            // from before they existed has only the carried flows to sum.
+            Grouping::Host if !capture.hosts.is_empty() => groups(|c| &c.hosts),
+            Grouping::Port if !capture.services.is_empty() => groups(|c| &c.services),
             grouping => aggregate(flows, grouping),
         };
         if !self.filter.is_empty() {
@@ -329,8 +340,9 @@ impl FlowsView {
         true
     }
 
-    /// Writes the kept packets to `path` (default: netlens-<time>.pcap in
-    /// the current directory); returns what to tell the user.
+    /// Writes the kept packets to `path` (default: a new, unpredictable
+    /// netlens-<time>-<random>.pcap in the current directory); returns what
+    /// to tell the user, with the full path.
     pub fn write_pcap(&self, path: Option<PathBuf>) -> String {
         let Some(capture) = self.capture.as_ref().filter(|c| c.linktype() != 0) else {
             return "nothing to write: capture is off".into();
@@ -340,7 +352,7 @@ impl FlowsView {
         }
         let path = path.unwrap_or_else(|| {
             let t = self.packets.back().map_or(0, |p| p.ts.sec);
-            PathBuf::from(format!("netlens-{t}.pcap"))
+            unpredictable_name("netlens", t)
         });
         let written = write_file(
             &path,
@@ -348,16 +360,19 @@ impl FlowsView {
             capture.snaplen(),
             self.packets.iter().map(|p| (p.ts, p.orig_len, &p.data[..])),
         );
-        let shown = std::fs::canonicalize(&path).unwrap_or(path);
         match written {
-            Ok(()) => format!(
-                "wrote {} packets to {}",
-                self.packets.len(),
-                shown.display()
-            ),
+            Ok(count) => format!("wrote {count} packets to {}", shown_path(&path)),
             Err(e) => format!("cannot write the pcap: {e:#}"),
         }
     }
+}
+
+/// The full path of a file netlens just created, for the status line.
+pub fn shown_path(path: &std::path::Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
@@ -378,6 +393,30 @@ fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
             (Some(name), Some(pid)) => format!("{name}/{pid}"),
             _ => String::new(),
         },
+    }
+}
+
+/// A group's row; its rates from the same group in `before` (None when it
+/// was not there or its counters went back).
+fn group_row(g: &GroupSample, before: Option<&[GroupSample]>, interval: f64) -> Row {
+    let earlier = before.and_then(|b| b.iter().find(|p| p.key == g.key && p.proto == g.proto));
+    let rate = |now: u64, then: u64| {
+        (interval > 0.0 && now >= then).then(|| (now - then) as f64 / interval)
+    };
+    Row {
+        proto: g.proto.clone(),
+        key: g.key.clone(),
+        flows: g.flows,
+        packets: g.packets,
+        bytes: g.bytes,
+        packets_per_s: earlier.and_then(|p| rate(g.packets, p.packets)),
+        bytes_per_s: earlier.and_then(|p| rate(g.bytes, p.bytes)),
+        state: String::new(),
+        rtt_ms: g.rtt_ms,
+        retransmits: g.retransmits,
+        first_seen: g.first_seen,
+        last_seen: g.last_seen,
+        process: String::new(),
     }
 }
 

@@ -464,6 +464,102 @@ impl From<&Flow> for FlowSample {
     }
 }
 
+/// Flows summed by host (the initiator's address) or by service (the
+/// protocol and the responder's port), over every flow in the table, not
+/// only those a sample carries.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct GroupSample {
+    /// "" for a host, the protocol for a service.
+    pub proto: String,
+    /// "198.18.0.1" for a host, "tcp/443" for a service.
+    pub key: String,
+    pub flows: u64,
+    pub packets: u64,
+    pub bytes: u64,
+    pub retransmits: u64,
+    /// The slowest handshake RTT of its flows.
+    pub rtt_ms: Option<f64>,
+    pub first_seen: f64,
+    pub last_seen: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum GroupKey {
+    Host { v6: bool, addr: [u8; 16] },
+    Service { proto: u8, v6: bool, port: u16 },
+}
+
+/// The `n` biggest groups by bytes (`by_host`: by initiator address, else
+/// by protocol and responder port), biggest first.
+pub fn group_flows<'a>(
+    flows: impl Iterator<Item = &'a Flow>,
+    by_host: bool,
+    n: usize,
+) -> Vec<GroupSample> {
+    let mut groups: HashMap<GroupKey, (GroupKey, GroupSample)> = HashMap::new();
+    for f in flows {
+        let k = &f.key;
+        let ((addr, _), (_, port)) = if f.initiator_is_b {
+            ((k.b, k.b_port), (k.a, k.a_port))
+        } else {
+            ((k.a, k.a_port), (k.b, k.b_port))
+        };
+        let key = if by_host {
+            GroupKey::Host { v6: k.v6, addr }
+        } else {
+            GroupKey::Service {
+                proto: k.proto,
+                v6: k.v6,
+                port,
+            }
+        };
+        let (_, g) = groups.entry(key).or_insert_with(|| {
+            (
+                key,
+                GroupSample {
+                    first_seen: f.first_seen,
+                    last_seen: f.last_seen,
+                    ..Default::default()
+                },
+            )
+        });
+        g.flows += 1;
+        g.packets += f.packets;
+        g.bytes += f.bytes;
+        g.retransmits += f.retransmits;
+        g.rtt_ms = match (g.rtt_ms, f.rtt_ms) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        g.first_seen = g.first_seen.min(f.first_seen);
+        g.last_seen = g.last_seen.max(f.last_seen);
+    }
+    let mut all: Vec<(GroupKey, GroupSample)> = groups.into_values().collect();
+    if all.len() > n {
+        all.select_nth_unstable_by(n, |a, b| b.1.bytes.cmp(&a.1.bytes));
+        all.truncate(n);
+    }
+    let mut out: Vec<GroupSample> = all
+        .into_iter()
+        .map(|(key, mut g)| {
+            match key {
+                GroupKey::Host { v6, addr } => g.key = endpoint(&addr, 0, v6, 0),
+                GroupKey::Service { proto, v6, port } => {
+                    g.proto = proto_name(proto, v6);
+                    g.key = if matches!(proto, 6 | 17 | 132 | 33) {
+                        format!("{}/{port}", g.proto)
+                    } else {
+                        format!("{}/-", g.proto)
+                    };
+                }
+            }
+            g
+        })
+        .collect();
+    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.key.cmp(&b.key)));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,6 +662,27 @@ mod tests {
         assert_eq!(table.get(&key).unwrap().packets, 1);
         assert_eq!(table.len(), 11);
         assert_eq!(table.flows().map(|f| f.packets).sum::<u64>(), 12);
+    }
+
+    #[test]
+    fn groups_sum_every_flow_by_initiator_and_by_service() {
+        let mut table = FlowTable::new(10_000, 1e9);
+        for port in 1..=500u16 {
+            // 198.18.0.2 opens each flow to 198.18.0.1:80.
+            table.add(&tcp_summary(2, port + 1000, 1, 80, 0x02, 0, 0), 1.0);
+            table.add(&tcp_summary(1, 80, 2, port + 1000, 0x12, 0, 0), 1.0);
+            table.add(&tcp_summary(2, port + 1000, 1, 80, 0x18, 1, 100), 1.0);
+        }
+        let hosts = group_flows(table.flows(), true, 16);
+        assert_eq!(hosts.len(), 1);
+        assert_eq!(hosts[0].key, "198.18.0.2");
+        assert_eq!(
+            (hosts[0].flows, hosts[0].packets, hosts[0].bytes),
+            (500, 1500, table.bytes)
+        );
+        let services = group_flows(table.flows(), false, 16);
+        assert_eq!(services[0].key, "tcp/80");
+        assert_eq!(services[0].bytes, table.bytes);
     }
 
     #[test]

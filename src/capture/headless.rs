@@ -51,7 +51,11 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
     let mut ring = Ring::open(&options, target.label())?;
     let linktype = ring.linktype();
     let mut writer = match &args.write {
-        Some(path) => Some(PcapFileWriter::create(path, linktype, ring.snaplen())?),
+        Some(path) => Some(PcapFileWriter::create(
+            path,
+            linktype,
+            ring.longest_packet(),
+        )?),
         None => None,
     };
     catch_signals();
@@ -125,8 +129,9 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         if progress && last_progress.elapsed() >= Duration::from_secs(2) {
             last_progress = Instant::now();
             let stats = ring.stats();
+            let saved = writer.as_ref().map_or(0, PcapFileWriter::saved);
             eprint!(
-                "\rnetlens: {matched} packets written, {} dropped by the kernel, {:.0}s ",
+                "\rnetlens: {saved} packets in the file, {} dropped by the kernel, {:.0}s ",
                 stats.dropped,
                 started.elapsed().as_secs_f64()
             );
@@ -136,7 +141,22 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         eprintln!();
     }
     let flushed = out.flush();
+    // A write that failed (a full disk) keeps the packets that reached the
+    // file whole, as tcpdump's file keeps what it wrote, and says how many.
     let finished = match writer {
+        Some(w) if failure.is_some() => {
+            let path = w.path().display().to_string();
+            match w.keep_saved() {
+                Ok(saved) => {
+                    let e = failure.take().expect("checked");
+                    failure = Some(anyhow::anyhow!(
+                        "{e:#}; {path} keeps the first {saved} packets (a valid pcap)"
+                    ));
+                }
+                Err(cut) => eprintln!("netlens: {cut:#}"),
+            }
+            Ok(())
+        }
         Some(w) => w.finish(),
         None => Ok(()),
     };

@@ -13,7 +13,7 @@ pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 
 use super::decode::{Summary, summarize};
 use super::filter::Filter;
-use super::flows::{Flow, FlowKey, FlowSample, FlowTable};
+use super::flows::{Flow, FlowKey, FlowSample, FlowTable, group_flows};
 use super::format::{Formatter, Timestamp};
 use super::ring::{Ring, RingOptions, RingStats, permission_message};
 use crate::collect::netns::{self, Target};
@@ -402,6 +402,8 @@ impl Capture {
             flows_active: shared.table.len() as u64,
             flows_evicted: shared.table.evicted,
             flows: top_flows(shared.table.flows(), SAMPLE_FLOWS),
+            hosts: group_flows(shared.table.flows(), true, SAMPLE_FLOWS),
+            services: group_flows(shared.table.flows(), false, SAMPLE_FLOWS),
         }
     }
 }

@@ -3,15 +3,14 @@
 //! writer through pcap-file that Wireshark and tcpdump open.
 
 use super::format::Timestamp;
+use crate::safe_file;
 use anyhow::{Context, Result, anyhow, bail};
-use pcap_file::DataLink;
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
 use pcap_file::pcapng::{Block, PcapNgReader};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::Path;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
 /// One packet's record header; its bytes are in the caller's buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,58 +268,218 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(got)
 }
 
-/// Writes a classic pcap file (microsecond timestamps).
+/// Writes a classic pcap file (microsecond timestamps) that tcpdump and
+/// Wireshark open. The file is created with [`safe_file::create_private`]
+/// (never an existing file, never through a symlink, mode 0600) and removed
+/// again unless the write finishes ([`PcapFileWriter::finish`]) or the caller
+/// keeps the packets written so far ([`PcapFileWriter::keep_saved`]).
 pub struct PcapFileWriter {
-    writer: PcapWriter<BufWriter<File>>,
+    out: BufWriter<Counted>,
+    path: PathBuf,
+    snaplen: u32,
+    /// Bytes handed to the buffer so far.
+    queued: u64,
+    /// End offsets of the records still (partly) in the buffer.
+    pending: VecDeque<u64>,
+    /// Records wholly in the file, and where the last of them ends.
+    saved: u64,
+    saved_end: u64,
+    /// Finished or kept: the file stays.
+    kept: bool,
 }
 
+/// The file under the buffer, counting what actually reached it.
+struct Counted {
+    file: File,
+    written: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+const PCAP_HEADER_LEN: u64 = 24;
+
 impl PcapFileWriter {
+    /// Creates `path` for packets of `linktype` at most `snaplen` bytes long;
+    /// an existing file or a symlink there is refused with a one-line error.
     pub fn create(path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
-        let file =
-            File::create(path).map_err(|e| anyhow!("cannot create {}: {e}", path.display()))?;
-        let header = PcapHeader {
-            datalink: DataLink::from(linktype),
+        let file = safe_file::create_private(path)
+            .map_err(|e| anyhow!("{}", safe_file::create_error(path, &e)))?;
+        let mut writer = Self {
+            out: BufWriter::with_capacity(1 << 16, Counted { file, written: 0 }),
+            path: path.to_path_buf(),
             snaplen,
-            ..Default::default()
+            queued: 0,
+            pending: VecDeque::new(),
+            saved: 0,
+            saved_end: PCAP_HEADER_LEN,
+            kept: false,
         };
-        let writer = PcapWriter::with_header(BufWriter::new(file), header)
-            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
-        Ok(Self { writer })
+        let mut header = [0u8; PCAP_HEADER_LEN as usize];
+        header[0..4].copy_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+        header[4..6].copy_from_slice(&2u16.to_le_bytes());
+        header[6..8].copy_from_slice(&4u16.to_le_bytes());
+        header[16..20].copy_from_slice(&snaplen.to_le_bytes());
+        header[20..24].copy_from_slice(&linktype.to_le_bytes());
+        writer.put(&header)?;
+        Ok(writer)
+    }
+
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Packets wholly in the file so far (not those still buffered).
+    pub fn saved(&self) -> u64 {
+        self.saved
     }
 
     pub fn write(&mut self, ts: Timestamp, orig_len: u32, data: &[u8]) -> Result<()> {
-        let micros = u64::from(ts.micros().min(999_999));
-        let timestamp = Duration::from_secs(ts.sec.max(0) as u64) + Duration::from_micros(micros);
-        self.writer
-            .write_packet(&PcapPacket::new(
-                timestamp,
-                orig_len.max(data.len() as u32),
-                data,
-            ))
-            .map_err(|e| anyhow!("cannot write packet: {e}"))?;
+        let caplen = data.len() as u32;
+        if caplen > self.snaplen {
+            bail!(
+                "cannot write a packet of {caplen} bytes to {}: longer than its snap length {}",
+                self.path.display(),
+                self.snaplen
+            );
+        }
+        let micros = ts.micros().min(999_999);
+        let mut header = [0u8; 16];
+        header[0..4].copy_from_slice(&(ts.sec.clamp(0, i64::from(u32::MAX)) as u32).to_le_bytes());
+        header[4..8].copy_from_slice(&micros.to_le_bytes());
+        header[8..12].copy_from_slice(&caplen.to_le_bytes());
+        header[12..16].copy_from_slice(&orig_len.max(caplen).to_le_bytes());
+        self.put(&header)?;
+        self.put(data)?;
+        self.pending.push_back(self.queued);
+        self.settle();
         Ok(())
     }
 
-    pub fn finish(self) -> Result<()> {
-        let mut inner = self.writer.into_writer();
-        inner.flush().context("cannot flush the pcap file")?;
+    /// Hands bytes to the buffer; an error names the file and the cause
+    /// ("No space left on device").
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        let result = self.out.write_all(bytes);
+        self.settle();
+        result.map_err(|e| anyhow!("cannot write {}: {e}", self.path.display()))?;
+        self.queued += bytes.len() as u64;
         Ok(())
+    }
+
+    /// Counts the records that reached the file.
+    fn settle(&mut self) {
+        let written = self.out.get_ref().written;
+        while let Some(&end) = self.pending.front() {
+            if end > written {
+                break;
+            }
+            self.pending.pop_front();
+            self.saved += 1;
+            self.saved_end = end;
+        }
+    }
+
+    /// Flushes and keeps the file: every packet written is in it.
+    pub fn finish(mut self) -> Result<()> {
+        let flushed = self.out.flush();
+        self.settle();
+        flushed.map_err(|e| anyhow!("cannot write {}: {e}", self.path.display()))?;
+        self.out
+            .get_ref()
+            .file
+            .sync_data()
+            .map_err(|e| anyhow!("cannot write {}: {e}", self.path.display()))?;
+        self.kept = true;
+        Ok(())
+    }
+
+    /// After a failed write: keeps the file cut after the last packet that
+    /// reached it whole (a valid pcap, as far as tcpdump got too), and
+    /// returns how many packets it holds.
+    pub fn keep_saved(mut self) -> Result<u64> {
+        let _ = self.out.flush();
+        self.settle();
+        let saved = self.saved;
+        let end = self.saved_end;
+        let path = self.path.clone();
+        self.kept = true;
+        // Swap the buffer for an empty one over the same file, so what is
+        // still buffered is never written after the cut.
+        let file = self.out.get_ref().file.try_clone()?;
+        let (counted, _) =
+            std::mem::replace(&mut self.out, BufWriter::new(Counted { file, written: 0 }))
+                .into_parts();
+        counted
+            .file
+            .set_len(end)
+            .map_err(|e| anyhow!("cannot cut {} to its whole packets: {e}", path.display()))?;
+        Ok(saved)
+    }
+}
+
+impl Drop for PcapFileWriter {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
 /// Writes `packets` (time, original length, bytes) to a new pcap at `path`
-/// (the Flows tab's `w`, the flow screen's `e`).
+/// (the Flows tab's `w`, the flow screen's `e`); returns how many. The
+/// snap length in the header is at least the longest packet's bytes (a
+/// cooked capture's packets carry 16 bytes of header on top of the ring's
+/// snap length). A failed write removes the file.
 pub fn write_file<'a>(
     path: &Path,
     linktype: u32,
     snaplen: u32,
-    packets: impl IntoIterator<Item = (Timestamp, u32, &'a [u8])>,
-) -> Result<()> {
-    let mut writer = PcapFileWriter::create(path, linktype, snaplen)?;
+    packets: impl IntoIterator<Item = (Timestamp, u32, &'a [u8])> + Clone,
+) -> Result<u64> {
+    let longest = packets
+        .clone()
+        .into_iter()
+        .map(|(_, _, data)| data.len() as u32)
+        .max()
+        .unwrap_or(0);
+    let mut writer = PcapFileWriter::create(path, linktype, snaplen.max(longest).max(1))?;
+    let mut count = 0;
     for (ts, orig_len, data) in packets {
         writer.write(ts, orig_len, data)?;
+        count += 1;
     }
-    writer.finish()
+    writer.finish()?;
+    Ok(count)
+}
+
+/// A name for a file netlens picks itself in the current directory:
+/// `<prefix>-<unix time>-<8 random hex digits>.pcap`, so nobody can plant a
+/// link under it in advance.
+pub fn unpredictable_name(prefix: &str, t: i64) -> PathBuf {
+    let mut random = [0u8; 4];
+    // SAFETY: getrandom writes at most `random.len()` bytes into it.
+    let got = unsafe { libc::getrandom(random.as_mut_ptr().cast(), random.len(), 0) };
+    if got != random.len() as isize {
+        // No entropy: the clock's nanoseconds still make it hard to guess.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        random = nanos.to_le_bytes();
+    }
+    PathBuf::from(format!(
+        "{prefix}-{t}-{:08x}.pcap",
+        u32::from_le_bytes(random)
+    ))
 }
 
 #[cfg(test)]

@@ -308,6 +308,13 @@ impl Ring {
         self.snaplen
     }
 
+    /// The most bytes one packet this ring yields can hold: the snap length,
+    /// plus the 16-byte Linux cooked header a cooked ring puts in front (a
+    /// pcap's snap length must cover it, or readers reject the records).
+    pub fn longest_packet(&self) -> u32 {
+        self.snaplen + if self.cooked { 16 } else { 0 }
+    }
+
     /// Waits up to `timeout_ms` for a block, then hands every packet of
     /// every ready block to `each`. Returns the number of packets handed.
     pub fn poll(&mut self, timeout_ms: i32, each: impl FnMut(&Packet)) -> Result<usize> {

@@ -1,7 +1,7 @@
 //! What a sample carries about packet capture: a status, totals and a
 //! bounded list of flows (the busiest by bytes and by packets).
 
-pub use crate::capture::flows::FlowSample;
+pub use crate::capture::flows::{FlowSample, GroupSample};
 use serde::{Deserialize, Serialize};
 
 /// Flows a sample carries at most: the top half by bytes, the rest by
@@ -29,6 +29,12 @@ pub struct CaptureSample {
     pub flows_evicted: u64,
     /// The busiest flows, cumulative counters (rates come from two samples).
     pub flows: Vec<FlowSample>,
+    /// Every flow in the table summed by initiating host and by service
+    /// (protocol/port), the biggest by bytes (empty in older recordings).
+    #[serde(default)]
+    pub hosts: Vec<GroupSample>,
+    #[serde(default)]
+    pub services: Vec<GroupSample>,
 }
 
 /// Fills each flow's owning process from the socket table: a flow matches

@@ -60,7 +60,7 @@ impl Writer {
     /// As `create`, with another segment length (tests, benches).
     pub fn create_with(path: &Path, meta: &Meta, segment_seconds: f64) -> Result<Writer> {
         let mut file = crate::safe_file::create_private(path)
-            .map_err(|error| anyhow::anyhow!(crate::safe_file::create_error(path, &error)))?;
+            .map_err(|e| anyhow::anyhow!("{}", crate::safe_file::create_error(path, &e)))?;
         let mut start = Header::current().encode().to_vec();
         let meta_json = serde_json::to_vec(meta).expect("meta is plain data");
         start.extend_from_slice(&format::encode_chunk(Kind::Meta, 0, &meta_json));

@@ -213,7 +213,7 @@ const fn spec(column: Column, title: &'static str, width: u16, priority: u8) -> 
 }
 
 const FLOW_COLUMNS: &[Spec] = &[
-    spec(Column::Proto, "PROTO", 5, 1),
+    spec(Column::Proto, "PROTO", 5, 2),
     spec(Column::Key, "FLOW", 30, 0),
     spec(Column::Packets, "PKTS", 7, 1),
     spec(Column::Bytes, "BYTES", 8, 1),
@@ -251,28 +251,54 @@ pub fn column_titles() -> Vec<&'static str> {
 }
 
 /// The columns that fit, by priority, in table order; only those the
-/// config's `[columns] flows` names, when it names any.
-fn fitting(specs: &'static [Spec], width: u16, shown: &[String]) -> Vec<&'static Spec> {
+/// config's `[columns] flows` names, when it names any. The key (FLOW) is
+/// the row's identity, so other columns give way first: it gets `floor`
+/// (both ports whole, short addresses) before the priority-1 columns and
+/// up to `wanted` (the widest key) before the rest.
+fn fitting(
+    specs: &'static [Spec],
+    width: u16,
+    shown: &[String],
+    (floor, wanted): (u16, u16),
+) -> Vec<&'static Spec> {
+    let width = width.max(1);
+    let mut used = floor.min(width);
     let mut chosen: Vec<&Spec> = Vec::new();
-    for priority in 0..=4 {
+    for priority in 1..=4 {
+        if priority == 2 {
+            used += wanted.saturating_sub(floor).min(width - used);
+        }
         for s in specs
             .iter()
             .filter(|s| s.priority == priority)
-            .filter(|s| s.column == Column::Key || Columns::shows(shown, s.title))
+            .filter(|s| Columns::shows(shown, s.title))
         {
-            let used: u16 = chosen.iter().map(|c| c.width + 1).sum();
-            if used + s.width < width.max(1) || chosen.is_empty() {
+            if used + 1 + s.width <= width {
+                used += 1 + s.width;
                 chosen.push(s);
             }
         }
     }
     let mut columns: Vec<&Spec> = specs
         .iter()
-        .filter(|s| chosen.iter().any(|c| std::ptr::eq(*c, *s)))
+        .filter(|s| s.column == Column::Key || chosen.iter().any(|c| std::ptr::eq(*c, *s)))
         .collect();
     // The config's order (the setup screen's F7/F8); FLOW/KEY stays first.
     columns.sort_by_key(|s| shown.iter().position(|title| title == s.title));
     columns
+}
+
+/// The key column's (floor, wanted) widths for these rows: the widest key,
+/// and what shows every port whole beside a few characters of each address.
+fn key_widths(rows: &[FlowRow], grouping: Grouping) -> (u16, u16) {
+    let widest = rows
+        .iter()
+        .map(|r| r.key.chars().count())
+        .max()
+        .unwrap_or(0);
+    let floor = if grouping == Grouping::Flow { 22 } else { 16 };
+    let wanted = u16::try_from(widest).unwrap_or(u16::MAX).max(8);
+    (floor.min(wanted), wanted)
 }
 
 fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>, theme: Theme) {
@@ -313,7 +339,20 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
     } else {
         GROUP_COLUMNS
     };
-    let columns = fitting(specs, inner.width, &app.columns.flows);
+    let columns = fitting(
+        specs,
+        inner.width,
+        &app.columns.flows,
+        key_widths(&rows, view.grouping),
+    );
+    // What the key column gets: the width the others leave.
+    let key_width = usize::from(inner.width).saturating_sub(
+        columns
+            .iter()
+            .filter(|s| s.column != Column::Key)
+            .map(|s| usize::from(s.width) + 1)
+            .sum(),
+    );
     let visible = usize::from(inner.height.saturating_sub(1));
     let offset = if visible == 0 {
         0
@@ -328,14 +367,21 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
         .skip(offset)
         .take(visible)
         .map(|(i, row)| {
-            let cells = columns.iter().map(|s| cell(row, s.column, now, theme));
+            let cells = columns.iter().map(|s| {
+                let width = if s.column == Column::Key {
+                    key_width
+                } else {
+                    usize::from(s.width)
+                };
+                cell(row, s.column, width, now, theme)
+            });
             table::body_row(cells, i == view.selected, theme)
         });
     let widths: Vec<Constraint> = columns
         .iter()
         .map(|s| {
             if s.column == Column::Key {
-                Constraint::Min(s.width.min(inner.width))
+                Constraint::Min(u16::try_from(key_width).unwrap_or(u16::MAX))
             } else {
                 Constraint::Length(s.width)
             }
@@ -371,23 +417,29 @@ fn ago(now: f64, t: f64) -> String {
     }
 }
 
-fn cell(row: &FlowRow, column: Column, now: f64, theme: Theme) -> Cell<'static> {
+/// One cell, fitted to its `width`: numbers are formatted to fit whole,
+/// the key keeps its ports (addresses cut in the middle), and any other cut
+/// is marked with '…'.
+fn cell(row: &FlowRow, column: Column, width: usize, now: f64, theme: Theme) -> Cell<'static> {
     let text = match column {
         Column::Proto => row.proto.clone(),
-        Column::Key => row.key.clone(),
-        Column::Flows => row.flows.to_string(),
-        Column::Packets => row.packets.to_string(),
-        Column::Bytes => format::bytes(row.bytes as f64),
-        Column::PacketsPerS => row.packets_per_s.map_or("-".into(), |p| format!("{p:.0}")),
-        Column::BytesPerS => row.bytes_per_s.map_or("-".into(), format::bytes),
+        Column::Key => table::fit_endpoints(&row.key, width),
+        Column::Flows => format::count_short(row.flows, width),
+        Column::Packets => format::count_short(row.packets, width),
+        Column::Bytes => format::bytes_short(row.bytes as f64),
+        Column::PacketsPerS => row
+            .packets_per_s
+            .map_or("-".into(), |p| format::count_short(p.round() as u64, width)),
+        Column::BytesPerS => row.bytes_per_s.map_or("-".into(), format::bytes_short),
         Column::State => row.state.clone(),
         Column::Rtt => row.rtt_ms.map_or("-".into(), |r| format!("{r:.2}")),
-        Column::Retransmits => row.retransmits.to_string(),
+        Column::Retransmits => format::count_short(row.retransmits, width),
         Column::FirstSeen => ago(now, row.first_seen),
         Column::LastSeen => ago(now, row.last_seen),
         Column::Process if row.process.is_empty() => "-".into(),
         Column::Process => row.process.clone(),
     };
+    let text = format::fit(&text, width);
     let line = if right_aligned(column) {
         Line::from(text).right_aligned()
     } else {

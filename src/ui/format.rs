@@ -37,6 +37,33 @@ pub fn bytes(count: f64) -> String {
     scaled(count, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
 }
 
+/// A byte count in at most 8 characters, for table columns: three
+/// significant digits ("9.78 MiB", "59.7 MiB", "119 MiB", "1023 MiB"), so a
+/// right-aligned cell never loses its leading digits.
+pub fn bytes_short(count: f64) -> String {
+    match scale(count, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"]) {
+        (value, "B") => format!("{value:.0} B"),
+        (value, unit) if value < 9.995 => format!("{value:.2} {unit}"),
+        (value, unit) if value < 99.95 => format!("{value:.1} {unit}"),
+        (value, unit) => format!("{value:.0} {unit}"),
+    }
+}
+
+/// A count in at most `width` characters: whole when it fits, else with an
+/// SI suffix ("12.3M").
+pub fn count_short(n: u64, width: usize) -> String {
+    let whole = n.to_string();
+    if whole.len() <= width {
+        return whole;
+    }
+    let (value, unit) = scale(n as f64, 1000.0, &["", "k", "M", "G", "T", "P"]);
+    if value < 99.95 {
+        format!("{value:.1}{unit}")
+    } else {
+        format!("{value:.0}{unit}")
+    }
+}
+
 /// The value divided down to the largest unit it reaches.
 fn scale<'u>(mut value: f64, step: f64, units: &[&'u str]) -> (f64, &'u str) {
     let mut unit = 0;

@@ -108,3 +108,105 @@ pub fn render_empty_note(frame: &mut Frame, body_area: Rect, note: &str) {
     };
     frame.render_widget(Paragraph::new(note), first_row);
 }
+
+/// Fits endpoint text ("198.18.0.1:40000 > 198.18.0.2:5201", "[2001:db8::1]:443",
+/// a host) into `width` columns. Addresses and ports are a row's identity,
+/// so the port numbers stay whole: the addresses are cut in the middle,
+/// the longest first, each cut marked with '…'. Only when the ports alone
+/// do not fit is the end cut (also with '…').
+pub fn fit_endpoints(text: &str, width: usize) -> String {
+    let total = text.chars().count();
+    if total <= width {
+        return text.to_string();
+    }
+    // Tokens split on spaces: (address, its length now, the kept port).
+    let mut parts: Vec<(Vec<char>, usize, &str)> = text
+        .split(' ')
+        .map(|token| {
+            let (addr, port) = split_port(token);
+            let addr: Vec<char> = addr.chars().collect();
+            let len = addr.len();
+            (addr, len, port)
+        })
+        .collect();
+    let mut over = total - width;
+    while over > 0 {
+        // The longest address still longer than its '…'.
+        let Some(longest) = parts
+            .iter_mut()
+            .filter(|(addr, len, _)| *len > 1 && !is_separator(addr))
+            .max_by_key(|(_, len, _)| *len)
+        else {
+            break;
+        };
+        longest.1 -= 1;
+        over -= 1;
+    }
+    let joined = parts
+        .iter()
+        .map(|(addr, len, port)| format!("{}{port}", shortened(addr, *len)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    super::format::fit(&joined, width)
+}
+
+/// `addr` in `len` characters: whole, or a third of the room kept at the
+/// start and the rest at the end (where addresses of one network differ),
+/// '…' between.
+fn shortened(addr: &[char], len: usize) -> String {
+    if len >= addr.len() {
+        return addr.iter().collect();
+    }
+    let room = len.saturating_sub(1);
+    let head = room / 3;
+    let tail = room - head;
+    let mut out: String = addr[..head].iter().collect();
+    out.push('…');
+    out.extend(&addr[addr.len() - tail..]);
+    out
+}
+
+fn is_separator(token: &[char]) -> bool {
+    matches!(token, ['>'] | ['→'] | ['<'] | ['-', '>'])
+}
+
+/// "addr:port" → ("addr", ":port"); "[v6]:port" → ("[v6]", ":port"); a
+/// token without a port number is all address.
+fn split_port(token: &str) -> (&str, &str) {
+    if let Some(at) = token.rfind(':') {
+        let (addr, port) = token.split_at(at);
+        let numeric = port.len() > 1 && port[1..].chars().all(|c| c.is_ascii_digit() || c == '*');
+        let single = !addr.contains(':') || addr.ends_with(']');
+        if numeric && single {
+            return (addr, port);
+        }
+    }
+    (token, "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_endpoints;
+
+    #[test]
+    fn endpoints_keep_their_ports_and_mark_every_cut() {
+        let flow = "198.18.99.1:40001 > 198.18.99.2:5201";
+        assert_eq!(fit_endpoints(flow, 80), flow);
+        let cut = fit_endpoints(flow, 30);
+        assert_eq!(cut.chars().count(), 30, "{cut}");
+        assert!(cut.ends_with(":5201") && cut.contains(":40001 > "), "{cut}");
+        assert!(cut.contains('…'), "{cut}");
+        // Two flows to ports 5201 and 5202 stay apart however narrow.
+        for width in [16, 20, 26] {
+            let a = fit_endpoints(flow, width);
+            let b = fit_endpoints(&flow.replace("5201", "5202"), width);
+            assert_ne!(a, b, "{width}");
+            assert!(a.chars().count() <= width, "{a}");
+        }
+        assert_eq!(fit_endpoints(flow, 16), "…:40001 > …:5201");
+        let v6 = "[2001:db8::1]:443";
+        assert_eq!(fit_endpoints(v6, 10), "[…::1]:443");
+        // No room even for the ports: the end is cut, marked.
+        assert!(fit_endpoints(flow, 8).ends_with('…'));
+    }
+}

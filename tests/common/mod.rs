@@ -9,6 +9,7 @@
 pub mod dns_server;
 pub mod random;
 pub mod tmux;
+pub mod transfer;
 
 use std::fs::File;
 use std::io;

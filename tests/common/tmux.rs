@@ -98,6 +98,67 @@ impl Tmux {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    // One-session use: `start` a session named "t", then drive it.
+
+    /// A detached `width`x`height` window (no status line) running
+    /// `command` in `dir`.
+    pub fn start(&self, width: u16, height: u16, dir: &std::path::Path, command: &str) {
+        self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-c",
+            &dir.display().to_string(),
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            command,
+        ]);
+        self.run(&["set-option", "-t", "t", "status", "off"]);
+        self.run(&["set-option", "-t", "t", "remain-on-exit", "on"]);
+    }
+
+    pub fn resize(&self, width: u16, height: u16) {
+        self.run(&[
+            "resize-window",
+            "-t",
+            "t",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
+    }
+
+    /// Sends tmux key names to the `start` session.
+    pub fn send_keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// Polls the screen until `ready` gives Some (at most `patience`).
+    pub fn wait<T>(&self, what: &str, patience: Duration, ready: impl Fn(&str) -> Option<T>) -> T {
+        let deadline = Instant::now() + patience;
+        loop {
+            let screen = self.screen();
+            if let Some(found) = ready(&screen) {
+                return found;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {what}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }
 
 impl Drop for Tmux {

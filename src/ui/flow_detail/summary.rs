@@ -33,13 +33,21 @@ pub fn lines(
                 width.saturating_sub(11),
             )),
         ]),
+        // Two counts that need not agree, each named: the packets this
+        // screen took (the capture's recent ones when it opened, then every
+        // new one), and the flow table's count of every packet (and its
+        // bytes on the wire) as of the last sample.
         Line::from(vec![
             label("duration"),
-            Span::raw(format!(
-                "{:.3} s seen  ({} packets, {} in the whole flow)",
-                duration.max(0.0),
-                a.n,
-                flow.packets
+            Span::raw(fit(
+                &format!(
+                    "{:.3} s  {} packets on screen, flow table {} ({})",
+                    duration.max(0.0),
+                    a.n,
+                    flow.packets,
+                    format::bytes(flow.bytes as f64)
+                ),
+                width.saturating_sub(11),
             )),
         ]),
         Line::from(vec![
