@@ -253,7 +253,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('R')],
         action: Action::Record,
         scope: Scope::Global,
-        help: "start or stop recording (beside --record's file, or ~/.local/state/netlens)",
+        help: "start or stop recording",
         hint: None,
     },
     Binding {
