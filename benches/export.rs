@@ -89,9 +89,10 @@ fn render(c: &mut Criterion) {
     );
     c.bench_function("render/host", |b| {
         b.iter(|| {
+            let (previous, current) = (black_box(&previous), black_box(&current));
             page(
-                &current,
-                &netlens::findings::evaluate(Some(&previous), &current, &Thresholds::DEFAULT),
+                current,
+                &netlens::findings::evaluate(Some(previous), current, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
             )
         })
@@ -109,9 +110,10 @@ fn render(c: &mut Criterion) {
     );
     c.bench_function("render/200 interfaces", |b| {
         b.iter(|| {
+            let busy = black_box(&busy);
             page(
-                &busy,
-                &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
+                busy,
+                &netlens::findings::evaluate(Some(busy), busy, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
             )
         })
