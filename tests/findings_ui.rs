@@ -65,6 +65,10 @@ fn samples(seconds: &[Second]) -> Vec<Sample> {
             retrans += second.retrans;
             overflows += second.overflows;
             let mut tcp = TcpSample::default();
+            // Every counter the TCP tab lists, most of them quiet.
+            for (name, _) in netlens::model::sockets::COUNTERS {
+                tcp.counters.insert(name.to_string(), 0);
+            }
             for (name, value) in [
                 ("Tcp.OutSegs", out_segs),
                 ("Tcp.RetransSegs", retrans),

@@ -253,7 +253,7 @@ fn findings_line_names_the_worst() {
     let mut app = app_with_samples();
     let text = format!("{}", render(&mut app, 100, 24).backend());
     assert!(text.contains("WARN iface-errors: wlan0"), "{text}");
-    assert!(text.contains("2 findings │"), "{text}");
+    assert!(text.contains("2 findings │ WARN iface-errors"), "{text}");
 }
 
 mod conntrack_tab {

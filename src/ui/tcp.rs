@@ -296,7 +296,7 @@ fn render_knobs(frame: &mut Frame, area: Rect, tcp: &TcpSample, theme: Theme) {
     );
 }
 
-fn render_findings(frame: &mut Frame, area: Rect, lines: Vec<Line>, theme: Theme) {
+fn render_findings(frame: &mut Frame, area: Rect, mut lines: Vec<Line>, theme: Theme) {
     if lines.is_empty() {
         frame.render_widget(
             Paragraph::new(Span::styled(
@@ -306,6 +306,16 @@ fn render_findings(frame: &mut Frame, area: Rect, lines: Vec<Line>, theme: Theme
             area,
         );
         return;
+    }
+    // What does not fit is said, not silently cut: ! shows every one whole.
+    let room = usize::from(area.height);
+    if lines.len() > room && room > 0 {
+        let hidden = lines.len() - (room - 1);
+        lines.truncate(room - 1);
+        lines.push(Line::from(Span::styled(
+            format!("… {hidden} more lines: ! lists every finding whole"),
+            theme.dim(),
+        )));
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
