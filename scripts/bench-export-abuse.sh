@@ -79,6 +79,6 @@ threading.Thread(target=drip, daemon=True).start()
 time.sleep(0.5)
 run(f"{idle_n} idle + {slow_n} slowloris:")
 time.sleep(5)
-run("the same, 6 s later (slow ones 408):")
+run("6 s later (all got 408 at 5 s):")
 stop = True
 PY

@@ -1080,3 +1080,58 @@ fn a_120000_character_burst_leaves_esc_and_q_working() {
     assert!(session.wait_exit().success());
     session.assert_restored();
 }
+
+/// Issue 24: the Load tab's tcp mode against a real `iperf3 -s` (on
+/// 127.0.0.1) speaks iperf3's protocol and shows the iperf3 server's counts
+/// (before, the run failed or had no receiver report).
+#[test]
+fn load_tab_tcp_runs_against_a_real_iperf3_server() {
+    if std::process::Command::new("iperf3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIP load_tab_tcp_runs_against_a_real_iperf3_server: needs iperf3");
+        return;
+    }
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let iperf3 = std::process::Command::new("iperf3")
+        .args(["-s", "-1", "-B", "127.0.0.1", "-p", &port.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn iperf3 -s");
+    let _iperf3 = common::ChildGuard(iperf3);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    // Not by connecting: iperf3 -s -1 would take that for its one test.
+    let listening = || {
+        std::process::Command::new("ss")
+            .args(["-Hltn", &format!("sport = :{port}")])
+            .output()
+            .is_ok_and(|o| !o.stdout.is_empty())
+    };
+    while !listening() {
+        assert!(Instant::now() < deadline, "iperf3 -s did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut session = Session::start(&["--no-capture", "--tab", "load"], 100, 30);
+    session.wait_for("Fill in the form");
+    let clear = "\x7f".repeat(30);
+    session.send("j\r");
+    session.send(&format!("{clear}127.0.0.1:{port}\r"));
+    session.send("j\r");
+    session.send(&format!("{clear}1s\r"));
+    session.wait_for("1s");
+    session.send("r");
+    session.wait_for("iperf3 server at");
+    session.wait_for("receiver");
+    let screen = session.contents();
+    assert!(!screen.contains("no report"), "{screen}");
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+}

@@ -178,7 +178,7 @@ fn run_netlens(spec: &TcpSpec, stop: &Stop, report: Report) -> Result<Outcome> {
             .context("cannot send the test header")?;
         streams.push(stream);
     }
-    let (elapsed, ends) = move_data(spec, streams, Peer::Netlens, stop, report)?;
+    let (elapsed, ends, _) = move_data(spec, streams, Peer::Netlens, stop, report)?;
     Ok(summary(
         spec,
         Peer::Netlens,
@@ -205,7 +205,10 @@ fn run_iperf3(
     };
     let streams = iperf3::start(spec.to, control, cookie, &params)?;
     let cpu_before = cpu_seconds();
-    let (elapsed, mut ends) = move_data(spec, streams, Peer::Iperf3, stop, report)?;
+    // The data connections stay open until the end of the exchange, as
+    // iperf3's client keeps them: a server still sending to a closed one
+    // fails the test.
+    let (elapsed, mut ends, _open) = move_data(spec, streams, Peer::Iperf3, stop, report)?;
     let (user, system) = cpu_seconds();
     let wall = seconds(elapsed);
     let cpu = (
@@ -248,14 +251,15 @@ fn cpu_seconds() -> (f64, f64) {
 }
 
 /// Moves data on `streams` until the duration is over (or a stop),
-/// reporting each interval; returns the time it ran and each stream's end.
+/// reporting each interval; returns the time it ran, each stream's end and
+/// a handle on each stream (the connections close when those are dropped).
 fn move_data(
     spec: &TcpSpec,
     streams: Vec<TcpStream>,
     peer: Peer,
     stop: &Stop,
     report: Report,
-) -> Result<(Duration, Vec<StreamEnd>)> {
+) -> Result<(Duration, Vec<StreamEnd>, Vec<TcpStream>)> {
     let per_stream_rate = spec.bitrate / u64::from(spec.streams.max(1));
     let start = Instant::now();
     let deadline = start + spec.duration;
@@ -343,7 +347,7 @@ fn move_data(
             Err(_) => bail!("a load thread panicked"),
         }
     }
-    Ok((elapsed, ends))
+    Ok((elapsed, ends, watchers))
 }
 
 fn send(
