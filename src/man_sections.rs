@@ -454,6 +454,12 @@ status 1; \fBnetlens record\fR prints the same and exits 1. What was written
 stays readable. SIGINT, SIGTERM, SIGHUP and a terminal that hangs up close a
 recording cleanly.
 .PP
+Every file netlens creates (recordings, \fBcapture \-w\fR, the Flows tab's \fBw\fR, the
+flow screen's \fBe\fR) is opened with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600: an
+existing file or a symbolic link at the path, even a dangling one, is refused with
+a one-line error. Names netlens picks itself (\fBw\fR: netlens\-TIME\-RANDOM.pcap)
+carry random bits; a \fBw\fR or \fBe\fR that fails removes its partial file.
+.PP
 Format 2: a 16-byte header (magic \fB\\x89NLREC\\r\\n\fR, major and minor version;
 a reader refuses a major version it does not know, and still reads format 1),
 then chunks: \fBNLck\fR, kind, stream,
@@ -490,7 +496,8 @@ packets). Packets the ring had no room for are counted by the kernel and shown a
 only while the Flows tab is open, at most 2,000 per tenth of a second; flows are
 counted for every packet. \fBnetlens capture\fR prints what \fBtcpdump \-n\fR prints, or
 writes a pcap file (\fB\-w\fR) that tcpdump and Wireshark read; Ctrl-C or SIGTERM
-stops it with the file complete. Interfaces are in the watched namespace: \fB\-\-netns\fR
+stops it with the file complete. A write that fails (a full disk) names the cause,
+exits non-zero and keeps the whole packets written as a valid pcap, saying how many. Interfaces are in the watched namespace: \fB\-\-netns\fR
 applies.
 .SH FLOW SCREEN
 Enter on a flow in the Flows tab, or on a socket in the Sockets tab that has
@@ -511,8 +518,9 @@ sequence and acknowledgement numbers); \fBFindings\fR (each finding with its evi
 packets marked \(lq\[u25BA]\(rq: for nagle\-delayed\-ack the small segment, the delayed
 ACK and the segment it released); \fBPayload\fR (hex and ASCII of both directions,
 only with \fB\-\-payload\fR). The movement keys scroll. \fBe\fR writes the flow's
-packets to netlens\-flow\-TIME\-PORT\-PORT.pcap in the current directory (never
-overwriting a file) and says where. The screen starts with the flow's packets still
+packets to a new netlens\-flow\-PORT\-PORT\-TIME\-RANDOM.pcap in the current
+directory and says its full path. The summary names two packet counts: those on
+the screen, and the flow table's (with its bytes on the wire) as of the last sample. The screen starts with the flow's packets still
 in a ring of the last 4,096 captured (8 MiB at most) and then follows it; it keeps
 its last 5,000 packets, the analysis counts them all.
 .SH PRIVILEGES

@@ -209,3 +209,40 @@ fn capture_w_on_a_full_disk_names_it_and_keeps_the_whole_packets() {
     assert!(!tcpdump_err.contains("truncated"), "{tcpdump_err}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), kept);
 }
+
+/// `replay` of a FIFO (or a directory) is a one-line error at once, not an
+/// open that waits forever for a writer.
+#[test]
+fn replay_refuses_what_is_not_a_regular_file() {
+    let dir = dir("fsafe-fifo", 0o700);
+    let fifo = dir.0.join("pipe.nlrec");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for path in [&fifo, &dir.0] {
+        let mut child = ChildGuard(
+            Command::new(NETLENS)
+                .args(["replay", "--info"])
+                .arg(path)
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = child.0.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "replay of {} hangs",
+                path.display()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let (_, stderr) = finish(child, true);
+        let stderr = String::from_utf8_lossy(&stderr);
+        assert!(!status.success());
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+    }
+}

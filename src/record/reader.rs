@@ -12,7 +12,7 @@ use crate::capture::live::PacketBatch;
 use crate::model::Sample;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// A segment bigger than this in the file is damage, not data.
@@ -62,12 +62,21 @@ pub struct Located {
 
 impl Reader {
     pub fn open(path: &Path) -> Result<Reader> {
-        let file = File::open(path)
+        // O_NONBLOCK: a FIFO at the path fails the check below instead of
+        // hanging the open until someone writes to it (reads of a regular
+        // file ignore the flag).
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
             .with_context(|| format!("cannot open the recording {}", path.display()))?;
-        let len = file
+        let metadata = file
             .metadata()
-            .with_context(|| format!("cannot read {}", path.display()))?
-            .len();
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if !metadata.is_file() {
+            bail!("{}: not a recording (not a regular file)", path.display());
+        }
+        let len = metadata.len();
         let mut head = vec![0u8; format::HEADER_LEN.min(len as usize)];
         file.read_exact_at(&mut head, 0)
             .with_context(|| format!("cannot read {}", path.display()))?;
