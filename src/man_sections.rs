@@ -568,6 +568,12 @@ A pcap-filter expression (\fB\-\-filter\fR, \fB\-f\fR, the Flows tab's \fB/\fR) 
 most 4096 bytes, with parentheses, \fBnot\fR and unary minus nested at most 100
 levels deep.
 .TP
+\fBread \-\-flows\fR
+At most 100000 flows are kept; when the table is full, the least recently active
+eighth is evicted. netlens then says on stderr how many flows were evicted, and
+\fB\-\-json\fR ends with {"evicted_flows": N, "max_flows": 100000}. A flow seen
+again after its eviction counts from then.
+.TP
 Config file
 A regular file of at most 1 MiB.
 .TP

@@ -4,14 +4,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const PCAP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/nagle-stall.pcap");
 
 /// Runs netlens with `args`; kills it when it runs past `limit` (a hang is
 /// a failure, reported as such).
 fn netlens_within(args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_netlens"))
+    let child = Command::new(env!("CARGO_BIN_EXE_netlens"))
         .args(args)
         .env("NO_COLOR", "1")
         .env("XDG_CONFIG_HOME", scratch())
@@ -20,16 +20,18 @@ fn netlens_within(args: &[&str], limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run netlens");
-    let started = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("netlens {args:?} still ran after {limit:?}");
+    let pid = child.id() as libc::pid_t;
+    // The pipes are drained while waiting (an error may echo 100 KB).
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait_with_output().expect("output")));
+    match result.recv_timeout(limit) {
+        Ok(output) => output,
+        Err(_) => {
+            // SAFETY: kills the child this test started, by its pid.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("netlens {:?} still ran after {limit:?}", shorten(args));
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
-    child.wait_with_output().expect("output")
 }
 
 fn netlens(args: &[&str]) -> Output {
@@ -175,4 +177,84 @@ fn the_config_must_be_a_small_regular_file() {
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let output = netlens(&["--config", link.to_str().unwrap(), "read", "-c", "1", PCAP]);
     assert!(output.status.success(), "{output:?}");
+}
+
+/// Every flag whose value netlens parses, with values no parser accepts:
+/// each stops at the command line with exit 2 (never 101 or 134). Only
+/// flags that cannot start anything with such values are listed.
+#[test]
+fn hostile_values_on_every_parsed_flag() {
+    let huge = "9".repeat(100 * 1024);
+    let values = [
+        "99999999999999999999999",
+        "-1",
+        "",
+        "é🙂",
+        "1e308",
+        "NaN",
+        "inf",
+        huge.as_str(),
+    ];
+    let flags: &[&[&str]] = &[
+        &["--interval"],
+        &["--dns-timeout"],
+        &["snapshot", "--count"],
+        &["snapshot", "--section"],
+        &["--tab"],
+        &["--pid"],
+        &["replay", "x.nlrec", "--speed"],
+        &["read", "x.pcap", "-c"],
+        &["capture", "-c"],
+        &["capture", "--duration"],
+        &["export", "--listen"],
+        &["load", "serve", "-p"],
+        &["load", "serve", "--delay"],
+        &["load", "serve", "--body"],
+        &["load", "tcp", "--to", "127.0.0.1:9", "-P"],
+        &["load", "tcp", "--to", "127.0.0.1:9", "-b"],
+        &["load", "udp", "--to", "127.0.0.1:9", "--size"],
+        &["load", "http", "http://127.0.0.1:9/", "-c"],
+        &["load", "http", "http://127.0.0.1:9/", "-R"],
+        &["load", "http", "http://127.0.0.1:9/", "--timeout"],
+        &["load", "probe", "127.0.0.1:9", "-c"],
+        &[
+            "load",
+            "pktgen",
+            "--dev",
+            "x",
+            "--dst",
+            "198.18.0.2",
+            "--dst-mac",
+            "02:00:00:00:00:02",
+            "--size",
+        ],
+        &[
+            "load",
+            "pktgen",
+            "--dev",
+            "x",
+            "--dst",
+            "198.18.0.2",
+            "--dst-mac",
+            "02:00:00:00:00:02",
+            "--delay",
+        ],
+    ];
+    for flag in flags {
+        for value in values {
+            let mut args: Vec<&str> = flag.to_vec();
+            args.push(value);
+            let output = netlens(&args);
+            assert_eq!(
+                output.status.code(),
+                Some(2),
+                "{:?}: {}",
+                shorten(&args),
+                String::from_utf8_lossy(&output.stderr)
+                    .chars()
+                    .take(300)
+                    .collect::<String>()
+            );
+        }
+    }
 }

@@ -147,7 +147,9 @@ impl App {
                 true
             }
             Tab::Sockets => {
-                let Some(socket) = self.sockets.selected_socket(current) else {
+                // The row shown selected, as Enter takes it (nothing may
+                // have been chosen with the arrows yet).
+                let Some(socket) = self.sockets.selection(current) else {
                     return false;
                 };
                 let (local, peer, proto) = (socket.local, socket.peer, socket.proto.name());
@@ -155,7 +157,17 @@ impl App {
                 self.flows.grouping = Grouping::Flow;
                 self.flows.selected = 0;
                 self.flows.filter = format!("{local} > {peer}|{peer} > {local}");
-                self.flows.message = Some(format!("{proto} flow of socket {local}"));
+                self.flows.message = Some(if self.flows.capture.is_some() {
+                    format!("{proto} flow of socket {local}")
+                } else if self.replay.is_some() {
+                    format!(
+                        "no packets in this recording: the {proto} flow of {local} cannot be shown"
+                    )
+                } else {
+                    format!(
+                        "no packets captured (--no-capture): the {proto} flow of {local} cannot be shown"
+                    )
+                });
                 true
             }
             Tab::Flows => self.flow_to_sockets(),

@@ -233,6 +233,8 @@ pub struct LoadView {
     pub runs: Vec<PastRun>,
     /// Why the form could not start a run.
     pub error: Option<String>,
+    /// Why the value being typed is refused (shown by the field).
+    pub field_error: Option<String>,
     /// The namespace being watched (`--netns`/`--pid`): runs happen there,
     /// so their traffic shows in the other tabs, as `netlens load --netns`.
     pub netns: Option<(Arc<File>, String)>,
@@ -258,6 +260,7 @@ impl Default for LoadView {
             running: None,
             runs: Vec::new(),
             error: None,
+            field_error: None,
             netns: None,
             next_id: 1,
             sender,
@@ -334,6 +337,21 @@ impl LoadView {
         }
     }
 
+    /// Checks `text` as the value of `field` with the parsers a run uses
+    /// (the command line's): the form with it must not fail on that field.
+    /// Errors from other fields do not count here; they have been checked
+    /// when they were entered.
+    fn check(&mut self, field: Field, text: &str) -> Result<(), String> {
+        let old = self.value(field);
+        self.set(field, text.to_string());
+        let result = match self.spec() {
+            Err(error) if error.starts_with(&format!("{}: ", field.label())) => Err(error),
+            _ => Ok(()),
+        };
+        self.set(field, old);
+        result
+    }
+
     /// True while keys go to the field editor or the confirmation prompt.
     pub fn modal(&self) -> bool {
         self.editing.is_some() || self.confirm.is_some()
@@ -353,11 +371,22 @@ impl LoadView {
         match key {
             key if super::line_edit::edit(text, key) => {}
             Key::Enter => {
-                let text = self.editing.take().unwrap_or_default();
+                let text = text.trim().to_string();
                 let field = self.fields()[self.field];
-                self.set(field, text.trim().to_string());
+                match self.check(field, &text) {
+                    Ok(()) => {
+                        self.editing = None;
+                        self.field_error = None;
+                        self.set(field, text);
+                    }
+                    // The text stays in the editor to be fixed.
+                    Err(error) => self.field_error = Some(error),
+                }
             }
-            Key::Esc => self.editing = None,
+            Key::Esc => {
+                self.editing = None;
+                self.field_error = None;
+            }
             _ => return false,
         }
         true

@@ -9,8 +9,9 @@ use crate::cli::ReadArgs;
 use anyhow::Result;
 use std::io::{BufWriter, Write};
 
-/// Flows kept when reading a file: enough for any test capture, bounded.
-const READ_MAX_FLOWS: usize = 1 << 20;
+/// Flows kept when reading a file (about 70 MB): past it the least
+/// recently active flow is evicted, and the output says how many were.
+pub const READ_MAX_FLOWS: usize = 100_000;
 
 pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> {
     let filter = match &args.filter {
@@ -117,8 +118,25 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
                     None => Ok(()),
                 })
         };
+        let written = written.and_then(|()| match table.evicted {
+            0 => Ok(()),
+            evicted if args.json => writeln!(
+                out,
+                "{}",
+                serde_json::json!({ "evicted_flows": evicted, "max_flows": READ_MAX_FLOWS })
+            ),
+            _ => Ok(()),
+        });
         if let Err(e) = written {
             return quiet_pipe(e);
+        }
+        if table.evicted > 0 {
+            eprintln!(
+                "netlens: {}: {} flows evicted: the table keeps at most {READ_MAX_FLOWS}, \
+                 dropping the least recently active; a flow seen again counts from then",
+                args.file.display(),
+                table.evicted
+            );
         }
     }
     if let Err(e) = out.flush() {

@@ -280,9 +280,28 @@ impl Player {
         }
     }
 
+    /// Moves to the sample nearest wall-clock `t`, the later one on a tie:
+    /// samples come a few milliseconds after each whole interval, so "+30s"
+    /// means the one 30 s on, not the one just before it.
+    pub fn seek(&mut self, t: f64) {
+        self.seek_at_or_before(t);
+        let Some(before) = self.current() else {
+            return;
+        };
+        if before.t >= t {
+            return;
+        }
+        if let Some(next) = self.next(self.cursor)
+            && let Some(after) = self.sample_at(next)
+            && after.t - t <= t - before.t
+        {
+            self.cursor = next;
+        }
+    }
+
     /// Moves to the newest sample at or before wall-clock `t` (the first
     /// sample when `t` is before the recording).
-    pub fn seek(&mut self, t: f64) {
+    fn seek_at_or_before(&mut self, t: f64) {
         let after = self.segments.partition_point(|s| s.first_t <= t);
         let segment = after.saturating_sub(1);
         let found = {

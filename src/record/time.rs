@@ -73,7 +73,15 @@ pub fn parse_at(text: &str, start: f64, current: f64, offset: i64) -> Result<f64
     }
     parse_duration(text)
         .map(|d| start + d.as_secs_f64())
-        .map_err(|_| format!("'{text}' is not a time (try 14:05:30, +30s, -5m or 10m)"))
+        .map_err(|error| {
+            // A number with a bad unit or out of range: the duration's own
+            // reason; anything else is not a time at all.
+            if text.starts_with(|c: char| c.is_ascii_digit()) {
+                error
+            } else {
+                format!("'{text}' is not a time (try 14:05:30, +30s, -5m or 10m)")
+            }
+        })
 }
 
 #[cfg(test)]

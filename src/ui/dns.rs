@@ -37,7 +37,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         return;
     }
     let width = usize::from(area.width);
-    let status = status_line(prompt.as_deref(), message.as_deref(), &summary, theme);
+    let probing = app.replay.is_none();
+    let status = status_line(
+        prompt.as_deref(),
+        message.as_deref(),
+        &summary,
+        probing,
+        theme,
+    );
     let config = config_lines(&summary, width, theme);
     let names = name_lines(&summary, width, theme);
     let detail = summary
@@ -405,6 +412,7 @@ fn status_line(
     prompt: Option<&str>,
     message: Option<&str>,
     s: &DnsSummary,
+    probing: bool,
     theme: Theme,
 ) -> Line<'static> {
     if let Some(text) = prompt {
@@ -421,7 +429,13 @@ fn status_line(
     } else {
         String::new()
     };
-    Line::from(Span::styled(format!("{span}n adds a probe"), theme.dim()))
+    // Nothing is probed in replay: do not offer it.
+    let offer = if probing {
+        "n adds a probe"
+    } else {
+        "no probes in replay (the recorded results are shown)"
+    };
+    Line::from(Span::styled(format!("{span}{offer}"), theme.dim()))
 }
 
 fn servers_label(s: &DnsSummary) -> String {

@@ -79,12 +79,22 @@ fn render_form(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
         }
         lines.push(Line::from(spans));
     }
-    let hint = if view.editing.is_some() {
-        "Enter keep  Esc cancel"
-    } else {
-        "r run  Enter edit  ←→ kind"
-    };
-    lines.push(Line::from(Span::styled(hint, theme.key())));
+    match (&view.editing, &view.field_error) {
+        // The refused value's error, where the eye is; it wraps under
+        // the form when the box is too narrow for it.
+        (Some(_), Some(error)) => lines.push(Line::from(Span::styled(
+            format!("✗ {error} (Esc cancel)"),
+            theme.alert(),
+        ))),
+        (Some(_), None) => lines.push(Line::from(Span::styled(
+            "Enter keep  Esc cancel",
+            theme.key(),
+        ))),
+        _ => lines.push(Line::from(Span::styled(
+            "r run  Enter edit  ←→ kind",
+            theme.key(),
+        ))),
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -213,7 +223,7 @@ fn render_result(frame: &mut Frame, area: Rect, view: &LoadView, theme: Theme) {
     let block = Block::default().borders(Borders::ALL).title(" Result ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lines: Vec<Line> = if let Some(error) = &view.error {
+    let lines: Vec<Line> = if let Some(error) = view.field_error.as_ref().or(view.error.as_ref()) {
         vec![Line::from(Span::styled(error.clone(), theme.alert()))]
     } else if let Some(past) = view.runs.first().filter(|_| view.running.is_none()) {
         past.text
