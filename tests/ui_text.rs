@@ -78,3 +78,68 @@ fn sockets_at_80_columns_keep_the_process_and_sort_only_what_shows() {
     assert!(!line.contains("Flag"), "{line}");
     tmux.keys("narrow", &["q"]);
 }
+
+/// The DNS tab at 80x24 with a capture on lo and probes to a real DNS
+/// server on loopback port 53: each probe counts once (one `probe` row, no
+/// `wire` twin for the same server), and a probe to a closed port is named
+/// "port unreachable", not "error".
+#[test]
+fn dns_tab_counts_probes_once_and_names_port_unreachable() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let Some(tmux) = Tmux::new("uitext-dns") else {
+        return;
+    };
+    let server = match common::dns_server::DnsServer::start_on("127.0.24.53:53") {
+        Ok(server) => server,
+        Err(e) => {
+            println!("SKIP dns_tab_counts_probes_once: cannot bind 127.0.24.53:53: {e}");
+            return;
+        }
+    };
+    // Nothing listens on 127.0.24.54:53: the kernel answers ICMP port
+    // unreachable.
+    let command = format!(
+        "{NETLENS} --tab dns --iface lo --filter 'udp port 53' --interval 300ms \
+         --dns-probe A:fast.test --dns-server {} --dns-server 127.0.24.54:53",
+        server.addr
+    );
+    tmux.session("d", 80, 24, &command);
+    let rows = |lines: &[String], server: &str| {
+        lines
+            .iter()
+            .filter(|l| l.starts_with(server))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let shown = tmux.wait_for(
+        "d",
+        "three probes answered and the unreachable one",
+        |lines| {
+            rows(lines, "127.0.24.53:53").iter().any(|row| {
+                row.split_whitespace()
+                    .nth(2)
+                    .and_then(|n| n.parse::<u32>().ok())
+                    >= Some(3)
+            }) && lines.iter().any(|l| l.contains("port unreachable"))
+        },
+    );
+    let answered = rows(&shown, "127.0.24.53:53");
+    assert_eq!(
+        answered.len(),
+        1,
+        "one row per server:\n{}",
+        shown.join("\n")
+    );
+    assert!(answered[0].contains("probe"), "{}", shown.join("\n"));
+    let failing = shown
+        .iter()
+        .find(|l| l.starts_with("failing:"))
+        .unwrap_or_else(|| panic!("no failing line:\n{}", shown.join("\n")));
+    assert!(
+        failing.contains("port unreachable") && !failing.contains("error"),
+        "{failing}"
+    );
+    tmux.keys("d", &["q"]);
+}
