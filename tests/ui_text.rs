@@ -143,3 +143,46 @@ fn dns_tab_counts_probes_once_and_names_port_unreachable() {
     );
     tmux.keys("d", &["q"]);
 }
+
+/// The TCP tab's knobs at 80x24: every knob's value is on its name's line
+/// (tcp_rmem's three numbers do not wrap away from it).
+#[test]
+fn tcp_knobs_keep_name_and_value_together_at_80x24() {
+    let Some(tmux) = Tmux::new("uitext-knobs") else {
+        return;
+    };
+    let command = format!("{NETLENS} --tab tcp --no-capture --interval 300ms");
+    tmux.session("k", 80, 24, &command);
+    let shown = tmux.wait_for("k", "the knobs", |lines| {
+        lines.iter().any(|l| l.contains("somaxconn"))
+    });
+    let knobs = ["somaxconn", "tcp_rmem", "tcp_wmem", "ip_local_port_range"];
+    for knob in knobs {
+        let line = shown
+            .iter()
+            .find(|l| l.split_whitespace().any(|w| w == knob))
+            .unwrap_or_else(|| panic!("{knob} not shown:\n{}", shown.join("\n")));
+        let after: Vec<&str> = line
+            .split_whitespace()
+            .skip_while(|w| *w != knob)
+            .skip(1)
+            .collect();
+        assert!(
+            after.first().is_some_and(|v| v.parse::<u64>().is_ok()),
+            "{knob} without its value on its line:\n{}",
+            shown.join("\n")
+        );
+        if knob != "somaxconn" {
+            // Two or three numbers: all on the line.
+            assert!(
+                after
+                    .iter()
+                    .take_while(|v| v.parse::<u64>().is_ok())
+                    .count()
+                    >= 2,
+                "{knob}: {line}"
+            );
+        }
+    }
+    tmux.keys("k", &["q"]);
+}

@@ -265,6 +265,10 @@ fn server_table(
 /// it: without a capture no query is seen on the wire, and without a probe
 /// none is sent.
 fn empty_reason(s: &DnsSummary) -> &'static str {
+    if s.config.is_none() {
+        // No sample carried DNS at all (yet, or in this recording).
+        return "no DNS data in the samples";
+    }
     match (s.probe_specs.is_empty(), s.passive_on) {
         (false, _) => "no results yet: the first probes are on their way",
         (true, true) => "no queries on the wire yet; n probes a name",
