@@ -318,10 +318,13 @@ The DNS tab shows the resolver configuration (nameservers of /etc/resolv.conf, a
 loopback server marked as a stub, search domains, options timeout, attempts,
 rotate, ndots; the number of /etc/hosts entries; the hosts line of
 nsswitch.conf), a table per server and source ("probe", or "wire" for queries
-seen by the capture) over the history (5 minutes): count, p50, p90, p99 and max
+seen by the capture; netlens's own probes seen on the wire count once, as
+probes) over the history (5 minutes): count, p50, p90, p99 and max
 latency in ms, timeouts, SERVFAIL, NXDOMAIN and REFUSED in percent; the selected
 server's latency histogram and, for probes, its timeline (one character per
-sample: a bar by latency, x timeout, n NXDOMAIN, ! other failure, \[pc] none);
+sample: a bar by latency, x timeout, n NXDOMAIN, u ICMP port unreachable
+(nothing listens on the server's port; "unreachable" in JSON), ! other failure,
+\[pc] none);
 the slowest and the failing names; and a PTR line when reverse lookups were seen.
 .PP
 Passive (the default, sends nothing): every DNS query over UDP port 53 that the

@@ -36,6 +36,7 @@ fn sample(i: u64) -> Sample {
         tcp: None,
         drops: None,
         queue_streak: 0,
+        v6only: false,
     };
     Sample {
         t: T0 + i as f64 + 0.004 + (i % 7) as f64 * 0.001,

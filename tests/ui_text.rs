@@ -78,3 +78,111 @@ fn sockets_at_80_columns_keep_the_process_and_sort_only_what_shows() {
     assert!(!line.contains("Flag"), "{line}");
     tmux.keys("narrow", &["q"]);
 }
+
+/// The DNS tab at 80x24 with a capture on lo and probes to a real DNS
+/// server on loopback port 53: each probe counts once (one `probe` row, no
+/// `wire` twin for the same server), and a probe to a closed port is named
+/// "port unreachable", not "error".
+#[test]
+fn dns_tab_counts_probes_once_and_names_port_unreachable() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let Some(tmux) = Tmux::new("uitext-dns") else {
+        return;
+    };
+    let server = match common::dns_server::DnsServer::start_on("127.0.24.53:53") {
+        Ok(server) => server,
+        Err(e) => {
+            println!("SKIP dns_tab_counts_probes_once: cannot bind 127.0.24.53:53: {e}");
+            return;
+        }
+    };
+    // Nothing listens on 127.0.24.54:53: the kernel answers ICMP port
+    // unreachable.
+    let command = format!(
+        "{NETLENS} --tab dns --iface lo --filter 'udp port 53' --interval 300ms \
+         --dns-probe A:fast.test --dns-server {} --dns-server 127.0.24.54:53",
+        server.addr
+    );
+    tmux.session("d", 80, 24, &command);
+    let rows = |lines: &[String], server: &str| {
+        lines
+            .iter()
+            .filter(|l| l.starts_with(server))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let shown = tmux.wait_for(
+        "d",
+        "three probes answered and the unreachable one",
+        |lines| {
+            rows(lines, "127.0.24.53:53").iter().any(|row| {
+                row.split_whitespace()
+                    .nth(2)
+                    .and_then(|n| n.parse::<u32>().ok())
+                    >= Some(3)
+            }) && lines.iter().any(|l| l.contains("port unreachable"))
+        },
+    );
+    let answered = rows(&shown, "127.0.24.53:53");
+    assert_eq!(
+        answered.len(),
+        1,
+        "one row per server:\n{}",
+        shown.join("\n")
+    );
+    assert!(answered[0].contains("probe"), "{}", shown.join("\n"));
+    let failing = shown
+        .iter()
+        .find(|l| l.starts_with("failing:"))
+        .unwrap_or_else(|| panic!("no failing line:\n{}", shown.join("\n")));
+    assert!(
+        failing.contains("port unreachable") && !failing.contains("error"),
+        "{failing}"
+    );
+    tmux.keys("d", &["q"]);
+}
+
+/// The TCP tab's knobs at 80x24: every knob's value is on its name's line
+/// (tcp_rmem's three numbers do not wrap away from it).
+#[test]
+fn tcp_knobs_keep_name_and_value_together_at_80x24() {
+    let Some(tmux) = Tmux::new("uitext-knobs") else {
+        return;
+    };
+    let command = format!("{NETLENS} --tab tcp --no-capture --interval 300ms");
+    tmux.session("k", 80, 24, &command);
+    let shown = tmux.wait_for("k", "the knobs", |lines| {
+        lines.iter().any(|l| l.contains("somaxconn"))
+    });
+    let knobs = ["somaxconn", "tcp_rmem", "tcp_wmem", "ip_local_port_range"];
+    for knob in knobs {
+        let line = shown
+            .iter()
+            .find(|l| l.split_whitespace().any(|w| w == knob))
+            .unwrap_or_else(|| panic!("{knob} not shown:\n{}", shown.join("\n")));
+        let after: Vec<&str> = line
+            .split_whitespace()
+            .skip_while(|w| *w != knob)
+            .skip(1)
+            .collect();
+        assert!(
+            after.first().is_some_and(|v| v.parse::<u64>().is_ok()),
+            "{knob} without its value on its line:\n{}",
+            shown.join("\n")
+        );
+        if knob != "somaxconn" {
+            // Two or three numbers: all on the line.
+            assert!(
+                after
+                    .iter()
+                    .take_while(|v| v.parse::<u64>().is_ok())
+                    .count()
+                    >= 2,
+                "{knob}: {line}"
+            );
+        }
+    }
+    tmux.keys("k", &["q"]);
+}

@@ -45,6 +45,12 @@ impl App {
         {
             self.interval = interval.min(crate::cli::MAX_INTERVAL);
         }
+        // The header names the host that recorded, not the one replaying.
+        if let Some(meta) = &player.reader().meta
+            && !meta.hostname.is_empty()
+        {
+            self.hostname = meta.hostname.clone();
+        }
         // Recorded packets go through a capture of their own, into the
         // Flows tab's state by the path live packets take.
         self.flows.capture = None;

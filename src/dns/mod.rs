@@ -25,8 +25,10 @@ pub enum Outcome {
     Nxdomain,
     Servfail,
     Refused,
-    /// Any other failure: another rcode, ICMP unreachable, a bad reply.
+    /// Any other failure: another rcode, a bad reply, no route.
     Error,
+    /// ICMP port unreachable: nothing listens on the server's port.
+    Unreachable,
 }
 
 impl Outcome {
@@ -38,6 +40,7 @@ impl Outcome {
             Outcome::Servfail => "servfail",
             Outcome::Refused => "refused",
             Outcome::Error => "error",
+            Outcome::Unreachable => "port unreachable",
         }
     }
 

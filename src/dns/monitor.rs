@@ -140,8 +140,12 @@ impl DnsMonitor {
     /// What one sample carries: the results completed since the last call,
     /// and those of the window for the findings.
     pub fn sample(&self, capture: Option<&Capture>) -> DnsSample {
-        let (passive, passive_dropped) = capture.map(|c| c.take_dns()).unwrap_or_default();
+        let (mut passive, passive_dropped) = capture.map(|c| c.take_dns()).unwrap_or_default();
         let probes = self.prober.as_ref().map(Prober::take).unwrap_or_default();
+        // Our own probes, seen on the wire too, count once: as probes.
+        if let Some(prober) = &self.prober {
+            passive.retain(|seen| !prober.sent(seen));
+        }
         let recent = self.remember(&probes, &passive);
         let (passive_on, passive_error) = match capture {
             Some(c) if c.is_active() => (true, None),

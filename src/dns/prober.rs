@@ -16,12 +16,20 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Results waiting to be taken at most (no consumer must not mean no bound).
 const MAX_PENDING: usize = 10_000;
+/// Queries remembered as sent, to tell our own apart on the wire.
+const SENT_KEPT: usize = 4_096;
+/// How far apart (seconds) the probe's clock and the capture's timestamp of
+/// the same query may be.
+const SAME_QUERY_S: f64 = 1.0;
+
 /// How often a waiting thread looks at the stop flag.
 const STOP_CHECK: Duration = Duration::from_millis(100);
 
 struct Shared {
     specs: Vec<ProbeSpec>,
     results: Vec<DnsResult>,
+    /// The queries sent lately: (time, server, name, qtype).
+    sent: std::collections::VecDeque<(f64, String, String, String)>,
 }
 
 pub struct Prober {
@@ -49,6 +57,7 @@ impl Prober {
         let shared = Arc::new(Mutex::new(Shared {
             specs,
             results: Vec::new(),
+            sent: std::collections::VecDeque::new(),
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
@@ -91,6 +100,21 @@ impl Prober {
         std::mem::take(&mut lock(&self.shared).results)
     }
 
+    /// Whether a query seen on the wire is one of our probes (same server
+    /// and question, sent within a second of it): the DNS tab counts it once,
+    /// as the probe, not a second time as traffic.
+    pub fn sent(&self, seen: &DnsResult) -> bool {
+        lock(&self.shared)
+            .sent
+            .iter()
+            .any(|(t, server, name, qtype)| {
+                (t - seen.t).abs() < SAME_QUERY_S
+                    && *server == seen.server
+                    && *name == seen.name
+                    && *qtype == seen.qtype
+            })
+    }
+
     pub fn specs(&self) -> Vec<String> {
         lock(&self.shared)
             .specs
@@ -126,6 +150,19 @@ fn run(
         for spec in &specs {
             if stop.load(Ordering::Relaxed) {
                 return;
+            }
+            {
+                let mut shared = lock(shared);
+                if shared.sent.len() >= SENT_KEPT {
+                    shared.sent.pop_front();
+                }
+                let now = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0.0, |d| d.as_secs_f64());
+                let question = (spec.name.clone(), spec.qtype.label().to_string());
+                shared
+                    .sent
+                    .push_back((now, server.to_string(), question.0, question.1));
             }
             let result = query(server, spec, timeout, random_id(), stop);
             let mut shared = lock(shared);
@@ -229,7 +266,12 @@ pub fn query(
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) => {}
-            // ICMP port unreachable and the like: the server is not there.
+            // ICMP port unreachable: nothing listens there (on Linux a
+            // connected UDP socket reads it as ECONNREFUSED).
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                result.outcome = Outcome::Unreachable;
+                return result;
+            }
             Err(_) => return result,
         }
     }

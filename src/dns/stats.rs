@@ -23,6 +23,8 @@ pub struct Stats {
     pub nxdomain: u64,
     pub refused: u64,
     pub errors: u64,
+    /// ICMP port unreachable (refused by the host, not by a DNS server).
+    pub unreachable: u64,
     /// For names: the query type is PTR.
     pub ptr: bool,
     /// For names: the servers asked.
@@ -48,10 +50,16 @@ impl Stats {
         }
     }
 
-    /// Queries that failed: timeouts, SERVFAIL, REFUSED, errors (NXDOMAIN
-    /// is an answer, but a failing name all the same for the user).
+    /// Queries that failed: timeouts, SERVFAIL, REFUSED, port unreachable,
+    /// errors (NXDOMAIN is an answer, but a failing name all the same for
+    /// the user).
     pub fn failures(&self) -> u64 {
-        self.timeouts + self.servfail + self.nxdomain + self.refused + self.errors
+        self.timeouts
+            + self.servfail
+            + self.nxdomain
+            + self.refused
+            + self.errors
+            + self.unreachable
     }
 
     fn add(&mut self, result: &DnsResult) {
@@ -62,6 +70,7 @@ impl Stats {
             Outcome::Nxdomain => self.nxdomain += 1,
             Outcome::Refused => self.refused += 1,
             Outcome::Error => self.errors += 1,
+            Outcome::Unreachable => self.unreachable += 1,
             Outcome::Ok => {}
         }
         if let Some(latency) = result.latency_ms {

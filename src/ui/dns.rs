@@ -8,7 +8,7 @@
 //! server               via      n   p50   p90   p99   max  tmo SRVF NXD% REF%
 //! 127.0.0.1:5353       probe    9   0.2   301   301   301    3    0    0    0
 //! latency ≤1ms 6 ███  ≤500ms 3 █▌
-//! timeline ▁▁x▇▁▁x▇  (x timeout, ! error, · none; newest right)
+//! timeline ▁▁x▇▁▁x▇  x timeout u port unreachable ! error · none
 //! slowest: A slow.test 301ms · A fast.test 0.3ms
 //! failing: PTR 198.18.0.9 timeout 3/3
 //! PTR: 3 reverse lookups, 3 unanswered: each stalls its caller 5 s
@@ -172,7 +172,7 @@ const TITLES: [&str; 11] = [
 const WIDTHS: [u16; 11] = [21, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4];
 /// Columns by importance: a narrow pane drops from the end of this list
 /// rather than squeezing the server address.
-const PRIORITY: [usize; 11] = [0, 4, 7, 2, 3, 6, 1, 9, 8, 5, 10];
+const PRIORITY: [usize; 11] = [0, 1, 4, 7, 2, 3, 6, 9, 8, 5, 10];
 
 /// The column indexes (in table order) that fit in `width`.
 fn columns_that_fit(width: u16) -> Vec<usize> {
@@ -272,6 +272,10 @@ fn server_table(
 /// it: without a capture no query is seen on the wire, and without a probe
 /// none is sent.
 fn empty_reason(s: &DnsSummary) -> &'static str {
+    if s.config.is_none() {
+        // No sample carried DNS at all (yet, or in this recording).
+        return "no DNS data in the samples";
+    }
     match (s.probe_specs.is_empty(), s.passive_on) {
         (false, _) => "no results yet: the first probes are on their way",
         (true, true) => "no queries on the wire yet; n probes a name",
@@ -300,7 +304,8 @@ fn detail_lines(row: &ServerRow, width: usize, theme: Theme) -> Vec<Line<'static
     }
     let mut lines = vec![Line::from(spans)];
     if row.source == "probe" {
-        let room = width.saturating_sub(9 + 34).max(8);
+        const LEGEND: &str = "  x timeout u port unreachable ! error · none";
+        let room = width.saturating_sub(9 + LEGEND.chars().count()).max(8);
         let start = row.timeline.len().saturating_sub(room);
         let ticks: String = row.timeline[start..]
             .iter()
@@ -309,7 +314,7 @@ fn detail_lines(row: &ServerRow, width: usize, theme: Theme) -> Vec<Line<'static
         lines.push(Line::from(vec![
             Span::styled("timeline ", theme.header()),
             Span::raw(ticks),
-            Span::styled("  x timeout ! error · none, newest right", theme.dim()),
+            Span::styled(LEGEND, theme.dim()),
         ]));
     }
     lines
@@ -321,6 +326,8 @@ fn tick_char(tick: Tick) -> char {
         Tick::Idle => '·',
         Tick::Failed(Outcome::Timeout) => 'x',
         Tick::Failed(Outcome::Nxdomain) => 'n',
+        Tick::Failed(Outcome::Unreachable) => 'u',
+        Tick::Failed(Outcome::Error) => '!',
         Tick::Failed(_) => '!',
         Tick::Answered(ms) => {
             const BARS: [(f64, char); 7] = [
@@ -370,6 +377,7 @@ fn name_lines(s: &DnsSummary, width: usize, theme: Theme) -> Vec<Line<'static>> 
             (n.nxdomain, "NXDOMAIN"),
             (n.refused, "REFUSED"),
             (n.errors, "error"),
+            (n.unreachable, "port unreachable (ICMP)"),
         ]
         .into_iter()
         .filter(|(count, _)| *count > 0)

@@ -20,7 +20,7 @@ use crate::model::tcp_rates::TcpRates;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 const TAB_FINDINGS: &[&str] = &[
     findings::SYN_FLOOD,
@@ -56,7 +56,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .flat_map(|f| super::findings_list::whole(f, usize::from(area.width), theme))
         .collect();
     let findings_height = (finding_lines.len() as u16).clamp(1, (area.height / 2).max(1));
-    let knobs_height = if area.height >= 14 { 3 } else { 0 };
+    let knobs = knob_lines(tcp, area.width, theme);
+    let knobs_height = if area.height >= 14 {
+        (knobs.len() as u16).min(4)
+    } else {
+        0
+    };
     let [top, knobs_area, findings_area] = Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(knobs_height),
@@ -85,7 +90,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         rates,
         theme,
     );
-    render_knobs(frame, knobs_area, tcp, theme);
+    frame.render_widget(Paragraph::new(knobs), knobs_area);
     render_findings(frame, findings_area, finding_lines, theme);
 }
 
@@ -280,20 +285,27 @@ fn render_counters(
     );
 }
 
-fn render_knobs(frame: &mut Frame, area: Rect, tcp: &TcpSample, theme: Theme) {
-    if area.height == 0 {
-        return;
-    }
-    let mut spans = vec![Span::styled("knobs ", theme.header())];
+/// The knobs as lines of `width`: whole "name value" pairs per line, so a
+/// value such as tcp_rmem's three numbers never wraps away from its name.
+fn knob_lines(tcp: &TcpSample, width: u16, theme: Theme) -> Vec<Line<'static>> {
+    // Whole "name value" pairs per line: a value such as tcp_rmem's three
+    // numbers never wraps away from its name.
+    let width = usize::from(width);
+    let mut lines = vec![Line::from(Span::styled("knobs", theme.header()))];
     for name in KNOBS {
         let short = name.rsplit('.').next().unwrap_or(name);
-        spans.push(Span::styled(format!("{short} "), theme.dim()));
-        spans.push(Span::raw(format!("{}  ", tcp.knob(name).unwrap_or("?"))));
+        let value = tcp.knob(name).unwrap_or("?");
+        let needed = 2 + short.chars().count() + 1 + value.chars().count();
+        let line = lines.last_mut().expect("one line at least");
+        if line.width() > 0 && line.width() + needed > width {
+            lines.push(Line::default());
+        }
+        let line = lines.last_mut().expect("one line at least");
+        let gap = if line.width() == 0 { "" } else { "  " };
+        line.push_span(Span::styled(format!("{gap}{short} "), theme.dim()));
+        line.push_span(Span::raw(value.to_string()));
     }
-    frame.render_widget(
-        Paragraph::new(Line::from(spans)).wrap(Wrap { trim: true }),
-        area,
-    );
+    lines
 }
 
 fn render_findings(frame: &mut Frame, area: Rect, mut lines: Vec<Line>, theme: Theme) {
