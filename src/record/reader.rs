@@ -64,10 +64,14 @@ impl Reader {
     pub fn open(path: &Path) -> Result<Reader> {
         let file = File::open(path)
             .with_context(|| format!("cannot open the recording {}", path.display()))?;
-        let len = file
+        let metadata = file
             .metadata()
-            .with_context(|| format!("cannot read {}", path.display()))?
-            .len();
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        // A device or a pipe has no length to read a recording by.
+        if !metadata.is_file() {
+            bail!("{}: not a regular file, so not a recording", path.display());
+        }
+        let len = metadata.len();
         let mut head = vec![0u8; format::HEADER_LEN.min(len as usize)];
         file.read_exact_at(&mut head, 0)
             .with_context(|| format!("cannot read {}", path.display()))?;
