@@ -258,3 +258,18 @@ fn hostile_values_on_every_parsed_flag() {
         }
     }
 }
+
+/// Messages that say what is true about a file that is not what it should be.
+#[test]
+fn wrong_files_are_named_for_what_they_are() {
+    let dir = scratch();
+    let line = error_line(&netlens(&["read", dir.to_str().unwrap()]));
+    assert!(line.contains("is a directory"), "{line}");
+    let line = error_line(&netlens(&["replay", "--info", "/dev/urandom"]));
+    assert!(line.contains("not a regular file"), "{line}");
+    let recording = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v2.0-capture.nlrec");
+    let prefix = dir.join("prefix.nlrec");
+    std::fs::write(&prefix, &std::fs::read(recording).unwrap()[..12]).unwrap();
+    let line = error_line(&netlens(&["replay", "--info", prefix.to_str().unwrap()]));
+    assert!(line.contains("the file ends inside its header"), "{line}");
+}

@@ -279,8 +279,12 @@ fn seeks_land_on_the_newest_sample_at_or_before() {
         let expect = (target.floor().clamp(0.0, 299.0)) as usize;
         assert_eq!(located.sample, samples[expect], "seek to +{target}");
     }
+    // The player (t, --at in the view) lands on the nearest sample, the
+    // later one on a tie.
     let mut player = Player::new(Reader::open(&path).unwrap()).unwrap();
     player.seek(T0 + 125.5);
+    assert_eq!(player.current().unwrap(), samples[126]);
+    player.seek(T0 + 125.4);
     assert_eq!(player.current().unwrap(), samples[125]);
     assert_eq!(player.position(), (125, 300));
     player.jump(60.0);

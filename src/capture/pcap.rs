@@ -59,7 +59,13 @@ impl PcapReader {
     pub fn open(path: &Path) -> Result<Self> {
         let shown = path.display().to_string();
         let file = File::open(path).map_err(|e| anyhow!("cannot open {shown}: {e}"))?;
-        let size = file.metadata().map_or(0, |m| m.len());
+        let metadata = file
+            .metadata()
+            .map_err(|e| anyhow!("cannot read {shown}: {e}"))?;
+        if metadata.is_dir() {
+            return Err(anyhow!("{shown} is a directory, not a pcap or pcapng file"));
+        }
+        let size = metadata.len();
         let mut input = BufReader::with_capacity(1 << 20, file);
         let mut magic = [0u8; 4];
         input

@@ -137,7 +137,7 @@ impl Header {
     /// Checks the magic and the major version.
     pub fn decode(bytes: &[u8]) -> Result<Header> {
         if bytes.len() < HEADER_LEN {
-            if MAGIC.starts_with(bytes) {
+            if MAGIC.starts_with(bytes) || bytes.starts_with(&MAGIC) {
                 bail!("the file ends inside its header (the recorder stopped before writing it)");
             }
             bail!("not a netlens recording (too short, no header)");
