@@ -634,8 +634,88 @@ fn sockets_tab_80x24() {
     let text = format!("{}", render(&mut app, 80, 24).backend());
     // Largest queues first; highlighted rows say why in words.
     assert!(text.contains("STUCK") && text.contains("FULL"), "{text}");
-    assert!(text.contains("unix 17"), "{text}");
+    // The header gives up the unix count before it cuts TX.
+    assert!(text.contains("TX 126.3Mb/s 240.3kp/s"), "{text}");
+    let wide = format!("{}", render(&mut app, 160, 24).backend());
+    assert!(wide.contains("unix 17"), "{wide}");
     insta::assert_snapshot!(render(&mut app, 80, 24).backend());
+}
+
+/// Issue 24: the 80-column header lost TX while REC showed; it gives up
+/// detail (unix count, packet rates, interval) first and keeps RX, TX and
+/// REC whole down to 60 columns.
+#[test]
+fn header_keeps_rx_tx_and_rec_at_80_and_60_columns() {
+    let mut app = stack_app('2');
+    let dir = std::env::temp_dir().join(format!("netlens-header-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let meta = netlens::record::meta("host", std::time::Duration::from_secs(1));
+    app.recording = Some(netlens::record::Recorder::create(&dir.join("a.nlrec"), &meta).unwrap());
+    for width in [80u16, 60] {
+        let text = format!("{}", render(&mut app, width, 24).backend());
+        let header = text.lines().next().unwrap();
+        assert!(header.contains("● REC"), "{width}: {header}");
+        assert!(header.contains("RX 5.3Gb/s"), "{width}: {header}");
+        assert!(header.contains("TX 126.3Mb/s"), "{width}: {header}");
+        // The footer shows whole hints only, the table's filter among them
+        // at 80 columns (F2/F3 pushed it off and were cut: "F3 se").
+        let footer = text.lines().last().unwrap().trim_matches('"').trim_end();
+        let last_hint = footer.rsplit("  ").next().unwrap_or(footer);
+        assert!(
+            !footer.ends_with(" F3 se"),
+            "{width}: {footer} ({last_hint})"
+        );
+        if width == 80 {
+            assert!(footer.contains("/ filter"), "{footer}");
+        }
+    }
+    drop(app);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 24: the help screen was clipped at 80 columns; every key's text is
+/// whole on some page of it (wrapped under itself where the column is
+/// narrow), at 80x24 and in a 50-column pane.
+#[test]
+fn help_shows_every_key_text_whole_at_80_and_50_columns() {
+    // Tall enough not to scroll: the width alone decides the wrapping.
+    for width in [80u16, 50] {
+        let mut app = app_with_samples();
+        app.on_key(Key::Char('?'));
+        let text = format!("{}", render(&mut app, width, 200).backend());
+        let rows: Vec<Vec<char>> = text
+            .lines()
+            .map(|line| line.trim_matches('"').chars().collect())
+            .collect();
+        // Two columns from 78 columns on: read the left one, then the right.
+        let inner = usize::from(width) - 2;
+        let split = if width >= 78 {
+            1 + inner / 2
+        } else {
+            width as usize
+        };
+        let mut seen = String::new();
+        for range in [1..split, split..usize::from(width) - 1] {
+            for row in &rows {
+                let part: String = row.get(range.clone()).unwrap_or(&[]).iter().collect();
+                seen.push_str(part.trim_matches(|c| c == '│' || c == ' '));
+                seen.push(' ');
+            }
+        }
+        let joined = seen.split_whitespace().collect::<Vec<_>>().join(" ");
+        for binding in netlens::app::keymap::BINDINGS {
+            let help = binding
+                .help
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(
+                joined.contains(&help),
+                "{width} columns: {help:?} is not whole in the help:\n{text}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -355,18 +355,18 @@ pub const BINDINGS: &[Binding] = &[
         hint: None,
     },
     Binding {
-        keys: &[F(3)],
-        action: Action::Search,
-        scope: Scope::View,
-        help: "search; F3 again: next match",
-        hint: Some("search"),
-    },
-    Binding {
         keys: &[Char('/'), F(4)],
         action: Action::Filter,
         scope: Scope::View,
         help: "filter rows by text",
         hint: Some("filter"),
+    },
+    Binding {
+        keys: &[F(3)],
+        action: Action::Search,
+        scope: Scope::View,
+        help: "search; F3 again: next match",
+        hint: Some("search"),
     },
     Binding {
         keys: &[F(5)],

@@ -12,7 +12,25 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// The header: identity and mode, then what is running (LOAD, REC, capture
+/// drops), then the host's RX and TX. A narrow terminal first loses detail
+/// (the unix count, packet rates, the load's kind, the interval, the host
+/// name's length), never RX, TX or a running LOAD or REC.
 pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let line = (0..=HEADER_DETAIL_LEVELS)
+        .map(|level| header_line(app, theme, level))
+        .find(|line| line.width() <= usize::from(area.width))
+        .unwrap_or_else(|| header_line(app, theme, HEADER_DETAIL_LEVELS));
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// How many steps of detail the header can give up (see `header_line`).
+const HEADER_DETAIL_LEVELS: u8 = 5;
+
+/// The header with `shed` steps of detail given up: 1 drops the unix
+/// count, 2 the packet rates, 3 the load's kind and the interval, 4 cuts the
+/// host name to 8 characters, 5 leaves it out.
+fn header_line(app: &App, theme: Theme, shed: u8) -> Line<'static> {
     let (_, current) = app.shown();
     let mode = match app.mode() {
         Mode::Live => Span::styled("live", theme.good()),
@@ -26,35 +44,43 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             theme.active_tab(),
         ),
     };
+    let host = match shed {
+        0..=3 => format!(" {} ", format::fit(&app.hostname, 16)),
+        4 => format!(" {} ", format::fit(&app.hostname, 8)),
+        _ => " ".to_string(),
+    };
+    let interval = if shed >= 3 {
+        " ".to_string()
+    } else {
+        format!(" {:?} ", app.interval)
+    };
     let mut spans = vec![
         Span::styled("netlens", theme.title()),
-        Span::raw(format!(" {} ", format::fit(&app.hostname, 16))),
+        Span::raw(host),
         Span::styled("ns:", theme.dim()),
         Span::raw(format::fit(current.map_or("…", |s| s.netns.as_str()), 20)),
-        Span::raw(format!(" {:?} ", app.interval)),
+        Span::raw(interval),
         mode,
     ];
-    if let Some(tcp) = current.and_then(|c| c.tcp.as_ref()) {
-        spans.push(Span::styled("  unix ", theme.dim()));
-        spans.push(Span::raw(tcp.unix_sockets.to_string()));
-    }
     if let Some(running) = &app.load.running {
         // A load runs while the user watches the other tabs: say so everywhere.
-        spans.push(Span::styled(
+        let text = if shed >= 3 {
+            format!(" LOAD {:.0}% ", running.progress() * 100.0)
+        } else {
             format!(
                 " LOAD {} {:.0}% ",
                 running.kind.name(),
                 running.progress() * 100.0
-            ),
-            theme.warn(),
-        ));
+            )
+        };
+        spans.push(Span::styled(text, theme.warn()));
     }
     if app.recording.is_some() {
         // The word says it; red only adds to it.
         spans.push(Span::styled(" ● REC ", theme.alert()));
     }
     // Packets the capture ring lost, so the Flows numbers are not silently
-    // short (before the totals: narrow terminals cut from the right).
+    // short.
     if let Some(capture) = current.and_then(|s| s.capture.as_ref())
         && capture.active
         && capture.kernel_dropped > 0
@@ -65,20 +91,29 @@ pub fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         ));
     }
     if let Some(totals) = app.derived.totals {
+        let rate = |bits: f64, packets: f64| {
+            if shed >= 2 {
+                format::bits_short(bits)
+            } else {
+                format!(
+                    "{} {}",
+                    format::bits_short(bits),
+                    format::packets_short(packets)
+                )
+            }
+        };
         spans.push(Span::styled("  RX ", theme.rx()));
-        spans.push(Span::raw(format!(
-            "{} {}",
-            format::bits_short(totals.rx_bits),
-            format::packets_short(totals.rx_packets)
-        )));
+        spans.push(Span::raw(rate(totals.rx_bits, totals.rx_packets)));
         spans.push(Span::styled("  TX ", theme.tx()));
-        spans.push(Span::raw(format!(
-            "{} {}",
-            format::bits_short(totals.tx_bits),
-            format::packets_short(totals.tx_packets)
-        )));
+        spans.push(Span::raw(rate(totals.tx_bits, totals.tx_packets)));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    if shed == 0
+        && let Some(tcp) = current.and_then(|c| c.tcp.as_ref())
+    {
+        spans.push(Span::styled("  unix ", theme.dim()));
+        spans.push(Span::raw(tcp.unix_sockets.to_string()));
+    }
+    Line::from(spans)
 }
 
 pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
@@ -212,7 +247,13 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     }
     let in_load = app.tab == Tab::Load;
     let in_flow = app.flow_detail_shown();
-    for binding in BINDINGS {
+    // Whole hints only, as many as fit: a cut hint ("F3 se") reads as
+    // noise. The setup key is offered last: in a narrow footer the keys of
+    // the table on screen matter more (help lists them all).
+    let mut width: usize = spans.iter().map(|span| span.width()).sum();
+    let mut bindings: Vec<_> = BINDINGS.iter().collect();
+    bindings.sort_by_key(|binding| binding.action == Action::Setup);
+    for binding in bindings {
         // The Load tab has its own keys; the table keys belong elsewhere.
         let shown = match binding.scope {
             Scope::Global => true,
@@ -234,8 +275,15 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             continue;
         }
         if let Some(hint) = binding.hint {
-            spans.push(Span::styled(hint_label(binding.keys), theme.key()));
-            spans.push(Span::raw(format!(" {hint} ")));
+            let label = hint_label(binding.keys);
+            let text = format!(" {hint} ");
+            let needed = label.chars().count() + text.chars().count();
+            if width + needed > usize::from(area.width) + 1 {
+                continue;
+            }
+            width += needed;
+            spans.push(Span::styled(label, theme.key()));
+            spans.push(Span::raw(text));
         }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

@@ -12,8 +12,16 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 /// Draws the help and returns the scroll offset actually used (clamped).
 pub fn render(frame: &mut Frame, area: Rect, scroll: u16, theme: Theme) -> u16 {
     frame.render_widget(Clear, area);
-    let lines = help_lines(theme);
     let two_columns = area.width >= 78;
+    // The inner width of one column: a text too long for it wraps under
+    // itself instead of being cut.
+    let inner_width = usize::from(area.width.saturating_sub(2));
+    let column_width = if two_columns {
+        inner_width.saturating_sub(1) / 2
+    } else {
+        inner_width
+    };
+    let lines = help_lines(theme, column_width);
     let per_column = if two_columns {
         lines.len().div_ceil(2)
     } else {
@@ -45,15 +53,18 @@ pub fn render(frame: &mut Frame, area: Rect, scroll: u16, theme: Theme) -> u16 {
     scroll
 }
 
-fn help_lines(theme: Theme) -> Vec<Line<'static>> {
+fn help_lines(theme: Theme, width: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for scope in SCOPES {
         lines.push(Line::from(Span::styled(scope.title(), theme.header())));
         for binding in BINDINGS.iter().filter(|b| b.scope == *scope) {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {:<10}", keys_label(binding.keys)), theme.key()),
-                Span::raw(binding.help),
-            ]));
+            key_lines(
+                &mut lines,
+                &keys_label(binding.keys),
+                binding.help,
+                width,
+                theme,
+            );
         }
         lines.push(Line::from(""));
     }
@@ -62,14 +73,34 @@ fn help_lines(theme: Theme) -> Vec<Line<'static>> {
         theme.header(),
     )));
     for (key, help) in PROMPT_KEYS {
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {:<10}", key_label(*key)), theme.key()),
-            Span::raw(*help),
-        ]));
+        key_lines(&mut lines, &key_label(*key), help, width, theme);
     }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("Mouse", theme.header())));
     lines.push(Line::from("  click a tab or a row to select it;"));
     lines.push(Line::from("  only with --mouse or mouse = true"));
     lines
+}
+
+/// A key and what it does, the text wrapped under itself (indented past the
+/// key) when the column is too narrow for it.
+fn key_lines(lines: &mut Vec<Line<'static>>, keys: &str, help: &str, width: usize, theme: Theme) {
+    const INDENT: usize = 12;
+    let wrapped = super::format::wrap(help, width.saturating_sub(INDENT).max(8));
+    // Keys too long for their room ("Space Enter") get a line of their own.
+    let own_line = keys.chars().count() >= INDENT - 2;
+    if own_line {
+        lines.push(Line::from(Span::styled(format!("  {keys}"), theme.key())));
+    }
+    for (i, text) in wrapped.into_iter().enumerate() {
+        let label = if i == 0 && !own_line {
+            format!("  {keys:<10}")
+        } else {
+            " ".repeat(INDENT)
+        };
+        lines.push(Line::from(vec![
+            Span::styled(label, theme.key()),
+            Span::raw(text),
+        ]));
+    }
 }
