@@ -430,4 +430,39 @@ mod tests {
         let (a, b) = pair(LinkCounters::default(), after, None);
         assert!(evaluate(Some(&a), &b, &D).is_empty());
     }
+
+    #[test]
+    fn a_standing_qdisc_backlog_without_drops_warns() {
+        let (mut a, mut b) = pair(LinkCounters::default(), LinkCounters::default(), None);
+        let queue = |backlog_packets| {
+            Some(crate::model::QdiscStats {
+                kind: "pfifo".into(),
+                handle: "1:".into(),
+                backlog_bytes: 64 * 1024,
+                backlog_packets,
+                ..Default::default()
+            })
+        };
+        a.interfaces[0].qdisc = queue(60);
+        b.interfaces[0].qdisc = queue(60);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
+        let saturated = found.iter().find(|f| f.id == IFACE_SATURATED).unwrap();
+        assert_eq!(saturated.severity, Severity::Warn);
+        assert_eq!(
+            saturated.summary,
+            "eth0: no link speed; qdisc pfifo backlog 64 KiB (60 packets)"
+        );
+        assert!(saturated.hint.contains("txqueuelen"), "{}", saturated.hint);
+        // A backlog in one sample only is a burst, not a standing queue.
+        a.interfaces[0].qdisc = queue(0);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
+        assert!(found.iter().all(|f| f.id != IFACE_SATURATED));
+        // With a link speed, %util judges it, not the queue.
+        a.interfaces[0].qdisc = queue(60);
+        for s in [&mut a, &mut b] {
+            s.interfaces[0].speed_mbps = Some(1000);
+        }
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
+        assert!(found.iter().all(|f| f.id != IFACE_SATURATED));
+    }
 }
