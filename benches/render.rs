@@ -37,6 +37,7 @@ fn sample(mono: f64, interfaces: usize) -> Sample {
                     ..Default::default()
                 },
                 loopback: false,
+                qdisc: None,
             })
             .collect(),
         ..Default::default()

@@ -12,8 +12,9 @@ mod flows;
 mod hysteresis;
 pub use hysteresis::{Engine, Hold};
 
+use crate::model::InterfaceSample;
 use crate::model::Sample;
-use crate::model::rates::{InterfaceRates, interface_util};
+use crate::model::rates::{InterfaceRates, QdiscRates, interface_util};
 use serde::Serialize;
 
 /// Every finding id netlens can raise today; the man page documents each.
@@ -148,6 +149,11 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
             }
             findings.push(finding);
         }
+        if iface.link_speed().is_none()
+            && let Some(finding) = queue_saturated(iface, previous, current, limits)
+        {
+            findings.push(finding);
+        }
         if let Some(util) = interface_util(iface, &rates)
             && util >= limits.iface_saturated_warn_percent
         {
@@ -186,6 +192,74 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     findings.extend(dns::evaluate(current, limits));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
+}
+
+/// iface-saturated for a device without a link speed: %util means nothing
+/// there, so its root qdisc tells instead. Drops mean it is past its limit
+/// (crit); a backlog that stays from one sample to the next means it is at
+/// it (warn).
+fn queue_saturated(
+    iface: &InterfaceSample,
+    previous: Option<&Sample>,
+    current: &Sample,
+    limits: &Thresholds,
+) -> Option<Finding> {
+    let qdisc = iface.qdisc.as_ref()?;
+    let rates = QdiscRates::for_interface(previous, current, iface);
+    let drops = rates
+        .drops
+        .filter(|&d| d > limits.qdisc_drop_per_s && d > 0.0);
+    let backlog = u64::from(limits.qdisc_backlog_packets);
+    let standing = qdisc.backlog_packets >= backlog
+        && rates.backlog_packets_before.is_some_and(|b| b >= backlog);
+    if drops.is_none() && !standing {
+        return None;
+    }
+    let name = &iface.name;
+    let mut what = format!("{name}: no link speed; qdisc {}", qdisc.kind);
+    if let Some(drops) = drops {
+        what.push_str(&format!(" dropped {drops:.0} packets/s,"));
+    }
+    what.push_str(&format!(
+        " backlog {} ({} packets)",
+        backlog_size(qdisc.backlog_bytes),
+        qdisc.backlog_packets
+    ));
+    // pfifo_fast and pfifo take their limit from txqueuelen; other qdiscs
+    // have their own limit or rate.
+    let limit = match qdisc.kind.as_str() {
+        "pfifo_fast" | "pfifo" => format!(
+            "its queue is the device's txqueuelen: raise it (`ip link set dev {name} txqueuelen N`)"
+        ),
+        kind => format!(
+            "the {kind} qdisc {} is what limits it: raise its rate or limit (`tc qdisc change dev {name} root {kind} ...`)",
+            qdisc.handle
+        ),
+    };
+    Some(Finding {
+        hold: Hold::default(),
+        id: IFACE_SATURATED,
+        severity: if drops.is_some() {
+            Severity::Crit
+        } else {
+            Severity::Warn
+        },
+        summary: what,
+        hint: format!("{limit}, or find the sender in Flows; see `tc -s qdisc show dev {name}`"),
+        evidence: Evidence {
+            tab: "interfaces",
+            row: name.clone(),
+        },
+    })
+}
+
+/// A queue's size as tc would say it, in B, KiB or MiB.
+fn backlog_size(bytes: u64) -> String {
+    match bytes {
+        0..1024 => format!("{bytes} B"),
+        1024..1_048_576 => format!("{:.0} KiB", bytes as f64 / 1024.0),
+        _ => format!("{:.1} MiB", bytes as f64 / 1_048_576.0),
+    }
 }
 
 /// `backlog` is net.core.netdev_max_backlog (host-wide: a namespace other
@@ -355,5 +429,40 @@ mod tests {
         };
         let (a, b) = pair(LinkCounters::default(), after, None);
         assert!(evaluate(Some(&a), &b, &D).is_empty());
+    }
+
+    #[test]
+    fn a_standing_qdisc_backlog_without_drops_warns() {
+        let (mut a, mut b) = pair(LinkCounters::default(), LinkCounters::default(), None);
+        let queue = |backlog_packets| {
+            Some(crate::model::QdiscStats {
+                kind: "pfifo".into(),
+                handle: "1:".into(),
+                backlog_bytes: 64 * 1024,
+                backlog_packets,
+                ..Default::default()
+            })
+        };
+        a.interfaces[0].qdisc = queue(60);
+        b.interfaces[0].qdisc = queue(60);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
+        let saturated = found.iter().find(|f| f.id == IFACE_SATURATED).unwrap();
+        assert_eq!(saturated.severity, Severity::Warn);
+        assert_eq!(
+            saturated.summary,
+            "eth0: no link speed; qdisc pfifo backlog 64 KiB (60 packets)"
+        );
+        assert!(saturated.hint.contains("txqueuelen"), "{}", saturated.hint);
+        // A backlog in one sample only is a burst, not a standing queue.
+        a.interfaces[0].qdisc = queue(0);
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
+        assert!(found.iter().all(|f| f.id != IFACE_SATURATED));
+        // With a link speed, %util judges it, not the queue.
+        a.interfaces[0].qdisc = queue(60);
+        for s in [&mut a, &mut b] {
+            s.interfaces[0].speed_mbps = Some(1000);
+        }
+        let found = evaluate(Some(&a), &b, &Thresholds::DEFAULT);
+        assert!(found.iter().all(|f| f.id != IFACE_SATURATED));
     }
 }

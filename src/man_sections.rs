@@ -31,7 +31,13 @@ otherwise (rx+tx)/speed; null when the speed is unknown), \fBrx_errors_per_s\fR,
 \fBrx_overruns_per_s\fR, \fBtx_carrier_per_s\fR, \fBcollisions_per_s\fR;
 raw counters: \fBrx_bytes\fR, \fBtx_bytes\fR, \fBrx_packets\fR, \fBtx_packets\fR,
 \fBrx_errors\fR, \fBtx_errors\fR, \fBrx_dropped\fR, \fBtx_dropped\fR, \fBrx_overruns\fR,
-\fBtx_carrier\fR, \fBcollisions\fR. A rate is null when the interface has no earlier
+\fBtx_carrier\fR, \fBcollisions\fR;
+\fBqdisc\fR: the root qdisc as \fBtc \-s qdisc show dev IF\fR prints it (null when not
+collected, e.g. an old recording): \fBkind\fR, \fBhandle\fR ("8001:"), counters \fBbytes\fR,
+\fBpackets\fR, \fBdrops\fR, \fBoverlimits\fR, \fBrequeues\fR, the queue now:
+\fBbacklog_bytes\fR, \fBbacklog_packets\fR, and rates \fBbytes_per_s\fR, \fBpackets_per_s\fR,
+\fBdrops_per_s\fR, \fBoverlimits_per_s\fR, \fBrequeues_per_s\fR (null when the qdisc
+was replaced). A rate is null when the interface has no earlier
 sample to compare with: it just appeared, was re-created, or its counters went
 backwards. A reset never shows as a spike.
 .TP
@@ -175,7 +181,12 @@ the interval. The hint names the usual cause and the command to look further.
 \fBiface\-saturated\fR
 An interface ran at 80% (warn) or 95% (crit) of its link speed, by sar's %ifutil.
 Virtual devices (veth, bridge, dummy, tun, tunnels, loopback: by link kind) have no
-link speed; their drops raise iface\-errors, which then says so.
+link speed; their drops raise iface\-errors, which then says so. A device without a
+link speed (virtual, or its driver does not say) is judged by its root qdisc
+instead, as \fBtc \-s qdisc show dev IF\fR shows it: it is saturated when the qdisc
+drops packets (crit; over \fBqdisc_drop_per_s\fR) or holds a standing backlog of at
+least \fBqdisc_backlog_packets\fR in two samples in a row (warn). The summary gives
+the drops per second and the backlog; the fix names the qdisc and what limits it.
 .TP
 \fBconntrack\-full\fR
 The conntrack table is nearly full: nf_conntrack_count is at least 80% of
@@ -603,6 +614,16 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
         "iface_saturated_crit_percent",
         "95.0",
         "iface-saturated: %ifutil at which it is critical",
+    ),
+    (
+        "qdisc_drop_per_s",
+        "0.0",
+        "iface-saturated (device without a link speed): root qdisc drops per second above this (crit)",
+    ),
+    (
+        "qdisc_backlog_packets",
+        "50",
+        "iface-saturated (device without a link speed): packets queued in the root qdisc two samples in a row (warn)",
     ),
     (
         "conntrack_full_warn_percent",

@@ -5,7 +5,7 @@ use netlens::app::App;
 use netlens::app::keymap::Key;
 use netlens::app::tabs::Tab;
 use netlens::collect::SamplerEvent;
-use netlens::model::{Duplex, InterfaceSample, LinkCounters, Sample};
+use netlens::model::{Duplex, InterfaceSample, LinkCounters, QdiscStats, Sample};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::time::Duration;
@@ -33,6 +33,16 @@ fn iface(
         } else {
             Duplex::Full
         },
+        // The root qdisc as a busy pfifo_fast would report it: what it
+        // sent, and the tx drops as its drops.
+        qdisc: (name != "lo").then(|| QdiscStats {
+            kind: "pfifo_fast".into(),
+            handle: "0:".into(),
+            bytes: counters.tx_bytes,
+            packets: counters.tx_packets,
+            drops: counters.tx_dropped,
+            ..Default::default()
+        }),
         counters,
     }
 }

@@ -3,11 +3,12 @@
 
 use super::ethtool::Ethtool;
 use super::rtnl::Rtnl;
-use crate::model::{InterfaceSample, LinkCounters};
+use crate::model::{InterfaceSample, LinkCounters, QdiscStats};
 use anyhow::Result;
 use netlink_packet_route::RouteNetlinkMessage;
 use netlink_packet_route::address::{AddressAttribute, AddressMessage};
 use netlink_packet_route::link::{LinkAttribute, LinkFlags, LinkInfo, LinkMessage, Stats64};
+use netlink_packet_route::tc::{TcAttribute, TcHandle, TcMessage, TcStats2};
 use std::collections::HashMap;
 
 /// Collects every interface of the namespace it was created in.
@@ -32,6 +33,11 @@ impl LinkCollector {
             .rtnl
             .dump(RouteNetlinkMessage::GetAddress(AddressMessage::default()))?;
         let mut by_index = addresses_by_index(addresses);
+        // Queueing is where a device without a link speed shows its limit.
+        let mut qdiscs = root_qdiscs(
+            self.rtnl
+                .dump(RouteNetlinkMessage::GetQueueDiscipline(TcMessage::default()))?,
+        );
         let mut interfaces: Vec<InterfaceSample> = links
             .into_iter()
             .filter_map(|message| match message {
@@ -43,6 +49,7 @@ impl LinkCollector {
             if let Some(list) = by_index.remove(&iface.index) {
                 iface.addresses = list.into_iter().map(|(_, text)| text).collect();
             }
+            iface.qdisc = qdiscs.remove(&iface.index);
             // A virtual device's reported speed is made up (veth: 10000).
             if !iface.is_virtual() {
                 (iface.speed_mbps, iface.duplex) = self.ethtool.link_mode(&iface.name);
@@ -100,6 +107,62 @@ fn counters_from(s: &Stats64) -> LinkCounters {
         collisions: s.collisions,
         multicast: s.multicast,
     }
+}
+
+/// The root qdisc (parent TC_H_ROOT) of each interface index, with the
+/// statistics `tc -s qdisc show` prints: TCA_STATS2 when the kernel sends it
+/// (64-bit bytes, requeues), else the old TCA_STATS.
+fn root_qdiscs(messages: Vec<RouteNetlinkMessage>) -> HashMap<u32, QdiscStats> {
+    let mut map = HashMap::new();
+    for message in messages {
+        let RouteNetlinkMessage::NewQueueDiscipline(tc) = message else {
+            continue;
+        };
+        if tc.header.parent != TcHandle::ROOT || tc.header.index <= 0 {
+            continue;
+        }
+        let handle = tc.header.handle;
+        let mut qdisc = QdiscStats {
+            handle: format!("{:x}:", handle.major),
+            ..Default::default()
+        };
+        let mut have_stats2 = false;
+        for attribute in tc.attributes {
+            match attribute {
+                TcAttribute::Kind(kind) => qdisc.kind = kind,
+                TcAttribute::Stats2(stats) => {
+                    have_stats2 = true;
+                    for stat in stats {
+                        match stat {
+                            TcStats2::Basic(basic) => {
+                                qdisc.bytes = basic.bytes;
+                                qdisc.packets = u64::from(basic.packets);
+                            }
+                            TcStats2::Queue(queue) => {
+                                qdisc.drops = u64::from(queue.drops);
+                                qdisc.overlimits = u64::from(queue.overlimits);
+                                qdisc.requeues = u64::from(queue.requeues);
+                                qdisc.backlog_bytes = u64::from(queue.backlog);
+                                qdisc.backlog_packets = u64::from(queue.qlen);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                TcAttribute::Stats(stats) if !have_stats2 => {
+                    qdisc.bytes = stats.bytes;
+                    qdisc.packets = u64::from(stats.packets);
+                    qdisc.drops = u64::from(stats.drops);
+                    qdisc.overlimits = u64::from(stats.overlimits);
+                    qdisc.backlog_bytes = u64::from(stats.backlog);
+                    qdisc.backlog_packets = u64::from(stats.qlen);
+                }
+                _ => {}
+            }
+        }
+        map.insert(tc.header.index as u32, qdisc);
+    }
+    map
 }
 
 /// "addr/prefix" per interface index, IPv4 before IPv6 as `ip -br addr` shows.

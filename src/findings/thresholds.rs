@@ -15,6 +15,12 @@ pub struct Thresholds {
     pub iface_saturated_warn_percent: f64,
     /// iface-saturated: %ifutil for crit.
     pub iface_saturated_crit_percent: f64,
+    /// iface-saturated (no link speed): root qdisc drops per second above
+    /// this (0: any drop).
+    pub qdisc_drop_per_s: f64,
+    /// iface-saturated (no link speed): packets queued in the root qdisc in
+    /// two samples in a row that make a standing backlog.
+    pub qdisc_backlog_packets: u32,
     /// conntrack-full: count as a % of max for warn.
     pub conntrack_full_warn_percent: f64,
     /// conntrack-full: count as a % of max for crit.
@@ -71,6 +77,8 @@ impl Thresholds {
     pub const DEFAULT: Thresholds = Thresholds {
         iface_saturated_warn_percent: 80.0,
         iface_saturated_crit_percent: 95.0,
+        qdisc_drop_per_s: 0.0,
+        qdisc_backlog_packets: 50,
         conntrack_full_warn_percent: 80.0,
         conntrack_full_crit_percent: 95.0,
         conntrack_drop_per_s: 0.0,
@@ -105,6 +113,7 @@ impl Thresholds {
                 "iface_saturated_crit_percent",
                 self.iface_saturated_crit_percent,
             ),
+            ("qdisc_drop_per_s", self.qdisc_drop_per_s),
             (
                 "conntrack_full_warn_percent",
                 self.conntrack_full_warn_percent,
@@ -172,6 +181,7 @@ impl Thresholds {
             }
         }
         for (key, value) in [
+            ("qdisc_backlog_packets", self.qdisc_backlog_packets),
             ("stuck_queue_samples", self.stuck_queue_samples),
             ("dns_timeout_count", self.dns_timeout_count),
             ("findings_on_samples", self.findings_on_samples),

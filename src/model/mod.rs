@@ -71,6 +71,28 @@ pub struct InterfaceSample {
     pub speed_mbps: Option<u32>,
     pub duplex: Duplex,
     pub counters: LinkCounters,
+    /// The root qdisc's statistics (`tc -s qdisc show dev IF`'s root line);
+    /// None when not collected (recordings made before netlens read it).
+    #[serde(default)]
+    pub qdisc: Option<QdiscStats>,
+}
+
+/// A root qdisc's statistics as `tc -s qdisc show` prints them: sent
+/// bytes/packets, dropped, overlimits, requeues (monotonic counters) and the
+/// backlog now (a level). An mq root sums its children in the kernel.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct QdiscStats {
+    /// "pfifo_fast", "tbf", "noqueue"...
+    pub kind: String,
+    /// "8001:" as tc prints a handle.
+    pub handle: String,
+    pub bytes: u64,
+    pub packets: u64,
+    pub drops: u64,
+    pub overlimits: u64,
+    pub requeues: u64,
+    pub backlog_bytes: u64,
+    pub backlog_packets: u64,
 }
 
 /// Link kinds (IFLA_INFO_KIND) of software devices: whatever speed their

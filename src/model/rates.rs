@@ -288,3 +288,48 @@ mod tests {
         assert!(host_totals(None, &after).is_none());
     }
 }
+
+/// Per-second rates of an interface's root qdisc over one interval, and its
+/// backlog one sample earlier. Every rate is None when the interface or its
+/// qdisc is new (a replaced qdisc has a new handle or kind and restarts its
+/// counters), or a counter went backwards.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct QdiscRates {
+    pub bytes: Option<f64>,
+    pub packets: Option<f64>,
+    pub drops: Option<f64>,
+    pub overlimits: Option<f64>,
+    pub requeues: Option<f64>,
+    /// The backlog in packets one sample earlier (None: not known).
+    pub backlog_packets_before: Option<u64>,
+}
+
+impl QdiscRates {
+    pub fn for_interface(
+        previous: Option<&Sample>,
+        current: &Sample,
+        iface: &InterfaceSample,
+    ) -> Self {
+        let Some(now) = &iface.qdisc else {
+            return Self::default();
+        };
+        let before = previous.and_then(|p| {
+            p.interface_by_index(iface.index)
+                .filter(|b| b.name == iface.name)
+                .and_then(|b| b.qdisc.as_ref())
+                .filter(|q| q.kind == now.kind && q.handle == now.handle)
+                .map(|q| (q, interval(p, current)))
+        });
+        let Some((before, seconds)) = before else {
+            return Self::default();
+        };
+        Self {
+            bytes: counter_rate(before.bytes, now.bytes, seconds),
+            packets: counter_rate(before.packets, now.packets, seconds),
+            drops: counter_rate(before.drops, now.drops, seconds),
+            overlimits: counter_rate(before.overlimits, now.overlimits, seconds),
+            requeues: counter_rate(before.requeues, now.requeues, seconds),
+            backlog_packets_before: Some(before.backlog_packets),
+        }
+    }
+}

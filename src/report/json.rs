@@ -5,8 +5,8 @@ use super::sockets_json;
 use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
-use crate::model::rates::{InterfaceRates, interface_util, interval};
-use crate::model::{Duplex, InterfaceSample, Sample};
+use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
+use crate::model::{Duplex, InterfaceSample, QdiscStats, Sample};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -67,6 +67,46 @@ struct InterfaceJson<'a> {
     rx_overruns: u64,
     tx_carrier: u64,
     collisions: u64,
+    /// The root qdisc; null when not collected (an old recording).
+    qdisc: Option<QdiscJson<'a>>,
+}
+
+/// `tc -s qdisc show dev IF`'s root qdisc: its counters and their rates.
+#[derive(Serialize)]
+struct QdiscJson<'a> {
+    kind: &'a str,
+    handle: &'a str,
+    bytes: u64,
+    packets: u64,
+    drops: u64,
+    overlimits: u64,
+    requeues: u64,
+    backlog_bytes: u64,
+    backlog_packets: u64,
+    bytes_per_s: Option<f64>,
+    packets_per_s: Option<f64>,
+    drops_per_s: Option<f64>,
+    overlimits_per_s: Option<f64>,
+    requeues_per_s: Option<f64>,
+}
+
+fn qdisc_json(q: &QdiscStats, rates: QdiscRates) -> QdiscJson<'_> {
+    QdiscJson {
+        kind: &q.kind,
+        handle: &q.handle,
+        bytes: q.bytes,
+        packets: q.packets,
+        drops: q.drops,
+        overlimits: q.overlimits,
+        requeues: q.requeues,
+        backlog_bytes: q.backlog_bytes,
+        backlog_packets: q.backlog_packets,
+        bytes_per_s: rates.bytes,
+        packets_per_s: rates.packets,
+        drops_per_s: rates.drops,
+        overlimits_per_s: rates.overlimits,
+        requeues_per_s: rates.requeues,
+    }
 }
 
 fn interface_json<'a>(
@@ -110,6 +150,10 @@ fn interface_json<'a>(
         rx_overruns: c.rx_over_errors,
         tx_carrier: c.tx_carrier_errors,
         collisions: c.collisions,
+        qdisc: iface
+            .qdisc
+            .as_ref()
+            .map(|q| qdisc_json(q, QdiscRates::for_interface(Some(previous), current, iface))),
     }
 }
 

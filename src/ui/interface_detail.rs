@@ -14,8 +14,8 @@ use super::format;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
-use crate::model::LinkCounters;
-use crate::model::rates::{InterfaceRates, counter_rate, interval, sum_known};
+use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, interval, sum_known};
+use crate::model::{InterfaceSample, LinkCounters};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -52,8 +52,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     let rates = InterfaceRates::for_interface(previous, current, iface);
     let series = series(app, index, &name);
 
-    let [info, rest] = Layout::vertical([Constraint::Length(2), Constraint::Min(0)]).areas(area);
+    let [info, queue, rest] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(area);
     super::interfaces::render_detail_info(frame, info, iface, theme);
+    render_qdisc(frame, queue, previous, current, iface, theme);
     // Charts on the left, counters on the right; stacked when narrow.
     let (charts, side) = if rest.width >= 72 {
         let [charts, side] =
@@ -123,6 +129,45 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
 }
 
 const COUNTERS_WIDTH: u16 = 32;
+
+/// The root qdisc in `tc -s qdisc show`'s words, backlog and drops first:
+/// for a device without a link speed this is where it shows its limit.
+fn render_qdisc(
+    frame: &mut Frame,
+    area: Rect,
+    previous: Option<&crate::model::Sample>,
+    current: &crate::model::Sample,
+    iface: &InterfaceSample,
+    theme: Theme,
+) {
+    let Some(q) = &iface.qdisc else {
+        let line = Line::from(Span::styled("qdisc not collected", theme.dim()));
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    };
+    let rates = QdiscRates::for_interface(previous, current, iface);
+    let trouble = if rates.drops.is_some_and(|d| d > 0.0) {
+        theme.alert()
+    } else {
+        Style::new()
+    };
+    let line = Line::from(vec![
+        Span::styled("qdisc ", theme.dim()),
+        Span::raw(format!(
+            "{} {} backlog {}b {}p ",
+            q.kind, q.handle, q.backlog_bytes, q.backlog_packets
+        )),
+        Span::styled(
+            format!("dropped {} {}/s", q.drops, format::rate(rates.drops)),
+            trouble,
+        ),
+        Span::raw(format!(
+            " overlimits {} requeues {}",
+            q.overlimits, q.requeues
+        )),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
+}
 
 /// Rates of one interface over the history window, x in seconds before the
 /// shown sample (negative), so "now" is 0.
