@@ -244,21 +244,13 @@ fn rates_match_traffic_and_counters() {
         assert!(iv > 0.5 && iv < 2.0, "interval {iv} far from 1s");
         let a = must_iface(s, DEV_A);
 
-        // Link properties and %ifutil per sar.
-        assert_eq!(opt_f64(a, "speed_mbps"), Some(10000.0), "veth speed: {a}");
-        assert_eq!(a["duplex"], "full", "veth duplex: {a}");
-        let (rx, tx) = (opt_f64(a, "rx_bytes_per_s"), opt_f64(a, "tx_bytes_per_s"));
-        match (rx, tx, opt_f64(a, "util_percent")) {
-            (Some(rx), Some(tx), Some(u)) => {
-                let want = rx.max(tx) * 8.0 / (10000.0 * 1e6) * 100.0;
-                assert!(
-                    approx_eq(u, want, 1e-9, 1e-6),
-                    "util_percent {u} != sar {want} ({a})"
-                );
-            }
-            (None, None, None) => {}
-            other => panic!("inconsistent rates/util {other:?}: {a}"),
-        }
+        // Link properties. A veth's "speed" (the driver says 10000) is not a
+        // link's: netlens shows none and no %ifutil for it (issue 24; its
+        // saturation is judged by its qdisc instead).
+        assert_eq!(opt_f64(a, "speed_mbps"), None, "veth speed: {a}");
+        assert_eq!(opt_f64(a, "util_percent"), None, "veth util: {a}");
+        assert_eq!(a["kind"], "veth", "veth kind: {a}");
+        assert!(a["duplex"].is_null(), "veth duplex: {a}");
 
         let pps = opt_f64(a, "tx_packets_per_s");
         let bps = opt_f64(a, "tx_bytes_per_s");

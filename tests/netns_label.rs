@@ -76,7 +76,10 @@ fn ip_netns_exec_names_the_namespace_in_snapshot_header_and_recording() {
     );
     tmux.session("label", 100, 24, &command);
     let shown = tmux.wait_for("label", "the namespace in the header", |lines| {
-        lines.first().is_some_and(|l| l.contains("ns:"))
+        // "ns:…" until the first sample arrives.
+        lines
+            .first()
+            .is_some_and(|l| l.contains("ns:") && !l.contains("ns:…"))
     });
     let header = &shown[0];
     // The header fits the name to 20 columns: compare that much.
