@@ -21,7 +21,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("netlens: {error:#}");
+            // Not eprintln!: it panics when stderr is a terminal that hung
+            // up, and the error (a draw that failed on it) is then moot.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "netlens: {error:#}");
             ExitCode::FAILURE
         }
     }
