@@ -99,7 +99,7 @@ impl Connection {
             "env TERM=tmux-256color {NETLENS} --netns {} --no-capture --tab sockets --interval 200ms",
             self.ns.name
         );
-        server.session(session, 80, 24, &command);
+        server.session(session, 110, 24, &command);
         server.wait_for(session, "the connection", |lines| {
             lines.iter().filter(|l| l.contains("ESTAB")).count() == 2
                 && lines.iter().any(|l| l.contains("python3/"))
@@ -240,7 +240,7 @@ fn f5_shows_sockets_under_their_process() {
     assert!(shown[server_row + 1].starts_with(" └─"), "{shown:#?}");
     let client_row = at(format!("python3/{client_pid} "));
     assert!(shown[client_row].contains("198.18.0.2:40001"), "{shown:#?}");
-    assert!(shown.iter().all(|l| l.chars().count() <= 80));
+    assert!(shown.iter().all(|l| l.chars().count() <= 110));
     server.keys("t", &["F5"]);
     server.wait_for("t", "the flat table", |lines| {
         lines.iter().any(|l| l.starts_with("Net")) && !lines.iter().any(|l| l.starts_with(" └─"))
@@ -363,7 +363,7 @@ fn f2_setup_edits_applies_and_saves_the_config() {
         "env TERM=tmux-256color {NETLENS} --config {} --no-capture --interval 200ms",
         config.display()
     );
-    server.session("c", 80, 24, &command);
+    server.session("c", 110, 24, &command);
     server.wait_for("c", "the Sockets tab", |lines| {
         lines
             .iter()
@@ -427,7 +427,7 @@ fn f2_setup_edits_applies_and_saves_the_config() {
     assert_eq!(mode & 0o777, 0o600);
 
     // The binary itself starts with what was saved.
-    server.session("again", 80, 24, &command);
+    server.session("again", 110, 24, &command);
     let shown = server.wait_for("again", "the saved columns", |lines| {
         lines
             .iter()
@@ -450,7 +450,7 @@ fn f2_setup_edits_applies_and_saves_the_config() {
         "env TERM=tmux-256color {NETLENS} --config {} --no-capture",
         link.display()
     );
-    server.session("link", 80, 24, &command);
+    server.session("link", 110, 24, &command);
     server.wait_for("link", "the TCP tab", |lines| {
         lines.iter().any(|l| l.contains("ESTABLISHED"))
     });
