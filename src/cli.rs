@@ -211,6 +211,12 @@ pub struct ReplayArgs {
     /// Print the duration, sample count, sizes and streams of the file
     #[arg(long)]
     pub info: bool,
+
+    /// Follow a recording still being written, as `tail -f`: with --json,
+    /// print each sample as it is appended, until the recorder closes the
+    /// file or Ctrl-C
+    #[arg(long, conflicts_with = "info", requires = "json")]
+    pub follow: bool,
 }
 
 /// A replay speed within 0.25x-64x.

@@ -494,6 +494,17 @@ recording whose index is missing (the recorder was killed) is indexed again by
 a scan: it reads up to its last complete sample; a damaged chunk loses at most
 the rest of its segment, and \fBreplay \-\-info\fR and \fB\-\-json\fR report it on
 standard error.
+.PP
+A recording without its index whose recorder still runs (a process holds it
+open for writing, seen in /proc, or it changed within the last 5 seconds or two
+intervals) is "still being written": \fBreplay \-\-info\fR says so instead of
+"the recorder was stopped", and \fBreplay \-\-json\fR notes it on standard error.
+\fBreplay \-\-json \-\-follow FILE\fR follows such a file as \fBtail \-f\fR does: it
+prints the samples already there, then each one as it is appended (the file is
+looked at every interval, at most once a second), and exits 0 when the recorder
+closes the file (its index appears), or on SIGINT or SIGTERM. A file whose
+recorder was killed is followed until SIGINT. The live view's replay does not
+follow yet.
 .TP
 A TCP flow sent data it had already sent (a segment ending at or before the
 highest sequence seen in that direction). \fBnetlens read \-\-flows \-\-json\fR lists it

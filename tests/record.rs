@@ -10,7 +10,7 @@ use netlens::model::{InterfaceSample, LinkCounters, Sample};
 use netlens::record::format::{self, Meta, Stream};
 use netlens::record::packets;
 use netlens::record::player::Player;
-use netlens::record::reader::Reader;
+use netlens::record::reader::{Reader, Refresh};
 use netlens::record::writer::Writer;
 use netlens::record::{Recorder, encode};
 use proptest::prelude::*;
@@ -339,6 +339,36 @@ fn killed_recorder_reads_up_to_the_last_complete_sample() {
         );
         assert_eq!(read[..], samples[..read.len()], "cut at {cut}");
     }
+}
+
+/// A file read while it grows: a record cut by the end of the file is
+/// awaited, not skipped as damage, and the index replaces the scan at close.
+#[test]
+fn a_growing_file_reads_every_record_as_it_is_appended() {
+    let path = scratch("whole.nlrec");
+    let samples = write(&path, 130, 60.0, false);
+    let bytes = std::fs::read(&path).unwrap();
+    let growing = scratch("growing.nlrec");
+    let mut cut = 16 + 300;
+    std::fs::write(&growing, &bytes[..cut]).unwrap();
+    let mut reader = Reader::open_growing(&growing).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&growing)
+        .unwrap();
+    // Appended 997 bytes at a time: most appends end inside a record.
+    while cut < bytes.len() {
+        let next = (cut + 997).min(bytes.len());
+        std::io::Write::write_all(&mut file, &bytes[cut..next]).unwrap();
+        cut = next;
+        let state = reader.refresh().unwrap();
+        assert_eq!(state == Refresh::Closed, cut == bytes.len(), "at {cut}");
+        let (read, damage) = read_all(&reader);
+        assert!(damage.is_empty(), "at {cut}: {damage:?}");
+        assert_eq!(read[..], samples[..read.len()], "at {cut}");
+    }
+    assert!(reader.closed_cleanly);
+    assert_eq!(read_all(&reader).0, samples);
 }
 
 #[test]

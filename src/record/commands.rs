@@ -154,8 +154,18 @@ pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
         return print_info(&reader, &mut std::io::stdout().lock());
     }
     if args.json {
-        let reader = Reader::open(&args.file)?;
-        return match print_json(&reader, &mut std::io::stdout().lock(), &config.thresholds) {
+        let printed = if args.follow {
+            super::follow::print_json(
+                &args.file,
+                &mut std::io::stdout().lock(),
+                &config.thresholds,
+            )
+        } else {
+            let reader = Reader::open(&args.file)?;
+            note_if_being_written(&reader);
+            print_json(&reader, &mut std::io::stdout().lock(), &config.thresholds)
+        };
+        return match printed {
             Err(error)
                 if error
                     .downcast_ref::<std::io::Error>()
@@ -167,6 +177,19 @@ pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
         };
     }
     crate::app::run::replay(cli, args, config)
+}
+
+/// On stderr: a file still being written holds only what was written so
+/// far, and --follow prints the rest as it comes.
+fn note_if_being_written(reader: &Reader) {
+    if super::follow::being_written(reader) {
+        eprintln!(
+            "netlens: note: {} is still being written; replay --json --follow {} \
+             prints new samples as they are appended",
+            reader.path().display(),
+            reader.path().display()
+        );
+    }
 }
 
 /// Every sample but the first as a `snapshot --json` line (the first is the
@@ -245,6 +268,8 @@ pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
     let path = reader.path().display();
     let state = if reader.closed_cleanly {
         "closed cleanly"
+    } else if super::follow::being_written(reader) {
+        "not closed: still being written (replay --json --follow follows it as it grows)"
     } else {
         "not closed (the recorder was stopped): index rebuilt by a scan"
     };

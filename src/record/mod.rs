@@ -5,6 +5,7 @@
 mod bytes;
 pub mod codec;
 pub mod commands;
+pub mod follow;
 pub mod format;
 pub mod packets;
 pub mod player;

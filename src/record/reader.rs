@@ -38,6 +38,27 @@ pub struct Reader {
     /// What the scan that rebuilt the index skipped, if it ran: at most
     /// [`MAX_DAMAGE_LINES`] + 2 lines, touching ranges merged.
     pub scan_damage: Vec<String>,
+    /// Where the scan stopped, so [`Reader::refresh`] goes on from there.
+    scan: ScanState,
+}
+
+/// The scan's progress through a file that may still grow.
+#[derive(Default)]
+struct ScanState {
+    /// Offset of the first chunk not yet scanned.
+    offset: u64,
+    /// Per stream: position in `segments` of its newest entry.
+    newest: [Option<usize>; 4],
+    damage: Damage,
+}
+
+/// What [`Reader::refresh`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refresh {
+    /// The file still has no index; `segments` holds every whole record.
+    Growing,
+    /// The recorder closed the file: `segments` is its index now.
+    Closed,
 }
 
 /// One decoded segment: its records, and why it stopped early, if it did.
@@ -62,6 +83,16 @@ pub struct Located {
 
 impl Reader {
     pub fn open(path: &Path) -> Result<Reader> {
+        Reader::open_with(path, false)
+    }
+
+    /// Opens a file that may still be being written, to [`Reader::refresh`]
+    /// it: a record cut by the end of the file is awaited, not skipped.
+    pub fn open_growing(path: &Path) -> Result<Reader> {
+        Reader::open_with(path, true)
+    }
+
+    fn open_with(path: &Path, growing: bool) -> Result<Reader> {
         // O_NONBLOCK: a FIFO at the path fails the check below instead of
         // hanging the open until someone writes to it (reads of a regular
         // file ignore the flag).
@@ -90,6 +121,10 @@ impl Reader {
             segments: Vec::new(),
             closed_cleanly: false,
             scan_damage: Vec::new(),
+            scan: ScanState {
+                offset: format::HEADER_LEN as u64,
+                ..ScanState::default()
+            },
         };
         if let Some((ChunkHead { kind, .. }, payload)) =
             reader.chunk_at(format::HEADER_LEN as u64)?
@@ -102,9 +137,36 @@ impl Reader {
                 reader.segments = index.segments;
                 reader.closed_cleanly = true;
             }
-            None => reader.scan()?,
+            None => reader.scan(growing)?,
         }
         Ok(reader)
+    }
+
+    /// Reads what was appended since the last look at a file still being
+    /// written: new whole records extend `segments` (an incomplete record
+    /// at the end waits for the next call), and once the index and end
+    /// marker are there, they replace the scanned segments.
+    pub fn refresh(&mut self) -> Result<Refresh> {
+        if self.closed_cleanly {
+            return Ok(Refresh::Closed);
+        }
+        let len = self
+            .file
+            .metadata()
+            .with_context(|| format!("cannot read {}", self.path.display()))?
+            .len();
+        if len == self.len {
+            return Ok(Refresh::Growing);
+        }
+        self.len = len;
+        if let Some(index) = self.read_index()? {
+            self.segments = index.segments;
+            self.closed_cleanly = true;
+            self.scan_damage.clear();
+            return Ok(Refresh::Closed);
+        }
+        self.scan(true)?;
+        Ok(Refresh::Growing)
     }
 
     pub fn path(&self) -> &Path {
@@ -175,14 +237,20 @@ impl Reader {
     /// or the index is damaged). Damaged bytes are skipped up to the next
     /// valid chunk; a segment that lost a chunk ends there. Linear in the
     /// file's size, and the damage it keeps is bounded (see [`Damage`]).
-    fn scan(&mut self) -> Result<()> {
-        let mut offset = format::HEADER_LEN as u64;
+    /// Goes on from where the last scan stopped; `growing`: a record cut
+    /// by the end of the file is not damage yet, its writer is still at it.
+    fn scan(&mut self, growing: bool) -> Result<()> {
+        let ScanState {
+            mut offset,
+            mut newest,
+            mut damage,
+        } = std::mem::take(&mut self.scan);
         let mut window = Window::default();
-        let mut damage = Damage::default();
-        // Per stream: position in `segments` of its newest entry.
-        let mut newest: [Option<usize>; 4] = [None; 4];
         while offset < self.len {
             let Some((head, payload)) = self.scan_chunk_at(&mut window, offset)? else {
+                if growing && self.cut_at_end(&mut window, offset)? {
+                    break;
+                }
                 let next = self.find_sync(&mut window, offset + 1)?.unwrap_or(self.len);
                 damage.skipped(offset, next);
                 offset = next;
@@ -217,7 +285,25 @@ impl Reader {
             offset = end;
         }
         self.scan_damage = damage.lines(self.len);
+        self.scan = ScanState {
+            offset,
+            newest,
+            damage,
+        };
         Ok(())
+    }
+
+    /// Whether the chunk at `offset` is whole as far as the file goes but
+    /// runs past its end (a record being written), rather than damage.
+    fn cut_at_end(&self, window: &mut Window, offset: u64) -> Result<bool> {
+        let left = self.len - offset;
+        if left < CHUNK_HEAD as u64 {
+            return Ok(true);
+        }
+        let Some(head) = self.window_bytes(window, offset, CHUNK_HEAD)? else {
+            return Ok(true);
+        };
+        Ok(ChunkHead::parse(head).is_some_and(|head| head.total() as u64 > left))
     }
 
     /// The valid chunk at `offset`, read through the scan's window; only
@@ -568,7 +654,7 @@ impl Damage {
 
     /// One line per range (the one reaching the end of the file says why
     /// it is there), then the lost records, then the counts of the rest.
-    fn lines(self, file_len: u64) -> Vec<String> {
+    fn lines(&self, file_len: u64) -> Vec<String> {
         let mut out: Vec<String> = self
             .ranges
             .iter()
@@ -597,7 +683,7 @@ impl Damage {
                 }
             })
             .collect();
-        out.extend(self.lost);
+        out.extend(self.lost.iter().cloned());
         if self.more_ranges > 0 {
             out.push(format!(
                 "{} more damaged ranges ({} bytes) skipped",
