@@ -23,6 +23,22 @@ pub fn create_private(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Random bits for the names of files netlens picks itself, so nobody can
+/// plant a link under a name in advance (getrandom; the clock and pid if
+/// that fails, as O_EXCL refuses a clash anyway).
+pub fn random_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    // SAFETY: getrandom writes at most bytes.len() bytes into the buffer.
+    let got = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if got == bytes.len() as isize {
+        return u64::from_ne_bytes(bytes);
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ u64::from(std::process::id()) << 32
+}
+
 /// The one-line reason for a failed [`create_private`], naming the path.
 pub fn create_error(path: &Path, err: &io::Error) -> String {
     let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());

@@ -472,19 +472,9 @@ pub fn write_file<'a>(
 /// `<prefix>-<unix time>-<8 random hex digits>.pcap`, so nobody can plant a
 /// link under it in advance.
 pub fn unpredictable_name(prefix: &str, t: i64) -> PathBuf {
-    let mut random = [0u8; 4];
-    // SAFETY: getrandom writes at most `random.len()` bytes into it.
-    let got = unsafe { libc::getrandom(random.as_mut_ptr().cast(), random.len(), 0) };
-    if got != random.len() as isize {
-        // No entropy: the clock's nanoseconds still make it hard to guess.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        random = nanos.to_le_bytes();
-    }
     PathBuf::from(format!(
         "{prefix}-{t}-{:08x}.pcap",
-        u32::from_le_bytes(random)
+        crate::safe_file::random_u64() as u32
     ))
 }
 

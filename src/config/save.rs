@@ -130,7 +130,10 @@ pub fn save(path: &Path, config: &Config) -> Result<(), String> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "config.toml".into());
-    let temp = dir.join(format!(".{name}.{:016x}.tmp", random()));
+    let temp = dir.join(format!(
+        ".{name}.{:016x}.tmp",
+        crate::safe_file::random_u64()
+    ));
     let mut file = crate::safe_file::PartialFile::create(&temp)?;
     file.file()
         .write_all(text.as_bytes())
@@ -149,21 +152,6 @@ pub fn save(path: &Path, config: &Config) -> Result<(), String> {
         let _ = dir.sync_all();
     }
     Ok(())
-}
-
-/// A random number for the temporary file's name (getrandom; the time and
-/// pid if that fails, as O_EXCL refuses a clash anyway).
-fn random() -> u64 {
-    let mut bytes = [0u8; 8];
-    // SAFETY: getrandom writes at most bytes.len() bytes into the buffer.
-    let got = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-    if got == bytes.len() as isize {
-        return u64::from_ne_bytes(bytes);
-    }
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    nanos ^ u64::from(std::process::id()) << 32
 }
 
 #[cfg(test)]
