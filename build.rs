@@ -10,8 +10,11 @@ mod cli;
 #[allow(dead_code)]
 mod keymap;
 
-#[path = "src/man_sections.rs"]
-mod man_sections;
+#[path = "src/manual/sections.rs"]
+mod sections;
+
+#[path = "src/findings/thresholds/table.rs"]
+mod thresholds;
 
 use clap::CommandFactory;
 use std::io::Write;
@@ -19,7 +22,8 @@ use std::io::Write;
 fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
-    println!("cargo:rerun-if-changed=src/man_sections.rs");
+    println!("cargo:rerun-if-changed=src/manual/sections.rs");
+    println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let command = cli::Cli::command();
     let man = clap_mangen::Man::new(command);
@@ -35,7 +39,7 @@ fn main() {
     write_subcommands(&cli::Cli::command(), &mut page);
     write_keys(&mut page);
     write_configuration(&mut page);
-    page.extend_from_slice(man_sections::SECTIONS.as_bytes());
+    page.extend_from_slice(sections::SECTIONS.as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");
@@ -107,9 +111,9 @@ fn write_keys(page: &mut Vec<u8>) {
 
 /// CONFIGURATION: the settings, then every threshold with its default.
 fn write_configuration(page: &mut Vec<u8>) {
-    page.extend_from_slice(man_sections::CONFIGURATION.as_bytes());
+    page.extend_from_slice(sections::CONFIGURATION.as_bytes());
     writeln!(page, ".RS").unwrap();
-    for (key, default, meaning) in man_sections::THRESHOLDS {
+    for (key, default, meaning) in thresholds::THRESHOLDS {
         writeln!(
             page,
             ".TP\n\\fB{}\\fR = {}\n{}",

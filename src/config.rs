@@ -336,29 +336,6 @@ mod tests {
         assert_eq!(parsed, defaults);
     }
 
-    /// The man page's table (also --print-config's) names every field of
-    /// Thresholds with its default, and nothing else.
-    #[test]
-    fn threshold_table_matches_the_struct() {
-        let table = crate::manual::sections::THRESHOLDS;
-        let text: String = table
-            .iter()
-            .map(|(key, default, _)| format!("{key} = {default}\n"))
-            .collect();
-        let parsed: Thresholds = toml::from_str(&text).unwrap();
-        assert_eq!(parsed, Thresholds::DEFAULT);
-        let fields = serde_json::to_value(Thresholds::DEFAULT).unwrap();
-        let fields = fields.as_object().unwrap();
-        assert_eq!(fields.len(), table.len());
-        for (key, _, _) in table {
-            assert!(fields.contains_key(*key), "{key}");
-            assert!(
-                crate::manual::MAN_PAGE.contains(&format!("\\fB{key}\\fR")),
-                "man page lacks {key}"
-            );
-        }
-    }
-
     #[test]
     fn errors_name_the_line() {
         let error = parse("tab = \"tcp\"\n\nbogus = 1\n").unwrap_err();

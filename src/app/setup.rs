@@ -59,7 +59,7 @@ pub enum Item {
         title: &'static str,
         shown: bool,
     },
-    /// An index into `man_sections::THRESHOLDS`.
+    /// An index into `findings::thresholds::THRESHOLDS`.
     Threshold(usize),
 }
 
@@ -107,7 +107,7 @@ pub fn items(columns: &Columns) -> Vec<Item> {
     let mut items = vec![Item::Interval, Item::Theme];
     items.extend(column_items(Table::Sockets, columns));
     items.extend(column_items(Table::Flows, columns));
-    items.extend((0..crate::manual::sections::THRESHOLDS.len()).map(Item::Threshold));
+    items.extend((0..crate::findings::thresholds::THRESHOLDS.len()).map(Item::Threshold));
     items
 }
 
@@ -233,7 +233,7 @@ impl App {
                     setup.editing = Some(interval_text(now));
                 }
                 Some(Item::Threshold(index)) => {
-                    let key = crate::manual::sections::THRESHOLDS[index].0;
+                    let key = crate::findings::thresholds::THRESHOLDS[index].0;
                     setup.editing = Some(threshold_text(&self.config.thresholds, key));
                 }
                 Some(Item::Theme) => {
@@ -290,7 +290,7 @@ impl App {
                 self.demand.set_interval(interval);
             }
             Some(Item::Threshold(index)) => {
-                let key = crate::manual::sections::THRESHOLDS[*index].0;
+                let key = crate::findings::thresholds::THRESHOLDS[*index].0;
                 let changed = set_threshold(&self.config.thresholds, key, text)?;
                 self.config.thresholds = changed;
                 self.set_thresholds(changed);

@@ -64,7 +64,7 @@ pub fn render(config: &Config) -> String {
         ));
     }
     out.push_str("\n[thresholds]\n# When each finding fires (man netlens: FINDINGS).\n");
-    for (key, _, meaning) in crate::manual::sections::THRESHOLDS {
+    for (key, _, meaning) in crate::findings::thresholds::THRESHOLDS {
         let value = crate::app::setup::threshold_text(&config.thresholds, key);
         out.push_str(&format!("# {meaning}\n{key} = {value}\n"));
     }

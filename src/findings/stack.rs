@@ -551,32 +551,3 @@ mod tests {
         assert!(ids(&a, &few).is_empty());
     }
 }
-
-#[cfg(test)]
-mod documented {
-    use super::*;
-
-    /// FINDINGS states the default thresholds in words; this keeps the prose
-    /// in step with `Thresholds::DEFAULT` (CONFIGURATION's table has its own
-    /// test in config.rs).
-    #[test]
-    fn man_page_states_the_default_thresholds() {
-        let page = crate::manual::MAN_PAGE;
-        let d = Thresholds::DEFAULT;
-        for needle in [
-            format!("{} or more sockets in SYN_RECV", d.syn_flood_syn_recv),
-            format!("growing by {:.0}/s", d.syn_flood_rise_per_s),
-            format!("{:.0}\nsyncookies/s", d.syn_flood_cookies_per_s),
-            format!("{:.0} pkt/s", d.small_packet_pps),
-            format!("averaging {:.0}\nbytes", d.small_packet_bytes),
-            format!("for {}\nsamples", d.stuck_queue_samples),
-            format!(
-                "reached {:.0}% (warn) or {:.0}% (crit)",
-                d.retrans_warn_percent, d.retrans_crit_percent
-            ),
-            format!("at least {:.0} segments/s", d.retrans_min_out_segs_per_s),
-        ] {
-            assert!(page.contains(&needle), "man page lacks {needle:?}");
-        }
-    }
-}

@@ -5,9 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
+mod table;
+pub use table::THRESHOLDS;
+
 /// Every threshold, with its config key (the field name). The man page's
-/// CONFIGURATION section and `--print-config` list them from
-/// `man_sections::THRESHOLDS`; a test keeps that table and this struct in step.
+/// CONFIGURATION section and `--print-config` list them from [`THRESHOLDS`];
+/// a test keeps that table and this struct in step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Thresholds {

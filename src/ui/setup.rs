@@ -17,7 +17,7 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::setup::{Item, Table, interval_text, items, threshold_text};
 use crate::config::ThemeName;
-use crate::manual::sections::THRESHOLDS;
+use crate::findings::thresholds::THRESHOLDS;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -1,0 +1,129 @@
+//! The threshold table: pure data (no imports), because build.rs includes
+//! this file to render the man page's CONFIGURATION section.
+
+/// The finding thresholds: config key (in `[thresholds]`), default, meaning.
+/// build.rs renders them in the man page's CONFIGURATION, `--print-config`
+/// writes them as comments, the setup screen lists them, and a test in
+/// src/manual.rs checks this table against `Thresholds`.
+pub const THRESHOLDS: &[(&str, &str, &str)] = &[
+    (
+        "iface_saturated_warn_percent",
+        "80.0",
+        "iface-saturated: %ifutil (sar's) at which it warns",
+    ),
+    (
+        "iface_saturated_crit_percent",
+        "95.0",
+        "iface-saturated: %ifutil at which it is critical",
+    ),
+    (
+        "qdisc_drop_per_s",
+        "0.0",
+        "iface-saturated (device without a link speed): root qdisc drops per second above this (crit)",
+    ),
+    (
+        "qdisc_backlog_packets",
+        "50",
+        "iface-saturated (device without a link speed): packets queued in the root qdisc two samples in a row (warn)",
+    ),
+    (
+        "conntrack_full_warn_percent",
+        "80.0",
+        "conntrack-full: nf_conntrack_count as a % of nf_conntrack_max to warn",
+    ),
+    (
+        "conntrack_full_crit_percent",
+        "95.0",
+        "conntrack-full: the same, critical",
+    ),
+    (
+        "conntrack_drop_per_s",
+        "0.0",
+        "conntrack-drops/-full: drop, insert_failed or early_drop per second above this counts as rising",
+    ),
+    (
+        "flood_warn_pps",
+        "10000.0",
+        "small-packet-flood: captured packets/s to warn",
+    ),
+    (
+        "flood_crit_pps",
+        "100000.0",
+        "small-packet-flood: captured packets/s, critical",
+    ),
+    (
+        "flood_mean_bytes",
+        "100.0",
+        "small-packet-flood: the mean captured packet must be under this many bytes",
+    ),
+    (
+        "syn_flood_syn_recv",
+        "256",
+        "syn-flood: sockets in SYN_RECV that make a flood by themselves",
+    ),
+    (
+        "syn_flood_rise_per_s",
+        "100.0",
+        "syn-flood: growth of SYN_RECV per second",
+    ),
+    (
+        "syn_flood_cookies_per_s",
+        "100.0",
+        "syn-flood: syncookies sent per second",
+    ),
+    (
+        "small_packet_pps",
+        "100.0",
+        "syn-flood: an interface receiving this many packets/s ...",
+    ),
+    (
+        "small_packet_bytes",
+        "128.0",
+        "syn-flood: ... averaging at most this many bytes is named as where the flood comes in",
+    ),
+    (
+        "stuck_queue_samples",
+        "3",
+        "socket-backlog: samples in a row a queue must stay stuck (also the STUCK mark)",
+    ),
+    (
+        "retrans_warn_percent",
+        "2.0",
+        "retransmits: RetransSegs as a % of OutSegs to warn",
+    ),
+    (
+        "retrans_crit_percent",
+        "10.0",
+        "retransmits: the same, critical",
+    ),
+    (
+        "retrans_min_out_segs_per_s",
+        "50.0",
+        "retransmits: ignored while fewer segments than this are sent per second",
+    ),
+    (
+        "flow_retrans_warn_percent",
+        "1.0",
+        "retransmits (a flow's): % of its packets retransmitted to warn rather than inform",
+    ),
+    (
+        "dns_slow_p90_ms",
+        "100.0",
+        "dns-slow: a server's 90th percentile answer latency in the window, in milliseconds (crit at 10 times this)",
+    ),
+    (
+        "dns_timeout_count",
+        "1",
+        "dns-timeout: timed-out queries in the window that raise it",
+    ),
+    (
+        "findings_on_samples",
+        "1",
+        "every finding: samples in a row its condition must hold before it shows (raise it to ignore one-sample spikes; snapshot then needs --count of at least this)",
+    ),
+    (
+        "findings_off_samples",
+        "3",
+        "every finding: calm samples in a row before it stops showing; until then it shows marked \"calm N\" below the firing ones",
+    ),
+];
