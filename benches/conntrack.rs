@@ -5,7 +5,7 @@
 //!   round-trip through the parser.
 //! - The tab's per-frame work on 17,000 entries: sorting/filtering the rows
 //!   and the summary (top sources, counts by state).
-//! - With NETLENS_BENCH_NETNS=NAME (root; scripts/bench-conntrack.sh sets it
+//! - With NETLENS_BENCH_NETNS=NAME (root; benches/scripts/bench-conntrack.sh sets it
 //!   up with ~17k real entries): the real dump, kernel included, in that
 //!   namespace, to compare with `conntrack -L`.
 
@@ -156,7 +156,7 @@ fn frame(c: &mut Criterion) {
 fn real_dump(c: &mut Criterion) {
     let Ok(name) = std::env::var("NETLENS_BENCH_NETNS") else {
         eprintln!(
-            "NETLENS_BENCH_NETNS not set: skipping the real dump (see scripts/bench-conntrack.sh)"
+            "NETLENS_BENCH_NETNS not set: skipping the real dump (see benches/scripts/bench-conntrack.sh)"
         );
         return;
     };

@@ -1,6 +1,6 @@
 //! Sockets budgets (DESIGN.md): a full sample at 50k TCP sockets no slower
 //! than `ss -tan`; a Sockets frame with 50k rows < 5 ms; RSS < 150 MB with
-//! 50k sockets. scripts/bench-sockets.sh creates 50k real sockets in a
+//! 50k sockets. benches/scripts/bench-sockets.sh creates 50k real sockets in a
 //! namespace and runs this bench inside it next to `ss -tan`.
 //!
 //! - "collect": one full sample (all collectors) of the namespace it runs

@@ -718,7 +718,7 @@ impl Drop for Abusers {
 /// scrape past Prometheus' default 10 s scrape timeout (the client timeout of
 /// `request`): before, 64 slots held 5 s each kept scrapes queued for minutes.
 /// The exporter's memory stays bounded meanwhile. Latency figures:
-/// scripts/bench-export-abuse.sh.
+/// benches/scripts/bench-export-abuse.sh.
 #[test]
 fn scrapes_are_answered_under_idle_and_slowloris_connections() {
     raise_descriptor_limit();

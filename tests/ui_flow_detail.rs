@@ -389,7 +389,7 @@ fn whole_flow_findings_older_than_the_screen_are_named() {
 }
 
 /// The flow screen of tests/data/nagle-stall.pcap: real traffic recorded by
-/// scripts/make-nagle-pcap.sh (a two-write server without TCP_NODELAY
+/// tests/data/make-nagle-pcap.sh (a two-write server without TCP_NODELAY
 /// between two namespaces), opened the way a live capture feeds it.
 fn recorded_nagle_app() -> App {
     use netlens::capture::decode::summarize;

@@ -5,9 +5,9 @@
 # after another and prints p50/p99/max latency, how many connections the
 # exporter holds (ss), and its RSS before and during the abuse.
 # Needs: python3.
-# Usage: scripts/bench-export-abuse.sh   (IDLE=1000 SLOW=200 SCRAPES=100)
+# Usage: benches/scripts/bench-export-abuse.sh   (IDLE=1000 SLOW=200 SCRAPES=100)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 IDLE=${IDLE:-1000}
 SLOW=${SLOW:-200}
 SCRAPES=${SCRAPES:-100}

@@ -1,6 +1,10 @@
 //! Developer check, not a test: prints netlens's lines for a capture, or with
 //! --compare DIR LIST, the share of lines identical to tcpdump's own output
 //! (FILE.txt next to each capture, made with `TZ=UTC tcpdump -n -r FILE`).
+//! A fidelity measurement beside the speed ones, so it lives in benches/:
+//! `cargo bench --bench tcpdump_match -- FILE` or
+//! `cargo bench --bench tcpdump_match -- --compare DIR LIST`
+//! (a plain `cargo bench` runs it with no file: it prints this usage).
 
 use netlens::capture::format::Formatter;
 use netlens::capture::pcap::PcapReader;
@@ -28,7 +32,15 @@ fn lines(path: &Path) -> (Vec<String>, Option<String>) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds --bench to every bench binary's arguments.
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
+    if args.len() < 2 {
+        println!(
+            "usage: cargo bench --bench tcpdump_match -- FILE | --compare DIR LIST \
+             (nothing to compare without a capture)"
+        );
+        return;
+    }
     if args.len() == 4 && args[1] == "--compare" {
         let dir = Path::new(&args[2]);
         let list = std::fs::read_to_string(&args[3]).expect("list");

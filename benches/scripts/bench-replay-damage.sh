@@ -2,7 +2,7 @@
 # `netlens replay --info` on a recording whose body is nothing but chunk
 # sync bytes ("NLck" repeated): the worst case for the scan that rebuilds a
 # lost index. Prints wall time, peak RSS and the number of output lines.
-# Needs /usr/bin/time. Usage: scripts/bench-replay-damage.sh [MiB...]
+# Needs /usr/bin/time. Usage: benches/scripts/bench-replay-damage.sh [MiB...]
 set -euo pipefail
 BIN=${NETLENS:-target/release/netlens}
 DIR=$(mktemp -d /tmp/netlens-bench-damage-XXXX)

@@ -2,7 +2,7 @@
 # netlens read vs tcpdump -n -r on the same pcap, made from real traffic:
 # `netlens capture` on lo in a namespace this script creates, while a
 # bounded UDP + TCP generator (N packets, at most 30 s) runs there. Needs root,
-# tcpdump and python3. Usage: scripts/bench-read.sh [PACKETS]
+# tcpdump and python3. Usage: benches/scripts/bench-read.sh [PACKETS]
 set -euo pipefail
 N=${1:-500000}
 BIN=${NETLENS:-target/release/netlens}

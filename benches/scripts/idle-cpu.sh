@@ -4,11 +4,11 @@
 # measures utime+stime over a 30 s window and prints % of one core.
 # Budget: < 1% of one core at the default 1 Hz refresh.
 #
-# Usage: scripts/idle-cpu.sh [extra netlens args...]
+# Usage: benches/scripts/idle-cpu.sh [extra netlens args...]
 # Env:   SETTLE (default 5), WINDOW (default 30), BUDGET_PCT (default 1.0)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 SETTLE=${SETTLE:-5}
 WINDOW=${WINDOW:-30}
 BUDGET_PCT=${BUDGET_PCT:-1.0}

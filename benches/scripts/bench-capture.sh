@@ -16,9 +16,9 @@
 # of `netlens capture`; its drops are read from the screen's header.
 # TCPDUMP=print runs `tcpdump -n` printing every line to /dev/null instead
 # of writing the packets (`-w /dev/null`).
-# Usage: [UI=1] [TCPDUMP=print] scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
+# Usage: [UI=1] [TCPDUMP=print] benches/scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 SECS=${1:-10}
 PPS=${2:-200000}
 SIZE=32 # UDP payload bytes (load udp's least): a 74-byte frame on the wire

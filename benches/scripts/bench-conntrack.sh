@@ -8,9 +8,9 @@
 # destination port: each is a new conntrack entry. Traffic never leaves that
 # namespace's loopback; the namespace is deleted on exit.
 #
-# Usage: scripts/bench-conntrack.sh [ENTRIES]   (default 17000)
+# Usage: benches/scripts/bench-conntrack.sh [ENTRIES]   (default 17000)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ENTRIES=${1:-17000}
 if [[ $(id -u) -ne 0 ]]; then
     echo "needs root (network namespace, iptables, ctnetlink); running only the parse bench" >&2

@@ -11,9 +11,9 @@
 # for tcp, client + server CPU seconds per GB moved (server CPU from
 # /proc/PID/stat); for http, client CPU per request (nginx is shared).
 # Needs: iperf3 wrk nginx jq (apt-get install iperf3 wrk nginx jq).
-# Usage: scripts/bench-load.sh [seconds per run, default 5]
+# Usage: benches/scripts/bench-load.sh [seconds per run, default 5]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 SECS=${1:-5}
 ROUNDS=${ROUNDS:-5}
 CONNS=${CONNS:-50}

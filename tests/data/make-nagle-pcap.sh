@@ -7,9 +7,9 @@
 # separately, without TCP_NODELAY; the client sends 5 requests back to back.
 # The UI snapshot tests of the flow screen render this file. Needs root and
 # python3; removes what it creates.
-# Usage: scripts/make-nagle-pcap.sh [OUT, default tests/data/nagle-stall.pcap]
+# Usage: tests/data/make-nagle-pcap.sh [OUT, default tests/data/nagle-stall.pcap]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${1:-tests/data/nagle-stall.pcap}
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, packet sockets)" >&2; exit 1; }
 cargo build --release --quiet

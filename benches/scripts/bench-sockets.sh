@@ -7,7 +7,7 @@
 # 10,000 fds each (a process here may hold at most 20,000). Everything is
 # removed on exit.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 NS=netlens-bench-sockets-$$
 PROCS=5
 PER_PROC=5000          # connections per process: 2 fds each
