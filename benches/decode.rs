@@ -1,5 +1,5 @@
 //! Capture budget: decode (summary) + filter + flow accounting of packets
-//! from a pcap, on one core. DESIGN.md asks >= 2 M packets/s.
+//! from a pcap, on one core. The budget is >= 2 M packets/s.
 //!
 //! The pcap is synthesized at bench time: 1,000 TCP and UDP flows on
 //! 198.18.0.0/15 (handshakes, data, ACKs, DNS-sized UDP), 200,000 packets,

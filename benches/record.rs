@@ -1,4 +1,4 @@
-//! Recording budgets (DESIGN.md): bytes per sample on a quiet host and with
+//! Recording budgets: bytes per sample on a quiet host and with
 //! 10k sockets, seek time in a 24 h file, and replay keeping up at 64x.
 //!
 //! The 10k socket samples are synthetic but shaped like a busy server's:

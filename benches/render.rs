@@ -1,5 +1,5 @@
 //! Cost of drawing one frame of the Interfaces tab, list and detail, with
-//! many interfaces. Budget (DESIGN.md): < 5 ms a frame with 50k rows.
+//! many interfaces. Budget: < 5 ms a frame with 50k rows.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use netlens::app::App;

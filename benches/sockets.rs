@@ -1,4 +1,4 @@
-//! Sockets budgets (DESIGN.md): a full sample at 50k TCP sockets no slower
+//! Sockets budgets: a full sample at 50k TCP sockets no slower
 //! than `ss -tan`; a Sockets frame with 50k rows < 5 ms; RSS < 150 MB with
 //! 50k sockets. benches/scripts/bench-sockets.sh creates 50k real sockets in a
 //! namespace and runs this bench inside it next to `ss -tan`.

@@ -26,7 +26,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-/// Flow table bound (DESIGN.md: 100k flows within the memory budget) and
+/// Flow table bound (100k flows keep the table within its memory budget) and
 /// how long an idle flow stays.
 pub const MAX_FLOWS: usize = 100_000;
 pub const IDLE_TIMEOUT_S: f64 = 120.0;

@@ -1,4 +1,4 @@
-//! The `dns` object of `snapshot --json`: DESIGN.md's probes[] and passive[]
+//! The `dns` object of `snapshot --json`: the man page's probes[] and passive[]
 //! (server, name, qtype, latency_ms, outcome; plus t and answers), per-server
 //! figures of the interval, and the resolver configuration.
 

@@ -1,4 +1,5 @@
-//! The JSON schema of `snapshot --json` (DESIGN.md lists the stable keys).
+//! The JSON schema of `snapshot --json` (the man page's SNAPSHOT OUTPUT
+//! lists the keys).
 
 use super::Sections;
 use super::sockets_json;

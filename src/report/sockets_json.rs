@@ -1,5 +1,5 @@
-//! The `tcp` and `sockets[]` parts of `snapshot --json` (keys in DESIGN.md,
-//! documented in the man page).
+//! The `tcp` and `sockets[]` parts of `snapshot --json` (keys documented in
+//! the man page).
 
 use crate::model::Sample;
 use crate::model::sockets::{Proto, SocketSample, Sockstat, TCP_STATES, TcpSample};
