@@ -77,9 +77,16 @@ pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
              `netlens replay --json FILE` or `netlens replay --info FILE`"
         );
     }
-    let reader = crate::record::reader::Reader::open(&args.file)?;
+    let reader = if args.follow {
+        crate::record::follow::first_samples(&args.file)?
+    } else {
+        crate::record::reader::Reader::open(&args.file)?
+    };
     let mut player = crate::record::player::Player::new(reader)?;
     player.speed = args.speed;
+    if args.follow {
+        player.follow();
+    }
     let mut app = configured_app(cli, config);
     app.start_replay(player);
     if let Some(at) = &args.at {
