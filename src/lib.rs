@@ -1,7 +1,8 @@
 //! netlens: an htop-style monitor of the Linux network stack.
 //!
-//! The core (model, collect, findings, report) has no terminal code and can
-//! be used headless; app and ui are the live view.
+//! The core (model, collect, findings, session, report, record, export) has
+//! no terminal code and can be used headless; app and ui are the live view;
+//! commands turns each subcommand's command line into the core's options.
 
 pub mod app;
 pub mod capture;
