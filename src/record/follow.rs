@@ -132,7 +132,7 @@ impl Printer {
         limits: &Thresholds,
     ) -> Result<()> {
         let segments = reader.sample_segments();
-        let sections = Sections::from_list(&[]);
+        let sections = Sections::ALL;
         while let Some(entry) = segments.get(self.segment) {
             if entry.count as usize > self.taken {
                 let read = reader.read_samples(entry)?;
