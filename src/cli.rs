@@ -212,10 +212,10 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub info: bool,
 
-    /// Follow a recording still being written, as `tail -f`: with --json,
-    /// print each sample as it is appended, until the recorder closes the
-    /// file or Ctrl-C
-    #[arg(long, conflicts_with = "info", requires = "json")]
+    /// Follow a recording still being written, as `tail -f`: the view
+    /// plays from its end and shows each sample as it is appended (with
+    /// --json, prints it), until the recorder closes the file or Ctrl-C
+    #[arg(long, conflicts_with = "info")]
     pub follow: bool,
 }
 

@@ -1,18 +1,21 @@
 //! The config file: `$XDG_CONFIG_HOME/netlens/config.toml` (or `--config
 //! FILE`). Every key is optional; an unknown key or a bad value is a one-line
-//! error naming the file and line. Command-line flags override it (main
-//! applies it to the parsed `Cli`).
+//! error naming the file and line. Command-line flags override it
+//! (`cli::apply` merges it into the parsed command line).
 
-use crate::app::tabs::Tab;
 use crate::findings::Thresholds;
 use anyhow::{Result, anyhow};
-use clap::ValueEnum;
 use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod columns;
 pub mod save;
+mod tab;
+
+pub use save::{interval_text, threshold_text};
+pub use tab::Tab;
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -71,11 +74,8 @@ pub struct Dns {
 
 fn tab<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Tab>, D::Error> {
     let text = String::deserialize(d)?;
-    Tab::from_str(&text, true).map(Some).map_err(|_| {
-        let names: Vec<String> = Tab::value_variants()
-            .iter()
-            .filter_map(|t| t.to_possible_value().map(|v| v.get_name().to_string()))
-            .collect();
+    Tab::from_name(&text).map(Some).ok_or_else(|| {
+        let names: Vec<&str> = Tab::names().collect();
         D::Error::custom(format!(
             "unknown tab '{text}' (one of {})",
             names.join(", ")
@@ -132,22 +132,7 @@ fn flows_columns<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Erro
 
 /// The column titles a tab has (none for tabs without a column table).
 pub fn column_titles(tab: Tab) -> Vec<&'static str> {
-    match tab {
-        Tab::Interfaces => crate::app::interfaces::COLUMNS
-            .iter()
-            .map(|c| c.title)
-            .collect(),
-        Tab::Sockets => crate::app::sockets::COLUMNS
-            .iter()
-            .map(|c| c.title)
-            .collect(),
-        Tab::Conntrack => crate::app::conntrack::COLUMNS
-            .iter()
-            .map(|c| c.title)
-            .collect(),
-        Tab::Flows => crate::ui::flows::column_titles(),
-        _ => Vec::new(),
-    }
+    columns::titles(tab).to_vec()
 }
 
 fn probe_names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -255,60 +240,6 @@ fn key_line(text: &str, key: &str) -> usize {
                 .is_some_and(|rest| rest.trim_start().starts_with('='))
         })
         .map_or(1, |index| index + 1)
-}
-
-/// Applies `config` to `cli` where the command line did not say otherwise.
-pub fn apply(cli: &mut crate::cli::Cli, matches: &clap::ArgMatches, config: &Config) {
-    if let Some(interval) = config.interval
-        && !on_command_line(matches, "interval")
-    {
-        cli.collect.interval = interval;
-    }
-    if cli.tab.is_none() {
-        cli.tab = config.tab;
-    }
-    if config.theme == ThemeName::Mono {
-        cli.no_color = true;
-    }
-    if config.mouse && !cli.no_mouse {
-        cli.mouse = true;
-    }
-    if config.compact {
-        cli.compact = true;
-    }
-    use crate::cli::Command;
-    let dns = match &mut cli.command {
-        None => &mut cli.dns,
-        Some(Command::Snapshot(args)) => &mut args.dns,
-        Some(Command::Record(args)) => &mut args.dns,
-        Some(Command::Export(args)) => &mut args.dns,
-        Some(_) => return,
-    };
-    add_dns(dns, &config.dns);
-}
-
-/// The config's probes and servers come after those given on the command line.
-fn add_dns(args: &mut crate::cli::DnsArgs, config: &Dns) {
-    for probe in &config.probes {
-        if !args.dns_probe.contains(probe) {
-            args.dns_probe.push(probe.clone());
-        }
-    }
-    for server in &config.servers {
-        if !args.dns_server.contains(server) {
-            args.dns_server.push(server.clone());
-        }
-    }
-}
-
-/// Whether the argument `id` was given on the command line, at the top level
-/// or in a subcommand (global options may be in either).
-fn on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
-    let here = matches.try_contains_id(id).unwrap_or(false)
-        && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
-    here || matches
-        .subcommand()
-        .is_some_and(|(_, sub)| on_command_line(sub, id))
 }
 
 /// A commented config with every setting at its default; it parses back to

@@ -1,12 +1,14 @@
 //! netlens: an htop-style monitor of the Linux network stack.
 //!
-//! The core (model, collect, findings, report) has no terminal code and can
-//! be used headless; app and ui are the live view.
+//! The core (model, collect, findings, session, report, record, export) has
+//! no terminal code and can be used headless; app and ui are the live view;
+//! commands turns each subcommand's command line into the core's options.
 
 pub mod app;
 pub mod capture;
 pub mod cli;
 pub mod collect;
+pub mod commands;
 pub mod config;
 pub mod dns;
 pub mod export;
@@ -17,5 +19,5 @@ pub mod model;
 pub mod record;
 pub mod report;
 pub mod safe_file;
-pub mod tmux;
+pub mod session;
 pub mod ui;

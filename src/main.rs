@@ -1,7 +1,8 @@
-//! Dispatch only.
+//! Parse and dispatch only: each subcommand is in `netlens::commands`.
 
 use clap::{CommandFactory, FromArgMatches};
 use netlens::cli::{Cli, Command};
+use netlens::commands;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -15,7 +16,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let result = netlens::config::load(cli.config.as_deref()).and_then(|config| {
-        netlens::config::apply(&mut cli, &matches, &config);
+        commands::config::apply(&mut cli, &matches, &config);
         dispatch(&cli, &config)
     });
     match result {
@@ -33,29 +34,16 @@ fn main() -> ExitCode {
 fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
     let limits = &config.thresholds;
     match &cli.command {
-        None => netlens::app::run::run(cli, config),
-        Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args, limits),
+        None => commands::live::run(cli, config),
+        Some(Command::Snapshot(args)) => commands::snapshot::run(&cli.collect, args, limits),
         Some(Command::Read(args)) => netlens::capture::read::run(args, limits),
         Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
-        Some(Command::Record(args)) => {
-            netlens::record::commands::record(&cli.collect, args, limits)
-        }
-        Some(Command::Replay(args)) => netlens::record::commands::replay(cli, args, config),
+        Some(Command::Record(args)) => commands::record::run(&cli.collect, args, limits),
+        Some(Command::Replay(args)) => commands::replay::run(cli, args, config),
         Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
-        Some(Command::Export(args)) => netlens::export::run(&cli.collect, args, limits),
-        Some(Command::Tmux(args)) => netlens::tmux::run(cli, args),
-        Some(Command::Man) => {
-            print!("{}", netlens::manual::MAN_PAGE);
-            Ok(())
-        }
-        Some(Command::Completions { shell }) => {
-            clap_complete::generate(
-                *shell,
-                &mut Cli::command(),
-                "netlens",
-                &mut std::io::stdout(),
-            );
-            Ok(())
-        }
+        Some(Command::Export(args)) => commands::export::run(&cli.collect, args, limits),
+        Some(Command::Tmux(args)) => commands::tmux::run(cli, args),
+        Some(Command::Man) => commands::man::run(),
+        Some(Command::Completions { shell }) => commands::completions::run(*shell),
     }
 }

@@ -273,3 +273,29 @@ fn config_dns_probes_reach_snapshot_with_the_command_line_ones() {
         "{seen:?}\n{out}"
     );
 }
+
+/// The config's column title lists (what `[columns]` accepts and
+/// --print-config lists) are the tables' own titles, in table order.
+#[test]
+fn config_column_titles() {
+    use netlens::config::{Tab, column_titles};
+    fn titles<C>(specs: &[netlens::app::table::ColumnSpec<C>]) -> Vec<&'static str> {
+        specs.iter().map(|c| c.title).collect()
+    }
+    assert_eq!(
+        column_titles(Tab::Interfaces),
+        titles(netlens::app::interfaces::COLUMNS)
+    );
+    assert_eq!(
+        column_titles(Tab::Sockets),
+        titles(netlens::app::sockets::COLUMNS)
+    );
+    assert_eq!(
+        column_titles(Tab::Conntrack),
+        titles(netlens::app::conntrack::COLUMNS)
+    );
+    assert_eq!(
+        column_titles(Tab::Flows),
+        netlens::ui::flows::column_titles()
+    );
+}

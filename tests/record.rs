@@ -500,7 +500,7 @@ fn compatibility_fixture_still_reads() {
     assert!(read.windows(2).all(|w| w[0].mono < w[1].mono));
     assert!(read.iter().all(|s| s.interface("lo").is_some()));
     let mut json = Vec::new();
-    netlens::record::commands::print_json(
+    netlens::record::inspect::print_json(
         &reader,
         &mut json,
         &netlens::findings::Thresholds::DEFAULT,
@@ -555,7 +555,7 @@ fn demo_asset_holds_a_conntrack_full_incident() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo-conntrack-full.nlrec");
     let reader = Reader::open(&path).unwrap();
     let mut json = Vec::new();
-    netlens::record::commands::print_json(
+    netlens::record::inspect::print_json(
         &reader,
         &mut json,
         &netlens::findings::Thresholds::DEFAULT,
@@ -574,7 +574,7 @@ fn demo_asset_holds_a_conntrack_full_incident() {
     assert!(ids.contains(&"conntrack-full"), "{ids:?}");
     assert!(lines[0]["findings"].as_array().unwrap().is_empty());
     let mut info = Vec::new();
-    netlens::record::commands::print_info(&reader, &mut info).unwrap();
+    netlens::record::inspect::print_info(&reader, &mut info).unwrap();
     let info = String::from_utf8(info).unwrap();
     assert!(
         info.contains("closed cleanly") && info.contains("damage:     none"),
@@ -611,7 +611,7 @@ fn format_2_fixture_with_packets_still_reads() {
     assert_eq!(kept as u64, last.packets);
     assert!(batches.iter().all(|(_, b)| b.skipped == 0));
     let mut info = Vec::new();
-    netlens::record::commands::print_info(&reader, &mut info).unwrap();
+    netlens::record::inspect::print_info(&reader, &mut info).unwrap();
     let info = String::from_utf8(info).unwrap();
     assert!(info.contains("packets (3 records, 1 segments)"), "{info}");
     assert!(

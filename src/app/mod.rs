@@ -280,14 +280,8 @@ impl App {
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(mut sample) => {
-                if let Some(capture) = &self.flows.capture {
-                    let mut summary = capture.summary();
-                    crate::model::capture::join_owners(&mut summary.flows, &sample.sockets);
-                    sample.capture = Some(summary);
-                }
-                if let Some(monitor) = &self.dns.monitor {
-                    sample.dns = Some(monitor.sample(self.flows.capture.as_ref()));
-                }
+                let (capture, dns) = (self.flows.capture.as_ref(), self.dns.monitor.as_ref());
+                crate::session::fill(&mut sample, capture, dns);
                 self.sockets.record(&sample);
                 self.refresh_flow_detail();
                 let record_changed = self.record_sample(&mut sample);

@@ -108,7 +108,7 @@ impl App {
                 let text = format!(
                     "recorded {} samples ({}) to {path}",
                     stats.records[0],
-                    record::commands::size(stats.bytes)
+                    record::inspect::size(stats.bytes)
                 );
                 self.recorded.push(text.clone());
                 Notice::info(text)
@@ -146,7 +146,7 @@ impl App {
         let text = format!(
             "recording stopped: {}; {}",
             error.root_cause(),
-            record::commands::saved_text(&saved, Path::new(&shown_path(&path)), closed)
+            record::inspect::saved_text(&saved, Path::new(&shown_path(&path)), closed)
         );
         self.record_failures.push(text.clone());
         self.notice = Some(Notice::error(text));

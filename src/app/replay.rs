@@ -20,7 +20,13 @@ const CATCH_UP: usize = 64;
 pub enum Mode {
     Live,
     Paused,
-    Replay { playing: bool, speed: f64 },
+    /// `following`: `replay --follow` at the end of a file still being
+    /// written, waiting for its recorder's next sample.
+    Replay {
+        playing: bool,
+        speed: f64,
+        following: bool,
+    },
 }
 
 impl App {
@@ -29,6 +35,7 @@ impl App {
             Some(player) => Mode::Replay {
                 playing: player.playing,
                 speed: player.speed,
+                following: player.following,
             },
             None if self.paused_at.is_some() => Mode::Paused,
             None => Mode::Live,

@@ -7,10 +7,8 @@
 use super::App;
 use super::input::{Input, Reader};
 use super::keymap::{self, Action, Key};
-use crate::cli::{Cli, ReplayArgs};
-use crate::collect::Sampler;
-use crate::collect::netns::Target;
-use crate::config::Config;
+use crate::capture::live::CaptureEvent;
+use crate::collect::{Sampler, SamplerEvent};
 use crate::ui;
 use anyhow::{Context, Result, bail};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
@@ -19,40 +17,25 @@ use crossterm::{cursor, execute};
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use std::io::{IsTerminal, Stdout, Write, stdout};
+use std::io::{Stdout, Write, stdout};
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::UnboundedReceiver;
 
-pub fn run(cli: &Cli, config: &Config) -> Result<()> {
-    if !stdout().is_terminal() {
-        bail!(
-            "stdout is not a terminal, and the live view needs one; for scripts use \
-             `netlens snapshot` (or `netlens snapshot --json`)"
-        );
-    }
-    let target = Target::from_args(cli.collect.netns.as_deref(), cli.collect.pid);
-    // Before touching the terminal, so a bad namespace is a plain error.
-    let (sampler, samples) = Sampler::spawn(target.clone(), cli.collect.interval)?;
-    // A bad filter or interface stops here; a missing privilege does not
-    // (the Flows tab says how to grant it).
-    let (capture, packets) = crate::capture::live::start(&target, &cli.capture)?;
-    let dns = crate::dns::DnsMonitor::start(&target, &cli.dns, cli.collect.interval)?;
-    dns.attach(capture.as_ref());
-    let mut app = configured_app(cli, config);
-    app.dns.monitor = Some(dns);
-    app.demand = sampler.demand();
-    app.flows.capture = capture;
-    app.load.netns = target
-        .open()?
-        .map(|file| (std::sync::Arc::new(file), target.label().to_string()));
-    app.record_path = cli.record.clone();
-    if let Some(path) = &cli.record {
-        app.start_recording_at(path, target.label())?;
-    }
+/// The live view: `app` (holding the session's capture and DNS monitor)
+/// fed by the sampler's `samples` and the capture's `packets` until it
+/// quits or a signal; then the recordings it made are reported.
+pub fn live(
+    mut app: App,
+    sampler: Sampler,
+    samples: UnboundedReceiver<SamplerEvent>,
+    packets: Option<UnboundedReceiver<CaptureEvent>>,
+    mouse: bool,
+) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let guard = TerminalGuard::enter(cli.mouse)?;
+    let guard = TerminalGuard::enter(mouse)?;
     let result = runtime.block_on(event_loop(&mut app, Some(samples), packets, &guard));
     drop(guard);
     drop(sampler);
@@ -69,47 +52,16 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     Ok(())
 }
 
-/// `netlens replay FILE`: the live view's UI, fed by a recording.
-pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
-    if !stdout().is_terminal() {
-        bail!(
-            "stdout is not a terminal, and replay needs one; for scripts use \
-             `netlens replay --json FILE` or `netlens replay --info FILE`"
-        );
-    }
-    let reader = crate::record::reader::Reader::open(&args.file)?;
-    let mut player = crate::record::player::Player::new(reader)?;
-    player.speed = args.speed;
-    let mut app = configured_app(cli, config);
-    app.start_replay(player);
-    if let Some(at) = &args.at {
-        app.jump_to_text(at);
-        if let Some(error) = app.error.take() {
-            bail!("--at {at}: {error}");
-        }
-    }
+/// Replay: `app`, already playing a recording, until it quits.
+pub fn replay(mut app: App, mouse: bool) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let guard = TerminalGuard::enter(cli.mouse)?;
+    let guard = TerminalGuard::enter(mouse)?;
     let result = runtime.block_on(event_loop(&mut app, None, None, &guard));
     drop(guard);
     result
-}
-
-/// The App as the command line and the config (already merged into `cli`
-/// by main) ask: first tab, colour, compact layout, thresholds, columns.
-fn configured_app(cli: &Cli, config: &Config) -> App {
-    let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let tab = cli.tab.unwrap_or(super::tabs::Tab::Interfaces);
-    let mut app = App::new(tab, cli.collect.interval, color);
-    app.set_thresholds(config.thresholds);
-    app.columns = config.columns.clone();
-    app.config = config.clone();
-    app.config_path = cli.config.clone().or_else(crate::config::default_path);
-    app.compact = cli.compact;
-    app
 }
 
 /// Raw mode, alternate screen and mouse capture for as long as it lives.
@@ -250,8 +202,8 @@ impl Drop for Screen {
 /// rest of the loop cannot tell them apart.
 async fn event_loop(
     app: &mut App,
-    mut samples: Option<tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>>,
-    mut packets: Option<tokio::sync::mpsc::UnboundedReceiver<crate::capture::live::CaptureEvent>>,
+    mut samples: Option<UnboundedReceiver<SamplerEvent>>,
+    mut packets: Option<UnboundedReceiver<CaptureEvent>>,
     guard: &TerminalGuard,
 ) -> Result<()> {
     let mut screen = Screen::default();
@@ -349,8 +301,8 @@ const CAPTURE_REDRAW: std::time::Duration = std::time::Duration::from_millis(200
 
 /// The next capture event, or never when capture is off.
 async fn next_capture(
-    packets: &mut Option<tokio::sync::mpsc::UnboundedReceiver<crate::capture::live::CaptureEvent>>,
-) -> Option<crate::capture::live::CaptureEvent> {
+    packets: &mut Option<UnboundedReceiver<CaptureEvent>>,
+) -> Option<CaptureEvent> {
     match packets {
         Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
@@ -358,8 +310,8 @@ async fn next_capture(
 }
 
 async fn next_sample(
-    samples: &mut Option<tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>>,
-) -> Option<crate::collect::SamplerEvent> {
+    samples: &mut Option<UnboundedReceiver<SamplerEvent>>,
+) -> Option<SamplerEvent> {
     match samples {
         Some(samples) => samples.recv().await,
         None => std::future::pending().await,

@@ -11,8 +11,8 @@ use super::keymap::{self, Action, Key};
 use super::line_edit;
 use crate::app::tabs::Tab;
 use crate::config::{Columns, ThemeName};
+pub use crate::config::{interval_text, threshold_text};
 use crate::findings::Thresholds;
-use std::time::Duration;
 
 /// The two tables whose columns the screen edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,14 +111,6 @@ pub fn items(columns: &Columns) -> Vec<Item> {
     items
 }
 
-/// A threshold's value as the config file writes it ("80.0", "3").
-pub fn threshold_text(thresholds: &Thresholds, key: &str) -> String {
-    toml::Table::try_from(thresholds)
-        .ok()
-        .and_then(|table| table.get(key).map(|v| v.to_string()))
-        .unwrap_or_default()
-}
-
 /// `thresholds` with `key` set to `text`, through the config file's
 /// deserializer and checks; the error is the config loader's message.
 pub fn set_threshold(thresholds: &Thresholds, key: &str, text: &str) -> Result<Thresholds, String> {
@@ -137,18 +129,6 @@ pub fn set_threshold(thresholds: &Thresholds, key: &str, text: &str) -> Result<T
         .map_err(|e: toml::de::Error| format!("{key}: {}", e.message().trim()))?;
     changed.check().map_err(|(_, message)| message)?;
     Ok(changed)
-}
-
-/// "500ms", "1s", "2m": as --interval and the config take it.
-pub fn interval_text(interval: Duration) -> String {
-    let ms = interval.as_millis();
-    if ms.is_multiple_of(60_000) {
-        format!("{}m", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
 }
 
 impl App {
@@ -405,7 +385,10 @@ mod tests {
             })
             .collect();
         assert_eq!(first, [("Peer", true), ("Net", true), ("State", false)]);
-        assert_eq!(interval_text(Duration::from_millis(500)), "500ms");
-        assert_eq!(interval_text(Duration::from_secs(120)), "2m");
+        assert_eq!(
+            interval_text(std::time::Duration::from_millis(500)),
+            "500ms"
+        );
+        assert_eq!(interval_text(std::time::Duration::from_secs(120)), "2m");
     }
 }

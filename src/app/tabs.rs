@@ -1,7 +1,7 @@
 //! The tabs, in tab-bar order.
 
-/// The tabs are the values `--tab` takes: one enum for both.
-pub use crate::cli::TabName as Tab;
+/// The plain tab enum lives in config (the config file names tabs too).
+pub use crate::config::Tab;
 
 pub const ALL: [Tab; 7] = [
     Tab::Interfaces,

@@ -9,12 +9,32 @@
 //! link is refused rather than followed or replaced (the link may point into
 //! a dotfiles repository, or somewhere an attacker chose).
 
-use super::{Config, ThemeName, column_titles};
-use crate::app::tabs::Tab;
-use clap::ValueEnum;
+use super::{Config, Tab, ThemeName, column_titles};
+use crate::findings::Thresholds;
 use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
+use std::time::Duration;
+
+/// A threshold's value as the config file writes it ("80.0", "3").
+pub fn threshold_text(thresholds: &Thresholds, key: &str) -> String {
+    toml::Table::try_from(thresholds)
+        .ok()
+        .and_then(|table| table.get(key).map(|v| v.to_string()))
+        .unwrap_or_default()
+}
+
+/// "500ms", "1s", "2m": as --interval and the config take it.
+pub fn interval_text(interval: Duration) -> String {
+    let ms = interval.as_millis();
+    if ms.is_multiple_of(60_000) {
+        format!("{}m", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
 
 /// The config file for `config`, commented as --print-config's.
 pub fn render(config: &Config) -> String {
@@ -24,15 +44,15 @@ pub fn render(config: &Config) -> String {
          # Every key is optional; command-line flags override these.\n\n\
          # Tab to open first: interfaces, sockets, tcp, conntrack, dns, flows, load\n",
     );
-    match config.tab.and_then(|t| t.to_possible_value()) {
-        Some(tab) => out.push_str(&format!("tab = {}\n", quoted(tab.get_name()))),
+    match config.tab {
+        Some(tab) => out.push_str(&format!("tab = {}\n", quoted(tab.name()))),
         None => out.push_str("# tab = \"interfaces\"\n"),
     }
     out.push_str("# Sampling interval (100ms to 1h): 500ms, 1s, 2m\n");
     match config.interval {
         Some(interval) => out.push_str(&format!(
             "interval = {}\n",
-            quoted(&crate::app::setup::interval_text(interval))
+            quoted(&interval_text(interval))
         )),
         None => out.push_str("# interval = \"1s\"\n"),
     }
@@ -65,7 +85,7 @@ pub fn render(config: &Config) -> String {
     }
     out.push_str("\n[thresholds]\n# When each finding fires (man netlens: FINDINGS).\n");
     for (key, _, meaning) in crate::findings::thresholds::THRESHOLDS {
-        let value = crate::app::setup::threshold_text(&config.thresholds, key);
+        let value = threshold_text(&config.thresholds, key);
         out.push_str(&format!("# {meaning}\n{key} = {value}\n"));
     }
     out.push_str(&format!(

@@ -8,11 +8,10 @@ pub mod dns;
 pub mod http;
 pub mod render;
 
-use crate::cli::{CollectArgs, ExportArgs};
-use crate::collect::netns::Target;
-use crate::collect::{Sampler, SamplerEvent};
+use crate::collect::SamplerEvent;
 use crate::findings;
 use crate::model::Sample;
+use crate::session::{Session, SessionOptions};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::sync::Arc;
@@ -52,35 +51,37 @@ fn connection_capacity() -> usize {
         .clamp(1, http::MAX_CONNECTIONS)
 }
 
-pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &findings::Thresholds) -> Result<()> {
+/// Where to serve, and the session to serve (started without a capture:
+/// probes only when asked, so no passive DNS).
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    pub listen: std::net::SocketAddr,
+    pub session: SessionOptions,
+}
+
+pub fn run(options: &ExportOptions, limits: &findings::Thresholds) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(serve(collect, args, limits))
+    runtime.block_on(serve(options, limits))
 }
 
-async fn serve(
-    collect: &CollectArgs,
-    args: &ExportArgs,
-    limits: &findings::Thresholds,
-) -> Result<()> {
+async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result<()> {
     let capacity = connection_capacity();
-    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
     // Bind before entering any namespace: the listener lives in ours.
-    let listener = tokio::net::TcpListener::bind(args.listen)
+    let listener = tokio::net::TcpListener::bind(options.listen)
         .await
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
+        .with_context(|| format!("cannot listen on {}", options.listen))?;
     let address = listener.local_addr()?;
-    // Probes only when asked (--dns-probe); no capture, so no passive DNS.
-    let monitor = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    let mut session = Session::start(&options.session)?;
     let mut histograms = dns::Accumulator::default();
-    let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
     let (publish, page_rx) = watch::channel::<Option<Arc<str>>>(None);
 
     // The first sample before announcing the address, so the first scrape
     // has data.
-    let mut previous = match events.recv().await {
+    // The baseline takes no DNS results: they go to the next sample.
+    let mut previous = match session.next().await {
         Some(SamplerEvent::Sample(sample)) => *sample,
         Some(SamplerEvent::Error(error)) => bail!("{error}"),
         None => bail!("the sampler stopped unexpectedly"),
@@ -104,11 +105,11 @@ async fn serve(
         .context("cannot handle SIGTERM")?;
     let result = loop {
         tokio::select! {
-            event = events.recv() => match event {
-                Some(SamplerEvent::Sample(mut sample)) => {
-                    let dns = monitor.sample(None);
-                    histograms.add(&dns);
-                    sample.dns = Some(dns);
+            event = session.next() => match event {
+                Some(SamplerEvent::Sample(sample)) => {
+                    if let Some(dns) = &sample.dns {
+                        histograms.add(dns);
+                    }
                     let found = engine.step(Some(&previous), &sample, limits);
                     publish.send_replace(Some(page(&sample, &found, &histograms).into()));
                     previous = *sample;
@@ -124,6 +125,6 @@ async fn serve(
         }
     };
     server.abort();
-    drop(sampler);
+    drop(session);
     result
 }

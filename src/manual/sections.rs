@@ -504,8 +504,11 @@ intervals) is "still being written": \fBreplay \-\-info\fR says so instead of
 prints the samples already there, then each one as it is appended (the file is
 looked at every interval, at most once a second), and exits 0 when the recorder
 closes the file (its index appears), or on SIGINT or SIGTERM. A file whose
-recorder was killed is followed until SIGINT. The live view's replay does not
-follow yet.
+recorder was killed is followed until SIGINT. \fBreplay \-\-follow FILE\fR does
+the same in the live view: it plays from the end of the file, shows each sample
+as it is appended, and shows FOLLOW in the header (where REPLAY is otherwise)
+until the recorder closes the file; it waits for the first sample of a file
+that has none yet.
 .TP
 A TCP flow sent data it had already sent (a segment ending at or before the
 highest sequence seen in that direction). \fBnetlens read \-\-flows \-\-json\fR lists it

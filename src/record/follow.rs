@@ -85,6 +85,33 @@ fn poll_every(reader: &Reader) -> Duration {
     Duration::from_secs_f64(interval.clamp(0.1, 1.0))
 }
 
+/// Opens a recording to follow in the live view once it holds a sample:
+/// a recorder just started may not have written one yet. Waits as `tail -f`
+/// does (Ctrl-C stops it), saying so once on stderr.
+pub fn first_samples(path: &Path) -> Result<Reader> {
+    let mut reader = Reader::open_growing(path)?;
+    let mut said = false;
+    loop {
+        let holds_one = reader.sample_segments().iter().any(|s| s.count > 0);
+        if holds_one || reader.refresh()? == Refresh::Closed {
+            return Ok(reader);
+        }
+        if reader.sample_segments().iter().any(|s| s.count > 0) {
+            return Ok(reader);
+        }
+        if !said {
+            // Never eprintln!: it panics when stderr is a terminal that hung up.
+            let _ = writeln!(
+                std::io::stderr(),
+                "netlens: waiting for the first sample of {} (Ctrl-C stops)",
+                path.display()
+            );
+            said = true;
+        }
+        std::thread::sleep(poll_every(&reader));
+    }
+}
+
 /// The samples printed so far: where in the samples stream, the one
 /// before (rates need it) and the findings' hysteresis.
 struct Printer {
@@ -105,7 +132,7 @@ impl Printer {
         limits: &Thresholds,
     ) -> Result<()> {
         let segments = reader.sample_segments();
-        let sections = Sections::from_list(&[]);
+        let sections = Sections::ALL;
         while let Some(entry) = segments.get(self.segment) {
             if entry.count as usize > self.taken {
                 let read = reader.read_samples(entry)?;

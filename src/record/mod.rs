@@ -4,9 +4,10 @@
 
 mod bytes;
 pub mod codec;
-pub mod commands;
 pub mod follow;
 pub mod format;
+pub mod headless;
+pub mod inspect;
 pub mod packets;
 pub mod player;
 pub mod reader;
@@ -124,6 +125,13 @@ impl Recorder {
 
     pub fn finish(self) -> Result<WriteStats> {
         self.writer.finish()
+    }
+}
+
+/// `snapshot --record FILE` writes the printed samples through this.
+impl crate::session::Sink for Recorder {
+    fn write(&mut self, previous: Option<&Sample>, sample: &mut Sample) -> Result<()> {
+        self.record(previous, sample)
     }
 }
 

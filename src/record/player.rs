@@ -3,7 +3,7 @@
 //! every view, rate and finding is computed by the same code.
 
 use super::format::{SegmentEntry, Stream};
-use super::reader::Reader;
+use super::reader::{Reader, Refresh};
 use crate::capture::live::PacketBatch;
 use crate::model::Sample;
 use anyhow::Result;
@@ -46,6 +46,12 @@ pub struct Player {
     pub utc_offset: i64,
     /// Damage met while decoding, for the error line.
     pub damage: Option<String>,
+    /// `replay --follow` of a file still being written: at the end, play
+    /// waits for the recorder's next sample instead of stopping. Cleared
+    /// once the recorder closes the file.
+    pub following: bool,
+    /// When the file is looked at next, while following at the end.
+    next_look: Option<Instant>,
 }
 
 impl Player {
@@ -76,6 +82,8 @@ impl Player {
             due: None,
             utc_offset,
             damage: None,
+            following: false,
+            next_look: None,
         };
         match player.first_readable(0) {
             Some(cursor) => player.cursor = cursor,
@@ -94,6 +102,39 @@ impl Player {
 
     pub fn reader(&self) -> &Reader {
         &self.reader
+    }
+
+    /// Follows the file as the recorder appends to it (a file already
+    /// closed has nothing more to come). Starts playing from the end.
+    pub fn follow(&mut self) {
+        self.following = !self.reader.closed_cleanly;
+        self.goto_end();
+        self.playing = true;
+        self.due = None;
+    }
+
+    /// Reads what the recorder appended: the segments (the last one may
+    /// have grown, so cached decodes are dropped) and, once it closed the
+    /// file, its index. Errors end following, with the reason in `damage`.
+    fn refresh(&mut self) {
+        match self.reader.refresh() {
+            Ok(Refresh::Growing) => {}
+            Ok(Refresh::Closed) => self.following = false,
+            Err(error) => {
+                self.damage = Some(format!("{error:#}"));
+                self.following = false;
+            }
+        }
+        self.segments = self.reader.sample_segments();
+        self.before.clear();
+        let mut total = 0;
+        for entry in &self.segments {
+            self.before.push(total);
+            total += entry.count as usize;
+        }
+        self.packet_segments = self.reader.stream_segments(Stream::Packets);
+        self.cache.clear();
+        self.packet_cache.clear();
     }
 
     /// The decoded samples of a segment (cached). A segment that cannot be
@@ -395,7 +436,18 @@ impl Player {
         if let Some(due) = self.due {
             return Some(due);
         }
-        let next = self.next(self.cursor)?;
+        let Some(next) = self.next(self.cursor) else {
+            // At the end of a file still being written: look again in a
+            // sampling interval (0.1 s to 1 s).
+            if !self.following {
+                return None;
+            }
+            let interval = self.reader.meta.as_ref().map_or(1.0, |m| m.interval);
+            let look = *self
+                .next_look
+                .get_or_insert(now + Duration::from_secs_f64(interval.clamp(0.1, 1.0)));
+            return Some(look);
+        };
         let (Some(current), Some(following)) = (self.current(), self.sample_at(next)) else {
             return None;
         };
@@ -408,10 +460,20 @@ impl Player {
     /// Called when the deadline passed: the next sample to show, or None at
     /// the end (playing stops there).
     pub fn advance(&mut self) -> Option<Sample> {
+        if self.following && self.next_look.take().is_some() {
+            self.refresh();
+            // The first new sample shows now, as live: no recorded gap.
+            self.due = None;
+            let sample = self.step_forward();
+            if sample.is_none() && !self.following {
+                self.playing = false;
+            }
+            return sample;
+        }
         let previous_due = self.due.take();
         let sample = self.step_forward();
         let Some(current) = &sample else {
-            self.playing = false;
+            self.playing = self.following;
             return None;
         };
         // Stay on the recorded schedule even when a frame was late: the

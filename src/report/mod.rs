@@ -7,11 +7,10 @@ pub mod sockets_json;
 pub mod sockets_text;
 pub mod text;
 
-use crate::cli::{CollectArgs, Section, SnapshotArgs};
-use crate::collect::netns::Target;
-use crate::collect::{Sampler, SamplerEvent};
+use crate::collect::SamplerEvent;
 use crate::findings::Thresholds;
 use crate::model::Sample;
+use crate::session::{Session, Sink};
 use anyhow::{Result, bail};
 use std::io::Write;
 
@@ -33,109 +32,54 @@ pub struct Sections {
 }
 
 impl Sections {
-    pub fn from_list(list: &[Section]) -> Self {
-        if list.is_empty() {
-            return Self {
-                interfaces: true,
-                conntrack: true,
-                conntrack_entries: false,
-                findings: true,
-                sockets: true,
-                tcp: true,
-                flows: true,
-                dns: true,
-            };
-        }
-        Self {
-            interfaces: list.contains(&Section::Interfaces),
-            conntrack: list.contains(&Section::Conntrack),
-            conntrack_entries: list.contains(&Section::Conntrack),
-            findings: list.contains(&Section::Findings),
-            sockets: list.contains(&Section::Sockets),
-            tcp: list.contains(&Section::Tcp),
-            flows: list.contains(&Section::Flows),
-            dns: list.contains(&Section::Dns),
-        }
-    }
-}
-
-/// `netlens snapshot`: a baseline sample, then `count` samples one interval
-/// apart, each printed with rates over its interval.
-pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> Result<()> {
-    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
-    let label = target.label().to_string();
-    let (sampler, mut events) = Sampler::spawn(target.clone(), collect.interval)?;
-    // As the live view: capture where permitted, unless --no-capture.
-    let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
-    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
-    dns.attach(capture.as_ref());
-    let mut recorder = match &args.record {
-        Some(path) => {
-            let mut recorder = crate::record::Recorder::create_with_capture(
-                path,
-                &crate::record::meta(&label, collect.interval),
-                capture.as_ref(),
-            )?;
-            recorder.thresholds = *limits;
-            Some(recorder)
-        }
-        None => None,
+    /// Every section (what `--section` not given means).
+    pub const ALL: Sections = Sections {
+        interfaces: true,
+        conntrack: true,
+        conntrack_entries: false,
+        findings: true,
+        sockets: true,
+        tcp: true,
+        flows: true,
+        dns: true,
     };
-    let result = print_samples(
-        args,
-        &mut events,
-        &sampler,
-        capture.as_ref(),
-        &dns,
-        recorder.as_mut(),
-        limits,
-    );
-    drop(dns);
-    drop(capture);
-    drop(sampler);
-    if let Some(recorder) = recorder {
-        recorder.finish()?;
-    }
-    result
 }
 
-fn print_samples(
-    args: &SnapshotArgs,
-    events: &mut tokio::sync::mpsc::UnboundedReceiver<SamplerEvent>,
-    sampler: &Sampler,
-    capture: Option<&crate::capture::live::Capture>,
-    dns: &crate::dns::DnsMonitor,
-    mut recorder: Option<&mut crate::record::Recorder>,
+/// What `snapshot` prints, and how many.
+#[derive(Debug, Clone, Copy)]
+pub struct SnapshotOptions {
+    pub json: bool,
+    pub count: u64,
+    pub sections: Sections,
+}
+
+/// `netlens snapshot`: after the session's baseline sample, `count`
+/// samples one interval apart, each printed with rates over its interval
+/// (and written to `sink`, a recording, with the baseline).
+pub fn snapshot(
+    session: &mut Session,
+    options: &SnapshotOptions,
+    mut sink: Option<&mut dyn Sink>,
     limits: &Thresholds,
 ) -> Result<()> {
-    let sections = Sections::from_list(&args.section);
-    let demand = sampler.demand();
+    let sections = options.sections;
+    let demand = session.demand();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut previous: Option<Sample> = None;
     let mut engine = crate::findings::Engine::default();
     let mut printed = 0;
-    while printed < args.count {
-        let mut sample = match events.blocking_recv() {
-            Some(SamplerEvent::Sample(mut sample)) => {
-                sample.capture = capture.map(|c| c.summary());
-                // DNS results since the baseline belong to the first
-                // printed sample: the baseline takes none.
-                if previous.is_some() {
-                    sample.dns = Some(dns.sample(capture));
-                }
-                if let Some(c) = sample.capture.as_mut() {
-                    crate::model::capture::join_owners(&mut c.flows, &sample.sockets);
-                }
-                *sample
-            }
+    while printed < options.count {
+        let mut sample = match session.blocking_next() {
+            Some(SamplerEvent::Sample(sample)) => *sample,
             Some(SamplerEvent::Error(error)) => bail!("{error}"),
             None => bail!("the sampler stopped unexpectedly"),
         };
-        if let Some(recorder) = recorder.as_mut() {
-            recorder.record(previous.as_ref(), &mut sample)?;
+        if let Some(sink) = sink.as_mut() {
+            sink.write(previous.as_ref(), &mut sample)?;
         }
-        if previous.is_none() && sections.conntrack && (args.json || sections.conntrack_entries) {
+        if previous.is_none() && sections.conntrack && (options.json || sections.conntrack_entries)
+        {
             // A one-shot ask: the printed samples carry the entry list. Set
             // after the baseline so the first printed sample is not held back
             // by the dump rate limit.
@@ -143,7 +87,7 @@ fn print_samples(
         }
         if let Some(previous) = &previous {
             let found = engine.step(Some(previous), &sample, limits);
-            let written = if args.json {
+            let written = if options.json {
                 writeln!(
                     out,
                     "{}",

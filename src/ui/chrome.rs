@@ -35,9 +35,14 @@ fn header_line(app: &App, theme: Theme, shed: u8) -> Line<'static> {
     let mode = match app.mode() {
         Mode::Live => Span::styled("live", theme.good()),
         Mode::Paused => Span::styled(" PAUSED ", theme.active_tab()),
-        Mode::Replay { playing, speed } => Span::styled(
+        Mode::Replay {
+            playing,
+            speed,
+            following,
+        } => Span::styled(
             format!(
-                " REPLAY {} {} ",
+                " {} {} {} ",
+                if following { "FOLLOW" } else { "REPLAY" },
                 if playing { "▶" } else { "‖" },
                 super::timeline::speed(speed)
             ),
@@ -313,7 +318,7 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
     match app.mode() {
         Mode::Live => {}
         Mode::Paused => spans.push(Span::styled(" PAUSED", theme.warn())),
-        Mode::Replay { playing, speed } => spans.push(Span::styled(
+        Mode::Replay { playing, speed, .. } => spans.push(Span::styled(
             format!(
                 " {} {}",
                 if playing { "▶" } else { "‖" },

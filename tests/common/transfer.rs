@@ -28,8 +28,11 @@ pub fn receiver(ns: &str) -> ChildGuard {
     )
 }
 
-/// Sends PAYLOAD bytes from IP_A:CLIENT_PORT, paced, then closes.
-pub fn send(ns: &str) {
+/// Sends PAYLOAD bytes from IP_A:CLIENT_PORT, paced, then closes once the
+/// receiver has read everything. Returns the sender's tcpi_bytes_sent: the
+/// payload bytes it put on the wire, retransmissions included (the kernel's
+/// own count, so a lossy run still has an exact figure to compare with).
+pub fn send(ns: &str) -> u64 {
     let script = format!(
         "import socket, time\n\
          for attempt in range(50):\n    \
@@ -39,6 +42,11 @@ pub fn send(ns: &str) {
              except ConnectionRefusedError:\n        s.close(); time.sleep(0.1)\n\
          chunk = b'x' * (512 * 1024)\n\
          for i in range(40):\n    s.sendall(chunk); time.sleep(0.075)\n\
+         s.shutdown(socket.SHUT_WR); s.settimeout(60)\n\
+         while s.recv(65536): pass\n\
+         import struct\n\
+         info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)\n\
+         print(struct.unpack_from('Q', info, 200)[0] if len(info) >= 208 else -1)\n\
          s.close()\n"
     );
     let out = Command::new("ip")
@@ -50,6 +58,11 @@ pub fn send(ns: &str) {
         "sender: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Kernels before 5.5 have no tcpi_bytes_sent: the payload is the floor.
+    match String::from_utf8_lossy(&out.stdout).trim().parse::<i64>() {
+        Ok(sent) if sent >= PAYLOAD as i64 => sent as u64,
+        _ => PAYLOAD,
+    }
 }
 
 pub fn received(mut receiver: ChildGuard) -> u64 {

@@ -4,8 +4,8 @@
 //! pane only DNS (`udp port 53`, for the queries seen on the wire) and is the
 //! one that gets the --dns-* options; the others run with --no-capture.
 
-use crate::app::tabs::Tab;
 use crate::cli::{Cli, TmuxArgs};
+use crate::config::Tab;
 use anyhow::{Context, Result, bail};
 use std::ffi::OsString;
 use std::process::Command;
@@ -32,19 +32,6 @@ pub const PANES: [(Tab, PaneCapture); 4] = [
     (Tab::Dns, PaneCapture::Dns),
 ];
 
-/// The tab's name as `--tab` takes it.
-fn tab_arg(tab: Tab) -> &'static str {
-    match tab {
-        Tab::Interfaces => "interfaces",
-        Tab::Sockets => "sockets",
-        Tab::Tcp => "tcp",
-        Tab::Conntrack => "conntrack",
-        Tab::Dns => "dns",
-        Tab::Flows => "flows",
-        Tab::Load => "load",
-    }
-}
-
 /// The command line of one pane: this same netlens binary, compact, on
 /// `tab`, with the options the user gave to `netlens tmux`.
 pub fn pane_command(
@@ -55,7 +42,7 @@ pub fn pane_command(
     capture: PaneCapture,
 ) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![exe.clone(), "--compact".into(), "--tab".into()];
-    argv.push(tab_arg(tab).into());
+    argv.push(tab.name().into());
     argv.push("--interval".into());
     argv.push(format!("{}ms", cli.collect.interval.as_millis()).into());
     if let Some(netns) = &cli.collect.netns {

@@ -1,123 +1,14 @@
-//! `netlens record` (headless) and `netlens replay` (UI, --json, --info).
+//! What `netlens replay --json` and `--info` print about a recording, and
+//! the sizes and counts the recorders report.
 
 use super::format::Stream;
 use super::reader::Reader;
-use super::{Recorder, time};
-use crate::cli::{Cli, CollectArgs, RecordArgs, ReplayArgs};
-use crate::collect::netns::Target;
-use crate::collect::{Demand, Sampler, SamplerEvent};
-use crate::config::Config;
+use super::time;
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::report::{Sections, json};
-use anyhow::{Context, Result, bail};
-use std::io::{IsTerminal, Write};
-use std::sync::Arc;
-use tokio::signal::unix::{SignalKind, signal};
-
-/// `netlens record -o FILE`: samples (and, unless --no-capture, the flows
-/// and packets captured) to a file until the duration is up or SIGINT /
-/// SIGTERM / SIGHUP; either way the file is closed with its index. A write
-/// error stops it with the reason and what was saved.
-pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Result<()> {
-    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
-    let label = target.label().to_string();
-    // Replay should show the Conntrack tab's entries too (dumped at most
-    // once a second).
-    let demand = Arc::new(Demand::default());
-    demand.set_conntrack_entries(true);
-    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
-    let (sampler, mut events) = Sampler::spawn_with(target.clone(), collect.interval, demand)?;
-    // As the live view: capture where permitted, unless --no-capture.
-    let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
-    if let Some(error) = capture.as_ref().and_then(|c| c.summary().error) {
-        eprintln!("netlens: warning: no packets recorded: {error}");
-    }
-    dns.attach(capture.as_ref());
-    let mut recorder = Recorder::create_with_capture(
-        &args.output,
-        &super::meta(&label, collect.interval),
-        capture.as_ref(),
-    )?;
-    recorder.thresholds = *limits;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let progress = std::io::stderr().is_terminal();
-    let started = std::time::Instant::now();
-    let outcome: Result<()> = runtime.block_on(async {
-        let mut sigint = signal(SignalKind::interrupt())?;
-        let mut sigterm = signal(SignalKind::terminate())?;
-        // An SSH session that drops: close the file as on SIGTERM.
-        let mut sighup = signal(SignalKind::hangup())?;
-        let deadline = args.duration.map(|d| tokio::time::Instant::now() + d);
-        let mut previous: Option<Sample> = None;
-        loop {
-            let until = async {
-                match deadline {
-                    Some(at) => tokio::time::sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                event = events.recv() => match event {
-                    Some(SamplerEvent::Sample(mut sample)) => {
-                        sample.capture = capture.as_ref().map(|c| c.summary());
-                        sample.dns = Some(dns.sample(capture.as_ref()));
-                        recorder.record(previous.as_ref(), &mut sample)?;
-                        previous = Some(*sample);
-                        if progress {
-                            let stats = recorder.stats();
-                            // Never eprint!: it panics once stderr is a
-                            // terminal that hung up, before the file closes.
-                            let _ = write!(
-                                std::io::stderr(),
-                                "\rrecording to {}: {} samples, {}, {}   ",
-                                recorder.path().display(),
-                                stats.records[0],
-                                size(stats.bytes),
-                                time::span(started.elapsed().as_secs_f64()),
-                            );
-                        }
-                    }
-                    Some(SamplerEvent::Error(error)) => {
-                        let _ = writeln!(std::io::stderr(), "\rnetlens: warning: {error}");
-                    }
-                    None => bail!("the sampler stopped unexpectedly"),
-                },
-                _ = sigint.recv() => return Ok(()),
-                _ = sigterm.recv() => return Ok(()),
-                _ = sighup.recv() => return Ok(()),
-                _ = until => return Ok(()),
-            }
-        }
-    });
-    drop(sampler);
-    drop(capture);
-    let path = recorder.path().to_path_buf();
-    let mut stderr = std::io::stderr();
-    if progress {
-        let _ = writeln!(stderr);
-    }
-    if let Err(error) = outcome {
-        // A failed write (a full disk) names its cause; the file holds
-        // what was written before it.
-        let saved = recorder.stats();
-        let closed = recorder.finish().is_ok();
-        bail!("{error:#}; {}", saved_text(&saved, &path, closed));
-    }
-    // Close the file properly even when sampling failed.
-    let stats = recorder.finish()?;
-    let _ = writeln!(
-        stderr,
-        "recorded {} samples ({}) to {}",
-        stats.records[0],
-        size(stats.bytes),
-        path.display()
-    );
-    Ok(())
-}
+use anyhow::{Result, bail};
+use std::io::Write;
 
 /// How much of a recording stopped early was saved, and whether it was
 /// closed (else replay rebuilds its index by a scan).
@@ -147,41 +38,9 @@ pub fn size(bytes: u64) -> String {
     }
 }
 
-/// `netlens replay FILE`.
-pub fn replay(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
-    if args.info {
-        let reader = Reader::open(&args.file)?;
-        return print_info(&reader, &mut std::io::stdout().lock());
-    }
-    if args.json {
-        let printed = if args.follow {
-            super::follow::print_json(
-                &args.file,
-                &mut std::io::stdout().lock(),
-                &config.thresholds,
-            )
-        } else {
-            let reader = Reader::open(&args.file)?;
-            note_if_being_written(&reader);
-            print_json(&reader, &mut std::io::stdout().lock(), &config.thresholds)
-        };
-        return match printed {
-            Err(error)
-                if error
-                    .downcast_ref::<std::io::Error>()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
-            {
-                Ok(())
-            }
-            other => other,
-        };
-    }
-    crate::app::run::replay(cli, args, config)
-}
-
 /// On stderr: a file still being written holds only what was written so
 /// far, and --follow prints the rest as it comes.
-fn note_if_being_written(reader: &Reader) {
+pub fn note_if_being_written(reader: &Reader) {
     if super::follow::being_written(reader) {
         eprintln!(
             "netlens: note: {} is still being written; replay --json --follow {} \
@@ -196,7 +55,7 @@ fn note_if_being_written(reader: &Reader) {
 /// baseline its rates need, as in `snapshot`). Damage is reported on stderr
 /// and skipped; the samples around it still print.
 pub fn print_json(reader: &Reader, out: &mut impl Write, limits: &Thresholds) -> Result<()> {
-    let sections = Sections::from_list(&[]);
+    let sections = Sections::ALL;
     let mut previous: Option<Sample> = None;
     // As snapshot: findings with hysteresis from the first printed sample.
     let mut engine = crate::findings::Engine::default();

@@ -1,0 +1,18 @@
+//! `netlens export`: the Prometheus exporter.
+
+use crate::cli::{CollectArgs, ExportArgs};
+use crate::export::ExportOptions;
+use crate::findings::Thresholds;
+use anyhow::Result;
+
+pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &Thresholds) -> Result<()> {
+    let options = ExportOptions {
+        listen: args.listen,
+        session: super::SessionOptions {
+            // Rates need two samples: the first is the baseline.
+            first_is_baseline: true,
+            ..super::session_options(collect, None, &args.dns)
+        },
+    };
+    crate::export::run(&options, limits)
+}

@@ -1,0 +1,53 @@
+//! `netlens` with no subcommand: the live view.
+
+use crate::app::App;
+use crate::cli::Cli;
+use crate::config::Config;
+use crate::session::Session;
+use anyhow::{Result, bail};
+use std::io::{IsTerminal, stdout};
+
+pub fn run(cli: &Cli, config: &Config) -> Result<()> {
+    if !stdout().is_terminal() {
+        bail!(
+            "stdout is not a terminal, and the live view needs one; for scripts use \
+             `netlens snapshot` (or `netlens snapshot --json`)"
+        );
+    }
+    let options = super::session_options(&cli.collect, Some(&cli.capture), &cli.dns);
+    // Before touching the terminal, so a bad namespace, filter or
+    // interface is a plain error (a missing capture privilege is not: the
+    // Flows tab says how to grant it).
+    let session = Session::start(&options)?;
+    let label = session.label().to_string();
+    let parts = session.into_parts();
+    let mut app = configured_app(cli, config);
+    app.dns.monitor = Some(parts.dns);
+    app.demand = parts.sampler.demand();
+    app.flows.capture = parts.capture;
+    app.load.netns = options
+        .target
+        .open()?
+        .map(|file| (std::sync::Arc::new(file), label.clone()));
+    app.record_path = cli.record.clone();
+    if let Some(path) = &cli.record {
+        app.start_recording_at(path, &label)?;
+    }
+    crate::app::run::live(app, parts.sampler, parts.samples, parts.packets, cli.mouse)
+}
+
+/// The App as the command line and the config (already merged into `cli`
+/// by main) ask: first tab, colour, compact layout, thresholds, columns.
+pub fn configured_app(cli: &Cli, config: &Config) -> App {
+    let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let tab = cli
+        .tab
+        .map_or(crate::config::Tab::Interfaces, super::config::tab);
+    let mut app = App::new(tab, cli.collect.interval, color);
+    app.set_thresholds(config.thresholds);
+    app.columns = config.columns.clone();
+    app.config = config.clone();
+    app.config_path = cli.config.clone().or_else(crate::config::default_path);
+    app.compact = cli.compact;
+    app
+}

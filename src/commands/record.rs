@@ -1,0 +1,23 @@
+//! `netlens record -o FILE`: headless recording.
+
+use crate::cli::{CollectArgs, RecordArgs};
+use crate::findings::Thresholds;
+use crate::record::headless::RecordOptions;
+use crate::session::{Session, SessionOptions};
+use anyhow::Result;
+
+pub fn run(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Result<()> {
+    let session = Session::start(&SessionOptions {
+        // Replay should show the Conntrack tab's entries too (dumped at
+        // most once a second).
+        conntrack_entries: true,
+        // As the live view: capture where permitted, unless --no-capture.
+        ..super::session_options(collect, Some(&args.capture), &args.dns)
+    })?;
+    let options = RecordOptions {
+        output: args.output.clone(),
+        duration: args.duration,
+        interval: collect.interval,
+    };
+    crate::record::headless::record(session, &options, limits)
+}

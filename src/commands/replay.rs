@@ -1,0 +1,65 @@
+//! `netlens replay FILE`: the live view's UI fed by a recording, or the
+//! recording as JSON Lines (--json, --follow) or a summary (--info).
+
+use crate::cli::{Cli, ReplayArgs};
+use crate::config::Config;
+use crate::record::inspect;
+use crate::record::player::Player;
+use crate::record::reader::Reader;
+use anyhow::{Result, bail};
+use std::io::{IsTerminal, stdout};
+
+pub fn run(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
+    if args.info {
+        let reader = Reader::open(&args.file)?;
+        return inspect::print_info(&reader, &mut std::io::stdout().lock());
+    }
+    if args.json {
+        let printed = if args.follow {
+            crate::record::follow::print_json(
+                &args.file,
+                &mut std::io::stdout().lock(),
+                &config.thresholds,
+            )
+        } else {
+            let reader = Reader::open(&args.file)?;
+            inspect::note_if_being_written(&reader);
+            inspect::print_json(&reader, &mut std::io::stdout().lock(), &config.thresholds)
+        };
+        return match printed {
+            Err(error)
+                if error
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+            {
+                Ok(())
+            }
+            other => other,
+        };
+    }
+    if !stdout().is_terminal() {
+        bail!(
+            "stdout is not a terminal, and replay needs one; for scripts use \
+             `netlens replay --json FILE` or `netlens replay --info FILE`"
+        );
+    }
+    let reader = if args.follow {
+        crate::record::follow::first_samples(&args.file)?
+    } else {
+        Reader::open(&args.file)?
+    };
+    let mut player = Player::new(reader)?;
+    player.speed = args.speed;
+    if args.follow {
+        player.follow();
+    }
+    let mut app = super::live::configured_app(cli, config);
+    app.start_replay(player);
+    if let Some(at) = &args.at {
+        app.jump_to_text(at);
+        if let Some(error) = app.error.take() {
+            bail!("--at {at}: {error}");
+        }
+    }
+    crate::app::run::replay(app, cli.mouse)
+}

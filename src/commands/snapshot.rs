@@ -1,0 +1,57 @@
+//! `netlens snapshot`: samples for scripts, as a table or JSON Lines.
+
+use crate::cli::{CollectArgs, Section, SnapshotArgs};
+use crate::findings::Thresholds;
+use crate::report::{Sections, SnapshotOptions};
+use crate::session::{Session, SessionOptions, Sink};
+use anyhow::Result;
+
+pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> Result<()> {
+    // As the live view: capture where permitted, unless --no-capture.
+    let mut session = Session::start(&SessionOptions {
+        // Rates need two samples: the first is the baseline.
+        first_is_baseline: true,
+        ..super::session_options(collect, Some(&args.capture), &args.dns)
+    })?;
+    let mut recorder = match &args.record {
+        Some(path) => {
+            let mut recorder = crate::record::Recorder::create_with_capture(
+                path,
+                &crate::record::meta(session.label(), collect.interval),
+                session.capture(),
+            )?;
+            recorder.thresholds = *limits;
+            Some(recorder)
+        }
+        None => None,
+    };
+    let options = SnapshotOptions {
+        json: args.json,
+        count: args.count,
+        sections: sections(&args.section),
+    };
+    let sink = recorder.as_mut().map(|r| r as &mut dyn Sink);
+    let result = crate::report::snapshot(&mut session, &options, sink, limits);
+    drop(session);
+    if let Some(recorder) = recorder {
+        recorder.finish()?;
+    }
+    result
+}
+
+/// The sections `--section` names; none named: all of them.
+fn sections(list: &[Section]) -> Sections {
+    if list.is_empty() {
+        return Sections::ALL;
+    }
+    Sections {
+        interfaces: list.contains(&Section::Interfaces),
+        conntrack: list.contains(&Section::Conntrack),
+        conntrack_entries: list.contains(&Section::Conntrack),
+        findings: list.contains(&Section::Findings),
+        sockets: list.contains(&Section::Sockets),
+        tcp: list.contains(&Section::Tcp),
+        flows: list.contains(&Section::Flows),
+        dns: list.contains(&Section::Dns),
+    }
+}
