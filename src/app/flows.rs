@@ -2,7 +2,9 @@
 //! model (rows, aggregation, sort, text filter, selection), the capture
 //! filter editor and `w`. Rendering lives in ui/flows.rs.
 
-use super::keymap::{Action, Key};
+use super::keymap::{Action, Key, Scope};
+use super::search::next_match;
+use super::view::{self, Reply, Shown, TabView};
 use crate::capture::filter::Filter;
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
 use crate::capture::pcap::{unpredictable_name, write_file};
@@ -500,6 +502,66 @@ fn compare(a: &Row, b: &Row, column: Column) -> std::cmp::Ordering {
         Column::Process => a.process.cmp(&b.process),
         Column::Flows => a.flows.cmp(&b.flows),
         Column::Bytes => a.bytes.cmp(&b.bytes),
+    }
+}
+
+impl FlowsView {
+    /// The table rows for the shown sample.
+    pub fn rows_of(&self, shown: &Shown) -> Vec<Row> {
+        match shown.pair() {
+            (previous, Some(current)) => self.rows(previous, current),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl TabView for FlowsView {
+    fn scope(&self) -> Scope {
+        Scope::Flows
+    }
+
+    fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
+        let rows = self.rows_of(shown);
+        if action == Action::Open && self.grouping == Grouping::Flow {
+            // Enter on a flow opens its screen.
+            let flow = rows.get(self.selected).and_then(|row| {
+                let capture = shown.current()?.capture.as_ref()?;
+                capture
+                    .flows
+                    .iter()
+                    .find(|f| f.proto == row.proto && format!("{} > {}", f.src, f.dst) == row.key)
+                    .cloned()
+            });
+            return flow.map_or(Reply::Redraw(false), Reply::OpenFlow);
+        }
+        Reply::Redraw(self.handle(action, rows.len()))
+    }
+
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        if self.capture_edit.is_some() {
+            return Some(self.edit_capture_filter(key));
+        }
+        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    }
+
+    fn editing_filter(&self) -> Option<&str> {
+        self.editing_filter.then_some(self.filter.as_str())
+    }
+
+    fn filter(&self) -> Option<&str> {
+        view::applied(&self.filter)
+    }
+
+    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
+        let rows = self.rows_of(shown);
+        let needle = text.to_lowercase();
+        let found = next_match(rows.len(), self.selected + skip, |i| {
+            let row = &rows[i];
+            [&row.key, &row.process, &row.proto, &row.state]
+                .iter()
+                .any(|field| field.to_lowercase().contains(&needle))
+        });
+        Some(found.inspect(|&i| self.selected = i).is_some())
     }
 }
 

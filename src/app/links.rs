@@ -5,7 +5,6 @@
 
 use super::App;
 use super::flows::Grouping;
-use super::keymap::Action;
 use super::tabs::Tab;
 use crate::findings::Evidence;
 use crate::model::sockets::SocketSample;
@@ -18,36 +17,9 @@ pub struct FindingsList {
 }
 
 impl App {
-    /// Keys while the findings list is open; returns whether to redraw.
-    pub(super) fn findings_list_action(&mut self, action: Action) -> bool {
-        let Some(list) = self.findings_list.as_mut() else {
-            return false;
-        };
-        let last = self.derived.findings.len().saturating_sub(1);
-        match action {
-            Action::Quit => self.quit = true,
-            Action::Findings | Action::Close => self.findings_list = None,
-            Action::Up => list.selected = list.selected.saturating_sub(1),
-            Action::Down => list.selected = (list.selected + 1).min(last),
-            Action::PageUp => list.selected = list.selected.saturating_sub(10),
-            Action::PageDown => list.selected = (list.selected + 10).min(last),
-            Action::Top => list.selected = 0,
-            Action::Bottom => list.selected = last,
-            Action::Open => {
-                let chosen = self.derived.findings.get(list.selected).cloned();
-                self.findings_list = None;
-                if let Some(finding) = chosen {
-                    self.go_to_evidence(&finding.evidence);
-                }
-            }
-            _ => return false,
-        }
-        true
-    }
-
     /// Opens the tab of `evidence` with its row selected (or marked).
     pub fn go_to_evidence(&mut self, evidence: &Evidence) {
-        self.help = false;
+        self.close_help();
         match evidence.tab {
             "interfaces" => {
                 self.tab = Tab::Interfaces;

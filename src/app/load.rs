@@ -2,7 +2,8 @@
 //! A run goes on its own thread and reports over a channel the event loop
 //! waits on; nothing here blocks. Rendering lives in ui/load.rs.
 
-use super::keymap::{Action, Key};
+use super::keymap::{Action, Key, Scope};
+use super::view::{Reply, Shown, TabView};
 use crate::cli::{parse_duration, parse_rate, parse_request_rate};
 use crate::collect::netns;
 use crate::load::{self, Interval, Outcome, Spec, Stop};
@@ -677,6 +678,20 @@ impl LoadView {
                 true
             }
         }
+    }
+}
+
+impl TabView for LoadView {
+    fn scope(&self) -> Scope {
+        Scope::Load
+    }
+
+    fn on_action(&mut self, action: Action, key: Key, _shown: &Shown) -> Reply {
+        Reply::Redraw(self.handle(action, key))
+    }
+
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        self.modal().then(|| self.on_modal_key(key))
     }
 }
 

@@ -9,6 +9,7 @@
 use super::App;
 use super::keymap::{self, Action, Key};
 use super::line_edit;
+use super::overlay::Overlay;
 use crate::app::tabs::Tab;
 use crate::config::{Columns, ThemeName};
 use crate::findings::Thresholds;
@@ -152,15 +153,9 @@ pub fn interval_text(interval: Duration) -> String {
 }
 
 impl App {
-    pub fn open_setup(&mut self) {
-        self.setup = Some(Setup::default());
-    }
-
-    /// Every key while the setup screen is open.
-    pub fn setup_key(&mut self, key: Key) -> bool {
-        let Some(mut setup) = self.setup.take() else {
-            return false;
-        };
+    /// Every key while the setup screen is open; the screen, unless the
+    /// key closed it.
+    pub(super) fn setup_key(&mut self, mut setup: Setup, key: Key) -> Option<Overlay> {
         let items = items(&self.config.columns);
         let open = if setup.editing.is_some() {
             self.setup_edit(&mut setup, &items, key);
@@ -168,10 +163,7 @@ impl App {
         } else {
             self.setup_action(&mut setup, &items, key)
         };
-        if open {
-            self.setup = Some(setup);
-        }
-        true
+        open.then_some(Overlay::Setup(setup))
     }
 
     /// Keys while a value is typed: Enter applies it if it is good.
