@@ -1,5 +1,13 @@
 //! Application state and input handling. No terminal I/O here: `run` owns the
 //! terminal and the event loop; `ui` draws this state.
+//!
+//! Each tab's state is its own struct (InterfacesView, SocketsView, ...)
+//! implementing `view::TabView`: its keys, its prompt, its filter, F3's
+//! search, a click on a row. What is open over the tabs (help, findings
+//! list, setup, F9's y/N, F3's line, replay's time prompt) is a stack in
+//! `overlay`, which also routes the keys: the top overlay, the tab's own
+//! prompt, the replay keys, the global keys, then the flow screen or the
+//! tab. The key table is `keymap`.
 
 pub mod conntrack;
 pub mod dns;

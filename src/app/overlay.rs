@@ -15,7 +15,6 @@ use super::keymap::{self, Action, Key, Scope};
 use super::kill::KillPrompt;
 use super::links::FindingsList;
 use super::setup::Setup;
-use super::tabs::Tab;
 use super::view::Reply;
 use super::{App, search};
 
@@ -311,11 +310,6 @@ impl App {
         let index = first + usize::from(row - rect.y);
         let (view, shown) = self.view_and_shown();
         view.click_row(index, &shown)
-    }
-
-    /// Whether the current tab is `tab` (for the ui's tab bar).
-    pub fn is_tab(&self, tab: Tab) -> bool {
-        self.tab == tab
     }
 }
 
