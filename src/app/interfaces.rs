@@ -2,6 +2,7 @@
 //! selection. Rendering lives in ui/interfaces.rs.
 
 use super::keymap::{Action, Key};
+use super::links::Link;
 use super::search::next_match;
 use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
@@ -398,6 +399,18 @@ impl TabView for InterfacesView {
         let Some(current) = current else {
             return Reply::Redraw(false);
         };
+        if action == Action::Link {
+            self.refresh(previous, current);
+            let rows = self.rows(current);
+            let index = self.selected_index(&rows);
+            return match index.and_then(|i| rows.get(i)) {
+                Some(row) => Reply::Link(Link::FlowsOnInterface {
+                    name: row.iface.name.clone(),
+                    addresses: row.iface.addresses.clone(),
+                }),
+                None => Reply::Redraw(false),
+            };
+        }
         Reply::Redraw(self.handle(action, previous, current))
     }
 

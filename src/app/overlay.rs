@@ -221,15 +221,11 @@ impl App {
         if scope != Scope::View && scope != view.scope() {
             return false;
         }
-        // The Load tab's form has no rows to search or link from.
+        // The Load tab's form has no rows to search.
         let form = view.scope() == Scope::Load;
-        match action {
-            Action::Search if !form => {
-                self.start_search();
-                return true;
-            }
-            Action::Link => return self.follow_link(),
-            _ => {}
+        if action == Action::Search && !form {
+            self.start_search();
+            return true;
         }
         match view.on_action(action, key, &shown) {
             Reply::Redraw(redraw) => redraw,
@@ -239,6 +235,10 @@ impl App {
             }
             Reply::Kill(socket) => {
                 self.ask_kill(socket);
+                true
+            }
+            Reply::Link(link) => {
+                self.follow_link(link);
                 true
             }
         }

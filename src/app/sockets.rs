@@ -7,6 +7,7 @@
 //! sorted row indices and frames only look at the visible slice.
 
 use super::keymap::{Action, Key, Scope};
+use super::links::Link;
 use super::search::next_match;
 use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
@@ -484,6 +485,16 @@ impl TabView for SocketsView {
             return Reply::Redraw(false);
         };
         match action {
+            // The row shown selected, as Enter takes it (nothing may have
+            // been chosen with the arrows yet).
+            Action::Link => match self.selection(current) {
+                Some(socket) => Reply::Link(Link::FlowOfSocket {
+                    local: socket.local,
+                    peer: socket.peer,
+                    proto: socket.proto.name(),
+                }),
+                None => Reply::Redraw(false),
+            },
             // Enter on a socket with traffic opens its flow's screen.
             Action::Open
                 if !self.detail

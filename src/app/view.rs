@@ -6,6 +6,7 @@
 use super::history::History;
 use super::keymap::{Action, Key, Scope};
 use super::line_edit;
+use super::links::Link;
 use crate::model::Sample;
 use crate::model::capture::FlowSample;
 use crate::model::conntrack::ConntrackEntry;
@@ -78,6 +79,8 @@ pub enum Reply {
     OpenFlow(FlowSample),
     /// F9: ask whether to kill this socket (None: none is selected).
     Kill(Option<SocketSample>),
+    /// `x`: go to the related rows in another tab.
+    Link(Link),
 }
 
 pub trait TabView {
