@@ -43,11 +43,6 @@ pub(super) enum Keyed {
 }
 
 impl App {
-    /// The overlays, bottom first.
-    pub fn overlays(&self) -> &[Overlay] {
-        &self.overlays
-    }
-
     /// The overlay drawn over the body (help, findings, setup), topmost.
     pub fn screen_overlay(&self) -> Option<&Overlay> {
         self.overlays.iter().rev().find(|o| {
