@@ -11,8 +11,10 @@ use super::keymap::{self, Action, Key};
 use super::line_edit;
 use super::overlay::Overlay;
 use crate::app::tabs::Tab;
+use crate::cli::parse_interval;
 use crate::config::{Columns, ThemeName};
 use crate::findings::Thresholds;
+use crate::manual::sections::THRESHOLDS;
 use std::time::Duration;
 
 /// The two tables whose columns the screen edits.
@@ -108,7 +110,7 @@ pub fn items(columns: &Columns) -> Vec<Item> {
     let mut items = vec![Item::Interval, Item::Theme];
     items.extend(column_items(Table::Sockets, columns));
     items.extend(column_items(Table::Flows, columns));
-    items.extend((0..crate::manual::sections::THRESHOLDS.len()).map(Item::Threshold));
+    items.extend((0..THRESHOLDS.len()).map(Item::Threshold));
     items
 }
 
@@ -225,7 +227,7 @@ impl App {
                     setup.editing = Some(interval_text(now));
                 }
                 Some(Item::Threshold(index)) => {
-                    let key = crate::manual::sections::THRESHOLDS[index].0;
+                    let key = THRESHOLDS[index].0;
                     setup.editing = Some(threshold_text(&self.config.thresholds, key));
                 }
                 Some(Item::Theme) => {
@@ -275,14 +277,13 @@ impl App {
     fn apply_value(&mut self, item: Option<&Item>, text: &str) -> Result<(), String> {
         match item {
             Some(Item::Interval) => {
-                let interval = crate::cli::parse_interval(text.trim())
-                    .map_err(|e| format!("interval: {e}"))?;
+                let interval = parse_interval(text.trim()).map_err(|e| format!("interval: {e}"))?;
                 self.config.interval = Some(interval);
                 self.interval = interval;
                 self.demand.set_interval(interval);
             }
             Some(Item::Threshold(index)) => {
-                let key = crate::manual::sections::THRESHOLDS[*index].0;
+                let key = THRESHOLDS[*index].0;
                 let changed = set_threshold(&self.config.thresholds, key, text)?;
                 self.config.thresholds = changed;
                 self.set_thresholds(changed);
