@@ -1,6 +1,7 @@
 //! The replay view's prompts and links: `t` with a bad time says so, `+30s`
 //! lands on the sample nearest that time, the DNS tab does not offer probes
-//! (nothing is probed in replay), and `x` on a socket jumps to its flow.
+//! (nothing is probed in replay), `x` on a socket jumps to its flow, and the
+//! Load form's field editor keeps the replay keys typed into it.
 
 use netlens::app::App;
 use netlens::app::keymap::Key;
@@ -141,4 +142,28 @@ fn x_on_a_socket_jumps_to_its_flow_in_replay() {
     // No packets in this recording: the Flows tab says why it is empty.
     let message = app.flows.message.clone().unwrap();
     assert!(message.contains("no packets"), "{message}");
+}
+
+/// The Load form's field editor takes every key, in replay too: `t`, `-`
+/// and `[` typed into a target are text, not the replay's time keys.
+#[test]
+fn the_load_form_keeps_typed_replay_keys_in_replay() {
+    let mut app = replay_app("load-form.nlrec");
+    app.on_key(Key::Char('7'));
+    assert_eq!(app.tab, Tab::Load);
+    app.on_key(Key::Down);
+    app.on_key(Key::Enter);
+    let before = app
+        .load
+        .editing
+        .clone()
+        .expect("the target field is edited");
+    let second = shown_second(&app);
+    for c in "t-[".chars() {
+        app.on_key(Key::Char(c));
+    }
+    assert_eq!(app.load.editing, Some(format!("{before}t-[")));
+    assert_eq!(shown_second(&app), second, "the replay did not move");
+    app.on_key(Key::Esc);
+    assert!(app.load.editing.is_none());
 }

@@ -1491,7 +1491,7 @@ mod links {
             app.on_key(Key::Down);
         }
         app.on_key(Key::Enter);
-        assert!(app.findings_list.is_none());
+        assert!(app.findings_list().is_none());
         assert_eq!(app.tab, Tab::Sockets);
         let selected = app.sockets.selected.expect("a socket is selected");
         assert_eq!(selected.local.to_string(), "198.18.0.2:8080");
@@ -1507,7 +1507,7 @@ mod links {
         app.on_key(Key::Char('3'));
         app.on_key(Key::Char('!'));
         app.on_key(Key::Esc);
-        assert!(app.findings_list.is_none());
+        assert!(app.findings_list().is_none());
         assert_eq!(app.tab, Tab::Tcp);
     }
 

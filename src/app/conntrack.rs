@@ -1,8 +1,10 @@
 //! The Conntrack tab's state and entry table model: columns, sorting,
 //! filtering, selection. Rendering lives in ui/conntrack.rs.
 
-use super::keymap::Action;
+use super::keymap::{Action, Key};
+use super::search::next_match;
 use super::table::{self, Window};
+use super::view::{self, Reply, Shown, TabView};
 use crate::model::conntrack::{ConntrackEntry, Tuple};
 use crate::model::conntrack_rates::Summary;
 use std::cmp::Ordering;
@@ -234,6 +236,41 @@ impl ConntrackView {
             .summary
             .get_or_insert_with(|| (mono, Summary::default()))
             .1
+    }
+}
+
+impl TabView for ConntrackView {
+    fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
+        Reply::Redraw(self.handle(action, shown.conntrack_entries()))
+    }
+
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    }
+
+    fn editing_filter(&self) -> Option<&str> {
+        self.editing_filter.then_some(self.filter.as_str())
+    }
+
+    fn filter(&self) -> Option<&str> {
+        view::applied(&self.filter)
+    }
+
+    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
+        let Some((entries, _, _)) = shown.conntrack_entries_at() else {
+            return Some(false);
+        };
+        let rows = self.rows(entries);
+        let at = self.selected_index(&rows).unwrap_or(0);
+        let found = next_match(rows.len(), at + skip, |i| matches(rows[i], text));
+        Some(found.inspect(|&i| self.select_row(entries, i)).is_some())
+    }
+
+    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
+        if let Some((entries, _, _)) = shown.conntrack_entries_at() {
+            self.select_row(entries, index);
+        }
+        true
     }
 }
 

@@ -2,7 +2,8 @@
 //! selected server, and the figures folded from the samples in history
 //! (computed once per shown sample, not once per frame).
 
-use super::keymap::{Action, Key};
+use super::keymap::{Action, Key, Scope};
+use super::view::{Reply, Shown, TabView};
 use crate::dns::config::ResolverConfig;
 use crate::dns::stats::{self, Stats};
 use crate::dns::{DnsMonitor, DnsResult, Outcome};
@@ -185,5 +186,32 @@ impl DnsView {
             _ => return false,
         }
         true
+    }
+}
+
+impl DnsView {
+    /// The DNS tab's figures over the samples up to the shown one (of the
+    /// shown sample's namespace).
+    pub fn summary_of(&mut self, shown: &Shown) -> &DnsSummary {
+        let key = (shown.current().map(|s| s.mono), shown.history.len());
+        self.summary(key, || shown.same_netns())
+    }
+}
+
+impl TabView for DnsView {
+    fn scope(&self) -> Scope {
+        Scope::Dns
+    }
+
+    fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
+        if action == Action::AddProbe {
+            return Reply::Redraw(self.start_prompt());
+        }
+        let rows = self.summary_of(shown).servers.len();
+        Reply::Redraw(self.handle(action, rows))
+    }
+
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        self.prompt.is_some().then(|| self.edit_prompt(key))
     }
 }

@@ -1,8 +1,11 @@
 //! The Interfaces tab's state and table model: columns, sorting, filtering,
 //! selection. Rendering lives in ui/interfaces.rs.
 
-use super::keymap::Action;
+use super::keymap::{Action, Key};
+use super::links::Link;
+use super::search::next_match;
 use super::table::{self, Window};
+use super::view::{self, Reply, Shown, TabView};
 use crate::model::rates::{InterfaceRates, interface_util};
 use crate::model::{InterfaceSample, Sample};
 use std::cmp::Ordering;
@@ -386,6 +389,69 @@ impl InterfacesView {
             Action::Filter => self.editing_filter = true,
             _ => return false,
         }
+        true
+    }
+}
+
+impl TabView for InterfacesView {
+    fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
+        let (previous, current) = shown.pair();
+        let Some(current) = current else {
+            return Reply::Redraw(false);
+        };
+        if action == Action::Link {
+            self.refresh(previous, current);
+            let rows = self.rows(current);
+            let index = self.selected_index(&rows);
+            return match index.and_then(|i| rows.get(i)) {
+                Some(row) => Reply::Link(Link::FlowsOnInterface {
+                    name: row.iface.name.clone(),
+                    addresses: row.iface.addresses.clone(),
+                }),
+                None => Reply::Redraw(false),
+            };
+        }
+        Reply::Redraw(self.handle(action, previous, current))
+    }
+
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    }
+
+    fn editing_filter(&self) -> Option<&str> {
+        self.editing_filter.then_some(self.filter.as_str())
+    }
+
+    fn filter(&self) -> Option<&str> {
+        view::applied(&self.filter)
+    }
+
+    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
+        let (previous, Some(current)) = shown.pair() else {
+            return Some(false);
+        };
+        self.refresh(previous, current);
+        let rows = self.rows(current);
+        let at = self.selected_index(&rows).unwrap_or(0);
+        let needle = text.to_lowercase();
+        let found = next_match(rows.len(), at + skip, |i| {
+            rows.get(i).is_some_and(|row| row.matches(&needle))
+        });
+        Some(
+            found
+                .inspect(|&i| self.select_row(previous, current, i))
+                .is_some(),
+        )
+    }
+
+    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
+        if self.detail {
+            return false;
+        }
+        let (previous, Some(current)) = shown.pair() else {
+            return false;
+        };
+        self.select_row(previous, current, index);
         true
     }
 }

@@ -5,10 +5,10 @@
 
 use super::App;
 use super::flows::Grouping;
-use super::keymap::Action;
 use super::tabs::Tab;
 use crate::findings::Evidence;
-use crate::model::sockets::SocketSample;
+use crate::model::Sample;
+use crate::model::sockets::{SocketKey, SocketSample};
 use std::net::SocketAddr;
 
 /// The findings list's state while it is open.
@@ -18,36 +18,9 @@ pub struct FindingsList {
 }
 
 impl App {
-    /// Keys while the findings list is open; returns whether to redraw.
-    pub(super) fn findings_list_action(&mut self, action: Action) -> bool {
-        let Some(list) = self.findings_list.as_mut() else {
-            return false;
-        };
-        let last = self.derived.findings.len().saturating_sub(1);
-        match action {
-            Action::Quit => self.quit = true,
-            Action::Findings | Action::Close => self.findings_list = None,
-            Action::Up => list.selected = list.selected.saturating_sub(1),
-            Action::Down => list.selected = (list.selected + 1).min(last),
-            Action::PageUp => list.selected = list.selected.saturating_sub(10),
-            Action::PageDown => list.selected = (list.selected + 10).min(last),
-            Action::Top => list.selected = 0,
-            Action::Bottom => list.selected = last,
-            Action::Open => {
-                let chosen = self.derived.findings.get(list.selected).cloned();
-                self.findings_list = None;
-                if let Some(finding) = chosen {
-                    self.go_to_evidence(&finding.evidence);
-                }
-            }
-            _ => return false,
-        }
-        true
-    }
-
     /// Opens the tab of `evidence` with its row selected (or marked).
     pub fn go_to_evidence(&mut self, evidence: &Evidence) {
-        self.help = false;
+        self.close_help();
         match evidence.tab {
             "interfaces" => {
                 self.tab = Tab::Interfaces;
@@ -101,30 +74,14 @@ impl App {
         }
     }
 
-    /// `x`: from the selected row to its related rows in another tab.
-    pub(super) fn follow_link(&mut self) -> bool {
-        let Some((previous, Some(current))) = self.shown_index().map(|i| self.history.pair(i))
-        else {
-            return false;
-        };
-        match self.tab {
-            Tab::Interfaces => {
-                let rows = {
-                    self.interfaces.refresh(previous, current);
-                    let rows = self.interfaces.rows(current);
-                    let index = self.interfaces.selected_index(&rows);
-                    index.and_then(|i| rows.get(i)).map(|r| r.iface.clone())
-                };
-                let Some(iface) = rows else {
-                    return false;
-                };
-                self.tab = Tab::Flows;
-                self.flows.grouping = Grouping::Flow;
-                self.flows.selected = 0;
+    /// `x`: shows the rows `link` points to, in their tab.
+    pub(super) fn follow_link(&mut self, link: Link) {
+        match link {
+            Link::FlowsOnInterface { name, addresses } => {
+                self.show_flows();
                 // Flows carry addresses, not interfaces: the flows on an
                 // interface are those to or from its addresses.
-                let hosts: Vec<String> = iface
-                    .addresses
+                let hosts: Vec<String> = addresses
                     .iter()
                     .filter_map(|a| a.split('/').next())
                     .filter_map(|ip| ip.parse::<std::net::IpAddr>().ok())
@@ -137,25 +94,15 @@ impl App {
                 if hosts.is_empty() {
                     self.flows.filter.clear();
                     self.flows.message = Some(format!(
-                        "{} has no address: its flows cannot be told apart",
-                        iface.name
+                        "{name} has no address: its flows cannot be told apart"
                     ));
                 } else {
                     self.flows.filter = hosts.join("|");
-                    self.flows.message = Some(format!("flows on {}", iface.name));
+                    self.flows.message = Some(format!("flows on {name}"));
                 }
-                true
             }
-            Tab::Sockets => {
-                // The row shown selected, as Enter takes it (nothing may
-                // have been chosen with the arrows yet).
-                let Some(socket) = self.sockets.selection(current) else {
-                    return false;
-                };
-                let (local, peer, proto) = (socket.local, socket.peer, socket.proto.name());
-                self.tab = Tab::Flows;
-                self.flows.grouping = Grouping::Flow;
-                self.flows.selected = 0;
+            Link::FlowOfSocket { local, peer, proto } => {
+                self.show_flows();
                 self.flows.filter = format!("{local} > {peer}|{peer} > {local}");
                 self.flows.message = Some(if self.flows.capture.is_some() {
                     format!("{proto} flow of socket {local}")
@@ -168,49 +115,60 @@ impl App {
                         "no packets captured (--no-capture): the {proto} flow of {local} cannot be shown"
                     )
                 });
-                true
             }
-            Tab::Flows => self.flow_to_sockets(),
-            _ => false,
+            Link::Sockets { selected, filter } => {
+                self.tab = Tab::Sockets;
+                self.sockets.detail = false;
+                self.sockets.selected = selected;
+                self.sockets.filter = filter;
+            }
         }
     }
 
-    /// From the selected flow to its process's sockets, or to the socket
-    /// with its 5-tuple when no process is known.
-    fn flow_to_sockets(&mut self) -> bool {
-        if self.flows.grouping != Grouping::Flow {
-            self.flows.message = Some("x needs one row per flow (press a)".into());
-            return true;
-        }
-        let rows = self.flow_rows();
-        let Some(row) = rows.get(self.flows.selected) else {
-            return false;
-        };
-        let Some((src, dst)) = row.key.split_once(" > ") else {
-            return false;
-        };
-        let (Ok(src), Ok(dst)) = (src.parse::<SocketAddr>(), dst.parse::<SocketAddr>()) else {
-            return false;
-        };
-        let proto = row.proto.clone();
-        let Some((_, Some(current))) = self.shown_index().map(|i| self.history.pair(i)) else {
-            return false;
-        };
-        let matches = |s: &&SocketSample| {
-            s.proto.name() == proto
-                && ((s.local == src && s.peer == dst) || (s.local == dst && s.peer == src))
-        };
-        let socket = current.sockets.iter().find(matches);
-        let key = socket.map(|s| s.key());
-        let pid = socket.and_then(|s| s.users.first()).map(|u| u.pid);
-        self.tab = Tab::Sockets;
-        self.sockets.detail = false;
-        self.sockets.selected = key;
-        self.sockets.filter = match pid {
+    /// The Flows tab, one row per flow, from the top.
+    fn show_flows(&mut self) {
+        self.tab = Tab::Flows;
+        self.flows.grouping = Grouping::Flow;
+        self.flows.selected = 0;
+    }
+}
+
+/// Where `x` goes from a row: the related rows in another tab.
+pub enum Link {
+    /// An interface's flows: those to or from its addresses.
+    FlowsOnInterface {
+        name: String,
+        addresses: Vec<String>,
+    },
+    /// A socket's flow.
+    FlowOfSocket {
+        local: SocketAddr,
+        peer: SocketAddr,
+        proto: &'static str,
+    },
+    /// A flow's process's sockets, or the socket with its 5-tuple.
+    Sockets {
+        selected: Option<SocketKey>,
+        filter: String,
+    },
+}
+
+/// The Sockets rows of the flow `src > dst` of `proto` in `current`: its
+/// process's sockets, or the socket with its 5-tuple when no process is
+/// known.
+pub fn sockets_of_flow(current: &Sample, proto: &str, src: SocketAddr, dst: SocketAddr) -> Link {
+    let matches = |s: &&SocketSample| {
+        s.proto.name() == proto
+            && ((s.local == src && s.peer == dst) || (s.local == dst && s.peer == src))
+    };
+    let socket = current.sockets.iter().find(matches);
+    let pid = socket.and_then(|s| s.users.first()).map(|u| u.pid);
+    Link::Sockets {
+        selected: socket.map(|s| s.key()),
+        filter: match pid {
             Some(pid) => format!("pid={pid}"),
             None => format!("{proto} {src} {dst}"),
-        };
-        true
+        },
     }
 }
 

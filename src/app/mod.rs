@@ -1,9 +1,18 @@
 //! Application state and input handling. No terminal I/O here: `run` owns the
 //! terminal and the event loop; `ui` draws this state.
+//!
+//! Each tab's state is its own struct (InterfacesView, SocketsView, ...)
+//! implementing `view::TabView`: its keys, its prompt, its filter, F3's
+//! search, a click on a row. What is open over the tabs (help, findings
+//! list, setup, F9's y/N, F3's line, replay's time prompt) is a stack in
+//! `overlay`, which also routes the keys: the top overlay, the tab's own
+//! prompt, the replay keys, the global keys, then the flow screen or the
+//! tab. The key table is `keymap`.
 
 pub mod conntrack;
 pub mod dns;
 pub mod flow_detail;
+mod flow_screen;
 pub mod flows;
 pub mod history;
 pub mod input;
@@ -13,6 +22,7 @@ pub mod kill;
 pub mod line_edit;
 pub mod links;
 pub mod load;
+pub mod overlay;
 pub mod recording;
 pub mod replay;
 pub mod run;
@@ -22,6 +32,7 @@ pub mod sockets;
 pub mod table;
 pub mod tabs;
 pub mod tcp;
+pub mod view;
 
 use crate::collect::{Demand, SamplerEvent};
 use crate::findings::{Finding, Thresholds};
@@ -31,13 +42,13 @@ use crate::model::rates::{HostTotals, host_totals};
 use conntrack::ConntrackView;
 use history::History;
 use interfaces::InterfacesView;
-use keymap::{Action, Key, Scope};
 use load::{LoadEvent, LoadView};
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Rect;
 use sockets::SocketsView;
 use std::sync::Arc;
 use std::time::Duration;
 use tabs::Tab;
+use view::{Shown, TabView};
 
 /// Screen regions from the last draw, for mouse clicks.
 #[derive(Debug, Default, Clone)]
@@ -61,10 +72,7 @@ pub struct App {
     pub tab: Tab,
     pub history: History,
     /// The frozen sample's monotonic time while paused.
-    pub paused_at: Option<f64>,
-    pub help: bool,
-    /// First line of the help pane shown.
-    pub help_scroll: u16,
+    paused_at: Option<f64>,
     pub interfaces: InterfacesView,
     pub conntrack: ConntrackView,
     pub flows: flows::FlowsView,
@@ -90,35 +98,29 @@ pub struct App {
     pub replay: Option<crate::record::player::Player>,
     /// Replay: the times of the samples where a finding starts to show,
     /// over the whole recording (the timeline's ! marks; { and } go there).
-    pub finding_marks: Vec<f64>,
-    /// The `t` prompt's text while the user types a time to jump to.
-    pub time_prompt: Option<String>,
+    finding_marks: Vec<f64>,
     /// Recording the live samples (--record, or R).
     pub recording: Option<crate::record::Recorder>,
     /// --record FILE: the first recording, and where R's new files go.
     pub record_path: Option<std::path::PathBuf>,
     /// Where a recording went, or why it stopped (see `recording`).
-    pub notice: Option<recording::Notice>,
+    notice: Option<recording::Notice>,
     /// What each recording closed this session saved, and the errors that
     /// stopped any: printed on exit.
-    pub recorded: Vec<String>,
-    pub record_failures: Vec<String>,
+    recorded: Vec<String>,
+    record_failures: Vec<String>,
     /// When findings fire (the config's [thresholds]); set with set_thresholds.
-    pub thresholds: Thresholds,
+    thresholds: Thresholds,
     /// The config's [columns]: which columns each table shows.
     pub columns: crate::config::Columns,
     /// The compact layout (--compact, or chosen by size at each draw).
     pub compact: bool,
-    /// The findings list (`!`), while it is open.
-    pub findings_list: Option<links::FindingsList>,
-    /// F3's search prompt and text.
-    pub search: search::Search,
-    /// F9's y/N question, while it is asked.
-    pub kill: Option<kill::KillPrompt>,
+    /// F3's search text, kept for the next F3.
+    search: search::Search,
+    /// What is open over the tabs, bottom first (see overlay.rs).
+    overlays: Vec<overlay::Overlay>,
     /// One line about what the last F9, F3 or save did; the next key clears it.
-    pub status: Option<String>,
-    /// The setup screen (F2), while it is open.
-    pub setup: Option<setup::Setup>,
+    status: Option<String>,
     /// The settings the setup screen edits and saves: the config file as
     /// loaded, with its changes.
     pub config: crate::config::Config,
@@ -132,8 +134,6 @@ impl App {
             tab,
             history: History::default(),
             paused_at: None,
-            help: false,
-            help_scroll: 0,
             interfaces: InterfacesView::default(),
             conntrack: ConntrackView::default(),
             flows: flows::FlowsView::default(),
@@ -153,7 +153,6 @@ impl App {
             repaint: false,
             replay: None,
             finding_marks: Vec::new(),
-            time_prompt: None,
             recording: None,
             record_path: None,
             notice: None,
@@ -162,11 +161,9 @@ impl App {
             thresholds: Thresholds::DEFAULT,
             columns: crate::config::Columns::default(),
             compact: false,
-            findings_list: None,
             search: search::Search::default(),
-            kill: None,
+            overlays: Vec::new(),
             status: None,
-            setup: None,
             config: crate::config::Config::default(),
             config_path: None,
         }
@@ -239,41 +236,85 @@ impl App {
 
     /// As `conntrack_entries`, with the monotonic time of the dump.
     pub fn conntrack_entries_at(&self) -> Option<(&[ConntrackEntry], usize, f64)> {
-        let shown = self.shown_index()?;
-        (0..=shown).rev().find_map(|index| {
-            let sample = self.history.get(index)?;
-            if sample.netns != self.history.get(shown)?.netns {
-                return None;
-            }
-            sample
-                .conntrack
-                .entries
-                .as_deref()
-                .map(|entries| (entries, shown - index, sample.mono))
-        })
+        self.shown_view().conntrack_entries_at()
+    }
+
+    /// The samples on screen, as the tabs take them.
+    pub fn shown_view(&self) -> Shown<'_> {
+        Shown {
+            history: &self.history,
+            index: self.shown_index(),
+        }
+    }
+
+    /// The open tab's state.
+    pub fn view(&self) -> &dyn TabView {
+        match self.tab {
+            Tab::Interfaces => &self.interfaces,
+            Tab::Sockets => &self.sockets,
+            Tab::Tcp => &self.tcp,
+            Tab::Conntrack => &self.conntrack,
+            Tab::Dns => &self.dns,
+            Tab::Flows => &self.flows,
+            Tab::Load => &self.load,
+        }
+    }
+
+    fn view_mut(&mut self) -> &mut dyn TabView {
+        self.view_and_shown().0
+    }
+
+    /// The open tab's state, and the samples it shows.
+    fn view_and_shown(&mut self) -> (&mut dyn TabView, Shown<'_>) {
+        let shown = Shown {
+            index: self.shown_index(),
+            history: &self.history,
+        };
+        let view: &mut dyn TabView = match self.tab {
+            Tab::Interfaces => &mut self.interfaces,
+            Tab::Sockets => &mut self.sockets,
+            Tab::Tcp => &mut self.tcp,
+            Tab::Conntrack => &mut self.conntrack,
+            Tab::Dns => &mut self.dns,
+            Tab::Flows => &mut self.flows,
+            Tab::Load => &mut self.load,
+        };
+        (view, shown)
     }
 
     /// The filter being typed in the current tab, if any.
     pub fn editing_filter(&self) -> Option<&str> {
-        match self.tab {
-            Tab::Interfaces if self.interfaces.editing_filter => Some(&self.interfaces.filter),
-            Tab::Conntrack if self.conntrack.editing_filter => Some(&self.conntrack.filter),
-            Tab::Sockets if self.sockets.editing_filter => Some(&self.sockets.filter),
-            Tab::Flows if self.flows.editing_filter => Some(&self.flows.filter),
-            _ => None,
-        }
+        self.view().editing_filter()
     }
 
     /// The current tab's applied filter, if any.
     pub fn filter(&self) -> Option<&str> {
-        let filter = match self.tab {
-            Tab::Interfaces => &self.interfaces.filter,
-            Tab::Conntrack => &self.conntrack.filter,
-            Tab::Sockets => &self.sockets.filter,
-            Tab::Flows => &self.flows.filter,
-            _ => return None,
-        };
-        (!filter.is_empty()).then_some(filter.as_str())
+        self.view().filter()
+    }
+
+    /// Whether the display is paused (live: `p`).
+    pub fn paused(&self) -> bool {
+        self.paused_at.is_some()
+    }
+
+    /// The outcome of the last F9, F3 or save, until the next key.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    /// Where a recording went, or why it stopped.
+    pub fn notice(&self) -> Option<&recording::Notice> {
+        self.notice.as_ref()
+    }
+
+    /// When findings fire (the config's [thresholds]).
+    pub fn thresholds(&self) -> &Thresholds {
+        &self.thresholds
+    }
+
+    /// Replay: the times where a finding starts (the timeline's ! marks).
+    pub fn finding_marks(&self) -> &[f64] {
+        &self.finding_marks
     }
 
     /// Takes a sampler event; returns whether the screen must be redrawn.
@@ -297,295 +338,24 @@ impl App {
         }
     }
 
-    /// Takes a key; returns whether the screen must be redrawn.
-    pub fn on_key(&mut self, key: Key) -> bool {
-        if let Some(redraw) = self.htop_key(key) {
-            return redraw;
-        }
-        if self.time_prompt.is_some() {
-            return self.edit_time_prompt(key);
-        }
-        if self.tab == Tab::Flows && self.flows.capture_edit.is_some() && !self.help {
-            return self.flows.edit_capture_filter(key);
-        }
-        if self.tab == Tab::Dns && self.dns.prompt.is_some() && !self.help {
-            return self.dns.edit_prompt(key);
-        }
-        if self.editing_filter().is_some() {
-            return self.edit_filter(key);
-        }
-        if self.replay.is_some()
-            && !self.help
-            && let Some(binding) = keymap::lookup_replay(key)
-        {
-            return self.replay_action(binding.action, key);
-        }
-        if self.tab == Tab::Load && !self.help && self.load.modal() {
-            return self.load.on_modal_key(key);
-        }
-        let overlay = self.help || self.findings_list.is_some();
-        let in_load = self.tab == Tab::Load && !overlay;
-        let Some(binding) = keymap::lookup_in(key, in_load) else {
-            return false;
-        };
-        if self.findings_list.is_some() && !self.help {
-            return self.findings_list_action(binding.action);
-        }
-        if self.help {
-            // The help pane scrolls with the movement keys; render clamps.
-            let page = 10;
-            match binding.action {
-                Action::Quit => self.quit = true,
-                Action::Help | Action::Close => self.help = false,
-                Action::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
-                Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
-                Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(page),
-                Action::PageDown => self.help_scroll = self.help_scroll.saturating_add(page),
-                Action::Top => self.help_scroll = 0,
-                Action::Bottom => self.help_scroll = u16::MAX,
-                _ => return false,
-            }
-            return true;
-        }
-        if self.flow_detail_shown() {
-            match binding.scope {
-                Scope::View if binding.action == Action::Close => {
-                    self.close_flow_detail();
-                    return true;
-                }
-                Scope::View | Scope::FlowDetail => {
-                    return self
-                        .flow_detail
-                        .as_mut()
-                        .is_some_and(|d| d.handle(binding.action, key));
-                }
-                Scope::Flows => return false,
-                _ => {}
-            }
-        }
-        match binding.scope {
-            Scope::Global => self.global(binding.action, key),
-            Scope::FlowDetail => false,
-            Scope::View if self.tab == Tab::Load => self.load.handle(binding.action, key),
-            Scope::View => self.view_action(binding.action),
-            Scope::Load => self.load.handle(binding.action, key),
-            Scope::Replay => self.replay_action(binding.action, key),
-            Scope::Flows if self.tab == Tab::Flows => self.flows_action(binding.action),
-            Scope::Flows => false,
-            Scope::Dns if self.tab == Tab::Dns => self.dns.start_prompt(),
-            Scope::Dns => false,
-            // htop_key handled these.
-            Scope::Sockets | Scope::Setup => false,
-        }
-    }
-
     /// Takes a load run's report; returns whether the screen must be redrawn.
     pub fn on_load(&mut self, event: LoadEvent) -> bool {
         self.load.on_event(event)
     }
 
-    fn global(&mut self, action: Action, key: Key) -> bool {
-        match action {
-            Action::Quit => self.quit = true,
-            Action::Repaint => self.repaint = true,
-            Action::Help => {
-                self.help = true;
-                self.help_scroll = 0;
-            }
-            Action::NextTab => self.tab = self.tab.next(),
-            Action::PrevTab => self.tab = self.tab.previous(),
-            Action::GotoTab => {
-                if let Key::Char(digit @ '1'..='7') = key {
-                    self.tab = tabs::ALL[digit as usize - '1' as usize];
-                }
-            }
-            Action::Pause if self.replay.is_some() => return self.replay_action(action, key),
-            Action::Record => return self.toggle_recording(),
-            Action::Findings => {
-                self.refresh_derived();
-                self.findings_list = Some(links::FindingsList::default());
-            }
-            Action::Pause => {
-                self.paused_at = match self.paused_at {
-                    Some(_) => None,
-                    None => self.shown().1.map(|s| s.mono),
-                };
-            }
-            _ => return false,
-        }
-        true
-    }
-
     /// The Flows tab's table rows for the shown sample.
     pub fn flow_rows(&self) -> Vec<flows::Row> {
-        match self.shown() {
-            (previous, Some(current)) => self.flows.rows(previous, current),
-            _ => Vec::new(),
-        }
+        self.flows.rows_of(&self.shown_view())
     }
 
     /// The DNS tab's figures over the samples up to the shown one (of the
     /// shown sample's namespace).
     pub fn dns_summary(&mut self) -> &dns::DnsSummary {
-        let shown = self.shown_index();
-        let key = (
-            shown.and_then(|i| self.history.get(i)).map(|s| s.mono),
-            self.history.len(),
-        );
-        let history = &self.history;
-        self.dns.summary(key, || {
-            let Some(shown) = shown else {
-                return Vec::new();
-            };
-            let netns = history.get(shown).map(|s| s.netns.clone());
-            (0..=shown)
-                .filter_map(|i| history.get(i))
-                .filter(|s| Some(&s.netns) == netns.as_ref())
-                .collect()
-        })
-    }
-
-    fn flows_action(&mut self, action: Action) -> bool {
-        let rows = self.flow_rows();
-        if action == Action::Open && self.flows.grouping == flows::Grouping::Flow {
-            let Some(row) = rows.get(self.flows.selected) else {
-                return false;
-            };
-            let flow = self.shown().1.and_then(|s| {
-                let capture = s.capture.as_ref()?;
-                capture
-                    .flows
-                    .iter()
-                    .find(|f| f.proto == row.proto && format!("{} > {}", f.src, f.dst) == row.key)
-                    .cloned()
-            });
-            return match flow {
-                Some(flow) => {
-                    self.open_flow_detail(flow);
-                    true
-                }
-                None => false,
-            };
-        }
-        self.flows.handle(action, rows.len())
-    }
-
-    /// Whether the flow screen is what the body shows now.
-    pub fn flow_detail_shown(&self) -> bool {
-        !self.help
-            && self
-                .flow_detail
-                .as_ref()
-                .is_some_and(|d| d.origin == self.tab)
-    }
-
-    /// Opens a flow's screen over the current tab and starts watching the
-    /// flow's packets (its recent ones first).
-    pub fn open_flow_detail(&mut self, flow: crate::model::capture::FlowSample) {
-        let (linktype, snaplen) = self
-            .flows
-            .capture
-            .as_ref()
-            .map_or((0, 0), |c| (c.linktype(), c.snaplen()));
-        let payload = snaplen >= crate::capture::ring::PAYLOAD_SNAPLEN;
-        let detail = flow_detail::FlowDetail::new(flow, self.tab, linktype, snaplen, payload);
-        if let Some(capture) = &self.flows.capture {
-            capture.watch(detail.key);
-        }
-        self.flow_detail = Some(detail);
-        self.refresh_flow_detail();
-    }
-
-    pub fn close_flow_detail(&mut self) {
-        if let Some(capture) = &self.flows.capture {
-            capture.watch(None);
-        }
-        self.flow_detail = None;
-    }
-
-    /// Moves the watched flow's new packets into its screen; returns
-    /// whether there were any.
-    pub fn refresh_flow_detail(&mut self) -> bool {
-        let (Some(detail), Some(capture)) = (self.flow_detail.as_mut(), &self.flows.capture) else {
-            return false;
+        let shown = Shown {
+            index: self.shown_index(),
+            history: &self.history,
         };
-        let (packets, missed) = capture.take_watched();
-        detail.missed += missed;
-        let changed = !packets.is_empty() || missed > 0;
-        for p in packets {
-            detail.push(p.ts, p.orig_len, &p.data);
-        }
-        changed
-    }
-
-    /// Starts the open flow screen again from the capture's recent packets
-    /// (a replay seek rebuilt the capture), keeping the sub-view shown.
-    pub fn rebuild_flow_detail(&mut self) {
-        let Some(old) = self.flow_detail.take() else {
-            return;
-        };
-        let (tab, view) = (self.tab, old.view);
-        self.tab = old.origin;
-        self.open_flow_detail(old.flow);
-        self.tab = tab;
-        if let Some(detail) = self.flow_detail.as_mut() {
-            detail.view = view;
-        }
-    }
-
-    /// Takes a batch of captured (or replayed) packets: into the Flows
-    /// tab's list and into an open flow screen. Returns whether what is
-    /// shown changed.
-    pub fn on_capture(&mut self, event: crate::capture::live::CaptureEvent) -> bool {
-        let listed = self.flows.on_capture(event) && self.tab == Tab::Flows;
-        let watched = self.refresh_flow_detail() && self.flow_detail_shown();
-        listed || watched
-    }
-
-    fn view_action(&mut self, action: Action) -> bool {
-        if action == Action::Link {
-            return self.follow_link();
-        }
-        if self.tab == Tab::Tcp {
-            return self.tcp.handle(action);
-        }
-        if self.tab == Tab::Flows {
-            return self.flows_action(action);
-        }
-        if self.tab == Tab::Dns {
-            let rows = self.dns_summary().servers.len();
-            return self.dns.handle(action, rows);
-        }
-        if self.tab == Tab::Conntrack {
-            let mut view = std::mem::take(&mut self.conntrack);
-            let entries = self.conntrack_entries().map_or(&[][..], |(e, _)| e);
-            let changed = view.handle(action, entries);
-            self.conntrack = view;
-            return changed;
-        }
-        let Some(index) = self.shown_index() else {
-            return false;
-        };
-        let (previous, current) = self.history.pair(index);
-        let Some(current) = current else {
-            return false;
-        };
-        if self.tab == Tab::Sockets
-            && action == Action::Open
-            && !self.sockets.detail
-            && let Some(flow) = self.sockets.selection(current).and_then(|socket| {
-                let flows = &current.capture.as_ref()?.flows;
-                crate::model::capture::flow_of_socket(flows, socket).cloned()
-            })
-        {
-            self.open_flow_detail(flow);
-            return true;
-        }
-        match self.tab {
-            Tab::Interfaces => self.interfaces.handle(action, previous, current),
-            Tab::Sockets => self.sockets.handle(action, current),
-            _ => false,
-        }
+        self.dns.summary_of(&shown)
     }
 
     /// Frees old samples' socket lists, keeping the paused pair's.
@@ -598,79 +368,6 @@ impl App {
         self.history.drop_old_sockets(|mono| {
             keep.is_some_and(|(previous, current)| previous == Some(mono) || current == Some(mono))
         });
-    }
-
-    fn edit_filter(&mut self, key: Key) -> bool {
-        let (filter, editing) = match self.tab {
-            Tab::Conntrack => (
-                &mut self.conntrack.filter,
-                &mut self.conntrack.editing_filter,
-            ),
-            Tab::Sockets => (&mut self.sockets.filter, &mut self.sockets.editing_filter),
-            Tab::Flows => (&mut self.flows.filter, &mut self.flows.editing_filter),
-            _ => (
-                &mut self.interfaces.filter,
-                &mut self.interfaces.editing_filter,
-            ),
-        };
-        match key {
-            key if line_edit::edit(filter, key) => {}
-            Key::Enter => *editing = false,
-            Key::Esc => {
-                filter.clear();
-                *editing = false;
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    /// A left click: a tab in the tab bar, or a row in the table.
-    pub fn on_click(&mut self, column: u16, row: u16) -> bool {
-        let at = Position::new(column, row);
-        if let Some((_, tab)) = self.hits.tabs.iter().find(|(rect, _)| rect.contains(at)) {
-            self.tab = *tab;
-            self.help = false;
-            return true;
-        }
-        let Some((rect, first)) = self.hits.rows else {
-            return false;
-        };
-        if !rect.contains(at) {
-            return false;
-        }
-        let index_in_view = |first: usize| first + usize::from(row - rect.y);
-        if self.tab == Tab::Conntrack {
-            let mut view = std::mem::take(&mut self.conntrack);
-            if let Some((entries, _)) = self.conntrack_entries() {
-                view.select_row(entries, index_in_view(first));
-            }
-            self.conntrack = view;
-            return true;
-        }
-        if self.tab == Tab::Sockets && !self.sockets.detail {
-            let Some(shown) = self.shown_index() else {
-                return false;
-            };
-            let Some(current) = self.history.get(shown) else {
-                return false;
-            };
-            self.sockets.select_row(current, index_in_view(first));
-            return true;
-        }
-        if self.tab != Tab::Interfaces || self.interfaces.detail {
-            return false;
-        }
-        let Some(shown) = self.shown_index() else {
-            return false;
-        };
-        let (previous, current) = self.history.pair(shown);
-        let Some(current) = current else {
-            return false;
-        };
-        let index = first + usize::from(row - rect.y);
-        self.interfaces.select_row(previous, current, index);
-        true
     }
 }
 

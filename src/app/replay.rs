@@ -5,7 +5,9 @@
 use super::App;
 use super::history::{History, WINDOW_SECONDS};
 use super::keymap::{Action, Key};
+use super::overlay::{Keyed, Overlay};
 use crate::capture::live::Capture;
+use crate::cli::MAX_INTERVAL;
 use crate::model::Sample;
 use crate::record::player::Player;
 use crate::record::time;
@@ -50,7 +52,7 @@ impl App {
             && let Ok(interval) = std::time::Duration::try_from_secs_f64(meta.interval)
             && !interval.is_zero()
         {
-            self.interval = interval.min(crate::cli::MAX_INTERVAL);
+            self.interval = interval.min(MAX_INTERVAL);
         }
         // The header names the host that recorded, not the one replaying.
         if let Some(meta) = &player.reader().meta
@@ -134,7 +136,7 @@ impl App {
                 return true;
             }
             Action::ReplayJumpTo => {
-                self.time_prompt = Some(String::new());
+                self.overlays.push(Overlay::Time(String::new()));
                 return true;
             }
             Action::ReplayStep if !back => {
@@ -228,20 +230,22 @@ impl App {
         changed
     }
 
-    pub(super) fn edit_time_prompt(&mut self, key: Key) -> bool {
-        let Some(text) = self.time_prompt.as_mut() else {
-            return false;
-        };
+    /// A key at the `t` prompt: Enter jumps, Esc cancels.
+    pub(super) fn time_prompt_key(
+        &mut self,
+        mut text: String,
+        key: Key,
+    ) -> (Option<Overlay>, Keyed) {
         match key {
-            key if super::line_edit::edit(text, key) => {}
-            Key::Esc => self.time_prompt = None,
+            key if super::line_edit::edit(&mut text, key) => {}
+            Key::Esc => return (None, Keyed::Done(true)),
             Key::Enter => {
-                let text = self.time_prompt.take().unwrap_or_default();
                 self.jump_to_text(&text);
+                return (None, Keyed::Done(true));
             }
-            _ => return false,
+            _ => return (Some(Overlay::Time(text)), Keyed::Done(false)),
         }
-        true
+        (Some(Overlay::Time(text)), Keyed::Done(true))
     }
 
     /// Jumps to a time typed at the prompt or given with --at.

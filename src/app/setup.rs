@@ -9,10 +9,13 @@
 use super::App;
 use super::keymap::{self, Action, Key};
 use super::line_edit;
+use super::overlay::Overlay;
 use crate::app::tabs::Tab;
+use crate::cli::parse_interval;
 use crate::config::{Columns, ThemeName};
 pub use crate::config::{interval_text, threshold_text};
 use crate::findings::Thresholds;
+use crate::findings::thresholds::THRESHOLDS;
 
 /// The two tables whose columns the screen edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,7 +110,7 @@ pub fn items(columns: &Columns) -> Vec<Item> {
     let mut items = vec![Item::Interval, Item::Theme];
     items.extend(column_items(Table::Sockets, columns));
     items.extend(column_items(Table::Flows, columns));
-    items.extend((0..crate::findings::thresholds::THRESHOLDS.len()).map(Item::Threshold));
+    items.extend((0..THRESHOLDS.len()).map(Item::Threshold));
     items
 }
 
@@ -132,15 +135,9 @@ pub fn set_threshold(thresholds: &Thresholds, key: &str, text: &str) -> Result<T
 }
 
 impl App {
-    pub fn open_setup(&mut self) {
-        self.setup = Some(Setup::default());
-    }
-
-    /// Every key while the setup screen is open.
-    pub fn setup_key(&mut self, key: Key) -> bool {
-        let Some(mut setup) = self.setup.take() else {
-            return false;
-        };
+    /// Every key while the setup screen is open; the screen, unless the
+    /// key closed it.
+    pub(super) fn setup_key(&mut self, mut setup: Setup, key: Key) -> Option<Overlay> {
         let items = items(&self.config.columns);
         let open = if setup.editing.is_some() {
             self.setup_edit(&mut setup, &items, key);
@@ -148,10 +145,7 @@ impl App {
         } else {
             self.setup_action(&mut setup, &items, key)
         };
-        if open {
-            self.setup = Some(setup);
-        }
-        true
+        open.then_some(Overlay::Setup(setup))
     }
 
     /// Keys while a value is typed: Enter applies it if it is good.
@@ -213,7 +207,7 @@ impl App {
                     setup.editing = Some(interval_text(now));
                 }
                 Some(Item::Threshold(index)) => {
-                    let key = crate::findings::thresholds::THRESHOLDS[index].0;
+                    let key = THRESHOLDS[index].0;
                     setup.editing = Some(threshold_text(&self.config.thresholds, key));
                 }
                 Some(Item::Theme) => {
@@ -263,14 +257,13 @@ impl App {
     fn apply_value(&mut self, item: Option<&Item>, text: &str) -> Result<(), String> {
         match item {
             Some(Item::Interval) => {
-                let interval = crate::cli::parse_interval(text.trim())
-                    .map_err(|e| format!("interval: {e}"))?;
+                let interval = parse_interval(text.trim()).map_err(|e| format!("interval: {e}"))?;
                 self.config.interval = Some(interval);
                 self.interval = interval;
                 self.demand.set_interval(interval);
             }
             Some(Item::Threshold(index)) => {
-                let key = crate::findings::thresholds::THRESHOLDS[*index].0;
+                let key = THRESHOLDS[*index].0;
                 let changed = set_threshold(&self.config.thresholds, key, text)?;
                 self.config.thresholds = changed;
                 self.set_thresholds(changed);

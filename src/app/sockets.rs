@@ -6,8 +6,11 @@
 //! the sort or the filter changes), not once per frame: `order` caches the
 //! sorted row indices and frames only look at the visible slice.
 
-use super::keymap::Action;
+use super::keymap::{Action, Key, Scope};
+use super::links::Link;
+use super::search::next_match;
 use super::table::{self, Window};
+use super::view::{self, Reply, Shown, TabView};
 use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
 use crate::model::sockets::{SocketKey, SocketSample};
@@ -456,5 +459,88 @@ impl SocketsView {
             });
         }
         self.trails.retain(|key, _| alive.contains(key));
+    }
+}
+
+impl TabView for SocketsView {
+    fn scope(&self) -> Scope {
+        Scope::Sockets
+    }
+
+    fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
+        // The htop keys work in the table, not in the detail pane.
+        match action {
+            Action::Tree | Action::KillSocket if self.detail => return Reply::Redraw(false),
+            Action::Tree => {
+                self.tree = !self.tree;
+                return Reply::Redraw(true);
+            }
+            Action::KillSocket => {
+                let current = shown.current();
+                return Reply::Kill(current.and_then(|c| self.selection(c).cloned()));
+            }
+            _ => {}
+        }
+        let Some(current) = shown.current() else {
+            return Reply::Redraw(false);
+        };
+        match action {
+            // The row shown selected, as Enter takes it (nothing may have
+            // been chosen with the arrows yet).
+            Action::Link => match self.selection(current) {
+                Some(socket) => Reply::Link(Link::FlowOfSocket {
+                    local: socket.local,
+                    peer: socket.peer,
+                    proto: socket.proto.name(),
+                }),
+                None => Reply::Redraw(false),
+            },
+            // Enter on a socket with traffic opens its flow's screen.
+            Action::Open
+                if !self.detail
+                    && let Some(flow) = self.selection(current).and_then(|socket| {
+                        let flows = &current.capture.as_ref()?.flows;
+                        crate::model::capture::flow_of_socket(flows, socket).cloned()
+                    }) =>
+            {
+                Reply::OpenFlow(flow)
+            }
+            _ => Reply::Redraw(self.handle(action, current)),
+        }
+    }
+
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    }
+
+    fn editing_filter(&self) -> Option<&str> {
+        self.editing_filter.then_some(self.filter.as_str())
+    }
+
+    fn filter(&self) -> Option<&str> {
+        view::applied(&self.filter)
+    }
+
+    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
+        let Some(current) = shown.current() else {
+            return Some(false);
+        };
+        let order = self.order(current).to_vec();
+        let at = self.selected_index(&order, current).unwrap_or(0);
+        let found = next_match(order.len(), at + skip, |i| {
+            matches(&current.sockets[order[i] as usize], text)
+        });
+        Some(found.inspect(|&i| self.select_row(current, i)).is_some())
+    }
+
+    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
+        if self.detail {
+            return false;
+        }
+        let Some(current) = shown.current() else {
+            return false;
+        };
+        self.select_row(current, index);
+        true
     }
 }

@@ -1,6 +1,7 @@
 //! The TCP tab's state: the scroll position of its counter list.
 
-use super::keymap::Action;
+use super::keymap::{Action, Key};
+use super::view::{Reply, Shown, TabView};
 
 #[derive(Debug, Clone, Default)]
 pub struct TcpView {
@@ -51,6 +52,12 @@ impl TcpView {
             _ => return false,
         };
         true
+    }
+}
+
+impl TabView for TcpView {
+    fn on_action(&mut self, action: Action, _key: Key, _shown: &Shown) -> Reply {
+        Reply::Redraw(self.handle(action))
     }
 }
 

@@ -127,7 +127,7 @@ pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Span::styled("ERROR ", theme.alert()),
             Span::raw(error.clone()),
         ])
-    } else if let Some(notice) = &app.notice {
+    } else if let Some(notice) = app.notice() {
         notice_line(notice, theme)
     } else {
         // Firing findings come first, worst then newest (findings::order):
@@ -333,7 +333,7 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
     if let Some(error) = &app.error {
         spans.push(Span::styled(" ERROR ", theme.alert()));
         spans.push(Span::raw(error.clone()));
-    } else if let Some(notice) = &app.notice {
+    } else if let Some(notice) = app.notice() {
         spans.push(Span::raw(" "));
         spans.extend(notice_line(notice, theme).spans);
     } else {

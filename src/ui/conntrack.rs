@@ -66,7 +66,7 @@ fn render_body(
     };
     let entries = entries.map(|(list, age, _)| (list, age));
 
-    let mut header = vec![usage_line(ct, area.width, &app.thresholds, theme)];
+    let mut header = vec![usage_line(ct, area.width, app.thresholds(), theme)];
     header.extend(rate_lines(&rates, area.width, theme));
     if !ct.available
         && let Some(reason) = &ct.reason

@@ -15,7 +15,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(Clear, area);
     let found = &app.derived.findings;
     let selected = app
-        .findings_list
+        .findings_list()
         .map_or(0, |l| l.selected)
         .min(found.len().saturating_sub(1));
     let title = if area.width >= 44 {

@@ -167,7 +167,7 @@ fn render_editor(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
 }
 
 fn render_packets(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let frozen = app.flows.frozen_at.is_some() || app.paused_at.is_some();
+    let frozen = app.flows.frozen_at.is_some() || app.paused();
     let title = if frozen {
         " Packets (frozen: F follows) ".to_string()
     } else {

@@ -32,6 +32,7 @@ pub mod theme;
 pub mod timeline;
 
 use crate::app::App;
+use crate::app::overlay::Overlay;
 use crate::app::tabs::Tab;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
@@ -95,17 +96,16 @@ fn draw_compact(frame: &mut Frame, app: &mut App, theme: Theme) {
 
 fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, theme: Theme) {
     app.hits.rows = None;
-    if app.setup.is_some() {
-        setup::render(frame, body, app, theme);
-        return;
-    }
-    if app.help {
-        app.help_scroll = help::render(frame, body, app.help_scroll, theme);
-        return;
-    }
-    if app.findings_list.is_some() {
-        findings_list::render(frame, body, app, theme);
-        return;
+    match app.screen_overlay() {
+        Some(Overlay::Setup(_)) => return setup::render(frame, body, app, theme),
+        Some(Overlay::Help { .. }) => {
+            if let Some(scroll) = app.help_scroll() {
+                *scroll = help::render(frame, body, *scroll, theme);
+            }
+            return;
+        }
+        Some(Overlay::Findings(_)) => return findings_list::render(frame, body, app, theme),
+        _ => {}
     }
     if app.flow_detail_shown() {
         flow_detail::render(frame, body, app, theme);

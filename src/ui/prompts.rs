@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 
 /// The line to show instead of the usual footer, if any.
 pub fn line(app: &App, theme: Theme) -> Option<Line<'static>> {
-    if app.setup.is_some() {
+    if app.setup().is_some() {
         let mut spans = vec![Span::styled("Up/Down", theme.key()), Span::raw(" select ")];
         for binding in BINDINGS.iter().filter(|b| b.scope == Scope::Setup) {
             if let Some(hint) = binding.hint {
@@ -19,24 +19,24 @@ pub fn line(app: &App, theme: Theme) -> Option<Line<'static>> {
         }
         return Some(Line::from(spans));
     }
-    if let Some(kill) = &app.kill {
+    if let Some(kill) = app.kill_prompt() {
         return Some(Line::from(vec![
             Span::styled(kill.question.clone(), theme.alert()),
             Span::raw(" y/N"),
         ]));
     }
-    if app.search.editing {
+    if app.searching() {
+        let (text, failed) = app.search_text();
         let mut spans = vec![
             Span::styled("search: ", theme.key()),
-            Span::raw(format!("{}▏", app.search.text)),
+            Span::raw(format!("{text}▏")),
         ];
-        if app.search.failed {
+        if failed {
             spans.push(Span::styled(" not found", theme.warn()));
         }
         spans.push(Span::styled("  F3 next  Enter/Esc done", theme.dim()));
         return Some(Line::from(spans));
     }
-    app.status
-        .as_ref()
-        .map(|status| Line::from(Span::styled(status.clone(), theme.warn())))
+    app.status()
+        .map(|status| Line::from(Span::styled(status.to_string(), theme.warn())))
 }

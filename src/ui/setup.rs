@@ -25,7 +25,7 @@ use ratatui::widgets::{Clear, Paragraph};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     frame.render_widget(Clear, area);
-    let Some(mut setup) = app.setup.take() else {
+    let Some(mut setup) = app.setup().cloned() else {
         return;
     };
     let items = items(&app.config.columns);
@@ -147,5 +147,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         ))
     };
     frame.render_widget(Paragraph::new(prompt), prompt_area);
-    app.setup = Some(setup);
+    if let Some(shown) = app.setup_mut() {
+        *shown = setup;
+    }
 }

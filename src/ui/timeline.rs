@@ -20,7 +20,7 @@ pub fn speed(speed: f64) -> String {
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
-    if let Some(text) = &app.time_prompt {
+    if let Some(text) = app.time_prompt() {
         let line = Line::from(vec![
             Span::styled("jump to: ", theme.key()),
             Span::raw(crate::app::line_edit::shown(text)),
@@ -82,7 +82,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         let marker = at(now);
         // "!" where a finding starts (a glyph, not only a colour).
         let mut marked = vec![false; bar_width];
-        for t in &app.finding_marks {
+        for t in app.finding_marks() {
             marked[at(*t)] = true;
         }
         for (cell, mark) in marked.iter().enumerate() {

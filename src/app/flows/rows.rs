@@ -1,0 +1,223 @@
+//! The flow table's rows: the capture's flows (or its per-host and
+//! per-port groups) as rows, filtered by the `/` text and sorted.
+
+use super::{Column, FlowsView, Grouping};
+use crate::app::view::Shown;
+use crate::model::Sample;
+use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
+use std::collections::HashMap;
+
+/// One row of the flow table: a flow, or a host's or port's aggregate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub proto: String,
+    /// "src > dst" for a flow, the host or "proto/port" for an aggregate.
+    pub key: String,
+    pub flows: u64,
+    pub packets: u64,
+    pub bytes: u64,
+    pub packets_per_s: Option<f64>,
+    pub bytes_per_s: Option<f64>,
+    pub state: String,
+    pub rtt_ms: Option<f64>,
+    pub retransmits: u64,
+    pub first_seen: f64,
+    pub last_seen: f64,
+    /// The owning process ("nginx/812"), "" when unknown or aggregated.
+    pub process: String,
+}
+
+impl FlowsView {
+    /// The table rows for the shown sample, grouped, filtered and sorted.
+    pub fn rows(&self, previous: Option<&Sample>, current: &Sample) -> Vec<Row> {
+        let Some(capture) = current.capture.as_ref() else {
+            return Vec::new();
+        };
+        let rates = CaptureRates::new(previous, current);
+        let flows = capture.flows.iter().map(|f| {
+            let (pps, bps) = rates.flow(f);
+            flow_row(f, pps, bps)
+        });
+        let groups = |of: fn(&CaptureSample) -> &Vec<GroupSample>| {
+            let before = previous.and_then(|p| p.capture.as_ref()).map(of);
+            of(capture)
+                .iter()
+                .map(|g| group_row(g, before.map(Vec::as_slice), rates.interval))
+                .collect()
+        };
+        let mut rows: Vec<Row> = match self.grouping {
+            Grouping::Flow => flows.collect(),
+            // The capture's groups sum every flow in its table; a recording
+            // from before they existed has only the carried flows to sum.
+            Grouping::Host if !capture.hosts.is_empty() => groups(|c| &c.hosts),
+            Grouping::Port if !capture.services.is_empty() => groups(|c| &c.services),
+            grouping => aggregate(flows, grouping),
+        };
+        if !self.filter.is_empty() {
+            // "a|b" matches either (the cross-links use it); the key gets a
+            // trailing space so "IP " also finds a portless address at its end.
+            let filter = self.filter.to_lowercase();
+            let needles: Vec<&str> = filter.split('|').filter(|n| !n.is_empty()).collect();
+            rows.retain(|r| {
+                let key = format!("{} ", r.key.to_lowercase());
+                let state = r.state.to_lowercase();
+                let process = r.process.to_lowercase();
+                needles.iter().any(|n| {
+                    key.contains(n)
+                        || process.contains(n)
+                        || r.proto.contains(n)
+                        || state.contains(n)
+                })
+            });
+        }
+        let sort = self.sort;
+        rows.sort_by(|a, b| {
+            let order = compare(a, b, sort);
+            let order = if self.descending {
+                order.reverse()
+            } else {
+                order
+            };
+            order.then_with(|| a.key.cmp(&b.key))
+        });
+        rows
+    }
+}
+
+fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
+    Row {
+        proto: f.proto.clone(),
+        key: format!("{} > {}", f.src, f.dst),
+        flows: 1,
+        packets: f.packets,
+        bytes: f.bytes,
+        packets_per_s: pps,
+        bytes_per_s: bps,
+        state: f.state.clone(),
+        rtt_ms: f.rtt_ms,
+        retransmits: f.retransmits,
+        first_seen: f.first_seen,
+        last_seen: f.last_seen,
+        process: match (&f.process, f.pid) {
+            (Some(name), Some(pid)) => format!("{name}/{pid}"),
+            _ => String::new(),
+        },
+    }
+}
+
+/// A group's row; its rates from the same group in `before` (None when it
+/// was not there or its counters went back).
+fn group_row(g: &GroupSample, before: Option<&[GroupSample]>, interval: f64) -> Row {
+    let earlier = before.and_then(|b| b.iter().find(|p| p.key == g.key && p.proto == g.proto));
+    let rate = |now: u64, then: u64| {
+        (interval > 0.0 && now >= then).then(|| (now - then) as f64 / interval)
+    };
+    Row {
+        proto: g.proto.clone(),
+        key: g.key.clone(),
+        flows: g.flows,
+        packets: g.packets,
+        bytes: g.bytes,
+        packets_per_s: earlier.and_then(|p| rate(g.packets, p.packets)),
+        bytes_per_s: earlier.and_then(|p| rate(g.bytes, p.bytes)),
+        state: String::new(),
+        rtt_ms: g.rtt_ms,
+        retransmits: g.retransmits,
+        first_seen: g.first_seen,
+        last_seen: g.last_seen,
+        process: String::new(),
+    }
+}
+
+/// The host part of "ip:port" / "[v6]:port" / "ip".
+fn host(endpoint: &str) -> &str {
+    if let Some(rest) = endpoint.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match endpoint.rsplit_once(':') {
+        Some((host, _)) if !host.contains(':') => host,
+        _ => endpoint,
+    }
+}
+
+fn port(endpoint: &str) -> Option<&str> {
+    let (host, port) = endpoint.rsplit_once(':')?;
+    (host.ends_with(']') || !host.contains(':')).then_some(port)
+}
+
+/// Sums rows by source host, or by protocol and destination (server) port.
+fn aggregate(rows: impl Iterator<Item = Row>, grouping: Grouping) -> Vec<Row> {
+    let mut groups: HashMap<(String, String), Row> = HashMap::new();
+    for row in rows {
+        let (src, dst) = row.key.split_once(" > ").unwrap_or((&row.key, ""));
+        let key = match grouping {
+            Grouping::Host => (String::new(), host(src).to_string()),
+            _ => (
+                row.proto.clone(),
+                format!("{}/{}", row.proto, port(dst).unwrap_or("-")),
+            ),
+        };
+        let group = groups.entry(key.clone()).or_insert_with(|| Row {
+            proto: key.0.clone(),
+            key: key.1.clone(),
+            flows: 0,
+            packets: 0,
+            bytes: 0,
+            packets_per_s: Some(0.0),
+            bytes_per_s: Some(0.0),
+            state: String::new(),
+            rtt_ms: None,
+            retransmits: 0,
+            first_seen: row.first_seen,
+            last_seen: row.last_seen,
+            process: String::new(),
+        });
+        group.flows += 1;
+        group.packets += row.packets;
+        group.bytes += row.bytes;
+        // A group's rate is known only if every member's is.
+        group.packets_per_s = group
+            .packets_per_s
+            .zip(row.packets_per_s)
+            .map(|(a, b)| a + b);
+        group.bytes_per_s = group.bytes_per_s.zip(row.bytes_per_s).map(|(a, b)| a + b);
+        group.rtt_ms = match (group.rtt_ms, row.rtt_ms) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        group.retransmits += row.retransmits;
+        group.first_seen = group.first_seen.min(row.first_seen);
+        group.last_seen = group.last_seen.max(row.last_seen);
+    }
+    groups.into_values().collect()
+}
+
+fn compare(a: &Row, b: &Row, column: Column) -> std::cmp::Ordering {
+    let opt = |x: Option<f64>, y: Option<f64>| {
+        x.unwrap_or(f64::NEG_INFINITY)
+            .total_cmp(&y.unwrap_or(f64::NEG_INFINITY))
+    };
+    match column {
+        Column::Packets => a.packets.cmp(&b.packets),
+        Column::PacketsPerS => opt(a.packets_per_s, b.packets_per_s),
+        Column::BytesPerS => opt(a.bytes_per_s, b.bytes_per_s),
+        Column::Retransmits => a.retransmits.cmp(&b.retransmits),
+        Column::Rtt => opt(a.rtt_ms, b.rtt_ms),
+        Column::LastSeen => a.last_seen.total_cmp(&b.last_seen),
+        Column::FirstSeen => a.first_seen.total_cmp(&b.first_seen),
+        Column::Key | Column::Proto | Column::State => a.key.cmp(&b.key),
+        Column::Process => a.process.cmp(&b.process),
+        Column::Flows => a.flows.cmp(&b.flows),
+        Column::Bytes => a.bytes.cmp(&b.bytes),
+    }
+}
+
+impl FlowsView {
+    /// The table rows for the shown sample.
+    pub fn rows_of(&self, shown: &Shown) -> Vec<Row> {
+        match shown.pair() {
+            (previous, Some(current)) => self.rows(previous, current),
+            _ => Vec::new(),
+        }
+    }
+}

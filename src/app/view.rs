@@ -1,0 +1,149 @@
+//! What every tab's state answers to (gitui's components): its keys, its
+//! row filter, F3's search and a click on a row. App holds one struct per
+//! tab and hands keys to the open one through this trait; drawing stays in
+//! ui, one render function per tab.
+
+use super::history::History;
+use super::keymap::{Action, Key, Scope};
+use super::line_edit;
+use super::links::Link;
+use crate::model::Sample;
+use crate::model::capture::FlowSample;
+use crate::model::conntrack::ConntrackEntry;
+use crate::model::sockets::SocketSample;
+
+/// The samples a tab shows: the one on screen (the newest, or the frozen
+/// one), the one before it for rates, and the history they come from.
+#[derive(Clone, Copy)]
+pub struct Shown<'a> {
+    pub history: &'a History,
+    pub index: Option<usize>,
+}
+
+impl<'a> Shown<'a> {
+    /// The sample before the shown one and the shown one.
+    pub fn pair(&self) -> (Option<&'a Sample>, Option<&'a Sample>) {
+        match self.index {
+            Some(index) => self.history.pair(index),
+            None => (None, None),
+        }
+    }
+
+    pub fn current(&self) -> Option<&'a Sample> {
+        self.pair().1
+    }
+
+    /// The newest conntrack entry list at or before the shown sample (entries
+    /// are dumped at most once a second, so not every sample has them), how
+    /// many samples older than the shown one it is, and the dump's time.
+    pub fn conntrack_entries_at(&self) -> Option<(&'a [ConntrackEntry], usize, f64)> {
+        let shown = self.index?;
+        let history = self.history;
+        (0..=shown).rev().find_map(|index| {
+            let sample = history.get(index)?;
+            if sample.netns != history.get(shown)?.netns {
+                return None;
+            }
+            sample
+                .conntrack
+                .entries
+                .as_deref()
+                .map(|entries| (entries, shown - index, sample.mono))
+        })
+    }
+
+    /// The conntrack entries shown, or none.
+    pub fn conntrack_entries(&self) -> &'a [ConntrackEntry] {
+        self.conntrack_entries_at().map_or(&[][..], |(e, _, _)| e)
+    }
+
+    /// The samples up to the shown one, of the shown one's namespace.
+    pub fn same_netns(&self) -> Vec<&'a Sample> {
+        let Some(shown) = self.index else {
+            return Vec::new();
+        };
+        let history = self.history;
+        let netns = history.get(shown).map(|s| s.netns.clone());
+        (0..=shown)
+            .filter_map(|i| history.get(i))
+            .filter(|s| Some(&s.netns) == netns.as_ref())
+            .collect()
+    }
+}
+
+/// What a tab's key asks of the App, beyond redrawing.
+pub enum Reply {
+    /// Handled here; whether the screen must be redrawn.
+    Redraw(bool),
+    /// Enter on a flow (or a socket with traffic): open its screen.
+    OpenFlow(FlowSample),
+    /// F9: ask whether to kill this socket (None: none is selected).
+    Kill(Option<SocketSample>),
+    /// `x`: go to the related rows in another tab.
+    Link(Link),
+}
+
+pub trait TabView {
+    /// The key table's scope for this tab's own keys (besides View's).
+    fn scope(&self) -> Scope {
+        Scope::View
+    }
+
+    /// A bound key of the View scope or of the tab's own.
+    fn on_action(&mut self, action: Action, key: Key, shown: &Shown) -> Reply;
+
+    /// A prompt of the tab's own that is open (the `/` filter line, the
+    /// capture filter, a DNS probe, the load form's field or y/N) takes
+    /// every key: Some(whether to redraw). None: no prompt is open.
+    fn prompt_key(&mut self, _key: Key) -> Option<bool> {
+        None
+    }
+
+    /// The row filter being typed, if it is.
+    fn editing_filter(&self) -> Option<&str> {
+        None
+    }
+
+    /// The row filter applied, if any.
+    fn filter(&self) -> Option<&str> {
+        None
+    }
+
+    /// F3: selects the first row matching `text`, `skip` rows after the
+    /// selection (0: the selected row itself may match); whether one did.
+    /// None: the tab has no table to search.
+    fn find(&mut self, _text: &str, _skip: usize, _shown: &Shown) -> Option<bool> {
+        None
+    }
+
+    /// A click on the `index`th row of the table; whether to redraw.
+    fn click_row(&mut self, _index: usize, _shown: &Shown) -> bool {
+        false
+    }
+}
+
+/// The `/` filter line of a table view: typing edits the filter (the table
+/// follows at once), Enter keeps it, Esc clears it.
+pub fn filter_key(filter: &mut String, editing: &mut bool, key: Key) -> Option<bool> {
+    if !*editing {
+        return None;
+    }
+    Some(match key {
+        key if line_edit::edit(filter, key) => true,
+        Key::Enter => {
+            *editing = false;
+            true
+        }
+        Key::Esc => {
+            filter.clear();
+            *editing = false;
+            true
+        }
+        _ => false,
+    })
+}
+
+/// A filter as `TabView::filter` gives it: None when empty.
+pub fn applied(filter: &str) -> Option<&str> {
+    (!filter.is_empty()).then_some(filter)
+}
