@@ -7,13 +7,13 @@
 //! the same path `netlens read --flows` runs.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use netlens::capture::analysis::{Analysis, Seg};
-use netlens::capture::decode::summarize;
-use netlens::capture::filter::Filter;
-use netlens::capture::flows::FlowKey;
-use netlens::capture::flows::FlowTable;
-use netlens::capture::format::Timestamp;
-use netlens::capture::pcap::{PcapFileWriter, PcapReader};
+use netlens::packet::analysis::{Analysis, Seg};
+use netlens::packet::decode::summarize;
+use netlens::packet::filter::Filter;
+use netlens::packet::flows::FlowKey;
+use netlens::packet::flows::FlowTable;
+use netlens::packet::format::Timestamp;
+use netlens::packet::pcap::{PcapFileWriter, PcapReader};
 use std::hint::black_box;
 
 fn frame(flow: u32, i: u32, udp: bool) -> Vec<u8> {

@@ -2,8 +2,8 @@
 //! --compare DIR LIST, the share of lines identical to tcpdump's own output
 //! (FILE.txt next to each capture, made with `TZ=UTC tcpdump -n -r FILE`).
 
-use netlens::capture::format::Formatter;
-use netlens::capture::pcap::PcapReader;
+use netlens::packet::format::Formatter;
+use netlens::packet::pcap::PcapReader;
 use std::path::Path;
 
 fn lines(path: &Path) -> (Vec<String>, Option<String>) {

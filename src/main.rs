@@ -35,13 +35,13 @@ fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
     match &cli.command {
         None => netlens::app::run::run(cli, config),
         Some(Command::Snapshot(args)) => netlens::report::snapshot(&cli.collect, args, limits),
-        Some(Command::Read(args)) => netlens::capture::read::run(args, limits),
-        Some(Command::Load(args)) => netlens::load::cli::command(args, &cli.collect),
+        Some(Command::Read(args)) => netlens::commands::read::run(args, limits),
+        Some(Command::Load(args)) => netlens::commands::load::command(args, &cli.collect),
         Some(Command::Record(args)) => {
             netlens::record::commands::record(&cli.collect, args, limits)
         }
         Some(Command::Replay(args)) => netlens::record::commands::replay(cli, args, config),
-        Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
+        Some(Command::Capture(args)) => netlens::commands::capture::run(&cli.collect, args),
         Some(Command::Export(args)) => netlens::export::run(&cli.collect, args, limits),
         Some(Command::Tmux(args)) => netlens::tmux::run(cli, args),
         Some(Command::Man) => {

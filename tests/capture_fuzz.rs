@@ -4,10 +4,10 @@
 //! printer, which must end the line as tcpdump does (`[|proto]`), and where
 //! tcpdump is installed, print exactly what `tcpdump -n -r` prints for them.
 
-use netlens::capture::decode::summarize;
-use netlens::capture::filter::Filter;
-use netlens::capture::format::{Formatter, Timestamp};
-use netlens::capture::pcap::PcapFileWriter;
+use netlens::packet::decode::summarize;
+use netlens::packet::filter::Filter;
+use netlens::packet::format::{Formatter, Timestamp};
+use netlens::packet::pcap::PcapFileWriter;
 use pnet_packet::MutablePacket;
 use pnet_packet::ethernet::{EtherTypes, MutableEthernetPacket};
 use pnet_packet::icmp::MutableIcmpPacket;

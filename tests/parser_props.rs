@@ -6,8 +6,8 @@
 #[allow(dead_code)]
 mod random;
 
-use netlens::capture::filter::Filter;
 use netlens::cli::{parse_duration, parse_interval, parse_rate, parse_request_rate};
+use netlens::packet::filter::Filter;
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {

@@ -6,12 +6,12 @@
 
 use super::keymap::Action;
 use super::tabs::Tab;
-use crate::capture::analysis::{Analysis, FlowFinding, Seg};
-use crate::capture::decode::summarize;
-use crate::capture::flows::FlowKey;
-use crate::capture::format::{Formatter, Timestamp};
-use crate::capture::pcap::{unpredictable_name, write_file};
 use crate::model::capture::FlowSample;
+use crate::packet::analysis::{Analysis, FlowFinding, Seg};
+use crate::packet::decode::summarize;
+use crate::packet::flows::FlowKey;
+use crate::packet::format::{Formatter, Timestamp};
+use crate::packet::pcap::{unpredictable_name, write_file};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 

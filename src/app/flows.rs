@@ -3,11 +3,11 @@
 //! filter editor and `w`. Rendering lives in ui/flows.rs.
 
 use super::keymap::{Action, Key};
-use crate::capture::filter::Filter;
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
-use crate::capture::pcap::{unpredictable_name, write_file};
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
+use crate::packet::filter::Filter;
+use crate::packet::pcap::{unpredictable_name, write_file};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
@@ -506,8 +506,8 @@ fn compare(a: &Row, b: &Row, column: Column) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::format::Timestamp;
     use crate::model::capture::CaptureSample;
+    use crate::packet::format::Timestamp;
 
     fn flow(src: &str, dst: &str, packets: u64, bytes: u64) -> FlowSample {
         FlowSample {

@@ -1,13 +1,5 @@
-//! Packet capture: the AF_PACKET ring, pcap files, decoding, tcpdump-style
-//! lines, pcap-filter expressions and the flow table.
+//! Packet capture: the AF_PACKET ring and the live capture engine. What a
+//! packet means (decoding, filters, printing, flows) is in `packet`.
 
-pub mod analysis;
-pub mod decode;
-pub mod filter;
-pub mod flows;
-pub mod format;
-pub mod headless;
 pub mod live;
-pub mod pcap;
-pub mod read;
 pub mod ring;

@@ -18,8 +18,8 @@
 //! - PACKET_STATISTICS gives what the kernel saw and dropped; reading it
 //!   resets it, so the counts are accumulated here.
 
-use super::decode::linktype;
-use super::format::Timestamp;
+use crate::packet::decode::linktype;
+use crate::packet::format::Timestamp;
 use anyhow::{Result, anyhow};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};

@@ -7,10 +7,10 @@
 
 use super::tap::PacketBatch;
 use super::{Capture, CaptureEvent, CapturedPacket, IDLE_TIMEOUT_S, MAX_FLOWS, Shared, lock};
-use crate::capture::decode::summarize;
-use crate::capture::filter::Filter;
-use crate::capture::flows::FlowTable;
-use crate::capture::format::Formatter;
+use crate::packet::decode::summarize;
+use crate::packet::filter::Filter;
+use crate::packet::flows::FlowTable;
+use crate::packet::format::Formatter;
 use std::sync::{Arc, Mutex};
 
 /// What a replayed capture keeps between batches.

@@ -143,7 +143,7 @@ impl Formatter {
 /// prints as "[Invalid header: len==0]" (each problem, comma-separated),
 /// without a time, and nothing else.
 fn invalid_header(caplen: usize, len: u32, out: &mut String) -> bool {
-    const MAXIMUM_SNAPLEN: usize = crate::capture::pcap::MAXIMUM_SNAPLEN as usize;
+    const MAXIMUM_SNAPLEN: usize = crate::packet::pcap::MAXIMUM_SNAPLEN as usize;
     let len = len as usize;
     let mut problems = Vec::new();
     if caplen == 0 {

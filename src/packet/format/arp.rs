@@ -222,7 +222,7 @@ fn atm_arp(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
 
 #[cfg(test)]
 mod tests {
-    use crate::capture::format::{Formatter, Timestamp};
+    use crate::packet::format::{Formatter, Timestamp};
 
     /// The line for an Ethernet frame carrying `arp`, without the time.
     fn line(arp: &[u8]) -> String {

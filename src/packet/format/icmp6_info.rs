@@ -279,7 +279,7 @@ pub fn router_renumbering(ctx: &mut Ctx, data: &[u8]) -> R {
 
 #[cfg(test)]
 mod tests {
-    use crate::capture::format::Formatter;
+    use crate::packet::format::Formatter;
 
     fn hex(text: &str) -> Vec<u8> {
         let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();

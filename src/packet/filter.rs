@@ -1069,7 +1069,7 @@ mod tests {
         let mut frame = vec![0u8; 12];
         frame.extend_from_slice(&[0x08, 0x00, 0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6]);
         let cut = &frame[..24];
-        let s = crate::capture::decode::summarize(1, cut, 54);
+        let s = crate::packet::decode::summarize(1, cut, 54);
         let pass = |text: &str| Filter::parse(text).unwrap().matches(&s, cut);
         assert!(pass("tcp"));
         assert!(pass("ip[0] >> 4 = 4 and 1 << 2 = 4"));
@@ -1091,7 +1091,7 @@ mod tests {
         frame.extend_from_slice(&[0; 32]);
         frame.extend_from_slice(&[0; 20]);
         frame[14 + 40 + 13] = 0x02; // SYN
-        let s = crate::capture::decode::summarize(1, &frame, frame.len() as u32);
+        let s = crate::packet::decode::summarize(1, &frame, frame.len() as u32);
         let pass = |text: &str| Filter::parse(text).unwrap().matches(&s, &frame);
         assert!(pass("tcp"));
         assert!(pass("ip6 and tcp"));

@@ -3,13 +3,13 @@
 //! prints them; with -w packets go to a pcap file instead and progress to
 //! stderr. SIGINT and SIGTERM stop it cleanly (the file is complete).
 
-use super::decode::summarize;
-use super::filter::Filter;
-use super::format::Formatter;
-use super::pcap::PcapFileWriter;
-use super::ring::{Ring, RingOptions, ifindex};
+use crate::capture::ring::{Ring, RingOptions, ifindex};
 use crate::cli::{CaptureCmdArgs, CollectArgs};
 use crate::collect::netns::{self, Target};
+use crate::packet::decode::summarize;
+use crate::packet::filter::Filter;
+use crate::packet::format::Formatter;
+use crate::packet::pcap::PcapFileWriter;
 use anyhow::Result;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};

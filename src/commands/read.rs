@@ -1,11 +1,12 @@
 //! `netlens read FILE [-f EXPR] [-c N] [--flows] [--json]`.
 
-use super::decode::summarize;
-use super::filter::Filter;
-use super::flows::{FlowSample, FlowTable};
-use super::format::Formatter;
-use super::pcap::PcapReader;
 use crate::cli::ReadArgs;
+use crate::model::capture::FlowSample;
+use crate::packet::decode::summarize;
+use crate::packet::filter::Filter;
+use crate::packet::flows::FlowTable;
+use crate::packet::format::Formatter;
+use crate::packet::pcap::PcapReader;
 use anyhow::Result;
 use std::io::{BufWriter, Write};
 
@@ -170,7 +171,7 @@ struct FlowLine<'a> {
     retransmits: u64,
     first_seen: f64,
     last_seen: f64,
-    findings: &'a [crate::capture::analysis::FlowFinding],
+    findings: &'a [crate::packet::analysis::FlowFinding],
 }
 
 impl<'a> From<&'a FlowSample> for FlowLine<'a> {

@@ -4,7 +4,7 @@
 use super::{Ctx, R, Trunc, be16, be32, ip, u8_at};
 use std::fmt::Write;
 
-use crate::capture::decode::linktype::*;
+use crate::packet::decode::linktype::*;
 
 pub fn print(ctx: &mut Ctx, linktype: u32, data: &[u8], length: usize) -> R {
     match linktype {

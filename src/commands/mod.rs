@@ -1,0 +1,3 @@
+pub mod capture;
+pub mod load;
+pub mod read;
