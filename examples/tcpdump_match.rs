@@ -3,16 +3,15 @@
 //! (FILE.txt next to each capture, made with `TZ=UTC tcpdump -n -r FILE`).
 
 use netlens::packet::format::Formatter;
-use netlens::packet::pcap::PcapReader;
 use std::path::Path;
 
 fn lines(path: &Path) -> (Vec<String>, Option<String>) {
     let mut out = Vec::new();
-    let mut reader = match PcapReader::open(path) {
+    let mut reader = match netlens::capture::pcap_file::open(path) {
         Ok(r) => r,
         Err(e) => return (out, Some(e.to_string())),
     };
-    let mut fmt = Formatter::new();
+    let mut fmt = Formatter::new(netlens::capture::HOST);
     let mut buf = Vec::new();
     loop {
         match reader.next_into(&mut buf) {

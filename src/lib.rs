@@ -6,6 +6,7 @@
 pub mod app;
 pub mod capture;
 pub mod cli;
+pub mod clock;
 pub mod collect;
 pub mod commands;
 pub mod config;

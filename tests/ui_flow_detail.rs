@@ -11,7 +11,6 @@ use netlens::app::keymap::Key;
 use netlens::app::tabs::Tab;
 use netlens::model::capture::FlowSample;
 use netlens::packet::format::Timestamp;
-use netlens::packet::pcap::PcapReader;
 use pnet_packet::MutablePacket;
 use pnet_packet::ethernet::{EtherTypes, MutableEthernetPacket};
 use pnet_packet::ip::IpNextHeaderProtocols;
@@ -231,7 +230,7 @@ fn esc_closes_and_e_exports_a_pcap_netlens_reads() {
     let d = detail(false);
     let message = d.export(Some(path.clone()));
     assert!(message.starts_with("exported 18 packets"), "{message}");
-    let mut reader = PcapReader::open(&path).unwrap();
+    let mut reader = netlens::capture::pcap_file::open(&path).unwrap();
     let mut buf = Vec::new();
     let mut n = 0;
     while reader.next_into(&mut buf).unwrap().is_some() {
@@ -395,7 +394,7 @@ fn recorded_nagle_app() -> App {
     use netlens::packet::decode::summarize;
     use netlens::packet::flows::FlowTable;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nagle-stall.pcap");
-    let mut reader = PcapReader::open(&path).expect("open the recorded pcap");
+    let mut reader = netlens::capture::pcap_file::open(&path).expect("open the recorded pcap");
     let mut buf = Vec::new();
     let mut packets = Vec::new();
     let mut table = FlowTable::new(16, f64::INFINITY);

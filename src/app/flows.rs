@@ -4,10 +4,10 @@
 
 use super::keymap::{Action, Key};
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
+use crate::capture::pcap_file::{unpredictable_name, write_file};
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
 use crate::packet::filter::Filter;
-use crate::packet::pcap::{unpredictable_name, write_file};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 

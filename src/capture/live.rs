@@ -231,7 +231,7 @@ impl Capture {
                                 lines,
                                 stop,
                                 controls,
-                                formatter: Formatter::new(),
+                                formatter: Formatter::new(crate::capture::HOST),
                             };
                             engine.run();
                         }

@@ -2,4 +2,12 @@
 //! packet means (decoding, filters, printing, flows) is in `packet`.
 
 pub mod live;
+pub mod pcap_file;
 pub mod ring;
+
+/// This machine for the packet printer: the local time zone (TZ) and the
+/// interface names of the calling thread's network namespace.
+pub const HOST: crate::packet::format::Host = crate::packet::format::Host {
+    utc_offset: crate::clock::utc_offset,
+    ifname: ring::interface_name,
+};

@@ -19,10 +19,10 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
         Some(text) => Some(Filter::parse(text)?),
         None => None,
     };
-    let mut reader = PcapReader::open(&args.file)?;
+    let mut reader = crate::capture::pcap_file::open(&args.file)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut fmt = Formatter::new();
+    let mut fmt = Formatter::new(crate::capture::HOST);
     let mut table = FlowTable::new(READ_MAX_FLOWS, f64::INFINITY);
     let mut buf = Vec::with_capacity(65536);
     let mut line = String::with_capacity(256);

@@ -14,11 +14,20 @@ use crate::packet::format::Formatter;
 use std::sync::{Arc, Mutex};
 
 /// What a replayed capture keeps between batches.
-#[derive(Default)]
 pub(super) struct Replayed {
     formatter: Formatter,
     filter: Option<Filter>,
     ifnames: Vec<(u32, String)>,
+}
+
+impl Default for Replayed {
+    fn default() -> Self {
+        Self {
+            formatter: Formatter::new(crate::capture::HOST),
+            filter: None,
+            ifnames: Vec::new(),
+        }
+    }
 }
 
 impl Capture {
@@ -64,7 +73,7 @@ impl Capture {
             return;
         };
         let mut replayed = replayed.lock().unwrap_or_else(|p| p.into_inner());
-        replayed.formatter = Formatter::new();
+        replayed.formatter = Formatter::new(crate::capture::HOST);
         let Replayed {
             formatter, ifnames, ..
         } = &mut *replayed;
