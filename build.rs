@@ -6,6 +6,10 @@
 #[allow(dead_code)]
 mod cli;
 
+#[path = "src/units.rs"]
+#[allow(dead_code)]
+mod units;
+
 #[path = "src/app/keymap.rs"]
 #[allow(dead_code)]
 mod keymap;
@@ -18,6 +22,7 @@ use std::io::Write;
 
 fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
+    println!("cargo:rerun-if-changed=src/units.rs");
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
     println!("cargo:rerun-if-changed=src/man_sections.rs");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));

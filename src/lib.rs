@@ -22,3 +22,4 @@ pub mod report;
 pub mod safe_file;
 pub mod tmux;
 pub mod ui;
+pub mod units;

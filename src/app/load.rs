@@ -3,9 +3,9 @@
 //! waits on; nothing here blocks. Rendering lives in ui/load.rs.
 
 use super::keymap::{Action, Key};
-use crate::cli::{parse_duration, parse_rate, parse_request_rate};
 use crate::collect::netns;
 use crate::load::{self, Interval, Outcome, Spec, Stop};
+use crate::units::{parse_duration, parse_rate, parse_request_rate};
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -43,7 +43,7 @@ impl App {
             && let Ok(interval) = std::time::Duration::try_from_secs_f64(meta.interval)
             && !interval.is_zero()
         {
-            self.interval = interval.min(crate::cli::MAX_INTERVAL);
+            self.interval = interval.min(crate::units::MAX_INTERVAL);
         }
         // The header names the host that recorded, not the one replaying.
         if let Some(meta) = &player.reader().meta

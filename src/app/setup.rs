@@ -283,7 +283,7 @@ impl App {
     fn apply_value(&mut self, item: Option<&Item>, text: &str) -> Result<(), String> {
         match item {
             Some(Item::Interval) => {
-                let interval = crate::cli::parse_interval(text.trim())
+                let interval = crate::units::parse_interval(text.trim())
                     .map_err(|e| format!("interval: {e}"))?;
                 self.config.interval = Some(interval);
                 self.interval = interval;

@@ -1,7 +1,7 @@
 //! Times in a recording: `--at` and the `t` prompt, and the clock shown in
 //! the timeline.
 
-use crate::cli::parse_duration;
+use crate::units::parse_duration;
 
 /// The local time zone's offset from UTC at `t`, seconds.
 pub fn local_offset(t: f64) -> i64 {
