@@ -34,8 +34,8 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     let (sampler, samples) = Sampler::spawn(target.clone(), cli.collect.interval)?;
     // A bad filter or interface stops here; a missing privilege does not
     // (the Flows tab says how to grant it).
-    let (capture, packets) = crate::capture::live::start(&target, &cli.capture)?;
-    let dns = crate::dns::DnsMonitor::start(&target, &cli.dns, cli.collect.interval)?;
+    let (capture, packets) = crate::capture::live::start(&target, &cli.capture.options())?;
+    let dns = crate::dns::DnsMonitor::start(&target, &cli.dns.options(), cli.collect.interval)?;
     dns.attach(capture.as_ref());
     let mut app = configured_app(cli, config);
     app.dns.monitor = Some(dns);

@@ -332,7 +332,7 @@ impl Capture {
 
     /// Passive DNS results settled since the last call, and how many were
     /// dropped by the bound.
-    pub fn take_dns(&self) -> (Vec<crate::dns::DnsResult>, u64) {
+    pub fn take_dns(&self) -> (Vec<crate::model::dns::DnsResult>, u64) {
         let mut shared = lock(&self.shared);
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -444,22 +444,35 @@ fn open(options: &RingOptions, netns: &str) -> Result<Ring, OpenError> {
     })
 }
 
-/// Starts the capture the collection options ask for: None with
-/// --no-capture; a bad filter or an unknown interface is an error. The
-/// receiver carries printed lines (only while `set_lines(true)`).
+/// What capture is asked to do (cli's CaptureArgs converts to this).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaptureOptions {
+    /// Capture on this interface only; None: every interface.
+    pub iface: Option<String>,
+    /// A pcap-filter expression to apply.
+    pub filter: Option<String>,
+    /// Do not capture at all.
+    pub off: bool,
+    /// Keep whole packets instead of the first bytes.
+    pub payload: bool,
+}
+
+/// Starts the capture the options ask for: None when off; a bad filter or
+/// an unknown interface is an error. The receiver carries printed lines
+/// (only while `set_lines(true)`).
 pub fn start(
     target: &Target,
-    args: &crate::cli::CaptureArgs,
+    options: &CaptureOptions,
 ) -> Result<(Option<Capture>, Option<UnboundedReceiver<CaptureEvent>>)> {
-    if args.no_capture {
+    if options.off {
         return Ok((None, None));
     }
-    let filter = match &args.filter {
+    let filter = match &options.filter {
         Some(text) => Some(Filter::parse(text)?),
         None => None,
     };
-    let options = RingOptions::new(args.iface.as_deref(), args.payload);
-    let (capture, events) = Capture::spawn(target, options, filter)?;
+    let ring = RingOptions::new(options.iface.as_deref(), options.payload);
+    let (capture, events) = Capture::spawn(target, ring, filter)?;
     Ok((Some(capture), Some(events)))
 }
 

@@ -1,3 +1,4 @@
 pub mod capture;
 pub mod load;
+pub mod options;
 pub mod read;

@@ -12,7 +12,7 @@ pub mod stats;
 use std::net::{IpAddr, SocketAddr};
 
 pub use crate::model::dns::{DnsResult, DnsSample, MAX_ANSWERS, Outcome};
-pub use monitor::DnsMonitor;
+pub use monitor::{DnsMonitor, DnsOptions};
 
 /// One probe: a query type and a name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

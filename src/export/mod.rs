@@ -73,7 +73,7 @@ async fn serve(
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let address = listener.local_addr()?;
     // Probes only when asked (--dns-probe); no capture, so no passive DNS.
-    let monitor = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    let monitor = crate::dns::DnsMonitor::start(&target, &args.dns.options(), collect.interval)?;
     let mut histograms = dns::Accumulator::default();
     let (sampler, mut events) = Sampler::spawn(target, collect.interval)?;
     let (publish, page_rx) = watch::channel::<Option<Arc<str>>>(None);

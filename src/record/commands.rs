@@ -26,10 +26,10 @@ pub fn record(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> 
     // once a second).
     let demand = Arc::new(Demand::default());
     demand.set_conntrack_entries(true);
-    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    let dns = crate::dns::DnsMonitor::start(&target, &args.dns.options(), collect.interval)?;
     let (sampler, mut events) = Sampler::spawn_with(target.clone(), collect.interval, demand)?;
     // As the live view: capture where permitted, unless --no-capture.
-    let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
+    let (capture, _lines) = crate::capture::live::start(&target, &args.capture.options())?;
     if let Some(error) = capture.as_ref().and_then(|c| c.summary().error) {
         eprintln!("netlens: warning: no packets recorded: {error}");
     }

@@ -66,8 +66,8 @@ pub fn snapshot(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds)
     let label = target.label().to_string();
     let (sampler, mut events) = Sampler::spawn(target.clone(), collect.interval)?;
     // As the live view: capture where permitted, unless --no-capture.
-    let (capture, _lines) = crate::capture::live::start(&target, &args.capture)?;
-    let dns = crate::dns::DnsMonitor::start(&target, &args.dns, collect.interval)?;
+    let (capture, _lines) = crate::capture::live::start(&target, &args.capture.options())?;
+    let dns = crate::dns::DnsMonitor::start(&target, &args.dns.options(), collect.interval)?;
     dns.attach(capture.as_ref());
     let mut recorder = match &args.record {
         Some(path) => {
