@@ -7,6 +7,7 @@
 
 mod arp;
 mod dns;
+mod dns_name;
 mod gre;
 mod icmp;
 mod icmp6_info;
