@@ -673,41 +673,20 @@ mod tests {
         assert_eq!(table.len(), 1);
     }
 
-    mod top {
-        use super::super::*;
-        use crate::packet::decode::Summary;
-
-        fn flow_summary(port: u16, len: u32) -> Summary {
-            let mut s = Summary {
-                l3: crate::packet::decode::L3::V4,
-                proto: 17,
-                sport: port,
-                dport: 53,
-                wire_len: len,
-                tl: Some(34),
-                ethertype: 0x0800,
-                ..Default::default()
-            };
-            s.src[..4].copy_from_slice(&[198, 18, 0, 1]);
-            s.dst[..4].copy_from_slice(&[198, 18, 0, 2]);
-            s
+    #[test]
+    fn top_flows_keeps_big_and_busy_flows_bounded() {
+        let mut table = FlowTable::new(10_000, 1e9);
+        // 1000 flows of one 1500-byte packet, one flow of 20 tiny packets
+        // (fewer bytes than any of them, more packets).
+        for port in 1..=1000u16 {
+            table.add(&tcp_summary(1, port, 2, 53, 0x10, 0, 1446), 1.0);
         }
-
-        #[test]
-        fn top_flows_keeps_big_and_busy_flows_bounded() {
-            let mut table = FlowTable::new(10_000, 1e9);
-            // 1000 flows of one 1500-byte packet, one flow of 20 tiny packets
-            // (fewer bytes than any of them, more packets).
-            for port in 1..=1000u16 {
-                table.add(&flow_summary(port, 1500), 1.0);
-            }
-            for _ in 0..20 {
-                table.add(&flow_summary(5000, 60), 1.0);
-            }
-            let top = top_flows(table.flows(), 16);
-            assert_eq!(top.len(), 16);
-            assert!(top.iter().any(|f| f.src == "198.18.0.1:5000"));
-            assert!(top.windows(2).all(|w| w[0].bytes >= w[1].bytes));
+        for _ in 0..20 {
+            table.add(&tcp_summary(1, 5000, 2, 53, 0x10, 0, 6), 1.0);
         }
+        let top = top_flows(table.flows(), 16);
+        assert_eq!(top.len(), 16);
+        assert!(top.iter().any(|f| f.src == "198.18.0.1:5000"));
+        assert!(top.windows(2).all(|w| w[0].bytes >= w[1].bytes));
     }
 }
