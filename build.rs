@@ -6,6 +6,10 @@
 #[allow(dead_code)]
 mod cli;
 
+#[path = "src/units.rs"]
+#[allow(dead_code)]
+mod units;
+
 #[path = "src/app/keymap.rs"]
 #[allow(dead_code)]
 mod keymap;
@@ -21,6 +25,7 @@ use std::io::Write;
 
 fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
+    println!("cargo:rerun-if-changed=src/units.rs");
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
     println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");

@@ -7,13 +7,13 @@
 //! the same path `netlens read --flows` runs.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use netlens::capture::analysis::{Analysis, Seg};
-use netlens::capture::decode::summarize;
-use netlens::capture::filter::Filter;
-use netlens::capture::flows::FlowKey;
-use netlens::capture::flows::FlowTable;
-use netlens::capture::format::Timestamp;
-use netlens::capture::pcap::{PcapFileWriter, PcapReader};
+use netlens::capture::pcap_file::PcapFileWriter;
+use netlens::packet::analysis::{Analysis, Seg};
+use netlens::packet::decode::summarize;
+use netlens::packet::filter::Filter;
+use netlens::packet::flows::FlowKey;
+use netlens::packet::flows::FlowTable;
+use netlens::packet::format::Timestamp;
 use std::hint::black_box;
 
 fn frame(flow: u32, i: u32, udp: bool) -> Vec<u8> {
@@ -73,7 +73,7 @@ fn make_pcap(path: &std::path::Path, packets: u32) {
 }
 
 fn load(path: &std::path::Path) -> Vec<(f64, u32, Vec<u8>)> {
-    let mut r = PcapReader::open(path).unwrap();
+    let mut r = netlens::capture::pcap_file::open(path).unwrap();
     let mut buf = Vec::new();
     let mut out = Vec::new();
     while let Some(rec) = r.next_into(&mut buf).unwrap() {
@@ -114,7 +114,7 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("read file+decode+flows", |b| {
         b.iter(|| {
-            let mut r = PcapReader::open(&path).unwrap();
+            let mut r = netlens::capture::pcap_file::open(&path).unwrap();
             let mut buf = Vec::new();
             let mut table = FlowTable::new(100_000, 120.0);
             while let Some(rec) = r.next_into(&mut buf).unwrap() {

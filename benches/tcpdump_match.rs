@@ -6,17 +6,16 @@
 //! `cargo bench --bench tcpdump_match -- --compare DIR LIST`
 //! (a plain `cargo bench` runs it with no file: it prints this usage).
 
-use netlens::capture::format::Formatter;
-use netlens::capture::pcap::PcapReader;
+use netlens::packet::format::Formatter;
 use std::path::Path;
 
 fn lines(path: &Path) -> (Vec<String>, Option<String>) {
     let mut out = Vec::new();
-    let mut reader = match PcapReader::open(path) {
+    let mut reader = match netlens::capture::pcap_file::open(path) {
         Ok(r) => r,
         Err(e) => return (out, Some(e.to_string())),
     };
-    let mut fmt = Formatter::new();
+    let mut fmt = Formatter::new(netlens::capture::HOST);
     let mut buf = Vec::new();
     loop {
         match reader.next_into(&mut buf) {

@@ -85,7 +85,7 @@ fn tab<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Tab>, D::Error> {
 
 fn interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
     let text = String::deserialize(d)?;
-    crate::cli::parse_interval(&text)
+    crate::units::parse_interval(&text)
         .map(Some)
         .map_err(D::Error::custom)
 }

@@ -36,7 +36,7 @@ pub const IDS: &[&str] = &[
     RST_AFTER_DATA,
 ];
 
-pub use crate::capture::analysis::findings_ids::{
+pub use crate::packet::analysis::findings_ids::{
     NAGLE_DELAYED_ACK, RST_AFTER_DATA, SYN_UNANSWERED, ZERO_WINDOW,
 };
 

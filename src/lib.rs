@@ -7,6 +7,7 @@
 pub mod app;
 pub mod capture;
 pub mod cli;
+pub mod clock;
 pub mod collect;
 pub mod commands;
 pub mod config;
@@ -16,8 +17,10 @@ pub mod findings;
 pub mod load;
 pub mod manual;
 pub mod model;
+pub mod packet;
 pub mod record;
 pub mod report;
 pub mod safe_file;
 pub mod session;
 pub mod ui;
+pub mod units;

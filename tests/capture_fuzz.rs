@@ -4,10 +4,10 @@
 //! printer, which must end the line as tcpdump does (`[|proto]`), and where
 //! tcpdump is installed, print exactly what `tcpdump -n -r` prints for them.
 
-use netlens::capture::decode::summarize;
-use netlens::capture::filter::Filter;
-use netlens::capture::format::{Formatter, Timestamp};
-use netlens::capture::pcap::PcapFileWriter;
+use netlens::capture::pcap_file::PcapFileWriter;
+use netlens::packet::decode::summarize;
+use netlens::packet::filter::Filter;
+use netlens::packet::format::{Formatter, Timestamp};
 use pnet_packet::MutablePacket;
 use pnet_packet::ethernet::{EtherTypes, MutableEthernetPacket};
 use pnet_packet::icmp::MutableIcmpPacket;
@@ -52,7 +52,7 @@ proptest! {
         extra in 0u32..2000,
     ) {
         let wire = data.len() as u32 + extra;
-        let mut fmt = Formatter::new();
+        let mut fmt = Formatter::new(netlens::capture::HOST);
         let mut out = String::new();
         fmt.line(link, Timestamp::default(), &data, wire, &mut out);
         prop_assert!(!out.is_empty());
@@ -95,7 +95,7 @@ proptest! {
         frame.extend_from_slice(&body);
         let wire = frame.len() as u32;
         let data = &frame[..cut.min(frame.len())];
-        let mut fmt = Formatter::new();
+        let mut fmt = Formatter::new(netlens::capture::HOST);
         let mut out = String::new();
         fmt.line(1, Timestamp::default(), data, wire, &mut out);
         let s = summarize(1, data, wire);
@@ -291,7 +291,7 @@ fn crafted_packets_cut_at_every_length_end_like_tcpdump() {
     let file = dir.join(format!("netlens-cuts-{}.pcap", std::process::id()));
     let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
     let mut ours = Vec::new();
-    let mut fmt = Formatter::new();
+    let mut fmt = Formatter::new(netlens::capture::HOST);
     for (end, frame, header_at) in crafted() {
         for cut in 0..=frame.len() {
             let ts = Timestamp {
@@ -336,7 +336,7 @@ fn crafted_packets_cut_at_every_length_end_like_tcpdump() {
 #[test]
 fn option_cut_inside_its_value_ends_like_tcpdump() {
     let frames = crafted();
-    let mut fmt = Formatter::new();
+    let mut fmt = Formatter::new(netlens::capture::HOST);
     let mut body = |frame: &[u8], cut: usize| {
         let mut line = String::new();
         fmt.body(1, &frame[..cut], frame.len() as u32, &mut line);
@@ -437,7 +437,7 @@ fn ipv6_payload_length_zero_prints_like_tcpdump() {
         };
         writer.write(ts, frame.len() as u32, frame).unwrap();
         let mut line = String::new();
-        Formatter::new().line(1, ts, frame, frame.len() as u32, &mut line);
+        Formatter::new(netlens::capture::HOST).line(1, ts, frame, frame.len() as u32, &mut line);
         let body = &line[16..];
         assert_eq!(
             body,
@@ -469,7 +469,7 @@ fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
     let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
     let mut ours = Vec::new();
     let mut frames = Vec::new();
-    let mut fmt = Formatter::new();
+    let mut fmt = Formatter::new(netlens::capture::HOST);
     for i in 0..20000u32 {
         let proto = [6u8, 17, 1, 58, 0, 43, 44, 60, 59][rng.below(9)];
         let v6 = rng.below(2) == 1;
@@ -584,7 +584,7 @@ fn prints_like_tcpdump(tag: &str, cases: &[(Vec<u8>, &str)]) {
     let file = std::env::temp_dir().join(format!("netlens-{tag}-{}.pcap", std::process::id()));
     let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
     let mut ours = Vec::new();
-    let mut formatter = Formatter::new();
+    let mut formatter = Formatter::new(netlens::capture::HOST);
     for (i, (frame, want)) in cases.iter().enumerate() {
         let ts = Timestamp {
             sec: 1_700_000_000 + i as i64,

@@ -584,7 +584,6 @@ fn read_tree(root: &Path, dir: &str) -> Vec<(String, String)> {
 /// checkout (another branch's worktree, `git archive` of main), to see its
 /// violations without building it.
 #[test]
-#[ignore = "enabled once the restructure merges"]
 fn the_source_tree_has_one_way_stairs() {
     let root = std::env::var_os("NETLENS_LAYERS_ROOT").map_or_else(
         || env!("CARGO_MANIFEST_DIR").into(),

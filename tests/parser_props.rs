@@ -6,8 +6,8 @@
 #[allow(dead_code)]
 mod random;
 
-use netlens::capture::filter::Filter;
-use netlens::cli::{parse_duration, parse_interval, parse_rate, parse_request_rate};
+use netlens::packet::filter::Filter;
+use netlens::units::{parse_duration, parse_interval, parse_rate, parse_request_rate};
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
@@ -33,11 +33,11 @@ proptest! {
     #[test]
     fn durations_parse_or_fail_within_their_maximum(text in duration_text()) {
         if let Ok(d) = parse_duration(&text) {
-            prop_assert!(d <= netlens::cli::MAX_DURATION);
+            prop_assert!(d <= netlens::units::MAX_DURATION);
             prop_assert!(std::time::Instant::now().checked_add(d).is_some());
         }
         if let Ok(d) = parse_interval(&text) {
-            prop_assert!(d <= netlens::cli::MAX_INTERVAL);
+            prop_assert!(d <= netlens::units::MAX_INTERVAL);
         }
         let _ = parse_rate(&text);
         let _ = parse_request_rate(&text);

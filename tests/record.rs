@@ -2,11 +2,11 @@
 //! random damage (never a panic; a clear error or the readable prefix), the
 //! version check, and the compatibility fixture in tests/data.
 
-use netlens::capture::format::Timestamp;
 use netlens::capture::live::{PacketBatch, RawPacket};
 use netlens::model::conntrack::{ConntrackEntry, ConntrackSample, ConntrackStats, Tuple};
 use netlens::model::sockets::{Proto, SocketSample, SocketUser, TcpInfoSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
+use netlens::packet::format::Timestamp;
 use netlens::record::format::{self, Meta, Stream};
 use netlens::record::packets;
 use netlens::record::player::Player;

@@ -221,9 +221,9 @@ fn tcp_frame(seq: u32, payload: usize) -> Vec<u8> {
 /// 150 samples, each with the flow's counters and the two packets sent in
 /// its second (sequence numbers 1000 * i and 1000 * i + 100).
 fn recording_with_packets(name: &str) -> PathBuf {
-    use netlens::capture::format::Timestamp;
     use netlens::capture::live::{PacketBatch, RawPacket};
     use netlens::model::capture::{CaptureSample, FlowSample};
+    use netlens::packet::format::Timestamp;
     use netlens::record::format::Stream;
     use netlens::record::packets;
     let dir = std::env::temp_dir().join(format!("netlens-replay-ui-{}", std::process::id()));

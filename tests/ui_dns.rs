@@ -8,11 +8,10 @@ use common::dns_server::DnsServer;
 use netlens::app::App;
 use netlens::app::keymap::Key;
 use netlens::app::tabs::Tab;
-use netlens::cli::DnsArgs;
 use netlens::collect::SamplerEvent;
 use netlens::collect::netns::Target;
 use netlens::dns::config::parse_resolv_conf;
-use netlens::dns::{DnsMonitor, DnsResult, DnsSample, Outcome};
+use netlens::dns::{DnsMonitor, DnsOptions, DnsResult, DnsSample, Outcome};
 use netlens::model::Sample;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -163,9 +162,9 @@ fn dns_tab_degrades_in_small_panes() {
 #[test]
 fn n_adds_a_probe_to_the_prober() {
     let server = DnsServer::start();
-    let args = DnsArgs {
-        dns_server: vec![server.addr.to_string()],
-        dns_timeout: Some(Duration::from_millis(300)),
+    let args = DnsOptions {
+        servers: vec![server.addr.to_string()],
+        timeout: Some(Duration::from_millis(300)),
         ..Default::default()
     };
     let monitor = DnsMonitor::with_config(

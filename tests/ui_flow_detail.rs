@@ -9,9 +9,8 @@ use netlens::app::App;
 use netlens::app::flow_detail::{FlowDetail, SubView};
 use netlens::app::keymap::Key;
 use netlens::app::tabs::Tab;
-use netlens::capture::format::Timestamp;
-use netlens::capture::pcap::PcapReader;
 use netlens::model::capture::FlowSample;
+use netlens::packet::format::Timestamp;
 use pnet_packet::MutablePacket;
 use pnet_packet::ethernet::{EtherTypes, MutableEthernetPacket};
 use pnet_packet::ip::IpNextHeaderProtocols;
@@ -231,7 +230,7 @@ fn esc_closes_and_e_exports_a_pcap_netlens_reads() {
     let d = detail(false);
     let message = d.export(Some(path.clone()));
     assert!(message.starts_with("exported 18 packets"), "{message}");
-    let mut reader = PcapReader::open(&path).unwrap();
+    let mut reader = netlens::capture::pcap_file::open(&path).unwrap();
     let mut buf = Vec::new();
     let mut n = 0;
     while reader.next_into(&mut buf).unwrap().is_some() {
@@ -355,7 +354,7 @@ fn owners_join_flows_by_their_endpoints() {
 
 #[test]
 fn whole_flow_findings_older_than_the_screen_are_named() {
-    use netlens::capture::analysis::FlowFinding;
+    use netlens::packet::analysis::FlowFinding;
     let mut app = app(false);
     {
         let detail = app.flow_detail.as_mut().unwrap();
@@ -392,10 +391,10 @@ fn whole_flow_findings_older_than_the_screen_are_named() {
 /// tests/data/make-nagle-pcap.sh (a two-write server without TCP_NODELAY
 /// between two namespaces), opened the way a live capture feeds it.
 fn recorded_nagle_app() -> App {
-    use netlens::capture::decode::summarize;
-    use netlens::capture::flows::FlowTable;
+    use netlens::packet::decode::summarize;
+    use netlens::packet::flows::FlowTable;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nagle-stall.pcap");
-    let mut reader = PcapReader::open(&path).expect("open the recorded pcap");
+    let mut reader = netlens::capture::pcap_file::open(&path).expect("open the recorded pcap");
     let mut buf = Vec::new();
     let mut packets = Vec::new();
     let mut table = FlowTable::new(16, f64::INFINITY);

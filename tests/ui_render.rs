@@ -1139,9 +1139,9 @@ fn help_scrolls_when_taller_than_the_pane() {
 
 mod flows {
     use super::*;
-    use netlens::capture::format::Timestamp;
     use netlens::capture::live::{CaptureEvent, CapturedPacket};
     use netlens::model::capture::{CaptureSample, FlowSample};
+    use netlens::packet::format::Timestamp;
 
     fn flow(src: &str, dst: &str, packets: u64, bytes: u64, state: &str) -> FlowSample {
         FlowSample {

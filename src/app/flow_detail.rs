@@ -6,12 +6,12 @@
 
 use super::keymap::Action;
 use super::tabs::Tab;
-use crate::capture::analysis::{Analysis, FlowFinding, Seg};
-use crate::capture::decode::summarize;
-use crate::capture::flows::FlowKey;
-use crate::capture::format::{Formatter, Timestamp};
-use crate::capture::pcap::{unpredictable_name, write_file};
+use crate::capture::pcap_file::{unpredictable_name, write_file};
 use crate::model::capture::FlowSample;
+use crate::packet::analysis::{Analysis, FlowFinding, Seg};
+use crate::packet::decode::summarize;
+use crate::packet::flows::FlowKey;
+use crate::packet::format::{Formatter, Timestamp};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -130,7 +130,7 @@ impl FlowDetail {
             missed: 0,
             analysis: Analysis::detailed(),
             client_dir,
-            formatter: Formatter::new(),
+            formatter: Formatter::new(crate::capture::HOST),
             view: SubView::Summary,
             scroll: 0,
             message: None,

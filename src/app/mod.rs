@@ -25,7 +25,6 @@ pub mod load;
 pub mod overlay;
 pub mod recording;
 pub mod replay;
-pub mod run;
 pub mod search;
 pub mod setup;
 pub mod sockets;

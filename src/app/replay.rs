@@ -7,7 +7,6 @@ use super::history::{History, WINDOW_SECONDS};
 use super::keymap::{Action, Key};
 use super::overlay::{Keyed, Overlay};
 use crate::capture::live::Capture;
-use crate::cli::MAX_INTERVAL;
 use crate::model::Sample;
 use crate::record::player::Player;
 use crate::record::time;
@@ -52,7 +51,7 @@ impl App {
             && let Ok(interval) = std::time::Duration::try_from_secs_f64(meta.interval)
             && !interval.is_zero()
         {
-            self.interval = interval.min(MAX_INTERVAL);
+            self.interval = interval.min(crate::units::MAX_INTERVAL);
         }
         // The header names the host that recorded, not the one replaying.
         if let Some(meta) = &player.reader().meta

@@ -11,7 +11,6 @@ use super::keymap::{self, Action, Key};
 use super::line_edit;
 use super::overlay::Overlay;
 use crate::app::tabs::Tab;
-use crate::cli::parse_interval;
 use crate::config::{Columns, ThemeName};
 pub use crate::config::{interval_text, threshold_text};
 use crate::findings::Thresholds;
@@ -257,7 +256,8 @@ impl App {
     fn apply_value(&mut self, item: Option<&Item>, text: &str) -> Result<(), String> {
         match item {
             Some(Item::Interval) => {
-                let interval = parse_interval(text.trim()).map_err(|e| format!("interval: {e}"))?;
+                let interval = crate::units::parse_interval(text.trim())
+                    .map_err(|e| format!("interval: {e}"))?;
                 self.config.interval = Some(interval);
                 self.interval = interval;
                 self.demand.set_interval(interval);

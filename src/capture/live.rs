@@ -11,13 +11,13 @@ mod tap;
 
 pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 
-use super::decode::{Summary, summarize};
-use super::filter::Filter;
-use super::flows::{Flow, FlowKey, FlowSample, FlowTable, group_flows};
-use super::format::{Formatter, Timestamp};
 use super::ring::{Ring, RingOptions, RingStats, permission_message};
 use crate::collect::netns::{self, Target};
 use crate::model::capture::{CaptureSample, SAMPLE_FLOWS};
+use crate::packet::decode::{Summary, summarize};
+use crate::packet::filter::Filter;
+use crate::packet::flows::{FlowKey, FlowTable, group_flows, top_flows};
+use crate::packet::format::{Formatter, Timestamp};
 use anyhow::{Context, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -90,7 +90,7 @@ struct Shared {
     recent_bytes: usize,
     watch: Option<Watch>,
     /// Passive DNS: queries matched to responses as packets pass.
-    dns: crate::dns::passive::Matcher,
+    dns: crate::packet::dns_passive::Matcher,
     /// A recorder's copy of the packets, while one is attached.
     tap: Option<tap::Tap>,
 }
@@ -116,7 +116,7 @@ impl Shared {
             recent: std::collections::VecDeque::new(),
             recent_bytes: 0,
             watch: None,
-            dns: crate::dns::passive::Matcher::new(DNS_TIMEOUT_S),
+            dns: crate::packet::dns_passive::Matcher::new(DNS_TIMEOUT_S),
             tap: None,
         }
     }
@@ -231,7 +231,7 @@ impl Capture {
                                 lines,
                                 stop,
                                 controls,
-                                formatter: Formatter::new(),
+                                formatter: Formatter::new(crate::capture::HOST),
                             };
                             engine.run();
                         }
@@ -332,7 +332,7 @@ impl Capture {
 
     /// Passive DNS results settled since the last call, and how many were
     /// dropped by the bound.
-    pub fn take_dns(&self) -> (Vec<crate::dns::DnsResult>, u64) {
+    pub fn take_dns(&self) -> (Vec<crate::model::dns::DnsResult>, u64) {
         let mut shared = lock(&self.shared);
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -444,43 +444,36 @@ fn open(options: &RingOptions, netns: &str) -> Result<Ring, OpenError> {
     })
 }
 
-/// Starts the capture the collection options ask for: None with
-/// --no-capture; a bad filter or an unknown interface is an error. The
-/// receiver carries printed lines (only while `set_lines(true)`).
+/// What capture is asked to do (cli's CaptureArgs converts to this).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaptureOptions {
+    /// Capture on this interface only; None: every interface.
+    pub iface: Option<String>,
+    /// A pcap-filter expression to apply.
+    pub filter: Option<String>,
+    /// Do not capture at all.
+    pub off: bool,
+    /// Keep whole packets instead of the first bytes.
+    pub payload: bool,
+}
+
+/// Starts the capture the options ask for: None when off; a bad filter or
+/// an unknown interface is an error. The receiver carries printed lines
+/// (only while `set_lines(true)`).
 pub fn start(
     target: &Target,
-    args: &crate::cli::CaptureArgs,
+    options: &CaptureOptions,
 ) -> Result<(Option<Capture>, Option<UnboundedReceiver<CaptureEvent>>)> {
-    if args.no_capture {
+    if options.off {
         return Ok((None, None));
     }
-    let filter = match &args.filter {
+    let filter = match &options.filter {
         Some(text) => Some(Filter::parse(text)?),
         None => None,
     };
-    let options = RingOptions::new(args.iface.as_deref(), args.payload);
-    let (capture, events) = Capture::spawn(target, options, filter)?;
+    let ring = RingOptions::new(options.iface.as_deref(), options.payload);
+    let (capture, events) = Capture::spawn(target, ring, filter)?;
     Ok((Some(capture), Some(events)))
-}
-
-/// The `n` busiest flows: half by bytes, the rest by packets, each once.
-pub fn top_flows<'a>(flows: impl Iterator<Item = &'a Flow>, n: usize) -> Vec<FlowSample> {
-    let mut all: Vec<&Flow> = flows.collect();
-    if all.len() > n {
-        let half = n / 2;
-        all.select_nth_unstable_by(half, |a, b| b.bytes.cmp(&a.bytes));
-        let (top, rest) = all.split_at_mut(half);
-        let want = n - half;
-        if rest.len() > want {
-            rest.select_nth_unstable_by(want, |a, b| b.packets.cmp(&a.packets));
-        }
-        let mut kept: Vec<&Flow> = top.to_vec();
-        kept.extend_from_slice(&rest[..want.min(rest.len())]);
-        all = kept;
-    }
-    let mut out: Vec<FlowSample> = all.into_iter().map(FlowSample::from).collect();
-    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.src.cmp(&b.src)));
-    out
 }
 
 struct Engine {
@@ -581,44 +574,5 @@ impl Engine {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::capture::decode::Summary;
-
-    fn flow_summary(port: u16, len: u32) -> Summary {
-        let mut s = Summary {
-            l3: crate::capture::decode::L3::V4,
-            proto: 17,
-            sport: port,
-            dport: 53,
-            wire_len: len,
-            tl: Some(34),
-            ethertype: 0x0800,
-            ..Default::default()
-        };
-        s.src[..4].copy_from_slice(&[198, 18, 0, 1]);
-        s.dst[..4].copy_from_slice(&[198, 18, 0, 2]);
-        s
-    }
-
-    #[test]
-    fn top_flows_keeps_big_and_busy_flows_bounded() {
-        let mut table = FlowTable::new(10_000, 1e9);
-        // 1000 flows of one 1500-byte packet, one flow of 20 tiny packets
-        // (fewer bytes than any of them, more packets).
-        for port in 1..=1000u16 {
-            table.add(&flow_summary(port, 1500), 1.0);
-        }
-        for _ in 0..20 {
-            table.add(&flow_summary(5000, 60), 1.0);
-        }
-        let top = top_flows(table.flows(), 16);
-        assert_eq!(top.len(), 16);
-        assert!(top.iter().any(|f| f.src == "198.18.0.1:5000"));
-        assert!(top.windows(2).all(|w| w[0].bytes >= w[1].bytes));
     }
 }

@@ -1,13 +1,13 @@
-//! Packet capture: the AF_PACKET ring, pcap files, decoding, tcpdump-style
-//! lines, pcap-filter expressions and the flow table.
+//! Packet capture: the AF_PACKET ring and the live capture engine. What a
+//! packet means (decoding, filters, printing, flows) is in `packet`.
 
-pub mod analysis;
-pub mod decode;
-pub mod filter;
-pub mod flows;
-pub mod format;
-pub mod headless;
 pub mod live;
-pub mod pcap;
-pub mod read;
+pub mod pcap_file;
 pub mod ring;
+
+/// This machine for the packet printer: the local time zone (TZ) and the
+/// interface names of the calling thread's network namespace.
+pub const HOST: crate::packet::format::Host = crate::packet::format::Host {
+    utc_offset: crate::clock::utc_offset,
+    ifname: ring::interface_name,
+};

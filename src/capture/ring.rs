@@ -18,8 +18,8 @@
 //! - PACKET_STATISTICS gives what the kernel saw and dropped; reading it
 //!   resets it, so the counts are accumulated here.
 
-use super::decode::linktype;
-use super::format::Timestamp;
+use crate::packet::decode::linktype;
+use crate::packet::format::Timestamp;
 use anyhow::{Result, anyhow};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -161,6 +161,20 @@ pub fn ifindex(name: &str, netns: &str) -> Result<(i32, u16)> {
         .and_then(|t| t.trim().parse::<u16>().ok())
         .unwrap_or(libc::ARPHRD_ETHER);
     Ok((index as i32, hatype))
+}
+
+/// The name of the interface with this index in the calling thread's
+/// network namespace (for SLL2 lines, as tcpdump looks it up).
+pub fn interface_name(index: u32) -> Option<String> {
+    let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE];
+    // SAFETY: if_indextoname writes at most IF_NAMESIZE bytes into buf.
+    let p = unsafe { libc::if_indextoname(index, buf.as_mut_ptr()) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: on success buf holds a NUL-terminated name.
+    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    Some(name.to_string_lossy().into_owned())
 }
 
 impl Ring {

@@ -33,7 +33,7 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     if let Some(path) = &cli.record {
         app.start_recording_at(path, &label)?;
     }
-    crate::app::run::live(app, parts.sampler, parts.samples, parts.packets, cli.mouse)
+    super::event_loop::live(app, parts.sampler, parts.samples, parts.packets, cli.mouse)
 }
 
 /// The App as the command line and the config (already merged into `cli`

@@ -1,18 +1,22 @@
 //! One module per subcommand: each turns the parsed command line into the
 //! core's plain options and runs it. main.rs only parses and dispatches.
 
+pub mod capture;
 pub mod completions;
 pub mod config;
+pub mod event_loop;
 pub mod export;
 pub mod live;
+pub mod load;
 pub mod man;
+pub mod options;
+pub mod read;
 pub mod record;
 pub mod replay;
 pub mod snapshot;
 pub mod tmux;
 
 use crate::cli::{CaptureArgs, CollectArgs, DnsArgs};
-use crate::collect::netns::Target;
 use crate::session::SessionOptions;
 
 /// The session the collection options ask for: capturing with `capture`
@@ -25,10 +29,10 @@ fn session_options(
     dns: &DnsArgs,
 ) -> SessionOptions {
     SessionOptions {
-        target: Target::from_args(collect.netns.as_deref(), collect.pid),
+        target: collect.target(),
         interval: collect.interval,
-        capture: capture.cloned(),
-        dns: dns.clone(),
+        capture: capture.map(CaptureArgs::options),
+        dns: dns.options(),
         conntrack_entries: false,
         first_is_baseline: false,
     }

@@ -61,5 +61,5 @@ pub fn run(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
             bail!("--at {at}: {error}");
         }
     }
-    crate::app::run::replay(app, cli.mouse)
+    super::event_loop::replay(app, cli.mouse)
 }

@@ -3,49 +3,11 @@
 //! text (unit-tested against real-world variants); `read_system` reads the
 //! real files at run time.
 
-use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 
-/// glibc's defaults (resolv.conf(5)).
-pub const DEFAULT_TIMEOUT_S: u32 = 5;
-pub const DEFAULT_ATTEMPTS: u32 = 2;
-pub const DEFAULT_NDOTS: u32 = 1;
-/// glibc uses at most three nameservers.
-pub const MAXNS: usize = 3;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResolverConfig {
-    /// Nameserver addresses in order (all listed; glibc uses the first 3).
-    pub nameservers: Vec<String>,
-    /// Search domains (the last `search` or `domain` line wins, as in glibc).
-    pub search: Vec<String>,
-    pub timeout_s: u32,
-    pub attempts: u32,
-    pub rotate: bool,
-    pub ndots: u32,
-    /// Host entries (address + name lines) in /etc/hosts; None if unreadable.
-    pub hosts_entries: Option<usize>,
-    /// The `hosts:` line of nsswitch.conf (the sources), None if absent.
-    pub nsswitch_hosts: Option<String>,
-    /// Why a file could not be read, if one could not.
-    pub error: Option<String>,
-}
-
-impl Default for ResolverConfig {
-    fn default() -> Self {
-        Self {
-            nameservers: Vec::new(),
-            search: Vec::new(),
-            timeout_s: DEFAULT_TIMEOUT_S,
-            attempts: DEFAULT_ATTEMPTS,
-            rotate: false,
-            ndots: DEFAULT_NDOTS,
-            hosts_entries: None,
-            nsswitch_hosts: None,
-            error: None,
-        }
-    }
-}
+pub use crate::model::dns::{
+    DEFAULT_ATTEMPTS, DEFAULT_NDOTS, DEFAULT_TIMEOUT_S, MAXNS, ResolverConfig,
+};
 
 /// Parses resolv.conf text. Unknown lines and options are ignored, as glibc
 /// ignores them; values are clamped to glibc's limits.

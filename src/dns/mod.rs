@@ -6,107 +6,13 @@
 
 pub mod config;
 pub mod monitor;
-pub mod passive;
 pub mod prober;
 pub mod stats;
-pub mod wire;
 
-use serde::{Deserialize, Serialize};
 use std::net::{IpAddr, SocketAddr};
 
-pub use monitor::DnsMonitor;
-
-/// What became of one query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Ok,
-    Timeout,
-    Nxdomain,
-    Servfail,
-    Refused,
-    /// Any other failure: another rcode, a bad reply, no route.
-    Error,
-    /// ICMP port unreachable: nothing listens on the server's port.
-    Unreachable,
-}
-
-impl Outcome {
-    pub fn label(self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::Timeout => "timeout",
-            Outcome::Nxdomain => "nxdomain",
-            Outcome::Servfail => "servfail",
-            Outcome::Refused => "refused",
-            Outcome::Error => "error",
-            Outcome::Unreachable => "port unreachable",
-        }
-    }
-
-    /// From a response code (RFC 1035 numbering).
-    pub fn from_rcode(rcode: u16) -> Self {
-        match rcode {
-            0 => Outcome::Ok,
-            2 => Outcome::Servfail,
-            3 => Outcome::Nxdomain,
-            5 => Outcome::Refused,
-            _ => Outcome::Error,
-        }
-    }
-}
-
-/// One query and what became of it, from a probe or seen on the wire.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DnsResult {
-    /// Wall-clock time the query was sent (seen), Unix seconds.
-    pub t: f64,
-    /// "ip:port" of the server asked.
-    pub server: String,
-    /// The question's name, without the trailing dot.
-    pub name: String,
-    /// "A", "AAAA", "PTR", ...
-    pub qtype: String,
-    /// Query to response; None when there was no response.
-    pub latency_ms: Option<f64>,
-    pub outcome: Outcome,
-    /// The answer records' data, at most `MAX_ANSWERS`.
-    #[serde(default)]
-    pub answers: Vec<String>,
-}
-
-/// Answers kept per result (enough to read, bounded for recordings).
-pub const MAX_ANSWERS: usize = 4;
-
-/// Everything DNS a sample carries.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct DnsSample {
-    /// The system's resolver configuration as read at start.
-    pub config: config::ResolverConfig,
-    /// The probe targets ("ip:port"), and the probes ("A example.com").
-    pub servers: Vec<String>,
-    pub probe_specs: Vec<String>,
-    /// Probe results completed during this sample's interval.
-    pub probes: Vec<DnsResult>,
-    /// Queries seen on the wire and settled (answered or timed out) during
-    /// this sample's interval.
-    pub passive: Vec<DnsResult>,
-    /// Passive results not carried because of the per-sample bound.
-    #[serde(default)]
-    pub passive_dropped: u64,
-    /// Whether passive matching runs (capture is on), or why not.
-    pub passive_on: bool,
-    pub passive_error: Option<String>,
-    /// Seconds after which a query without an answer is a timeout.
-    pub timeout_s: f64,
-    /// The results of the last `recent_s` seconds (this interval's too),
-    /// which the findings use so they do not flicker. Derived, so neither
-    /// recorded nor in the JSON: a replay's findings use the interval's.
-    #[serde(skip)]
-    pub recent: Vec<DnsResult>,
-    #[serde(skip)]
-    pub recent_s: f64,
-}
+pub use crate::model::dns::{DnsResult, DnsSample, MAX_ANSWERS, Outcome};
+pub use monitor::{DnsMonitor, DnsOptions};
 
 /// One probe: a query type and a name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

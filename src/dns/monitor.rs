@@ -6,11 +6,21 @@ use super::config::{self, ResolverConfig};
 use super::prober::Prober;
 use super::{DnsResult, DnsSample, ProbeSpec, parse_probe, parse_server};
 use crate::capture::live::Capture;
-use crate::cli::DnsArgs;
 use crate::collect::netns::Target;
 use anyhow::{Result, bail};
 use std::net::SocketAddr;
 use std::time::Duration;
+
+/// What DNS monitoring is asked to do (cli's DnsArgs converts to this).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DnsOptions {
+    /// Probes as typed: NAME, A:NAME, AAAA:NAME, PTR:ADDR or an address.
+    pub probes: Vec<String>,
+    /// Servers to probe as typed, ADDR or ADDR:PORT; empty: resolv.conf's.
+    pub servers: Vec<String>,
+    /// When a query unanswered counts as a timeout; None: resolv.conf's.
+    pub timeout: Option<Duration>,
+}
 
 pub struct DnsMonitor {
     config: ResolverConfig,
@@ -33,25 +43,25 @@ const RECENT_MAX: usize = 256;
 impl DnsMonitor {
     /// Reads the resolver configuration and starts the probes asked for.
     /// A bad --dns-probe or --dns-server is an error here (one line).
-    pub fn start(target: &Target, args: &DnsArgs, interval: Duration) -> Result<Self> {
-        Self::with_config(target, args, interval, config::read_system())
+    pub fn start(target: &Target, options: &DnsOptions, interval: Duration) -> Result<Self> {
+        Self::with_config(target, options, interval, config::read_system())
     }
 
     pub fn with_config(
         target: &Target,
-        args: &DnsArgs,
+        options: &DnsOptions,
         interval: Duration,
         config: ResolverConfig,
     ) -> Result<Self> {
         let mut specs: Vec<ProbeSpec> = Vec::new();
-        for text in &args.dns_probe {
+        for text in &options.probes {
             let spec = parse_probe(text).map_err(|e| anyhow::anyhow!("--dns-probe {e}"))?;
             if !specs.contains(&spec) {
                 specs.push(spec);
             }
         }
         let mut servers = Vec::new();
-        for text in &args.dns_server {
+        for text in &options.servers {
             let server = parse_server(text).map_err(|e| anyhow::anyhow!("--dns-server {e}"))?;
             if !servers.contains(&server) {
                 servers.push(server);
@@ -78,8 +88,8 @@ impl DnsMonitor {
         {
             bail!("{why}");
         }
-        let timeout = args
-            .dns_timeout
+        let timeout = options
+            .timeout
             .unwrap_or(Duration::from_secs(u64::from(config.timeout_s)));
         let mut monitor = Self {
             config,

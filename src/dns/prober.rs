@@ -4,8 +4,9 @@
 //! another), every probe once per interval. No cache, no retries, no system
 //! configuration: a fresh UDP socket per query to exactly the server given.
 
-use super::{DnsResult, Outcome, ProbeSpec, wire};
+use super::{DnsResult, Outcome, ProbeSpec};
 use crate::collect::netns::{self, Target};
+use crate::packet::dns_wire as wire;
 use anyhow::{Context, Result};
 use std::hash::{BuildHasher, Hasher};
 use std::net::{SocketAddr, UdpSocket};
@@ -214,7 +215,7 @@ pub fn query(
         outcome: Outcome::Error,
         answers: Vec::new(),
     };
-    let Ok(packet) = wire::build_query(id, spec) else {
+    let Ok(packet) = wire::build_query(id, &spec.name, spec.qtype.code()) else {
         return result;
     };
     let local: SocketAddr = if server.is_ipv4() {

@@ -5,7 +5,6 @@
 //! and a [`Stop`] flag ends it at once. It only ever sends to the address
 //! it was given: no redirects, no discovery, no broadcast.
 
-pub mod cli;
 pub mod format;
 pub mod http;
 pub mod http_parse;

@@ -1,7 +1,6 @@
 //! What a sample carries about packet capture: a status, totals and a
 //! bounded list of flows (the busiest by bytes and by packets).
 
-pub use crate::capture::flows::{FlowSample, GroupSample};
 use serde::{Deserialize, Serialize};
 
 /// Flows a sample carries at most: the top half by bytes, the rest by
@@ -35,6 +34,57 @@ pub struct CaptureSample {
     pub hosts: Vec<GroupSample>,
     #[serde(default)]
     pub services: Vec<GroupSample>,
+}
+
+/// One flow as the Sample and `snapshot --json` carry it: plain data.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct FlowSample {
+    pub proto: String,
+    pub src: String,
+    pub dst: String,
+    pub packets: u64,
+    pub bytes: u64,
+    pub state: String,
+    pub rtt_ms: Option<f64>,
+    pub retransmits: u64,
+    pub first_seen: f64,
+    pub last_seen: f64,
+    /// The flow's findings from its analysis (empty when none).
+    #[serde(default)]
+    pub findings: Vec<FlowFinding>,
+    /// The process owning the local end, joined with the socket table by
+    /// 5-tuple (None when unknown: a remote flow, a file, no permission).
+    #[serde(default)]
+    pub pid: Option<u32>,
+    #[serde(default)]
+    pub process: Option<String>,
+}
+
+/// Flows summed by host (the initiator's address) or by service (the
+/// protocol and the responder's port), over every flow in the table, not
+/// only those a sample carries.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct GroupSample {
+    /// "" for a host, the protocol for a service.
+    pub proto: String,
+    /// "198.18.0.1" for a host, "tcp/443" for a service.
+    pub key: String,
+    pub flows: u64,
+    pub packets: u64,
+    pub bytes: u64,
+    pub retransmits: u64,
+    /// The slowest handshake RTT of its flows.
+    pub rtt_ms: Option<f64>,
+    pub first_seen: f64,
+    pub last_seen: f64,
+}
+
+/// One finding of one flow, as `read --flows --json` and the flows of a
+/// sample carry it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowFinding {
+    pub id: String,
+    pub summary: String,
 }
 
 /// Fills each flow's owning process from the socket table: a flow matches

@@ -5,6 +5,7 @@
 pub mod capture;
 pub mod conntrack;
 pub mod conntrack_rates;
+pub mod dns;
 pub mod rates;
 pub mod sockets;
 pub mod tcp_rates;
@@ -39,7 +40,7 @@ pub struct Sample {
     /// DNS: resolver configuration, probe results and passive results of
     /// this interval; None when not collected.
     #[serde(default)]
-    pub dns: Option<crate::dns::DnsSample>,
+    pub dns: Option<dns::DnsSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

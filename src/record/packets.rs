@@ -18,8 +18,8 @@
 //! ```
 //! Unsized integers are LEB128 varints; sized ones little-endian.
 
-use crate::capture::format::Timestamp;
 use crate::capture::live::{PacketBatch, RawPacket};
+use crate::packet::format::Timestamp;
 use anyhow::{Result, bail};
 
 /// Bytes of each packet in the packets stream: the default snap length,

@@ -1,15 +1,11 @@
 //! Times in a recording: `--at` and the `t` prompt, and the clock shown in
 //! the timeline.
 
-use crate::cli::parse_duration;
+use crate::units::parse_duration;
 
 /// The local time zone's offset from UTC at `t`, seconds.
 pub fn local_offset(t: f64) -> i64 {
-    let time = t as libc::time_t;
-    // SAFETY: localtime_r writes into the tm we own and reads `time`.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let ok = unsafe { !libc::localtime_r(&time, &mut tm).is_null() };
-    if ok { tm.tm_gmtoff } else { 0 }
+    crate::clock::utc_offset(t.floor() as i64)
 }
 
 /// "HH:MM:SS" of `t` at `offset` seconds from UTC.

@@ -37,7 +37,7 @@ pub struct FlowJson<'a> {
     last_seen: f64,
     pid: Option<u32>,
     process: Option<&'a str>,
-    findings: &'a [crate::capture::analysis::FlowFinding],
+    findings: &'a [crate::packet::analysis::FlowFinding],
 }
 
 /// The capture status and the flows, rates against `previous`; None when

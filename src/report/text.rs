@@ -7,14 +7,6 @@ use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::rates::{InterfaceRates, interface_util};
 use std::io::{self, Write};
 
-fn clock(t: f64) -> String {
-    let secs = t as i64;
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: localtime_r writes into the tm we own.
-    unsafe { libc::localtime_r(&secs, &mut tm) };
-    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
-}
-
 fn number(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
 }
@@ -27,7 +19,7 @@ pub fn write_table(
     first: bool,
     found: &[findings::Finding],
 ) -> io::Result<()> {
-    let time = clock(current.t);
+    let time = crate::clock::local_hms(current.t);
     if sections.interfaces {
         if !first {
             writeln!(out)?;

@@ -5,11 +5,10 @@
 //! a sample carries cannot differ between them. (Replay reads samples that
 //! were filled when they were recorded.)
 
-use crate::capture::live::{Capture, CaptureEvent};
-use crate::cli::{CaptureArgs, DnsArgs};
+use crate::capture::live::{Capture, CaptureEvent, CaptureOptions};
 use crate::collect::netns::Target;
 use crate::collect::{Demand, Sampler, SamplerEvent};
-use crate::dns::DnsMonitor;
+use crate::dns::{DnsMonitor, DnsOptions};
 use crate::model::Sample;
 use anyhow::Result;
 use std::sync::Arc;
@@ -22,8 +21,8 @@ pub struct SessionOptions {
     pub target: Target,
     pub interval: Duration,
     /// The packet capture; None: none at all (export).
-    pub capture: Option<CaptureArgs>,
-    pub dns: DnsArgs,
+    pub capture: Option<CaptureOptions>,
+    pub dns: DnsOptions,
     /// Dump the conntrack entries from the first sample on (a recording
     /// replays the Conntrack tab's list too).
     pub conntrack_entries: bool,

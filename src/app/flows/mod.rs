@@ -10,9 +10,9 @@ use super::keymap::{Action, Key, Scope};
 use super::links;
 use super::search::next_match;
 use super::view::{self, Reply, Shown, TabView};
-use crate::capture::filter::Filter;
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
-use crate::capture::pcap::{unpredictable_name, write_file};
+use crate::capture::pcap_file::{unpredictable_name, write_file};
+use crate::packet::filter::Filter;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -385,10 +385,10 @@ impl TabView for FlowsView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::format::Timestamp;
     use crate::model::Sample;
     use crate::model::capture::CaptureSample;
     use crate::model::capture::FlowSample;
+    use crate::packet::format::Timestamp;
 
     fn flow(src: &str, dst: &str, packets: u64, bytes: u64) -> FlowSample {
         FlowSample {

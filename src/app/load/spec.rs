@@ -2,8 +2,8 @@
 //! the command line uses, so the form takes what `netlens load` takes.
 
 use super::{Kind, LoadView, TICK};
-use crate::cli::{parse_duration, parse_rate, parse_request_rate};
 use crate::load::{self, Spec};
+use crate::units::{parse_duration, parse_rate, parse_request_rate};
 use std::time::Duration;
 
 /// The longest a pktgen run from the tab may take (as the command line's

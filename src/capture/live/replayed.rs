@@ -7,18 +7,27 @@
 
 use super::tap::PacketBatch;
 use super::{Capture, CaptureEvent, CapturedPacket, IDLE_TIMEOUT_S, MAX_FLOWS, Shared, lock};
-use crate::capture::decode::summarize;
-use crate::capture::filter::Filter;
-use crate::capture::flows::FlowTable;
-use crate::capture::format::Formatter;
+use crate::packet::decode::summarize;
+use crate::packet::filter::Filter;
+use crate::packet::flows::FlowTable;
+use crate::packet::format::Formatter;
 use std::sync::{Arc, Mutex};
 
 /// What a replayed capture keeps between batches.
-#[derive(Default)]
 pub(super) struct Replayed {
     formatter: Formatter,
     filter: Option<Filter>,
     ifnames: Vec<(u32, String)>,
+}
+
+impl Default for Replayed {
+    fn default() -> Self {
+        Self {
+            formatter: Formatter::new(crate::capture::HOST),
+            filter: None,
+            ifnames: Vec::new(),
+        }
+    }
 }
 
 impl Capture {
@@ -64,7 +73,7 @@ impl Capture {
             return;
         };
         let mut replayed = replayed.lock().unwrap_or_else(|p| p.into_inner());
-        replayed.formatter = Formatter::new();
+        replayed.formatter = Formatter::new(crate::capture::HOST);
         let Replayed {
             formatter, ifnames, ..
         } = &mut *replayed;

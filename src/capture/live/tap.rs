@@ -5,7 +5,7 @@
 //! recorder); the rest are only counted, as `skipped`.
 
 use super::{Capture, Shared, lock};
-use crate::capture::format::Timestamp;
+use crate::packet::format::Timestamp;
 use std::sync::{Arc, Mutex};
 
 /// Packets of one second of capture kept for a recording at most.

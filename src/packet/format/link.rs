@@ -4,7 +4,7 @@
 use super::{Ctx, R, Trunc, be16, be32, ip, u8_at};
 use std::fmt::Write;
 
-use crate::capture::decode::linktype::*;
+use crate::packet::decode::linktype::*;
 
 pub fn print(ctx: &mut Ctx, linktype: u32, data: &[u8], length: usize) -> R {
     match linktype {
@@ -52,10 +52,11 @@ pub fn print(ctx: &mut Ctx, linktype: u32, data: &[u8], length: usize) -> R {
             }
             let protocol = be16(data, 0)?;
             let ifindex = be32(data, 4)?;
+            let lookup = ctx.host.ifname;
             let name = ctx
                 .ifnames
                 .entry(ifindex)
-                .or_insert_with(|| interface_name(ifindex))
+                .or_insert_with(|| lookup(ifindex).unwrap_or_else(|| "?".into()))
                 .clone();
             let kind = match data[10] {
                 0 => "In",
@@ -108,19 +109,6 @@ pub fn print(ctx: &mut Ctx, linktype: u32, data: &[u8], length: usize) -> R {
             Ok(())
         }
     }
-}
-
-fn interface_name(index: u32) -> String {
-    let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE];
-    // SAFETY: if_indextoname writes at most IF_NAMESIZE bytes into buf.
-    let p = unsafe { libc::if_indextoname(index, buf.as_mut_ptr()) };
-    if p.is_null() {
-        return "?".into();
-    }
-    // SAFETY: on success buf holds a NUL-terminated name.
-    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
 }
 
 pub fn ether(ctx: &mut Ctx, data: &[u8], length: usize) -> R {

@@ -3,13 +3,13 @@
 //! prints them; with -w packets go to a pcap file instead and progress to
 //! stderr. SIGINT and SIGTERM stop it cleanly (the file is complete).
 
-use super::decode::summarize;
-use super::filter::Filter;
-use super::format::Formatter;
-use super::pcap::PcapFileWriter;
-use super::ring::{Ring, RingOptions, ifindex};
+use crate::capture::pcap_file::PcapFileWriter;
+use crate::capture::ring::{Ring, RingOptions, ifindex};
 use crate::cli::{CaptureCmdArgs, CollectArgs};
 use crate::collect::netns::{self, Target};
+use crate::packet::decode::summarize;
+use crate::packet::filter::Filter;
+use crate::packet::format::Formatter;
 use anyhow::Result;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,7 +74,7 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
     );
     let started = Instant::now();
     let deadline = args.duration.map(|d| started + d);
-    let mut formatter = Formatter::new();
+    let mut formatter = Formatter::new(crate::capture::HOST);
     let mut line = String::with_capacity(256);
     let mut matched = 0u64;
     let mut failure: Option<anyhow::Error> = None;

@@ -3,8 +3,9 @@
 //! packets' capture timestamps. A query without a response becomes a
 //! timeout once the client's timeout has passed. DNS over UDP port 53.
 
-use super::{DnsResult, Outcome, wire};
-use crate::capture::decode::Summary;
+use super::dns_wire as wire;
+use crate::model::dns::{DnsResult, Outcome};
+use crate::packet::decode::Summary;
 use foldhash::{HashMap, HashMapExt};
 use std::net::SocketAddr;
 
@@ -146,8 +147,7 @@ impl Matcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::decode::summarize;
-    use crate::dns::parse_probe;
+    use crate::packet::decode::summarize;
 
     /// A raw IPv4/UDP packet (linktype 101) carrying `payload`.
     fn packet(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16, payload: &[u8]) -> Vec<u8> {
@@ -193,9 +193,9 @@ mod tests {
     #[test]
     fn matches_by_id_and_question_and_times_out() {
         let mut m = Matcher::new(5.0);
-        let q1 = wire::build_query(7, &parse_probe("fast.test").unwrap()).unwrap();
-        let q2 = wire::build_query(8, &parse_probe("198.18.0.9").unwrap()).unwrap();
-        let q3 = wire::build_query(9, &parse_probe("gone.test").unwrap()).unwrap();
+        let q1 = wire::build_query(7, "fast.test", 1).unwrap();
+        let q2 = wire::build_query(8, "9.0.18.198.in-addr.arpa", 12).unwrap();
+        let q3 = wire::build_query(9, "gone.test", 1).unwrap();
         feed(&mut m, &packet(CLIENT, 40000, SERVER, 53, &q1), 100.0);
         feed(&mut m, &packet(CLIENT, 40001, SERVER, 53, &q2), 100.0);
         feed(&mut m, &packet(CLIENT, 40002, SERVER, 53, &q3), 100.5);

@@ -279,7 +279,7 @@ pub fn router_renumbering(ctx: &mut Ctx, data: &[u8]) -> R {
 
 #[cfg(test)]
 mod tests {
-    use crate::capture::format::Formatter;
+    use crate::packet::format::{Formatter, Host};
 
     fn hex(text: &str) -> Vec<u8> {
         let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
@@ -300,7 +300,7 @@ mod tests {
         let wire_len = (packet.len() + icmp6.len()) as u32;
         packet.extend_from_slice(&icmp6[..captured]);
         let mut out = String::new();
-        Formatter::new().body(101, &packet, wire_len, &mut out);
+        Formatter::new(Host::UTC).body(101, &packet, wire_len, &mut out);
         out.strip_prefix("IP6 ::1 > ::2: ").unwrap().to_string()
     }
 

@@ -1,174 +1,40 @@
-//! pcap-filter expressions (the subset netlens documents), compiled to a
-//! matcher that selects the packets libpcap's BPF would select.
-//!
-//! Supported: `[src|dst] host ADDR`, `[src|dst] net CIDR`, `[src|dst] port N`,
-//! `[src|dst] portrange A-B` (each optionally after `tcp`/`udp`/`ip`/`ip6`),
-//! `tcp udp icmp icmp6 arp ip ip6`, `less N`, `greater N`, comparisons of
-//! arithmetic over `proto[off[:size]]`, `len` and named constants such as
-//! `tcp[tcpflags] & (tcp-syn) != 0`, and `and or not ! && ||` with parentheses.
-//! A bare value after `and`/`or` reuses the previous qualifiers, as in
-//! `host a or b`.
+//! pcap-filter text to a tree: the lexer and a recursive-descent parser
+//! with libpcap's precedence and its reuse of qualifiers.
 
-use super::decode::Summary;
-use std::net::IpAddr;
+use super::*;
 
-/// The longest expression netlens parses, in bytes. `and`/`or` chains
-/// build a tree as deep as they are long, and matching walks it
-/// recursively: the cap keeps that walk far from the end of the stack.
-pub const MAX_FILTER_LEN: usize = 4096;
-/// How deeply parentheses, `not`/`!` and unary minus may nest. libpcap's
-/// parser fails cleanly on very deep input too; real filters nest a few
-/// levels.
-pub const MAX_FILTER_DEPTH: usize = 100;
-
-/// A parse error with the character position it refers to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilterError {
-    pub position: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for FilterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "filter error at character {}: {}",
-            self.position + 1,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for FilterError {}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dir {
-    Any,
-    Src,
-    Dst,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Proto {
-    Any,
-    Ip,
-    Ip6,
-    Tcp,
-    Udp,
-    Arp,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    And(Box<Node>, Box<Node>),
-    Or(Box<Node>, Box<Node>),
-    Not(Box<Node>),
-    Host(Dir, Proto, IpAddr),
-    Net(Dir, Proto, IpAddr, u8),
-    Port(Dir, Proto, u16, u16),
-    Ether(u16),
-    IpProto(Option<bool>, u8),
-    Less(u32),
-    Greater(u32),
-    Cmp(Arith, CmpOp, Arith),
-    True,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layer {
-    Ether,
-    Ip,
-    Ip6,
-    Tcp,
-    Udp,
-    Icmp,
-    Icmp6,
-    Arp,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Arith {
-    Num(u32),
-    Len,
-    Load(Layer, Box<Arith>, u8),
-    /// An operator by its first character ('<' is <<, '>' is >>).
-    Bin(char, Box<Arith>, Box<Arith>),
-    Neg(Box<Arith>),
-}
-
-/// A compiled filter.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Filter {
-    root: Node,
-    text: String,
-}
-
-impl Filter {
-    /// Parses an expression; an empty one matches everything.
-    pub fn parse(text: &str) -> Result<Self, FilterError> {
-        if text.len() > MAX_FILTER_LEN {
-            return err(
-                MAX_FILTER_LEN,
-                format!(
-                    "the expression is {} bytes long, over the limit of {MAX_FILTER_LEN}",
-                    text.len()
-                ),
-            );
+/// The expression's tree (an empty one matches everything).
+pub(super) fn root(text: &str) -> Result<Node, FilterError> {
+    let tokens = lex(text)?;
+    let mut parser = Parser {
+        tokens,
+        at: 0,
+        end: text.len(),
+        last: None,
+        depth: 0,
+    };
+    let root = if parser.tokens.is_empty() {
+        Node::True
+    } else {
+        let node = parser.expression()?;
+        if let Some(tok) = parser.tokens.get(parser.at) {
+            return Err(FilterError {
+                position: tok.pos,
+                message: format!("unexpected '{}'", tok.text),
+            });
         }
-        let tokens = lex(text)?;
-        let mut parser = Parser {
-            tokens,
-            at: 0,
-            end: text.len(),
-            last: None,
-            depth: 0,
-        };
-        let root = if parser.tokens.is_empty() {
-            Node::True
-        } else {
-            let node = parser.expression()?;
-            if let Some(tok) = parser.tokens.get(parser.at) {
-                return Err(FilterError {
-                    position: tok.pos,
-                    message: format!("unexpected '{}'", tok.text),
-                });
-            }
-            node
-        };
-        Ok(Self {
-            root,
-            text: text.trim().to_string(),
-        })
-    }
-
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether the packet passes. `data` is the captured bytes (for
-    /// `proto[...]` loads); `s` is its summary.
-    pub fn matches(&self, s: &Summary, data: &[u8]) -> bool {
-        eval(&self.root, s, data).unwrap_or(false)
-    }
+        node
+    };
+    Ok(root)
 }
 
 #[derive(Debug, Clone)]
-struct Tok {
+pub(super) struct Tok {
     text: String,
     pos: usize,
 }
 
-fn lex(text: &str) -> Result<Vec<Tok>, FilterError> {
+pub(super) fn lex(text: &str) -> Result<Vec<Tok>, FilterError> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -247,7 +113,7 @@ fn lex(text: &str) -> Result<Vec<Tok>, FilterError> {
 }
 
 /// An IPv6 literal has two colons among hex digits before any space.
-fn looks_ipv6(rest: &str) -> bool {
+pub(super) fn looks_ipv6(rest: &str) -> bool {
     let word: &str = rest
         .split(|c: char| c.is_whitespace() || c == ')')
         .next()
@@ -258,7 +124,7 @@ fn looks_ipv6(rest: &str) -> bool {
             .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.' || c == '/')
 }
 
-struct Parser {
+pub(super) struct Parser {
     tokens: Vec<Tok>,
     at: usize,
     end: usize,
@@ -268,7 +134,7 @@ struct Parser {
     depth: usize,
 }
 
-fn err<T>(position: usize, message: impl Into<String>) -> Result<T, FilterError> {
+pub(super) fn err<T>(position: usize, message: impl Into<String>) -> Result<T, FilterError> {
     Err(FilterError {
         position,
         message: message.into(),
@@ -646,7 +512,7 @@ impl Parser {
     }
 }
 
-fn check_proto_addr(proto: Proto, addr: &IpAddr, pos: usize) -> Result<(), FilterError> {
+pub(super) fn check_proto_addr(proto: Proto, addr: &IpAddr, pos: usize) -> Result<(), FilterError> {
     match (proto, addr) {
         (Proto::Ip | Proto::Arp, IpAddr::V6(_)) => err(pos, "an IPv6 address with 'ip' or 'arp'"),
         (Proto::Ip6, IpAddr::V4(_)) => err(pos, "an IPv4 address with 'ip6'"),
@@ -654,24 +520,24 @@ fn check_proto_addr(proto: Proto, addr: &IpAddr, pos: usize) -> Result<(), Filte
     }
 }
 
-fn is_cmp(t: &str) -> bool {
+pub(super) fn is_cmp(t: &str) -> bool {
     matches!(t, "=" | "==" | "!=" | "<" | "<=" | ">" | ">=")
 }
 
-fn is_arith_op(t: &str) -> bool {
+pub(super) fn is_arith_op(t: &str) -> bool {
     matches!(
         t,
         "+" | "-" | "*" | "/" | "%" | "&" | "|" | "^" | "<<" | ">>"
     )
 }
 
-fn is_arith_start(word: &str, next: Option<&str>) -> bool {
+pub(super) fn is_arith_start(word: &str, next: Option<&str>) -> bool {
     (layer_word(word).is_some() && next == Some("["))
         || word == "len"
         || (parse_number(word).is_some() && next.is_some_and(|n| is_cmp(n) || is_arith_op(n)))
 }
 
-fn proto_word(w: &str) -> Option<Proto> {
+pub(super) fn proto_word(w: &str) -> Option<Proto> {
     Some(match w {
         "ip" => Proto::Ip,
         "ip6" => Proto::Ip6,
@@ -683,7 +549,7 @@ fn proto_word(w: &str) -> Option<Proto> {
     })
 }
 
-fn layer_word(w: &str) -> Option<Layer> {
+pub(super) fn layer_word(w: &str) -> Option<Layer> {
     Some(match w {
         "ether" => Layer::Ether,
         "ip" => Layer::Ip,
@@ -697,7 +563,7 @@ fn layer_word(w: &str) -> Option<Layer> {
     })
 }
 
-fn parse_number(w: &str) -> Option<u32> {
+pub(super) fn parse_number(w: &str) -> Option<u32> {
     if let Some(hex) = w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
         return u32::from_str_radix(hex, 16).ok();
     }
@@ -707,7 +573,7 @@ fn parse_number(w: &str) -> Option<u32> {
     w.parse().ok()
 }
 
-fn constant(w: &str) -> Option<u32> {
+pub(super) fn constant(w: &str) -> Option<u32> {
     Some(match w {
         "tcpflags" => 13,
         "tcp-fin" => 0x01,
@@ -743,7 +609,7 @@ fn constant(w: &str) -> Option<u32> {
     })
 }
 
-fn parse_net(v: &str) -> Option<(IpAddr, u8)> {
+pub(super) fn parse_net(v: &str) -> Option<(IpAddr, u8)> {
     let (addr, bits) = match v.split_once('/') {
         Some((a, b)) => (a, Some(b.parse::<u8>().ok()?)),
         None => (v, None),
@@ -764,381 +630,4 @@ fn parse_net(v: &str) -> Option<(IpAddr, u8)> {
     }
     let bits = bits.unwrap_or(8 * parts.len() as u8);
     (bits <= 32).then_some((IpAddr::from(octets), bits))
-}
-
-fn prefix_match(a: &[u8], net: &[u8], bits: u8) -> bool {
-    let full = usize::from(bits / 8);
-    if a[..full] != net[..full] {
-        return false;
-    }
-    let rest = bits % 8;
-    rest == 0 || (a[full] ^ net[full]) & (0xffu8 << (8 - rest)) == 0
-}
-
-/// A load past the captured bytes: BPF ends the program there and rejects
-/// the packet, whatever `or` or `not` would have made of the rest.
-struct Abort;
-
-type Eval<T> = Result<T, Abort>;
-
-fn byte(data: &[u8], at: usize) -> Eval<u8> {
-    data.get(at).copied().ok_or(Abort)
-}
-
-fn slice(data: &[u8], at: usize, len: usize) -> Eval<&[u8]> {
-    data.get(at..at.checked_add(len).ok_or(Abort)?).ok_or(Abort)
-}
-
-fn be16_at(data: &[u8], at: usize) -> Eval<u16> {
-    let b = slice(data, at, 2)?;
-    Ok(u16::from_be_bytes([b[0], b[1]]))
-}
-
-/// Evaluates left to right with short circuits, loading packet bytes in
-/// the order libpcap's (unoptimized) program does.
-fn eval(node: &Node, s: &Summary, data: &[u8]) -> Eval<bool> {
-    Ok(match node {
-        Node::True => true,
-        Node::And(a, b) => eval(a, s, data)? && eval(b, s, data)?,
-        Node::Or(a, b) => eval(a, s, data)? || eval(b, s, data)?,
-        Node::Not(a) => !eval(a, s, data)?,
-        Node::Ether(t) => s.ethertype == *t,
-        Node::IpProto(v6, p) => ip_proto(s, data, *v6, *p)?,
-        Node::Less(n) => s.wire_len <= *n,
-        Node::Greater(n) => s.wire_len >= *n,
-        Node::Host(dir, proto, addr) => {
-            addr_match(s, data, *dir, *proto, addr.is_ipv6(), |a| match addr {
-                IpAddr::V4(v) => a.len() == 4 && a == v.octets(),
-                IpAddr::V6(v) => a.len() == 16 && a == v.octets(),
-            })?
-        }
-        Node::Net(dir, proto, addr, bits) => {
-            addr_match(s, data, *dir, *proto, addr.is_ipv6(), |a| match addr {
-                IpAddr::V4(v) => a.len() == 4 && prefix_match(a, &v.octets(), *bits),
-                IpAddr::V6(v) => a.len() == 16 && prefix_match(a, &v.octets(), *bits),
-            })?
-        }
-        Node::Port(dir, proto, lo, hi) => port_match(s, data, *dir, *proto, *lo, *hi)?,
-        Node::Cmp(l, op, r) => {
-            let (Some(a), Some(b)) = (arith(l, s, data)?, arith(r, s, data)?) else {
-                return Ok(false);
-            };
-            match op {
-                CmpOp::Eq => a == b,
-                CmpOp::Ne => a != b,
-                CmpOp::Lt => a < b,
-                CmpOp::Le => a <= b,
-                CmpOp::Gt => a > b,
-                CmpOp::Ge => a >= b,
-            }
-        }
-    })
-}
-
-/// `ip proto P` / `ip6 proto P` as libpcap compiles them: IPv6 also
-/// matches P after one fragment header.
-fn ip_proto(s: &Summary, data: &[u8], v6: Option<bool>, p: u8) -> Eval<bool> {
-    let v4 = || Ok(s.ethertype == 0x0800 && byte(data, s.nl + 9)? == p);
-    let v6m = || {
-        if s.ethertype != 0x86dd {
-            return Ok(false);
-        }
-        let next = byte(data, s.nl + 6)?;
-        Ok(next == p || (next == 44 && byte(data, s.nl + 40)? == p))
-    };
-    match v6 {
-        None => Ok(v4()? || v6m()?),
-        Some(false) => v4(),
-        Some(true) => v6m(),
-    }
-}
-
-fn addr_match(
-    s: &Summary,
-    data: &[u8],
-    dir: Dir,
-    proto: Proto,
-    v6: bool,
-    hit: impl Fn(&[u8]) -> bool,
-) -> Eval<bool> {
-    // Where the source and destination addresses are, and how long; an
-    // address of one family looks only at packets of that family.
-    let (src, dst, len) = match s.ethertype {
-        0x0800 if !v6 && matches!(proto, Proto::Any | Proto::Ip | Proto::Tcp | Proto::Udp) => {
-            (s.nl + 12, s.nl + 16, 4)
-        }
-        0x86dd if v6 && matches!(proto, Proto::Any | Proto::Ip6 | Proto::Tcp | Proto::Udp) => {
-            (s.nl + 8, s.nl + 24, 16)
-        }
-        0x0806 | 0x8035 if !v6 && matches!(proto, Proto::Any | Proto::Arp) => {
-            (s.nl + 14, s.nl + 24, 4)
-        }
-        _ => return Ok(false),
-    };
-    if matches!(proto, Proto::Tcp | Proto::Udp) {
-        return Ok(false);
-    }
-    let at = |start: usize| Ok::<_, Abort>(hit(slice(data, start, len)?));
-    Ok(match dir {
-        Dir::Any => at(src)? || at(dst)?,
-        Dir::Src => at(src)?,
-        Dir::Dst => at(dst)?,
-    })
-}
-
-fn port_match(s: &Summary, data: &[u8], dir: Dir, proto: Proto, lo: u16, hi: u16) -> Eval<bool> {
-    let allowed: &[u8] = match proto {
-        Proto::Tcp => &[6],
-        Proto::Udp => &[17],
-        Proto::Any | Proto::Ip | Proto::Ip6 => &[6, 17, 132],
-        Proto::Arp => return Ok(false),
-    };
-    let transport = match s.ethertype {
-        0x0800 if proto != Proto::Ip6 => {
-            if !allowed.contains(&byte(data, s.nl + 9)?) || be16_at(data, s.nl + 6)? & 0x1fff != 0 {
-                return Ok(false);
-            }
-            s.nl + usize::from(byte(data, s.nl)? & 0x0f) * 4
-        }
-        0x86dd if proto != Proto::Ip => {
-            if !allowed.contains(&byte(data, s.nl + 6)?) {
-                return Ok(false);
-            }
-            s.nl + 40
-        }
-        _ => return Ok(false),
-    };
-    let in_range = |at: usize| Ok::<_, Abort>((lo..=hi).contains(&be16_at(data, at)?));
-    Ok(match dir {
-        Dir::Any => in_range(transport)? || in_range(transport + 2)?,
-        Dir::Src => in_range(transport)?,
-        Dir::Dst => in_range(transport + 2)?,
-    })
-}
-
-/// A value, or None when the packet is not of the protocol a load names
-/// (the comparison is then false, as in BPF).
-fn arith(a: &Arith, s: &Summary, data: &[u8]) -> Eval<Option<u32>> {
-    let value = |x: &Arith| arith(x, s, data);
-    Ok(Some(match a {
-        Arith::Num(n) => *n,
-        Arith::Len => s.wire_len,
-        Arith::Neg(x) => match value(x)? {
-            Some(x) => x.wrapping_neg(),
-            None => return Ok(None),
-        },
-        Arith::Bin(op, x, y) => {
-            let (Some(x), Some(y)) = (value(x)?, value(y)?) else {
-                return Ok(None);
-            };
-            match op {
-                '+' => x.wrapping_add(y),
-                '-' => x.wrapping_sub(y),
-                '*' => x.wrapping_mul(y),
-                // BPF rejects the packet on a division by zero.
-                '/' => x.checked_div(y).ok_or(Abort)?,
-                '%' => x.checked_rem(y).ok_or(Abort)?,
-                '&' => x & y,
-                '|' => x | y,
-                '^' => x ^ y,
-                '<' => x.checked_shl(y).unwrap_or(0),
-                '>' => x.checked_shr(y).unwrap_or(0),
-                _ => return Ok(None),
-            }
-        }
-        Arith::Load(layer, off, size) => {
-            let Some(base) = layer_base(*layer, s, data)? else {
-                return Ok(None);
-            };
-            let Some(off) = value(off)? else {
-                return Ok(None);
-            };
-            let at = base.checked_add(off as usize).ok_or(Abort)?;
-            let b = slice(data, at, usize::from(*size))?;
-            match size {
-                1 => u32::from(b[0]),
-                2 => u32::from(u16::from_be_bytes([b[0], b[1]])),
-                _ => u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-            }
-        }
-    }))
-}
-
-/// Where a `proto[...]` load counts from, or None when the packet is not
-/// of that protocol (the comparison is then false, as in BPF).
-fn layer_base(layer: Layer, s: &Summary, data: &[u8]) -> Eval<Option<usize>> {
-    let nl = s.nl;
-    Ok(match layer {
-        Layer::Ether => Some(0),
-        Layer::Ip => (s.ethertype == 0x0800).then_some(nl),
-        Layer::Ip6 => (s.ethertype == 0x86dd).then_some(nl),
-        Layer::Arp => matches!(s.ethertype, 0x0806 | 0x8035).then_some(nl),
-        // libpcap: IPv6 with ICMPv6 as the first next header only.
-        Layer::Icmp6 => (s.ethertype == 0x86dd && byte(data, nl + 6)? == 58).then_some(nl + 40),
-        Layer::Tcp | Layer::Udp | Layer::Icmp => {
-            // libpcap's tcp[], udp[] and icmp[] are IPv4 only: it checks
-            // the ethertype first, then the protocol and the fragment
-            // offset, and counts from the IPv4 header length.
-            if s.ethertype != 0x0800 {
-                return Ok(None);
-            }
-            let p = match layer {
-                Layer::Tcp => 6,
-                Layer::Udp => 17,
-                _ => 1,
-            };
-            if byte(data, nl + 9)? != p || be16_at(data, nl + 6)? & 0x1fff != 0 {
-                return Ok(None);
-            }
-            Some(nl + usize::from(byte(data, nl)? & 0x0f) * 4)
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Deep nesting is an error, not a stack overflow, wherever it nests;
-    /// the limit itself still parses (and matches, walking the tree).
-    #[test]
-    fn nesting_and_length_are_limited() {
-        let deep = MAX_FILTER_DEPTH + 1;
-        for text in [
-            format!("{}tcp{}", "(".repeat(deep), ")".repeat(deep)),
-            format!("{}tcp", "not ".repeat(deep)),
-            format!("{}tcp", "!".repeat(deep)),
-            format!("len = {}1", "- ".repeat(deep)),
-            format!("len = {}1{}", "(".repeat(deep), ")".repeat(deep)),
-            format!("{}0{} = 0", "tcp[".repeat(deep), "]".repeat(deep)),
-            // As in the issue: far deeper than any stack would take.
-            format!("{}tcp{}", "(".repeat(15_000), ")".repeat(15_000)),
-            "not ".repeat(20_000) + "tcp",
-        ] {
-            let error = Filter::parse(&text).map(|_| ()).unwrap_err().to_string();
-            assert!(
-                error.contains("nested more than 100 levels") || error.contains("over the limit"),
-                "{error}"
-            );
-        }
-        let ok = MAX_FILTER_DEPTH - 1;
-        let text = format!("{}tcp{}", "(".repeat(ok), ")".repeat(ok));
-        assert!(Filter::parse(&text).is_ok());
-        let text = format!("{}tcp", "not ".repeat(ok));
-        assert!(Filter::parse(&text).is_ok());
-        let long = "ip or ".repeat(MAX_FILTER_LEN / 6 + 1) + "tcp";
-        let error = Filter::parse(&long).map(|_| ()).unwrap_err().to_string();
-        assert!(error.contains("over the limit of 4096"), "{error}");
-        // The longest chain that fits walks fine on a small thread stack
-        // (the capture threads').
-        let chain = "ip||".repeat((MAX_FILTER_LEN - 2) / 4) + "ip";
-        let filter = Filter::parse(&chain).unwrap();
-        let frame = [0u8; 64];
-        let s = Summary::default();
-        std::thread::Builder::new()
-            .stack_size(256 << 10)
-            .spawn(move || {
-                filter.matches(&s, &frame);
-                drop(filter);
-            })
-            .unwrap()
-            .join()
-            .unwrap();
-    }
-
-    #[test]
-    fn errors_name_the_position() {
-        let e = Filter::parse("tcp and port 99999").unwrap_err();
-        assert_eq!(e.position, 13);
-        assert!(e.to_string().contains("character 14"), "{e}");
-        let e = Filter::parse("host").unwrap_err();
-        assert!(e.message.contains("needs a value"), "{e}");
-        let e = Filter::parse("tcp and (port 80").unwrap_err();
-        assert!(e.to_string().contains("filter error"), "{e}");
-        assert!(Filter::parse("frobnicate").is_err());
-        assert!(Filter::parse("tcp[13] & 2 !=").is_err());
-        assert!(Filter::parse("port 80 $").is_err());
-    }
-
-    /// BPF semantics: a load past the captured bytes rejects the packet
-    /// whatever comes after it, but not a branch decided before it.
-    #[test]
-    fn a_load_past_the_capture_rejects_the_packet() {
-        // Ethernet + IPv4 (TCP) cut after 24 bytes: the protocol byte is
-        // there, the IPv4 header's end and the ports are not.
-        let mut frame = vec![0u8; 12];
-        frame.extend_from_slice(&[0x08, 0x00, 0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6]);
-        let cut = &frame[..24];
-        let s = crate::capture::decode::summarize(1, cut, 54);
-        let pass = |text: &str| Filter::parse(text).unwrap().matches(&s, cut);
-        assert!(pass("tcp"));
-        assert!(pass("ip[0] >> 4 = 4 and 1 << 2 = 4"));
-        assert!(pass("less 60"));
-        assert!(pass("less 60 or tcp[13] & 2 != 0"));
-        assert!(!pass("tcp[13] & 2 != 0 or less 60"));
-        assert!(!pass("not port 53"));
-        assert!(!pass("not host 198.18.0.1"));
-        // An IPv6 address never looks into an IPv4 packet.
-        assert!(pass("not host 2001:db8::1"));
-    }
-
-    /// tcp[], udp[] and icmp[] are IPv4 only in libpcap; icmp6[] needs
-    /// ICMPv6 as the first next header.
-    #[test]
-    fn transport_loads_follow_libpcap() {
-        let mut frame = vec![0u8; 12];
-        frame.extend_from_slice(&[0x86, 0xdd, 0x60, 0, 0, 0, 0, 20, 6, 64]);
-        frame.extend_from_slice(&[0; 32]);
-        frame.extend_from_slice(&[0; 20]);
-        frame[14 + 40 + 13] = 0x02; // SYN
-        let s = crate::capture::decode::summarize(1, &frame, frame.len() as u32);
-        let pass = |text: &str| Filter::parse(text).unwrap().matches(&s, &frame);
-        assert!(pass("tcp"));
-        assert!(pass("ip6 and tcp"));
-        assert!(!pass("tcp[13] & 2 != 0"));
-        assert!(!pass("tcp[tcpflags] & tcp-syn != 0"));
-    }
-
-    #[test]
-    fn and_and_or_bind_equally_left_to_right_as_in_libpcap() {
-        let root = |text: &str| Filter::parse(text).unwrap().root;
-        assert_eq!(
-            root("tcp or udp and port 53"),
-            root("(tcp or udp) and port 53")
-        );
-        assert_eq!(
-            root("tcp and udp or port 53"),
-            root("(tcp and udp) or port 53")
-        );
-        assert_ne!(
-            root("tcp or udp and port 53"),
-            root("tcp or (udp and port 53)")
-        );
-        // not binds tighter than either.
-        assert_eq!(root("not tcp or udp"), root("(not tcp) or udp"));
-    }
-
-    #[test]
-    fn grammar_accepts_the_documented_forms() {
-        for text in [
-            "",
-            "tcp",
-            "host 198.18.0.1",
-            "src host 198.18.0.1 and dst host 198.18.0.2",
-            "net 198.18.0.0/15",
-            "tcp port 9000",
-            "udp and src port 53",
-            "portrange 1-1024",
-            "tcp[tcpflags] & (tcp-syn) != 0",
-            "tcp[13] & 2 != 0",
-            "less 100 or greater 1000",
-            "not (arp or icmp) and ip6",
-            "host 198.18.0.1 or 198.18.0.2",
-            "ip6 host ::1",
-            "icmp[icmptype] = icmp-echo",
-            "ip[2:2] > 576",
-        ] {
-            Filter::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
-        }
-    }
 }

@@ -222,7 +222,7 @@ fn atm_arp(ctx: &mut Ctx, data: &[u8], length: usize) -> R {
 
 #[cfg(test)]
 mod tests {
-    use crate::capture::format::{Formatter, Timestamp};
+    use crate::packet::format::{Formatter, Host, Timestamp};
 
     /// The line for an Ethernet frame carrying `arp`, without the time.
     fn line(arp: &[u8]) -> String {
@@ -235,7 +235,7 @@ mod tests {
             frac: 0,
             nanos: false,
         };
-        Formatter::new().line(1, ts, &frame, frame.len() as u32, &mut out);
+        Formatter::new(Host::UTC).line(1, ts, &frame, frame.len() as u32, &mut out);
         out.split_once(' ').unwrap().1.to_string()
     }
 

@@ -1,7 +1,7 @@
 //! DNS messages on the wire, through hickory-proto (no resolver, no system
 //! configuration: only bytes in and out).
 
-use super::{MAX_ANSWERS, ProbeSpec};
+use crate::model::dns::MAX_ANSWERS;
 use hickory_proto::op::{Message, MessageType, OpCode, Query};
 use hickory_proto::rr::{Name, RecordType};
 
@@ -17,13 +17,12 @@ pub struct Parsed {
     pub answers: Vec<String>,
 }
 
-/// A recursive query for `spec` with this id.
-pub fn build_query(id: u16, spec: &ProbeSpec) -> Result<Vec<u8>, String> {
-    let name =
-        Name::from_ascii(format!("{}.", spec.name)).map_err(|e| format!("'{}': {e}", spec.name))?;
+/// A recursive query for `name` of type `qtype` (RFC 1035 code) with this id.
+pub fn build_query(id: u16, name: &str, qtype: u16) -> Result<Vec<u8>, String> {
+    let name = Name::from_ascii(format!("{name}.")).map_err(|e| format!("'{name}': {e}"))?;
     let mut message = Message::new(id, MessageType::Query, OpCode::Query);
     message.metadata.recursion_desired = true;
-    message.add_query(Query::query(name, RecordType::from(spec.qtype.code())));
+    message.add_query(Query::query(name, RecordType::from(qtype)));
     message
         .to_vec()
         .map_err(|e| format!("cannot encode the query: {e}"))
@@ -53,12 +52,10 @@ pub fn parse(bytes: &[u8]) -> Option<Parsed> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dns::parse_probe;
 
     #[test]
     fn query_round_trips() {
-        let spec = parse_probe("AAAA:Host.Example.test").unwrap();
-        let bytes = build_query(4242, &spec).unwrap();
+        let bytes = build_query(4242, "host.example.test", 28).unwrap();
         let parsed = parse(&bytes).unwrap();
         assert_eq!(parsed.id, 4242);
         assert!(!parsed.response);

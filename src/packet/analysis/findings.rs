@@ -4,7 +4,7 @@
 //! drill-down marks the evidence packets (`evidence`).
 
 use super::{Analysis, EventKind};
-use serde::{Deserialize, Serialize};
+pub use crate::model::capture::FlowFinding;
 
 pub const NAGLE_DELAYED_ACK: &str = "nagle-delayed-ack";
 pub const RETRANSMITS: &str = "retransmits";
@@ -25,14 +25,6 @@ pub fn finding_ids() -> [&'static str; 5] {
         SYN_UNANSWERED,
         RST_AFTER_DATA,
     ]
-}
-
-/// One finding of one flow, as `read --flows --json` and the flows of a
-/// sample carry it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FlowFinding {
-    pub id: String,
-    pub summary: String,
 }
 
 fn ms_list(gaps: &[f32]) -> String {

@@ -7,6 +7,7 @@
 
 mod arp;
 mod dns;
+mod dns_name;
 mod gre;
 mod icmp;
 mod icmp6_info;
@@ -65,10 +66,31 @@ pub(crate) struct TcpKey {
 /// (tcpdump never forgets; a live view must stay bounded).
 const TCP_TABLE_MAX: usize = 1 << 20;
 
+/// What tcpdump looks up on the host it prints on: the local zone's offset
+/// from UTC at a time (for the time of day) and an interface's name by index
+/// (for SLL2 headers). packet does no OS I/O, so the caller passes them:
+/// `capture::HOST` on this machine, `Host::UTC` for fixed output.
+#[derive(Debug, Clone, Copy)]
+pub struct Host {
+    /// Seconds east of UTC at a Unix second.
+    pub utc_offset: fn(i64) -> i64,
+    /// The interface with this index, None when there is none.
+    pub ifname: fn(u32) -> Option<String>,
+}
+
+impl Host {
+    /// UTC and no interface names ("?"), whatever the machine.
+    pub const UTC: Host = Host {
+        utc_offset: |_| 0,
+        ifname: |_| None,
+    };
+}
+
 /// Prints packets as tcpdump -n does. Holds the per-connection state that
 /// relative sequence numbers need, so use one per capture.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Formatter {
+    host: Host,
     tcp: TcpSeqTable,
     /// Interface names for SLL2 headers, by index (looked up on this host,
     /// as tcpdump does).
@@ -81,6 +103,7 @@ pub(crate) struct Ctx<'a> {
     pub proto: &'static str,
     pub tcp: &'a mut TcpSeqTable,
     pub ifnames: &'a mut HashMap<u32, String>,
+    pub host: Host,
 }
 
 impl Ctx<'_> {
@@ -93,8 +116,13 @@ impl Ctx<'_> {
 }
 
 impl Formatter {
-    pub fn new() -> Self {
-        Self::default()
+    /// A printer for packets captured on `host` (local time, interfaces).
+    pub fn new(host: Host) -> Self {
+        Self {
+            host,
+            tcp: TcpSeqTable::default(),
+            ifnames: HashMap::default(),
+        }
     }
 
     /// Names interface `index` for SLL2 lines instead of looking it up on
@@ -113,6 +141,7 @@ impl Formatter {
             proto: "",
             tcp: &mut self.tcp,
             ifnames: &mut self.ifnames,
+            host: self.host,
         };
         let length = (wire_len as usize).max(data.len());
         if let Err(Trunc) = link::print(&mut ctx, linktype, data, length) {
@@ -133,7 +162,7 @@ impl Formatter {
         if invalid_header(data.len(), wire_len, out) {
             return;
         }
-        ts.write(out);
+        ts.write((self.host.utc_offset)(ts.sec), out);
         out.push(' ');
         self.body(linktype, data, wire_len, out);
     }
@@ -143,7 +172,7 @@ impl Formatter {
 /// prints as "[Invalid header: len==0]" (each problem, comma-separated),
 /// without a time, and nothing else.
 fn invalid_header(caplen: usize, len: u32, out: &mut String) -> bool {
-    const MAXIMUM_SNAPLEN: usize = crate::capture::pcap::MAXIMUM_SNAPLEN as usize;
+    const MAXIMUM_SNAPLEN: usize = crate::packet::pcap::MAXIMUM_SNAPLEN as usize;
     let len = len as usize;
     let mut problems = Vec::new();
     if caplen == 0 {
@@ -204,10 +233,10 @@ impl Timestamp {
         }
     }
 
-    /// "HH:MM:SS.uuuuuu" in local time, as tcpdump prints it.
-    pub fn write(&self, out: &mut String) {
-        let local = self.sec + utc_offset(self.sec);
-        let day = local.rem_euclid(86_400);
+    /// "HH:MM:SS.uuuuuu" at `utc_offset` seconds east of UTC (local time,
+    /// as tcpdump prints it, with the local zone's offset).
+    pub fn write(&self, utc_offset: i64, out: &mut String) {
+        let day = (self.sec + utc_offset).rem_euclid(86_400);
         let _ = write!(
             out,
             "{:02}:{:02}:{:02}.{:06}",
@@ -216,34 +245,6 @@ impl Timestamp {
             day % 60,
             self.micros()
         );
-    }
-}
-
-/// Seconds east of UTC for local time at `sec` (honours TZ). The last
-/// second's answer is kept: localtime_r per line showed in the live view's
-/// profile, and packets come in time order.
-fn utc_offset(sec: i64) -> i64 {
-    thread_local! {
-        static LAST: std::cell::Cell<(i64, i64)> = const { std::cell::Cell::new((i64::MIN, 0)) };
-    }
-    let (last_sec, last_offset) = LAST.get();
-    if last_sec == sec {
-        return last_offset;
-    }
-    let offset = local_offset(sec);
-    LAST.set((sec, offset));
-    offset
-}
-
-fn local_offset(sec: i64) -> i64 {
-    // SAFETY: localtime_r writes into the tm we own; time_t is i64 here.
-    unsafe {
-        let t: libc::time_t = sec as libc::time_t;
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&t, &mut tm).is_null() {
-            return 0;
-        }
-        tm.tm_gmtoff
     }
 }
 
@@ -367,7 +368,7 @@ mod tests {
     fn invalid_headers_print_as_tcpdump_does() {
         let line = |data: &[u8], len: u32| {
             let mut out = String::new();
-            Formatter::new().line(1, Timestamp::default(), data, len, &mut out);
+            Formatter::new(Host::UTC).line(1, Timestamp::default(), data, len, &mut out);
             out
         };
         assert_eq!(line(&[], 60), "[Invalid header: caplen==0]");
@@ -422,11 +423,11 @@ mod tests {
     fn timestamp_prints_micros() {
         let mut out = String::new();
         Timestamp {
-            sec: 3661 - utc_offset(3661),
+            sec: 3661 - 7200,
             frac: 5,
             nanos: false,
         }
-        .write(&mut out);
+        .write(7200, &mut out);
         assert_eq!(out, "01:01:01.000005");
     }
 }

@@ -4,9 +4,9 @@
 //! when one of them changed something: an idle screen costs nothing between
 //! samples.
 
-use super::App;
-use super::input::{Input, Reader};
-use super::keymap::{self, Action, Key};
+use crate::app::App;
+use crate::app::input::{Input, Reader};
+use crate::app::keymap::{self, Action, Key};
 use crate::capture::live::CaptureEvent;
 use crate::collect::{Sampler, SamplerEvent};
 use crate::ui;

@@ -1,10 +1,10 @@
 //! `netlens load ...`: builds a [`Spec`] from the command line, runs it in the
 //! foreground and prints intervals and the summary (text or JSON Lines).
 
-use super::serve::{ServeSpec, Server};
-use super::{Interval, Spec, Stop, http, pktgen, probe, resolve, tcp, udp};
 use crate::cli::{CollectArgs, LoadArgs, LoadKind};
 use crate::collect::netns::{self, Target};
+use crate::load::serve::{ServeSpec, Server};
+use crate::load::{Interval, Spec, Stop, http, pktgen, probe, resolve, tcp, udp};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::net::IpAddr;
@@ -23,7 +23,7 @@ pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
         LoadKind::Tcp(a) => (
             Spec::Tcp(tcp::TcpSpec {
                 to: resolve(&a.to)?,
-                duration: super::check_duration(a.time)?,
+                duration: crate::load::check_duration(a.time)?,
                 streams: a.parallel,
                 bitrate: a.bitrate,
                 reverse: a.reverse,
@@ -34,7 +34,7 @@ pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
         LoadKind::Udp(a) => (
             Spec::Udp(udp::UdpSpec {
                 to: resolve(&a.to)?,
-                duration: super::check_duration(a.time)?,
+                duration: crate::load::check_duration(a.time)?,
                 bitrate: a.bitrate,
                 size: a.size as usize,
                 interval,
@@ -67,7 +67,7 @@ pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
                 delay_ns: a.delay,
                 threads: a.threads,
                 clone_skb: a.clone_skb,
-                duration: super::check_duration(a.time)?,
+                duration: crate::load::check_duration(a.time)?,
             }),
             a.json,
         ),
@@ -145,7 +145,7 @@ fn serve(args: &crate::cli::ServeArgs) -> Result<()> {
         .parse()
         .map_err(|_| anyhow::anyhow!("'{}' is not an IP address to listen on", args.bind))?;
     if let Some(duration) = args.duration {
-        super::check_duration(duration)?;
+        crate::load::check_duration(duration)?;
     }
     let json = args.json;
     let sink = Arc::new(move |value: serde_json::Value, text: String| {

@@ -5,6 +5,7 @@
 
 use super::analysis::{Analysis, FlowFinding, Seg};
 use super::decode::{L3, Summary};
+use crate::model::capture::{FlowSample, GroupSample};
 use serde::{Deserialize, Serialize};
 // foldhash: SipHash was a third of the live view's capture CPU (perf).
 use foldhash::{HashMap, HashMapExt};
@@ -419,30 +420,7 @@ fn tcp(flow: &mut Flow, s: &Summary, reverse: bool, t: f64) {
     }
 }
 
-/// One flow as the Sample and `snapshot --json` carry it: plain data.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct FlowSample {
-    pub proto: String,
-    pub src: String,
-    pub dst: String,
-    pub packets: u64,
-    pub bytes: u64,
-    pub state: String,
-    pub rtt_ms: Option<f64>,
-    pub retransmits: u64,
-    pub first_seen: f64,
-    pub last_seen: f64,
-    /// The flow's findings from its analysis (empty when none).
-    #[serde(default)]
-    pub findings: Vec<FlowFinding>,
-    /// The process owning the local end, joined with the socket table by
-    /// 5-tuple (None when unknown: a remote flow, a file, no permission).
-    #[serde(default)]
-    pub pid: Option<u32>,
-    #[serde(default)]
-    pub process: Option<String>,
-}
-
+/// The plain-data view of a flow that a Sample carries.
 impl From<&Flow> for FlowSample {
     fn from(f: &Flow) -> Self {
         let (src, dst) = f.endpoints();
@@ -462,25 +440,6 @@ impl From<&Flow> for FlowSample {
             process: None,
         }
     }
-}
-
-/// Flows summed by host (the initiator's address) or by service (the
-/// protocol and the responder's port), over every flow in the table, not
-/// only those a sample carries.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct GroupSample {
-    /// "" for a host, the protocol for a service.
-    pub proto: String,
-    /// "198.18.0.1" for a host, "tcp/443" for a service.
-    pub key: String,
-    pub flows: u64,
-    pub packets: u64,
-    pub bytes: u64,
-    pub retransmits: u64,
-    /// The slowest handshake RTT of its flows.
-    pub rtt_ms: Option<f64>,
-    pub first_seen: f64,
-    pub last_seen: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -557,6 +516,26 @@ pub fn group_flows<'a>(
         })
         .collect();
     out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.key.cmp(&b.key)));
+    out
+}
+
+/// The `n` busiest flows: half by bytes, the rest by packets, each once.
+pub fn top_flows<'a>(flows: impl Iterator<Item = &'a Flow>, n: usize) -> Vec<FlowSample> {
+    let mut all: Vec<&Flow> = flows.collect();
+    if all.len() > n {
+        let half = n / 2;
+        all.select_nth_unstable_by(half, |a, b| b.bytes.cmp(&a.bytes));
+        let (top, rest) = all.split_at_mut(half);
+        let want = n - half;
+        if rest.len() > want {
+            rest.select_nth_unstable_by(want, |a, b| b.packets.cmp(&a.packets));
+        }
+        let mut kept: Vec<&Flow> = top.to_vec();
+        kept.extend_from_slice(&rest[..want.min(rest.len())]);
+        all = kept;
+    }
+    let mut out: Vec<FlowSample> = all.into_iter().map(FlowSample::from).collect();
+    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.src.cmp(&b.src)));
     out
 }
 
@@ -692,5 +671,22 @@ mod tests {
         table.add(&tcp_summary(1, 3, 2, 4, 0x02, 0, 0), 20.0);
         assert_eq!(table.expire(25.0), 1);
         assert_eq!(table.len(), 1);
+    }
+
+    #[test]
+    fn top_flows_keeps_big_and_busy_flows_bounded() {
+        let mut table = FlowTable::new(10_000, 1e9);
+        // 1000 flows of one 1500-byte packet, one flow of 20 tiny packets
+        // (fewer bytes than any of them, more packets).
+        for port in 1..=1000u16 {
+            table.add(&tcp_summary(1, port, 2, 53, 0x10, 0, 1446), 1.0);
+        }
+        for _ in 0..20 {
+            table.add(&tcp_summary(1, 5000, 2, 53, 0x10, 0, 6), 1.0);
+        }
+        let top = top_flows(table.flows(), 16);
+        assert_eq!(top.len(), 16);
+        assert!(top.iter().any(|f| f.src == "198.18.0.1:5000"));
+        assert!(top.windows(2).all(|w| w[0].bytes >= w[1].bytes));
     }
 }

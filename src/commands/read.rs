@@ -1,11 +1,12 @@
 //! `netlens read FILE [-f EXPR] [-c N] [--flows] [--json]`.
 
-use super::decode::summarize;
-use super::filter::Filter;
-use super::flows::{FlowSample, FlowTable};
-use super::format::Formatter;
-use super::pcap::PcapReader;
 use crate::cli::ReadArgs;
+use crate::model::capture::FlowSample;
+use crate::packet::decode::summarize;
+use crate::packet::filter::Filter;
+use crate::packet::flows::FlowTable;
+use crate::packet::format::Formatter;
+use crate::packet::pcap::PcapReader;
 use anyhow::Result;
 use std::io::{BufWriter, Write};
 
@@ -18,10 +19,10 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
         Some(text) => Some(Filter::parse(text)?),
         None => None,
     };
-    let mut reader = PcapReader::open(&args.file)?;
+    let mut reader = crate::capture::pcap_file::open(&args.file)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut fmt = Formatter::new();
+    let mut fmt = Formatter::new(crate::capture::HOST);
     let mut table = FlowTable::new(READ_MAX_FLOWS, f64::INFINITY);
     let mut buf = Vec::with_capacity(65536);
     let mut line = String::with_capacity(256);
@@ -170,7 +171,7 @@ struct FlowLine<'a> {
     retransmits: u64,
     first_seen: f64,
     last_seen: f64,
-    findings: &'a [crate::capture::analysis::FlowFinding],
+    findings: &'a [crate::packet::analysis::FlowFinding],
 }
 
 impl<'a> From<&'a FlowSample> for FlowLine<'a> {

@@ -1,0 +1,128 @@
+//! Text to values and back: the durations, rates and speeds a user types
+//! (options, the config file, prompts), each with its limits and a one-line
+//! error. No clap here; cli uses these as value parsers.
+
+use std::time::Duration;
+
+/// The longest sampling interval (`--interval`, the config's `interval`).
+pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
+/// The longest DNS timeout (`--dns-timeout`).
+pub const MAX_DNS_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest of every other duration (`--duration`, offsets in a
+/// recording, load options): a year. Anything longer is a typo, and a cap
+/// keeps deadlines (now + duration) far from overflowing.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// A sampling interval: from 100 ms (so a typo cannot turn the sampler into
+/// a busy loop) to [`MAX_INTERVAL`].
+pub fn parse_interval(text: &str) -> Result<Duration, String> {
+    let interval = parse_duration_upto(text, MAX_INTERVAL)?;
+    if interval < Duration::from_millis(100) {
+        return Err(format!(
+            "'{text}' is too short: the interval must be at least 100ms"
+        ));
+    }
+    Ok(interval)
+}
+
+/// A DNS timeout: up to [`MAX_DNS_TIMEOUT`].
+pub fn parse_dns_timeout(text: &str) -> Result<Duration, String> {
+    parse_duration_upto(text, MAX_DNS_TIMEOUT)
+}
+
+/// Parses "1s", "500ms", "2m", "1h" or a bare number of seconds ("0.5"), up
+/// to [`MAX_DURATION`].
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    parse_duration_upto(text, MAX_DURATION)
+}
+
+/// A duration greater than zero and at most `max`: the one parser every
+/// duration a user types goes through.
+pub fn parse_duration_upto(text: &str, max: Duration) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration (try 1s, 500ms, 2m)"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => {
+            return Err(format!(
+                "unknown unit '{unit}' in '{text}' (use ms, s, m or h)"
+            ));
+        }
+    };
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!("'{text}' must be greater than zero"));
+    }
+    if seconds > max.as_secs_f64() {
+        return Err(format!("'{text}' is too long (at most {})", show_max(max)));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// A maximum as the error states it: "1h", "60s", "365 days".
+fn show_max(max: Duration) -> String {
+    let seconds = max.as_secs();
+    match seconds {
+        s if s >= 2 * 86_400 && s % 86_400 == 0 => format!("{} days", s / 86_400),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+/// A duration that may be zero ("0s").
+pub fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
+    if text.trim().trim_end_matches(['s', 'm', 'h']).trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(text)
+}
+
+/// A bit rate: "0", "500k", "100M", "1.5G" (1000-based), bits per second.
+pub fn parse_rate(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, factor) = match text.chars().last() {
+        Some('k' | 'K') => (&text[..text.len() - 1], 1e3),
+        Some('m' | 'M') => (&text[..text.len() - 1], 1e6),
+        Some('g' | 'G') => (&text[..text.len() - 1], 1e9),
+        _ => (text, 1.0),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a rate (try 100M, 1G, 500k or 0)"))?;
+    let bits = value * factor;
+    if !bits.is_finite() || !(0.0..=1e12).contains(&bits) {
+        return Err(format!("'{text}' is out of range (0 to 1T bits/s)"));
+    }
+    Ok(bits as u64)
+}
+
+/// Requests per second: a finite number, 0 or more.
+pub fn parse_request_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && (0.0..=10_000_000.0).contains(&rate) => Ok(rate),
+        _ => Err(format!(
+            "'{text}' is not a request rate (a number of requests per second, 0 for no limit)"
+        )),
+    }
+}
+
+/// A replay speed within 0.25x-64x.
+pub fn parse_speed(text: &str) -> Result<f64, String> {
+    let speed: f64 = text
+        .trim_end_matches('x')
+        .parse()
+        .map_err(|_| format!("'{text}' is not a speed (try 0.5, 2 or 16)"))?;
+    if !(0.25..=64.0).contains(&speed) {
+        return Err(format!("'{text}' is outside 0.25 to 64"));
+    }
+    Ok(speed)
+}
