@@ -1,8 +1,57 @@
 //! netlens: an htop-style monitor of the Linux network stack.
 //!
-//! The core (model, collect, findings, session, report, record, export) has
-//! no terminal code and can be used headless; app and ui are the live view;
-//! commands turns each subcommand's command line into the core's options.
+//! # Layers
+//!
+//! Each module imports only from its own row or the rows below it, and the
+//! modules of one row do not import each other in a loop. `tests/layers.rs`
+//! holds the same table and fails, naming the file and line, on an import
+//! that climbs.
+//!
+//! ```text
+//! 8  commands cli manual    one module per subcommand; clap; the man page
+//! 7  ui                     drawing: one render function per tab and region
+//! 6  app                    state and keys: a TabView per tab, an overlay
+//!                           stack, the key table (keymap) behind keys, help,
+//!                           footer and man page
+//! 5  report export record   snapshot text/JSON, the Prometheus exporter,
+//!    config                 recordings and replay, the config file
+//! 4  session                target -> sampler + capture + DNS monitor ->
+//!                           filled-in samples
+//! 3  findings               pure functions of samples, with hysteresis
+//! 2  collect capture dns    OS I/O: netlink and /proc, the packet ring, DNS
+//!    load safe_file clock   probes, load generators, files, local time
+//! 1  packet                 bytes in, facts out: decode, filter, the tcpdump
+//!                           printer, pcap, flows and their analysis
+//! 0  model units            plain data; text <-> durations, rates, speeds
+//! ```
+//!
+//! # Data flow
+//!
+//! ```text
+//! collect::Sampler (thread) --Sample--\
+//! capture (ring thread) --summary------> session::fill --> findings::Engine
+//! dns::DnsMonitor --results-----------/        |               |
+//!                                            record         app History
+//!                                       report, export       --> ui
+//! record::Player --stored Samples--> the same app History (replay)
+//! ```
+//!
+//! Samples hold raw counters; rates are computed at display time from two
+//! samples (model::rates), so live, replay, snapshot and export agree.
+//!
+//! # Where to add
+//!
+//! - A collector: a file in `collect/` that fills a field of
+//!   `model::Sample`, called from `collect::Collectors::collect` (the sampler
+//!   thread runs it each interval).
+//! - A finding: a function in `findings/` over (previous, current) samples,
+//!   listed in `findings::evaluate`, its threshold in `findings::thresholds`
+//!   (the man page's table is generated from it).
+//! - A tab: its state and keys in `app/` implementing `app::view::TabView`,
+//!   its keys in `app/keymap.rs`, its drawing in `ui/`, its name in
+//!   `config::Tab`.
+//! - A subcommand: its clap arguments in `cli.rs`, a module in `commands/`
+//!   turning them into the core's options, one line in `main.rs`.
 
 pub mod app;
 pub mod capture;
