@@ -28,26 +28,32 @@ fn timestamps(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn follow_prints_samples_as_they_are_written_and_ends_at_close() {
-    let dir = std::env::temp_dir().join(format!("netlens-follow-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("growing.nlrec");
-    let _ = std::fs::remove_file(&file);
-    let mut recorder = ChildGuard(
+/// The real recorder writing `file` every 200 ms, once the file exists.
+fn start_recorder(file: &std::path::Path) -> ChildGuard {
+    let recorder = ChildGuard(
         Command::new(NETLENS)
             .args(["record", "-o"])
-            .arg(&file)
+            .arg(file)
             .args(["--no-capture", "--interval", "200ms"])
             .stderr(Stdio::null())
             .spawn()
             .unwrap(),
     );
     let started = Instant::now();
-    while std::fs::metadata(&file).map_or(0, |m| m.len()) == 0 {
+    while std::fs::metadata(file).map_or(0, |m| m.len()) == 0 {
         assert!(started.elapsed() < LIVENESS, "the recorder made no file");
         std::thread::sleep(Duration::from_millis(50));
     }
+    recorder
+}
+
+#[test]
+fn follow_prints_samples_as_they_are_written_and_ends_at_close() {
+    let dir = std::env::temp_dir().join(format!("netlens-follow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("growing.nlrec");
+    let _ = std::fs::remove_file(&file);
+    let mut recorder = start_recorder(&file);
 
     let mut follower = ChildGuard(
         Command::new(NETLENS)
@@ -158,20 +164,7 @@ fn the_live_view_follows_a_growing_recording_until_it_closes() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("growing.nlrec");
     let _ = std::fs::remove_file(&file);
-    let mut recorder = ChildGuard(
-        Command::new(NETLENS)
-            .args(["record", "-o"])
-            .arg(&file)
-            .args(["--no-capture", "--interval", "200ms"])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let started = Instant::now();
-    while std::fs::metadata(&file).map_or(0, |m| m.len()) == 0 {
-        assert!(started.elapsed() < LIVENESS, "the recorder made no file");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut recorder = start_recorder(&file);
     tmux.start(
         80,
         24,
