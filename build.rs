@@ -13,6 +13,10 @@ mod keymap;
 #[path = "src/man_sections.rs"]
 mod man_sections;
 
+#[path = "src/findings/catalogue/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod catalogue;
+
 use clap::CommandFactory;
 use std::io::Write;
 
@@ -20,6 +24,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
     println!("cargo:rerun-if-changed=src/man_sections.rs");
+    println!("cargo:rerun-if-changed=src/findings/catalogue");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let command = cli::Cli::command();
     let man = clap_mangen::Man::new(command);
@@ -36,6 +41,7 @@ fn main() {
     write_keys(&mut page);
     write_configuration(&mut page);
     page.extend_from_slice(man_sections::SECTIONS.as_bytes());
+    page.extend_from_slice(catalogue::man_section().as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");

@@ -7,6 +7,7 @@ pub mod app;
 pub mod capture;
 pub mod cli;
 pub mod collect;
+pub mod commands;
 pub mod config;
 pub mod dns;
 pub mod export;

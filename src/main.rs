@@ -44,6 +44,7 @@ fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
         Some(Command::Capture(args)) => netlens::capture::headless::run(&cli.collect, args),
         Some(Command::Export(args)) => netlens::export::run(&cli.collect, args, limits),
         Some(Command::Tmux(args)) => netlens::tmux::run(cli, args),
+        Some(Command::Explain(args)) => netlens::commands::explain::run(args),
         Some(Command::Man) => {
             print!("{}", netlens::manual::MAN_PAGE);
             Ok(())
