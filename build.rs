@@ -20,6 +20,10 @@ mod sections;
 #[path = "src/findings/thresholds/table.rs"]
 mod thresholds;
 
+#[path = "src/findings/catalogue/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod catalogue;
+
 use clap::CommandFactory;
 use std::io::Write;
 
@@ -29,6 +33,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
     println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");
+    println!("cargo:rerun-if-changed=src/findings/catalogue");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let command = cli::Cli::command();
     let man = clap_mangen::Man::new(command);
@@ -45,6 +50,7 @@ fn main() {
     write_keys(&mut page);
     write_configuration(&mut page);
     page.extend_from_slice(sections::SECTIONS.as_bytes());
+    page.extend_from_slice(catalogue::man_section().as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");

@@ -143,6 +143,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Open a tmux troubleshooting layout: interfaces, TCP, flows and DNS panes
     Tmux(TmuxArgs),
+    /// Print the counter catalogue's entry for a kernel counter or drop reason
+    Explain(ExplainArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -151,6 +153,14 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A counter (TcpExt.ListenOverflows, ListenOverflows, rx_missed_errors)
+    /// or a drop reason (SOCKET_RCVBUFF); case does not matter
+    #[arg(value_name = "NAME")]
+    pub name: String,
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,9 @@
 //! Diagnoses: pure functions of recent samples. The same code runs live, in
 //! `snapshot --json` and (later) in replay.
 
+pub mod catalogue;
 mod conntrack;
+pub mod counters;
 pub mod dns;
 mod stack;
 pub mod thresholds;
@@ -17,7 +19,8 @@ use crate::model::Sample;
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util};
 use serde::Serialize;
 
-/// Every finding id netlens can raise today; the man page documents each.
+/// Every hand-written finding id; the man page documents each. The
+/// catalogue adds `counter:<Id>` for its entries (see `catalogue`).
 pub const IDS: &[&str] = &[
     IFACE_ERRORS,
     IFACE_SATURATED,
@@ -190,6 +193,8 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     stack::evaluate(previous, current, limits, &mut findings);
     findings.extend(flows::evaluate(previous, current, limits));
     findings.extend(dns::evaluate(current, limits));
+    let from_catalogue = counters::evaluate(previous, current, &findings);
+    findings.extend(from_catalogue);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

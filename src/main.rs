@@ -43,6 +43,7 @@ fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
         Some(Command::Capture(args)) => commands::capture::run(&cli.collect, args),
         Some(Command::Export(args)) => commands::export::run(&cli.collect, args, limits),
         Some(Command::Tmux(args)) => commands::tmux::run(cli, args),
+        Some(Command::Explain(args)) => commands::explain::run(args),
         Some(Command::Man) => commands::man::run(),
         Some(Command::Completions { shell }) => commands::completions::run(*shell),
     }

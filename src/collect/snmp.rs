@@ -1,28 +1,53 @@
-//! /proc/net/snmp, /proc/net/netstat and /proc/net/sockstat of the watched
+//! /proc/net/snmp, /proc/net/netstat, /proc/net/snmp6 and /proc/net/sockstat of the watched
 //! namespace. They are opened through /proc/thread-self/net: /proc/self/net
 //! follows the thread group leader, which stays in netlens' own namespace
 //! when only the sampler thread entered another one.
 
-use crate::model::sockets::{COUNTERS, Sockstat};
+use crate::model::sockets::Sockstat;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 
 const SNMP: &str = "/proc/thread-self/net/snmp";
 const NETSTAT: &str = "/proc/thread-self/net/netstat";
 const SOCKSTAT: &str = "/proc/thread-self/net/sockstat";
+const SNMP6: &str = "/proc/thread-self/net/snmp6";
 
-/// The counters in `COUNTERS` from snmp and netstat.
+/// Every counter of snmp, netstat and snmp6, as "Group.Name": the TCP tab
+/// shows `COUNTERS`, the catalogue's findings watch the rest.
 pub fn read_counters() -> Result<BTreeMap<String, u64>> {
     let snmp = std::fs::read_to_string(SNMP).with_context(|| format!("cannot read {SNMP}"))?;
     let mut all = parse_pairs(&snmp);
-    // netstat is missing on some kernels built without it: not fatal.
+    // netstat is missing on some kernels built without it, snmp6 without
+    // IPv6: not fatal.
     if let Ok(netstat) = std::fs::read_to_string(NETSTAT) {
         all.extend(parse_pairs(&netstat));
     }
-    Ok(COUNTERS
-        .iter()
-        .filter_map(|(name, _)| all.remove(*name).map(|v| (name.to_string(), v)))
-        .collect())
+    if let Ok(snmp6) = std::fs::read_to_string(SNMP6) {
+        all.extend(parse_snmp6(&snmp6));
+    }
+    Ok(all)
+}
+
+/// The groups of /proc/net/snmp6, longest first: its lines are
+/// "Ip6InReceives 12", group and name run together.
+const SNMP6_GROUPS: [&str; 4] = ["UdpLite6", "Udp6", "Icmp6", "Ip6"];
+
+/// /proc/net/snmp6's "Ip6InDiscards 3" lines as "Ip6.InDiscards" -> 3.
+pub fn parse_snmp6(text: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        let (Some(name), Some(value)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let Some(group) = SNMP6_GROUPS.iter().find(|g| name.starts_with(*g)) else {
+            continue;
+        };
+        if let Ok(value) = value.parse::<u64>() {
+            out.insert(format!("{group}.{}", &name[group.len()..]), value);
+        }
+    }
+    out
 }
 
 /// The "Group: Name Name…" / "Group: value value…" line pairs both files
@@ -115,6 +140,18 @@ mod tests {
     }
 
     #[test]
+    fn snmp6_lines_split_group_and_name() {
+        let map = parse_snmp6(
+            "Ip6InDiscards 3\nUdpLite6NoPorts 4\nUdp6NoPorts 5\nIcmp6InType1 6\nbogus\n",
+        );
+        assert_eq!(map.get("Ip6.InDiscards"), Some(&3));
+        assert_eq!(map.get("UdpLite6.NoPorts"), Some(&4));
+        assert_eq!(map.get("Udp6.NoPorts"), Some(&5));
+        assert_eq!(map.get("Icmp6.InType1"), Some(&6));
+        assert_eq!(map.len(), 4);
+    }
+
+    #[test]
     fn sockstat_fields() {
         let text = "sockets: used 12\nTCP: inuse 1 orphan 3 tw 2 alloc 4 mem 5\n\
                     UDP: inuse 6 mem 7\nUDPLITE: inuse 0\n";
@@ -139,6 +176,7 @@ mod tests {
         let counters = read_counters().expect("snmp is readable");
         assert!(counters.contains_key("Tcp.OutSegs"));
         assert!(counters.contains_key("TcpExt.ListenOverflows"));
+        assert!(counters.contains_key("Ip6.InDiscards"), "{counters:?}");
         read_sockstat().expect("sockstat is readable");
     }
 }

@@ -5,6 +5,7 @@ pub mod capture;
 pub mod completions;
 pub mod config;
 pub mod event_loop;
+pub mod explain;
 pub mod export;
 pub mod live;
 pub mod load;

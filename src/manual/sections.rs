@@ -78,7 +78,8 @@ OutSegs over the interval, null when nothing was sent), \fBlisten_overflows_per_
 \fBpassive_opens_per_s\fR, \fBattempt_fails_per_s\fR, \fBestab_resets_per_s\fR,
 \fBout_rsts_per_s\fR, \fBudp_in_errors_per_s\fR, \fBudp_rcvbuf_errors_per_s\fR,
 \fBudp_sndbuf_errors_per_s\fR; \fBcounters\fR (raw values by "Group.Name", e.g.
-"TcpExt.ListenOverflows") and \fBcounters_per_s\fR (their rates); \fBsockstat\fR
+"TcpExt.ListenOverflows": every field of /proc/net/snmp, /proc/net/netstat and
+/proc/net/snmp6, the latter's "Ip6InDiscards" as "Ip6.InDiscards") and \fBcounters_per_s\fR (their rates); \fBsockstat\fR
 (/proc/net/sockstat: \fBsockets_used\fR, \fBtcp_inuse\fR, \fBtcp_orphan\fR, \fBtcp_tw\fR,
 \fBtcp_alloc\fR, \fBtcp_mem_pages\fR, \fBudp_inuse\fR, \fBudp_mem_pages\fR; the kernel
 counts tcp_orphan, tcp_alloc and tcp_mem_pages for the whole host, every namespace
@@ -280,6 +281,22 @@ timeout and backoff: the gaps between successive retransmits of one segment, e.g
 come from the per-flow analysis, the same code live, in \fBsnapshot\fR and in
 \fBnetlens read\fR. In \fBfindings[]\fR they name the flow and its process, for flows
 active in the last 60 s, at most 5 flows per id.
+.TP
+\fBcounter:\fIGroup.Name\fR
+Generated from the COUNTER CATALOGUE: a catalogued counter rose faster than its
+entry's threshold over the interval (\fBcounter:Udp.NoPorts\fR,
+\fBcounter:TcpExt.TCPBacklogDrop\fR, \fBcounter:netdev.rx_missed_errors\fR,
+\fBcounter:qdisc.drops\fR). The id is "counter:" and the entry's id, stable across
+releases. \fBseverity\fR is the entry's (warn or crit); \fBsummary\fR is
+"[IF: ]ID RATE/s in netns NS: MEANING" (IF for netdev and qdisc counters, RATE per
+second over the interval, as \fBnstat\fR's delta divided by the interval);
+\fBhint\fR is the entry's fix; \fBevidence\fR is {tab "tcp", row ID} for the
+snmp/netstat/snmp6 counters, {tab "interfaces", row IF} for netdev and qdisc, {tab
+"conntrack", row ID} for conntrack. Info entries (normal life) and counters a finding
+above reports already (ListenOverflows: listen\-overflow; RetransSegs: retransmits;
+SyncookiesSent: syn\-flood; rx_errors: iface\-errors; conntrack drop: conntrack\-drops;
+qdisc drops while iface\-saturated names the interface) raise none. In export,
+\fBnetlens_finding\fR{\fBid\fR="counter:..."} counts them like the others.
 .PP
 A finding clears as soon as its condition no longer holds. Every number above is
 a default: \fB[thresholds]\fR in the config file changes it (see CONFIGURATION).
@@ -390,7 +407,7 @@ Every series has the label \fBnetns\fR. Names follow node_exporter where it has 
 \fBnode_network_transmit_{colls,carrier}_total\fR (label \fBdevice\fR),
 \fBnode_network_up\fR (IFF_UP and carrier), \fBnode_network_mtu_bytes\fR,
 \fBnode_network_speed_bytes\fR (when known); \fBnode_sockstat_*\fR;
-\fBnode_netstat_<Group>_<Name>_total\fR for the snmp/netstat counters (counters, so the
+\fBnode_netstat_<Group>_<Name>_total\fR for every snmp/netstat/snmp6 counter (counters, so the
 OpenMetrics \fB_total\fR suffix is added to node_exporter's untyped name);
 \fBnode_nf_conntrack_entries\fR, \fBnode_nf_conntrack_entries_limit\fR and
 \fBnode_nf_conntrack_stat_*\fR (gauges, as node_exporter has them), only where conntrack is

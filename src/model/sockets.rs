@@ -228,9 +228,9 @@ pub fn ss_endpoint(address: SocketAddr, v6only: bool) -> String {
 pub struct TcpSample {
     /// Sockets per state, counted from the dump; index = state - 1.
     pub states: [u32; 11],
-    /// Counters from /proc/net/snmp and /proc/net/netstat as "Group.Name"
-    /// ("Tcp.RetransSegs", "TcpExt.ListenOverflows", "Udp.InErrors"), only
-    /// those netlens shows.
+    /// Counters from /proc/net/snmp, /proc/net/netstat and /proc/net/snmp6
+    /// as "Group.Name" ("Tcp.RetransSegs", "TcpExt.ListenOverflows",
+    /// "Ip6.InDiscards"): all of them, for the counter catalogue's findings.
     pub counters: BTreeMap<String, u64>,
     pub sockstat: Sockstat,
     /// Kernel knobs by sysctl name, read live ("net.core.somaxconn" -> "4096").

@@ -1,0 +1,287 @@
+//! Findings generated from the catalogue: a counter rising faster than its
+//! entry's threshold raises `counter:<Id>` ("counter:Udp.NoPorts",
+//! "counter:netdev.rx_missed_errors") with the entry's words, the rate,
+//! where (namespace; interface for netdev and qdisc) and the fix. Entries
+//! at level info, and those a hand-written finding reports (`covered_by`),
+//! raise nothing here.
+
+use super::catalogue::{self, Entry, Level, Source};
+use super::{Evidence, Finding, Hold, IFACE_SATURATED, Severity};
+use crate::model::conntrack::ConntrackStats;
+use crate::model::rates::{counter_rate, interval};
+use crate::model::tcp_rates::TcpRates;
+use crate::model::{InterfaceSample, LinkCounters, QdiscStats, Sample};
+
+/// The catalogue's findings for `current`. `raised` holds the hand-written
+/// findings of the same sample: an interface whose qdisc drops the
+/// iface-saturated finding already names raises no second one.
+pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Some(previous) = previous.filter(|p| p.netns == current.netns) else {
+        return out;
+    };
+    let seconds = interval(previous, current);
+    let tcp = TcpRates::new(Some(previous), current);
+    for entry in catalogue::entries().filter(|e| e.raises()) {
+        match entry.source {
+            Source::Snmp | Source::Netstat | Source::Snmp6 => {
+                if let Some(rate) = tcp.and_then(|t| t.rate(entry.id)) {
+                    push(&mut out, entry, rate, current, None);
+                }
+            }
+            Source::Netdev => {
+                for iface in &current.interfaces {
+                    let Some(before) = previous.interface(&iface.name) else {
+                        continue;
+                    };
+                    let pick = |c: &LinkCounters| netdev(c, entry.name());
+                    if let (Some(b), Some(a)) = (pick(&before.counters), pick(&iface.counters))
+                        && let Some(rate) = counter_rate(b, a, seconds)
+                    {
+                        push(&mut out, entry, rate, current, Some(iface));
+                    }
+                }
+            }
+            Source::Qdisc => {
+                for iface in &current.interfaces {
+                    let saturated = raised
+                        .iter()
+                        .any(|f| f.id == IFACE_SATURATED && f.evidence.row == iface.name);
+                    let before = previous
+                        .interface(&iface.name)
+                        .and_then(|i| i.qdisc.as_ref());
+                    let (Some(b), Some(a)) = (before, iface.qdisc.as_ref()) else {
+                        continue;
+                    };
+                    if saturated || a.handle != b.handle || a.kind != b.kind {
+                        continue;
+                    }
+                    if let (Some(b), Some(a)) = (qdisc(b, entry.name()), qdisc(a, entry.name()))
+                        && let Some(rate) = counter_rate(b, a, seconds)
+                    {
+                        push(&mut out, entry, rate, current, Some(iface));
+                    }
+                }
+            }
+            Source::Conntrack => {
+                let (Some(b), Some(a)) = (&previous.conntrack.stats, &current.conntrack.stats)
+                else {
+                    continue;
+                };
+                if let (Some(b), Some(a)) = (conntrack(b, entry.name()), conntrack(a, entry.name()))
+                    && let Some(rate) = counter_rate(b, a, seconds)
+                {
+                    push(&mut out, entry, rate, current, None);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn push(
+    out: &mut Vec<Finding>,
+    entry: &'static Entry,
+    rate: f64,
+    current: &Sample,
+    iface: Option<&InterfaceSample>,
+) {
+    if rate <= entry.per_s || rate <= 0.0 {
+        return;
+    }
+    let severity = match entry.level {
+        Level::Crit => Severity::Crit,
+        Level::Warn | Level::Info => Severity::Warn,
+    };
+    let netns = if current.netns.is_empty() {
+        "host"
+    } else {
+        current.netns.as_str()
+    };
+    let (prefix, tab, row) = match (iface, entry.source) {
+        (Some(i), _) => (format!("{}: ", i.name), "interfaces", i.name.clone()),
+        (None, Source::Conntrack) => (String::new(), "conntrack", entry.id.to_string()),
+        (None, _) => (String::new(), "tcp", entry.id.to_string()),
+    };
+    out.push(Finding {
+        hold: Hold::default(),
+        id: entry.finding,
+        severity,
+        summary: format!(
+            "{prefix}{} {rate:.1}/s in netns {netns}: {}",
+            entry.id, entry.meaning
+        ),
+        hint: entry
+            .fix
+            .replace(" IF", &format!(" {}", iface.map_or("IF", |i| &i.name))),
+        evidence: Evidence { tab, row },
+    });
+}
+
+/// A netdev stats64 counter by its name ("rx_missed_errors").
+fn netdev(c: &LinkCounters, name: &str) -> Option<u64> {
+    Some(match name {
+        "rx_errors" => c.rx_errors,
+        "tx_errors" => c.tx_errors,
+        "rx_dropped" => c.rx_dropped,
+        "tx_dropped" => c.tx_dropped,
+        "rx_over_errors" => c.rx_over_errors,
+        "rx_crc_errors" => c.rx_crc_errors,
+        "rx_frame_errors" => c.rx_frame_errors,
+        "rx_fifo_errors" => c.rx_fifo_errors,
+        "rx_missed_errors" => c.rx_missed_errors,
+        "tx_carrier_errors" => c.tx_carrier_errors,
+        "tx_fifo_errors" => c.tx_fifo_errors,
+        "collisions" => c.collisions,
+        _ => return None,
+    })
+}
+
+fn qdisc(q: &QdiscStats, name: &str) -> Option<u64> {
+    Some(match name {
+        "drops" => q.drops,
+        "overlimits" => q.overlimits,
+        "requeues" => q.requeues,
+        _ => return None,
+    })
+}
+
+fn conntrack(s: &ConntrackStats, name: &str) -> Option<u64> {
+    Some(match name {
+        "drop" => s.drop,
+        "early_drop" => s.early_drop,
+        "insert_failed" => s.insert_failed,
+        "invalid" => s.invalid,
+        "chaintoolong" => s.chaintoolong,
+        "error" => s.error,
+        "search_restart" => s.search_restart,
+        "clash_resolve" => s.clash_resolve,
+        _ => return None,
+    })
+}
+
+/// Every counter name the catalogue's netdev, qdisc and conntrack entries
+/// use is one these readers know (a test checks it).
+pub fn readable(entry: &Entry) -> bool {
+    let name = entry.name();
+    match entry.source {
+        Source::Netdev => netdev(&LinkCounters::default(), name).is_some(),
+        Source::Qdisc => qdisc(&QdiscStats::default(), name).is_some(),
+        Source::Conntrack => conntrack(&ConntrackStats::default(), name).is_some(),
+        Source::Snmp | Source::Netstat | Source::Snmp6 => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::{IDS, Thresholds, evaluate as all};
+    use crate::model::sockets::TcpSample;
+
+    fn sample(mono: f64, counters: &[(&str, u64)]) -> Sample {
+        let mut tcp = TcpSample::default();
+        for (name, value) in counters {
+            tcp.counters.insert(name.to_string(), *value);
+        }
+        Sample {
+            mono,
+            netns: "cat-test".into(),
+            tcp: Some(tcp),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_counter_past_its_threshold_raises_its_finding() {
+        let a = sample(0.0, &[("Udp.NoPorts", 100), ("TcpExt.TCPBacklogDrop", 0)]);
+        let b = sample(2.0, &[("Udp.NoPorts", 200), ("TcpExt.TCPBacklogDrop", 0)]);
+        let found = all(Some(&a), &b, &Thresholds::DEFAULT);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].id, "counter:Udp.NoPorts");
+        assert_eq!(found[0].severity, Severity::Warn);
+        assert!(
+            found[0]
+                .summary
+                .starts_with("Udp.NoPorts 50.0/s in netns cat-test: "),
+            "{}",
+            found[0].summary
+        );
+        assert_eq!(found[0].hint, catalogue::get("Udp.NoPorts").unwrap().fix);
+        assert_eq!(found[0].evidence.row, "Udp.NoPorts");
+        // At or under the threshold (5/s): nothing.
+        let slow = sample(2.0, &[("Udp.NoPorts", 110)]);
+        assert!(all(Some(&a), &slow, &Thresholds::DEFAULT).is_empty());
+    }
+
+    #[test]
+    fn covered_and_info_counters_raise_nothing_of_their_own() {
+        let a = sample(0.0, &[("TcpExt.ListenOverflows", 0), ("Tcp.OutRsts", 0)]);
+        let b = sample(1.0, &[("TcpExt.ListenOverflows", 50), ("Tcp.OutRsts", 500)]);
+        let found = all(Some(&a), &b, &Thresholds::DEFAULT);
+        assert!(
+            found.iter().all(|f| !f.id.starts_with("counter:")),
+            "{found:?}"
+        );
+        assert!(
+            found
+                .iter()
+                .any(|f| f.id == crate::findings::LISTEN_OVERFLOW)
+        );
+    }
+
+    #[test]
+    fn another_namespace_or_no_previous_sample_raises_nothing() {
+        let a = sample(0.0, &[("Udp.NoPorts", 0)]);
+        let mut b = sample(1.0, &[("Udp.NoPorts", 1000)]);
+        assert!(evaluate(None, &b, &[]).is_empty());
+        b.netns = "other".into();
+        assert!(evaluate(Some(&a), &b, &[]).is_empty());
+    }
+
+    #[test]
+    fn covered_by_names_a_finding_netlens_raises() {
+        for entry in catalogue::entries() {
+            if let Some(id) = entry.covered_by {
+                assert!(IDS.contains(&id), "{}: covered by unknown {id}", entry.id);
+            }
+            assert!(readable(entry), "{}: no reader for it", entry.id);
+        }
+    }
+
+    #[test]
+    fn rx_missed_errors_raise_with_the_interface() {
+        let iface = |missed| InterfaceSample {
+            index: 2,
+            name: "eth9".into(),
+            counters: LinkCounters {
+                rx_missed_errors: missed,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let a = Sample {
+            mono: 0.0,
+            interfaces: vec![iface(0)],
+            ..Default::default()
+        };
+        let b = Sample {
+            mono: 1.0,
+            interfaces: vec![iface(30)],
+            ..Default::default()
+        };
+        let found = evaluate(Some(&a), &b, &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, "counter:netdev.rx_missed_errors");
+        assert!(
+            found[0]
+                .summary
+                .starts_with("eth9: netdev.rx_missed_errors 30.0/s")
+        );
+        assert!(
+            found[0].hint.contains("ethtool -G eth9 rx N"),
+            "{}",
+            found[0].hint
+        );
+        assert_eq!(found[0].evidence.row, "eth9");
+    }
+}
