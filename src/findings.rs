@@ -2,12 +2,14 @@
 //! `snapshot --json` and (later) in replay.
 
 pub mod catalogue;
+mod connections;
 mod conntrack;
 pub mod counters;
 pub mod dns;
 mod stack;
 pub mod thresholds;
 
+pub use connections::{CLOSE_WAIT, CONNECT_TIMEOUT, PORT_EXHAUSTION};
 pub use stack::{LISTEN_OVERFLOW, RETRANSMITS, SOCKET_BACKLOG, SYN_FLOOD, stuck, top_sources};
 pub use thresholds::Thresholds;
 mod flows;
@@ -37,6 +39,9 @@ pub const IDS: &[&str] = &[
     ZERO_WINDOW,
     SYN_UNANSWERED,
     RST_AFTER_DATA,
+    CLOSE_WAIT,
+    PORT_EXHAUSTION,
+    CONNECT_TIMEOUT,
 ];
 
 pub use crate::packet::analysis::findings_ids::{
@@ -191,6 +196,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     }
     findings.extend(conntrack::evaluate(previous, current, limits));
     stack::evaluate(previous, current, limits, &mut findings);
+    findings.extend(connections::evaluate(previous, current, limits));
     findings.extend(flows::evaluate(previous, current, limits));
     findings.extend(dns::evaluate(current, limits));
     let from_catalogue = counters::evaluate(previous, current, &findings);

@@ -56,6 +56,18 @@ mod tests {
                 d.retrans_warn_percent, d.retrans_crit_percent
             ),
             format!("at least {:.0} segments/s", d.retrans_min_out_segs_per_s),
+            format!(
+                "{} or more of one process on one port warn, {} or more are\ncrit, and {} or more",
+                d.close_wait_warn_sockets, d.close_wait_crit_sockets, d.close_wait_growing_sockets
+            ),
+            format!(
+                "reached {:.0}% (warn) or\n{:.0}% (crit)",
+                d.port_exhaustion_warn_percent, d.port_exhaustion_crit_percent
+            ),
+            format!(
+                "{} or more (warn) or {}\nor more (crit) sockets in SYN_SENT",
+                d.connect_timeout_warn_sockets, d.connect_timeout_crit_sockets
+            ),
         ] {
             assert!(page.contains(&needle), "man page lacks {needle:?}");
         }

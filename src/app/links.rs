@@ -53,10 +53,15 @@ impl App {
     }
 
     /// "local peer" or "local" (a listener): selects that socket, clearing
-    /// the filter so it is in the list.
+    /// the filter so it is in the list. Any other row is a filter that
+    /// shows a finding's group of sockets ("close-wait pid=2231 :8443").
     fn select_socket_by_text(&mut self, row: &str) {
         let mut parts = row.split_whitespace().map(|p| p.parse::<SocketAddr>());
         let (Some(Ok(local)), peer) = (parts.next(), parts.next()) else {
+            self.sockets.filter = row.to_string();
+            self.sockets.detail = false;
+            self.sockets.selected = None;
+            self.sockets.selected_position = 0;
             return;
         };
         let peer = peer.and_then(Result::ok);

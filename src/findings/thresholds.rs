@@ -63,6 +63,24 @@ pub struct Thresholds {
     pub dns_slow_p90_ms: f64,
     /// dns-timeout: timed-out queries in the DNS window that raise it.
     pub dns_timeout_count: u32,
+    /// close-wait: CLOSE_WAIT sockets of one process on one local port,
+    /// already in CLOSE_WAIT the sample before, for warn.
+    pub close_wait_warn_sockets: u32,
+    /// close-wait: the same, for crit.
+    pub close_wait_crit_sockets: u32,
+    /// close-wait: fewer such sockets than warn still fire when at least
+    /// this many and their count grew since the sample before.
+    pub close_wait_growing_sockets: u32,
+    /// port-exhaustion: sockets from one address to one destination as a %
+    /// of net.ipv4.ip_local_port_range's size, for warn.
+    pub port_exhaustion_warn_percent: f64,
+    /// port-exhaustion: the same, for crit.
+    pub port_exhaustion_crit_percent: f64,
+    /// connect-timeout: SYN_SENT sockets to one destination whose SYN was
+    /// retransmitted, for warn.
+    pub connect_timeout_warn_sockets: u32,
+    /// connect-timeout: the same, for crit.
+    pub connect_timeout_crit_sockets: u32,
     /// Every finding: samples in a row its condition must hold to show.
     pub findings_on_samples: u32,
     /// Every finding: calm samples in a row after which it stops showing.
@@ -100,6 +118,13 @@ impl Thresholds {
         flow_retrans_warn_percent: 1.0,
         dns_slow_p90_ms: 100.0,
         dns_timeout_count: 1,
+        close_wait_warn_sockets: 64,
+        close_wait_crit_sockets: 512,
+        close_wait_growing_sockets: 8,
+        port_exhaustion_warn_percent: 80.0,
+        port_exhaustion_crit_percent: 95.0,
+        connect_timeout_warn_sockets: 2,
+        connect_timeout_crit_sockets: 20,
         findings_on_samples: 1,
         findings_off_samples: 3,
     };
@@ -141,6 +166,14 @@ impl Thresholds {
             ),
             ("flow_retrans_warn_percent", self.flow_retrans_warn_percent),
             ("dns_slow_p90_ms", self.dns_slow_p90_ms),
+            (
+                "port_exhaustion_warn_percent",
+                self.port_exhaustion_warn_percent,
+            ),
+            (
+                "port_exhaustion_crit_percent",
+                self.port_exhaustion_crit_percent,
+            ),
         ];
         for (key, value) in numbers {
             if !(value.is_finite() && value >= 0.0) {
@@ -175,6 +208,24 @@ impl Thresholds {
                 self.retrans_warn_percent,
                 self.retrans_crit_percent,
             ),
+            (
+                "close_wait_warn_sockets",
+                "close_wait_crit_sockets",
+                f64::from(self.close_wait_warn_sockets),
+                f64::from(self.close_wait_crit_sockets),
+            ),
+            (
+                "port_exhaustion_warn_percent",
+                "port_exhaustion_crit_percent",
+                self.port_exhaustion_warn_percent,
+                self.port_exhaustion_crit_percent,
+            ),
+            (
+                "connect_timeout_warn_sockets",
+                "connect_timeout_crit_sockets",
+                f64::from(self.connect_timeout_warn_sockets),
+                f64::from(self.connect_timeout_crit_sockets),
+            ),
         ] {
             if warn_value > crit_value {
                 return Err((
@@ -187,6 +238,20 @@ impl Thresholds {
             ("qdisc_backlog_packets", self.qdisc_backlog_packets),
             ("stuck_queue_samples", self.stuck_queue_samples),
             ("dns_timeout_count", self.dns_timeout_count),
+            ("close_wait_warn_sockets", self.close_wait_warn_sockets),
+            ("close_wait_crit_sockets", self.close_wait_crit_sockets),
+            (
+                "close_wait_growing_sockets",
+                self.close_wait_growing_sockets,
+            ),
+            (
+                "connect_timeout_warn_sockets",
+                self.connect_timeout_warn_sockets,
+            ),
+            (
+                "connect_timeout_crit_sockets",
+                self.connect_timeout_crit_sockets,
+            ),
             ("findings_on_samples", self.findings_on_samples),
             ("findings_off_samples", self.findings_off_samples),
         ] {

@@ -231,6 +231,42 @@ samples in a row: the application read nothing of its Recv\-Q, or the peer
 acknowledged nothing of its Send\-Q. A busy transfer whose queues move never counts.
 Such sockets are marked STUCK in the Sockets tab.
 .TP
+\fBclose\-wait\fR
+A process does not close connections its peers closed: its sockets on one local
+port pile up in CLOSE_WAIT (the peer's FIN arrived, the application never called
+close()). Only sockets already in CLOSE_WAIT the sample before count (a close in
+progress does not); 64 or more of one process on one port warn, 512 or more are
+crit, and 8 or more warn while their count grows. Names the process (pid and
+command), the count and its growth per second ("PID 2231 (java) holds 950 sockets
+in CLOSE_WAIT on :8443, +3.0/s"). The fix is the application's connection handling
+(close after read returns 0 or an error; a pool that drops dead connections), not
+a sysctl. Enter shows them: the Sockets tab filtered to
+\fBclose\-wait pid=N :PORT\fR.
+.TP
+\fBport\-exhaustion\fR
+A client is running out of ephemeral ports towards one destination: its TCP sockets
+from one local address to one destination ip:port (TIME_WAIT included; not when
+tcp_tw_reuse lets connect() reuse those: 1, or 2 on loopback) reached 80% (warn) or
+95% (crit) of the size of net.ipv4.ip_local_port_range. connect() to it then fails
+with EADDRNOTAVAIL, which no counter records, so the socket table is the evidence.
+Only sockets whose local port is in the range count (a server's accepted sockets
+use its listening port). Names the destination, the count, how many are in
+TIME_WAIT, the range and the process holding the open ones; the fixes: reuse
+connections (keep-alive, a pool), tcp_tw_reuse=1 (with its live value), a wider
+range, more destination addresses or ports. Enter: the Sockets tab filtered to
+\fBLOCAL DESTINATION\fR.
+.TP
+\fBconnect\-timeout\fR
+Connects whose SYN goes unanswered (no SYN\-ACK, no RST): 2 or more (warn) or 20
+or more (crit) sockets in SYN_SENT towards one destination whose SYN the kernel
+already retransmitted (tcp_info's total_retrans, \fBss \-ti\fR's retrans:X/Y),
+so each has waited at least the initial 1 s RTO. Names the destination, how many
+connects and processes wait (pid and command), the most SYNs one has sent, and
+TcpExt TCPSynRetrans per second. A firewall dropping SYNs, a dead host or a
+routing hole; a closed port would answer RST. Enter: the Sockets tab filtered to
+\fBsyn\-sent DESTINATION\fR. (With capture on, the flow finding syn\-unanswered
+may name the same connects from the packets.)
+.TP
 \fBretransmits\fR
 Host level: retransmitted segments reached 2% (warn) or 10% (crit) of the segments
 sent over the interval, while at least 50 segments/s were sent. Flow level: a TCP

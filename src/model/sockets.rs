@@ -22,9 +22,11 @@ pub const TCP_STATES: [&str; 11] = [
 ];
 
 pub const TCP_ESTABLISHED: u8 = 1;
+pub const TCP_SYN_SENT: u8 = 2;
 pub const TCP_SYN_RECV: u8 = 3;
 pub const TCP_TIME_WAIT: u8 = 6;
 pub const TCP_CLOSE: u8 = 7;
+pub const TCP_CLOSE_WAIT: u8 = 8;
 pub const TCP_LISTEN: u8 = 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

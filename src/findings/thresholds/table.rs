@@ -117,6 +117,41 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
         "dns-timeout: timed-out queries in the window that raise it",
     ),
     (
+        "close_wait_warn_sockets",
+        "64",
+        "close-wait: sockets of one process on one local port in CLOSE_WAIT in two samples in a row, to warn",
+    ),
+    (
+        "close_wait_crit_sockets",
+        "512",
+        "close-wait: the same, critical",
+    ),
+    (
+        "close_wait_growing_sockets",
+        "8",
+        "close-wait: fewer than warn still warn when at least this many and their count grew since the sample before",
+    ),
+    (
+        "port_exhaustion_warn_percent",
+        "80.0",
+        "port-exhaustion: sockets from one address to one destination ip:port as a % of ip_local_port_range's size, to warn",
+    ),
+    (
+        "port_exhaustion_crit_percent",
+        "95.0",
+        "port-exhaustion: the same, critical",
+    ),
+    (
+        "connect_timeout_warn_sockets",
+        "2",
+        "connect-timeout: SYN_SENT sockets to one destination whose SYN was retransmitted (unanswered for 1 s or more), to warn",
+    ),
+    (
+        "connect_timeout_crit_sockets",
+        "20",
+        "connect-timeout: the same, critical",
+    ),
+    (
         "findings_on_samples",
         "1",
         "every finding: samples in a row its condition must hold before it shows (raise it to ignore one-sample spikes; snapshot then needs --count of at least this)",
