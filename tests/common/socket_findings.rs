@@ -1,0 +1,120 @@
+//! Helpers for the socket-table findings' tests (close-wait,
+//! port-exhaustion, connect-timeout): python3 helpers in a namespace, a
+//! snapshot running beside them, `ss` rows to compare with.
+
+use super::{ChildGuard, NETLENS, ns_exec};
+use serde_json::Value;
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+
+/// A python3 helper run in `ns`, killed (by PID) on drop. It prints
+/// "ready" once set up: see `wait_ready`.
+pub fn python_in(ns: &str, script: &str) -> ChildGuard {
+    ChildGuard(
+        Command::new("ip")
+            .args(["netns", "exec", ns, "python3", "-c", script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3"),
+    )
+}
+
+/// Reads the helper's lines up to "ready"; returns the lines before it.
+pub fn wait_ready(child: &mut ChildGuard) -> Vec<String> {
+    let stdout = child.0.stdout.take().expect("piped");
+    let mut lines = Vec::new();
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.expect("helper output");
+        if line.trim() == "ready" {
+            return lines;
+        }
+        lines.push(line);
+    }
+    panic!("the helper ended before it was ready: {lines:?}");
+}
+
+/// `netlens snapshot --json --no-capture --section findings` of `ns`,
+/// `count` samples one second apart, running in the background.
+pub fn start_snapshot(ns: &str, count: u32) -> Child {
+    Command::new(NETLENS)
+        .args([
+            "snapshot",
+            "--json",
+            "--no-capture",
+            "--section",
+            "findings",
+        ])
+        .args(["--count", &count.to_string(), "--interval", "1s"])
+        .args(["--netns", ns])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("netlens snapshot")
+}
+
+/// Waits for the snapshot; its JSON lines.
+pub fn finish_snapshot(child: Child) -> Vec<Value> {
+    let out = child.wait_with_output().expect("snapshot");
+    assert!(
+        out.status.success(),
+        "snapshot failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    super::parse_lines(&out.stdout)
+}
+
+/// Every finding `id` of every sample, in order.
+pub fn findings(lines: &[Value], id: &str) -> Vec<Value> {
+    lines
+        .iter()
+        .flat_map(|line| line["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["id"] == id)
+        .collect()
+}
+
+/// The findings `id` of the last sample.
+pub fn last_findings(lines: &[Value], id: &str) -> Vec<Value> {
+    findings(&lines[lines.len() - 1..], id)
+}
+
+pub fn text<'a>(finding: &'a Value, key: &str) -> &'a str {
+    finding[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {key} in {finding}"))
+}
+
+/// The whitespace-separated fields of `ss -H ARGS` in `ns`.
+pub fn ss_rows(ns: &str, args: &[&str]) -> Vec<Vec<String>> {
+    let mut command = vec!["ss", "-H"];
+    command.extend_from_slice(args);
+    let out = ns_exec(ns, &command);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+/// The (command, pid) in an `ss -p` users:(("python3",pid=12,fd=3)) field.
+pub fn ss_user(row: &[String]) -> Option<(String, u32)> {
+    let users = row.iter().find(|f| f.starts_with("users:"))?;
+    let name = users.split('"').nth(1)?.to_string();
+    let pid = users.split("pid=").nth(1)?.split([',', ')']).next()?;
+    Some((name, pid.parse().ok()?))
+}
+
+/// The number after `before` in `text` ("holds 950 sockets": 950).
+pub fn number_after(text: &str, before: &str) -> f64 {
+    let rest = text
+        .split(before)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {before:?} in {text:?}"));
+    let number: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '+' | '-'))
+        .collect();
+    number
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {before:?} in {text:?}"))
+}
