@@ -118,3 +118,37 @@ pub fn number_after(text: &str, before: &str) -> f64 {
         .parse()
         .unwrap_or_else(|_| panic!("no number after {before:?} in {text:?}"))
 }
+
+/// A well-behaved server on `ip`:`ports` in `ns`: accepts everything,
+/// closes each connection as soon as its peer closed it (EOF), echoes
+/// nothing. Ends by itself after 40 s.
+pub fn closing_server(ns: &str, ip: std::net::Ipv4Addr, ports: &[u16]) -> ChildGuard {
+    let ports: Vec<String> = ports.iter().map(u16::to_string).collect();
+    let mut server = python_in(
+        ns,
+        &format!(
+            "import socket,selectors,time\n\
+             sel=selectors.DefaultSelector()\n\
+             for p in [{ports}]:\n\
+             \x20   s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n\
+             \x20   s.bind(('{ip}',p)); s.listen(4096); s.setblocking(False)\n\
+             \x20   sel.register(s,selectors.EVENT_READ,None)\n\
+             print('ready',flush=True)\n\
+             end=time.time()+40\n\
+             while time.time()<end:\n\
+             \x20   for key,_ in sel.select(0.5):\n\
+             \x20       if key.data is None:\n\
+             \x20           try: c,_=key.fileobj.accept()\n\
+             \x20           except BlockingIOError: continue\n\
+             \x20           c.setblocking(False); sel.register(c,selectors.EVENT_READ,1)\n\
+             \x20       else:\n\
+             \x20           try: d=key.fileobj.recv(65536)\n\
+             \x20           except BlockingIOError: continue\n\
+             \x20           except OSError: d=b''\n\
+             \x20           if not d: sel.unregister(key.fileobj); key.fileobj.close()",
+            ports = ports.join(",")
+        ),
+    );
+    wait_ready(&mut server);
+    server
+}
