@@ -52,11 +52,13 @@ fn client(ns: &str, closed: &[(u16, u32)], held: (u16, u32)) -> (common::ChildGu
     (child, pid, format!("{} {}", fields[1], fields[2]))
 }
 
+/// Per destination: sockets, in TIME_WAIT, (pid, open sockets) of the owner.
+type Destinations = std::collections::HashMap<String, (u32, u32, Option<(u32, u32)>)>;
+
 /// `ss -tanp` in `ns`: per destination, (sockets, in TIME_WAIT, (pid,
 /// open sockets) of the owner).
-fn per_destination(ns: &str) -> std::collections::HashMap<String, (u32, u32, Option<(u32, u32)>)> {
-    let mut out: std::collections::HashMap<String, (u32, u32, Option<(u32, u32)>)> =
-        std::collections::HashMap::new();
+fn per_destination(ns: &str) -> Destinations {
+    let mut out = Destinations::new();
     for row in ss_rows(ns, &["-tanp"]) {
         if row[0] == "LISTEN" {
             continue;

@@ -338,7 +338,8 @@ A finding clears as soon as its condition no longer holds. Every number above is
 a default: \fB[thresholds]\fR in the config file changes it (see CONFIGURATION).
 Press \fB!\fR for the list of active findings; Enter on one opens the tab and the
 row its evidence is in (the interface, the socket or listener, the TCP state or
-counter, the flow).
+counter, the flow), or, for a group of sockets (close\-wait, port\-exhaustion,
+connect\-timeout), the Sockets tab filtered to that group.
 .SH CROSS-LINKS
 \fBx\fR goes from the selected row to the related rows of another tab: from an
 interface to the Flows tab filtered to the flows to or from its addresses (flows

@@ -37,6 +37,11 @@ pub fn wait_ready(child: &mut ChildGuard) -> Vec<String> {
 /// `netlens snapshot --json --no-capture --section findings` of `ns`,
 /// `count` samples one second apart, running in the background.
 pub fn start_snapshot(ns: &str, count: u32) -> Child {
+    start_snapshot_with(ns, count, &[])
+}
+
+/// `start_snapshot` with more arguments (`--record FILE`).
+pub fn start_snapshot_with(ns: &str, count: u32, more: &[&str]) -> Child {
     Command::new(NETLENS)
         .args([
             "snapshot",
@@ -47,6 +52,7 @@ pub fn start_snapshot(ns: &str, count: u32) -> Child {
         ])
         .args(["--count", &count.to_string(), "--interval", "1s"])
         .args(["--netns", ns])
+        .args(more)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -151,4 +157,78 @@ pub fn closing_server(ns: &str, ip: std::net::Ipv4Addr, ports: &[u16]) -> ChildG
     );
     wait_ready(&mut server);
     server
+}
+
+/// `netlens replay --json FILE`'s lines.
+pub fn replay_json(path: &std::path::Path) -> Vec<Value> {
+    let out = Command::new(NETLENS)
+        .args(["replay", "--json"])
+        .arg(path)
+        .output()
+        .expect("netlens replay");
+    assert!(
+        out.status.success(),
+        "replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    super::parse_lines(&out.stdout)
+}
+
+/// The (id, severity, evidence row, summary) of findings `id`, sample by
+/// sample: what must agree between a snapshot and its recording's replay.
+pub fn finding_rows(lines: &[Value], id: &str) -> Vec<Vec<(String, String, String)>> {
+    lines
+        .iter()
+        .map(|line| {
+            findings(std::slice::from_ref(line), id)
+                .iter()
+                .map(|f| {
+                    (
+                        text(f, "severity").to_string(),
+                        f["evidence"]["row"].as_str().unwrap_or("").to_string(),
+                        text(f, "summary").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `netlens export --listen 127.0.0.1:0 --netns NS`, killed on drop, and
+/// the address it serves on.
+pub fn start_export(ns: &str) -> (ChildGuard, std::net::SocketAddr) {
+    let mut child = Command::new(NETLENS)
+        .args(["export", "--listen", "127.0.0.1:0", "--netns", ns])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("netlens export");
+    let stdout = child.stdout.take().unwrap();
+    let guard = ChildGuard(child);
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    (guard, addr)
+}
+
+/// One GET /metrics on loopback: the body.
+pub fn scrape(addr: std::net::SocketAddr) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the exporter");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
 }
