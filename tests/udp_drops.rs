@@ -141,6 +141,12 @@ fn check(pair: &VethPair, case: &Case) {
     std::thread::sleep(Duration::from_millis(1200));
     let (rb, d_before) = ss_skmem(ns, case.port);
     let nstat_before = nstat_rcvbuf_errors(ns);
+    let recording = std::env::temp_dir().join(format!(
+        "netlens-countfind-udp-{}-{}.nlrec",
+        std::process::id(),
+        case.port
+    ));
+    let _ = std::fs::remove_file(&recording);
     let samples = common::snapshot(&[
         "--no-capture",
         "--section",
@@ -151,6 +157,8 @@ fn check(pair: &VethPair, case: &Case) {
         "1s",
         "--netns",
         ns,
+        "--record",
+        recording.to_str().unwrap(),
     ]);
     let (_, d_after) = ss_skmem(ns, case.port);
     let nstat_after = nstat_rcvbuf_errors(ns);
@@ -209,6 +217,27 @@ fn check(pair: &VethPair, case: &Case) {
         "{summary}"
     );
     assert!(finding["hint"].as_str().unwrap().contains("SO_REUSEPORT"));
+    // The recording replays to the same finding (rcvbuf is recorded too).
+    let replay = Command::new(NETLENS)
+        .args(["replay", "--json", recording.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&recording).unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    let replayed = common::parse_lines(&replay.stdout);
+    let again = replayed.last().unwrap()["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "udp-drops")
+        .cloned()
+        .unwrap_or_else(|| panic!("replay lost udp-drops"));
+    assert_eq!(again["summary"], finding["summary"]);
+    assert_eq!(again["hint"], finding["hint"]);
 }
 
 #[test]
