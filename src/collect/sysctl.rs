@@ -2,7 +2,7 @@
 //! the network namespace of the reading thread, so the sampler thread sees
 //! the watched namespace's values.
 
-use crate::model::sockets::KNOBS;
+use crate::model::sockets::{FINDING_KNOBS, KNOBS};
 use std::collections::BTreeMap;
 
 /// "net.core.somaxconn" -> "/proc/sys/net/core/somaxconn".
@@ -46,12 +46,13 @@ fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Every knob in `KNOBS` that could be read, whitespace collapsed ("4096
+/// Every knob in `KNOBS` and `FINDING_KNOBS` that could be read, whitespace collapsed ("4096
 /// 87380 6291456" for tcp_rmem); a host-wide one this namespace lacks comes
 /// from `host`. An unreadable knob is left out.
 pub fn read_knobs(host: &HostKnobs) -> BTreeMap<String, String> {
     KNOBS
         .iter()
+        .chain(FINDING_KNOBS)
         .filter_map(|name| {
             let value = match std::fs::read_to_string(path(name)) {
                 Ok(text) => collapse(&text),

@@ -89,7 +89,9 @@ text snapshot's \fBorphan\fR column and the TCP tab show this one);
 net.ipv4.tcp_mem); \fBknobs\fR (sysctl name to value, read live: tcp_max_syn_backlog,
 somaxconn, tcp_syncookies, tcp_synack_retries, tcp_fin_timeout, tcp_tw_reuse,
 ip_local_port_range, tcp_rmem, tcp_wmem, tcp_mem, netdev_max_backlog (host-wide: absent
-in another namespace)); \fBunix_sockets\fR.
+in another namespace), and for the findings' fixes tcp_max_orphans, rmem_default,
+rmem_max; tcp_mem and tcp_max_orphans are host-wide and read from netlens' own
+namespace when the watched one has no entry for them); \fBunix_sockets\fR.
 .TP
 \fBsockets[]\fR
 Every TCP and UDP socket, IPv4 and IPv6, as \fBss \-tuanp\fR lists them: \fBproto\fR (tcp,
@@ -106,7 +108,7 @@ permission)" when a /proc/PID/fd could not be read), \fBusers\fR [{\fBprocess\fR
 and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans\fR and
 \fBtotal_retrans\fR (retransmissions over the connection's life), \fBbytes_acked\fR,
 \fBbytes_received\fR, \fBlast_send_ms\fR, \fBlast_recv_ms\fR (age of the last data sent
-and received); \fBdrops\fR (sk_meminfo drops), \fBqueue_streak\fR (samples in a row
+and received); \fBdrops\fR (sk_meminfo drops), \fBrcvbuf\fR (sk_meminfo rcvbuf, ss's rb), \fBqueue_streak\fR (samples in a row
 with a queue that made no progress), \fBaccept_queue_full\fR.
 .TP
 \fBcapture\fR

@@ -323,6 +323,12 @@ pub const KNOBS: &[&str] = &[
     "net.ipv4.tcp_wmem",
     "net.ipv4.tcp_mem",
     "net.core.netdev_max_backlog",
+];
+
+/// Knobs read for the findings' fixes (and JSON's `knobs`) that the TCP
+/// tab does not show: udp-drops' receive buffer caps, tcp-memory's orphan
+/// limit.
+pub const FINDING_KNOBS: &[&str] = &[
     "net.ipv4.tcp_max_orphans",
     "net.core.rmem_default",
     "net.core.rmem_max",
