@@ -181,7 +181,14 @@ fn fill(pair: &VethPair, port: u16, connections: u32, bytes: u32) {
         tcp_mem.as_str()
     );
     // The largest queue, as ss shows it, with the server's PID.
-    let (largest, peer) = after.iter().max().unwrap().clone();
+    // (Equal queues are listed by address: the lowest peer first.)
+    let largest = after.iter().map(|(q, _)| *q).max().unwrap();
+    let peer = after
+        .iter()
+        .filter(|(q, _)| *q == largest)
+        .map(|(_, p)| p.parse::<std::net::SocketAddr>().unwrap())
+        .min()
+        .unwrap();
     let named = format!(
         "largest queues here: {IP_B}:{port} -> {peer} PID {} (python3) Recv-Q {largest} B",
         server.pid()

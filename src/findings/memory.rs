@@ -141,7 +141,14 @@ fn largest_queues(sockets: &[SocketSample], count: usize) -> Vec<String> {
         .iter()
         .filter(|s| s.proto == Proto::Tcp && !s.is_listener() && s.recv_q + s.send_q > 0)
         .collect();
-    tcp.sort_by_key(|s| std::cmp::Reverse(u64::from(s.recv_q) + u64::from(s.send_q)));
+    // Largest first; equal queues by address, so the list is stable.
+    tcp.sort_by_key(|s| {
+        (
+            std::cmp::Reverse(u64::from(s.recv_q) + u64::from(s.send_q)),
+            s.local,
+            s.peer,
+        )
+    });
     tcp.iter()
         .take(count)
         .map(|s| {
