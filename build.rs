@@ -20,6 +20,8 @@ mod sections;
 #[path = "src/findings/thresholds/table.rs"]
 mod thresholds;
 
+#[path = "src/findings/catalog.rs"]
+mod catalog;
 #[path = "src/findings/catalogue/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod catalogue;
@@ -34,6 +36,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
     println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");
     println!("cargo:rerun-if-changed=src/findings/catalogue");
+    println!("cargo:rerun-if-changed=src/findings/catalog.rs");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let command = cli::Cli::command();
     let man = clap_mangen::Man::new(command);
@@ -49,7 +52,7 @@ fn main() {
     write_subcommands(&cli::Cli::command(), &mut page);
     write_keys(&mut page);
     write_configuration(&mut page);
-    page.extend_from_slice(sections::SECTIONS.as_bytes());
+    page.extend_from_slice(with_findings(sections::SECTIONS).as_bytes());
     page.extend_from_slice(catalogue::man_section().as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
@@ -135,6 +138,24 @@ fn write_configuration(page: &mut Vec<u8>) {
         .unwrap();
     }
     writeln!(page, ".RE").unwrap();
+}
+
+/// SECTIONS with FINDINGS' marker line replaced by one entry per finding
+/// of the catalog: what it means, its evidence, its fix.
+fn with_findings(sections: &str) -> String {
+    const MARKER: &str = ".\\\" FINDINGS TABLE: build.rs puts src/findings/catalog.rs here\n";
+    let mut entries = String::new();
+    for entry in catalog::CATALOG {
+        entries.push_str(&format!(
+            ".TP\n\\fB{}\\fR\n{}\n.br\nEvidence: {}\n.br\nFix: {}\n",
+            escape(entry.id),
+            escape(entry.means),
+            escape(entry.evidence),
+            escape(entry.fix)
+        ));
+    }
+    assert!(sections.contains(MARKER), "FINDINGS lost its marker line");
+    sections.replacen(MARKER, &entries, 1)
 }
 
 fn escape(text: &str) -> String {

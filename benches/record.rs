@@ -131,6 +131,7 @@ fn sockets(i: u64, n: u32) -> Vec<SocketSample> {
                     last_ack_ms: age,
                 }),
                 drops: None,
+                rcvbuf: None,
                 queue_streak: 0,
                 v6only: false,
             }

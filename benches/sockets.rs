@@ -49,6 +49,7 @@ fn synthetic(mono: f64, count: u32) -> Sample {
                 ..Default::default()
             }),
             drops: Some(0),
+            rcvbuf: None,
             queue_streak: 0,
             v6only: false,
         })

@@ -1,17 +1,24 @@
 //! Diagnoses: pure functions of recent samples. The same code runs live, in
 //! `snapshot --json` and (later) in replay.
 
+pub mod catalog;
 pub mod catalogue;
 mod connections;
 mod conntrack;
 pub mod counters;
 pub mod dns;
+mod memory;
+mod refused;
 mod stack;
 pub mod thresholds;
+mod udp;
 
 pub use connections::{CLOSE_WAIT, CONNECT_TIMEOUT, PORT_EXHAUSTION};
+pub use memory::TCP_MEMORY;
+pub use refused::{CONNECT_REFUSED, refused_rates};
 pub use stack::{LISTEN_OVERFLOW, RETRANSMITS, SOCKET_BACKLOG, SYN_FLOOD, stuck, top_sources};
 pub use thresholds::Thresholds;
+pub use udp::UDP_DROPS;
 mod flows;
 mod hysteresis;
 pub use hysteresis::{Engine, Hold};
@@ -42,6 +49,9 @@ pub const IDS: &[&str] = &[
     CLOSE_WAIT,
     PORT_EXHAUSTION,
     CONNECT_TIMEOUT,
+    UDP_DROPS,
+    CONNECT_REFUSED,
+    TCP_MEMORY,
 ];
 
 pub use crate::packet::analysis::findings_ids::{
@@ -99,6 +109,25 @@ pub fn small_packet_flood(
             row: where_.to_string(),
         },
     })
+}
+
+/// The process holding a socket as a finding names it: "PID 2231 (java)",
+/// "PID 2231 (java) +1 more", or why there is none.
+pub fn process_of(socket: &crate::model::sockets::SocketSample) -> String {
+    let mut pids: Vec<u32> = socket.users.iter().map(|u| u.pid).collect();
+    pids.sort_unstable();
+    pids.dedup();
+    match socket.users.first() {
+        Some(user) if pids.len() > 1 => format!(
+            "PID {} ({}) +{} more",
+            user.pid,
+            user.process,
+            pids.len() - 1
+        ),
+        Some(user) => format!("PID {} ({})", user.pid, user.process),
+        None if socket.owner_denied => "(owner unreadable: run as root)".to_string(),
+        None => "(no process holds it)".to_string(),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -199,6 +228,9 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     findings.extend(connections::evaluate(previous, current, limits));
     findings.extend(flows::evaluate(previous, current, limits));
     findings.extend(dns::evaluate(current, limits));
+    findings.extend(udp::evaluate(previous, current, limits));
+    findings.extend(refused::evaluate(previous, current, limits));
+    findings.extend(memory::evaluate(previous, current, limits));
     let from_catalogue = counters::evaluate(previous, current, &findings);
     findings.extend(from_catalogue);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
@@ -369,6 +401,63 @@ mod tests {
             ..Default::default()
         };
         (a, b)
+    }
+
+    /// Every id evaluate() can raise (IDS, which the man page and export
+    /// list) has its entry in the catalog the man page and README render,
+    /// once; and the catalog's own ids are well formed.
+    #[test]
+    fn every_id_is_in_the_catalog() {
+        let ids: Vec<&str> = catalog::CATALOG.iter().map(|e| e.id).collect();
+        for id in IDS {
+            assert_eq!(
+                ids.iter().filter(|c| *c == id).count(),
+                1,
+                "{id} is not in src/findings/catalog.rs once"
+            );
+        }
+        for entry in catalog::CATALOG {
+            assert!(
+                entry.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{}",
+                entry.id
+            );
+            for text in [entry.means, entry.evidence, entry.fix] {
+                assert!(!text.is_empty() && !text.contains('\n'), "{}", entry.id);
+            }
+        }
+    }
+
+    /// What evaluate() raised from samples made to fire each of the stack
+    /// findings is in IDS (and so in the catalog).
+    #[test]
+    fn raised_ids_are_listed() {
+        use crate::model::sockets::TcpSample;
+        let tcp = |pages, counters: &[(&str, u64)]| {
+            let mut tcp = TcpSample::default();
+            tcp.sockstat.tcp_mem_pages = pages;
+            tcp.knobs
+                .insert("net.ipv4.tcp_mem".into(), "10 20 30".into());
+            for (name, value) in counters {
+                tcp.counters.insert(name.to_string(), *value);
+            }
+            Some(tcp)
+        };
+        let a = Sample {
+            mono: 0.0,
+            tcp: tcp(0, &[("Tcp.OutRsts", 0), ("Udp.RcvbufErrors", 0)]),
+            ..Default::default()
+        };
+        let b = Sample {
+            mono: 1.0,
+            tcp: tcp(25, &[("Tcp.OutRsts", 50), ("Udp.RcvbufErrors", 9)]),
+            ..Default::default()
+        };
+        let raised: Vec<&str> = evaluate(Some(&a), &b, &D).iter().map(|f| f.id).collect();
+        for id in [UDP_DROPS, CONNECT_REFUSED, TCP_MEMORY] {
+            assert!(raised.contains(&id), "{raised:?}");
+        }
+        assert!(raised.iter().all(|id| IDS.contains(id)), "{raised:?}");
     }
 
     #[test]

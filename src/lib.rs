@@ -45,8 +45,10 @@
 //!   `model::Sample`, called from `collect::Collectors::collect` (the sampler
 //!   thread runs it each interval).
 //! - A finding: a function in `findings/` over (previous, current) samples,
-//!   listed in `findings::evaluate`, its threshold in `findings::thresholds`
-//!   (the man page's table is generated from it).
+//!   listed in `findings::evaluate` and `findings::IDS`, its threshold in
+//!   `findings::thresholds` (the man page's table is generated from it), its
+//!   meaning, evidence and fix in `findings/catalog.rs` (the man page's
+//!   FINDINGS and README's "What netlens names" are generated from it).
 //! - A tab: its state and keys in `app/` implementing `app::view::TabView`,
 //!   its keys in `app/keymap.rs`, its drawing in `ui/`, its name in
 //!   `config::Tab`.

@@ -49,6 +49,7 @@ fn socket(state: u8, local: &str, peer: &str, recv_q: u32, send_q: u32) -> Socke
         owner_denied: false,
         tcp: None,
         drops: None,
+        rcvbuf: None,
         queue_streak: 0,
         v6only: false,
     }

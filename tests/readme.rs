@@ -141,3 +141,44 @@ fn readme_shows_each_tab_at_80x24_as_the_program_draws_it() {
          NETLENS_UPDATE_README=1 cargo test --release --test readme\nnow:\n{wanted}"
     );
 }
+
+const FINDINGS_BEGIN: &str = "<!-- findings:begin -->";
+const FINDINGS_END: &str = "<!-- findings:end -->";
+
+/// README.md's "What netlens names" table is the catalog the man page's
+/// FINDINGS renders (src/findings/catalog.rs), as `netlens::manual`
+/// renders it: every finding id, what it means, its evidence and its fix.
+/// Update it with `NETLENS_UPDATE_README=1 cargo test --release --test readme`.
+#[test]
+fn readme_names_every_finding_from_the_catalog() {
+    let text = readme();
+    let (head, rest) = text
+        .split_once(FINDINGS_BEGIN)
+        .unwrap_or_else(|| panic!("README.md has no {FINDINGS_BEGIN}"));
+    let (old, tail) = rest
+        .split_once(FINDINGS_END)
+        .unwrap_or_else(|| panic!("README.md has no {FINDINGS_END}"));
+    let wanted = format!("\n{}", netlens::manual::findings_table());
+    if std::env::var_os("NETLENS_UPDATE_README").is_some() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+        std::fs::write(
+            path,
+            format!("{head}{FINDINGS_BEGIN}{wanted}{FINDINGS_END}{tail}"),
+        )
+        .unwrap();
+        return;
+    }
+    assert!(
+        old == wanted,
+        "README.md's findings table differs from src/findings/catalog.rs; update it with\n  \
+         NETLENS_UPDATE_README=1 cargo test --release --test readme\nnow:\n{wanted}"
+    );
+    // Each id the program raises has its row, and the man page says the same.
+    for id in netlens::findings::IDS {
+        assert!(old.contains(&format!("| `{id}` |")), "README lacks {id}");
+        assert!(
+            netlens::manual::MAN_PAGE.contains(&format!("\\fB{}\\fR", id.replace('-', "\\-"))),
+            "man page lacks {id}"
+        );
+    }
+}

@@ -56,6 +56,7 @@ fn sockets(i: u64) -> Vec<SocketSample> {
                     ..Default::default()
                 }),
                 drops: None,
+                rcvbuf: None,
                 queue_streak: 0,
                 v6only: false,
             }

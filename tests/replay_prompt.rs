@@ -36,6 +36,7 @@ fn sample(i: u64) -> Sample {
         owner_denied: false,
         tcp: None,
         drops: None,
+        rcvbuf: None,
         queue_streak: 0,
         v6only: false,
     };

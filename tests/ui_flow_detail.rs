@@ -303,6 +303,7 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
             owner_denied: false,
             tcp: None,
             drops: None,
+            rcvbuf: None,
             queue_streak: 0,
             v6only: false,
         }],

@@ -555,6 +555,7 @@ fn sock(proto: Proto, state: u8, local: &str, peer: &str, q: (u32, u32)) -> Sock
             last_ack_ms: 80,
         }),
         drops: Some(0),
+        rcvbuf: None,
         queue_streak: 0,
         v6only: false,
     }

@@ -16,6 +16,7 @@ const INET_DIAG_INFO: u16 = 2;
 const INET_DIAG_SKMEMINFO: u16 = 7;
 const INET_DIAG_SKV6ONLY: u16 = 11;
 const AF_INET: u8 = libc::AF_INET as u8;
+const SK_MEMINFO_RCVBUF: usize = 1;
 const SK_MEMINFO_DROPS: usize = 8;
 
 fn u32_ne(bytes: &[u8], at: usize) -> Option<u32> {
@@ -58,6 +59,7 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         owner_denied: false,
         tcp: None,
         drops: None,
+        rcvbuf: None,
         queue_streak: 0,
         v6only: false,
     };
@@ -71,7 +73,10 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         let value = &rest[4..length];
         match kind {
             INET_DIAG_INFO => socket.tcp = tcp_info(value),
-            INET_DIAG_SKMEMINFO => socket.drops = u32_ne(value, SK_MEMINFO_DROPS * 4),
+            INET_DIAG_SKMEMINFO => {
+                socket.rcvbuf = u32_ne(value, SK_MEMINFO_RCVBUF * 4);
+                socket.drops = u32_ne(value, SK_MEMINFO_DROPS * 4);
+            }
             INET_DIAG_SKV6ONLY => socket.v6only = value.first().is_some_and(|v| *v != 0),
             _ => {}
         }

@@ -83,17 +83,22 @@ pub struct Collectors {
 impl Collectors {
     /// Must run on a thread that is already in the watched namespace.
     pub fn new(label: &str) -> Result<Self> {
-        Self::with_demand(label, Arc::default())
+        Self::with_demand(label, Arc::default(), sysctl::HostKnobs::open())
     }
 
-    /// As `new`, collecting also what `demand` asks for.
-    pub fn with_demand(label: &str, demand: Arc<Demand>) -> Result<Self> {
+    /// As `new`, collecting also what `demand` asks for; `host_knobs` were
+    /// opened before the thread entered the namespace.
+    pub fn with_demand(
+        label: &str,
+        demand: Arc<Demand>,
+        host_knobs: sysctl::HostKnobs,
+    ) -> Result<Self> {
         Ok(Self {
             label: label.to_string(),
             link: link::LinkCollector::new()?,
             conntrack: conntrack::ConntrackCollector::new(),
             demand,
-            stack: stack::StackCollector::new()?,
+            stack: stack::StackCollector::new(host_knobs)?,
         })
     }
 
@@ -163,10 +168,14 @@ impl Sampler {
         let thread = std::thread::Builder::new()
             .name("sampler".into())
             .spawn(move || {
+                // Still in netlens' own namespace: open the host-wide knobs.
+                let host_knobs = sysctl::HostKnobs::open();
                 let setup = namespace
                     .as_ref()
                     .map_or(Ok(()), |file| netns::enter(file, target.label()))
-                    .and_then(|()| Collectors::with_demand(target.label(), thread_demand));
+                    .and_then(|()| {
+                        Collectors::with_demand(target.label(), thread_demand, host_knobs)
+                    });
                 match setup {
                     Ok(collectors) => {
                         let _ = ready.send(Ok(()));

@@ -252,6 +252,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
     let id = &header.socket_id;
     let mut tcp = None;
     let mut drops = None;
+    let mut rcvbuf = None;
     let mut v6only = false;
     for nla in &response.nlas {
         match nla {
@@ -272,7 +273,10 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
                     last_ack_ms: info.last_ack_recv,
                 });
             }
-            Nla::MemInfo(memory) => drops = Some(memory.drops),
+            Nla::MemInfo(memory) => {
+                drops = Some(memory.drops);
+                rcvbuf = Some(memory.receive_queue_max);
+            }
             Nla::SkV6Only(value) => v6only = *value,
             _ => {}
         }
@@ -290,6 +294,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         owner_denied: false,
         tcp,
         drops,
+        rcvbuf,
         queue_streak: 0,
         v6only,
     }

@@ -11,13 +11,16 @@ use std::collections::HashSet;
 pub struct StackCollector {
     diag: SockDiag,
     owners: OwnerCache,
+    host_knobs: sysctl::HostKnobs,
 }
 
 impl StackCollector {
-    pub fn new() -> Result<Self> {
+    /// `host_knobs`: the host-wide knobs, opened in the host's namespace.
+    pub fn new(host_knobs: sysctl::HostKnobs) -> Result<Self> {
         Ok(Self {
             diag: SockDiag::new()?,
             owners: OwnerCache::default(),
+            host_knobs,
         })
     }
 
@@ -43,7 +46,7 @@ impl StackCollector {
             states: dump.states,
             counters: snmp::read_counters()?,
             sockstat: snmp::read_sockstat()?,
-            knobs: sysctl::read_knobs(),
+            knobs: sysctl::read_knobs(&self.host_knobs),
             unix_sockets: self.diag.unix_count()?,
             orphans,
         };

@@ -391,6 +391,7 @@ mod tests {
             owner_denied: false,
             tcp: None,
             drops: None,
+            rcvbuf: None,
             queue_streak: 0,
             v6only: false,
         }

@@ -81,6 +81,18 @@ pub struct Thresholds {
     pub connect_timeout_warn_sockets: u32,
     /// connect-timeout: the same, for crit.
     pub connect_timeout_crit_sockets: u32,
+    /// udp-drops: a UDP socket's drops per second above this (0: any drop).
+    pub udp_drops_per_s: f64,
+    /// udp-drops: drops per second that make it critical.
+    pub udp_drops_crit_per_s: f64,
+    /// connect-refused: refused connections per second to warn.
+    pub connect_refused_warn_per_s: f64,
+    /// connect-refused: the same, critical.
+    pub connect_refused_crit_per_s: f64,
+    /// tcp-memory: sockstat's TCP mem as a % of tcp_mem's pressure value.
+    pub tcp_mem_warn_percent: f64,
+    /// tcp-memory: orphans as a % of tcp_max_orphans.
+    pub tcp_orphans_warn_percent: f64,
     /// Every finding: samples in a row its condition must hold to show.
     pub findings_on_samples: u32,
     /// Every finding: calm samples in a row after which it stops showing.
@@ -125,6 +137,12 @@ impl Thresholds {
         port_exhaustion_crit_percent: 95.0,
         connect_timeout_warn_sockets: 2,
         connect_timeout_crit_sockets: 20,
+        udp_drops_per_s: 0.0,
+        udp_drops_crit_per_s: 100.0,
+        connect_refused_warn_per_s: 5.0,
+        connect_refused_crit_per_s: 100.0,
+        tcp_mem_warn_percent: 100.0,
+        tcp_orphans_warn_percent: 80.0,
         findings_on_samples: 1,
         findings_off_samples: 3,
     };
@@ -174,6 +192,18 @@ impl Thresholds {
                 "port_exhaustion_crit_percent",
                 self.port_exhaustion_crit_percent,
             ),
+            ("udp_drops_per_s", self.udp_drops_per_s),
+            ("udp_drops_crit_per_s", self.udp_drops_crit_per_s),
+            (
+                "connect_refused_warn_per_s",
+                self.connect_refused_warn_per_s,
+            ),
+            (
+                "connect_refused_crit_per_s",
+                self.connect_refused_crit_per_s,
+            ),
+            ("tcp_mem_warn_percent", self.tcp_mem_warn_percent),
+            ("tcp_orphans_warn_percent", self.tcp_orphans_warn_percent),
         ];
         for (key, value) in numbers {
             if !(value.is_finite() && value >= 0.0) {
@@ -225,6 +255,12 @@ impl Thresholds {
                 "connect_timeout_crit_sockets",
                 f64::from(self.connect_timeout_warn_sockets),
                 f64::from(self.connect_timeout_crit_sockets),
+            ),
+            (
+                "connect_refused_warn_per_s",
+                "connect_refused_crit_per_s",
+                self.connect_refused_warn_per_s,
+                self.connect_refused_crit_per_s,
             ),
         ] {
             if warn_value > crit_value {

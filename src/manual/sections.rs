@@ -90,7 +90,9 @@ text snapshot's \fBorphan\fR column and the TCP tab show this one);
 net.ipv4.tcp_mem); \fBknobs\fR (sysctl name to value, read live: tcp_max_syn_backlog,
 somaxconn, tcp_syncookies, tcp_synack_retries, tcp_fin_timeout, tcp_tw_reuse,
 ip_local_port_range, tcp_rmem, tcp_wmem, tcp_mem, netdev_max_backlog (host-wide: absent
-in another namespace)); \fBunix_sockets\fR.
+in another namespace), and for the findings' fixes tcp_max_orphans, rmem_default,
+rmem_max; tcp_mem and tcp_max_orphans are host-wide and read from netlens' own
+namespace when the watched one has no entry for them); \fBunix_sockets\fR.
 .TP
 \fBsockets[]\fR
 Every TCP and UDP socket, IPv4 and IPv6, as \fBss \-tuanp\fR lists them: \fBproto\fR (tcp,
@@ -107,7 +109,7 @@ permission)" when a /proc/PID/fd could not be read), \fBusers\fR [{\fBprocess\fR
 and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans\fR and
 \fBtotal_retrans\fR (retransmissions over the connection's life), \fBbytes_acked\fR,
 \fBbytes_received\fR, \fBlast_send_ms\fR, \fBlast_recv_ms\fR (age of the last data sent
-and received); \fBdrops\fR (sk_meminfo drops), \fBqueue_streak\fR (samples in a row
+and received); \fBdrops\fR (sk_meminfo drops), \fBrcvbuf\fR (sk_meminfo rcvbuf, ss's rb), \fBqueue_streak\fR (samples in a row
 with a queue that made no progress), \fBaccept_queue_full\fR.
 .TP
 \fBcapture\fR
@@ -175,141 +177,7 @@ record and export all compute it alike from the samples in order: replay's
 how many there are ("3 findings"); \fB!\fR lists them all, the selected one whole.
 Every fix that names a knob is computed from its live value (syncookies
 already on: the next steps, not "turn them on").
-.TP
-\fBiface\-errors\fR
-An interface's errors, drops, overruns, carrier errors or collisions rose during
-the interval. The hint names the usual cause and the command to look further.
-.TP
-\fBiface\-saturated\fR
-An interface ran at 80% (warn) or 95% (crit) of its link speed, by sar's %ifutil.
-Virtual devices (veth, bridge, dummy, tun, tunnels, loopback: by link kind) have no
-link speed; their drops raise iface\-errors, which then says so. A device without a
-link speed (virtual, or its driver does not say) is judged by its root qdisc
-instead, as \fBtc \-s qdisc show dev IF\fR shows it: it is saturated when the qdisc
-drops packets (crit; over \fBqdisc_drop_per_s\fR) or holds a standing backlog of at
-least \fBqdisc_backlog_packets\fR in two samples in a row (warn). The summary gives
-the drops per second and the backlog; the fix names the qdisc and what limits it.
-.TP
-\fBconntrack\-full\fR
-The conntrack table is nearly full: nf_conntrack_count is at least 80% of
-nf_conntrack_max (warn) or 95% (crit), or early_drop rose (the kernel is evicting
-entries to make room: crit); nearly full while drop rises is crit too. New connections are dropped once it is full. Fix:
-raise net.netfilter.nf_conntrack_max from its value to twice it and the hash size
-(nf_conntrack_buckets, to about the new max/4), shorten the timeouts, or stop
-tracking stateless traffic with a NOTRACK rule.
-.TP
-\fBconntrack\-drops\fR
-Conntrack dropped packets during the interval: its drop or insert_failed counters
-rose (any rise counts). The hint points at a full table, at insert races (UDP DNS
-queries sent in parallel from one socket) or at \fBconntrack \-S\fR and the kernel log.
-.TP
-\fBsmall\-packet\-flood\fR
-Captured traffic ran at 10,000 packets/s or more (crit from 100,000) with a mean
-packet under 100 bytes: the SYN-flood signature \fBsar \-n DEV\fR shows as high
-rxpck/s with low rxkB/s. \fBnetlens read \-\-flows\fR reports it for a file.
-.TP
-\fBsyn\-flood\fR
-256 or more sockets in SYN_RECV, or SYN_RECV growing by 100/s or more, or 100
-syncookies/s or more sent (with syncookies off: SYNs dropped for a full SYN queue,
-TcpExt TCPReqQFullDrop, count as cookies would). Names the top source addresses of the SYN_RECV sockets
-and the busiest interface receiving 100 pkt/s or more of packets averaging 128
-bytes or less. Crit when tcp_syncookies is 0 or TCPReqQFullDrop rises. The fix
-follows the knobs' live values: turn syncookies on when they are off; once on,
-raise tcp_max_syn_backlog (to twice its value), the flooded listener's listen()
-backlog or net.core.somaxconn when that caps it, lower tcp_synack_retries when
-above 2, and rate-limit SYNs from the top source.
-.TP
-\fBlisten\-overflow\fR
-A listener's accept queue is full (Recv\-Q above its backlog, the Send\-Q of a LISTEN
-socket) or TcpExt ListenOverflows rose. Names the listener, its process and its
-backlog; the hint is to fix the slow accept or raise the listen() backlog while
-net.core.somaxconn allows more, or somaxconn once it is the cap.
-.TP
-\fBsocket\-backlog\fR
-An established socket's Recv\-Q or Send\-Q stayed non-empty without progress for 3
-samples in a row: the application read nothing of its Recv\-Q, or the peer
-acknowledged nothing of its Send\-Q. A busy transfer whose queues move never counts.
-Such sockets are marked STUCK in the Sockets tab.
-.TP
-\fBclose\-wait\fR
-A process does not close connections its peers closed: its sockets on one local
-port pile up in CLOSE_WAIT (the peer's FIN arrived, the application never called
-close()). Only sockets already in CLOSE_WAIT the sample before count (a close in
-progress does not); 64 or more of one process on one port warn, 512 or more are
-crit, and 8 or more warn while their count grows. Names the process (pid and
-command), the count and its growth per second ("PID 2231 (java) holds 950 sockets
-in CLOSE_WAIT on :8443, +3.0/s"). The fix is the application's connection handling
-(close after read returns 0 or an error; a pool that drops dead connections), not
-a sysctl. Enter shows them: the Sockets tab filtered to
-\fBclose\-wait pid=N :PORT\fR.
-.TP
-\fBport\-exhaustion\fR
-A client is running out of ephemeral ports towards one destination: its TCP sockets
-from one local address to one destination ip:port (TIME_WAIT included; not when
-tcp_tw_reuse lets connect() reuse those: 1, or 2 on loopback) reached 80% (warn) or
-95% (crit) of the size of net.ipv4.ip_local_port_range. connect() to it then fails
-with EADDRNOTAVAIL, which no counter records, so the socket table is the evidence.
-Only sockets whose local port is in the range count (a server's accepted sockets
-use its listening port). Names the destination, the count, how many are in
-TIME_WAIT, the range and the process holding the open ones; the fixes: reuse
-connections (keep-alive, a pool), tcp_tw_reuse=1 (with its live value), a wider
-range, more destination addresses or ports. Enter: the Sockets tab filtered to
-\fBLOCAL DESTINATION\fR.
-.TP
-\fBconnect\-timeout\fR
-Connects whose SYN goes unanswered (no SYN\-ACK, no RST): 2 or more (warn) or 20
-or more (crit) sockets in SYN_SENT towards one destination whose SYN the kernel
-already retransmitted (tcp_info's total_retrans, \fBss \-ti\fR's retrans:X/Y),
-so each has waited at least the initial 1 s RTO. Names the destination, how many
-connects and processes wait (pid and command), the most SYNs one has sent, and
-TcpExt TCPSynRetrans per second. A firewall dropping SYNs, a dead host or a
-routing hole; a closed port would answer RST. Enter: the Sockets tab filtered to
-\fBsyn\-sent DESTINATION\fR. (With capture on, the flow finding syn\-unanswered
-may name the same connects from the packets.)
-.TP
-\fBretransmits\fR
-Host level: retransmitted segments reached 2% (warn) or 10% (crit) of the segments
-sent over the interval, while at least 50 segments/s were sent. Flow level: a TCP
-flow sent data it had already sent (a segment ending at or before the highest
-sequence seen in that direction); \fBnetlens read \-\-flows \-\-json\fR lists it in
-the flow's \fBfindings\fR.
-.TP
-\fBdns\-timeout\fR
-DNS queries went unanswered in the last window (probes, or queries seen on the
-wire after the client's timeout: \fB\-\-dns\-timeout\fR, else resolv.conf's
-\fBoptions timeout\fR, else 5 s). Names the server and the names, a reverse lookup
-as "PTR 198.18.0.9"; crit when every query to that server went unanswered. For PTR the
-hint explains the classic stall (tools that reverse-resolve every address wait the
-timeout for each) and the fixes: add the PTR records, answer NXDOMAIN, or use \-n.
-The window is twice the timeout plus the interval, at least 10 s, so a server that only
-times out (one result per timeout) keeps the finding between its timeouts; a replay,
-which has each interval's results only, judges each interval alone.
-.TP
-\fBdns\-slow\fR
-A server's p90 answer latency over the same window reached 100 ms (warn) or 1000 ms
-(crit), from at least 1 answer (\fBdns_slow_p90_ms\fR; crit is 10 times it). Names the server and its slowest name; the hint
-suggests a closer resolver or a local cache such as dnsmasq or systemd\-resolved.
-.TP
-\fBnagle\-delayed\-ack\fR
-A TCP flow shows the Nagle + delayed ACK stall at least twice: one side sent a small
-segment, the peer acknowledged everything only 30\-250 ms later with a pure ACK (its
-delayed ACK; 40 ms minimum on Linux), and within 5 ms of that ACK the first side sent
-its next small segment (the write Nagle's algorithm held). The summary names the side
-that held its writes and reports the gaps (range, mean, the first eight). Fix:
-TCP_NODELAY on the sender (or one write per response), or TCP_QUICKACK on the receiver.
-.TP
-\fBzero\-window\fR
-A TCP flow's receiver advertised a zero window: its application is not reading. The
-summary names the receiver, how often the window closed and for how long in all.
-.TP
-\fBsyn\-unanswered\fR
-A SYN was sent at least twice (retransmitted) and the other side never sent a packet:
-a firewall drops it, a route is missing or the host is down (a closed port would
-answer RST).
-.TP
-\fBrst\-after\-data\fR
-A TCP connection was reset after data had flowed; names the side that sent the RST
-and the bytes before it (info: often an aborting application or a middlebox timeout).
+.\" FINDINGS TABLE: build.rs puts src/findings/catalog.rs here
 .PP
 The flow findings (and a flow's \fBretransmits\fR, which adds the retransmission
 timeout and backoff: the gaps between successive retransmits of one segment, e.g.

@@ -102,6 +102,10 @@ pub struct SocketSample {
     /// Packets dropped on this socket (sk_meminfo SK_MEMINFO_DROPS).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drops: Option<u32>,
+    /// The receive buffer's size in bytes (sk_meminfo SK_MEMINFO_RCVBUF,
+    /// ss's `rb`): SO_RCVBUF as the kernel set it, doubled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcvbuf: Option<u32>,
     /// Consecutive samples, this one included, in which an established
     /// socket's queue was non-empty: 1 when it just filled, +1 for each
     /// sample in which the application read nothing of a non-empty Recv-Q
@@ -285,6 +289,7 @@ pub const COUNTERS: &[(&str, &str)] = &[
     ("TcpExt.TCPAbortOnData", "reset: data after close"),
     ("TcpExt.TCPAbortOnClose", "reset: closed with unread data"),
     ("TcpExt.TCPAbortOnMemory", "reset: out of memory"),
+    ("TcpExt.TCPMemoryPressures", "TCP memory pressure entered"),
     ("TcpExt.TCPAbortOnTimeout", "reset: retries exhausted"),
     ("TcpExt.TCPAbortOnLinger", "reset: linger timeout"),
     ("Tcp.InSegs", "segments received"),
@@ -320,4 +325,13 @@ pub const KNOBS: &[&str] = &[
     "net.ipv4.tcp_wmem",
     "net.ipv4.tcp_mem",
     "net.core.netdev_max_backlog",
+];
+
+/// Knobs read for the findings' fixes (and JSON's `knobs`) that the TCP
+/// tab does not show: udp-drops' receive buffer caps, tcp-memory's orphan
+/// limit.
+pub const FINDING_KNOBS: &[&str] = &[
+    "net.ipv4.tcp_max_orphans",
+    "net.core.rmem_default",
+    "net.core.rmem_max",
 ];

@@ -14,6 +14,7 @@
 //! ```text
 //! record   = len u32 | msgpack(sample, sockets empty)[len] | sockets
 //! sockets  = n | new | refs[n] | keys[new] | column[n] * FIELDS | users[n]
+//!            | column[n] * LATER_FIELDS
 //! ref      = 0 for a new socket, else zigzag(i - expected) + 1, where i is
 //!            its position in the previous sample and expected is one past
 //!            the previous ref (sockets listed in the same order cost 1 each)
@@ -182,6 +183,14 @@ const FIELDS: &[Field] = &[
     ),
 ];
 
+/// Columns added since format 2.0, after the users: a recording made
+/// before them ends at the users (its new sockets read None here) and an
+/// older netlens stops reading before them, so both still read each other.
+const LATER_FIELDS: &[Field] = &[(
+    |s| s.rcvbuf.map_or(0, |b| u64::from(b) + 1),
+    |s, v| s.rcvbuf = v.checked_sub(1).map(|b| b as u32),
+)];
+
 /// Sets a u32 field of tcp_info, when the socket has one (the presence
 /// column comes first).
 fn set_tcp(s: &mut SocketSample, v: u64, field: fn(&mut TcpInfoSample) -> &mut u32) {
@@ -250,15 +259,7 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
             put_addr(out, &s.peer);
         }
     }
-    for (get, _) in FIELDS {
-        for (s, r) in sockets.iter().zip(&refs) {
-            let value = get(s);
-            match r {
-                Some(i) => put(out, zigzag(value.wrapping_sub(get(&previous[*i])) as i64)),
-                None => put(out, value),
-            }
-        }
-    }
+    put_columns(FIELDS, previous, sockets, &refs, out);
     for (s, r) in sockets.iter().zip(&refs) {
         if r.is_some_and(|i| previous[i].users == s.users) {
             put(out, 0);
@@ -272,6 +273,45 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
             put(out, u64::from(user.fd));
         }
     }
+    put_columns(LATER_FIELDS, previous, sockets, &refs, out);
+}
+
+fn put_columns(
+    fields: &[Field],
+    previous: &[SocketSample],
+    sockets: &[SocketSample],
+    refs: &[Option<usize>],
+    out: &mut Vec<u8>,
+) {
+    for (get, _) in fields {
+        for (s, r) in sockets.iter().zip(refs) {
+            let value = get(s);
+            match r {
+                Some(i) => put(out, zigzag(value.wrapping_sub(get(&previous[*i])) as i64)),
+                None => put(out, value),
+            }
+        }
+    }
+}
+
+fn take_columns(
+    fields: &[Field],
+    previous: &[SocketSample],
+    sockets: &mut [SocketSample],
+    refs: &[Option<usize>],
+    input: &mut Input,
+) -> Result<()> {
+    for (get, set) in fields {
+        for (s, r) in sockets.iter_mut().zip(refs) {
+            let v = input.varint()?;
+            let value = match r {
+                Some(i) => get(&previous[*i]).wrapping_add(unzigzag(v) as u64),
+                None => v,
+            };
+            set(s, value);
+        }
+    }
+    Ok(())
 }
 
 /// Reads the socket addresses `put_addr` wrote; damage is an error, never
@@ -348,22 +388,14 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
                     owner_denied: false,
                     tcp: None,
                     drops: None,
+                    rcvbuf: None,
                     queue_streak: 0,
                     v6only: false,
                 }
             }
         });
     }
-    for (get, set) in FIELDS {
-        for (s, r) in sockets.iter_mut().zip(&refs) {
-            let v = input.varint()?;
-            let value = match r {
-                Some(i) => get(&previous[*i]).wrapping_add(unzigzag(v) as u64),
-                None => v,
-            };
-            set(s, value);
-        }
-    }
+    take_columns(FIELDS, previous, &mut sockets, &refs, input)?;
     for s in sockets.iter_mut() {
         let count = input.varint()?;
         if count == 0 {
@@ -382,6 +414,9 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
             users.push(SocketUser { process, pid, fd });
         }
         s.users = users;
+    }
+    if !input.bytes.is_empty() {
+        take_columns(LATER_FIELDS, previous, &mut sockets, &refs, input)?;
     }
     Ok(sockets)
 }
@@ -418,6 +453,7 @@ mod tests {
                 ..Default::default()
             }),
             drops: port.is_multiple_of(3).then_some(2),
+            rcvbuf: port.is_multiple_of(4).then_some(212_992),
             queue_streak: 0,
             v6only: false,
         }
@@ -466,6 +502,28 @@ mod tests {
         }
     }
 
+    /// A recording made before the later columns ends at the users: its
+    /// sockets read without them.
+    #[test]
+    fn a_record_without_the_later_columns_still_reads() {
+        let mut sample = Sample {
+            sockets: (1..4).map(|p| socket(p * 4, 10, false)).collect(),
+            ..Default::default()
+        };
+        let bytes = SampleEncoder::default().encode(&mut sample, true);
+        // One varint per socket per later column: 212992 + 1 takes 3 bytes.
+        let old = &bytes[..bytes.len() - 3 * 3 * LATER_FIELDS.len()];
+        let decoded = SampleDecoder::default().decode(old).unwrap();
+        assert!(decoded.sockets.iter().all(|s| s.rcvbuf.is_none()));
+        let mut expected = sample.clone();
+        for s in &mut expected.sockets {
+            s.rcvbuf = None;
+        }
+        assert_eq!(decoded, expected);
+        let new = SampleDecoder::default().decode(&bytes).unwrap();
+        assert_eq!(new.sockets[0].rcvbuf, Some(212_992));
+    }
+
     #[test]
     fn unchanged_sockets_cost_about_a_byte_per_column() {
         let mut encoder = SampleEncoder::default();
@@ -475,7 +533,10 @@ mod tests {
         };
         let key = encoder.encode(&mut sample, true).len();
         let delta = encoder.encode(&mut sample, false).len();
-        assert!(delta < 1000 * (FIELDS.len() + 3), "{delta}");
+        assert!(
+            delta < 1000 * (FIELDS.len() + LATER_FIELDS.len() + 3),
+            "{delta}"
+        );
         assert!(delta * 2 < key, "{delta} vs keyframe {key}");
     }
 }

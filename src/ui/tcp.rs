@@ -127,21 +127,34 @@ fn render_states(
     }
     // This namespace's, counted from the dump (sockstat's is host-wide).
     let orphans = series(&|t| f64::from(t.orphans));
-    rows.push(Row::new([
-        Cell::from("orphans"),
-        Cell::from(Line::from(tcp.orphans.to_string()).right_aligned()),
-        Cell::from(Span::styled(spark(&orphans, spark_width), theme.rx())),
-    ]));
+    let marked = |row: Row<'static>, name: &str| {
+        if view.is_marked(name) {
+            row.style(theme.selected())
+        } else {
+            row
+        }
+    };
+    rows.push(marked(
+        Row::new([
+            Cell::from("orphans"),
+            Cell::from(Line::from(tcp.orphans.to_string()).right_aligned()),
+            Cell::from(Span::styled(spark(&orphans, spark_width), theme.rx())),
+        ]),
+        "orphans",
+    ));
     let pressure = match tcp.memory_pressure() {
         Some(true) => Span::styled("PRESSURE", theme.alert()),
         Some(false) => Span::raw("ok"),
         None => Span::raw("–"),
     };
-    rows.push(Row::new([
-        Cell::from("tcp mem"),
-        Cell::from(Line::from(format!("{}p", tcp.sockstat.tcp_mem_pages)).right_aligned()),
-        Cell::from(pressure),
-    ]));
+    rows.push(marked(
+        Row::new([
+            Cell::from("tcp mem"),
+            Cell::from(Line::from(format!("{}p", tcp.sockstat.tcp_mem_pages)).right_aligned()),
+            Cell::from(pressure),
+        ]),
+        "tcp mem",
+    ));
     let header = Row::new(["state", "now", "5m"]).style(theme.header());
     let widths = [
         Constraint::Length(11),
@@ -169,6 +182,13 @@ fn cited_counters(found: &[findings::Finding]) -> Vec<&'static str> {
                 "TcpExt.ListenDrops",
             ],
             findings::RETRANSMITS => &["Tcp.RetransSegs", "TcpExt.TCPTimeouts"],
+            findings::UDP_DROPS => &["Udp.RcvbufErrors", "Udp.InErrors"],
+            findings::CONNECT_REFUSED => &[
+                "Tcp.OutRsts",
+                "Tcp.AttemptFails",
+                "TcpExt.TCPAbortOnTimeout",
+            ],
+            findings::TCP_MEMORY => &["TcpExt.TCPMemoryPressures", "TcpExt.TCPAbortOnMemory"],
             _ => &[],
         });
     }

@@ -11,7 +11,7 @@ pub const TCP: &[Entry] = &[
         Warn,
         5.0,
         [TCP_RESET],
-        None,
+        Some("connect-refused"),
         "connection attempts that failed: a SYN answered by a reset, or a half-open connection reset",
         "the peer refuses (nothing listens, a firewall resets) or the listener is overloaded: check `ss -tn state syn-sent`, the server's ListenOverflows and its firewall"
     ),
@@ -299,7 +299,7 @@ pub const TCP_EXT_LOSS: &[Entry] = &[
         [],
         RETRANSMITS,
         "SYN and SYN-ACK retransmissions: connection setup not answered in time",
-        "the peer or a firewall drops SYNs, or the listener's queues are full: see syn-unanswered in Flows and the server's ListenDrops"
+        "the peer or a firewall drops SYNs (see the connect-timeout finding and syn-unanswered in Flows), or the listener's queues are full: the server's ListenDrops"
     ),
     entry!(
         "TcpExt.TCPRetransFail",

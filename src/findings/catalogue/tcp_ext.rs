@@ -242,7 +242,7 @@ pub const TCP_EXT: &[Entry] = &[
         Crit,
         0.0,
         [],
-        None,
+        Some("tcp-memory"),
         "connections killed for lack of memory or too many orphans",
         "raise net.ipv4.tcp_mem or net.ipv4.tcp_max_orphans; find who holds socket memory in Sockets"
     ),
@@ -282,7 +282,7 @@ pub const TCP_EXT: &[Entry] = &[
         Crit,
         0.0,
         [],
-        None,
+        Some("tcp-memory"),
         "TCP entered memory pressure: socket buffers are being shrunk",
         "TCP memory reached net.ipv4.tcp_mem's middle value: raise tcp_mem or find the sockets with large queues"
     ),

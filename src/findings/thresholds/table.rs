@@ -152,6 +152,36 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
         "connect-timeout: the same, critical",
     ),
     (
+        "udp_drops_per_s",
+        "0.0",
+        "udp-drops: a UDP socket's drop counter rising faster than this many datagrams/s (0: any drop)",
+    ),
+    (
+        "udp_drops_crit_per_s",
+        "100.0",
+        "udp-drops: drops/s that make it critical",
+    ),
+    (
+        "connect_refused_warn_per_s",
+        "5.0",
+        "connect-refused: connections refused per second (either side) to warn",
+    ),
+    (
+        "connect_refused_crit_per_s",
+        "100.0",
+        "connect-refused: the same, critical",
+    ),
+    (
+        "tcp_mem_warn_percent",
+        "100.0",
+        "tcp-memory: sockstat's TCP mem as a % of net.ipv4.tcp_mem's pressure value to warn (below 100 warns before the kernel presses)",
+    ),
+    (
+        "tcp_orphans_warn_percent",
+        "80.0",
+        "tcp-memory: orphaned sockets as a % of net.ipv4.tcp_max_orphans to warn (crit at 100)",
+    ),
+    (
         "findings_on_samples",
         "1",
         "every finding: samples in a row its condition must hold before it shows (raise it to ignore one-sample spikes; snapshot then needs --count of at least this)",

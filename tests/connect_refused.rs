@@ -1,0 +1,201 @@
+//! connect-refused against the kernel: a python3 client in one namespace
+//! connects to a port nothing listens on in another (the server listens on
+//! 127.0.0.1 only: "listens on another address"), at two rates. The
+//! server's namespace must name the refusals it sends (Tcp OutRsts), the
+//! client's the connects that failed (Tcp AttemptFails), each rate agreeing
+//! with the counters in the same JSON, those counters bracketed by nstat
+//! read just before and after, and the client's own count of
+//! ECONNREFUSED. Severity follows the rate.
+//!
+//! Network safety: traffic only between the two namespaces of this test
+//! (198.18.0.1 -> 198.18.0.2); the client is bounded (rate * 8 connects,
+//! 8 s); namespaces and helpers are removed by their guards.
+
+mod common;
+
+use common::{ChildGuard, IP_B, VethPair, skip_unless_root};
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn python_in(ns: &str, script: &str) -> ChildGuard {
+    ChildGuard(
+        Command::new("ip")
+            .args(["netns", "exec", ns, "python3", "-c", script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3"),
+    )
+}
+
+/// nstat's absolute value of `name` in `ns`, without touching its history.
+fn nstat(ns: &str, name: &str) -> u64 {
+    let out = common::ns_exec(ns, &["nstat", "-asz", name]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some(name)).then(|| words.next()?.parse().ok())?
+        })
+        .unwrap_or_else(|| panic!("no {name} in nstat output: {text}"))
+}
+
+fn snapshot_of(ns: &str) -> std::process::Child {
+    Command::new(common::NETLENS)
+        .args(["snapshot", "--json", "--no-capture"])
+        .args([
+            "--section",
+            "findings,tcp",
+            "--count",
+            "3",
+            "--interval",
+            "1s",
+        ])
+        .args(["--netns", ns])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("netlens")
+}
+
+fn samples(child: std::process::Child) -> Vec<Value> {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::parse_lines(&out.stdout)
+}
+
+fn counter(sample: &Value, name: &str) -> u64 {
+    sample["tcp"]["counters"][name]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {name} in {}", sample["tcp"]["counters"]))
+}
+
+/// The finding in the last sample; its rate (the number before `marker`)
+/// against `counter`'s rise over the last interval of the same JSON, and
+/// the JSON's counters between nstat's `before` and `after`.
+fn check(samples: &[Value], marker: &str, name: &str, nstat: (u64, u64), severity: &str) -> f64 {
+    let last = samples.last().unwrap();
+    let finding = last["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "connect-refused")
+        .unwrap_or_else(|| panic!("no connect-refused: {last}"));
+    let summary = finding["summary"].as_str().unwrap();
+    eprintln!("{summary}");
+    assert_eq!(finding["severity"], severity, "{summary}");
+    let head = &summary[..summary
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in {summary}"))];
+    let per_s: f64 = head.rsplit(' ').next().unwrap().parse().unwrap();
+    let before = &samples[samples.len() - 2];
+    let seconds = last["t"].as_f64().unwrap() - before["t"].as_f64().unwrap();
+    let rise = counter(last, name) - counter(before, name);
+    let expected = rise as f64 / seconds;
+    // Nothing else in the namespace aborts connections: the rate is the
+    // counter's.
+    assert!(
+        (per_s - expected).abs() <= expected * 0.05 + 1.0,
+        "{per_s}/s in the finding, {name} +{rise} in {seconds:.3} s"
+    );
+    let (first, latest) = (counter(&samples[0], name), counter(last, name));
+    assert!(
+        nstat.0 <= first && first <= latest && latest <= nstat.1,
+        "nstat {name} {} .. {}, netlens {first} .. {latest}",
+        nstat.0,
+        nstat.1
+    );
+    assert_eq!(
+        finding["evidence"],
+        serde_json::json!({"tab": "tcp", "row": name})
+    );
+    per_s
+}
+
+fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
+    let (client_ns, server_ns) = (&pair.a.name, &pair.b.name);
+    // The service listens, but on loopback only.
+    let mut server = python_in(
+        server_ns,
+        &format!(
+            "import socket,time\n\
+             s=socket.socket(); s.bind(('127.0.0.1',{port})); s.listen(16)\n\
+             print('ready',flush=True); time.sleep(30)"
+        ),
+    );
+    {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(server.0.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "ready");
+    }
+    let mut client = python_in(
+        client_ns,
+        &format!(
+            "import socket,time\n\
+             t0=time.time(); n=0; refused=0\n\
+             while time.time()<t0+8:\n\
+             \x20   want=int((time.time()-t0)*{rate})\n\
+             \x20   while n<want:\n\
+             \x20       s=socket.socket(); s.settimeout(2)\n\
+             \x20       try: s.connect(('{IP_B}',{port}))\n\
+             \x20       except ConnectionRefusedError: refused+=1\n\
+             \x20       s.close(); n+=1\n\
+             \x20   time.sleep(0.005)\n\
+             print(n,refused,flush=True)"
+        ),
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    let rsts_before = nstat(server_ns, "TcpOutRsts");
+    let fails_before = nstat(client_ns, "TcpAttemptFails");
+    let (server_view, client_view) = (snapshot_of(server_ns), snapshot_of(client_ns));
+    let (server_samples, client_samples) = (samples(server_view), samples(client_view));
+    let rsts_after = nstat(server_ns, "TcpOutRsts");
+    let fails_after = nstat(client_ns, "TcpAttemptFails");
+    let here = check(
+        &server_samples,
+        " connections/s",
+        "Tcp.OutRsts",
+        (rsts_before, rsts_after),
+        severity,
+    );
+    let there = check(
+        &client_samples,
+        " connects/s from here failed",
+        "Tcp.AttemptFails",
+        (fails_before, fails_after),
+        severity,
+    );
+    // Every connect the client made was refused: its count and the kernel's
+    // agree.
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut client.0.stdout.take().unwrap(), &mut text).unwrap();
+    let mut words = text.split_whitespace().map(|w| w.parse::<u64>().unwrap());
+    let (made, refused) = (words.next().unwrap(), words.next().unwrap());
+    assert_eq!(made, refused, "{text}");
+    eprintln!("{rate}/s asked: refused here {here}/s, there {there}/s; {refused} refused in all");
+    assert!(
+        fails_after - fails_before <= refused,
+        "AttemptFails +{} but {refused} refused",
+        fails_after - fails_before
+    );
+}
+
+#[test]
+fn refused_connections_are_named_on_both_sides_at_two_rates() {
+    if skip_unless_root() {
+        return;
+    }
+    let pair = VethPair::new("countfindrst");
+    pair.b.ip(&["link", "set", "lo", "up"]);
+    refused_at(&pair, 8081, 25, "warn");
+    refused_at(&pair, 8082, 400, "crit");
+}
