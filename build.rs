@@ -20,11 +20,11 @@ mod sections;
 #[path = "src/findings/thresholds/table.rs"]
 mod thresholds;
 
-#[path = "src/findings/catalog.rs"]
-mod catalog;
 #[path = "src/findings/catalogue/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod catalogue;
+#[path = "src/findings/names.rs"]
+mod names;
 
 use clap::CommandFactory;
 use std::io::Write;
@@ -36,7 +36,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
     println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");
     println!("cargo:rerun-if-changed=src/findings/catalogue");
-    println!("cargo:rerun-if-changed=src/findings/catalog.rs");
+    println!("cargo:rerun-if-changed=src/findings/names.rs");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let command = cli::Cli::command();
     let man = clap_mangen::Man::new(command);
@@ -141,11 +141,11 @@ fn write_configuration(page: &mut Vec<u8>) {
 }
 
 /// SECTIONS with FINDINGS' marker line replaced by one entry per finding
-/// of the catalog: what it means, its evidence, its fix.
+/// of the names table: what it means, its evidence, its fix.
 fn with_findings(sections: &str) -> String {
-    const MARKER: &str = ".\\\" FINDINGS TABLE: build.rs puts src/findings/catalog.rs here\n";
+    const MARKER: &str = ".\\\" FINDINGS TABLE: build.rs puts src/findings/names.rs here\n";
     let mut entries = String::new();
-    for entry in catalog::CATALOG {
+    for entry in names::NAMES {
         entries.push_str(&format!(
             ".TP\n\\fB{}\\fR\n{}\n.br\nEvidence: {}\n.br\nFix: {}\n",
             escape(entry.id),

@@ -1,13 +1,13 @@
 //! Diagnoses: pure functions of recent samples. The same code runs live, in
 //! `snapshot --json` and (later) in replay.
 
-pub mod catalog;
 pub mod catalogue;
 mod connections;
 mod conntrack;
 pub mod counters;
 pub mod dns;
 mod memory;
+pub mod names;
 mod refused;
 mod stack;
 pub mod thresholds;
@@ -404,19 +404,19 @@ mod tests {
     }
 
     /// Every id evaluate() can raise (IDS, which the man page and export
-    /// list) has its entry in the catalog the man page and README render,
-    /// once; and the catalog's own ids are well formed.
+    /// list) has its entry in the names table the man page and README render,
+    /// once; and the names table's own ids are well formed.
     #[test]
-    fn every_id_is_in_the_catalog() {
-        let ids: Vec<&str> = catalog::CATALOG.iter().map(|e| e.id).collect();
+    fn every_id_is_in_the_names_table() {
+        let ids: Vec<&str> = names::NAMES.iter().map(|e| e.id).collect();
         for id in IDS {
             assert_eq!(
                 ids.iter().filter(|c| *c == id).count(),
                 1,
-                "{id} is not in src/findings/catalog.rs once"
+                "{id} is not in src/findings/names.rs once"
             );
         }
-        for entry in catalog::CATALOG {
+        for entry in names::NAMES {
             assert!(
                 entry.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
                 "{}",
@@ -429,7 +429,7 @@ mod tests {
     }
 
     /// What evaluate() raised from samples made to fire each of the stack
-    /// findings is in IDS (and so in the catalog).
+    /// findings is in IDS (and so in the names table).
     #[test]
     fn raised_ids_are_listed() {
         use crate::model::sockets::TcpSample;

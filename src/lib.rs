@@ -47,8 +47,9 @@
 //! - A finding: a function in `findings/` over (previous, current) samples,
 //!   listed in `findings::evaluate` and `findings::IDS`, its threshold in
 //!   `findings::thresholds` (the man page's table is generated from it), its
-//!   meaning, evidence and fix in `findings/catalog.rs` (the man page's
+//!   meaning, evidence and fix in `findings/names.rs` (the man page's
 //!   FINDINGS and README's "What netlens names" are generated from it).
+//!   A finding for a kernel counter is one row in `findings/catalogue/`.
 //! - A tab: its state and keys in `app/` implementing `app::view::TabView`,
 //!   its keys in `app/keymap.rs`, its drawing in `ui/`, its name in
 //!   `config::Tab`.

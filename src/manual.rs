@@ -8,12 +8,12 @@ pub const MAN_PAGE: &str = include_str!(concat!(env!("OUT_DIR"), "/netlens.1"));
 /// The hand-written sections (build.rs includes the same file).
 pub mod sections;
 
-/// README.md's "What netlens names" table, from the same catalog the man
+/// README.md's "What netlens names" table, from the same names table the man
 /// page's FINDINGS renders (tests/readme.rs keeps README.md's copy fresh).
 pub fn findings_table() -> String {
     let cell = |text: &str| text.replace('|', "\\|");
     let mut out = String::from("| id | what it means | evidence | fix |\n|---|---|---|---|\n");
-    for entry in crate::findings::catalog::CATALOG {
+    for entry in crate::findings::names::NAMES {
         out.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
             entry.id,

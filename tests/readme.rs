@@ -145,12 +145,12 @@ fn readme_shows_each_tab_at_80x24_as_the_program_draws_it() {
 const FINDINGS_BEGIN: &str = "<!-- findings:begin -->";
 const FINDINGS_END: &str = "<!-- findings:end -->";
 
-/// README.md's "What netlens names" table is the catalog the man page's
-/// FINDINGS renders (src/findings/catalog.rs), as `netlens::manual`
+/// README.md's "What netlens names" table is the names table the man page's
+/// FINDINGS renders (src/findings/names.rs), as `netlens::manual`
 /// renders it: every finding id, what it means, its evidence and its fix.
 /// Update it with `NETLENS_UPDATE_README=1 cargo test --release --test readme`.
 #[test]
-fn readme_names_every_finding_from_the_catalog() {
+fn readme_names_every_finding_from_the_names_table() {
     let text = readme();
     let (head, rest) = text
         .split_once(FINDINGS_BEGIN)
@@ -170,7 +170,7 @@ fn readme_names_every_finding_from_the_catalog() {
     }
     assert!(
         old == wanted,
-        "README.md's findings table differs from src/findings/catalog.rs; update it with\n  \
+        "README.md's findings table differs from src/findings/names.rs; update it with\n  \
          NETLENS_UPDATE_README=1 cargo test --release --test readme\nnow:\n{wanted}"
     );
     // Each id the program raises has its row, and the man page says the same.

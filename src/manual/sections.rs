@@ -177,7 +177,7 @@ record and export all compute it alike from the samples in order: replay's
 how many there are ("3 findings"); \fB!\fR lists them all, the selected one whole.
 Every fix that names a knob is computed from its live value (syncookies
 already on: the next steps, not "turn them on").
-.\" FINDINGS TABLE: build.rs puts src/findings/catalog.rs here
+.\" FINDINGS TABLE: build.rs puts src/findings/names.rs here
 .PP
 The flow findings (and a flow's \fBretransmits\fR, which adds the retransmission
 timeout and backoff: the gaps between successive retransmits of one segment, e.g.

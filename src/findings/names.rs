@@ -14,7 +14,7 @@ pub struct Entry {
     pub fix: &'static str,
 }
 
-pub const CATALOG: &[Entry] = &[
+pub const NAMES: &[Entry] = &[
     Entry {
         id: "iface-errors",
         means: "An interface's errors, drops, overruns, carrier errors or collisions rose during the interval.",
