@@ -5,7 +5,10 @@
 //! client's the connects that failed (Tcp AttemptFails), each rate agreeing
 //! with the counters in the same JSON, those counters bracketed by nstat
 //! read just before and after, and the client's own count of
-//! ECONNREFUSED. Severity follows the rate.
+//! ECONNREFUSED. Severity follows the rate. With the capture on (the
+//! default), both sides' summaries name the refusing address:port and the
+//! peer refused, at the rate the client's own log of ECONNREFUSED gives
+//! over the same interval.
 //!
 //! Network safety: traffic only between the two namespaces of this test
 //! (198.18.0.1 -> 198.18.0.2); the client is bounded (rate * 8 connects,
@@ -13,7 +16,7 @@
 
 mod common;
 
-use common::{ChildGuard, IP_B, VethPair, skip_unless_root};
+use common::{ChildGuard, IP_A, IP_B, VethPair, skip_unless_root};
 use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -43,7 +46,7 @@ fn nstat(ns: &str, name: &str) -> u64 {
 
 fn snapshot_of(ns: &str) -> std::process::Child {
     Command::new(common::NETLENS)
-        .args(["snapshot", "--json", "--no-capture"])
+        .args(["snapshot", "--json"])
         .args([
             "--section",
             "findings,tcp",
@@ -118,6 +121,44 @@ fn check(samples: &[Value], marker: &str, name: &str, nstat: (u64, u64), severit
     per_s
 }
 
+/// The client's refused count at wall-clock time `t`: its last log line
+/// at or before `t`.
+fn refused_by(log: &[(f64, u64)], t: f64) -> u64 {
+    log.iter()
+        .take_while(|(at, _)| *at <= t)
+        .last()
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The last sample's connect-refused summary starts "refused N/s: " and
+/// names `port_name` ("198.18.0.2:8081 refused 198.18.0.1 (") at a rate
+/// within a few of the client's own count of ECONNREFUSED over the same
+/// interval.
+fn named_at_client_rate(samples: &[Value], port_name: &str, log: &[(f64, u64)]) {
+    let last = samples.last().unwrap();
+    let before = &samples[samples.len() - 2];
+    let finding = last["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "connect-refused")
+        .unwrap_or_else(|| panic!("no connect-refused: {last}"));
+    let summary = finding["summary"].as_str().unwrap();
+    assert!(summary.starts_with("refused "), "{summary}");
+    let at = summary
+        .find(port_name)
+        .unwrap_or_else(|| panic!("no {port_name:?} in {summary}"));
+    let rest = &summary[at + port_name.len()..];
+    let per_s: f64 = rest[..rest.find("/s)").unwrap()].parse().unwrap();
+    let (t0, t1) = (before["t"].as_f64().unwrap(), last["t"].as_f64().unwrap());
+    let client = (refused_by(log, t1) - refused_by(log, t0)) as f64 / (t1 - t0);
+    eprintln!("capture: {per_s}/s; client ECONNREFUSED {client:.1}/s");
+    assert!(
+        (per_s - client).abs() <= client * 0.05 + 2.0,
+        "capture {per_s}/s, client {client:.1}/s: {summary}"
+    );
+}
+
 fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
     let (client_ns, server_ns) = (&pair.a.name, &pair.b.name);
     // The service listens, but on loopback only.
@@ -149,8 +190,9 @@ fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
              \x20       try: s.connect(('{IP_B}',{port}))\n\
              \x20       except ConnectionRefusedError: refused+=1\n\
              \x20       s.close(); n+=1\n\
+             \x20   print(time.time(),refused,flush=True)\n\
              \x20   time.sleep(0.005)\n\
-             print(n,refused,flush=True)"
+             print('done',n,refused,flush=True)"
         ),
     );
     std::thread::sleep(Duration::from_millis(1000));
@@ -178,8 +220,27 @@ fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
     // agree.
     let mut text = String::new();
     std::io::Read::read_to_string(&mut client.0.stdout.take().unwrap(), &mut text).unwrap();
-    let mut words = text.split_whitespace().map(|w| w.parse::<u64>().unwrap());
+    let done = text.lines().last().unwrap();
+    let mut words = done
+        .strip_prefix("done ")
+        .unwrap_or_else(|| panic!("client did not finish: {done}"))
+        .split_whitespace()
+        .map(|w| w.parse::<u64>().unwrap());
     let (made, refused) = (words.next().unwrap(), words.next().unwrap());
+    // The capture names the port and the peer on both sides, at the rate
+    // the client's log gives over the same interval.
+    let log: Vec<(f64, u64)> = text
+        .lines()
+        .filter(|l| !l.starts_with("done"))
+        .map(|l| {
+            let (t, n) = l.split_once(' ').unwrap();
+            (t.parse().unwrap(), n.parse().unwrap())
+        })
+        .collect();
+    let port_name = format!("{IP_B}:{port} refused {IP_A} (");
+    for samples in [&server_samples, &client_samples] {
+        named_at_client_rate(samples, &port_name, &log);
+    }
     assert_eq!(made, refused, "{text}");
     eprintln!("{rate}/s asked: refused here {here}/s, there {there}/s; {refused} refused in all");
     assert!(

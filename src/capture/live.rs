@@ -404,6 +404,7 @@ impl Capture {
             flows: top_flows(shared.table.flows(), SAMPLE_FLOWS),
             hosts: group_flows(shared.table.flows(), true, SAMPLE_FLOWS),
             services: group_flows(shared.table.flows(), false, SAMPLE_FLOWS),
+            refused: shared.table.refusals.sample(),
         }
     }
 }

@@ -131,9 +131,9 @@ pub const NAMES: &[Entry] = &[
     },
     Entry {
         id: "connect-refused",
-        means: "Connections refused at 5/s or more (crit from 100/s). Here: the host answers connection attempts with RSTs, counted as Tcp OutRsts minus the RSTs applications caused by aborting (TcpExt TCPAbortOnData, OnClose, OnMemory, OnLinger). There: local clients' connects fail without timing out, Tcp AttemptFails minus TcpExt TCPAbortOnTimeout (an RST or an ICMP unreachable answered them).",
+        means: "Connections refused at 5/s or more (crit from 100/s). Here: the host answers connection attempts with RSTs, counted as Tcp OutRsts minus the RSTs applications caused by aborting (TcpExt TCPAbortOnData, OnClose, OnMemory, OnLinger). There: local clients' connects fail without timing out, Tcp AttemptFails minus TcpExt TCPAbortOnTimeout (an RST or an ICMP unreachable answered them). With the capture on, the summary starts with the refusing address:port and the peers it refused, per second (\"refused 25/s: 198.18.0.2:8080 refused 198.18.0.1 (25/s)\"): SYNs the capture saw answered by an RST from the side they were sent to, with no SYN-ACK; up to 16 ports and 8 peers each are kept, the least recently refused making room.",
         evidence: "the TCP tab's OutRsts (refused here) or AttemptFails (refused there) row, with the rates behind it.",
-        fix: "the service is down or listens on another address or port: compare ss -ltnp with where the clients connect (a listener on 127.0.0.1 refuses other addresses); a capture (Flows tab) shows the refused ports and peers.",
+        fix: "the service is down or listens on another address or port: compare ss -ltnp with where the clients connect (a listener on 127.0.0.1 refuses other addresses).",
     },
     Entry {
         id: "tcp-memory",

@@ -12,9 +12,14 @@
 //!   connections that died in SYN_SENT or SYN_RECV; the ones that timed out
 //!   are also counted as TcpExt TCPAbortOnTimeout (connect-timeout's case),
 //!   so what is left were refused (an RST, or an ICMP unreachable).
+//!
+//! With the capture on, the summary starts with the refusing ports and the
+//! peers they refused, from the capture's refusal counts (a SYN answered
+//! by an RST from the side it was sent to).
 
 use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::model::Sample;
+use crate::model::capture::RefusedSample;
 use crate::model::tcp_rates::TcpRates;
 
 pub const CONNECT_REFUSED: &str = "connect-refused";
@@ -56,7 +61,10 @@ pub fn evaluate(
         Severity::Warn
     };
     let opens = rates.rate("Tcp.PassiveOpens").unwrap_or(0.0);
-    let mut parts = Vec::new();
+    let mut parts: Vec<String> = previous
+        .and_then(|p| named(p, current))
+        .into_iter()
+        .collect();
     if here_fires {
         parts.push(format!(
             "this host refused {here:.0} connections/s (RSTs sent with no abort behind them: \
@@ -75,12 +83,13 @@ pub fn evaluate(
     let hint = if here_fires {
         "nothing listens on the port the clients ask for: the service is down, crashed, or \
          listens on another address or port (compare `ss -ltnp` with where the clients connect; \
-         a listener on 127.0.0.1 refuses other addresses); a capture (Flows tab) shows the \
-         refused ports and peers"
+         a listener on 127.0.0.1 refuses other addresses); with the capture on, the summary \
+         names the refused ports and peers"
     } else {
         "the servers these clients connect to refuse them (RST, or ICMP unreachable): the \
          service there is down or listens on another address or port; check the client's \
-         configured address and `ss -ltnp` on the server; a capture (Flows tab) names them"
+         configured address and `ss -ltnp` on the server; with the capture on, the summary names \
+         them"
     };
     Some(Finding {
         hold: Hold::default(),
@@ -98,6 +107,59 @@ pub fn evaluate(
             .into(),
         },
     })
+}
+
+/// Ports and peers named at most in the summary.
+const NAMED_PORTS: usize = 3;
+const NAMED_PEERS: usize = 3;
+
+/// "refused 25/s: 198.18.0.2:8080 refused 198.18.0.1 (25/s)" from the
+/// capture's refusal counts between two samples; None when the capture is
+/// off or saw no refusal in the interval.
+fn named(previous: &Sample, current: &Sample) -> Option<String> {
+    let (before, now) = (previous.capture.as_ref()?, current.capture.as_ref()?);
+    let seconds = current.mono - previous.mono;
+    if !now.active || seconds <= 0.0 {
+        return None;
+    }
+    let rate =
+        |now: u64, before: Option<u64>| now.saturating_sub(before.unwrap_or(0)) as f64 / seconds;
+    let earlier = |port: &str| before.refused.iter().find(|r| r.port == port);
+    let mut ports: Vec<(&RefusedSample, f64)> = now
+        .refused
+        .iter()
+        .map(|r| (r, rate(r.count, earlier(&r.port).map(|e| e.count))))
+        .filter(|(_, per_s)| *per_s > 0.0)
+        .collect();
+    if ports.is_empty() {
+        return None;
+    }
+    ports.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.port.cmp(&b.0.port)));
+    let total: f64 = ports.iter().map(|(_, per_s)| per_s).sum();
+    let listed: Vec<String> = ports
+        .iter()
+        .take(NAMED_PORTS)
+        .map(|(r, _)| {
+            let old = earlier(&r.port);
+            let mut peers: Vec<(&str, f64)> = r
+                .peers
+                .iter()
+                .map(|p| {
+                    let was = old.and_then(|o| o.peers.iter().find(|q| q.addr == p.addr));
+                    (p.addr.as_str(), rate(p.count, was.map(|q| q.count)))
+                })
+                .filter(|(_, per_s)| *per_s > 0.0)
+                .collect();
+            peers.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            let peers: Vec<String> = peers
+                .iter()
+                .take(NAMED_PEERS)
+                .map(|(addr, per_s)| format!("{addr} ({per_s:.0}/s)"))
+                .collect();
+            format!("{} refused {}", r.port, peers.join(", "))
+        })
+        .collect();
+    Some(format!("refused {total:.0}/s: {}", listed.join("; ")))
 }
 
 #[cfg(test)]
@@ -177,5 +239,51 @@ mod tests {
         // Under the threshold: quiet.
         let d = sample(1.0, &[("Tcp.AttemptFails", 2)]);
         assert!(evaluate(Some(&a), &d, &D).is_none());
+    }
+
+    #[test]
+    fn the_capture_names_the_refused_ports_and_peers() {
+        use crate::model::capture::{CaptureSample, RefusedPeer, RefusedSample};
+        let refused = |count: u64, peers: &[(&str, u64)]| RefusedSample {
+            port: "198.18.0.2:8080".into(),
+            count,
+            peers: peers
+                .iter()
+                .map(|(addr, count)| RefusedPeer {
+                    addr: addr.to_string(),
+                    count: *count,
+                })
+                .collect(),
+        };
+        let with = |mut s: Sample, r: Vec<RefusedSample>| {
+            s.capture = Some(CaptureSample {
+                active: true,
+                refused: r,
+                ..Default::default()
+            });
+            s
+        };
+        let a = with(sample(0.0, &[]), vec![refused(10, &[("198.18.0.1", 10)])]);
+        let b = with(
+            sample(2.0, &[("Tcp.OutRsts", 60)]),
+            vec![refused(70, &[("198.18.0.1", 60), ("198.18.0.3", 20)])],
+        );
+        let found = evaluate(Some(&a), &b, &D).unwrap();
+        assert!(
+            found.summary.starts_with(
+                "refused 30/s: 198.18.0.2:8080 refused 198.18.0.1 (25/s), 198.18.0.3 (10/s); \
+                 this host refused 30 connections/s"
+            ),
+            "{}",
+            found.summary
+        );
+        // Capture off: today's text.
+        let found = evaluate(
+            Some(&sample(0.0, &[])),
+            &sample(2.0, &[("Tcp.OutRsts", 60)]),
+            &D,
+        )
+        .unwrap();
+        assert!(found.summary.starts_with("this host refused 30"));
     }
 }

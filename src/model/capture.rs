@@ -34,6 +34,28 @@ pub struct CaptureSample {
     pub hosts: Vec<GroupSample>,
     #[serde(default)]
     pub services: Vec<GroupSample>,
+    /// Refused connection attempts (a SYN answered by an RST from the side
+    /// it was sent to), cumulative per refusing address:port with the
+    /// peers refused, most refused first (empty in older recordings).
+    #[serde(default)]
+    pub refused: Vec<RefusedSample>,
+}
+
+/// One refusing address:port: SYNs it answered with an RST, since the
+/// capture started (or since it was last evicted from the bounded list).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct RefusedSample {
+    /// "198.18.0.2:8080", "[2001:db8::2]:8080".
+    pub port: String,
+    pub count: u64,
+    /// The addresses refused, most refused first.
+    pub peers: Vec<RefusedPeer>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct RefusedPeer {
+    pub addr: String,
+    pub count: u64,
 }
 
 /// One flow as the Sample and `snapshot --json` carry it: plain data.

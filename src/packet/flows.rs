@@ -229,6 +229,8 @@ pub struct FlowTable {
     pub bytes: u64,
     /// Non-IP packets (ARP and others): counted, not tracked as flows.
     pub other_packets: u64,
+    /// SYNs answered by an RST, per refusing port and peer.
+    pub refusals: super::refusals::Refusals,
 }
 
 impl FlowTable {
@@ -243,6 +245,7 @@ impl FlowTable {
             packets: 0,
             bytes: 0,
             other_packets: 0,
+            refusals: Default::default(),
         }
     }
 
@@ -290,9 +293,20 @@ impl FlowTable {
             payload: s.payload_len,
         });
         if key.proto == 6 && s.tl.is_some() {
+            // A refusal: an RST from the side the SYN went to, before any
+            // SYN-ACK (the flow is still SYN_SENT).
+            let refused = s.tcp_flags & 4 != 0
+                && flow.state == TcpState::SynSent
+                && reverse != flow.initiator_is_b;
             tcp(flow, s, reverse, t);
             if let Some(analysis) = flow.analysis.as_mut() {
                 analysis.add(&Seg::of(s, reverse, t));
+            }
+            if refused {
+                let v6 = key.v6;
+                let refuser = endpoint(&s.src, s.sport, v6, 6);
+                let peer = endpoint(&s.dst, 0, v6, 0);
+                self.refusals.add(&refuser, &peer, t);
             }
         }
     }
@@ -592,6 +606,27 @@ mod tests {
             ("198.18.0.2:40000", "198.18.0.1:9000")
         );
         assert_eq!(flow.notes.len(), 6);
+    }
+
+    #[test]
+    fn a_syn_answered_by_rst_is_a_refusal() {
+        let mut table = FlowTable::new(100, 60.0);
+        // Refused: SYN, RST|ACK back.
+        table.add(&tcp_summary(1, 40000, 2, 8080, 0x02, 100, 0), 1.0);
+        table.add(&tcp_summary(2, 8080, 1, 40000, 0x14, 0, 0), 1.001);
+        // Accepted then reset: not a refusal; nor an RST from the client.
+        table.add(&tcp_summary(1, 40001, 2, 8080, 0x02, 100, 0), 2.0);
+        table.add(&tcp_summary(2, 8080, 1, 40001, 0x12, 500, 0), 2.001);
+        table.add(&tcp_summary(2, 8080, 1, 40001, 0x14, 501, 0), 2.002);
+        table.add(&tcp_summary(1, 40002, 2, 8080, 0x02, 100, 0), 3.0);
+        table.add(&tcp_summary(1, 40002, 2, 8080, 0x04, 101, 0), 3.001);
+        let refused = table.refusals.sample();
+        assert_eq!(refused.len(), 1);
+        assert_eq!(
+            (refused[0].port.as_str(), refused[0].count),
+            ("198.18.0.2:8080", 1)
+        );
+        assert_eq!(refused[0].peers[0].addr, "198.18.0.1");
     }
 
     #[test]

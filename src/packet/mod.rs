@@ -11,3 +11,4 @@ pub mod filter;
 pub mod flows;
 pub mod format;
 pub mod pcap;
+pub mod refusals;
