@@ -111,6 +111,11 @@ pub fn small_packet_flood(
     })
 }
 
+/// A process as findings name it: "PID 2231 (java)".
+pub fn pid_name(pid: u32, name: &str) -> String {
+    format!("PID {pid} ({name})")
+}
+
 /// The process holding a socket as a finding names it: "PID 2231 (java)",
 /// "PID 2231 (java) +1 more", or why there is none.
 pub fn process_of(socket: &crate::model::sockets::SocketSample) -> String {
@@ -119,12 +124,11 @@ pub fn process_of(socket: &crate::model::sockets::SocketSample) -> String {
     pids.dedup();
     match socket.users.first() {
         Some(user) if pids.len() > 1 => format!(
-            "PID {} ({}) +{} more",
-            user.pid,
-            user.process,
+            "{} +{} more",
+            pid_name(user.pid, &user.process),
             pids.len() - 1
         ),
-        Some(user) => format!("PID {} ({})", user.pid, user.process),
+        Some(user) => pid_name(user.pid, &user.process),
         None if socket.owner_denied => "(owner unreadable: run as root)".to_string(),
         None => "(no process holds it)".to_string(),
     }

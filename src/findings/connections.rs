@@ -34,7 +34,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
 
 /// "PID 2231 (java)" for a socket's first owner.
 fn process(user: Option<(u32, &str)>) -> Option<String> {
-    user.map(|(pid, name)| format!("PID {pid} ({name})"))
+    user.map(|(pid, name)| super::pid_name(pid, name))
 }
 
 fn first_owner(socket: &SocketSample) -> Option<(u32, &str)> {
@@ -220,7 +220,7 @@ fn port_exhaustion(current: &Sample, tcp: &TcpSample, limits: &Thresholds) -> Ve
                 }
             );
             if let Some((pid, (name, n))) = to.owners.iter().max_by_key(|(_, (_, n))| *n) {
-                summary.push_str(&format!("; PID {pid} ({name}) holds {n} open"));
+                summary.push_str(&format!("; {} holds {n} open", super::pid_name(*pid, name)));
             }
             summary.push_str(if used >= size {
                 ": connect() to it fails with EADDRNOTAVAIL"
@@ -310,7 +310,7 @@ fn connect_timeout(
             let mut named: Vec<String> = clients
                 .iter()
                 .take(3)
-                .map(|(pid, name, n)| format!("PID {pid} ({name}) {n}"))
+                .map(|(pid, name, n)| format!("{} {n}", super::pid_name(*pid, name)))
                 .collect();
             if processes > 3 {
                 named.push(format!("+{} more", processes - 3));

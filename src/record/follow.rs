@@ -92,11 +92,7 @@ pub fn first_samples(path: &Path) -> Result<Reader> {
     let mut reader = Reader::open_growing(path)?;
     let mut said = false;
     loop {
-        let holds_one = reader.sample_segments().iter().any(|s| s.count > 0);
-        if holds_one || reader.refresh()? == Refresh::Closed {
-            return Ok(reader);
-        }
-        if reader.sample_segments().iter().any(|s| s.count > 0) {
+        if reader.sample_segments().iter().any(|s| s.count > 0) || reader.closed_cleanly {
             return Ok(reader);
         }
         if !said {
@@ -109,6 +105,7 @@ pub fn first_samples(path: &Path) -> Result<Reader> {
             said = true;
         }
         std::thread::sleep(poll_every(&reader));
+        reader.refresh()?;
     }
 }
 

@@ -28,6 +28,20 @@ pub struct Cursor {
 /// the sample it was recorded with.
 type Batches = Rc<Vec<(f64, PacketBatch)>>;
 
+/// The reader's sample segments, and how many samples come before each.
+fn sample_index(reader: &Reader) -> (Vec<SegmentEntry>, Vec<usize>) {
+    let segments = reader.sample_segments();
+    let before = segments
+        .iter()
+        .scan(0, |total, entry| {
+            let here = *total;
+            *total += entry.count as usize;
+            Some(here)
+        })
+        .collect();
+    (segments, before)
+}
+
 pub struct Player {
     reader: Reader,
     segments: Vec<SegmentEntry>,
@@ -57,13 +71,7 @@ pub struct Player {
 impl Player {
     /// A player on the first sample, paused. Fails when no sample reads.
     pub fn new(reader: Reader) -> Result<Player> {
-        let segments = reader.sample_segments();
-        let mut before = Vec::with_capacity(segments.len());
-        let mut total = 0;
-        for entry in &segments {
-            before.push(total);
-            total += entry.count as usize;
-        }
+        let (segments, before) = sample_index(&reader);
         let utc_offset = super::time::local_offset(segments.first().map_or(0.0, |s| s.first_t));
         let packet_segments = reader.stream_segments(Stream::Packets);
         let mut player = Player {
@@ -125,13 +133,7 @@ impl Player {
                 self.following = false;
             }
         }
-        self.segments = self.reader.sample_segments();
-        self.before.clear();
-        let mut total = 0;
-        for entry in &self.segments {
-            self.before.push(total);
-            total += entry.count as usize;
-        }
+        (self.segments, self.before) = sample_index(&self.reader);
         self.packet_segments = self.reader.stream_segments(Stream::Packets);
         self.cache.clear();
         self.packet_cache.clear();
