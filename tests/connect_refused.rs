@@ -45,32 +45,16 @@ fn nstat(ns: &str, name: &str) -> u64 {
 }
 
 fn snapshot_of(ns: &str) -> std::process::Child {
-    Command::new(common::NETLENS)
-        .args(["snapshot", "--json"])
-        .args([
-            "--section",
-            "findings,tcp",
-            "--count",
-            "3",
-            "--interval",
-            "1s",
-        ])
-        .args(["--netns", ns])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("netlens")
-}
-
-fn samples(child: std::process::Child) -> Vec<Value> {
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    common::parse_lines(&out.stdout)
+    common::spawn_snapshot(&[
+        "--section",
+        "findings,tcp",
+        "--count",
+        "3",
+        "--interval",
+        "1s",
+        "--netns",
+        ns,
+    ])
 }
 
 fn counter(sample: &Value, name: &str) -> u64 {
@@ -199,7 +183,10 @@ fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
     let rsts_before = nstat(server_ns, "TcpOutRsts");
     let fails_before = nstat(client_ns, "TcpAttemptFails");
     let (server_view, client_view) = (snapshot_of(server_ns), snapshot_of(client_ns));
-    let (server_samples, client_samples) = (samples(server_view), samples(client_view));
+    let (server_samples, client_samples) = (
+        common::snapshot_samples(server_view),
+        common::snapshot_samples(client_view),
+    );
     let rsts_after = nstat(server_ns, "TcpOutRsts");
     let fails_after = nstat(client_ns, "TcpAttemptFails");
     let here = check(

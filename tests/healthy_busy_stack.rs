@@ -40,32 +40,17 @@ fn wait_ready(child: &mut ChildGuard) {
 }
 
 fn snapshot_of(ns: &str) -> std::process::Child {
-    Command::new(common::NETLENS)
-        .args(["snapshot", "--json", "--no-capture"])
-        .args([
-            "--section",
-            "findings,tcp",
-            "--count",
-            "4",
-            "--interval",
-            "1s",
-        ])
-        .args(["--netns", ns])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("netlens")
-}
-
-fn samples(child: std::process::Child) -> Vec<Value> {
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    common::parse_lines(&out.stdout)
+    common::spawn_snapshot(&[
+        "--no-capture",
+        "--section",
+        "findings,tcp",
+        "--count",
+        "4",
+        "--interval",
+        "1s",
+        "--netns",
+        ns,
+    ])
 }
 
 fn total(samples: &[Value], name: &str) -> u64 {
@@ -127,7 +112,10 @@ fn healthy_busy_traffic_raises_none_of_them() {
     );
     std::thread::sleep(Duration::from_millis(500));
     let (server_view, client_view) = (snapshot_of(server), snapshot_of(client));
-    let (server_samples, client_samples) = (samples(server_view), samples(client_view));
+    let (server_samples, client_samples) = (
+        common::snapshot_samples(server_view),
+        common::snapshot_samples(client_view),
+    );
     for (side, samples) in [("server", &server_samples), ("client", &client_samples)] {
         for sample in samples.iter() {
             let raised: Vec<&str> = sample["findings"]

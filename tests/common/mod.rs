@@ -370,25 +370,39 @@ pub fn parse_lines(stdout: &[u8]) -> Vec<Value> {
 
 /// Runs `netlens snapshot --json ARGS`, asserts success, returns the samples.
 pub fn snapshot(args: &[&str]) -> Vec<Value> {
-    let out = Command::new(NETLENS)
-        .arg("snapshot")
-        .arg("--json")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn netlens");
-    assert!(
-        out.status.success(),
-        "netlens snapshot --json {args:?} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
-    let samples = parse_lines(&out.stdout);
+    let samples = snapshot_samples(spawn_snapshot(args));
     assert!(
         !samples.is_empty(),
         "netlens snapshot {args:?} printed nothing"
     );
     samples
+}
+
+/// Starts `netlens snapshot --json ARGS` in the background (to watch
+/// traffic the test makes meanwhile); [`snapshot_samples`] collects it.
+pub fn spawn_snapshot(args: &[&str]) -> std::process::Child {
+    Command::new(NETLENS)
+        .arg("snapshot")
+        .arg("--json")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn netlens")
+}
+
+/// Waits for a snapshot started by [`spawn_snapshot`], asserts success and
+/// returns its samples.
+pub fn snapshot_samples(child: std::process::Child) -> Vec<Value> {
+    let out = child.wait_with_output().expect("wait for netlens");
+    assert!(
+        out.status.success(),
+        "netlens snapshot --json failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    parse_lines(&out.stdout)
 }
 
 /// The interface object named `name` in one sample, if present.
