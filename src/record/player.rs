@@ -122,7 +122,7 @@ impl Player {
     }
 
     /// Reads what the recorder appended: the segments (the last one may
-    /// have grown, so cached decodes are dropped) and, once it closed the
+    /// have grown; its cached decode is dropped) and, once it closed the
     /// file, its index. Errors end following, with the reason in `damage`.
     fn refresh(&mut self) {
         match self.reader.refresh() {
@@ -133,10 +133,15 @@ impl Player {
                 self.following = false;
             }
         }
-        (self.segments, self.before) = sample_index(&self.reader);
-        self.packet_segments = self.reader.stream_segments(Stream::Packets);
-        self.cache.clear();
-        self.packet_cache.clear();
+        let (segments, before) = sample_index(&self.reader);
+        let packet_segments = self.reader.stream_segments(Stream::Packets);
+        // Keep the decodes of segments that did not change (usually all but
+        // the last, which grew): a look that found nothing new costs nothing.
+        self.cache
+            .retain(|(i, _)| self.segments.get(*i) == segments.get(*i));
+        self.packet_cache
+            .retain(|(i, _)| self.packet_segments.get(*i) == packet_segments.get(*i));
+        (self.segments, self.before, self.packet_segments) = (segments, before, packet_segments);
     }
 
     /// The decoded samples of a segment (cached). A segment that cannot be
