@@ -83,6 +83,8 @@ struct Shared {
     stats: RingStats,
     packets: u64,
     bytes: u64,
+    /// See CaptureSample::newest_packet_t.
+    newest_packet_t: f64,
     filter: String,
     error: Option<String>,
     active: bool,
@@ -99,6 +101,7 @@ struct Shared {
 fn account(shared: &mut Shared, s: &Summary, ts: Timestamp, orig_len: u32, data: &[u8]) {
     shared.packets += 1;
     shared.bytes += u64::from(s.wire_len);
+    shared.newest_packet_t = shared.newest_packet_t.max(ts.as_secs_f64());
     shared.table.add(s, ts.as_secs_f64());
     shared.keep(ts, orig_len, data, s);
 }
@@ -110,6 +113,7 @@ impl Shared {
             stats: RingStats::default(),
             packets: 0,
             bytes: 0,
+            newest_packet_t: 0.0,
             filter,
             error,
             active: false,
@@ -405,6 +409,7 @@ impl Capture {
             hosts: group_flows(shared.table.flows(), true, SAMPLE_FLOWS),
             services: group_flows(shared.table.flows(), false, SAMPLE_FLOWS),
             refused: shared.table.refusals.sample(),
+            newest_packet_t: shared.newest_packet_t,
         }
     }
 }

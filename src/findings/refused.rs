@@ -118,7 +118,13 @@ const NAMED_PEERS: usize = 3;
 /// off or saw no refusal in the interval.
 fn named(previous: &Sample, current: &Sample) -> Option<String> {
     let (before, now) = (previous.capture.as_ref()?, current.capture.as_ref()?);
-    let seconds = current.mono - previous.mono;
+    // The counts are as of each summary's newest packet (the ring hands
+    // packets over in blocks, up to 100 ms late): divide by that span.
+    let seconds = if before.newest_packet_t > 0.0 && now.newest_packet_t > before.newest_packet_t {
+        now.newest_packet_t - before.newest_packet_t
+    } else {
+        current.mono - previous.mono
+    };
     if !now.active || seconds <= 0.0 {
         return None;
     }

@@ -39,6 +39,11 @@ pub struct CaptureSample {
     /// peers refused, most refused first (empty in older recordings).
     #[serde(default)]
     pub refused: Vec<RefusedSample>,
+    /// Wall-clock time of the newest packet counted (0: none yet): the
+    /// capture drains its ring in blocks, so its counts are as of this
+    /// moment, not the sample's; rates over its counters divide by this.
+    #[serde(default)]
+    pub newest_packet_t: f64,
 }
 
 /// One refusing address:port: SYNs it answered with an RST, since the
