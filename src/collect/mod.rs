@@ -119,6 +119,7 @@ impl Collectors {
             tcp: Some(tcp),
             capture: None,
             dns: None,
+            drops: None,
         })
     }
 }

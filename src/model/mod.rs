@@ -6,6 +6,7 @@ pub mod capture;
 pub mod conntrack;
 pub mod conntrack_rates;
 pub mod dns;
+pub mod drops;
 pub mod rates;
 pub mod sockets;
 pub mod tcp_rates;
@@ -41,6 +42,10 @@ pub struct Sample {
     /// this interval; None when not collected.
     #[serde(default)]
     pub dns: Option<dns::DnsSample>,
+    /// Kernel drop reasons counted by the eBPF program; None when not
+    /// collected (recordings made before netlens counted them).
+    #[serde(default)]
+    pub drops: Option<drops::DropsSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -1,0 +1,129 @@
+//! Kernel drop reasons: what the eBPF program on `skb:kfree_skb` counted,
+//! raw and cumulative. Rates come from two samples at display time, like
+//! every other counter, so live, replay, snapshot and export agree.
+
+use serde::{Deserialize, Serialize};
+
+/// The drops counted in the kernel since netlens loaded its program.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct DropsSample {
+    /// Why reasons are not counted ("needs CAP_BPF and CAP_PERFMON (run as
+    /// root)", "kernel has no skb:kfree_skb drop reasons", "disabled by
+    /// --no-bpf"...); None while the program counts.
+    #[serde(default)]
+    pub unavailable: Option<String>,
+    /// The inode of the watched network namespace: rows of other
+    /// namespaces are left out unless it is the initial one.
+    #[serde(default)]
+    pub netns_inode: u64,
+    /// One row per (namespace, reason, location, interface, socket port),
+    /// with its cumulative count.
+    #[serde(default)]
+    pub rows: Vec<DropRow>,
+    /// Drops the kernel saw but could not count because the map was full.
+    #[serde(default)]
+    pub lost: u64,
+}
+
+/// One kernel drop site: why, where and how many so far.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
+pub struct DropRow {
+    /// The network namespace's inode; 0 when the packet carried neither a
+    /// device nor a socket.
+    pub netns_inode: u64,
+    /// "host", the `ip netns` name, or "netns:INODE".
+    pub netns: String,
+    /// The reason as the kernel names it, without SKB_DROP_REASON_:
+    /// "NO_SOCKET", "NETFILTER_DROP"; "reason N" when the running kernel's
+    /// enum has no name for N.
+    pub reason: String,
+    /// The kernel function that dropped it, from /proc/kallsyms:
+    /// "tcp_v4_rcv", "nf_hook_slow"; the address in hex when unknown.
+    pub location: String,
+    /// The packet's device, by name when it is in the watched namespace,
+    /// else "ifN"; None when the packet had no device.
+    #[serde(default)]
+    pub interface: Option<String>,
+    /// The socket the drop concerned (the receiving or owning socket):
+    /// its protocol ("tcp", "udp", ...) and local port.
+    #[serde(default)]
+    pub socket: Option<DropSocket>,
+    /// Packets dropped at this site since netlens started counting.
+    pub packets: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
+pub struct DropSocket {
+    /// "tcp", "udp", "raw", "unix", or the IP protocol number.
+    pub proto: String,
+    pub port: u16,
+}
+
+impl DropRow {
+    /// Identifies a row across samples: everything but the count.
+    pub fn same_site(&self, other: &DropRow) -> bool {
+        self.netns_inode == other.netns_inode
+            && self.reason == other.reason
+            && self.location == other.location
+            && self.interface == other.interface
+            && self.socket == other.socket
+    }
+}
+
+impl DropsSample {
+    /// The row of `previous` that counts the same site as `row`.
+    pub fn matching<'a>(&'a self, row: &DropRow) -> Option<&'a DropRow> {
+        self.rows.iter().find(|r| r.same_site(row))
+    }
+}
+
+/// A row's drops per second between two samples `seconds` apart: its
+/// growth, or its whole count when `previous` had no such row (it appeared
+/// in between). None when the count went down (the program was reloaded).
+pub fn row_rate(previous: Option<&DropsSample>, row: &DropRow, seconds: f64) -> Option<f64> {
+    if seconds <= 0.0 {
+        return None;
+    }
+    let before = previous
+        .and_then(|p| p.matching(row))
+        .map_or(0, |r| r.packets);
+    row.packets
+        .checked_sub(before)
+        .map(|grown| grown as f64 / seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(reason: &str, packets: u64) -> DropRow {
+        DropRow {
+            netns_inode: 4026531840,
+            netns: "host".into(),
+            reason: reason.into(),
+            location: "udp_queue_rcv_one_skb".into(),
+            packets,
+            ..DropRow::default()
+        }
+    }
+
+    #[test]
+    fn a_rate_is_the_growth_of_the_same_site() {
+        let before = DropsSample {
+            rows: vec![row("SOCKET_RCVBUFF", 100), row("NO_SOCKET", 7)],
+            ..DropsSample::default()
+        };
+        assert_eq!(
+            row_rate(Some(&before), &row("SOCKET_RCVBUFF", 300), 2.0),
+            Some(100.0)
+        );
+        // A site that appeared in between: all of its count is new.
+        assert_eq!(
+            row_rate(Some(&before), &row("NETFILTER_DROP", 50), 2.0),
+            Some(25.0)
+        );
+        // A count that went down is a reload, not a negative rate.
+        assert_eq!(row_rate(Some(&before), &row("NO_SOCKET", 3), 1.0), None);
+        assert_eq!(row_rate(None, &row("NO_SOCKET", 3), 0.0), None);
+    }
+}
