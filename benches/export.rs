@@ -84,8 +84,8 @@ fn render(c: &mut Criterion) {
     );
     eprintln!(
         "render/host: {} bytes, {} lines",
-        text.len(),
-        text.lines().count()
+        text.openmetrics.len(),
+        text.openmetrics.lines().count()
     );
     c.bench_function("render/host", |b| {
         b.iter(|| {
@@ -105,8 +105,8 @@ fn render(c: &mut Criterion) {
     );
     eprintln!(
         "render/200 interfaces: {} bytes, {} lines",
-        text.len(),
-        text.lines().count()
+        text.openmetrics.len(),
+        text.openmetrics.lines().count()
     );
     c.bench_function("render/200 interfaces", |b| {
         b.iter(|| {
@@ -122,13 +122,13 @@ fn render(c: &mut Criterion) {
 
 fn scrape(c: &mut Criterion) {
     let busy = busy_host();
-    let text: Arc<str> = page(
+    let pages = Arc::new(page(
         &busy,
         &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
-    )
-    .into();
-    let (_publish, page_rx) = tokio::sync::watch::channel(Some(text.clone()));
+    ));
+    let text = pages.openmetrics.clone();
+    let (_publish, page_rx) = tokio::sync::watch::channel(Some(pages));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -145,7 +145,7 @@ fn scrape(c: &mut Criterion) {
         b.iter(|| {
             let mut stream = TcpStream::connect(addr).unwrap();
             stream
-                .write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n")
+                .write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nAccept: application/openmetrics-text\r\n\r\n")
                 .unwrap();
             buf.clear();
             stream.read_to_end(&mut buf).unwrap();

@@ -1,8 +1,9 @@
-//! DNS probe latency histograms for the exporter: cumulative since the
-//! exporter started (Prometheus histograms only grow), one series per
-//! server, name and query type, from the probe results each sample carries.
+//! DNS probe latency histograms and probe outcome counters for the
+//! exporter: cumulative since the exporter started (Prometheus counters and
+//! histograms only grow), one series per server, name and query type (and
+//! outcome), from the probe results each sample carries.
 
-use super::render::DnsProbeHistogram;
+use super::render::{DnsProbeHistogram, DnsProbeOutcomes, DnsSeries};
 use crate::dns::stats::BUCKETS_MS;
 use crate::dns::{DnsSample, Outcome};
 use std::collections::BTreeMap;
@@ -18,13 +19,25 @@ struct Series {
 #[derive(Debug, Default)]
 pub struct Accumulator {
     series: BTreeMap<(String, String, String), Series>,
+    /// Probes by (server, name, qtype, outcome label).
+    outcomes: BTreeMap<(String, String, String, &'static str), u64>,
 }
 
 impl Accumulator {
-    /// Adds the answered probes of one sample (a timeout has no latency; it
-    /// shows in the dns-timeout finding instead).
+    /// Adds the probes of one sample: every probe to the outcome counts,
+    /// the answered ones to the latency histogram (a timeout has no
+    /// latency).
     pub fn add(&mut self, dns: &DnsSample) {
         for r in &dns.probes {
+            *self
+                .outcomes
+                .entry((
+                    r.server.clone(),
+                    r.name.clone(),
+                    r.qtype.clone(),
+                    r.outcome.label(),
+                ))
+                .or_default() += 1;
             let (Outcome::Ok | Outcome::Nxdomain, Some(ms)) = (r.outcome, r.latency_ms) else {
                 continue;
             };
@@ -37,6 +50,24 @@ impl Accumulator {
             }
             series.count += 1;
             series.sum_seconds += ms / 1000.0;
+        }
+    }
+
+    /// What the exporter serves: the histograms and the outcome counts.
+    pub fn series(&self) -> DnsSeries {
+        DnsSeries {
+            histograms: self.histograms(),
+            outcomes: self
+                .outcomes
+                .iter()
+                .map(|((server, name, qtype, outcome), count)| DnsProbeOutcomes {
+                    server: server.clone(),
+                    name: name.clone(),
+                    qtype: qtype.clone(),
+                    outcome,
+                    count: *count,
+                })
+                .collect(),
         }
     }
 
@@ -98,5 +129,11 @@ mod tests {
         assert_eq!(h.buckets[8], (0.5, 2));
         assert_eq!(h.buckets.last().unwrap().1, 2, "9 s is only in +Inf");
         assert!((h.sum_seconds - 9.3005).abs() < 1e-9);
+        let outcomes = acc.series().outcomes;
+        let count = |o: &str| outcomes.iter().find(|c| c.outcome == o).map(|c| c.count);
+        assert_eq!(
+            (count("ok"), count("timeout"), count("servfail")),
+            (Some(3), Some(1), None)
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! A small HTTP/1.1 server for GET /metrics: one request per connection,
 //! bounded in size, time and number of connections.
 
-use super::render::CONTENT_TYPE;
+use super::format::{self, Format, Pages};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,13 +20,17 @@ pub const MAX_CONNECTIONS: usize = 4096;
 /// Descriptors kept for the rest of the process (sampler, DNS probes, ...).
 pub const RESERVED_DESCRIPTORS: usize = 64;
 
-/// The latest rendered page; None until the first sample.
-pub type Page = watch::Receiver<Option<Arc<str>>>;
+/// The latest rendered pages; None until the first sample.
+pub type Page = watch::Receiver<Option<Arc<Pages>>>;
 
 /// What a request asked for, or why it cannot be served.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Request {
-    Metrics { head: bool },
+    /// GET or HEAD /metrics, in the format the Accept header chose.
+    Metrics {
+        head: bool,
+        format: Format,
+    },
     NotFound,
     MethodNotAllowed,
     BadRequest,
@@ -59,12 +63,17 @@ pub fn parse(head: &[u8]) -> Request {
     {
         return Request::BadRequest;
     }
+    let mut accept = None;
     for header in lines {
         if header.is_empty() {
             continue;
         }
         match header.split_once(':') {
-            Some((name, _)) if token(name) => {}
+            Some((name, value)) if token(name) => {
+                if name.eq_ignore_ascii_case("accept") {
+                    accept = Some(value.trim());
+                }
+            }
             _ => return Request::BadRequest,
         }
     }
@@ -75,7 +84,10 @@ pub fn parse(head: &[u8]) -> Request {
         _ => return Request::MethodNotAllowed,
     };
     if path == "/metrics" {
-        Request::Metrics { head }
+        Request::Metrics {
+            head,
+            format: format::negotiate(accept),
+        }
     } else {
         Request::NotFound
     }
@@ -237,17 +249,21 @@ async fn handle(mut stream: TcpStream, page: Page, slot: &Slot) -> std::io::Resu
         Ok(Ok(Some(head))) => head,
     };
     match parse(&head) {
-        Request::Metrics { head } => {
-            let text = page.borrow().clone();
-            match text {
-                Some(text) => {
-                    let body = if head { "" } else { &text };
+        Request::Metrics { head, format } => {
+            let pages = page.borrow().clone();
+            match pages {
+                Some(pages) => {
+                    let text = pages.get(format);
+                    let body = if head { "" } else { text };
                     let length = text.len().to_string();
                     respond_raw(
                         &mut stream,
                         200,
                         "OK",
-                        &[("Content-Type", CONTENT_TYPE), ("Content-Length", &length)],
+                        &[
+                            ("Content-Type", format.content_type()),
+                            ("Content-Length", &length),
+                        ],
                         body,
                     )
                     .await
@@ -338,11 +354,24 @@ mod tests {
     fn parses_requests() {
         assert_eq!(
             parse(b"GET /metrics HTTP/1.1\r\nHost: x"),
-            Request::Metrics { head: false }
+            Request::Metrics {
+                head: false,
+                format: Format::Classic
+            }
+        );
+        assert_eq!(
+            parse(b"GET /metrics HTTP/1.1\r\naccept: application/openmetrics-text\r\nHost: x"),
+            Request::Metrics {
+                head: false,
+                format: Format::OpenMetrics
+            }
         );
         assert_eq!(
             parse(b"HEAD /metrics?x=1 HTTP/1.0"),
-            Request::Metrics { head: true }
+            Request::Metrics {
+                head: true,
+                format: Format::Classic
+            }
         );
         assert_eq!(parse(b"GET / HTTP/1.1"), Request::NotFound);
         assert_eq!(parse(b"POST /metrics HTTP/1.1"), Request::MethodNotAllowed);

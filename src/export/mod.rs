@@ -4,7 +4,10 @@
 //! each sample is rendered once and the text is shared by every scrape until
 //! the next one, so a scrape costs a copy, not a socket or conntrack dump.
 
+pub mod alerts;
 pub mod dns;
+pub mod drops;
+pub mod format;
 pub mod http;
 pub mod render;
 
@@ -18,9 +21,13 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 /// Renders `current` with the findings shown at it (`findings::Engine`)
-/// and the DNS probe histograms accumulated so far.
-pub fn page(current: &Sample, found: &[findings::Finding], dns: &dns::Accumulator) -> String {
-    render::render(current, found, &dns.histograms())
+/// and the DNS probe histograms accumulated so far, in both formats.
+pub fn page(
+    current: &Sample,
+    found: &[findings::Finding],
+    dns: &dns::Accumulator,
+) -> format::Pages {
+    format::Pages::new(render::render(current, found, &dns.series()))
 }
 
 /// Raises the soft descriptor limit to the hard one (the default soft 1024
@@ -76,7 +83,7 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     let address = listener.local_addr()?;
     let mut session = Session::start(&options.session)?;
     let mut histograms = dns::Accumulator::default();
-    let (publish, page_rx) = watch::channel::<Option<Arc<str>>>(None);
+    let (publish, page_rx) = watch::channel::<Option<Arc<format::Pages>>>(None);
 
     // The first sample before announcing the address, so the first scrape
     // has data.

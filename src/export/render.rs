@@ -15,9 +15,6 @@ use crate::model::sockets::TCP_STATES;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// The OpenMetrics content type served with the text.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-
 /// One DNS probe series: latencies of answered probes to `server` for `name`.
 /// Bucket bounds in seconds, counts cumulative as OpenMetrics wants. Built
 /// by `export::dns::Accumulator` from the probe results; without probes
@@ -33,8 +30,26 @@ pub struct DnsProbeHistogram {
     pub sum_seconds: f64,
 }
 
-/// The OpenMetrics text of `current`, findings evaluated against `previous`.
-pub fn render(current: &Sample, findings: &[Finding], dns: &[DnsProbeHistogram]) -> String {
+/// How many probes to one server for one name and type ended one way
+/// ("ok", "timeout", "servfail", ...), since the exporter started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DnsProbeOutcomes {
+    pub server: String,
+    pub name: String,
+    pub qtype: String,
+    pub outcome: &'static str,
+    pub count: u64,
+}
+
+/// The DNS probe series the exporter accumulated.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DnsSeries {
+    pub histograms: Vec<DnsProbeHistogram>,
+    pub outcomes: Vec<DnsProbeOutcomes>,
+}
+
+/// The OpenMetrics text of `current` with the findings shown at it.
+pub fn render(current: &Sample, findings: &[Finding], dns: &DnsSeries) -> String {
     let mut out = String::with_capacity(16 * 1024);
     let ns = current.netns.as_str();
     family(
@@ -53,13 +68,16 @@ pub fn render(current: &Sample, findings: &[Finding], dns: &[DnsProbeHistogram])
     interfaces(&mut out, current, ns);
     tcp(&mut out, current, ns);
     conntrack(&mut out, current, ns);
-    dns_histograms(&mut out, dns, ns);
+    qdiscs(&mut out, current, ns);
+    super::drops::render(&mut out, current, ns);
+    dns_histograms(&mut out, &dns.histograms, ns);
+    dns_outcomes(&mut out, &dns.outcomes, ns);
     findings_gauge(&mut out, findings, ns);
     out.push_str("# EOF\n");
     out
 }
 
-fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str>, help: &str) {
+pub(super) fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str>, help: &str) {
     let _ = writeln!(out, "# TYPE {name} {kind}");
     if let Some(unit) = unit {
         let _ = writeln!(out, "# UNIT {name} {unit}");
@@ -390,6 +408,98 @@ fn dns_histograms(out: &mut String, dns: &[DnsProbeHistogram], ns: &str) {
     }
 }
 
+fn dns_outcomes(out: &mut String, outcomes: &[DnsProbeOutcomes], ns: &str) {
+    if outcomes.is_empty() {
+        return;
+    }
+    let ns = escape(ns);
+    let name = "netlens_dns_probes";
+    family(
+        out,
+        name,
+        "counter",
+        None,
+        "DNS probes by outcome (ok, nxdomain, timeout, servfail, refused, error, port unreachable)",
+    );
+    for o in outcomes {
+        let _ = writeln!(
+            out,
+            "{name}_total{{server=\"{}\",name=\"{}\",qtype=\"{}\",outcome=\"{}\",netns=\"{ns}\"}} {}",
+            escape(&o.server),
+            escape(&o.name),
+            escape(&o.qtype),
+            o.outcome,
+            o.count
+        );
+    }
+}
+
+/// The root qdisc of each interface, as node_exporter's qdisc collector
+/// names its series.
+fn qdiscs(out: &mut String, sample: &Sample, ns: &str) {
+    type Field = fn(&crate::model::QdiscStats) -> u64;
+    const SERIES: [(&str, &str, &str, Field); 6] = [
+        (
+            "node_qdisc_bytes",
+            "counter",
+            "Bytes the root qdisc sent",
+            |q| q.bytes,
+        ),
+        (
+            "node_qdisc_packets",
+            "counter",
+            "Packets the root qdisc sent",
+            |q| q.packets,
+        ),
+        (
+            "node_qdisc_drops",
+            "counter",
+            "Packets the root qdisc dropped",
+            |q| q.drops,
+        ),
+        (
+            "node_qdisc_overlimits",
+            "counter",
+            "Times the root qdisc was over its limit",
+            |q| q.overlimits,
+        ),
+        (
+            "node_qdisc_requeues",
+            "counter",
+            "Packets the root qdisc requeued",
+            |q| q.requeues,
+        ),
+        (
+            "node_qdisc_backlog",
+            "gauge",
+            "Bytes waiting in the root qdisc",
+            |q| q.backlog_bytes,
+        ),
+    ];
+    let ns = escape(ns);
+    let with_qdisc: Vec<_> = sample
+        .interfaces
+        .iter()
+        .filter_map(|i| i.qdisc.as_ref().map(|q| (i, q)))
+        .collect();
+    if with_qdisc.is_empty() {
+        return;
+    }
+    for (name, kind, help, field) in SERIES {
+        family(out, name, kind, None, help);
+        let suffix = if kind == "counter" { "_total" } else { "" };
+        for (iface, q) in &with_qdisc {
+            let _ = writeln!(
+                out,
+                "{name}{suffix}{{device=\"{}\",kind=\"{}\",netns=\"{ns}\"}} {}",
+                escape(&iface.name),
+                escape(&q.kind),
+                field(q)
+            );
+        }
+    }
+}
+
 fn findings_gauge(out: &mut String, findings: &[Finding], ns: &str) {
     let ns = escape(ns);
     family(
@@ -445,7 +555,7 @@ mod tests {
 
     #[test]
     fn interface_counters_use_node_exporter_names() {
-        let text = render(&sample(), &[], &[]);
+        let text = render(&sample(), &[], &DnsSeries::default());
         assert!(text.contains("# TYPE node_network_receive_bytes counter\n"));
         assert!(text.contains("# UNIT node_network_receive_bytes bytes\n"));
         assert!(
@@ -476,7 +586,11 @@ mod tests {
             count: 6,
             sum_seconds: 0.5,
         };
-        let text = render(&sample(), &[], &[h]);
+        let dns = DnsSeries {
+            histograms: vec![h],
+            outcomes: vec![],
+        };
+        let text = render(&sample(), &[], &dns);
         assert!(text.contains("# TYPE netlens_dns_probe_duration_seconds histogram\n"));
         assert!(text.contains("le=\"0.001\"} 2\n"), "{text}");
         assert!(text.contains("le=\"+Inf\"} 6\n"));

@@ -295,8 +295,14 @@ The global \fB\-\-interval\fR sets how often a load reports (1s by default);
 \fB\-\-netns\fR and \fB\-\-pid\fR run the load (or the server) inside that namespace.
 .SH EXPORT (OPENMETRICS)
 \fBnetlens export\fR [\fB\-\-listen\fR ADDR:PORT] serves the latest sample on
-\fBGET /metrics\fR (and HEAD) in the OpenMetrics text format, Content-Type
-"application/openmetrics-text; version=1.0.0; charset=utf-8", ending with the line # EOF.
+\fBGET /metrics\fR (and HEAD) in the format the scrape's Accept header asks for, as
+Prometheus' client_golang chooses: OpenMetrics 1.0 (Content-Type
+"application/openmetrics-text; version=1.0.0; charset=utf-8", ending with # EOF) when a
+media range names application/openmetrics-text (version 1.0.0, 0.0.1 or none), ranges tried
+by falling q; otherwise the classic text format 0.0.4 ("text/plain; version=0.0.4;
+charset=utf-8": a counter's HELP and TYPE name its \fB_total\fR sample, no UNIT, no # EOF),
+which older Prometheus servers, promtool, curl and most agents get. Both are rendered
+once per sample from the same series.
 The default address is 127.0.0.1:9464; port 0 picks a free one. The first line on
 stdout names the address. Other paths get 404, other methods 405, malformed requests
 400, a request head over 8 KiB 431, one not sent within 5 s 408; one request per
@@ -321,8 +327,21 @@ states), \fBnetlens_finding\fR{\fBid\fR,\fBseverity\fR} (gauge: how many instanc
 finding are active), \fBnetlens_sample_timestamp_seconds\fR, and
 \fBnetlens_dns_probe_duration_seconds\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR} (histogram,
 only emitted when there are DNS probe results: \fB\-\-dns\-probe\fR; cumulative since the
-exporter started, answered probes (NOERROR and NXDOMAIN) only, buckets 1 ms to 5 s). assets/prometheus.yml and
-assets/grafana-netlens.json in the source tree are a sample scrape config and dashboard.
+exporter started, answered probes (NOERROR and NXDOMAIN) only, buckets 1 ms to 5 s) and
+\fBnetlens_dns_probes_total\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR,\fBoutcome\fR} (every probe
+by outcome: ok, nxdomain, timeout, servfail, refused, error, port unreachable);
+\fBnode_qdisc_{bytes,packets,drops,overlimits,requeues}_total\fR and
+\fBnode_qdisc_backlog\fR{\fBdevice\fR,\fBkind\fR} (each interface's root qdisc, as
+node_exporter's qdisc collector names them); \fBnetlens_drops_available\fR (1 when the
+kernel's drop reasons are counted), \fBnetlens_drops_total\fR{\fBreason\fR,\fBlocation\fR,\fBnetns\fR}
+(packets the kernel dropped, by reason and dropping function, summed over interfaces and
+sockets; here \fBnetns\fR is the namespace the packet died in) and
+\fBnetlens_drops_lost_total\fR. Cardinality: one series per interface, qdisc, TCP state,
+finding id, DNS server and name, and drop (reason, function, namespace). assets/prometheus.yml,
+assets/netlens-alerts.yml (an alerting rule for every finding id and for interface
+saturation, conntrack fill, retransmits and DNS timeouts, generated from the findings tables
+and unit-tested with promtool) and assets/grafana-netlens.json in the source tree are a
+scrape config, alert rules and a dashboard.
 .SH LOAD JSON KEYS
 With \fB\-\-json\fR each load kind prints per-interval objects (\fBtype\fR "interval", or
 "probe" for each probe) and ends with one summary object (\fBtype\fR "summary"). Every
