@@ -4,6 +4,7 @@
 //! each sample is rendered once and the text is shared by every scrape until
 //! the next one, so a scrape costs a copy, not a socket or conntrack dump.
 
+pub mod cpu;
 pub mod dns;
 pub mod http;
 pub mod render;

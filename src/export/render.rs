@@ -53,13 +53,14 @@ pub fn render(current: &Sample, findings: &[Finding], dns: &[DnsProbeHistogram])
     interfaces(&mut out, current, ns);
     tcp(&mut out, current, ns);
     conntrack(&mut out, current, ns);
+    super::cpu::render(&mut out, current, ns);
     dns_histograms(&mut out, dns, ns);
     findings_gauge(&mut out, findings, ns);
     out.push_str("# EOF\n");
     out
 }
 
-fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str>, help: &str) {
+pub(super) fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str>, help: &str) {
     let _ = writeln!(out, "# TYPE {name} {kind}");
     if let Some(unit) = unit {
         let _ = writeln!(out, "# UNIT {name} {unit}");

@@ -69,11 +69,14 @@ impl NeighRates {
     }
 }
 
+/// Which table: arp or ndisc.
+pub type PickTable = fn(&NeighSample) -> Option<&NeighTable>;
+
 /// The rates of the table `pick` chooses (arp or ndisc) between two samples.
 pub fn table_rates(
     previous: Option<&Sample>,
     current: &Sample,
-    pick: fn(&NeighSample) -> Option<&NeighTable>,
+    pick: PickTable,
 ) -> Option<NeighRates> {
     let previous = previous?;
     let before = pick(previous.neighbours.as_ref()?)?;

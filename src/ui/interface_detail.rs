@@ -52,12 +52,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     let rates = InterfaceRates::for_interface(previous, current, iface);
     let series = series(app, index, &name);
 
-    let [info, queue, rest] = Layout::vertical([
+    let nic_height = if area.height >= 16 { 2 } else { 0 };
+    let [info, queue, nic, rest] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(1),
+        Constraint::Length(nic_height),
         Constraint::Min(0),
     ])
     .areas(area);
+    if nic_height > 0 {
+        super::nic_detail::render(frame, nic, previous, current, &name, theme);
+    }
     super::interfaces::render_detail_info(frame, info, iface, theme);
     render_qdisc(frame, queue, previous, current, iface, theme);
     // Charts on the left, counters on the right; stacked when narrow.
