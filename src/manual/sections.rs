@@ -321,6 +321,24 @@ per thread \fBrem_device_all\fR and \fBadd_device\fR, per device \fBcount\fR,
 pgctrl (and \fBstop\fR at the time cap); it reads each device's Result line.
 The global \fB\-\-interval\fR sets how often a load reports (1s by default);
 \fB\-\-netns\fR and \fB\-\-pid\fR run the load (or the server) inside that namespace.
+.SH BELOW THE SOCKETS
+The Interfaces tab has a CPU panel below its table once the terminal has 12 rows for
+the tab: one row per CPU, busiest first (packets processed, else NET_RX softirqs), under a
+totals row \fBall\fR: NET_RX/s and NET_TX/s (softirqs run, \fB/proc/softirqs\fR), si% (as
+top shows it, from \fB/proc/stat\fR), pkt/s, drop/s, sqz/s, rps/s and flim/s
+(\fB/proc/net/softnet_stat\fR's processed, dropped, time_squeeze, received_rps and
+flow_limit_count per second; "\-" where the kernel's rows lack the column), and a
+sparkline of NET_RX/s. A CPU whose backlog drops is marked DROP. Its title line shows the
+live net.core.netdev_max_backlog, netdev_budget/netdev_budget_usecs and
+rps_sock_flow_entries, and the ARP table's entries against gc_thresh3 with the watched
+namespace's neighbours by state (REACH, STALE, FAIL, INCOMP). CPU and neighbour table
+figures are host-wide whichever namespace is watched; the neighbour entries are the
+watched namespace's. Enter on an interface adds two lines: its queues (\fBethtool \-l\fR:
+combined, rx, tx now/max), its rings (\fBethtool \-g\fR: rx, tx now/max), rps_cpus and
+xps_cpus per queue (from /sys/class/net/IF/queues, when sysfs is the watched
+namespace's), and its interrupts per CPU per second, summed over the
+\fB/proc/interrupts\fR lines named after the interface, its bus device (virtio2\-input.0)
+or its PCI address (mlx5_comp0@pci:0000:3b:00.0).
 .SH EXPORT (OPENMETRICS)
 \fBnetlens export\fR [\fB\-\-listen\fR ADDR:PORT] serves the latest sample on
 \fBGET /metrics\fR (and HEAD) in the OpenMetrics text format, Content-Type
