@@ -63,6 +63,10 @@ fn benches(c: &mut Criterion) {
     c.bench_function("live: softnet::collect (files + knobs + queues)", |b| {
         b.iter(|| softnet::collect(&files, &[]))
     });
+    let mut rtnl = netlens::collect::rtnl::Rtnl::new().expect("rtnetlink");
+    c.bench_function("live: neigh::collect (stat files + RTM_GETNEIGH x2)", |b| {
+        b.iter(|| neigh::collect(&mut rtnl, &files, &[]).unwrap())
+    });
 }
 
 criterion_group!(procfs, benches);

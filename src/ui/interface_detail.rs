@@ -52,7 +52,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     let rates = InterfaceRates::for_interface(previous, current, iface);
     let series = series(app, index, &name);
 
-    let nic_height = if area.height >= 16 { 2 } else { 0 };
+    // The NIC's queues, when collected (not in recordings made before).
+    let nic_height = if area.height >= 16 && super::nic_detail::collected(current, &name) {
+        2
+    } else {
+        0
+    };
     let [info, queue, nic, rest] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(1),
@@ -61,7 +66,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     ])
     .areas(area);
     if nic_height > 0 {
-        super::nic_detail::render(frame, nic, previous, current, &name, theme);
+        super::nic_detail::render(frame, nic, previous, current, &name);
     }
     super::interfaces::render_detail_info(frame, info, iface, theme);
     render_qdisc(frame, queue, previous, current, iface, theme);

@@ -7,17 +7,21 @@
 //! irq/s (4 lines) CPU0 1200 CPU1 0 CPU2 35 CPU3 0
 //! ```
 
-use super::theme::Theme;
 use crate::model::Sample;
 use crate::model::cpu::NicQueues;
 use crate::model::rates::counter_rate;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 fn nic<'a>(sample: &'a Sample, name: &str) -> Option<&'a NicQueues> {
     sample.cpu.as_ref()?.nics.iter().find(|n| n.name == name)
+}
+
+/// Whether the sample has this interface's queues.
+pub fn collected(sample: &Sample, name: &str) -> bool {
+    nic(sample, name).is_some()
 }
 
 /// The queues line.
@@ -97,13 +101,8 @@ pub fn render(
     previous: Option<&Sample>,
     current: &Sample,
     name: &str,
-    theme: Theme,
 ) {
     let Some(q) = nic(current, name) else {
-        frame.render_widget(
-            Paragraph::new(Span::styled("queues: not collected", theme.dim())),
-            area,
-        );
         return;
     };
     let lines = vec![
