@@ -63,6 +63,12 @@ fn benches(c: &mut Criterion) {
     c.bench_function("live: softnet::collect (files + knobs + queues)", |b| {
         b.iter(|| softnet::collect(&files, &[]))
     });
+    let interfaces = netlens::collect::link::LinkCollector::new()
+        .and_then(|mut l| l.collect())
+        .expect("interfaces");
+    c.bench_function("live: softnet::collect with this host's interfaces", |b| {
+        b.iter(|| softnet::collect(&files, &interfaces))
+    });
     let mut rtnl = netlens::collect::rtnl::Rtnl::new().expect("rtnetlink");
     c.bench_function("live: neigh::collect (stat files + RTM_GETNEIGH x2)", |b| {
         b.iter(|| neigh::collect(&mut rtnl, &files, &[]).unwrap())

@@ -123,8 +123,8 @@ impl Collectors {
         let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
         let interfaces = self.link.collect().context("interface dump failed")?;
         let cpu = softnet::collect(&self.host_files, &interfaces);
-        let neighbours = neigh::collect(&mut self.neigh, &self.host_files, &interfaces)
-            .context("neighbour dump failed")?;
+        // A failed neighbour dump leaves the section empty, not the tick.
+        let neighbours = neigh::collect(&mut self.neigh, &self.host_files, &interfaces).ok();
         Ok(Sample {
             t,
             mono,
@@ -137,7 +137,7 @@ impl Collectors {
             dns: None,
             drops: None,
             cpu,
-            neighbours: Some(neighbours),
+            neighbours,
         })
     }
 }
