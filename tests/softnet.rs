@@ -180,9 +180,47 @@ fn neighbour_states_on_a_veth_match_ip_neigh() {
         );
         let by_state = &samples[0]["neighbours"]["by_state"];
         assert!(by_state.is_object(), "{}", samples[0]["neighbours"]);
+        neighbours_on_screen(&a);
         return;
     }
     panic!("ip neigh never held still across a snapshot");
+}
+
+/// The interface detail (Enter on snva, the last interface: G) shows its
+/// neighbours by state as `ip neigh` counts them at that moment.
+fn neighbours_on_screen(a: &Netns) {
+    let Some(tmux) = Tmux::new("softnet-neigh") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("netlens-softnet-neigh-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), "").unwrap();
+    let command = format!(
+        "env TERM=tmux-256color {NETLENS} --config {} --no-capture --interval 500ms --netns {}",
+        dir.join("config.toml").display(),
+        a.name
+    );
+    tmux.start(80, 24, &dir, &command);
+    tmux.wait("the interface list", Duration::from_secs(10), |s| {
+        s.contains("snva").then_some(())
+    });
+    tmux.send_keys(&["G"]);
+    tmux.send_keys(&["Enter"]);
+    tmux.wait(
+        "snva's neighbours as ip neigh counts them",
+        Duration::from_secs(10),
+        |s| {
+            let states: Vec<String> = ip_neigh(a, "snva")
+                .iter()
+                .map(|(state, n)| format!("{state} {n}"))
+                .collect();
+            let line = format!("neigh inet {}", states.join(" "));
+            (s.contains("snva") && s.lines().any(|l| l.trim_end() == line)).then_some(())
+        },
+    );
+    tmux.send_keys(&["q"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A UDP flood of tiny datagrams from A to B: bounded in packets and time.

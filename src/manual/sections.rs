@@ -333,7 +333,8 @@ live net.core.netdev_max_backlog, netdev_budget/netdev_budget_usecs and
 rps_sock_flow_entries, and the ARP table's entries against gc_thresh3 with the watched
 namespace's neighbours by state (REACH, STALE, FAIL, INCOMP). CPU and neighbour table
 figures are host-wide whichever namespace is watched; the neighbour entries are the
-watched namespace's. Enter on a hardware interface (or loopback; not on software devices
+watched namespace's. Enter on an interface shows its neighbours by family and state as
+\fBip neigh show dev IF\fR counts them ("neigh inet REACHABLE 3 STALE 1"). Enter on a hardware interface (or loopback; not on software devices
 such as veth or bridge, by link kind) adds two lines: its queues (\fBethtool \-l\fR:
 combined, rx, tx now/max), its rings (\fBethtool \-g\fR: rx, tx now/max), rps_cpus and
 xps_cpus per queue (from /sys/class/net/IF/queues, when sysfs is the watched

@@ -53,18 +53,24 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     let series = series(app, index, &name);
 
     // The NIC's queues, when collected (not in recordings made before).
+    let neigh = super::nic_detail::neigh_line(current, &name);
+    let neigh_height = u16::from(neigh.is_some() && area.height >= 15);
     let nic_height = if area.height >= 16 && super::nic_detail::collected(current, &name) {
         2
     } else {
         0
     };
-    let [info, queue, nic, rest] = Layout::vertical([
+    let [info, queue, neigh_area, nic, rest] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(1),
+        Constraint::Length(neigh_height),
         Constraint::Length(nic_height),
         Constraint::Min(0),
     ])
     .areas(area);
+    if let Some(line) = neigh.filter(|_| neigh_height > 0) {
+        frame.render_widget(Paragraph::new(line), neigh_area);
+    }
     if nic_height > 0 {
         super::nic_detail::render(frame, nic, previous, current, &name);
     }

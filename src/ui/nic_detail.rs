@@ -19,6 +19,24 @@ fn nic<'a>(sample: &'a Sample, name: &str) -> Option<&'a NicQueues> {
     sample.cpu.as_ref()?.nics.iter().find(|n| n.name == name)
 }
 
+/// The interface's neighbours by state, as `ip neigh show dev IF` counts
+/// them ("neigh inet REACHABLE 1 FAILED 2 │ inet6 STALE 1"); None without any.
+pub fn neigh_line(sample: &Sample, name: &str) -> Option<String> {
+    let entries = &sample.neighbours.as_ref()?.entries;
+    let mut families: Vec<String> = Vec::new();
+    for family in ["inet", "inet6"] {
+        let states: Vec<String> = entries
+            .iter()
+            .filter(|e| e.interface == name && e.family == family)
+            .map(|e| format!("{} {}", e.state, e.count))
+            .collect();
+        if !states.is_empty() {
+            families.push(format!("{family} {}", states.join(" ")));
+        }
+    }
+    (!families.is_empty()).then(|| format!("neigh {}", families.join(" │ ")))
+}
+
 /// Whether the sample has this interface's queues.
 pub fn collected(sample: &Sample, name: &str) -> bool {
     nic(sample, name).is_some()
