@@ -1,9 +1,11 @@
 //! Below the sockets, against the kernel: per-CPU softnet and softirq
 //! counters in `snapshot --json` between the files read just before and
 //! just after; neighbour entries on a veth (reachable and failed) counted
-//! as `ip neigh` counts them; a small-packet flood between two namespaces
-//! raising NET_RX and the packets processed on a CPU; the CPU panel and
-//! the NIC's queues on screen at 80x24.
+//! as `ip neigh` counts them, in JSON and in the interface detail (tmux); a
+//! small-packet flood between two namespaces raising NET_RX and the packets
+//! processed on a CPU, with softirq-imbalance agreeing with the figures; the
+//! CPU panel and the NIC's queues on screen at 80x24; the sections replayed
+//! from a recording as they were shown, and null from an old recording.
 //!
 //! Network safety: namespaces of this test only (netlens-t<pid>-sn*),
 //! addresses from 198.18.0.0/15; the flood is bounded (at most 400,000
