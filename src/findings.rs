@@ -8,14 +8,18 @@ pub mod counters;
 pub mod dns;
 mod memory;
 pub mod names;
+mod neigh;
 mod refused;
+mod softnet;
 mod stack;
 pub mod thresholds;
 mod udp;
 
 pub use connections::{CLOSE_WAIT, CONNECT_TIMEOUT, PORT_EXHAUSTION};
 pub use memory::TCP_MEMORY;
+pub use neigh::NEIGH_TABLE_FULL;
 pub use refused::{CONNECT_REFUSED, refused_rates};
+pub use softnet::{SOFTIRQ_IMBALANCE, SOFTNET_DROPS};
 pub use stack::{LISTEN_OVERFLOW, RETRANSMITS, SOCKET_BACKLOG, SYN_FLOOD, stuck, top_sources};
 pub use thresholds::Thresholds;
 pub use udp::UDP_DROPS;
@@ -52,6 +56,9 @@ pub const IDS: &[&str] = &[
     UDP_DROPS,
     CONNECT_REFUSED,
     TCP_MEMORY,
+    SOFTNET_DROPS,
+    SOFTIRQ_IMBALANCE,
+    NEIGH_TABLE_FULL,
 ];
 
 pub use crate::packet::analysis::findings_ids::{
@@ -235,6 +242,8 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     findings.extend(udp::evaluate(previous, current, limits));
     findings.extend(refused::evaluate(previous, current, limits));
     findings.extend(memory::evaluate(previous, current, limits));
+    findings.extend(softnet::evaluate(previous, current, limits));
+    findings.extend(neigh::evaluate(previous, current, limits));
     let from_catalogue = counters::evaluate(previous, current, &findings);
     findings.extend(from_catalogue);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));

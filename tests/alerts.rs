@@ -44,13 +44,22 @@ fn promtool(args: &[&str]) -> String {
     report
 }
 
+/// Checks (or, updating, rewrites) both generated files once, before any
+/// test reads them.
+fn generated_files_are_fresh() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        fresh(RULES, &netlens::export::alerts::rules_yaml());
+        fresh(
+            FINDINGS_TESTS,
+            &netlens::export::alerts::findings_tests_yaml("../../assets/netlens-alerts.yml"),
+        );
+    });
+}
+
 #[test]
 fn the_rules_file_is_generated_from_the_findings() {
-    fresh(RULES, &netlens::export::alerts::rules_yaml());
-    fresh(
-        FINDINGS_TESTS,
-        &netlens::export::alerts::findings_tests_yaml("../../assets/netlens-alerts.yml"),
-    );
+    generated_files_are_fresh();
     let text = std::fs::read_to_string(RULES).unwrap();
     for id in netlens::findings::IDS {
         assert!(
@@ -62,6 +71,7 @@ fn the_rules_file_is_generated_from_the_findings() {
 
 #[test]
 fn promtool_checks_the_rules() {
+    generated_files_are_fresh();
     let report = promtool(&["check", "rules", RULES]);
     let rules = netlens::export::alerts::rules().len();
     assert!(
@@ -72,6 +82,7 @@ fn promtool_checks_the_rules() {
 
 #[test]
 fn every_alert_fires_on_its_failure_and_stays_silent_when_healthy() {
+    generated_files_are_fresh();
     for tests in [FINDINGS_TESTS, SIGNALS_TESTS] {
         // promtool resolves rule_files relative to the test file.
         assert!(Path::new(tests).exists(), "{tests}");

@@ -335,6 +335,26 @@ fn scrape_is_openmetrics_with_the_expected_series() {
     find(&s, "node_netstat_TcpExt_ListenOverflows_total", &[]);
     assert!(find(&s, "netlens_sample_timestamp_seconds", &[]) > 1.6e9);
     assert!(text.contains("# TYPE netlens_finding gauge\n"));
+    // Per CPU, as node_exporter's softnet and softirqs collectors name them.
+    let cpus = std::fs::read_to_string("/proc/softirqs")
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .count();
+    for cpu in 0..cpus {
+        let cpu = cpu.to_string();
+        find(&s, "node_softnet_processed_total", &[("cpu", &cpu)]);
+        find(&s, "node_softnet_dropped_total", &[("cpu", &cpu)]);
+        find(&s, "node_softnet_times_squeezed_total", &[("cpu", &cpu)]);
+        find(
+            &s,
+            "node_softirqs_functions_total",
+            &[("cpu", &cpu), ("type", "NET_RX")],
+        );
+    }
+    assert!(text.contains("# TYPE node_arp_entries gauge\n"));
     assert!(
         !text.contains("netlens_dns_probe_duration_seconds"),
         "no --dns-probe: no DNS series"

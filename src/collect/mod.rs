@@ -4,13 +4,18 @@ pub mod conntrack;
 pub mod ctnetlink;
 pub mod ethtool;
 pub mod inet_diag;
+pub mod interrupts;
 pub mod link;
+pub mod neigh;
 pub mod netns;
+pub mod nic_queues;
 pub mod owners;
 pub mod rtnl;
 pub mod snmp;
 pub mod sock_destroy;
 pub mod sockets;
+pub mod softirqs;
+pub mod softnet;
 pub mod stack;
 pub mod sysctl;
 
@@ -78,6 +83,10 @@ pub struct Collectors {
     conntrack: conntrack::ConntrackCollector,
     demand: Arc<Demand>,
     stack: stack::StackCollector,
+    /// Host-wide proc files (CPUs, neighbour statistics) and knobs.
+    host_files: softnet::HostFiles,
+    /// For the neighbour dump (a socket of its own: one dump at a time).
+    neigh: rtnl::Rtnl,
 }
 
 impl Collectors {
@@ -91,9 +100,12 @@ impl Collectors {
     pub fn with_demand(
         label: &str,
         demand: Arc<Demand>,
-        host_knobs: sysctl::HostKnobs,
+        mut host_knobs: sysctl::HostKnobs,
     ) -> Result<Self> {
+        let host_files = std::mem::take(&mut host_knobs.host_files);
         Ok(Self {
+            host_files,
+            neigh: rtnl::Rtnl::new()?,
             label: label.to_string(),
             link: link::LinkCollector::new()?,
             conntrack: conntrack::ConntrackCollector::new(),
@@ -109,17 +121,23 @@ impl Collectors {
             .unwrap_or(0.0);
         let mono = boottime_seconds();
         let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
+        let interfaces = self.link.collect().context("interface dump failed")?;
+        let cpu = softnet::collect(&self.host_files, &interfaces);
+        // A failed neighbour dump leaves the section empty, not the tick.
+        let neighbours = neigh::collect(&mut self.neigh, &self.host_files, &interfaces).ok();
         Ok(Sample {
             t,
             mono,
             netns: self.label.clone(),
-            interfaces: self.link.collect().context("interface dump failed")?,
+            interfaces,
             conntrack: self.conntrack.collect(self.demand.conntrack_entries()),
             sockets,
             tcp: Some(tcp),
             capture: None,
             dns: None,
             drops: None,
+            cpu,
+            neighbours,
         })
     }
 }

@@ -21,6 +21,9 @@ pub const HOST_WIDE: &[&str] = &["net.ipv4.tcp_mem", "net.ipv4.tcp_max_orphans"]
 #[derive(Default)]
 pub struct HostKnobs {
     files: Vec<(&'static str, std::fs::File)>,
+    /// The per-CPU and neighbour files, host-wide too (the Collectors take
+    /// them).
+    pub host_files: super::softnet::HostFiles,
 }
 
 impl HostKnobs {
@@ -30,7 +33,10 @@ impl HostKnobs {
             .iter()
             .filter_map(|name| Some((*name, std::fs::File::open(path(name)).ok()?)))
             .collect();
-        Self { files }
+        Self {
+            files,
+            host_files: super::softnet::HostFiles::open(),
+        }
     }
 
     fn read(&self, name: &str) -> Option<String> {

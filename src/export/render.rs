@@ -72,6 +72,7 @@ pub fn render(current: &Sample, findings: &[Finding], dns: &DnsSeries) -> String
     super::drops::render(&mut out, current, ns);
     dns_histograms(&mut out, &dns.histograms, ns);
     dns_outcomes(&mut out, &dns.outcomes, ns);
+    super::cpu::render(&mut out, current, ns);
     findings_gauge(&mut out, findings, ns);
     out.push_str("# EOF\n");
     out

@@ -141,4 +141,22 @@ pub const NAMES: &[Entry] = &[
         evidence: "the TCP tab's tcp mem (or orphans) row; the pages against tcp_mem's values, the counters, and the sockets of the watched namespace with the largest queues, with their processes.",
         fix: "what holds the memory: applications not reading their full receive queues, slow peers behind full send queues; cap per-socket buffers with tcp_rmem/tcp_wmem; raise tcp_mem (live value) only if the host has the memory; for orphans, a shorter tcp_fin_timeout or a higher tcp_max_orphans (live values).",
     },
+    Entry {
+        id: "softnet-drops",
+        means: "A CPU's per-CPU receive backlog (/proc/net/softnet_stat) dropped packets (dropped rose: the backlog held net.core.netdev_max_backlog packets; crit) or NET_RX ran out of its budget before the backlog was empty more than 10 times a second (time_squeeze; warn). The counters are per CPU and 32-bit; netlens takes their rise across a wrap.",
+        evidence: "the CPU row in the Interfaces tab's CPU panel: dropped/s, squeeze/s and processed/s, and how many other CPUs do the same.",
+        fix: "drops: raise net.core.netdev_max_backlog (live value, to twice it); squeezes: raise net.core.netdev_budget or netdev_budget_usecs; either way spread the receive work over more CPUs with RSS queues (ethtool -L) or RPS (rps_cpus).",
+    },
+    Entry {
+        id: "softirq-imbalance",
+        means: "One CPU processed at least 80% of the packets of all CPUs (softnet_stat processed) while the host received at least 10,000 packets/s: the others idle while it saturates, the single-queue or single-interrupt pattern of a small-packet flood.",
+        evidence: "the CPU row in the CPU panel: its share, its packets/s, NET_RX softirqs/s and si% (top's).",
+        fix: "more RSS queues (ethtool -L IF combined N), the queues' interrupts spread over CPUs (/proc/irq/N/smp_affinity_list, irqbalance), or RPS for a single-queue device (rps_cpus).",
+    },
+    Entry {
+        id: "neigh-table-full",
+        means: "The ARP (or NDP) table is at its limit: table_fulls rose (the kernel logged neighbour table overflow and refused new neighbours; crit), forced garbage collections rose (forced_gc_runs; warn), or the entries reached 90% of gc_thresh3 (warn). The tables and their statistics (/proc/net/stat/arp_cache, ndisc_cache) are shared by every namespace.",
+        evidence: "the table: entries against gc_thresh3, table fulls, forced GC and unresolved discards per second.",
+        fix: "raise net.ipv4.neigh.default.gc_thresh1/2/3 (and ipv6's; live values, to twice them), or put fewer peers on one L2 segment (smaller subnets, routing instead of bridging).",
+    },
 ];

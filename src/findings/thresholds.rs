@@ -93,6 +93,18 @@ pub struct Thresholds {
     pub tcp_mem_warn_percent: f64,
     /// tcp-memory: orphans as a % of tcp_max_orphans.
     pub tcp_orphans_warn_percent: f64,
+    /// softnet-drops: a CPU's backlog drops per second above this (crit).
+    pub softnet_drop_per_s: f64,
+    /// softnet-drops: a CPU's time_squeeze per second above this (warn).
+    pub softnet_squeeze_per_s: f64,
+    /// softirq-imbalance: one CPU's share of the packets processed, in %.
+    pub softirq_imbalance_percent: f64,
+    /// softirq-imbalance: packets processed per second by all CPUs, at least.
+    pub softirq_imbalance_min_pps: f64,
+    /// neigh-table-full: entries as a % of gc_thresh3 to warn.
+    pub neigh_table_warn_percent: f64,
+    /// neigh-table-full: forced garbage collections per second above this.
+    pub neigh_forced_gc_per_s: f64,
     /// Every finding: samples in a row its condition must hold to show.
     pub findings_on_samples: u32,
     /// Every finding: calm samples in a row after which it stops showing.
@@ -143,6 +155,12 @@ impl Thresholds {
         connect_refused_crit_per_s: 100.0,
         tcp_mem_warn_percent: 100.0,
         tcp_orphans_warn_percent: 80.0,
+        softnet_drop_per_s: 0.0,
+        softnet_squeeze_per_s: 10.0,
+        softirq_imbalance_percent: 80.0,
+        softirq_imbalance_min_pps: 10_000.0,
+        neigh_table_warn_percent: 90.0,
+        neigh_forced_gc_per_s: 0.0,
         findings_on_samples: 1,
         findings_off_samples: 3,
     };
@@ -204,6 +222,12 @@ impl Thresholds {
             ),
             ("tcp_mem_warn_percent", self.tcp_mem_warn_percent),
             ("tcp_orphans_warn_percent", self.tcp_orphans_warn_percent),
+            ("softnet_drop_per_s", self.softnet_drop_per_s),
+            ("softnet_squeeze_per_s", self.softnet_squeeze_per_s),
+            ("softirq_imbalance_percent", self.softirq_imbalance_percent),
+            ("softirq_imbalance_min_pps", self.softirq_imbalance_min_pps),
+            ("neigh_table_warn_percent", self.neigh_table_warn_percent),
+            ("neigh_forced_gc_per_s", self.neigh_forced_gc_per_s),
         ];
         for (key, value) in numbers {
             if !(value.is_finite() && value >= 0.0) {

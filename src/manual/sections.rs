@@ -42,6 +42,34 @@ was replaced). A rate is null when the interface has no earlier
 sample to compare with: it just appeared, was re-created, or its counters went
 backwards. A reset never shows as a spike.
 .TP
+\fBcpus[]\fR
+Shown with \fBinterfaces\fR (null when not collected, e.g. an old recording). One object
+per CPU by number: \fBcpu\fR; rates per second over the interval: \fBnet_rx_per_s\fR and
+\fBnet_tx_per_s\fR (NET_RX/NET_TX softirqs run, /proc/softirqs), \fBsoftirq_percent\fR
+(top's si%: the softirq ticks of /proc/stat as a % of the CPU's ticks),
+\fBprocessed_per_s\fR, \fBdropped_per_s\fR (backlog full), \fBtime_squeeze_per_s\fR,
+\fBreceived_rps_per_s\fR, \fBflow_limit_count_per_s\fR (/proc/net/softnet_stat; 32-bit
+counters whose wrap is taken into account); raw counters \fBnet_rx\fR, \fBnet_tx\fR,
+\fBprocessed\fR, \fBdropped\fR, \fBtime_squeeze\fR, \fBreceived_rps\fR and
+\fBflow_limit_count\fR (null on kernels whose softnet_stat rows are too short: 9 columns
+before 2.6.35, 11 before 5.10), \fBbacklog_len\fR (packets waiting now; 5.10 and later).
+These are host-wide, whichever namespace is watched. \fBsoftnet_knobs\fR: the live
+net.core.netdev_max_backlog, netdev_budget, netdev_budget_usecs and
+rps_sock_flow_entries, by sysctl name (read in the host's namespace).
+.TP
+\fBneighbours\fR
+Shown with \fBinterfaces\fR (null when not collected). \fBarp\fR and \fBndisc\fR: the
+tables' statistics (/proc/net/stat/arp_cache, ndisc_cache; host-wide, null where they
+cannot be read): \fBentries\fR (the table's size now), the counters \fBallocs\fR,
+\fBdestroys\fR, \fBforced_gc_runs\fR, \fBunresolved_discards\fR, \fBtable_fulls\fR (summed over
+CPUs) and their rates \fBallocs_per_s\fR, \fBdestroys_per_s\fR, \fBforced_gc_runs_per_s\fR,
+\fBunresolved_discards_per_s\fR, \fBtable_fulls_per_s\fR, the limits \fBgc_thresh1\fR,
+\fBgc_thresh2\fR, \fBgc_thresh3\fR (net.ipv4/ipv6.neigh.default.*) and \fBfill_percent\fR
+(entries as a % of gc_thresh3). \fBentries[]\fR: the watched namespace's neighbours
+counted by \fBfamily\fR (inet, inet6), \fBinterface\fR and \fBstate\fR (REACHABLE, STALE,
+DELAY, PROBE, FAILED, INCOMPLETE, NOARP, PERMANENT as \fBip neigh\fR prints them) with their
+\fBcount\fR (an RTM_GETNEIGH dump per family); \fBby_state\fR: the same summed per state.
+.TP
 \fBconntrack\fR
 Connection tracking in the watched namespace. \fBavailable\fR (false when
 conntrack is not loaded or nothing is tracked in this namespace yet),
@@ -293,6 +321,26 @@ per thread \fBrem_device_all\fR and \fBadd_device\fR, per device \fBcount\fR,
 pgctrl (and \fBstop\fR at the time cap); it reads each device's Result line.
 The global \fB\-\-interval\fR sets how often a load reports (1s by default);
 \fB\-\-netns\fR and \fB\-\-pid\fR run the load (or the server) inside that namespace.
+.SH BELOW THE SOCKETS
+The Interfaces tab has a CPU panel below its table once the terminal has 12 rows for
+the tab: one row per CPU, busiest first (packets processed, else NET_RX softirqs), under a
+totals row \fBall\fR: NET_RX/s and NET_TX/s (softirqs run, \fB/proc/softirqs\fR), si% (as
+top shows it, from \fB/proc/stat\fR), pkt/s, drop/s, sqz/s, rps/s and flim/s
+(\fB/proc/net/softnet_stat\fR's processed, dropped, time_squeeze, received_rps and
+flow_limit_count per second; "\-" where the kernel's rows lack the column), and a
+sparkline of NET_RX/s. A CPU whose backlog drops is marked DROP. Its title line shows the
+live net.core.netdev_max_backlog, netdev_budget/netdev_budget_usecs and
+rps_sock_flow_entries, and the ARP table's entries against gc_thresh3 with the watched
+namespace's neighbours by state (REACH, STALE, FAIL, INCOMP). CPU and neighbour table
+figures are host-wide whichever namespace is watched; the neighbour entries are the
+watched namespace's. Enter on an interface shows its neighbours by family and state as
+\fBip neigh show dev IF\fR counts them ("neigh inet REACHABLE 3 STALE 1"). Enter on a hardware interface (or loopback; not on software devices
+such as veth or bridge, by link kind) adds two lines: its queues (\fBethtool \-l\fR:
+combined, rx, tx now/max), its rings (\fBethtool \-g\fR: rx, tx now/max), rps_cpus and
+xps_cpus per queue (from /sys/class/net/IF/queues, when sysfs is the watched
+namespace's), and its interrupts per CPU per second, summed over the
+\fB/proc/interrupts\fR lines named after the interface, its bus device (virtio2\-input.0)
+or its PCI address (mlx5_comp0@pci:0000:3b:00.0).
 .SH EXPORT (OPENMETRICS)
 \fBnetlens export\fR [\fB\-\-listen\fR ADDR:PORT] serves the latest sample on
 \fBGET /metrics\fR (and HEAD) in the format the scrape's Accept header asks for, as
@@ -322,7 +370,15 @@ Every series has the label \fBnetns\fR. Names follow node_exporter where it has 
 OpenMetrics \fB_total\fR suffix is added to node_exporter's untyped name);
 \fBnode_nf_conntrack_entries\fR, \fBnode_nf_conntrack_entries_limit\fR and
 \fBnode_nf_conntrack_stat_*\fR (gauges, as node_exporter has them), only where conntrack is
-available. netlens' own: \fBnetlens_tcp_connections\fR{\fBstate\fR} (gauge, the 11 TCP
+available; per CPU (label \fBcpu\fR), host-wide:
+\fBnode_softnet_{processed,dropped,times_squeezed,received_rps,flow_limit_count}_total\fR and
+\fBnode_softnet_backlog_len\fR (gauge) as node_exporter's softnet collector names them,
+\fBnode_softirqs_functions_total\fR{\fBtype\fR="NET_RX"|"NET_TX"}; the watched
+namespace's ARP entries as node_exporter's arp collector names them:
+\fBnode_arp_entries\fR{\fBdevice\fR} and \fBnode_arp_states\fR{\fBdevice\fR,\fBstate\fR}
+(gauges); the tables' \fBnetlens_neigh_entries\fR and \fBnetlens_neigh_gc_thresh3\fR
+(gauges) and \fBnetlens_neigh_{table_fulls,forced_gc_runs,unresolved_discards}_total\fR
+(label \fBtable\fR: arp, ndisc). netlens' own: \fBnetlens_tcp_connections\fR{\fBstate\fR} (gauge, the 11 TCP
 states), \fBnetlens_finding\fR{\fBid\fR,\fBseverity\fR} (gauge: how many instances of that
 finding are active), \fBnetlens_sample_timestamp_seconds\fR, and
 \fBnetlens_dns_probe_duration_seconds\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR} (histogram,

@@ -5,8 +5,10 @@
 pub mod capture;
 pub mod conntrack;
 pub mod conntrack_rates;
+pub mod cpu;
 pub mod dns;
 pub mod drops;
+pub mod neigh;
 pub mod rates;
 pub mod sockets;
 pub mod tcp_rates;
@@ -46,6 +48,13 @@ pub struct Sample {
     /// collected (recordings made before netlens counted them).
     #[serde(default)]
     pub drops: Option<drops::DropsSample>,
+    /// Per-CPU softirq and backlog counters, their knobs and the NICs'
+    /// queues; None when not collected (older recordings).
+    #[serde(default)]
+    pub cpu: Option<cpu::CpuSample>,
+    /// The neighbour (ARP/NDP) tables; None when not collected.
+    #[serde(default)]
+    pub neighbours: Option<neigh::NeighSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

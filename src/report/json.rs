@@ -17,6 +17,13 @@ struct SampleJson<'a> {
     netns: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     interfaces: Option<Vec<InterfaceJson<'a>>>,
+    /// Per CPU; Some(None) prints `"cpus": null` (not collected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpus: Option<Option<Vec<super::cpu_json::CpuJson>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    softnet_knobs: Option<Option<&'a std::collections::BTreeMap<String, String>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neighbours: Option<Option<super::cpu_json::NeighJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     conntrack: Option<ConntrackJson<'a>>,
     tcp: Option<Option<sockets_json::TcpJson<'a>>>,
@@ -280,6 +287,14 @@ pub fn sample_line(
                 .map(|iface| interface_json(previous, current, iface))
                 .collect()
         }),
+        // Below the interfaces: shown with them.
+        cpus: sections
+            .interfaces
+            .then(|| super::cpu_json::cpus(previous, current)),
+        softnet_knobs: sections.interfaces.then(|| super::cpu_json::knobs(current)),
+        neighbours: sections
+            .interfaces
+            .then(|| super::cpu_json::neighbours(previous, current)),
         conntrack: sections
             .conntrack
             .then(|| conntrack_json(previous, current)),

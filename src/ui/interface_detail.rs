@@ -52,12 +52,28 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     let rates = InterfaceRates::for_interface(previous, current, iface);
     let series = series(app, index, &name);
 
-    let [info, queue, rest] = Layout::vertical([
+    // The NIC's queues, when collected (not in recordings made before).
+    let neigh = super::nic_detail::neigh_line(current, &name);
+    let neigh_height = u16::from(neigh.is_some() && area.height >= 15);
+    let nic_height = if area.height >= 16 && super::nic_detail::collected(current, &name) {
+        2
+    } else {
+        0
+    };
+    let [info, queue, neigh_area, nic, rest] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(1),
+        Constraint::Length(neigh_height),
+        Constraint::Length(nic_height),
         Constraint::Min(0),
     ])
     .areas(area);
+    if let Some(line) = neigh.filter(|_| neigh_height > 0) {
+        frame.render_widget(Paragraph::new(line), neigh_area);
+    }
+    if nic_height > 0 {
+        super::nic_detail::render(frame, nic, previous, current, &name);
+    }
     super::interfaces::render_detail_info(frame, info, iface, theme);
     render_qdisc(frame, queue, previous, current, iface, theme);
     // Charts on the left, counters on the right; stacked when narrow.

@@ -9,6 +9,7 @@
 //! Columns that do not fit are dropped by priority; the detail pane (Enter)
 //! has every counter.
 
+use super::cpu_panel;
 use super::format;
 use super::interface_detail;
 use super::table;
@@ -35,8 +36,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         return;
     };
     let info_height = if area.height >= 8 { 2 } else { 0 };
-    let [table_area, info_area] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
+    // The CPU panel takes up to half the height once there is room for it.
+    let cpu_height = if area.height >= 12 {
+        cpu_panel::wanted_height(current).min(area.height / 2)
+    } else {
+        0
+    };
+    let [table_area, info_area, cpu_area] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(info_height),
+        Constraint::Length(cpu_height),
+    ])
+    .areas(area);
+    if cpu_height > 0 {
+        cpu_panel::render(frame, cpu_area, app, index, theme);
+    }
     let visible = usize::from(table_area.height.saturating_sub(1));
 
     let view = &mut app.interfaces;

@@ -12,6 +12,7 @@
 
 pub mod chrome;
 pub mod conntrack;
+pub mod cpu_panel;
 pub mod dns;
 pub mod findings_list;
 pub mod flow_detail;
@@ -21,6 +22,7 @@ pub mod help;
 pub mod interface_detail;
 pub mod interfaces;
 pub mod load;
+pub mod nic_detail;
 pub mod prompts;
 pub mod setup;
 pub mod socket_detail;

@@ -182,6 +182,36 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
         "tcp-memory: orphaned sockets as a % of net.ipv4.tcp_max_orphans to warn (crit at 100)",
     ),
     (
+        "softnet_drop_per_s",
+        "0.0",
+        "softnet-drops: one CPU's backlog drops per second (softnet_stat dropped) above this (crit)",
+    ),
+    (
+        "softnet_squeeze_per_s",
+        "10.0",
+        "softnet-drops: one CPU's time_squeeze per second above this (warn)",
+    ),
+    (
+        "softirq_imbalance_percent",
+        "80.0",
+        "softirq-imbalance: one CPU's share of the packets all CPUs processed (softnet_stat), in %",
+    ),
+    (
+        "softirq_imbalance_min_pps",
+        "10000.0",
+        "softirq-imbalance: the packets processed per second by all CPUs must reach this",
+    ),
+    (
+        "neigh_table_warn_percent",
+        "90.0",
+        "neigh-table-full: ARP/NDP table entries as a % of gc_thresh3 to warn",
+    ),
+    (
+        "neigh_forced_gc_per_s",
+        "0.0",
+        "neigh-table-full: forced garbage collections of the table per second above this (warn)",
+    ),
+    (
         "findings_on_samples",
         "1",
         "every finding: samples in a row its condition must hold before it shows (raise it to ignore one-sample spikes; snapshot then needs --count of at least this)",
