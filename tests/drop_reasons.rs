@@ -133,6 +133,8 @@ fn pair(tag: &str) -> (BpfNs, BpfNs) {
 
 /// `netlens snapshot --json` with `args`, once its eBPF program is
 /// attached (it holds a bpf link or a perf event for it).
+// A panic here ends the test process, which reaps nothing anyway.
+#[allow(clippy::zombie_processes)]
 fn snapshot_attached(args: &[&str]) -> std::process::Child {
     let child = spawn_snapshot(args);
     let deadline = Instant::now() + Duration::from_secs(20);
