@@ -13,9 +13,9 @@ CLANG=${CLANG:-clang-14}
 STRIP=${STRIP:-llvm-strip-14}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Compile from inside the folder with relative paths: the path is recorded
-# in the object's BTF, so an absolute path would change the bytes.
+# The source's path is recorded in the object's BTF line info: map the
+# checkout's folder to "ebpf" so the bytes do not depend on where it is.
 (cd "$here" && "$CLANG" -O2 -g -target bpf -mcpu=v3 -Wall -Werror \
-	-c drops.bpf.c -o "$tmp/drops.bpf.o")
+	-fdebug-prefix-map="$here"=ebpf -c drops.bpf.c -o "$tmp/drops.bpf.o")
 "$STRIP" -g "$tmp/drops.bpf.o"
 cp "$tmp/drops.bpf.o" "$out"
