@@ -352,6 +352,13 @@ fn five_reasons_agree_with_the_kernels_counters() {
         qdisc_dropped,
         200,
     );
+    // The sender's ephemeral ports are one row, port 0, not a row each.
+    let qdisc_rows: Vec<Value> = rows(host.last().unwrap())
+        .into_iter()
+        .filter(|r| r["reason"] == "QDISC_DROP" && r["netns"] == sender.name.as_str())
+        .collect();
+    assert_eq!(qdisc_rows.len(), 1, "{qdisc_rows:?}");
+    assert_eq!(qdisc_rows[0]["port"], 0, "{qdisc_rows:?}");
     // The same counts in the receiver's own view, which names the slow
     // reader's port and process.
     assert_eq!(

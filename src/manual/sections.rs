@@ -172,7 +172,9 @@ without SKB_DROP_REASON_, e.g. NO_SOCKET; "reason N" when the running kernel has
 no name for N), \fBlocation\fR (the kernel function that dropped it, from
 /proc/kallsyms), \fBinterface\fR (the packet's device; "ifN" outside the watched
 namespace; null without one), \fBproto\fR and \fBport\fR (the socket the drop
-concerned: tcp, udp, unix...; null without one), \fBpid\fR and \fBprocess\fR (the
+concerned: tcp, udp, unix...; null without one; port 0 stands for any port in the
+watched namespace's ip_local_port_range, a client's, so that connections share
+one row), \fBpid\fR and \fBprocess\fR (the
 process owning that port in the watched namespace, listeners first; null when
 unknown), \fBpackets\fR (cumulative) and \fBper_s\fR. With \fB\-\-netns\fR or
 \fB\-\-pid\fR only that namespace's rows; in the initial namespace every

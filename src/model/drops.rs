@@ -57,6 +57,8 @@ pub struct DropRow {
 pub struct DropSocket {
     /// "tcp", "udp", "raw", "unix", or the IP protocol number.
     pub proto: String,
+    /// The local port; 0 for a port in the ephemeral range
+    /// (ip_local_port_range: a client's), so connections share one row.
     pub port: u16,
 }
 

@@ -42,7 +42,8 @@ pub struct Program {
     lost: PerCpuArray<MapData, u64>,
     /// Which entry point attached ("tp_btf", "tracepoint").
     pub attached: &'static str,
-    /// Counts of keys deleted from the kernel map to make room.
+    /// Counts of keys deleted from the kernel map to make room, by
+    /// normalized key (so their number stays bounded).
     folded: HashMap<DropKey, u64>,
     /// Each key's kernel count at the last read.
     last: HashMap<DropKey, u64>,
@@ -111,18 +112,19 @@ fn attach(ebpf: &mut Ebpf, btf: &Btf) -> Result<&'static str, String> {
 }
 
 impl Program {
-    /// Every key's count summed over the CPUs (folded keys included), and
-    /// the drops not counted because the map was full.
-    pub fn read(&mut self) -> (HashMap<DropKey, u64>, u64) {
+    /// Every key's count summed over the CPUs (folded keys included), each
+    /// key passed through `normalize` (which may merge keys), and the drops
+    /// not counted because the map was full.
+    pub fn read(&mut self, normalize: impl Fn(DropKey) -> DropKey) -> (HashMap<DropKey, u64>, u64) {
         let mut counts = self.folded.clone();
         let mut now = HashMap::with_capacity(self.last.len());
         for (key, values) in self.drops.iter().flatten() {
             let packets: u64 = values.iter().sum();
-            *counts.entry(key).or_default() += packets;
+            *counts.entry(normalize(key)).or_default() += packets;
             now.insert(key, packets);
         }
         if now.len() > FOLD_AT {
-            self.fold(&now);
+            self.fold(&now, &normalize);
         }
         self.last = now;
         let lost = self
@@ -136,10 +138,10 @@ impl Program {
     /// Deletes the keys that did not move since the last read, keeping
     /// their counts here, so new sites still find room. A drop counted
     /// between the read and the delete is lost; such a key was idle.
-    fn fold(&mut self, now: &HashMap<DropKey, u64>) {
+    fn fold(&mut self, now: &HashMap<DropKey, u64>, normalize: impl Fn(DropKey) -> DropKey) {
         for (key, packets) in now {
             if self.last.get(key) == Some(packets) && self.drops.remove(key).is_ok() {
-                *self.folded.entry(*key).or_default() += packets;
+                *self.folded.entry(normalize(*key)).or_default() += packets;
             }
         }
     }

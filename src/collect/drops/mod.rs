@@ -25,6 +25,9 @@ pub struct DropsCollector {
     labels: labels::NetnsLabels,
     /// The namespace the sampler watches (its thread's).
     watched: u64,
+    /// The watched namespace's ip_local_port_range: a socket port in it
+    /// is a client's, shown as 0 so that each connection is not a row.
+    ephemeral: (u16, u16),
 }
 
 impl DropsCollector {
@@ -58,6 +61,7 @@ impl DropsCollector {
             symbols: kallsyms::Symbols::default(),
             labels: labels::NetnsLabels::new(watched, label == "host"),
             watched,
+            ephemeral: ephemeral_range(),
         }
     }
 
@@ -73,7 +77,11 @@ impl DropsCollector {
                 };
             }
         };
-        let (counts, lost) = program.read();
+        let (low, high) = self.ephemeral;
+        let (counts, lost) = program.read(|key| match key.port {
+            port if (low..=high).contains(&port) => loader::DropKey { port: 0, ..key },
+            _ => key,
+        });
         // In the initial namespace every namespace's drops show; in any
         // other only its own.
         let everything = self.watched == 0 || self.labels.initial() == Some(self.watched);
@@ -128,6 +136,20 @@ impl DropsCollector {
             socket: socket(key.family, key.proto, key.port),
             packets: 0,
         }
+    }
+}
+
+/// The namespace's ip_local_port_range (read on the sampler thread, inside
+/// it), else the kernel's default.
+fn ephemeral_range() -> (u16, u16) {
+    let text =
+        std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").unwrap_or_default();
+    let mut numbers = text
+        .split_whitespace()
+        .filter_map(|n| n.parse::<u16>().ok());
+    match (numbers.next(), numbers.next()) {
+        (Some(low), Some(high)) if low > 0 && low <= high => (low, high),
+        _ => (32768, 60999),
     }
 }
 
