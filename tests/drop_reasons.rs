@@ -139,15 +139,7 @@ fn snapshot_attached(args: &[&str]) -> std::process::Child {
     let child = spawn_snapshot(args);
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let attached = std::fs::read_dir(format!("/proc/{}/fd", child.id()))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-            .any(|l| {
-                let l = l.to_string_lossy();
-                l.contains("bpf_link") || l.contains("[perf_event]")
-            });
+        let attached = holds_bpf_attachment(child.id());
         if attached {
             return child;
         }
@@ -459,4 +451,67 @@ fn without_ebpf_the_drops_section_says_why() {
     let why = sample["drops"]["unavailable"].as_str().unwrap();
     assert!(why.contains("CAP_BPF"), "{why}");
     assert!(!iface_names(sample).is_empty());
+}
+
+/// The classic tracepoint program (used where tp_btf cannot attach) counts
+/// and attributes the same drops.
+#[test]
+fn the_tracepoint_fallback_counts_the_same() {
+    if skip_unless_root() {
+        return;
+    }
+    let (sender, receiver) = pair("tp");
+    let child = Command::new(NETLENS)
+        .args([
+            "snapshot",
+            "--json",
+            "--count",
+            "3",
+            "--no-capture",
+            "--section",
+            "drops",
+        ])
+        .env("NETLENS_BPF_ATTACH", "tracepoint")
+        .env("NETLENS_DEBUG_BPF", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn netlens");
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !holds_bpf_attachment(pid) && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(50));
+    }
+    let no_ports = receiver.counter("Udp", "NoPorts");
+    sender.send_udp(CLOSED_PORT, 250, 100);
+    let no_ports = receiver.counter("Udp", "NoPorts") - no_ports;
+    let done = now_unix();
+    let out = child.wait_with_output().expect("netlens");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("attached (tracepoint)"), "{stderr}");
+    let samples = parse_lines(&out.stdout);
+    assert!(samples.last().unwrap()["t"].as_f64().unwrap() > done);
+    assert_eq!(no_ports, 250);
+    assert_eq!(counted(&samples, &receiver.name, "NO_SOCKET"), no_ports);
+    let row = rows(samples.last().unwrap())
+        .into_iter()
+        .find(|r| r["reason"] == "NO_SOCKET" && r["netns"] == receiver.name.as_str())
+        .expect("the receiver's NO_SOCKET row");
+    assert_eq!(row["location"], "__udp4_lib_rcv", "{row}");
+    assert_eq!(row["interface"], "if2", "{row}");
+}
+
+/// Whether `pid` holds the fd of an attached program: a bpf link (tp_btf,
+/// and a tracepoint through a perf link) or a perf event (older kernels).
+fn holds_bpf_attachment(pid: u32) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|l| {
+            let l = l.to_string_lossy();
+            l.contains("bpf_link") || l.contains("[perf_event]")
+        })
 }

@@ -528,6 +528,13 @@ Set inside tmux: \fBnetlens tmux\fR opens a window rather than a session.
 \fBNO_COLOR\fR
 When set and not empty, no colour is used, as with \fB\-\-no\-color\fR. The selection
 stays visible in reverse video.
+.TP
+\fBNETLENS_BPF_ATTACH\fR
+\fBtracepoint\fR: count drop reasons with the classic tracepoint program, as on a
+kernel where the faster tp_btf one cannot attach (for comparison and tests).
+.TP
+\fBNETLENS_DEBUG_BPF\fR
+When set, prints which drop-reason program attached and how long loading took.
 .SH INPUT LIMITS
 Every value a user gives has a limit; a value beyond it is a one-line error and
 exit status 2 (flags) or 1 (the config file, prompts), never a crash.

@@ -82,7 +82,12 @@ pub fn load() -> Result<Program, String> {
 /// tracepoint; the first that loads and attaches wins.
 fn attach(ebpf: &mut Ebpf, btf: &Btf) -> Result<&'static str, String> {
     let mut failures = Vec::new();
-    for name in ["kfree_skb_btf", "kfree_skb_btf3"] {
+    // NETLENS_BPF_ATTACH=tracepoint skips tp_btf (the fallback's test).
+    let tp_btf: &[&str] = match std::env::var("NETLENS_BPF_ATTACH").as_deref() {
+        Ok("tracepoint") => &[],
+        _ => &["kfree_skb_btf", "kfree_skb_btf3"],
+    };
+    for &name in tp_btf {
         let program: &mut BtfTracePoint = match ebpf.program_mut(name).map(TryInto::try_into) {
             Some(Ok(program)) => program,
             _ => continue,
