@@ -129,6 +129,52 @@ pub fn row_rate(previous: Option<&DropsSample>, row: &DropRow, seconds: f64) -> 
 mod tests {
     use super::*;
 
+    fn socket(proto: Proto, state: u8, local: &str, pid: u32) -> SocketSample {
+        SocketSample {
+            proto,
+            state,
+            local: local.parse().unwrap(),
+            peer: "0.0.0.0:0".parse().unwrap(),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: 1,
+            users: vec![SocketUser {
+                process: format!("p{pid}"),
+                pid,
+                fd: 3,
+            }],
+            owner_denied: false,
+            tcp: None,
+            drops: None,
+            rcvbuf: None,
+            queue_streak: 0,
+            v6only: false,
+        }
+    }
+
+    #[test]
+    fn a_drops_socket_is_owned_by_the_listener_of_its_port() {
+        let sockets = [
+            // An accepted connection of another process on the same port.
+            socket(Proto::Tcp, 1, "198.18.0.2:80", 7),
+            socket(Proto::Tcp, TCP_LISTEN, "0.0.0.0:80", 8),
+            socket(Proto::Udp, UDP_UNCONNECTED, "0.0.0.0:53", 9),
+        ];
+        let owner = |proto: &str, port| {
+            let s = DropSocket {
+                proto: proto.into(),
+                port,
+            };
+            socket_owner(&sockets, &s).map(|u| u.pid)
+        };
+        assert_eq!(owner("tcp", 80), Some(8));
+        assert_eq!(owner("udp", 53), Some(9));
+        assert_eq!(owner("udp", 80), None, "the protocol must match");
+        assert_eq!(owner("tcp", 443), None);
+        assert_eq!(owner("unix", 0), None);
+    }
+
     fn row(reason: &str, packets: u64) -> DropRow {
         DropRow {
             netns_inode: 4026531840,
