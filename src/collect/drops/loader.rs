@@ -152,7 +152,8 @@ impl Program {
     }
 }
 
-/// An error and its causes on one line.
+/// An error and its causes on one line: a verifier log's lines are joined
+/// with "; " and the whole is cut at MAX_WHY characters.
 fn chain(error: &dyn Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
@@ -164,7 +165,40 @@ fn chain(error: &dyn Error) -> String {
         }
         source = cause.source();
     }
-    text
+    one_line(&text)
+}
+
+const MAX_WHY: usize = 400;
+
+fn one_line(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    match joined.char_indices().nth(MAX_WHY) {
+        Some((cut, _)) => format!("{}...", &joined[..cut]),
+        None => joined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verifier_log_becomes_one_bounded_line() {
+        let log = "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx()\n\n1: invalid mem access\n";
+        assert_eq!(
+            one_line(log),
+            "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx(); 1: invalid mem access"
+        );
+        let long = "x\n".repeat(1000);
+        let line = one_line(&long);
+        assert!(!line.contains('\n'));
+        assert!(line.chars().count() <= MAX_WHY + 3);
+    }
 }
 
 /// What went wrong, with the fix when the cause is a known one.
