@@ -183,24 +183,6 @@ fn one_line(text: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_verifier_log_becomes_one_bounded_line() {
-        let log = "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx()\n\n1: invalid mem access\n";
-        assert_eq!(
-            one_line(log),
-            "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx(); 1: invalid mem access"
-        );
-        let long = "x\n".repeat(1000);
-        let line = one_line(&long);
-        assert!(!line.contains('\n'));
-        assert!(line.chars().count() <= MAX_WHY + 3);
-    }
-}
-
 /// What went wrong, with the fix when the cause is a known one.
 fn why(what: &str, cause: &str) -> String {
     let lockdown = std::fs::read_to_string("/sys/kernel/security/lockdown").unwrap_or_default();
@@ -220,4 +202,22 @@ fn why(what: &str, cause: &str) -> String {
         );
     }
     format!("{what}: {cause}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verifier_log_becomes_one_bounded_line() {
+        let log = "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx()\n\n1: invalid mem access\n";
+        assert_eq!(
+            one_line(log),
+            "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx(); 1: invalid mem access"
+        );
+        let long = "x\n".repeat(1000);
+        let line = one_line(&long);
+        assert!(!line.contains('\n'));
+        assert!(line.chars().count() <= MAX_WHY + 3);
+    }
 }
