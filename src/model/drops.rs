@@ -2,6 +2,7 @@
 //! raw and cumulative. Rates come from two samples at display time, like
 //! every other counter, so live, replay, snapshot and export agree.
 
+use super::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN};
 use serde::{Deserialize, Serialize};
 
 /// The drops counted in the kernel since netlens loaded its program.
@@ -56,6 +57,8 @@ pub struct DropRow {
 pub struct DropSocket {
     /// "tcp", "udp", "raw", "unix", or the IP protocol number.
     pub proto: String,
+    /// The local port; 0 for a port in the ephemeral range
+    /// (ip_local_port_range: a client's), so connections share one row.
     pub port: u16,
 }
 
@@ -77,6 +80,36 @@ impl DropsSample {
     }
 }
 
+/// The process behind a drop's socket: a socket of the same protocol bound
+/// to the same local port, listeners and unconnected (bound) sockets first,
+/// since they own the port; None when no such socket has a known owner.
+pub fn socket_owner<'a>(
+    sockets: &'a [SocketSample],
+    socket: &DropSocket,
+) -> Option<&'a SocketUser> {
+    let proto = match socket.proto.as_str() {
+        "tcp" => Proto::Tcp,
+        "udp" => Proto::Udp,
+        _ => return None,
+    };
+    let owning = |s: &&&SocketSample| match s.proto {
+        Proto::Tcp => s.state == TCP_LISTEN,
+        Proto::Udp => s.state == UDP_UNCONNECTED,
+    };
+    let candidates: Vec<&SocketSample> = sockets
+        .iter()
+        .filter(|s| s.proto == proto && s.local.port() == socket.port && !s.users.is_empty())
+        .collect();
+    candidates
+        .iter()
+        .find(owning)
+        .or(candidates.first())
+        .and_then(|s| s.users.first())
+}
+
+/// An unconnected UDP socket's state (TCP_CLOSE in tcp_states.h).
+const UDP_UNCONNECTED: u8 = 7;
+
 /// A row's drops per second between two samples `seconds` apart: its
 /// growth, or its whole count when `previous` had no such row (it appeared
 /// in between). None when the count went down (the program was reloaded).
@@ -95,6 +128,52 @@ pub fn row_rate(previous: Option<&DropsSample>, row: &DropRow, seconds: f64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn socket(proto: Proto, state: u8, local: &str, pid: u32) -> SocketSample {
+        SocketSample {
+            proto,
+            state,
+            local: local.parse().unwrap(),
+            peer: "0.0.0.0:0".parse().unwrap(),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: 1,
+            users: vec![SocketUser {
+                process: format!("p{pid}"),
+                pid,
+                fd: 3,
+            }],
+            owner_denied: false,
+            tcp: None,
+            drops: None,
+            rcvbuf: None,
+            queue_streak: 0,
+            v6only: false,
+        }
+    }
+
+    #[test]
+    fn a_drops_socket_is_owned_by_the_listener_of_its_port() {
+        let sockets = [
+            // An accepted connection of another process on the same port.
+            socket(Proto::Tcp, 1, "198.18.0.2:80", 7),
+            socket(Proto::Tcp, TCP_LISTEN, "0.0.0.0:80", 8),
+            socket(Proto::Udp, UDP_UNCONNECTED, "0.0.0.0:53", 9),
+        ];
+        let owner = |proto: &str, port| {
+            let s = DropSocket {
+                proto: proto.into(),
+                port,
+            };
+            socket_owner(&sockets, &s).map(|u| u.pid)
+        };
+        assert_eq!(owner("tcp", 80), Some(8));
+        assert_eq!(owner("udp", 53), Some(9));
+        assert_eq!(owner("udp", 80), None, "the protocol must match");
+        assert_eq!(owner("tcp", 443), None);
+        assert_eq!(owner("unix", 0), None);
+    }
 
     fn row(reason: &str, packets: u64) -> DropRow {
         DropRow {

@@ -2,6 +2,7 @@
 
 mod cpu_json;
 pub mod dns_json;
+pub mod drops_json;
 pub mod flows;
 pub mod json;
 pub mod sockets_json;
@@ -30,6 +31,8 @@ pub struct Sections {
     pub flows: bool,
     /// Resolver configuration, probe and passive results.
     pub dns: bool,
+    /// The kernel's drop reasons (JSON only).
+    pub drops: bool,
 }
 
 impl Sections {
@@ -43,6 +46,7 @@ impl Sections {
         tcp: true,
         flows: true,
         dns: true,
+        drops: true,
     };
 }
 
