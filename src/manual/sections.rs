@@ -201,6 +201,23 @@ above reports already (ListenOverflows: listen\-overflow; RetransSegs: retransmi
 SyncookiesSent: syn\-flood; rx_errors: iface\-errors; conntrack drop: conntrack\-drops;
 qdisc drops while iface\-saturated names the interface) raise none. In export,
 \fBnetlens_finding\fR{\fBid\fR="counter:..."} counts them like the others.
+.TP
+\fBdrop:\fIREASON\fR
+Generated from DROP REASONS: the kernel's drops of one reason in the watched
+namespace (summed over its sites in the Drops tab) rose faster than the reason's
+threshold over the interval (\fBdrop:NETFILTER_DROP\fR, \fBdrop:NO_SOCKET\fR,
+\fBdrop:QDISC_DROP\fR). The id is "drop:" and the reason as the kernel names it
+without SKB_DROP_REASON_. \fBseverity\fR is the reason's (warn or crit);
+\fBsummary\fR is "REASON RATE/s in netns NS at LOCATION[ on IF][, PROTO:PORT PID
+N (COMMAND)]: MEANING", naming the busiest site (the kernel function that dropped,
+the packet's interface, the socket and the process holding it); \fBhint\fR is the
+reason's fix; \fBevidence\fR is {tab "drops", row REASON}. Info reasons (normal
+life) and reasons a finding above reports (TCP_LISTEN_OVERFLOW: listen\-overflow;
+SOCKET_RCVBUFF: udp\-drops; CPU_BACKLOG: iface\-errors) raise none. While a
+reason's finding is raised, a \fBcounter:\fR finding whose entry counts the same
+drops is not (the reason is the more specific claim). A reason the table lacks (a
+newer kernel) raises \fBdrop:unknown\fR above 1/s, its name in the summary and
+the evidence row.
 .PP
 A finding clears as soon as its condition no longer holds. Every number above is
 a default: \fB[thresholds]\fR in the config file changes it (see CONFIGURATION).
