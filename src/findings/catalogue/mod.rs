@@ -40,7 +40,9 @@ mod tcp_ext;
 mod udp_icmp;
 
 pub use reasons::{NOT_REASONS, REASONS, Reason, UNKNOWN_PER_S, reason};
-pub use render::{explain, man_section, readme_block, reasons_man_section, reasons_readme_block};
+pub use render::{
+    explain, man_section, readme_block, reason_raises, reasons_man_section, reasons_readme_block,
+};
 
 /// Where a counter is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
