@@ -293,3 +293,53 @@ fn a_drop_finding_leads_to_its_row() {
         "{screen}"
     );
 }
+
+/// A recording of samples with drops replays into the same tab: the same
+/// rows, rates, totals, sparklines and counters as live.
+#[test]
+fn a_replayed_recording_shows_the_same_rows() {
+    use netlens::record::format::Meta;
+    use netlens::record::player::Player;
+    use netlens::record::reader::Reader;
+    use netlens::record::writer::Writer;
+    let dir = std::env::temp_dir().join(format!("netlens-ui-drops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("drops.nlrec");
+    let _ = std::fs::remove_file(&path);
+    let meta = Meta {
+        interval: 1.0,
+        netns: "host".into(),
+        ..Default::default()
+    };
+    let mut writer = Writer::create(&path, &meta).unwrap();
+    for i in 1..=6 {
+        writer.write_sample(&mut sample(i, None)).unwrap();
+    }
+    writer.finish().unwrap();
+    let mut live = app(None);
+    let mut player = Player::new(Reader::open(&path).unwrap()).unwrap();
+    player.utc_offset = 0;
+    let mut replay = App::new(Tab::Drops, Duration::from_secs(1), false);
+    replay.hostname = "testhost".into();
+    replay.start_replay(player);
+    replay.on_key(Key::Char('G'));
+    let (live_table, replayed) = (
+        netlens::app::drops::table(&live.shown_view()),
+        netlens::app::drops::table(&replay.shown_view()),
+    );
+    assert_eq!(replayed.lines.len(), 5, "{replayed:?}");
+    assert_eq!(live_table, replayed);
+    let rows = |screen: String| -> Vec<String> {
+        screen
+            .lines()
+            .skip_while(|l| !l.starts_with("REASON"))
+            .take(7)
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        rows(text(&mut live, 80, 24)),
+        rows(text(&mut replay, 80, 24))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
