@@ -82,6 +82,11 @@ pub struct CollectArgs {
     /// --pid $(docker inspect -f '{{.State.Pid}}' NAME)
     #[arg(long, global = true, value_name = "PID")]
     pub pid: Option<u32>,
+
+    /// Do not load the eBPF program that counts the kernel's drop reasons
+    /// (skb:kfree_skb); everything else is collected as before
+    #[arg(long, global = true)]
+    pub no_bpf: bool,
 }
 
 /// Packet capture for the Flows tab and the `flows` of a snapshot.
@@ -327,6 +332,7 @@ pub enum Section {
     Sockets,
     Tcp,
     Dns,
+    Drops,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

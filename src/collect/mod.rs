@@ -2,6 +2,7 @@
 
 pub mod conntrack;
 pub mod ctnetlink;
+pub mod drops;
 pub mod ethtool;
 pub mod inet_diag;
 pub mod link;
@@ -78,20 +79,25 @@ pub struct Collectors {
     conntrack: conntrack::ConntrackCollector,
     demand: Arc<Demand>,
     stack: stack::StackCollector,
+    drops: drops::DropsCollector,
 }
 
 impl Collectors {
     /// Must run on a thread that is already in the watched namespace.
+    /// Counts no drop reasons (no eBPF program is loaded).
     pub fn new(label: &str) -> Result<Self> {
-        Self::with_demand(label, Arc::default(), sysctl::HostKnobs::open())
+        Self::with_demand(label, Arc::default(), sysctl::HostKnobs::open(), false)
     }
 
     /// As `new`, collecting also what `demand` asks for; `host_knobs` were
-    /// opened before the thread entered the namespace.
+    /// opened before the thread entered the namespace; `drop_reasons`
+    /// loads the eBPF drop counter (a failure only leaves its reason in
+    /// each sample).
     pub fn with_demand(
         label: &str,
         demand: Arc<Demand>,
         host_knobs: sysctl::HostKnobs,
+        drop_reasons: bool,
     ) -> Result<Self> {
         Ok(Self {
             label: label.to_string(),
@@ -99,6 +105,7 @@ impl Collectors {
             conntrack: conntrack::ConntrackCollector::new(),
             demand,
             stack: stack::StackCollector::new(host_knobs)?,
+            drops: drops::DropsCollector::new(drop_reasons, label),
         })
     }
 
@@ -109,17 +116,22 @@ impl Collectors {
             .unwrap_or(0.0);
         let mono = boottime_seconds();
         let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
+        let interfaces = self.link.collect().context("interface dump failed")?;
+        let ifnames = interfaces
+            .iter()
+            .map(|i| (i.index, i.name.clone()))
+            .collect();
         Ok(Sample {
             t,
             mono,
             netns: self.label.clone(),
-            interfaces: self.link.collect().context("interface dump failed")?,
+            drops: Some(self.drops.collect(&ifnames)),
+            interfaces,
             conntrack: self.conntrack.collect(self.demand.conntrack_entries()),
             sockets,
             tcp: Some(tcp),
             capture: None,
             dns: None,
-            drops: None,
         })
     }
 }
@@ -151,15 +163,17 @@ impl Sampler {
         target: Target,
         interval: Duration,
     ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
-        Self::spawn_with(target, interval, Arc::default())
+        Self::spawn_with(target, interval, Arc::default(), true)
     }
 
     /// As `spawn`, with `demand` set before the first sample is taken (a
-    /// one-shot `snapshot` that wants conntrack entries sets it here).
+    /// one-shot `snapshot` that wants conntrack entries sets it here);
+    /// `drop_reasons` false (`--no-bpf`) loads no eBPF program.
     pub fn spawn_with(
         target: Target,
         interval: Duration,
         demand: Arc<Demand>,
+        drop_reasons: bool,
     ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
         let thread_demand = Arc::clone(&demand);
         let namespace = target.open()?;
@@ -175,7 +189,12 @@ impl Sampler {
                     .as_ref()
                     .map_or(Ok(()), |file| netns::enter(file, target.label()))
                     .and_then(|()| {
-                        Collectors::with_demand(target.label(), thread_demand, host_knobs)
+                        Collectors::with_demand(
+                            target.label(),
+                            thread_demand,
+                            host_knobs,
+                            drop_reasons,
+                        )
                     });
                 match setup {
                     Ok(collectors) => {

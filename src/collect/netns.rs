@@ -88,10 +88,10 @@ pub fn own_label() -> String {
 const RUN_NETNS: &str = "/run/netns";
 
 fn label_for(own: &Path, initial: &Path, named_dir: &Path) -> String {
-    let Some(own) = inode(own) else {
+    let Some(own) = link_inode(own) else {
         return "host".into();
     };
-    let initial = inode(initial);
+    let initial = link_inode(initial);
     if initial == Some(own) {
         return "host".into();
     }
@@ -115,7 +115,7 @@ fn label_for(own: &Path, initial: &Path, named_dir: &Path) -> String {
 /// ("net:[4026531840]"), which is allowed where following it (stat) is not,
 /// else from the file itself (a bind mount in /run/netns). Every namespace
 /// lives on the one nsfs device, so the inode alone names it.
-fn inode(path: &Path) -> Option<u64> {
+pub fn link_inode(path: &Path) -> Option<u64> {
     if let Ok(target) = std::fs::read_link(path) {
         let text = target.to_string_lossy();
         if let Some(number) = text.strip_prefix("net:[").and_then(|t| t.strip_suffix(']')) {

@@ -36,5 +36,6 @@ fn session_options(
         dns: dns.options(),
         conntrack_entries: false,
         first_is_baseline: false,
+        drop_reasons: !collect.no_bpf,
     }
 }

@@ -53,5 +53,6 @@ fn sections(list: &[Section]) -> Sections {
         tcp: list.contains(&Section::Tcp),
         flows: list.contains(&Section::Flows),
         dns: list.contains(&Section::Dns),
+        drops: list.contains(&Section::Drops),
     }
 }

@@ -160,6 +160,26 @@ Also \fBprobe_servers[]\fR, \fBprobe_specs[]\fR ("A example.com"), \fBpassive_on
 \fBpassive_error\fR, \fBpassive_dropped\fR (results over the bound of 2,000 per
 sample), \fBtimeout_s\fR (after which an unanswered query is a timeout).
 .TP
+\fBdrops\fR
+The kernel's drop reasons, counted by an eBPF program on \fBskb:kfree_skb\fR since
+netlens started (null in a recording made without them). \fBavailable\fR (false
+with \fB\-\-no\-bpf\fR or when the program cannot load), \fBunavailable\fR (why, and
+what would fix it; null while counting), \fBlost\fR (drops not counted because the
+kernel map was full), \fBrows[]\fR, busiest first (by \fBper_s\fR, then
+\fBpackets\fR): \fBnetns\fR ("host", the \fBip netns\fR name, or "netns:INODE"; "\-"
+for a packet with neither device nor socket), \fBreason\fR (the kernel's name
+without SKB_DROP_REASON_, e.g. NO_SOCKET; "reason N" when the running kernel has
+no name for N), \fBlocation\fR (the kernel function that dropped it, from
+/proc/kallsyms), \fBinterface\fR (the packet's device; "ifN" outside the watched
+namespace; null without one), \fBproto\fR and \fBport\fR (the socket the drop
+concerned: tcp, udp, unix...; null without one; port 0 stands for any port in the
+watched namespace's ip_local_port_range, a client's, so that connections share
+one row), \fBpid\fR and \fBprocess\fR (the
+process owning that port in the watched namespace, listeners first; null when
+unknown), \fBpackets\fR (cumulative) and \fBper_s\fR. With \fB\-\-netns\fR or
+\fB\-\-pid\fR only that namespace's rows; in the initial namespace every
+namespace's.
+.TP
 \fBfindings[]\fR
 \fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR,
 \fBevidence\fR {\fBtab\fR, \fBrow\fR}: where the evidence is shown, \fBsince\fR (the
@@ -522,6 +542,11 @@ practice root. The conntrack entry list and the exact statistics come from
 ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the
 count, max and statistics from /proc and says why the entries are missing.
 \fBload pktgen\fR needs root; the other load kinds need none.
+Counting the kernel's drop reasons loads an eBPF program (tp_btf, else a
+tracepoint, on \fBskb:kfree_skb\fR): it needs CAP_BPF and CAP_PERFMON (root), kernel
+BTF (/sys/kernel/btf/vmlinux) and Linux 5.17 or newer, and no lockdown. Without
+them, or with \fB\-\-no\-bpf\fR, the \fBdrops\fR section says why and everything else
+is collected as before.
 .TP
 Packet capture needs CAP_NET_RAW (the ring is locked in memory with CAP_IPC_LOCK
 when available). Without it the Flows tab says so and the other tabs work; grant

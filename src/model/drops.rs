@@ -2,6 +2,7 @@
 //! raw and cumulative. Rates come from two samples at display time, like
 //! every other counter, so live, replay, snapshot and export agree.
 
+use super::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN};
 use serde::{Deserialize, Serialize};
 
 /// The drops counted in the kernel since netlens loaded its program.
@@ -56,6 +57,8 @@ pub struct DropRow {
 pub struct DropSocket {
     /// "tcp", "udp", "raw", "unix", or the IP protocol number.
     pub proto: String,
+    /// The local port; 0 for a port in the ephemeral range
+    /// (ip_local_port_range: a client's), so connections share one row.
     pub port: u16,
 }
 
@@ -76,6 +79,36 @@ impl DropsSample {
         self.rows.iter().find(|r| r.same_site(row))
     }
 }
+
+/// The process behind a drop's socket: a socket of the same protocol bound
+/// to the same local port, listeners and unconnected (bound) sockets first,
+/// since they own the port; None when no such socket has a known owner.
+pub fn socket_owner<'a>(
+    sockets: &'a [SocketSample],
+    socket: &DropSocket,
+) -> Option<&'a SocketUser> {
+    let proto = match socket.proto.as_str() {
+        "tcp" => Proto::Tcp,
+        "udp" => Proto::Udp,
+        _ => return None,
+    };
+    let owning = |s: &&&SocketSample| match s.proto {
+        Proto::Tcp => s.state == TCP_LISTEN,
+        Proto::Udp => s.state == UDP_UNCONNECTED,
+    };
+    let candidates: Vec<&SocketSample> = sockets
+        .iter()
+        .filter(|s| s.proto == proto && s.local.port() == socket.port && !s.users.is_empty())
+        .collect();
+    candidates
+        .iter()
+        .find(owning)
+        .or(candidates.first())
+        .and_then(|s| s.users.first())
+}
+
+/// An unconnected UDP socket's state (TCP_CLOSE in tcp_states.h).
+const UDP_UNCONNECTED: u8 = 7;
 
 /// A row's drops per second between two samples `seconds` apart: its
 /// growth, or its whole count when `previous` had no such row (it appeared

@@ -29,6 +29,10 @@ struct SampleJson<'a> {
     /// Some(None) prints `"dns": null` (not collected, e.g. an old recording).
     #[serde(skip_serializing_if = "Option::is_none")]
     dns: Option<Option<super::dns_json::DnsJson<'a>>>,
+    /// Some(None) prints `"drops": null` (a recording made before drops
+    /// were collected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drops: Option<Option<super::drops_json::DropsJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
@@ -298,6 +302,9 @@ pub fn sample_line(
         dns: sections
             .dns
             .then(|| current.dns.as_ref().map(super::dns_json::json)),
+        drops: sections
+            .drops
+            .then(|| super::drops_json::json(previous, current)),
         findings: sections.findings.then(|| found.to_vec()),
     };
     serde_json::to_string(&json).expect("sample JSON has only serializable fields")

@@ -1,6 +1,7 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
 pub mod dns_json;
+pub mod drops_json;
 pub mod flows;
 pub mod json;
 pub mod sockets_json;
@@ -29,6 +30,8 @@ pub struct Sections {
     pub flows: bool,
     /// Resolver configuration, probe and passive results.
     pub dns: bool,
+    /// The kernel's drop reasons (JSON only).
+    pub drops: bool,
 }
 
 impl Sections {
@@ -42,6 +45,7 @@ impl Sections {
         tcp: true,
         flows: true,
         dns: true,
+        drops: true,
     };
 }
 

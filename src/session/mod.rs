@@ -29,6 +29,9 @@ pub struct SessionOptions {
     /// The first sample is only the baseline for rates and is not shown
     /// (snapshot, export): it takes no DNS results, which stay for the next.
     pub first_is_baseline: bool,
+    /// Count the kernel's drop reasons with the eBPF program (false:
+    /// `--no-bpf`; each sample's drops then say so).
+    pub drop_reasons: bool,
 }
 
 /// Writes each filled sample somewhere (a recording): `previous` is the
@@ -70,8 +73,12 @@ impl Session {
     pub fn start(options: &SessionOptions) -> Result<Self> {
         let demand = Arc::new(Demand::default());
         demand.set_conntrack_entries(options.conntrack_entries);
-        let (sampler, events) =
-            Sampler::spawn_with(options.target.clone(), options.interval, demand)?;
+        let (sampler, events) = Sampler::spawn_with(
+            options.target.clone(),
+            options.interval,
+            demand,
+            options.drop_reasons,
+        )?;
         let (capture, packets) = match &options.capture {
             Some(args) => crate::capture::live::start(&options.target, args)?,
             None => (None, None),

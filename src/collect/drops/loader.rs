@@ -1,0 +1,184 @@
+//! Loads ebpf/drops.bpf.o (committed, built by ebpf/build.sh), attaches it
+//! to skb:kfree_skb and reads its per-CPU counts.
+
+use aya::maps::{MapData, PerCpuArray, PerCpuHashMap};
+use aya::programs::{BtfTracePoint, TracePoint};
+use aya::{Btf, Ebpf, EbpfLoader};
+use std::collections::HashMap;
+use std::error::Error;
+
+/// The object, aligned for the ELF parser. Rebuilt by ebpf/build.sh; CI
+/// checks it matches its source.
+static OBJECT: &[u8] = aya::include_bytes_aligned!("../../../ebpf/drops.bpf.o");
+
+/// The map's key, byte for byte the C program's `struct drop_key`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct DropKey {
+    pub location: u64,
+    pub netns: u32,
+    pub reason: u32,
+    pub ifindex: u32,
+    pub port: u16,
+    /// The socket's sk_protocol; 0 without a socket.
+    pub proto: u8,
+    /// The socket's address family; 0 without a socket.
+    pub family: u8,
+}
+
+// SAFETY: plain old data, repr(C), no padding (8+4+4+4+2+1+1 bytes), every
+// bit pattern valid.
+unsafe impl aya::Pod for DropKey {}
+
+/// The map's size in the C program: when it is three quarters full, keys
+/// that did not move since the last read are folded into user space.
+const MAP_ENTRIES: usize = 16384;
+const FOLD_AT: usize = MAP_ENTRIES * 3 / 4;
+
+/// The attached program and its maps; dropping it detaches.
+pub struct Program {
+    _ebpf: Ebpf,
+    drops: PerCpuHashMap<MapData, DropKey, u64>,
+    lost: PerCpuArray<MapData, u64>,
+    /// Which entry point attached ("tp_btf", "tracepoint").
+    pub attached: &'static str,
+    /// Counts of keys deleted from the kernel map to make room, by
+    /// normalized key (so their number stays bounded).
+    folded: HashMap<DropKey, u64>,
+    /// Each key's kernel count at the last read.
+    last: HashMap<DropKey, u64>,
+}
+
+/// Loads and attaches, or says in one line why not and what would fix it.
+pub fn load() -> Result<Program, String> {
+    let btf = Btf::from_sys_fs().map_err(|e| {
+        format!(
+            "kernel has no BTF (/sys/kernel/btf/vmlinux: {}): drop reasons need CONFIG_DEBUG_INFO_BTF",
+            chain(&e)
+        )
+    })?;
+    let mut ebpf = EbpfLoader::new()
+        .btf(Some(&btf))
+        .load(OBJECT)
+        .map_err(|e| why("cannot load the drop-reason program", &chain(&e)))?;
+    let attached = attach(&mut ebpf, &btf)?;
+    let drops = ebpf
+        .take_map("DROPS")
+        .ok_or("the drop-reason program has no DROPS map")?;
+    let lost = ebpf
+        .take_map("LOST")
+        .ok_or("the drop-reason program has no LOST map")?;
+    Ok(Program {
+        drops: PerCpuHashMap::try_from(drops).map_err(|e| chain(&e))?,
+        lost: PerCpuArray::try_from(lost).map_err(|e| chain(&e))?,
+        _ebpf: ebpf,
+        attached,
+        folded: HashMap::new(),
+        last: HashMap::new(),
+    })
+}
+
+/// tp_btf with rx_sk (>= 6.11), tp_btf without it, then the classic
+/// tracepoint; the first that loads and attaches wins.
+fn attach(ebpf: &mut Ebpf, btf: &Btf) -> Result<&'static str, String> {
+    let mut failures = Vec::new();
+    for name in ["kfree_skb_btf", "kfree_skb_btf3"] {
+        let program: &mut BtfTracePoint = match ebpf.program_mut(name).map(TryInto::try_into) {
+            Some(Ok(program)) => program,
+            _ => continue,
+        };
+        match program
+            .load("kfree_skb", btf)
+            .and_then(|()| program.attach())
+        {
+            Ok(_) => return Ok("tp_btf"),
+            Err(e) => failures.push(chain(&e)),
+        }
+    }
+    if let Some(Ok(program)) = ebpf
+        .program_mut("kfree_skb_tp")
+        .map(TryInto::<&mut TracePoint>::try_into)
+    {
+        match program
+            .load()
+            .and_then(|()| program.attach("skb", "kfree_skb"))
+        {
+            Ok(_) => return Ok("tracepoint"),
+            Err(e) => failures.push(chain(&e)),
+        }
+    }
+    let last = failures.pop().unwrap_or_else(|| "no entry point".into());
+    Err(why("cannot attach to skb:kfree_skb", &last))
+}
+
+impl Program {
+    /// Every key's count summed over the CPUs (folded keys included), each
+    /// key passed through `normalize` (which may merge keys), and the drops
+    /// not counted because the map was full.
+    pub fn read(&mut self, normalize: impl Fn(DropKey) -> DropKey) -> (HashMap<DropKey, u64>, u64) {
+        let mut counts = self.folded.clone();
+        let mut now = HashMap::with_capacity(self.last.len());
+        for (key, values) in self.drops.iter().flatten() {
+            let packets: u64 = values.iter().sum();
+            *counts.entry(normalize(key)).or_default() += packets;
+            now.insert(key, packets);
+        }
+        if now.len() > FOLD_AT {
+            self.fold(&now, &normalize);
+        }
+        self.last = now;
+        let lost = self
+            .lost
+            .get(&0, 0)
+            .map(|values| values.iter().sum())
+            .unwrap_or(0);
+        (counts, lost)
+    }
+
+    /// Deletes the keys that did not move since the last read, keeping
+    /// their counts here, so new sites still find room. A drop counted
+    /// between the read and the delete is lost; such a key was idle.
+    fn fold(&mut self, now: &HashMap<DropKey, u64>, normalize: impl Fn(DropKey) -> DropKey) {
+        for (key, packets) in now {
+            if self.last.get(key) == Some(packets) && self.drops.remove(key).is_ok() {
+                *self.folded.entry(normalize(*key)).or_default() += packets;
+            }
+        }
+    }
+}
+
+/// An error and its causes on one line.
+fn chain(error: &dyn Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// What went wrong, with the fix when the cause is a known one.
+fn why(what: &str, cause: &str) -> String {
+    let lockdown = std::fs::read_to_string("/sys/kernel/security/lockdown").unwrap_or_default();
+    if lockdown.contains("[confidentiality]") {
+        return format!(
+            "{what}: the kernel is in lockdown (confidentiality), which forbids eBPF tracing ({cause})"
+        );
+    }
+    if cause.contains("Operation not permitted") || cause.contains("os error 1)") {
+        return format!("{what}: needs CAP_BPF and CAP_PERFMON (run as root) ({cause})");
+    }
+    if cause.contains("kfree_skb")
+        && (cause.contains("not found") || cause.contains("No such file"))
+    {
+        return format!(
+            "{what}: the kernel has no skb:kfree_skb tracepoint with drop reasons (needs Linux 5.17 or newer) ({cause})"
+        );
+    }
+    format!("{what}: {cause}")
+}
