@@ -284,6 +284,19 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         if binding.action == Action::Open && !app.tab.opens_rows() {
             continue;
         }
+        // The Drops tab is sorted by rate and has no filter or search.
+        if app.tab == Tab::Drops
+            && matches!(
+                binding.action,
+                Action::SortNext
+                    | Action::SortPrev
+                    | Action::SortInvert
+                    | Action::Filter
+                    | Action::Search
+            )
+        {
+            continue;
+        }
         if let Some(hint) = binding.hint {
             let label = hint_label(binding.keys);
             let text = format!(" {hint} ");

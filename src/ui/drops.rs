@@ -337,7 +337,7 @@ fn render_detail(frame: &mut Frame, area: Rect, data: &DropTable, line: &DropLin
             .iter()
             .filter(|c| c.id == entry.id)
             .map(|c| c.per_s)
-            .sum::<f64>();
+            .fold(0.0, |sum, r| sum + r);
         let text = format!(
             "  {:<24} {:>8}/s  {}",
             entry.id,
