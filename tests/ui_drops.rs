@@ -343,3 +343,18 @@ fn a_replayed_recording_shows_the_same_rows() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn drops_the_kernel_could_not_count_are_said() {
+    let mut app = App::new(Tab::Drops, Duration::from_secs(1), false);
+    for i in 1..=3 {
+        let mut s = sample(i, None);
+        s.drops.as_mut().unwrap().lost = 42 * i;
+        app.on_sampler(SamplerEvent::Sample(Box::new(s)));
+    }
+    let screen = text(&mut app, 80, 24);
+    assert!(
+        screen.contains("126 drops not counted (the kernel map was full); QDISC_DROP: "),
+        "{screen}"
+    );
+}

@@ -388,14 +388,14 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('o')],
         action: Action::GoSocket,
         scope: Scope::Drops,
-        help: "go to the drop site's socket and its process (Sockets, filtered on the port)",
+        help: "go to the site's socket (Sockets, filtered on its port)",
         hint: Some("socket"),
     },
     Binding {
         keys: &[Char('i')],
         action: Action::GoInterface,
         scope: Scope::Drops,
-        help: "go to the drop site's interface (Interfaces)",
+        help: "go to the site's interface (Interfaces)",
         hint: Some("iface"),
     },
     Binding {

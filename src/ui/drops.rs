@@ -164,13 +164,14 @@ fn render_sites(
         let note = "no packet dropped since netlens started counting";
         super::table::render_empty_note(frame, body, note);
     }
-    let note = match selected.map(|at| &data.lines[at]) {
-        Some(line) => format!("{}: {}", line.row.reason, meaning(line)),
-        None if data.lost > 0 => {
-            format!("{} drops not counted: the kernel map was full", data.lost)
-        }
-        None => String::new(),
+    // Uncounted drops first: they make every rate above a lower bound.
+    let mut note = match data.lost {
+        0 => String::new(),
+        lost => format!("{lost} drops not counted (the kernel map was full); "),
     };
+    if let Some(line) = selected.map(|at| &data.lines[at]) {
+        note.push_str(&format!("{}: {}", line.row.reason, meaning(line)));
+    }
     frame.render_widget(
         Paragraph::new(fit(&note, usize::from(area.width))).style(theme.dim()),
         meaning_area,
