@@ -54,6 +54,7 @@ fn main() {
     write_configuration(&mut page);
     page.extend_from_slice(with_findings(sections::SECTIONS).as_bytes());
     page.extend_from_slice(catalogue::man_section().as_bytes());
+    page.extend_from_slice(catalogue::reasons_man_section().as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");

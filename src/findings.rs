@@ -6,6 +6,7 @@ mod connections;
 mod conntrack;
 pub mod counters;
 pub mod dns;
+pub mod drops;
 mod memory;
 pub mod names;
 mod neigh;
@@ -33,7 +34,8 @@ use crate::model::rates::{InterfaceRates, QdiscRates, interface_util};
 use serde::Serialize;
 
 /// Every hand-written finding id; the man page documents each. The
-/// catalogue adds `counter:<Id>` for its entries (see `catalogue`).
+/// catalogue adds `counter:<Id>` for its entries and `drop:<REASON>` for
+/// the kernel's drop reasons (see `catalogue` and `drops`).
 pub const IDS: &[&str] = &[
     IFACE_ERRORS,
     IFACE_SATURATED,
@@ -244,8 +246,16 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     findings.extend(memory::evaluate(previous, current, limits));
     findings.extend(softnet::evaluate(previous, current, limits));
     findings.extend(neigh::evaluate(previous, current, limits));
+    // A reason is the more specific claim: a counter counting the same
+    // packets is not raised beside it.
+    let from_reasons = drops::evaluate(previous, current);
     let from_catalogue = counters::evaluate(previous, current, &findings);
-    findings.extend(from_catalogue);
+    findings.extend(
+        from_catalogue
+            .into_iter()
+            .filter(|f| !drops::suppresses(&from_reasons, f.id)),
+    );
+    findings.extend(from_reasons);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));
     findings
 }

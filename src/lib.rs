@@ -50,6 +50,8 @@
 //!   meaning, evidence and fix in `findings/names.rs` (the man page's
 //!   FINDINGS and README's "What netlens names" are generated from it).
 //!   A finding for a kernel counter is one row in `findings/catalogue/`.
+//!   A kernel drop reason (`drop:<REASON>`, the Drops tab, `explain`) is one
+//!   row in `findings/catalogue/reasons.rs`.
 //! - A tab: its state and keys in `app/` implementing `app::view::TabView`,
 //!   its keys in `app/keymap.rs`, its drawing in `ui/`, its name in
 //!   `config::Tab`.

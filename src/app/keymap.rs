@@ -106,6 +106,10 @@ pub enum Action {
     MoveColumn,
     /// Setup: write the settings to the config file.
     Save,
+    /// Drops: go to the socket of the selected drop site (Sockets tab).
+    GoSocket,
+    /// Drops: go to the interface of the selected drop site.
+    GoInterface,
 }
 
 /// Where a binding applies.
@@ -129,6 +133,8 @@ pub enum Scope {
     Sockets,
     /// On the setup screen (F2); its movement keys are the table's.
     Setup,
+    /// In the Drops tab.
+    Drops,
 }
 
 impl Scope {
@@ -144,6 +150,7 @@ impl Scope {
             Scope::FlowDetail => "On a flow's screen",
             Scope::Sockets => "In Sockets",
             Scope::Setup => "On the setup screen (F2)",
+            Scope::Drops => "In Drops",
         }
     }
 }
@@ -155,6 +162,7 @@ pub const SCOPES: &[Scope] = &[
     Scope::Sockets,
     Scope::Flows,
     Scope::Dns,
+    Scope::Drops,
     Scope::FlowDetail,
     Scope::Load,
     Scope::Replay,
@@ -222,10 +230,11 @@ pub const BINDINGS: &[Binding] = &[
             Char('5'),
             Char('6'),
             Char('7'),
+            Char('8'),
         ],
         action: Action::GotoTab,
         scope: Scope::Global,
-        help: "go to tab 1-7",
+        help: "go to tab 1-8",
         hint: Some("tab"),
     },
     Binding {
@@ -374,6 +383,20 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Sockets,
         help: "tree: sockets under their process",
         hint: Some("tree"),
+    },
+    Binding {
+        keys: &[Char('o')],
+        action: Action::GoSocket,
+        scope: Scope::Drops,
+        help: "go to the site's socket (Sockets, filtered on its port)",
+        hint: Some("socket"),
+    },
+    Binding {
+        keys: &[Char('i')],
+        action: Action::GoInterface,
+        scope: Scope::Drops,
+        help: "go to the site's interface (Interfaces)",
+        hint: Some("iface"),
     },
     Binding {
         keys: &[F(9)],
@@ -614,7 +637,7 @@ pub fn key_label(key: Key) -> String {
     }
 }
 
-/// The short form for the footer: the first key, or "1-7" for a digit run.
+/// The short form for the footer: the first key, or "1-8" for a digit run.
 pub fn hint_label(keys: &[Key]) -> String {
     if keys.len() > 2 {
         return keys_label(keys);
@@ -622,7 +645,7 @@ pub fn hint_label(keys: &[Key]) -> String {
     keys.first().map(|k| key_label(*k)).unwrap_or_default()
 }
 
-/// "q F10", or "1-7" for a run of digits.
+/// "q F10", or "1-8" for a run of digits.
 pub fn keys_label(keys: &[Key]) -> String {
     if keys.len() > 2
         && keys

@@ -48,6 +48,10 @@ impl App {
                 self.flows.selected = 0;
             }
             "conntrack" => self.tab = Tab::Conntrack,
+            "drops" => {
+                self.tab = Tab::Drops;
+                self.drops.mark_reason(&evidence.row);
+            }
             _ => {}
         }
     }
@@ -121,6 +125,12 @@ impl App {
                     )
                 });
             }
+            Link::Interface { name } => {
+                self.tab = Tab::Interfaces;
+                self.interfaces.filter.clear();
+                self.interfaces.detail = false;
+                self.interfaces.selected = Some(name);
+            }
             Link::Sockets { selected, filter } => {
                 self.tab = Tab::Sockets;
                 self.sockets.detail = false;
@@ -151,6 +161,8 @@ pub enum Link {
         peer: SocketAddr,
         proto: &'static str,
     },
+    /// An interface, selected in the Interfaces tab.
+    Interface { name: String },
     /// A flow's process's sockets, or the socket with its 5-tuple.
     Sockets {
         selected: Option<SocketKey>,

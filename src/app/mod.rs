@@ -11,6 +11,7 @@
 
 pub mod conntrack;
 pub mod dns;
+pub mod drops;
 pub mod flow_detail;
 mod flow_screen;
 pub mod flows;
@@ -76,6 +77,7 @@ pub struct App {
     pub conntrack: ConntrackView,
     pub flows: flows::FlowsView,
     pub dns: dns::DnsView,
+    pub drops: drops::DropsView,
     /// One flow's screen, open over the tab it was opened from.
     pub flow_detail: Option<flow_detail::FlowDetail>,
     /// Shared with the sampler: what the open tab needs collected.
@@ -137,6 +139,7 @@ impl App {
             conntrack: ConntrackView::default(),
             flows: flows::FlowsView::default(),
             dns: dns::DnsView::default(),
+            drops: drops::DropsView::default(),
             flow_detail: None,
             demand: Arc::default(),
             sockets: SocketsView::default(),
@@ -256,6 +259,7 @@ impl App {
             Tab::Dns => &self.dns,
             Tab::Flows => &self.flows,
             Tab::Load => &self.load,
+            Tab::Drops => &self.drops,
         }
     }
 
@@ -277,6 +281,7 @@ impl App {
             Tab::Dns => &mut self.dns,
             Tab::Flows => &mut self.flows,
             Tab::Load => &mut self.load,
+            Tab::Drops => &mut self.drops,
         };
         (view, shown)
     }

@@ -187,7 +187,7 @@ impl App {
             Action::NextTab => self.tab = self.tab.next(),
             Action::PrevTab => self.tab = self.tab.previous(),
             Action::GotoTab => {
-                if let Key::Char(digit @ '1'..='7') = key {
+                if let Key::Char(digit @ '1'..='8') = key {
                     self.tab = super::tabs::ALL[digit as usize - '1' as usize];
                 }
             }

@@ -3,7 +3,7 @@
 /// The plain tab enum lives in config (the config file names tabs too).
 pub use crate::config::Tab;
 
-pub const ALL: [Tab; 7] = [
+pub const ALL: [Tab; 8] = [
     Tab::Interfaces,
     Tab::Sockets,
     Tab::Tcp,
@@ -11,6 +11,7 @@ pub const ALL: [Tab; 7] = [
     Tab::Dns,
     Tab::Flows,
     Tab::Load,
+    Tab::Drops,
 ];
 
 impl Tab {
@@ -23,13 +24,17 @@ impl Tab {
             Tab::Dns => "DNS",
             Tab::Flows => "Flows",
             Tab::Load => "Load",
+            Tab::Drops => "Drops",
         }
     }
 
     /// Whether Enter opens the selected row's own screen here (the
     /// footer offers "Enter detail" only where it does).
     pub fn opens_rows(self) -> bool {
-        matches!(self, Tab::Interfaces | Tab::Sockets | Tab::Flows)
+        matches!(
+            self,
+            Tab::Interfaces | Tab::Sockets | Tab::Flows | Tab::Drops
+        )
     }
 
     pub fn position(self) -> usize {

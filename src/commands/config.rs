@@ -16,6 +16,7 @@ pub fn tab(name: TabName) -> Tab {
         TabName::Dns => Tab::Dns,
         TabName::Flows => Tab::Flows,
         TabName::Load => Tab::Load,
+        TabName::Drops => Tab::Drops,
     }
 }
 
@@ -29,6 +30,7 @@ pub fn tab_name(tab: Tab) -> TabName {
         Tab::Dns => TabName::Dns,
         Tab::Flows => TabName::Flows,
         Tab::Load => TabName::Load,
+        Tab::Drops => TabName::Drops,
     }
 }
 

@@ -10,10 +10,11 @@ pub enum Tab {
     Dns,
     Flows,
     Load,
+    Drops,
 }
 
 /// Every tab with its name, in tab-bar order.
-const NAMES: [(Tab, &str); 7] = [
+const NAMES: [(Tab, &str); 8] = [
     (Tab::Interfaces, "interfaces"),
     (Tab::Sockets, "sockets"),
     (Tab::Tcp, "tcp"),
@@ -21,6 +22,7 @@ const NAMES: [(Tab, &str); 7] = [
     (Tab::Dns, "dns"),
     (Tab::Flows, "flows"),
     (Tab::Load, "load"),
+    (Tab::Drops, "drops"),
 ];
 
 impl Tab {

@@ -5,7 +5,7 @@
 //! tests/alerts.rs keeps it fresh and runs `promtool check rules` and
 //! `promtool test rules` on it.
 
-use crate::findings::{catalogue, names};
+use crate::findings::{catalogue, drops, names};
 use std::fmt::Write;
 
 /// One alerting rule.
@@ -61,7 +61,8 @@ fn finding_rule(id: &str, means: &str, fix: &str) -> Rule {
 }
 
 /// Every finding id with its meaning and fix: the hand-written findings,
-/// then the catalogue's counters that raise one.
+/// the catalogue's counters and drop reasons that raise one, and
+/// `drop:unknown` (a reason newer than the catalogue).
 pub fn findings() -> Vec<(String, String, String)> {
     let named = names::NAMES
         .iter()
@@ -73,7 +74,23 @@ pub fn findings() -> Vec<(String, String, String)> {
             e.fix.to_string(),
         )
     });
-    named.chain(counters).collect()
+    let reasons = catalogue::REASONS.iter().filter(|r| r.raises()).map(|r| {
+        (
+            r.finding.to_string(),
+            r.meaning.to_string(),
+            r.fix.to_string(),
+        )
+    });
+    let unknown = std::iter::once((
+        drops::DROP_UNKNOWN.to_string(),
+        "the kernel dropped packets for a reason this netlens' catalogue does not know (a newer kernel); the finding names the reason".to_string(),
+        "netlens explain NAME, and the kernel's include/net/dropreason-core.h for that reason".to_string(),
+    ));
+    named
+        .chain(counters)
+        .chain(reasons)
+        .chain(unknown)
+        .collect()
 }
 
 /// The raw signals, for a fleet that wants them beside the findings.
@@ -263,6 +280,11 @@ mod tests {
                 rule.alert
             );
         }
+        let reasons = rules
+            .iter()
+            .filter(|r| r.alert.starts_with("NetlensDrop"))
+            .count();
+        assert!(reasons > 90, "{reasons} drop reason rules");
         for id in crate::findings::IDS {
             assert!(
                 rules.iter().any(|r| r.finding.as_deref() == Some(*id)),

@@ -160,6 +160,104 @@ fn conntrack(s: &ConntrackStats, name: &str) -> Option<u64> {
     })
 }
 
+/// A counter that rose over the interval, as the Drops tab lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moved {
+    /// "TcpExt.TCPBacklogDrop", "netdev.rx_dropped", or a field of this
+    /// kernel the catalogue lacks ("MPTcpExt.MPJoinSynRx").
+    pub id: String,
+    /// None: not in the catalogue.
+    pub entry: Option<&'static Entry>,
+    /// The interface of a netdev or qdisc counter.
+    pub iface: Option<String>,
+    pub per_s: f64,
+}
+
+/// The failure counters that rose between `previous` and `current` (of the
+/// same namespace), fastest first: the catalogue's entries of every source,
+/// and any snmp/netstat field the catalogue does not classify. Volume
+/// counters (`catalogue::NOT_FAILURES`) are left out.
+pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
+    let mut out = Vec::new();
+    let Some(previous) = previous.filter(|p| p.netns == current.netns) else {
+        return out;
+    };
+    let seconds = interval(previous, current);
+    let mut push = |id: String, entry, iface, rate: Option<f64>| {
+        if let Some(per_s) = rate.filter(|r| *r > 0.0) {
+            out.push(Moved {
+                id,
+                entry,
+                iface,
+                per_s,
+            });
+        }
+    };
+    if let Some(tcp) = TcpRates::new(Some(previous), current) {
+        for id in tcp.current().counters.keys() {
+            let entry = match catalogue::classify(id) {
+                catalogue::Class::Entry(entry) => Some(entry),
+                catalogue::Class::NotAFailure => continue,
+                catalogue::Class::Unknown => None,
+            };
+            push(id.clone(), entry, None, tcp.rate(id));
+        }
+    }
+    for entry in catalogue::entries() {
+        match entry.source {
+            Source::Netdev => {
+                for iface in &current.interfaces {
+                    let before = previous.interface(&iface.name);
+                    let pick = |c: &LinkCounters| netdev(c, entry.name());
+                    let rate = before
+                        .and_then(|b| Some((pick(&b.counters)?, pick(&iface.counters)?)))
+                        .and_then(|(b, a)| counter_rate(b, a, seconds));
+                    push(
+                        entry.id.to_string(),
+                        Some(entry),
+                        Some(iface.name.clone()),
+                        rate,
+                    );
+                }
+            }
+            Source::Qdisc => {
+                for iface in &current.interfaces {
+                    let before = previous
+                        .interface(&iface.name)
+                        .and_then(|i| i.qdisc.as_ref());
+                    let pick = |q: &QdiscStats| qdisc(q, entry.name());
+                    let rate = before
+                        .zip(iface.qdisc.as_ref())
+                        .filter(|(b, a)| a.handle == b.handle && a.kind == b.kind)
+                        .and_then(|(b, a)| Some((pick(b)?, pick(a)?)))
+                        .and_then(|(b, a)| counter_rate(b, a, seconds));
+                    push(
+                        entry.id.to_string(),
+                        Some(entry),
+                        Some(iface.name.clone()),
+                        rate,
+                    );
+                }
+            }
+            Source::Conntrack => {
+                let rate = previous
+                    .conntrack
+                    .stats
+                    .as_ref()
+                    .zip(current.conntrack.stats.as_ref())
+                    .and_then(|(b, a)| {
+                        Some((conntrack(b, entry.name())?, conntrack(a, entry.name())?))
+                    })
+                    .and_then(|(b, a)| counter_rate(b, a, seconds));
+                push(entry.id.to_string(), Some(entry), None, rate);
+            }
+            Source::Snmp | Source::Netstat | Source::Snmp6 => {}
+        }
+    }
+    out.sort_by(|a, b| b.per_s.total_cmp(&a.per_s).then_with(|| a.id.cmp(&b.id)));
+    out
+}
+
 /// Every counter name the catalogue's netdev, qdisc and conntrack entries
 /// use is one these readers know (a test checks it).
 pub fn readable(entry: &Entry) -> bool {
@@ -283,5 +381,40 @@ mod tests {
             found[0].hint
         );
         assert_eq!(found[0].evidence.row, "eth9");
+    }
+
+    #[test]
+    fn moved_lists_rising_failure_counters_and_unknown_fields() {
+        let a = sample(
+            0.0,
+            &[
+                ("Udp.NoPorts", 10),
+                ("Tcp.InSegs", 0),
+                ("MPTcpExt.MPJoinSynRx", 0),
+                ("TcpExt.TCPBacklogDrop", 4),
+            ],
+        );
+        let b = sample(
+            2.0,
+            &[
+                ("Udp.NoPorts", 30),
+                ("Tcp.InSegs", 900),
+                ("MPTcpExt.MPJoinSynRx", 2),
+                ("TcpExt.TCPBacklogDrop", 4),
+            ],
+        );
+        let found = moved(Some(&a), &b);
+        let ids: Vec<(&str, bool, f64)> = found
+            .iter()
+            .map(|m| (m.id.as_str(), m.entry.is_some(), m.per_s))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("Udp.NoPorts", true, 10.0),
+                ("MPTcpExt.MPJoinSynRx", false, 1.0)
+            ]
+        );
+        assert!(moved(None, &b).is_empty());
     }
 }

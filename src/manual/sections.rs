@@ -249,6 +249,23 @@ above reports already (ListenOverflows: listen\-overflow; RetransSegs: retransmi
 SyncookiesSent: syn\-flood; rx_errors: iface\-errors; conntrack drop: conntrack\-drops;
 qdisc drops while iface\-saturated names the interface) raise none. In export,
 \fBnetlens_finding\fR{\fBid\fR="counter:..."} counts them like the others.
+.TP
+\fBdrop:\fIREASON\fR
+Generated from DROP REASONS: the kernel's drops of one reason in the watched
+namespace (summed over its sites in the Drops tab) rose faster than the reason's
+threshold over the interval (\fBdrop:NETFILTER_DROP\fR, \fBdrop:NO_SOCKET\fR,
+\fBdrop:QDISC_DROP\fR). The id is "drop:" and the reason as the kernel names it
+without SKB_DROP_REASON_. \fBseverity\fR is the reason's (warn or crit);
+\fBsummary\fR is "REASON RATE/s in netns NS at LOCATION[ on IF][, PROTO:PORT PID
+N (COMMAND)]: MEANING", naming the busiest site (the kernel function that dropped,
+the packet's interface, the socket and the process holding it); \fBhint\fR is the
+reason's fix; \fBevidence\fR is {tab "drops", row REASON}. Info reasons (normal
+life) and reasons a finding above reports (TCP_LISTEN_OVERFLOW: listen\-overflow;
+SOCKET_RCVBUFF: udp\-drops; CPU_BACKLOG: iface\-errors) raise none. While a
+reason's finding is raised, a \fBcounter:\fR finding whose entry counts the same
+drops is not (the reason is the more specific claim). A reason the table lacks (a
+newer kernel) raises \fBdrop:unknown\fR above 1/s, its name in the summary and
+the evidence row.
 .PP
 A finding clears as soon as its condition no longer holds. Every number above is
 a default: \fB[thresholds]\fR in the config file changes it (see CONFIGURATION).
@@ -322,6 +339,27 @@ once per interval: one thread per server sends one query at a time over a fresh 
 socket, recursion desired, no cache and no retry, and waits up to
 \fB\-\-dns\-timeout\fR (default: resolv.conf's options timeout, else 5 s). Nothing else
 is read from the system configuration and no other server is ever asked.
+.SH DROPS
+The Drops tab (\fB8\fR, \fB\-\-tab drops\fR) answers "why are packets dropped, where,
+and what do I change": one row per drop site the kernel reported on the
+\fBskb:kfree_skb\fR tracepoint, busiest first: REASON (SKB_DROP_REASON_* without the
+prefix), drops per second over the interval, the total since netlens started counting,
+NETNS (a column when rows of more than one namespace are shown: the host view shows
+every namespace's, \fB\-\-netns\fR and \fB\-\-pid\fR that namespace's), WHERE (the
+kernel function that dropped it), IFACE/SOCKET (the packet's interface, or the socket as
+"udp:5353 (812/avahi\-daemon)": protocol, local port, pid and command of the process
+holding it), TREND (a sparkline of the reason's rate in that namespace) and the
+reason's meaning as far as the width allows; the selected row's meaning is shown whole
+under the table. A reason this kernel has that DROP REASONS lacks is shown by its name
+with "not in the catalogue". Below: the failure counters that moved in this interval
+with their rates per second (the COUNTER CATALOGUE's, and any snmp/netstat field it
+does not list, marked "not in the catalogue"). When drop reasons are not counted (no
+CAP_BPF/CAP_PERFMON, \fB\-\-no\-bpf\fR, a kernel without drop reasons, a recording
+made without them) one line says why, and the counters are still shown. \fBEnter\fR
+opens a reason: its meaning, fix and finding, its sites, and the related counters with
+their rates; \fBo\fR goes to the site's socket (the Sockets tab filtered on its protocol
+and port) and \fBi\fR to its interface (the Interfaces tab). Rows, rates and
+sparklines come from the samples, so a replayed recording shows what was recorded.
 .SH LOAD
 \fBnetlens load\fR generates load to watch in the other tabs, from the command line
 or from the Load tab. Every run is bounded by a duration (at most one hour) or a

@@ -199,8 +199,12 @@ fn notice_line(notice: &crate::app::recording::Notice, theme: Theme) -> Line<'st
 
 /// Tab titles, shortened when the terminal is narrow.
 pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
-    let full: u16 = ALL.iter().map(|t| t.title().len() as u16 + 3).sum();
-    let short = full > area.width;
+    // " N Title " per tab and a "│" between them; without the bars when
+    // they do not fit (eight tabs at 80 columns), short names when even
+    // that does not fit.
+    let titles: u16 = ALL.iter().map(|t| t.title().len() as u16 + 4).sum();
+    let bars = titles + ALL.len() as u16 - 1 <= area.width;
+    let short = titles > area.width;
     let mut spans = Vec::new();
     let mut x = area.x;
     app.hits.tabs.clear();
@@ -222,7 +226,7 @@ pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             app.hits.tabs.push((Rect::new(x, area.y, visible, 1), *tab));
         }
         x = x.saturating_add(width);
-        if !short && number + 1 < ALL.len() {
+        if bars && number + 1 < ALL.len() {
             spans.push(Span::raw("│"));
             x = x.saturating_add(1);
         }
@@ -270,6 +274,7 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Scope::FlowDetail => in_flow,
             Scope::Dns => app.tab == Tab::Dns,
             Scope::Sockets => app.tab == Tab::Sockets && !in_flow && !app.sockets.detail,
+            Scope::Drops => app.tab == Tab::Drops,
             // The setup screen's footer is its own (ui::prompts).
             Scope::Setup => false,
         };
@@ -277,6 +282,19 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             continue;
         }
         if binding.action == Action::Open && !app.tab.opens_rows() {
+            continue;
+        }
+        // The Drops tab is sorted by rate and has no filter or search.
+        if app.tab == Tab::Drops
+            && matches!(
+                binding.action,
+                Action::SortNext
+                    | Action::SortPrev
+                    | Action::SortInvert
+                    | Action::Filter
+                    | Action::Search
+            )
+        {
             continue;
         }
         if let Some(hint) = binding.hint {

@@ -4,7 +4,7 @@
 //! ```text
 //! ┌ header: host, netns, interval, live/paused, host rx/tx totals ─────────┐
 //! │ findings line: worst finding first, "+N more"                         │
-//! │ tab bar: 1 Interfaces 2 Sockets 3 TCP 4 Conntrack 5 DNS 6 Flows 7 Load │
+//! │ tab bar: 1 Interfaces 2 Sockets 3 TCP 4 Conntrack 5 DNS 6 Flows 7 Load 8 Drops
 //! │ body: the active tab (or the help overlay)                            │
 //! │ timeline (replay only): play state, speed, position bar, time          │
 //! └ footer: key hints from the keymap, or the filter prompt ──────────────┘
@@ -14,6 +14,7 @@ pub mod chrome;
 pub mod conntrack;
 pub mod cpu_panel;
 pub mod dns;
+pub mod drops;
 pub mod findings_list;
 pub mod flow_detail;
 pub mod flows;
@@ -121,5 +122,6 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
         Tab::Load => load::render(frame, body, app, theme),
         Tab::Flows => flows::render(frame, body, app, theme),
         Tab::Dns => dns::render(frame, body, app, theme),
+        Tab::Drops => drops::render(frame, body, app, theme),
     }
 }

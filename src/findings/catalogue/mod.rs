@@ -33,12 +33,16 @@ macro_rules! entry {
 
 mod ip;
 mod link;
+mod reasons;
 mod render;
 mod tcp;
 mod tcp_ext;
 mod udp_icmp;
 
-pub use render::{explain, man_section, readme_block};
+pub use reasons::{NOT_REASONS, REASONS, Reason, UNKNOWN_PER_S, reason};
+pub use render::{
+    explain, man_section, readme_block, reason_raises, reasons_man_section, reasons_readme_block,
+};
 
 /// Where a counter is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,137 +324,12 @@ pub const CLASSIFIED_GROUPS: &[&str] = &[
     "UdpLite6",
 ];
 
-/// Drop reasons of the kernel netlens was written against (6.18), without
-/// the SKB_DROP_REASON_ prefix: `explain` knows them even where no counter
-/// counts the same drops.
-pub const KERNEL_REASONS: &[&str] = &[
-    "NOT_SPECIFIED",
-    "NO_SOCKET",
-    "SOCKET_CLOSE",
-    "SOCKET_FILTER",
-    "SOCKET_RCVBUFF",
-    "UNIX_DISCONNECT",
-    "UNIX_SKIP_OOB",
-    "PKT_TOO_SMALL",
-    "TCP_CSUM",
-    "UDP_CSUM",
-    "NETFILTER_DROP",
-    "OTHERHOST",
-    "IP_CSUM",
-    "IP_INHDR",
-    "IP_RPFILTER",
-    "UNICAST_IN_L2_MULTICAST",
-    "XFRM_POLICY",
-    "IP_NOPROTO",
-    "PROTO_MEM",
-    "TCP_AUTH_HDR",
-    "TCP_MD5NOTFOUND",
-    "TCP_MD5UNEXPECTED",
-    "TCP_MD5FAILURE",
-    "TCP_AONOTFOUND",
-    "TCP_AOUNEXPECTED",
-    "TCP_AOKEYNOTFOUND",
-    "TCP_AOFAILURE",
-    "SOCKET_BACKLOG",
-    "TCP_FLAGS",
-    "TCP_ABORT_ON_DATA",
-    "TCP_ZEROWINDOW",
-    "TCP_OLD_DATA",
-    "TCP_OVERWINDOW",
-    "TCP_OFOMERGE",
-    "TCP_RFC7323_PAWS",
-    "TCP_RFC7323_PAWS_ACK",
-    "TCP_RFC7323_TW_PAWS",
-    "TCP_RFC7323_TSECR",
-    "TCP_LISTEN_OVERFLOW",
-    "TCP_OLD_SEQUENCE",
-    "TCP_INVALID_SEQUENCE",
-    "TCP_INVALID_END_SEQUENCE",
-    "TCP_INVALID_ACK_SEQUENCE",
-    "TCP_RESET",
-    "TCP_INVALID_SYN",
-    "TCP_CLOSE",
-    "TCP_FASTOPEN",
-    "TCP_OLD_ACK",
-    "TCP_TOO_OLD_ACK",
-    "TCP_ACK_UNSENT_DATA",
-    "TCP_OFO_QUEUE_PRUNE",
-    "TCP_OFO_DROP",
-    "IP_OUTNOROUTES",
-    "BPF_CGROUP_EGRESS",
-    "IPV6DISABLED",
-    "NEIGH_CREATEFAIL",
-    "NEIGH_FAILED",
-    "NEIGH_QUEUEFULL",
-    "NEIGH_DEAD",
-    "NEIGH_HH_FILLFAIL",
-    "TC_EGRESS",
-    "SECURITY_HOOK",
-    "QDISC_DROP",
-    "QDISC_OVERLIMIT",
-    "QDISC_CONGESTED",
-    "CAKE_FLOOD",
-    "FQ_BAND_LIMIT",
-    "FQ_HORIZON_LIMIT",
-    "FQ_FLOW_LIMIT",
-    "CPU_BACKLOG",
-    "XDP",
-    "TC_INGRESS",
-    "UNHANDLED_PROTO",
-    "SKB_CSUM",
-    "SKB_GSO_SEG",
-    "SKB_UCOPY_FAULT",
-    "DEV_HDR",
-    "DEV_READY",
-    "FULL_RING",
-    "NOMEM",
-    "HDR_TRUNC",
-    "TAP_FILTER",
-    "TAP_TXFILTER",
-    "ICMP_CSUM",
-    "INVALID_PROTO",
-    "IP_INADDRERRORS",
-    "IP_INNOROUTES",
-    "IP_LOCAL_SOURCE",
-    "IP_INVALID_SOURCE",
-    "IP_LOCALNET",
-    "IP_INVALID_DEST",
-    "PKT_TOO_BIG",
-    "DUP_FRAG",
-    "FRAG_REASM_TIMEOUT",
-    "FRAG_TOO_FAR",
-    "TCP_MINTTL",
-    "IPV6_BAD_EXTHDR",
-    "IPV6_NDISC_FRAG",
-    "IPV6_NDISC_HOP_LIMIT",
-    "IPV6_NDISC_BAD_CODE",
-    "IPV6_NDISC_BAD_OPTIONS",
-    "IPV6_NDISC_NS_OTHERHOST",
-    "QUEUE_PURGE",
-    "TC_COOKIE_ERROR",
-    "PACKET_SOCK_ERROR",
-    "TC_CHAIN_NOTFOUND",
-    "TC_RECLASSIFY_LOOP",
-    "VXLAN_INVALID_HDR",
-    "VXLAN_VNI_NOT_FOUND",
-    "MAC_INVALID_SOURCE",
-    "VXLAN_ENTRY_EXISTS",
-    "NO_TX_TARGET",
-    "IP_TUNNEL_ECN",
-    "TUNNEL_TXINFO",
-    "LOCAL_MAC",
-    "ARP_PVLAN_DISABLE",
-    "MAC_IEEE_MAC_CONTROL",
-    "BRIDGE_INGRESS_STP_STATE",
-    "CAN_RX_INVALID_FRAME",
-    "CANFD_RX_INVALID_FRAME",
-    "CANXL_RX_INVALID_FRAME",
-    "PFMEMALLOC",
-    "DUALPI2_STEP_DROP",
-    "PSP_INPUT",
-    "PSP_OUTPUT",
-    "RECURSION_LIMIT",
-];
+/// The counter entries counting the same packets as drop reason `name`:
+/// the inverse of their `reasons`, so there is one list, not two.
+pub fn related_counters(name: &str) -> impl Iterator<Item = &'static Entry> {
+    let wanted = reasons::fold(name);
+    entries().filter(move |e| e.reasons.contains(&wanted.as_str()))
+}
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,9 @@
 //! The catalogue as text: `netlens explain`, the man page section and the
 //! README block.
 
-use super::{Entry, KERNEL_REASONS, Level, NOT_FAILURES, entries, is_not_failure};
+use super::{
+    Entry, Level, NOT_FAILURES, REASONS, Reason, entries, is_not_failure, reason, related_counters,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -28,17 +30,60 @@ fn reasons(entry: &Entry) -> String {
     }
 }
 
-/// One entry as `netlens explain` prints it.
+/// One entry as `netlens explain` prints it, with its reasons' meanings.
 pub fn entry_text(entry: &Entry) -> String {
-    format!(
-        "{}  ({})\n  meaning:  {}\n  fix:      {}\n  reasons:  {}\n  finding:  {}\n",
+    let mut out = format!(
+        "{}  ({})\n  meaning:  {}\n  fix:      {}\n  reasons:  {}\n",
         entry.id,
         entry.source.label(),
         entry.meaning,
         entry.fix,
         reasons(entry),
-        raises(entry)
-    )
+    );
+    for name in entry.reasons {
+        if let Some(r) = reason(name) {
+            let _ = writeln!(out, "            {name}: {}", r.meaning);
+        }
+    }
+    let _ = writeln!(out, "  finding:  {}", raises(entry));
+    out
+}
+
+/// When a reason raises a finding, in words.
+pub fn reason_raises(r: &Reason) -> String {
+    match (r.covered_by, r.level) {
+        (Some(finding), _) => format!("reported by the {finding} finding"),
+        (None, Level::Info) => "info: normal life, raises nothing".to_string(),
+        (None, level) => format!(
+            "{} (finding {}) above {}/s",
+            level.label(),
+            r.finding,
+            r.per_s
+        ),
+    }
+}
+
+/// A drop reason as `netlens explain` prints it, with the counters that
+/// count the same packets.
+pub fn reason_text(r: &Reason) -> String {
+    let mut out = format!(
+        "{}  (drop reason SKB_DROP_REASON_{})\n  meaning:  {}\n  fix:      {}\n  finding:  {}\n",
+        r.name,
+        r.name,
+        r.meaning,
+        r.fix,
+        reason_raises(r)
+    );
+    let counting: Vec<&Entry> = related_counters(r.name).collect();
+    if counting.is_empty() {
+        out.push_str("  counters: none in the catalogue counts these drops\n");
+    } else {
+        out.push_str("  counters:\n");
+        for entry in counting {
+            let _ = writeln!(out, "    {:<28} {}", entry.id, entry.meaning);
+        }
+    }
+    out
 }
 
 /// A name folded for matching: lower case, without SKB_DROP_REASON_.
@@ -72,21 +117,8 @@ pub fn explain(name: &str, kernel: &BTreeMap<String, u64>) -> Result<String, Str
             .collect::<Vec<_>>()
             .join("\n"));
     }
-    if let Some(reason) = KERNEL_REASONS
-        .iter()
-        .find(|r| r.to_ascii_lowercase() == wanted)
-    {
-        let counting: Vec<&Entry> = entries().filter(|e| e.reasons.contains(reason)).collect();
-        let mut out = format!("drop reason {reason} (SKB_DROP_REASON_{reason})\n");
-        if counting.is_empty() {
-            out.push_str("  no counter in the catalogue counts these drops\n");
-        } else {
-            let _ = writeln!(out, "  counted by:");
-            for entry in counting {
-                let _ = writeln!(out, "    {:<28} {}", entry.id, entry.meaning);
-            }
-        }
-        return Ok(out);
+    if let Some(r) = reason(&wanted) {
+        return Ok(reason_text(r));
     }
     let not_failure = NOT_FAILURES
         .iter()
@@ -113,7 +145,7 @@ pub fn explain(name: &str, kernel: &BTreeMap<String, u64>) -> Result<String, Str
 /// The three known names nearest to `wanted` by edit distance.
 fn closest(wanted: &str, kernel: &BTreeMap<String, u64>) -> Vec<String> {
     let mut names: Vec<&str> = entries().map(|e| e.id).collect();
-    names.extend(KERNEL_REASONS.iter().copied());
+    names.extend(REASONS.iter().map(|r| r.name));
     names.extend(kernel.keys().map(String::as_str));
     let mut scored: Vec<(usize, &str)> = names
         .into_iter()
@@ -219,6 +251,73 @@ pub fn readme_block() -> String {
             cell(&reasons(entry)),
             cell(entry.meaning),
             cell(entry.fix)
+        );
+    }
+    out.push_str("\n</details>\n");
+    out
+}
+
+/// The man page's DROP REASONS section.
+pub fn reasons_man_section() -> String {
+    let mut out = String::from(
+        ".SH DROP REASONS\n\
+         Every reason the kernel gives for dropping a packet (the \\fBskb:kfree_skb\\fR \
+         tracepoint's SKB_DROP_REASON_*, as counted for the Drops tab): what it means, the \
+         fix to try, when it raises \\fBdrop:\\fIREASON\\fR (see FINDINGS), and the counters of \
+         the COUNTER CATALOGUE that count the same packets. Info reasons are normal life: \
+         shown, raising nothing. A reason this table lacks (a newer kernel) is shown by its \
+         name with \"not in the catalogue\" and raises a warn finding above ",
+    );
+    let _ = writeln!(
+        out,
+        "{}/s. \\fBnetlens explain\\fR \\fIREASON\\fR prints one.",
+        super::UNKNOWN_PER_S
+    );
+    for r in REASONS {
+        let counters: Vec<&str> = related_counters(r.name).map(|e| e.id).collect();
+        let counters = if counters.is_empty() {
+            "none".to_string()
+        } else {
+            counters.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            ".TP\n\\fB{}\\fR ({}; counters: {})\n{} Fix: {}.",
+            roff(r.name),
+            roff(&reason_raises(r)),
+            roff(&counters),
+            roff(&capital(r.meaning)),
+            roff(r.fix)
+        );
+    }
+    out
+}
+
+/// README's drop reasons block (between its markers).
+pub fn reasons_readme_block() -> String {
+    let count = REASONS.len();
+    let raising = REASONS.iter().filter(|r| r.raises()).count();
+    let mut out = format!(
+        "{count} drop reasons ({raising} raise a `drop:<REASON>` finding of their own; the \
+         others are info or reported by a finding written for them). Generated from \
+         src/findings/catalogue/reasons.rs; `netlens explain REASON` prints one.\n\n\
+         <details><summary>The drop reasons</summary>\n\n\
+         | Reason | Raises | Counters | Meaning | Fix |\n|---|---|---|---|---|\n"
+    );
+    for r in REASONS {
+        let counters: Vec<&str> = related_counters(r.name).map(|e| e.id).collect();
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            r.name,
+            cell(&reason_raises(r)),
+            if counters.is_empty() {
+                "none".to_string()
+            } else {
+                counters.join(", ")
+            },
+            cell(r.meaning),
+            cell(r.fix)
         );
     }
     out.push_str("\n</details>\n");

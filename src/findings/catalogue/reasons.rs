@@ -1,0 +1,436 @@
+//! The kernel's drop reasons (enum skb_drop_reason, SKB_DROP_REASON_*
+//! without the prefix, as tracefs `events/skb/kfree_skb/format` names them
+//! on 6.18): one row each with what it means (from the kernel's
+//! include/net/dropreason-core.h), the fix to try, a level, a rate
+//! threshold and the hand-written finding that already reports it. The
+//! findings `drop:<REASON>`, the Drops tab, `netlens explain`, the man page
+//! and README are generated from this table; the counters counting the same
+//! packets come from the counter entries' `reasons` (`related_counters`).
+//!
+//! Levels. Info is normal life: the packet was freed on a path that is not
+//! trouble, so a busy healthy host shows them and nothing is raised:
+//! - NOT_SPECIFIED: kfree_skb() without a reason, still used on many
+//!   ordinary paths (a quiet path's frees, not a diagnosis);
+//! - SOCKET_CLOSE, UNIX_DISCONNECT, QUEUE_PURGE: data left in a queue that
+//!   is torn down (a socket closed, a device went away);
+//! - TCP_CLOSE, TCP_RESET, TCP_ABORT_ON_DATA: segments for a connection
+//!   that is closing or reset (late FIN/ACKs, data after close());
+//! - TCP_OLD_DATA, TCP_OLD_SEQUENCE, TCP_OFOMERGE, TCP_OLD_ACK,
+//!   TCP_RFC7323_PAWS_ACK, TCP_FASTOPEN: duplicates and stale ACKs after a
+//!   retransmission or reordering; the loss behind them is the retransmits
+//!   finding's, these are its harmless echo;
+//! - OTHERHOST, UNHANDLED_PROTO, IPV6DISABLED, SOCKET_FILTER, TAP_FILTER,
+//!   TAP_TXFILTER, UNIX_SKIP_OOB, ARP_PVLAN_DISABLE, MAC_IEEE_MAC_CONTROL,
+//!   BRIDGE_INGRESS_STP_STATE: frames filtered by design (not for this host,
+//!   LLDP and other protocols nothing here handles, a filter the application
+//!   or the bridge set up on purpose).
+//!
+//! Warn and Crit are trouble; thresholds are per second over the interval,
+//! 0 meaning any drop. Crit only where any drop means the host is out of
+//! memory or looping (PROTO_MEM, NOMEM, RECURSION_LIMIT) or a listener's
+//! queue overflows.
+
+use super::Level;
+
+/// The threshold of a reason the catalogue does not know (a newer kernel):
+/// it is shown by its name and raises a warn finding above this rate.
+pub const UNKNOWN_PER_S: f64 = 1.0;
+
+/// Names the running kernel's enum has that are not reasons: the enum's
+/// end marker.
+pub const NOT_REASONS: &[&str] = &["MAX"];
+
+/// One drop reason.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reason {
+    /// As the kernel names it without SKB_DROP_REASON_: "NO_SOCKET".
+    pub name: &'static str,
+    /// The finding it raises: "drop:" and the name.
+    pub finding: &'static str,
+    pub level: Level,
+    /// A finding is raised when the reason's drops exceed this, per second.
+    pub per_s: f64,
+    /// A hand-written finding that already reports these drops: then the
+    /// reason raises none of its own.
+    pub covered_by: Option<&'static str>,
+    pub meaning: &'static str,
+    pub fix: &'static str,
+}
+
+impl Reason {
+    /// Whether drops of this reason raise a `drop:` finding.
+    pub fn raises(&self) -> bool {
+        self.level != Level::Info && self.covered_by.is_none()
+    }
+}
+
+/// One row: `reason!(NAME, Level, per_s, covered_by, meaning, fix)`.
+macro_rules! reason {
+    ($name:ident, $level:ident, $per_s:expr, $covered:expr, $meaning:expr, $fix:expr $(,)?) => {
+        Reason {
+            name: stringify!($name),
+            finding: concat!("drop:", stringify!($name)),
+            level: Level::$level,
+            per_s: $per_s,
+            covered_by: $covered,
+            meaning: $meaning,
+            fix: $fix,
+        }
+    };
+}
+
+const LISTEN_OVERFLOW: Option<&str> = Some("listen-overflow");
+const UDP_DROPS: Option<&str> = Some("udp-drops");
+const IFACE_ERRORS: Option<&str> = Some("iface-errors");
+const NORMAL: &str = "nothing: normal life";
+
+/// Every reason, in the kernel's enum order.
+#[rustfmt::skip]
+pub const REASONS: &[Reason] = &[
+    reason!(NOT_SPECIFIED, Info, 0.0, None,
+        "freed without a reason: kfree_skb() on a path the kernel has not annotated", NORMAL),
+    reason!(NO_SOCKET, Warn, 5.0, None,
+        "no socket for the packet: nothing listens on the port (UDP), or no connection or listener matches (TCP, answered with a RST)",
+        "a client sends to a closed port: start the service or fix the client's address and port; `ss -lnup` / `ss -lntp` list what listens"),
+    reason!(SOCKET_CLOSE, Info, 0.0, None,
+        "the socket was closed with data still in its queue", NORMAL),
+    reason!(SOCKET_FILTER, Info, 0.0, None,
+        "dropped by the socket's own BPF filter (SO_ATTACH_FILTER), as the application asked", NORMAL),
+    reason!(SOCKET_RCVBUFF, Warn, 1.0, UDP_DROPS,
+        "the socket's receive buffer was full",
+        "the application reads too slowly: read faster, raise SO_RCVBUF within net.core.rmem_max, or add readers with SO_REUSEPORT"),
+    reason!(UNIX_DISCONNECT, Info, 0.0, None,
+        "a unix socket's peer disconnected with data queued", NORMAL),
+    reason!(UNIX_SKIP_OOB, Info, 0.0, None,
+        "unix socket out-of-band data skipped by a reader that does not read it", NORMAL),
+    reason!(PKT_TOO_SMALL, Warn, 1.0, None,
+        "the packet is shorter than its headers say",
+        "malformed or truncated packets: capture them (Flows) to find the sender; check rx_crc_errors"),
+    reason!(TCP_CSUM, Warn, 1.0, None,
+        "bad TCP checksum",
+        "corruption on the path or a NIC checksum offload bug: check rx_crc_errors, try `ethtool -K IF rx off`"),
+    reason!(UDP_CSUM, Warn, 1.0, None,
+        "bad UDP checksum",
+        "corruption on the path or a NIC checksum offload bug: check rx_crc_errors, try `ethtool -K IF rx off`"),
+    reason!(NETFILTER_DROP, Warn, 10.0, None,
+        "dropped by a netfilter rule or conntrack (iptables/nftables DROP, a full conntrack table, an invalid state)",
+        "find the rule counting it (`iptables -vnL`, `nft list ruleset` with counters), `conntrack -S` for conntrack's drops"),
+    reason!(OTHERHOST, Info, 0.0, None,
+        "the frame was addressed to another host's MAC (promiscuous mode, a bridge, flooding switch)", NORMAL),
+    reason!(IP_CSUM, Warn, 1.0, None,
+        "bad IP header checksum",
+        "corruption on the path or the NIC: check rx_crc_errors and the cable"),
+    reason!(IP_INHDR, Warn, 1.0, None,
+        "a bad IP header: wrong version, length or options",
+        "malformed packets: capture them to find the sender"),
+    reason!(IP_RPFILTER, Warn, 1.0, None,
+        "reverse-path filter: the source address is not routed back through the interface it came in on",
+        "asymmetric routing or spoofing: fix the routes, or loosen net.ipv4.conf.IF.rp_filter to 2 (loose)"),
+    reason!(UNICAST_IN_L2_MULTICAST, Warn, 10.0, None,
+        "a unicast IP packet inside a link-layer multicast or broadcast frame",
+        "a misbehaving sender or switch; net.ipv4.conf.IF.drop_unicast_in_l2_multicast decides it"),
+    reason!(XFRM_POLICY, Warn, 1.0, None,
+        "IPsec (xfrm) policy check failed",
+        "check `ip xfrm policy` and `ip xfrm state`: a missing or expired SA"),
+    reason!(IP_NOPROTO, Warn, 5.0, None,
+        "no handler for the IP protocol (no GRE/SCTP/... module or socket)",
+        "something sends a protocol this host does not speak: capture by `ip proto N`, load the module or stop the sender"),
+    reason!(PROTO_MEM, Crit, 0.0, None,
+        "the protocol's memory limit was hit (net.ipv4.tcp_mem / udp_mem)",
+        "sockets hold too much buffered data: find full Recv-Qs in Sockets; raise tcp_mem/udp_mem only if memory allows"),
+    reason!(TCP_AUTH_HDR, Warn, 1.0, None,
+        "bad TCP-MD5 or TCP-AO option", "compare both ends' TCP signature configuration (BGP peers)"),
+    reason!(TCP_MD5NOTFOUND, Warn, 1.0, None,
+        "TCP-MD5 signature expected but absent", "the peer lacks the MD5 password: configure it on both ends"),
+    reason!(TCP_MD5UNEXPECTED, Warn, 1.0, None,
+        "TCP-MD5 signature present but none configured", "configure the MD5 password here or remove it on the peer"),
+    reason!(TCP_MD5FAILURE, Warn, 1.0, None,
+        "TCP-MD5 signature wrong", "the passwords differ: set the same one on both ends"),
+    reason!(TCP_AONOTFOUND, Warn, 1.0, None,
+        "TCP-AO option expected but absent", "configure TCP-AO on the peer"),
+    reason!(TCP_AOUNEXPECTED, Warn, 1.0, None,
+        "TCP-AO option present but none configured", "configure TCP-AO here or remove it on the peer"),
+    reason!(TCP_AOKEYNOTFOUND, Warn, 1.0, None,
+        "TCP-AO key id unknown", "the key ids differ: align the keys on both ends"),
+    reason!(TCP_AOFAILURE, Warn, 1.0, None,
+        "TCP-AO MAC wrong", "the keys differ: set the same key on both ends"),
+    reason!(SOCKET_BACKLOG, Warn, 1.0, None,
+        "the socket's backlog (packets waiting while the socket is locked by its owner) was full",
+        "the process holds its socket locked too long or reads too slowly: raise tcp_rmem, look at the process's CPU"),
+    reason!(TCP_FLAGS, Warn, 10.0, None,
+        "TCP flags invalid for the connection's state",
+        "a scanner, a middlebox or a buggy stack: capture the flow to find the sender"),
+    reason!(TCP_ABORT_ON_DATA, Info, 0.0, None,
+        "data arrived for a connection the application had already closed (answered with a RST)", NORMAL),
+    reason!(TCP_ZEROWINDOW, Warn, 1.0, None,
+        "data arrived while this side advertised a zero window",
+        "the receiving application does not read: look for a stuck Recv-Q in Sockets"),
+    reason!(TCP_OLD_DATA, Info, 0.0, None,
+        "data already received (a spurious retransmission or a lost ACK)", NORMAL),
+    reason!(TCP_OVERWINDOW, Warn, 10.0, None,
+        "data beyond the receive window",
+        "a peer or middlebox ignoring the window, or sequence numbers rewritten: capture the connection"),
+    reason!(TCP_OFOMERGE, Info, 0.0, None,
+        "out-of-order data already in the out-of-order queue", NORMAL),
+    reason!(TCP_RFC7323_PAWS, Warn, 5.0, None,
+        "PAWS: the segment's timestamp is older than the connection's",
+        "clients behind one NAT with different timestamp clocks: check net.ipv4.tcp_timestamps on both ends"),
+    reason!(TCP_RFC7323_PAWS_ACK, Info, 0.0, None,
+        "PAWS: an old pure ACK (reordered, harmless)", NORMAL),
+    reason!(TCP_RFC7323_TW_PAWS, Warn, 5.0, None,
+        "PAWS on a TIME_WAIT socket: a new connection reused the port with an older timestamp",
+        "clients behind NAT reusing ports quickly: check tcp_timestamps and the NAT's port allocation"),
+    reason!(TCP_RFC7323_TSECR, Warn, 5.0, None,
+        "the timestamp echo (TSecr) is invalid",
+        "a middlebox rewriting timestamps: capture both sides and compare"),
+    reason!(TCP_LISTEN_OVERFLOW, Crit, 0.0, LISTEN_OVERFLOW,
+        "the listener's accept queue was full: the SYN or the final ACK was dropped",
+        "the application accepts too slowly: fix the accept loop, raise the listen() backlog and net.core.somaxconn"),
+    reason!(TCP_OLD_SEQUENCE, Info, 0.0, None,
+        "a segment entirely before the receive window (an old duplicate)", NORMAL),
+    reason!(TCP_INVALID_SEQUENCE, Warn, 10.0, None,
+        "a segment whose sequence is outside the receive window",
+        "a peer out of sync (a middlebox, NAT rebinding, a stale connection): capture the flow"),
+    reason!(TCP_INVALID_END_SEQUENCE, Warn, 10.0, None,
+        "a segment whose end lies beyond the receive window",
+        "a peer ignoring the window: capture the flow"),
+    reason!(TCP_INVALID_ACK_SEQUENCE, Warn, 10.0, None,
+        "an ACK number outside what was sent (during the handshake)",
+        "stale or spoofed ACKs: check for SYN floods and port reuse behind NAT"),
+    reason!(TCP_RESET, Info, 0.0, None,
+        "a RST was received: the segment carrying it is freed after the reset", NORMAL),
+    reason!(TCP_INVALID_SYN, Warn, 10.0, None,
+        "an unexpected SYN on a synchronized connection (answered with a challenge ACK)",
+        "a peer that restarted without closing, or SYN injection: capture the flow"),
+    reason!(TCP_CLOSE, Info, 0.0, None,
+        "a segment for a connection in CLOSE or TIME_WAIT", NORMAL),
+    reason!(TCP_FASTOPEN, Info, 0.0, None,
+        "TCP Fast Open SYN data not accepted (falls back to a normal handshake)", NORMAL),
+    reason!(TCP_OLD_ACK, Info, 0.0, None,
+        "an ACK older than one already processed", NORMAL),
+    reason!(TCP_TOO_OLD_ACK, Warn, 10.0, None,
+        "an ACK older than the whole window",
+        "a peer or middlebox out of sync: capture the flow"),
+    reason!(TCP_ACK_UNSENT_DATA, Warn, 10.0, None,
+        "an ACK for data never sent",
+        "a desynchronized or spoofed peer: capture the flow"),
+    reason!(TCP_OFO_QUEUE_PRUNE, Warn, 1.0, None,
+        "out-of-order data pruned to free receive memory",
+        "loss together with a small receive buffer: raise net.ipv4.tcp_rmem's maximum"),
+    reason!(TCP_OFO_DROP, Warn, 1.0, None,
+        "out-of-order data dropped: no receive memory or outside the window",
+        "loss together with a small receive buffer: raise net.ipv4.tcp_rmem's maximum"),
+    reason!(IP_OUTNOROUTES, Warn, 1.0, None,
+        "no route for an outgoing packet",
+        "add the missing route (`ip route get ADDR` shows the lookup)"),
+    reason!(BPF_CGROUP_EGRESS, Warn, 1.0, None,
+        "a cgroup BPF egress program dropped the packet",
+        "the cgroup's BPF policy (`bpftool cgroup tree`) blocks this traffic"),
+    reason!(IPV6DISABLED, Info, 0.0, None,
+        "IPv6 arrived on a device where it is disabled", NORMAL),
+    reason!(NEIGH_CREATEFAIL, Warn, 1.0, None,
+        "a neighbour (ARP/NDP) entry could not be created",
+        "the neighbour table is full: raise net.ipv4.neigh.default.gc_thresh3"),
+    reason!(NEIGH_FAILED, Warn, 1.0, None,
+        "the next hop's address did not resolve (ARP/NDP failed)",
+        "the next hop is down or unreachable: `ip neigh` shows FAILED entries; check the route's gateway"),
+    reason!(NEIGH_QUEUEFULL, Warn, 1.0, None,
+        "too many packets wait for a neighbour to resolve",
+        "a next hop that does not answer ARP; raise net.ipv4.neigh.IF.unres_qlen_bytes only if it is merely slow"),
+    reason!(NEIGH_DEAD, Warn, 1.0, None,
+        "the neighbour entry was removed while packets used it",
+        "interfaces or addresses flapping: check `ip monitor neigh`"),
+    reason!(NEIGH_HH_FILLFAIL, Warn, 1.0, None,
+        "the link-layer header could not be filled from the neighbour entry",
+        "a driver or device problem: check the interface and the kernel log"),
+    reason!(TC_EGRESS, Warn, 10.0, None,
+        "dropped by a tc filter or action on egress",
+        "`tc -s filter show dev IF egress`: a policer or a drop action"),
+    reason!(SECURITY_HOOK, Warn, 1.0, None,
+        "dropped by a security module (SELinux, AppArmor, Smack)",
+        "the LSM's audit log (ausearch, dmesg) names the denial"),
+    reason!(QDISC_DROP, Warn, 10.0, None,
+        "the qdisc dropped it: the queue was full",
+        "the link or the qdisc's rate is the limit: `tc -s qdisc show dev IF`, raise its limit or txqueuelen, find the sender in Flows"),
+    reason!(QDISC_OVERLIMIT, Warn, 10.0, None,
+        "the qdisc was over its packet or byte limit",
+        "raise the qdisc's limit, or shape the sender: `tc -s qdisc show dev IF`"),
+    reason!(QDISC_CONGESTED, Warn, 10.0, None,
+        "the qdisc's AQM (CoDel, PIE, ...) dropped it for congestion",
+        "the link is congested: find the top talkers in Flows, shape or move traffic"),
+    reason!(CAKE_FLOOD, Warn, 10.0, None,
+        "CAKE's flood protection dropped it (an unresponsive flow)",
+        "a flow ignoring congestion: find it in Flows"),
+    reason!(FQ_BAND_LIMIT, Warn, 10.0, None,
+        "fq's per-band packet limit was reached",
+        "raise fq's limits or find the sender: `tc -s qdisc show dev IF`"),
+    reason!(FQ_HORIZON_LIMIT, Warn, 10.0, None,
+        "fq dropped a packet timestamped beyond its horizon",
+        "an application setting far-future SO_TXTIME timestamps; raise fq's horizon"),
+    reason!(FQ_FLOW_LIMIT, Warn, 10.0, None,
+        "fq's per-flow packet limit was reached",
+        "one flow sends faster than it is paced: raise fq's flow_limit or slow the sender"),
+    reason!(CPU_BACKLOG, Warn, 1.0, IFACE_ERRORS,
+        "the CPU's input backlog (net.core.netdev_max_backlog) was full",
+        "raise net.core.netdev_max_backlog, spread the load over CPUs (RSS, RPS)"),
+    reason!(XDP, Warn, 10.0, None,
+        "an XDP program dropped it",
+        "the XDP program on the interface (`ip link show IF`, `bpftool net`) drops this traffic"),
+    reason!(TC_INGRESS, Warn, 10.0, None,
+        "dropped by a tc filter or action on ingress",
+        "`tc -s filter show dev IF ingress`: a policer or a drop action"),
+    reason!(UNHANDLED_PROTO, Info, 0.0, None,
+        "a link-layer protocol nothing here handles (LLDP, STP, ...); counted in rx_dropped", NORMAL),
+    reason!(SKB_CSUM, Warn, 1.0, None,
+        "checksum computation failed",
+        "a driver or offload problem: try `ethtool -K IF tx off`"),
+    reason!(SKB_GSO_SEG, Warn, 1.0, None,
+        "segmentation (GSO) failed",
+        "a driver or tunnel offload problem: try `ethtool -K IF gso off`"),
+    reason!(SKB_UCOPY_FAULT, Warn, 1.0, None,
+        "copying from user space failed",
+        "an application passing a bad buffer: strace the sender"),
+    reason!(DEV_HDR, Warn, 1.0, None,
+        "the device could not build its link-layer header",
+        "a driver or tunnel problem: check the interface and the kernel log"),
+    reason!(DEV_READY, Warn, 1.0, None,
+        "the device was not ready: down, no carrier, or its qdisc deactivated",
+        "bring the interface up or find why it lost carrier (`ip link`, the kernel log)"),
+    reason!(FULL_RING, Warn, 1.0, None,
+        "the device's ring was full (tun/tap, veth)",
+        "the reader of the tun/tap or the veth's peer is too slow: look at that process's CPU"),
+    reason!(NOMEM, Crit, 0.0, None,
+        "no memory for the packet",
+        "the host is out of memory for networking: check free memory and the socket memory in TCP"),
+    reason!(HDR_TRUNC, Warn, 1.0, None,
+        "the packet's headers are truncated",
+        "malformed packets: capture them to find the sender"),
+    reason!(TAP_FILTER, Info, 0.0, None,
+        "filtered by a tap device's own filter", NORMAL),
+    reason!(TAP_TXFILTER, Info, 0.0, None,
+        "filtered by a tap device's transmit filter", NORMAL),
+    reason!(ICMP_CSUM, Warn, 1.0, None,
+        "bad ICMP checksum",
+        "corruption on the path: check rx_crc_errors"),
+    reason!(INVALID_PROTO, Warn, 1.0, None,
+        "an invalid protocol inside a tunnel or encapsulation",
+        "a misconfigured tunnel peer: compare both ends' tunnel settings"),
+    reason!(IP_INADDRERRORS, Warn, 1.0, None,
+        "an invalid destination address (class E, broadcast where not allowed, ...)",
+        "a misconfigured sender: capture to find it"),
+    reason!(IP_INNOROUTES, Warn, 1.0, None,
+        "no route for a received packet (forwarding or local delivery)",
+        "add the missing route or check net.ipv4.ip_forward (`ip route get ADDR iif IF`)"),
+    reason!(IP_LOCAL_SOURCE, Warn, 1.0, None,
+        "a received packet has one of this host's addresses as its source",
+        "a loop, a duplicate address or spoofing: check `ip addr` against the LAN"),
+    reason!(IP_INVALID_SOURCE, Warn, 1.0, None,
+        "a received packet has an invalid source address (multicast, broadcast, 0.0.0.0)",
+        "a misconfigured or spoofing sender: capture to find it"),
+    reason!(IP_LOCALNET, Warn, 1.0, None,
+        "a packet from outside for 127.0.0.0/8 (route_localnet is off)",
+        "a DNAT to 127.0.0.1: set net.ipv4.conf.IF.route_localnet=1 or DNAT to a real address"),
+    reason!(IP_INVALID_DEST, Warn, 1.0, None,
+        "an invalid destination address (loopback or unspecified from the wire)",
+        "a misconfigured sender: capture to find it"),
+    reason!(PKT_TOO_BIG, Warn, 1.0, None,
+        "larger than the MTU and not allowed to fragment",
+        "an MTU mismatch or a path MTU black hole: align MTUs, let ICMP fragmentation-needed through, clamp the MSS"),
+    reason!(DUP_FRAG, Warn, 10.0, None,
+        "a duplicate IP fragment",
+        "fragments retransmitted or duplicated on the path: avoid fragmentation (MTU, MSS)"),
+    reason!(FRAG_REASM_TIMEOUT, Warn, 1.0, None,
+        "fragment reassembly timed out: a fragment never came",
+        "fragments lost on the path (often a firewall dropping non-first fragments): avoid fragmentation"),
+    reason!(FRAG_TOO_FAR, Warn, 1.0, None,
+        "a fragment too far ahead of its queue (ipfrag_max_dist)",
+        "heavy reordering or fragment loss: avoid fragmentation"),
+    reason!(TCP_MINTTL, Warn, 1.0, None,
+        "the TTL is under the socket's IP_MINTTL (GTSM)",
+        "a spoofed or too distant peer: check the BGP session's TTL security"),
+    reason!(IPV6_BAD_EXTHDR, Warn, 1.0, None,
+        "a bad IPv6 extension header",
+        "malformed packets: capture them to find the sender"),
+    reason!(IPV6_NDISC_FRAG, Warn, 1.0, None,
+        "a fragmented neighbour discovery message (not allowed)",
+        "a broken or hostile sender on the link"),
+    reason!(IPV6_NDISC_HOP_LIMIT, Warn, 1.0, None,
+        "a neighbour discovery message whose hop limit is not 255 (sent from off-link)",
+        "a router forwarding ND or a spoofing host"),
+    reason!(IPV6_NDISC_BAD_CODE, Warn, 1.0, None,
+        "a neighbour discovery message with a bad ICMPv6 code",
+        "a broken sender on the link"),
+    reason!(IPV6_NDISC_BAD_OPTIONS, Warn, 1.0, None,
+        "a neighbour discovery message with bad options",
+        "a broken sender on the link"),
+    reason!(IPV6_NDISC_NS_OTHERHOST, Warn, 10.0, None,
+        "a neighbour solicitation for an address not on this host",
+        "a duplicate or stale neighbour entry on another host"),
+    reason!(QUEUE_PURGE, Info, 0.0, None,
+        "a queue was purged (socket destroyed, device or qdisc reset)", NORMAL),
+    reason!(TC_COOKIE_ERROR, Warn, 1.0, None,
+        "a tc action's cookie did not match", "a stale or broken tc configuration: re-apply the filters"),
+    reason!(PACKET_SOCK_ERROR, Warn, 1.0, None,
+        "a packet socket (AF_PACKET) could not take the frame",
+        "the capturing application's buffer is full: a larger ring or a faster reader"),
+    reason!(TC_CHAIN_NOTFOUND, Warn, 1.0, None,
+        "a tc action jumped to a chain that does not exist", "fix the tc filter's goto chain"),
+    reason!(TC_RECLASSIFY_LOOP, Warn, 1.0, None,
+        "tc reclassified the packet too many times", "a loop in the tc filters: fix the reclassify actions"),
+    reason!(VXLAN_INVALID_HDR, Warn, 1.0, None,
+        "an invalid VXLAN header", "a misconfigured VXLAN peer: compare both ends"),
+    reason!(VXLAN_VNI_NOT_FOUND, Warn, 1.0, None,
+        "no VXLAN device for the packet's VNI", "a peer sending to a VNI not configured here"),
+    reason!(MAC_INVALID_SOURCE, Warn, 1.0, None,
+        "an invalid source MAC (multicast or zero)", "a broken sender on the link"),
+    reason!(VXLAN_ENTRY_EXISTS, Warn, 1.0, None,
+        "a VXLAN forwarding entry already exists for another destination", "conflicting VXLAN FDB entries: check `bridge fdb`"),
+    reason!(NO_TX_TARGET, Warn, 1.0, None,
+        "no target to transmit to (a tunnel or VXLAN without destination)", "add the tunnel's remote or the FDB entry"),
+    reason!(IP_TUNNEL_ECN, Warn, 1.0, None,
+        "an invalid ECN combination on tunnel decapsulation", "a peer or middlebox mangling ECN bits"),
+    reason!(TUNNEL_TXINFO, Warn, 1.0, None,
+        "a tunnel's transmit metadata was missing", "a collect_md tunnel used without metadata: check the BPF or tc rule that sets it"),
+    reason!(LOCAL_MAC, Warn, 1.0, None,
+        "a frame carrying one of this host's own MACs as source", "a bridging loop or a duplicated MAC"),
+    reason!(ARP_PVLAN_DISABLE, Info, 0.0, None,
+        "ARP not answered on a private VLAN (proxy_arp_pvlan off)", NORMAL),
+    reason!(MAC_IEEE_MAC_CONTROL, Info, 0.0, None,
+        "an IEEE MAC control frame (pause frame) not forwarded by the bridge", NORMAL),
+    reason!(BRIDGE_INGRESS_STP_STATE, Info, 0.0, None,
+        "the bridge port is not forwarding (STP blocking, listening or learning)", NORMAL),
+    reason!(CAN_RX_INVALID_FRAME, Warn, 1.0, None,
+        "an invalid CAN frame", "a broken CAN device or driver"),
+    reason!(CANFD_RX_INVALID_FRAME, Warn, 1.0, None,
+        "an invalid CAN FD frame", "a broken CAN device or driver"),
+    reason!(CANXL_RX_INVALID_FRAME, Warn, 1.0, None,
+        "an invalid CAN XL frame", "a broken CAN device or driver"),
+    reason!(PFMEMALLOC, Warn, 1.0, None,
+        "an emergency-reserve (pfmemalloc) packet for a socket that may not use it",
+        "the host is short of memory: check free memory"),
+    reason!(DUALPI2_STEP_DROP, Warn, 10.0, None,
+        "the DualPI2 qdisc dropped it at its step threshold",
+        "the link is congested: shape or find the sender"),
+    reason!(PSP_INPUT, Warn, 1.0, None,
+        "PSP (encryption) check failed on input", "a PSP key or policy mismatch with the peer"),
+    reason!(PSP_OUTPUT, Warn, 1.0, None,
+        "PSP (encryption) failed on output", "a PSP key or policy problem on this host"),
+    reason!(RECURSION_LIMIT, Crit, 0.0, None,
+        "the transmit path recursed too deep: a tunnel or routing loop",
+        "a tunnel routed through itself: check the tunnels' routes"),
+];
+
+/// A reason name folded for matching: upper case, without SKB_DROP_REASON_.
+pub fn fold(name: &str) -> String {
+    let upper = name.trim().to_ascii_uppercase();
+    upper
+        .strip_prefix("SKB_DROP_REASON_")
+        .unwrap_or(&upper)
+        .to_string()
+}
+
+/// A reason by its name, any case, with or without SKB_DROP_REASON_.
+pub fn reason(name: &str) -> Option<&'static Reason> {
+    let wanted = fold(name);
+    REASONS.iter().find(|r| r.name == wanted)
+}
