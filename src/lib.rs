@@ -49,7 +49,11 @@
 //!   `findings::thresholds` (the man page's table is generated from it), its
 //!   meaning, evidence and fix in `findings/names.rs` (the man page's
 //!   FINDINGS and README's "What netlens names" are generated from it).
-//!   A finding for a kernel counter is one row in `findings/catalogue/`.
+//!   A finding for a kernel counter or drop reason is one row in
+//!   `findings/catalogue/`. Its Prometheus alerting rule and the rule's
+//!   promtool unit test are generated (`export::alerts`; regenerate
+//!   assets/netlens-alerts.yml with NETLENS_UPDATE_README=1 cargo test
+//!   --release --test alerts).
 //!   A kernel drop reason (`drop:<REASON>`, the Drops tab, `explain`) is one
 //!   row in `findings/catalogue/reasons.rs`.
 //! - A tab: its state and keys in `app/` implementing `app::view::TabView`,

@@ -10,8 +10,9 @@ use super::table::Window;
 use super::view::{Reply, Shown, TabView};
 use crate::findings::catalogue::{self, Reason};
 use crate::findings::counters::{Moved, moved};
-use crate::findings::drops::{site_rates, socket_of};
+use crate::findings::drops::site_rates;
 use crate::model::Sample;
+use crate::model::drops::owning_socket;
 use crate::model::drops::{DropRow, DropSocket};
 
 /// How many samples a reason's sparkline covers.
@@ -108,7 +109,7 @@ pub fn table(shown: &Shown) -> Table {
 /// the column shows it.
 fn socket_text(current: &Sample, socket: &DropSocket) -> String {
     let port = format!("{}:{}", socket.proto, socket.port);
-    match socket_of(&current.sockets, socket).and_then(|s| s.users.first()) {
+    match owning_socket(&current.sockets, socket).and_then(|s| s.users.first()) {
         Some(user) => format!("{port} ({}/{})", user.pid, user.process),
         None => port,
     }
@@ -187,7 +188,7 @@ impl TabView for DropsView {
                     return Reply::Redraw(false);
                 };
                 return Reply::Link(Link::Sockets {
-                    selected: socket_of(&current.sockets, socket).map(|s| s.key()),
+                    selected: owning_socket(&current.sockets, socket).map(|s| s.key()),
                     filter: format!("{} :{}", socket.proto, socket.port),
                 });
             }

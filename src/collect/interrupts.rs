@@ -60,10 +60,7 @@ pub fn belongs(irq_name: &str, ifname: &str, device: Option<&str>) -> bool {
 mod tests {
     use super::*;
 
-    fn data(name: &str) -> String {
-        let path = format!("{}/tests/data/proc/{name}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use crate::collect::proc_fixture as data;
 
     #[test]
     fn sixteen_cpus_and_queue_names() {

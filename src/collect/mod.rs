@@ -153,6 +153,13 @@ impl Collectors {
     }
 }
 
+/// A copy of a /proc file from tests/data/proc, for the parsers' tests.
+#[cfg(test)]
+pub(crate) fn proc_fixture(name: &str) -> String {
+    let path = format!("{}/tests/data/proc/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// CLOCK_BOOTTIME: monotonic and counts suspend, so rates stay right.
 pub fn boottime_seconds() -> f64 {
     let mut ts = libc::timespec {

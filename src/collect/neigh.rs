@@ -130,10 +130,7 @@ pub fn collect(
 mod tests {
     use super::*;
 
-    fn data(name: &str) -> String {
-        let path = format!("{}/tests/data/proc/{name}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use crate::collect::proc_fixture as data;
 
     #[test]
     fn arp_cache_sums_cpus_and_keeps_entries() {

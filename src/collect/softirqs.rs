@@ -57,10 +57,7 @@ pub fn parse_stat(text: &str) -> Vec<(u32, u64, u64)> {
 mod tests {
     use super::*;
 
-    fn data(name: &str) -> String {
-        let path = format!("{}/tests/data/proc/{name}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use crate::collect::proc_fixture as data;
 
     #[test]
     fn softirqs_of_two_and_of_many_cpus() {

@@ -164,10 +164,7 @@ pub fn collect(files: &HostFiles, interfaces: &[InterfaceSample]) -> Option<CpuS
 mod tests {
     use super::*;
 
-    fn data(name: &str) -> String {
-        let path = format!("{}/tests/data/proc/{name}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use crate::collect::proc_fixture as data;
 
     #[test]
     fn nine_columns_have_no_rps_or_flow_limit() {

@@ -9,7 +9,7 @@
 use super::catalogue::{self, Level, Reason};
 use super::{Evidence, Finding, Hold, Severity, process_of};
 use crate::model::Sample;
-use crate::model::drops::{DropRow, DropSocket, DropsSample, row_rate};
+use crate::model::drops::{DropRow, DropSocket, DropsSample, owning_socket, row_rate};
 use crate::model::rates::interval;
 use crate::model::sockets::SocketSample;
 
@@ -62,23 +62,10 @@ pub fn site_rates<'a>(previous: Option<&Sample>, current: &'a Sample) -> Vec<Sit
     out
 }
 
-/// The socket of `sockets` a drop concerned: same protocol and local port,
-/// a listener or unconnected socket first (the one datagrams are delivered
-/// to), then one a process holds.
-pub fn socket_of<'a>(sockets: &'a [SocketSample], socket: &DropSocket) -> Option<&'a SocketSample> {
-    sockets
-        .iter()
-        .filter(|s| s.proto.name() == socket.proto && s.local.port() == socket.port)
-        .max_by_key(|s| {
-            let bound = s.is_listener() || s.peer.port() == 0;
-            (bound, !s.users.is_empty())
-        })
-}
-
 /// "udp:5353 PID 812 (avahi-daemon)", or "udp:5353" when no socket matches.
 pub fn socket_label(sockets: &[SocketSample], socket: &DropSocket) -> String {
     let proto_port = format!("{}:{}", socket.proto, socket.port);
-    match socket_of(sockets, socket) {
+    match owning_socket(sockets, socket) {
         Some(s) if !s.users.is_empty() => format!("{proto_port} {}", process_of(s)),
         _ => proto_port,
     }

@@ -80,31 +80,31 @@ impl DropsSample {
     }
 }
 
-/// The process behind a drop's socket: a socket of the same protocol bound
-/// to the same local port, listeners and unconnected (bound) sockets first,
-/// since they own the port; None when no such socket has a known owner.
+/// The socket behind a drop's: one of the same protocol bound to the same
+/// local port, listeners and unconnected (bound) sockets first, since they
+/// own the port, and among those one with a known owner.
+pub fn owning_socket<'a>(
+    sockets: &'a [SocketSample],
+    socket: &DropSocket,
+) -> Option<&'a SocketSample> {
+    sockets
+        .iter()
+        .filter(|s| s.proto.name() == socket.proto && s.local.port() == socket.port)
+        .max_by_key(|s| {
+            let bound = match s.proto {
+                Proto::Tcp => s.state == TCP_LISTEN,
+                Proto::Udp => s.state == UDP_UNCONNECTED,
+            };
+            (bound, !s.users.is_empty())
+        })
+}
+
+/// The process behind a drop's socket (see `owning_socket`).
 pub fn socket_owner<'a>(
     sockets: &'a [SocketSample],
     socket: &DropSocket,
 ) -> Option<&'a SocketUser> {
-    let proto = match socket.proto.as_str() {
-        "tcp" => Proto::Tcp,
-        "udp" => Proto::Udp,
-        _ => return None,
-    };
-    let owning = |s: &&&SocketSample| match s.proto {
-        Proto::Tcp => s.state == TCP_LISTEN,
-        Proto::Udp => s.state == UDP_UNCONNECTED,
-    };
-    let candidates: Vec<&SocketSample> = sockets
-        .iter()
-        .filter(|s| s.proto == proto && s.local.port() == socket.port && !s.users.is_empty())
-        .collect();
-    candidates
-        .iter()
-        .find(owning)
-        .or(candidates.first())
-        .and_then(|s| s.users.first())
+    owning_socket(sockets, socket).and_then(|s| s.users.first())
 }
 
 /// An unconnected UDP socket's state (TCP_CLOSE in tcp_states.h).
