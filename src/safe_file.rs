@@ -67,7 +67,7 @@ pub struct PartialFile {
 
 impl PartialFile {
     /// Creates `path` with [`create_private`]; the error is one line.
-    pub fn create(path: &Path) -> Result<PartialFile, String> {
+    pub fn create_private(path: &Path) -> Result<PartialFile, String> {
         let file = create_private(path).map_err(|e| create_error(path, &e))?;
         Ok(PartialFile {
             file: Some(file),
@@ -139,12 +139,12 @@ mod tests {
         let dir = temp_dir("partial");
         let dropped = dir.join("dropped");
         {
-            let mut file = PartialFile::create(&dropped).unwrap();
+            let mut file = PartialFile::create_private(&dropped).unwrap();
             file.file().write_all(b"half").unwrap();
         }
         assert!(!dropped.exists());
         let kept = dir.join("kept");
-        let mut file = PartialFile::create(&kept).unwrap();
+        let mut file = PartialFile::create_private(&kept).unwrap();
         file.file().write_all(b"whole").unwrap();
         file.keep();
         assert_eq!(std::fs::read(&kept).unwrap(), b"whole");

@@ -615,7 +615,8 @@ fn ether_frame(ethertype: u16, payload: &[u8]) -> Vec<u8> {
     frame
 }
 
-/// An IPv4 header (198.18.0.1 > 198.18.0.2 unless `inner`) and `payload`;
+/// An IPv4 header (198.18.0.1 > 198.18.0.2, or 198.19.0.1 > 198.19.0.2 for
+/// an `inner` one) and `payload`;
 /// `total` overrides the total length, `version` the version.
 fn ipv4_packet(proto: u8, payload: &[u8], total: Option<u16>, version: u8, inner: bool) -> Vec<u8> {
     let total = total.unwrap_or(20 + payload.len() as u16);
@@ -623,7 +624,7 @@ fn ipv4_packet(proto: u8, payload: &[u8], total: Option<u16>, version: u8, inner
     ip.extend_from_slice(&total.to_be_bytes());
     ip.extend_from_slice(&[0, 1, 0, 0, 64, proto, 0, 0]);
     if inner {
-        ip.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
+        ip.extend_from_slice(&[198, 19, 0, 1, 198, 19, 0, 2]);
     } else {
         ip.extend_from_slice(&[198, 18, 0, 1, 198, 18, 0, 2]);
     }
@@ -647,7 +648,7 @@ fn ipv6_no_next_header() -> Vec<u8> {
     ip
 }
 
-const ECHO_LINE: &str = "IP 10.0.0.1 > 10.0.0.2: ICMP echo request, id 1, seq 1, length 64";
+const ECHO_LINE: &str = "IP 198.19.0.1 > 198.19.0.2: ICMP echo request, id 1, seq 1, length 64";
 
 #[test]
 fn gre_prints_like_tcpdump() {

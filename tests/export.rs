@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::exporter::Exporter;
 use common::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,47 +18,6 @@ const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=
 const CLASSIC: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// What Prometheus 2.x sends when it scrapes.
 const PROMETHEUS_ACCEPT: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
-
-struct Exporter {
-    _child: ChildGuard,
-    addr: SocketAddr,
-}
-
-impl Exporter {
-    /// Starts `netlens export --listen 127.0.0.1:0 ARGS` and reads the bound
-    /// address from its first line.
-    fn start(args: &[&str]) -> Exporter {
-        let mut child = Command::new(NETLENS)
-            .args(["export", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn netlens export");
-        let stdout = child.stdout.take().unwrap();
-        let guard = ChildGuard(child);
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(20))
-            .expect("netlens export did not announce its address");
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|a| a.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
-        Exporter {
-            _child: guard,
-            addr,
-        }
-    }
-}
 
 struct Response {
     status: u16,
@@ -792,7 +752,7 @@ fn scrapes_are_answered_under_idle_and_slowloris_connections() {
     raise_descriptor_limit();
     let exporter = Exporter::start(&[]);
     let addr = exporter.addr;
-    let pid = exporter._child.pid();
+    let pid = exporter.pid();
     scrape(addr);
     let before = rss_kib(pid);
     let abusers = Abusers::open(addr, 1000, 200);

@@ -7,13 +7,13 @@
 
 mod common;
 
+use common::exporter::Exporter;
 use common::*;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, SocketAddrV4, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A free port on loopback (bound and released: Prometheus takes no port 0).
@@ -143,31 +143,8 @@ fn prometheus_scrapes_the_exporter_and_agrees_with_snapshot() {
     let ns = pair.a.path();
 
     // The exporter watches namespace a; it listens on loopback of ours.
-    let mut child = Command::new(NETLENS)
-        .args(["export", "--listen", "127.0.0.1:0", "--interval", "1s"])
-        .args(["--netns", &pair.a.name])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn netlens export");
-    let stdout = child.stdout.take().unwrap();
-    let _exporter = ChildGuard(child);
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("netlens export did not announce its address");
-    let exporter: SocketAddr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let exporter = Exporter::start(&["--interval", "1s", "--netns", &pair.a.name]);
+    let target = exporter.addr;
 
     // Prometheus scrapes only that exporter, every second.
     let dir = std::env::temp_dir().join(format!("netlens-prom-{}", std::process::id()));
@@ -179,7 +156,7 @@ fn prometheus_scrapes_the_exporter_and_agrees_with_snapshot() {
         format!(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
              scrape_configs:\n  - job_name: netlens\n    static_configs:\n\
-             \x20     - targets: [\"{exporter}\"]\n"
+             \x20     - targets: [\"{target}\"]\n"
         ),
     )
     .unwrap();

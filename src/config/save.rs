@@ -154,7 +154,7 @@ pub fn save(path: &Path, config: &Config) -> Result<(), String> {
         ".{name}.{:016x}.tmp",
         crate::safe_file::random_u64()
     ));
-    let mut file = crate::safe_file::PartialFile::create(&temp)?;
+    let mut file = crate::safe_file::PartialFile::create_private(&temp)?;
     file.file()
         .write_all(text.as_bytes())
         .and_then(|()| file.file().sync_all())

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod dns_server;
+pub mod exporter;
 pub mod random;
 pub mod socket_findings;
 pub mod tmux;

@@ -2,7 +2,7 @@
 //! `ip netns` name (a bind mount in /run/netns of the same inode), else
 //! "netns:INODE".
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 
 const RUN_NETNS: &str = "/run/netns";
@@ -13,6 +13,9 @@ const MAX_NAMES: usize = 4096;
 pub struct NetnsLabels {
     initial: Option<u64>,
     names: HashMap<u64, String>,
+    /// Inodes /run/netns was read for, named or not: a container's
+    /// namespace has no name there, and must not cost a read every tick.
+    looked_up: HashSet<u64>,
 }
 
 impl NetnsLabels {
@@ -24,7 +27,7 @@ impl NetnsLabels {
             .or((own_is_host && own != 0).then_some(own));
         Self {
             initial,
-            names: HashMap::new(),
+            ..Self::default()
         }
     }
 
@@ -33,13 +36,16 @@ impl NetnsLabels {
         self.initial
     }
 
-    /// Reads /run/netns again when a namespace has no label yet: a
-    /// namespace named after netlens started gets its name.
+    /// Reads /run/netns again when a namespace not looked up before shows:
+    /// a namespace named after netlens started gets its name.
     pub fn refresh_for(&mut self, inodes: impl Iterator<Item = u64>) {
-        let mut inodes = inodes;
-        if !inodes.any(|i| i != 0 && Some(i) != self.initial && !self.names.contains_key(&i)) {
+        let new: Vec<u64> = inodes
+            .filter(|&i| i != 0 && Some(i) != self.initial && !self.looked_up.contains(&i))
+            .collect();
+        if new.is_empty() {
             return;
         }
+        self.looked_up.extend(new);
         self.names.clear();
         let entries = std::fs::read_dir(RUN_NETNS).into_iter().flatten().flatten();
         for entry in entries.take(MAX_NAMES) {
