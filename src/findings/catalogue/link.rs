@@ -1,11 +1,12 @@
-//! Per-interface counters (netdev stats64, the root qdisc) and conntrack
-//! statistics.
+//! Per-interface counters (netdev stats64, the root qdisc), conntrack
+//! statistics and the per-CPU backlog's (softnet_stat).
 
 use super::Entry;
 
 const IFACE_ERRORS: Option<&str> = Some("iface-errors");
 const CONNTRACK_FULL: Option<&str> = Some("conntrack-full");
 const CONNTRACK_DROPS: Option<&str> = Some("conntrack-drops");
+const SOFTNET_DROPS: Option<&str> = Some("softnet-drops");
 
 pub const NETDEV: &[Entry] = &[
     entry!(
@@ -251,5 +252,40 @@ pub const CONNTRACK: &[Entry] = &[
         None,
         "insert clashes resolved without dropping",
         "parallel packets of one new flow: nothing to change"
+    ),
+];
+
+/// /proc/net/softnet_stat, summed over the CPUs (each CPU's counter is 32
+/// bits and wraps on its own).
+pub const SOFTNET: &[Entry] = &[
+    entry!(
+        "softnet.dropped",
+        Softnet,
+        Warn,
+        0.0,
+        [CPU_BACKLOG],
+        SOFTNET_DROPS,
+        "packets dropped because a CPU's input backlog (net.core.netdev_max_backlog) was full",
+        "see the softnet-drops finding: raise net.core.netdev_max_backlog, spread the work with RSS or RPS"
+    ),
+    entry!(
+        "softnet.time_squeeze",
+        Softnet,
+        Warn,
+        0.0,
+        [],
+        SOFTNET_DROPS,
+        "times the receive softirq stopped with work left: its budget (netdev_budget, netdev_budget_usecs) ran out",
+        "see the softnet-drops finding: raise net.core.netdev_budget and netdev_budget_usecs"
+    ),
+    entry!(
+        "softnet.flow_limit_count",
+        Softnet,
+        Warn,
+        0.0,
+        [CPU_BACKLOG],
+        SOFTNET_DROPS,
+        "packets of one busy flow dropped by the backlog's flow limit (counted in dropped too)",
+        "one flow fills a CPU's backlog: spread it (RPS/RSS) or raise net.core.flow_limit_table_len"
     ),
 ];

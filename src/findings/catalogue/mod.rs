@@ -59,6 +59,8 @@ pub enum Source {
     Qdisc,
     /// Conntrack statistics (`conntrack -S`).
     Conntrack,
+    /// The per-CPU backlog's statistics (/proc/net/softnet_stat).
+    Softnet,
 }
 
 impl Source {
@@ -70,6 +72,7 @@ impl Source {
             Source::Netdev => "netdev stats64",
             Source::Qdisc => "qdisc stats",
             Source::Conntrack => "conntrack stats",
+            Source::Softnet => "/proc/net/softnet_stat",
         }
     }
 }
@@ -141,6 +144,7 @@ pub const TABLES: &[&[Entry]] = &[
     link::NETDEV,
     link::QDISC,
     link::CONNTRACK,
+    link::SOFTNET,
 ];
 
 /// Every entry.
