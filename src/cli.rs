@@ -61,6 +61,9 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,
 
+    #[command(flatten)]
+    pub hook: HookArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -208,6 +211,9 @@ pub struct RecordArgs {
 
     #[command(flatten)]
     pub capture: CaptureArgs,
+
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
 #[derive(Debug, Args)]
@@ -298,6 +304,24 @@ pub struct ExportArgs {
 
     #[command(flatten)]
     pub dns: DnsArgs,
+
+    #[command(flatten)]
+    pub hook: HookArgs,
+}
+
+/// `--on-finding`: for the live view, `record` and `export`.
+#[derive(Debug, Clone, Args)]
+pub struct HookArgs {
+    /// Run CMD (with /bin/sh -c) when a finding starts and when it clears,
+    /// the finding as JSON on its stdin (see ON-FINDING in the man page)
+    #[arg(long, value_name = "CMD")]
+    pub on_finding: Option<String>,
+
+    /// Kill an --on-finding command (its process group) still running
+    /// after D
+    #[arg(long, value_parser = parse_duration, value_name = "D", default_value = "10s",
+          requires = "on_finding")]
+    pub on_finding_timeout: Duration,
 }
 
 #[derive(Debug, Args)]

@@ -75,6 +75,7 @@ pub mod findings;
 pub mod load;
 pub mod manual;
 pub mod model;
+pub mod notify;
 pub mod packet;
 pub mod record;
 pub mod report;

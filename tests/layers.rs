@@ -35,7 +35,7 @@ const RANKS: &[&[&str]] = &[
     /* 1 */ &["packet"],
     /* 2 */ &["collect", "capture", "dns", "load", "safe_file", "clock"],
     /* 3 */ &["findings"],
-    /* 4 */ &["session"],
+    /* 4 */ &["session", "notify"],
     /* 5 */ &["report", "export", "record", "config"],
     /* 6 */ &["app"],
     /* 7 */ &["ui"],

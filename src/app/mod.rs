@@ -104,6 +104,8 @@ pub struct App {
     pub recording: Option<crate::record::Recorder>,
     /// --record FILE: the first recording, and where R's new files go.
     pub record_path: Option<std::path::PathBuf>,
+    /// --on-finding: told of every live sample.
+    pub hook: Option<crate::notify::FindingHook>,
     /// Where a recording went, or why it stopped (see `recording`).
     notice: Option<recording::Notice>,
     /// What each recording closed this session saved, and the errors that
@@ -157,6 +159,7 @@ impl App {
             finding_marks: Vec::new(),
             recording: None,
             record_path: None,
+            hook: None,
             notice: None,
             recorded: Vec::new(),
             record_failures: Vec::new(),
@@ -330,15 +333,32 @@ impl App {
                 self.sockets.record(&sample);
                 self.refresh_flow_detail();
                 let record_changed = self.record_sample(&mut sample);
+                let hook_failed = self.notify_hook(&sample);
                 self.history.push(*sample);
                 self.drop_old_sockets();
                 let had_error = self.error.take().is_some();
-                self.paused_at.is_none() || had_error || record_changed
+                self.paused_at.is_none() || had_error || record_changed || hook_failed
             }
             SamplerEvent::Error(error) => {
                 self.error = Some(error);
                 true
             }
+        }
+    }
+
+    /// --on-finding sees every live sample, paused or not; a failed command
+    /// shows in the status line. Returns whether it did.
+    fn notify_hook(&mut self, sample: &Sample) -> bool {
+        let Some(hook) = self.hook.as_mut() else {
+            return false;
+        };
+        hook.observe(self.history.get(self.history.len().wrapping_sub(1)), sample);
+        match hook.take_failure() {
+            Some(line) => {
+                self.status = Some(line);
+                true
+            }
+            None => false,
         }
     }
 

@@ -8,6 +8,7 @@ use anyhow::Result;
 pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &Thresholds) -> Result<()> {
     let options = ExportOptions {
         listen: args.listen,
+        hook: args.hook.options(true),
         session: super::SessionOptions {
             // Rates need two samples: the first is the baseline.
             first_is_baseline: true,

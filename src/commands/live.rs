@@ -30,6 +30,10 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
         .open()?
         .map(|file| (std::sync::Arc::new(file), label.clone()));
     app.record_path = cli.record.clone();
+    app.hook = cli
+        .hook
+        .options(false)
+        .map(|hook| crate::notify::FindingHook::start(hook, config.thresholds));
     if let Some(path) = &cli.record {
         app.start_recording_at(path, &label)?;
     }

@@ -3,9 +3,10 @@
 //! without the rest of the crate.
 
 use crate::capture::live::CaptureOptions;
-use crate::cli::{CaptureArgs, CollectArgs, DnsArgs};
+use crate::cli::{CaptureArgs, CollectArgs, DnsArgs, HookArgs};
 use crate::collect::netns::Target;
 use crate::dns::DnsOptions;
+use crate::notify::HookOptions;
 
 impl CollectArgs {
     /// The namespace these options watch.
@@ -34,5 +35,17 @@ impl DnsArgs {
             servers: self.dns_server.clone(),
             timeout: self.dns_timeout,
         }
+    }
+}
+
+impl HookArgs {
+    /// The `--on-finding` hook these flags ask for, if any; `inherit_stderr`
+    /// for the headless commands, whose stderr is not a screen.
+    pub fn options(&self, inherit_stderr: bool) -> Option<HookOptions> {
+        Some(HookOptions {
+            command: self.on_finding.clone()?,
+            timeout: self.on_finding_timeout,
+            inherit_stderr,
+        })
     }
 }

@@ -18,6 +18,7 @@ pub fn run(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Res
         output: args.output.clone(),
         duration: args.duration,
         interval: collect.interval,
+        hook: args.hook.options(true),
     };
     crate::record::headless::record(session, &options, limits)
 }

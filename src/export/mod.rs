@@ -15,6 +15,7 @@ pub mod render;
 use crate::collect::SamplerEvent;
 use crate::findings;
 use crate::model::Sample;
+use crate::notify::{FindingHook, HookOptions};
 use crate::session::{Session, SessionOptions};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
@@ -65,6 +66,8 @@ fn connection_capacity() -> usize {
 pub struct ExportOptions {
     pub listen: std::net::SocketAddr,
     pub session: SessionOptions,
+    /// `--on-finding`: a command run when a finding starts or clears.
+    pub hook: Option<HookOptions>,
 }
 
 pub fn run(options: &ExportOptions, limits: &findings::Thresholds) -> Result<()> {
@@ -97,6 +100,13 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     // Findings with hysteresis, as in the live view.
     let mut engine = findings::Engine::default();
     let found = engine.step(None, &previous, limits);
+    let mut hook = options
+        .hook
+        .clone()
+        .map(|options| FindingHook::start(options, *limits));
+    if let Some(hook) = &mut hook {
+        hook.observe(None, &previous);
+    }
     publish.send_replace(Some(page(&previous, &found, &histograms).into()));
     {
         let mut stdout = std::io::stdout().lock();
@@ -120,6 +130,12 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
                     }
                     let found = engine.step(Some(&previous), &sample, limits);
                     publish.send_replace(Some(page(&sample, &found, &histograms).into()));
+                    if let Some(hook) = &mut hook {
+                        hook.observe(Some(&previous), &sample);
+                        while let Some(line) = hook.take_failure() {
+                            eprintln!("netlens export: {line}");
+                        }
+                    }
                     previous = *sample;
                 }
                 Some(SamplerEvent::Error(error)) => {
@@ -134,5 +150,10 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     };
     server.abort();
     drop(session);
+    if let Some(hook) = hook {
+        for line in hook.finish() {
+            eprintln!("netlens export: {line}");
+        }
+    }
     result
 }

@@ -456,6 +456,24 @@ assets/netlens-alerts.yml (an alerting rule for every finding id and for interfa
 saturation, conntrack fill, retransmits and DNS timeouts, generated from the findings tables
 and unit-tested with promtool) and assets/grafana-netlens.json in the source tree are a
 scrape config, alert rules and a dashboard.
+.SH ON-FINDING
+\fB\-\-on\-finding\fR CMD (the live view, \fBrecord\fR and \fBexport\fR) runs CMD with
+\fB/bin/sh \-c\fR when a finding starts to show and when it clears, after the same
+hysteresis as the screen (\fBfindings_on_samples\fR, \fBfindings_off_samples\fR): one start
+and one clear per episode, never one per sample. The event is one JSON object on stdin:
+\fBevent\fR ("start" or "clear"), \fBtime\fR (the sample's Unix time), \fBhost\fR (the host
+name), \fBnetns\fR and \fBfinding\fR (as in \fBsnapshot \-\-json\fR; for a clear, as it last
+showed); the environment has \fBNETLENS_EVENT\fR, \fBNETLENS_FINDING\fR (the id) and
+\fBNETLENS_SEVERITY\fR. At most 4 commands run at once; 64 more events wait, and events
+beyond that are dropped and reported. A command still running after
+\fB\-\-on\-finding\-timeout\fR (default 10s) is killed with its process group. A command
+that fails or is killed is reported in one line (stderr headless; the status line in the
+live view, where the command's stderr goes to /dev/null). The sampler never waits for a
+command; on exit netlens waits for the commands already queued, each within its timeout.
+The command runs as netlens runs (often root). assets/on-finding-webhook.sh in the source
+tree (/usr/share/netlens in the package) POSTs the event to \fBNETLENS_WEBHOOK_URL\fR with
+curl. For a fleet, the Prometheus alert rules (EXPORT) and Alertmanager are the way: the
+hook is for one host.
 .SH LOAD JSON KEYS
 With \fB\-\-json\fR each load kind prints per-interval objects (\fBtype\fR "interval", or
 "probe" for each probe) and ends with one summary object (\fBtype\fR "summary"). Every

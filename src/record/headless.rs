@@ -6,6 +6,7 @@ use super::{Recorder, time};
 use crate::collect::SamplerEvent;
 use crate::findings::Thresholds;
 use crate::model::Sample;
+use crate::notify::{FindingHook, HookOptions};
 use crate::session::Session;
 use anyhow::{Context, Result, bail};
 use std::io::{IsTerminal, Write};
@@ -19,6 +20,8 @@ pub struct RecordOptions {
     pub output: PathBuf,
     pub duration: Option<Duration>,
     pub interval: Duration,
+    /// `--on-finding`: a command run when a finding starts or clears.
+    pub hook: Option<HookOptions>,
 }
 
 /// Records `session` until the duration is up or SIGINT / SIGTERM /
@@ -39,9 +42,14 @@ pub fn record(mut session: Session, options: &RecordOptions, limits: &Thresholds
         .build()
         .context("cannot start the async runtime")?;
     let progress = std::io::stderr().is_terminal();
+    let mut hook = options
+        .hook
+        .clone()
+        .map(|options| FindingHook::start(options, *limits));
     let outcome = runtime.block_on(write_samples(
         &mut session,
         &mut recorder,
+        &mut hook,
         options.duration,
         progress,
     ));
@@ -56,10 +64,14 @@ pub fn record(mut session: Session, options: &RecordOptions, limits: &Thresholds
         // what was written before it.
         let saved = recorder.stats();
         let closed = recorder.finish().is_ok();
+        finish_hook(hook);
         bail!("{error:#}; {}", saved_text(&saved, &path, closed));
     }
     // Close the file properly even when sampling failed.
-    let stats = recorder.finish()?;
+    let stats = recorder.finish();
+    // After the file is closed: the last commands may take their timeout.
+    finish_hook(hook);
+    let stats = stats?;
     let _ = writeln!(
         stderr,
         "recorded {} samples ({}) to {}",
@@ -70,9 +82,17 @@ pub fn record(mut session: Session, options: &RecordOptions, limits: &Thresholds
     Ok(())
 }
 
+/// Waits for the hook's last commands and prints its failures.
+fn finish_hook(hook: Option<FindingHook>) {
+    for line in hook.map(FindingHook::finish).unwrap_or_default() {
+        let _ = writeln!(std::io::stderr(), "netlens: {line}");
+    }
+}
+
 async fn write_samples(
     session: &mut Session,
     recorder: &mut Recorder,
+    hook: &mut Option<FindingHook>,
     duration: Option<Duration>,
     progress: bool,
 ) -> Result<()> {
@@ -94,6 +114,12 @@ async fn write_samples(
             event = session.next() => match event {
                 Some(SamplerEvent::Sample(mut sample)) => {
                     recorder.record(previous.as_ref(), &mut sample)?;
+                    if let Some(hook) = hook {
+                        hook.observe(previous.as_ref(), &sample);
+                        while let Some(line) = hook.take_failure() {
+                            let _ = writeln!(std::io::stderr(), "\rnetlens: {line}");
+                        }
+                    }
                     previous = Some(*sample);
                     if progress {
                         let stats = recorder.stats();
