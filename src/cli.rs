@@ -13,7 +13,7 @@ use std::time::Duration;
 /// htop-style monitor of the Linux network stack: interfaces, sockets, TCP,
 /// conntrack, DNS, flows and load, on one screen.
 #[derive(Debug, Parser)]
-#[command(name = "netlens", version, about, long_about = None)]
+#[command(name = "netlens", version, long_about = None)]
 #[command(after_help = "Run without a subcommand to open the live view. \
     For scripts and `watch`, use `netlens snapshot` (add --json for JSON Lines).")]
 pub struct Cli {

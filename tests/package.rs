@@ -1,0 +1,145 @@
+//! What the Debian package installs (Cargo.toml's [package.metadata.deb];
+//! .ci/run builds it with cargo-deb, installs it with dpkg and runs
+//! `systemd-analyze verify` on the unit): the shell completions it ships
+//! are the ones the binary prints, and the unit's capabilities are enough
+//! for a non-root user to see what root sees, each of them needed.
+
+mod common;
+
+use common::{NETLENS, skip_unless_root};
+use serde_json::Value;
+use std::net::TcpListener;
+use std::process::Command;
+
+const UNIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/debian/netlens-export.service");
+
+/// Compares `path` with `generated`; with NETLENS_UPDATE_README=1 rewrites it.
+fn fresh(path: &str, generated: &[u8]) {
+    if std::env::var_os("NETLENS_UPDATE_README").is_some() {
+        std::fs::write(path, generated).expect("write generated file");
+        return;
+    }
+    let on_disk = std::fs::read(path).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "{path} is stale: regenerate with NETLENS_UPDATE_README=1 cargo test --release --test package"
+    );
+}
+
+#[test]
+fn shipped_completions_are_what_the_binary_prints() {
+    for (shell, file) in [
+        ("bash", "netlens.bash"),
+        ("zsh", "_netlens"),
+        ("fish", "netlens.fish"),
+    ] {
+        let out = Command::new(NETLENS)
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let path = format!("{}/assets/completions/{file}", env!("CARGO_MANIFEST_DIR"));
+        fresh(&path, &out.stdout);
+    }
+}
+
+/// The unit's AmbientCapabilities, as setpriv spells them (+net_admin,...).
+fn unit_capabilities() -> Vec<String> {
+    let unit = std::fs::read_to_string(UNIT).unwrap();
+    let line = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("AmbientCapabilities="))
+        .expect("AmbientCapabilities in the unit");
+    let bounding = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("CapabilityBoundingSet="))
+        .expect("CapabilityBoundingSet in the unit");
+    assert_eq!(line, bounding, "the bounding set is the ambient set");
+    line.split_whitespace()
+        .map(|c| format!("+{}", c.trim_start_matches("CAP_").to_lowercase()))
+        .collect()
+}
+
+/// `snapshot --json` as user nobody holding `caps` (ambient, as systemd
+/// gives them), or as root when `caps` is None.
+fn snapshot_as(caps: Option<&[String]>) -> Value {
+    let args = [
+        "snapshot",
+        "--json",
+        "--section",
+        "sockets,drops",
+        "--no-capture",
+    ];
+    let out = match caps {
+        None => Command::new(NETLENS).args(args).output().unwrap(),
+        Some(caps) => {
+            let caps = caps.join(",");
+            Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(format!("--inh-caps={caps}"))
+                .arg(format!("--ambient-caps={caps}"))
+                .arg(NETLENS)
+                .args(args)
+                .output()
+                .expect("setpriv (util-linux)")
+        }
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::parse_lines(&out.stdout).pop().expect("one sample")
+}
+
+/// The pid netlens names as the owner of the listener on `port`, if any.
+fn owner_of(sample: &Value, port: u16) -> Option<u64> {
+    let local = format!("127.0.0.1:{port}");
+    let socket = sample["sockets"]
+        .as_array()?
+        .iter()
+        .find(|s| s["state"] == "LISTEN" && s["local"] == local.as_str())?;
+    socket["pid"].as_u64()
+}
+
+#[test]
+fn the_units_capabilities_see_what_root_sees() {
+    if skip_unless_root() {
+        return;
+    }
+    let caps = unit_capabilities();
+    assert!(!caps.is_empty());
+    // A socket held by root (this test): nobody can see its owner only with
+    // CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let me = u64::from(std::process::id());
+
+    let root = snapshot_as(None);
+    let capable = snapshot_as(Some(&caps));
+    assert_eq!(owner_of(&root, port), Some(me), "root: {root}");
+    assert_eq!(owner_of(&capable, port), Some(me), "with the unit's caps");
+    assert_eq!(
+        capable["drops"]["available"], root["drops"]["available"],
+        "drop reasons: root {} vs the unit's caps {}",
+        root["drops"], capable["drops"]
+    );
+
+    // Each capability the owner lookup needs is needed.
+    for needed in ["+sys_ptrace", "+dac_read_search"] {
+        let fewer: Vec<String> = caps.iter().filter(|c| *c != needed).cloned().collect();
+        let without = snapshot_as(Some(&fewer));
+        assert_eq!(owner_of(&without, port), None, "without {needed}");
+    }
+    // And so are the BPF ones, where root can load the program at all.
+    if root["drops"]["available"] == true {
+        let fewer: Vec<String> = caps
+            .iter()
+            .filter(|c| *c != "+bpf" && *c != "+perfmon")
+            .cloned()
+            .collect();
+        let without = snapshot_as(Some(&fewer));
+        assert_eq!(without["drops"]["available"], false, "without CAP_BPF");
+    }
+    drop(listener);
+}
