@@ -81,6 +81,7 @@ fn render(c: &mut Criterion) {
         &current,
         &netlens::findings::evaluate(Some(&previous), &current, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
+        None,
     );
     eprintln!(
         "render/host: {} bytes, {} lines",
@@ -94,6 +95,7 @@ fn render(c: &mut Criterion) {
                 current,
                 &netlens::findings::evaluate(Some(previous), current, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
+                None,
             )
         })
     });
@@ -102,6 +104,7 @@ fn render(c: &mut Criterion) {
         &busy,
         &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
+        None,
     );
     eprintln!(
         "render/200 interfaces: {} bytes, {} lines",
@@ -115,6 +118,7 @@ fn render(c: &mut Criterion) {
                 busy,
                 &netlens::findings::evaluate(Some(busy), busy, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
+                None,
             )
         })
     });
@@ -126,6 +130,7 @@ fn scrape(c: &mut Criterion) {
         &busy,
         &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
+        None,
     ));
     let text = pages.openmetrics.clone();
     let (_publish, page_rx) = tokio::sync::watch::channel(Some(pages));

@@ -307,6 +307,11 @@ pub struct ExportArgs {
 
     #[command(flatten)]
     pub hook: HookArgs,
+
+    /// Also serve per-process TCP/UDP byte and retransmit counters (labels
+    /// pid, command, cgroup: one series per process holding a socket)
+    #[arg(long)]
+    pub per_process: bool,
 }
 
 /// `--on-finding`: for the live view, `record` and `export`.
@@ -357,6 +362,7 @@ pub enum Section {
     Tcp,
     Dns,
     Drops,
+    Processes,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -369,6 +375,7 @@ pub enum TabName {
     Flows,
     Load,
     Drops,
+    Processes,
 }
 
 // ---------------------------------------------------------------- load

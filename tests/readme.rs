@@ -64,7 +64,7 @@ fn readme_example_config_names_the_defaults_it_changes() {
 const BEGIN: &str = "<!-- screens:begin -->";
 const END: &str = "<!-- screens:end -->";
 /// The tabs in key order, with what each capture waits for.
-const TABS: [(char, &str); 8] = [
+const TABS: [(char, &str); 9] = [
     ('1', "1 Interfaces"),
     ('2', "2 Sockets"),
     ('3', "3 TCP"),
@@ -73,6 +73,7 @@ const TABS: [(char, &str); 8] = [
     ('6', "6 Flows"),
     ('7', "7 Load"),
     ('8', "8 Drops"),
+    ('9', "9 Procs"),
 ];
 
 /// The 80x24 screens of every tab, as text, replaying

@@ -24,6 +24,7 @@ pub mod line_edit;
 pub mod links;
 pub mod load;
 pub mod overlay;
+pub mod processes;
 pub mod recording;
 pub mod replay;
 pub mod search;
@@ -78,6 +79,7 @@ pub struct App {
     pub flows: flows::FlowsView,
     pub dns: dns::DnsView,
     pub drops: drops::DropsView,
+    pub processes: processes::ProcessesView,
     /// One flow's screen, open over the tab it was opened from.
     pub flow_detail: Option<flow_detail::FlowDetail>,
     /// Shared with the sampler: what the open tab needs collected.
@@ -142,6 +144,7 @@ impl App {
             flows: flows::FlowsView::default(),
             dns: dns::DnsView::default(),
             drops: drops::DropsView::default(),
+            processes: processes::ProcessesView::default(),
             flow_detail: None,
             demand: Arc::default(),
             sockets: SocketsView::default(),
@@ -263,6 +266,7 @@ impl App {
             Tab::Flows => &self.flows,
             Tab::Load => &self.load,
             Tab::Drops => &self.drops,
+            Tab::Processes => &self.processes,
         }
     }
 
@@ -285,6 +289,7 @@ impl App {
             Tab::Flows => &mut self.flows,
             Tab::Load => &mut self.load,
             Tab::Drops => &mut self.drops,
+            Tab::Processes => &mut self.processes,
         };
         (view, shown)
     }

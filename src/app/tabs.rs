@@ -3,7 +3,7 @@
 /// The plain tab enum lives in config (the config file names tabs too).
 pub use crate::config::Tab;
 
-pub const ALL: [Tab; 8] = [
+pub const ALL: [Tab; 9] = [
     Tab::Interfaces,
     Tab::Sockets,
     Tab::Tcp,
@@ -12,6 +12,7 @@ pub const ALL: [Tab; 8] = [
     Tab::Flows,
     Tab::Load,
     Tab::Drops,
+    Tab::Processes,
 ];
 
 impl Tab {
@@ -25,6 +26,7 @@ impl Tab {
             Tab::Flows => "Flows",
             Tab::Load => "Load",
             Tab::Drops => "Drops",
+            Tab::Processes => "Procs",
         }
     }
 
@@ -33,7 +35,7 @@ impl Tab {
     pub fn opens_rows(self) -> bool {
         matches!(
             self,
-            Tab::Interfaces | Tab::Sockets | Tab::Flows | Tab::Drops
+            Tab::Interfaces | Tab::Sockets | Tab::Flows | Tab::Drops | Tab::Processes
         )
     }
 

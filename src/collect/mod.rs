@@ -11,6 +11,7 @@ pub mod neigh;
 pub mod netns;
 pub mod nic_queues;
 pub mod owners;
+pub mod processes;
 pub mod rtnl;
 pub mod snmp;
 pub mod sock_destroy;
@@ -89,6 +90,7 @@ pub struct Collectors {
     /// For the neighbour dump (a socket of its own: one dump at a time).
     neigh: rtnl::Rtnl,
     drops: drops::DropsCollector,
+    processes: processes::ProcessTable,
 }
 
 impl Collectors {
@@ -118,6 +120,7 @@ impl Collectors {
             demand,
             stack: stack::StackCollector::new(host_knobs)?,
             drops: drops::DropsCollector::new(drop_reasons, label),
+            processes: processes::ProcessTable::default(),
         })
     }
 
@@ -136,6 +139,7 @@ impl Collectors {
             .iter()
             .map(|i| (i.index, i.name.clone()))
             .collect();
+        let processes = self.processes.collect(&sockets);
         Ok(Sample {
             t,
             mono,
@@ -149,6 +153,7 @@ impl Collectors {
             dns: None,
             cpu,
             neighbours,
+            processes,
         })
     }
 }

@@ -17,6 +17,7 @@ pub fn tab(name: TabName) -> Tab {
         TabName::Flows => Tab::Flows,
         TabName::Load => Tab::Load,
         TabName::Drops => Tab::Drops,
+        TabName::Processes => Tab::Processes,
     }
 }
 
@@ -31,6 +32,7 @@ pub fn tab_name(tab: Tab) -> TabName {
         Tab::Flows => TabName::Flows,
         Tab::Load => TabName::Load,
         Tab::Drops => TabName::Drops,
+        Tab::Processes => TabName::Processes,
     }
 }
 

@@ -9,6 +9,7 @@ pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &Thresholds) -> Res
     let options = ExportOptions {
         listen: args.listen,
         hook: args.hook.options(true),
+        per_process: args.per_process,
         session: super::SessionOptions {
             // Rates need two samples: the first is the baseline.
             first_is_baseline: true,

@@ -54,5 +54,6 @@ fn sections(list: &[Section]) -> Sections {
         flows: list.contains(&Section::Flows),
         dns: list.contains(&Section::Dns),
         drops: list.contains(&Section::Drops),
+        processes: list.contains(&Section::Processes),
     }
 }

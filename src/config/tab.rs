@@ -11,10 +11,11 @@ pub enum Tab {
     Flows,
     Load,
     Drops,
+    Processes,
 }
 
 /// Every tab with its name, in tab-bar order.
-const NAMES: [(Tab, &str); 8] = [
+const NAMES: [(Tab, &str); 9] = [
     (Tab::Interfaces, "interfaces"),
     (Tab::Sockets, "sockets"),
     (Tab::Tcp, "tcp"),
@@ -23,6 +24,7 @@ const NAMES: [(Tab, &str); 8] = [
     (Tab::Flows, "flows"),
     (Tab::Load, "load"),
     (Tab::Drops, "drops"),
+    (Tab::Processes, "processes"),
 ];
 
 impl Tab {

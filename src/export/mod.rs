@@ -10,6 +10,7 @@ pub mod dns;
 pub mod drops;
 pub mod format;
 pub mod http;
+pub mod processes;
 pub mod render;
 
 use crate::collect::SamplerEvent;
@@ -28,8 +29,9 @@ pub fn page(
     current: &Sample,
     found: &[findings::Finding],
     dns: &dns::Accumulator,
+    processes: Option<&processes::Accumulator>,
 ) -> format::Pages {
-    format::Pages::new(render::render(current, found, &dns.series()))
+    format::Pages::new(render::render(current, found, &dns.series(), processes))
 }
 
 /// Raises the soft descriptor limit to the hard one (the default soft 1024
@@ -68,6 +70,8 @@ pub struct ExportOptions {
     pub session: SessionOptions,
     /// `--on-finding`: a command run when a finding starts or clears.
     pub hook: Option<HookOptions>,
+    /// `--per-process`: serve per-process traffic counters.
+    pub per_process: bool,
 }
 
 pub fn run(options: &ExportOptions, limits: &findings::Thresholds) -> Result<()> {
@@ -87,6 +91,7 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     let address = listener.local_addr()?;
     let mut session = Session::start(&options.session)?;
     let mut histograms = dns::Accumulator::default();
+    let mut processes = options.per_process.then(processes::Accumulator::default);
     let (publish, page_rx) = watch::channel::<Option<Arc<format::Pages>>>(None);
 
     // The first sample before announcing the address, so the first scrape
@@ -107,7 +112,9 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     if let Some(hook) = &mut hook {
         hook.observe(None, &previous);
     }
-    publish.send_replace(Some(page(&previous, &found, &histograms).into()));
+    publish.send_replace(Some(
+        page(&previous, &found, &histograms, processes.as_ref()).into(),
+    ));
     {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
@@ -129,7 +136,11 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
                         histograms.add(dns);
                     }
                     let found = engine.step(Some(&previous), &sample, limits);
-                    publish.send_replace(Some(page(&sample, &found, &histograms).into()));
+                    if let Some(processes) = &mut processes {
+                        processes.add(&previous, &sample);
+                    }
+                    let page = page(&sample, &found, &histograms, processes.as_ref());
+                    publish.send_replace(Some(page.into()));
                     if let Some(hook) = &mut hook {
                         hook.observe(Some(&previous), &sample);
                         while let Some(line) = hook.take_failure() {

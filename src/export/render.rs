@@ -49,7 +49,12 @@ pub struct DnsSeries {
 }
 
 /// The OpenMetrics text of `current` with the findings shown at it.
-pub fn render(current: &Sample, findings: &[Finding], dns: &DnsSeries) -> String {
+pub fn render(
+    current: &Sample,
+    findings: &[Finding],
+    dns: &DnsSeries,
+    processes: Option<&super::processes::Accumulator>,
+) -> String {
     let mut out = String::with_capacity(16 * 1024);
     let ns = current.netns.as_str();
     family(
@@ -73,6 +78,9 @@ pub fn render(current: &Sample, findings: &[Finding], dns: &DnsSeries) -> String
     dns_histograms(&mut out, &dns.histograms, ns);
     dns_outcomes(&mut out, &dns.outcomes, ns);
     super::cpu::render(&mut out, current, ns);
+    if let Some(processes) = processes {
+        processes.render(&mut out, ns);
+    }
     findings_gauge(&mut out, findings, ns);
     out.push_str("# EOF\n");
     out
@@ -556,7 +564,7 @@ mod tests {
 
     #[test]
     fn interface_counters_use_node_exporter_names() {
-        let text = render(&sample(), &[], &DnsSeries::default());
+        let text = render(&sample(), &[], &DnsSeries::default(), None);
         assert!(text.contains("# TYPE node_network_receive_bytes counter\n"));
         assert!(text.contains("# UNIT node_network_receive_bytes bytes\n"));
         assert!(
@@ -591,7 +599,7 @@ mod tests {
             histograms: vec![h],
             outcomes: vec![],
         };
-        let text = render(&sample(), &[], &dns);
+        let text = render(&sample(), &[], &dns, None);
         assert!(text.contains("# TYPE netlens_dns_probe_duration_seconds histogram\n"));
         assert!(text.contains("le=\"0.001\"} 2\n"), "{text}");
         assert!(text.contains("le=\"+Inf\"} 6\n"));

@@ -140,6 +140,15 @@ and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans
 and received); \fBdrops\fR (sk_meminfo drops), \fBrcvbuf\fR (sk_meminfo rcvbuf, ss's rb), \fBqueue_streak\fR (samples in a row
 with a queue that made no progress), \fBaccept_queue_full\fR.
 .TP
+\fBprocesses[]\fR
+Every process holding a socket, busiest first (see PROCESSES): \fBpid\fR,
+\fBcommand\fR, \fBuser\fR, \fBcgroup\fR (container or systemd unit, null when
+none), \fBtcp_send_bytes_per_s\fR and \fBtcp_recv_bytes_per_s\fR (from its TCP
+sockets' tcp_info bytes_acked and bytes_received over the interval),
+\fBudp_bytes_per_s\fR (its captured UDP flows, both ways; null with capture off),
+\fBsockets\fR, \fBstates\fR ({"ESTAB": 3, "LISTEN": 1, ...}),
+\fBretrans_per_s\fR, \fBmax_rtt_ms\fR (its slowest established socket).
+.TP
 \fBcapture\fR
 Packet capture (absent with \fB\-\-no\-capture\fR): \fBactive\fR, \fBerror\fR (why there
 is no capture, e.g. no CAP_NET_RAW, or null), \fBiface\fR ("any" or the name),
@@ -360,6 +369,30 @@ opens a reason: its meaning, fix and finding, its sites, and the related counter
 their rates; \fBo\fR goes to the site's socket (the Sockets tab filtered on its protocol
 and port) and \fBi\fR to its interface (the Interfaces tab). Rows, rates and
 sparklines come from the samples, so a replayed recording shows what was recorded.
+.SH PROCESSES
+The Processes tab (\fB9\fR, \fB\-\-tab processes\fR) answers "which process is using the
+network", as nethogs does, with no packet copy: one row per process holding a socket,
+busiest (sent plus received) first: PID, Command, User, Cgroup (the container, named
+as its runtime does: "docker:3f2a1b9c8d7e", "containerd:...", "crio:...",
+"podman:...", "k8s:podUID/...", "nspawn:NAME", "lxc:NAME"; else the innermost systemd
+unit, "nginx.service"; from /proc/PID/cgroup), TCP send/s and TCP recv/s (the change
+of its TCP sockets' tcp_info bytes_acked and bytes_received over the interval: payload
+the peer acknowledged, and payload received), UDP/s (its captured UDP flows' bytes,
+both ways, when capture is on; only the flows a sample carries), Socks, Estab, Lstn
+(sockets by state), Retr/s (tcpi_total_retrans) and max rtt (ms). Not counted: the
+bytes a socket moved after its last sample when it closes before the next one, and
+sockets whose owner is unknown (other users' without root); the tab says so under the
+table. A socket shared by several processes is counted under the first. \fBs\fR,
+\fB<\fR, \fBI\fR sort by any column; \fB/\fR filters by pid, command, user or
+cgroup. \fBEnter\fR lists the process's sockets with their own rates; \fBx\fR goes to
+them in the Sockets tab (filter "pid=PID"). \fBsnapshot \-\-section processes\fR
+prints the same rows (\fBprocesses[]\fR in JSON), and replays show them from the
+recorded sockets. \fBexport \-\-per\-process\fR (off by default: one series per
+process) adds the counters \fBnetlens_process_tcp_sent_bytes_total\fR,
+\fBnetlens_process_tcp_received_bytes_total\fR, \fBnetlens_process_udp_bytes_total\fR
+and \fBnetlens_process_tcp_retransmits_total\fR {\fBpid\fR, \fBcommand\fR,
+\fBcgroup\fR}, summed since the exporter started; a process that holds no socket any
+more leaves the page.
 .SH LOAD
 \fBnetlens load\fR generates load to watch in the other tabs, from the command line
 or from the Load tab. Every run is bounded by a duration (at most one hour) or a

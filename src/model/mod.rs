@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod dns;
 pub mod drops;
 pub mod neigh;
+pub mod processes;
 pub mod rates;
 pub mod sockets;
 pub mod tcp_rates;
@@ -55,6 +56,10 @@ pub struct Sample {
     /// The neighbour (ARP/NDP) tables; None when not collected.
     #[serde(default)]
     pub neighbours: Option<neigh::NeighSample>,
+    /// The processes holding the sockets: user and cgroup (empty in older
+    /// recordings, where the socket's owner name stands in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<processes::ProcessInfo>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

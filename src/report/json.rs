@@ -30,6 +30,8 @@ struct SampleJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     sockets: Option<Vec<sockets_json::SocketJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    processes: Option<Vec<super::processes_json::ProcessJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     capture: Option<super::flows::CaptureJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     flows: Option<Vec<super::flows::FlowJson<'a>>>,
@@ -312,6 +314,9 @@ pub fn sample_line(
                 .map(sockets_json::socket_json)
                 .collect()
         }),
+        processes: sections
+            .processes
+            .then(|| super::processes_json::processes(previous, current)),
         capture,
         flows,
         dns: sections

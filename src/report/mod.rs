@@ -5,6 +5,7 @@ pub mod dns_json;
 pub mod drops_json;
 pub mod flows;
 pub mod json;
+pub mod processes_json;
 pub mod sockets_json;
 pub mod sockets_text;
 pub mod text;
@@ -33,6 +34,8 @@ pub struct Sections {
     pub dns: bool,
     /// The kernel's drop reasons (JSON only).
     pub drops: bool,
+    /// Traffic per process.
+    pub processes: bool,
 }
 
 impl Sections {
@@ -47,6 +50,7 @@ impl Sections {
         flows: true,
         dns: true,
         drops: true,
+        processes: true,
     };
 }
 

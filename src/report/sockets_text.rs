@@ -102,3 +102,35 @@ pub fn write_sockets(out: &mut impl Write, time: &str, current: &Sample) -> io::
     }
     Ok(())
 }
+
+/// The processes holding sockets and their traffic, as nethogs lists them
+/// (bytes per second over the interval; "-" when unknown).
+pub fn write_processes(
+    out: &mut impl Write,
+    time: &str,
+    previous: &Sample,
+    current: &Sample,
+) -> io::Result<()> {
+    let rate = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.0}"));
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{time}  {:>7} {:<15} {:<10} {:>14} {:>14} {:>12} {:>7} Cgroup",
+        "PID", "Command", "User", "TCP-sent-B/s", "TCP-recv-B/s", "UDP-B/s", "Sockets"
+    )?;
+    for row in crate::model::processes::process_rows(Some(previous), current) {
+        writeln!(
+            out,
+            "{time}  {:>7} {:<15} {:<10} {:>14} {:>14} {:>12} {:>7} {}",
+            row.pid,
+            row.command,
+            row.user,
+            rate(row.tcp_send_per_s),
+            rate(row.tcp_recv_per_s),
+            rate(row.udp_per_s),
+            row.sockets,
+            row.cgroup.as_deref().unwrap_or("-"),
+        )?;
+    }
+    Ok(())
+}

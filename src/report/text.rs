@@ -72,6 +72,9 @@ pub fn write_table(
     if sections.sockets {
         super::sockets_text::write_sockets(out, &time, current)?;
     }
+    if sections.processes {
+        super::sockets_text::write_processes(out, &time, previous, current)?;
+    }
     if sections.findings {
         for finding in found {
             writeln!(

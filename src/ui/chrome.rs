@@ -200,11 +200,14 @@ fn notice_line(notice: &crate::app::recording::Notice, theme: Theme) -> Line<'st
 /// Tab titles, shortened when the terminal is narrow.
 pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     // " N Title " per tab and a "│" between them; without the bars when
-    // they do not fit (eight tabs at 80 columns), short names when even
-    // that does not fit.
+    // they do not fit; then "N Title" one space apart (nine tabs at 80
+    // columns); short names when even that does not fit.
     let titles: u16 = ALL.iter().map(|t| t.title().len() as u16 + 4).sum();
     let bars = titles + ALL.len() as u16 - 1 <= area.width;
-    let short = titles > area.width;
+    let tight = titles > area.width;
+    // Tight: each "N Title" (the padded width less 2) and one space between.
+    let short = tight && titles - ALL.len() as u16 - 1 > area.width;
+    let pad = if tight { "" } else { " " };
     let mut spans = Vec::new();
     let mut x = area.x;
     app.hits.tabs.clear();
@@ -214,13 +217,16 @@ pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         } else {
             format!("{} {}", number + 1, tab.title())
         };
-        let width = label.len() as u16 + 2;
+        let width = label.len() as u16 + if tight { 1 } else { 2 };
         let style = if *tab == app.tab {
             theme.active_tab()
         } else {
             ratatui::style::Style::new()
         };
-        spans.push(Span::styled(format!(" {label} "), style));
+        spans.push(Span::styled(format!("{pad}{label}{pad}"), style));
+        if tight && number + 1 < ALL.len() {
+            spans.push(Span::raw(" "));
+        }
         let visible = width.min(area.right().saturating_sub(x));
         if visible > 0 {
             app.hits.tabs.push((Rect::new(x, area.y, visible, 1), *tab));

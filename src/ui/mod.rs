@@ -4,7 +4,7 @@
 //! ```text
 //! ┌ header: host, netns, interval, live/paused, host rx/tx totals ─────────┐
 //! │ findings line: worst finding first, "+N more"                         │
-//! │ tab bar: 1 Interfaces 2 Sockets 3 TCP 4 Conntrack 5 DNS 6 Flows 7 Load 8 Drops
+//! │ tab bar: 1 Interfaces 2 Sockets … 8 Drops 9 Processes                 │
 //! │ body: the active tab (or the help overlay)                            │
 //! │ timeline (replay only): play state, speed, position bar, time          │
 //! └ footer: key hints from the keymap, or the filter prompt ──────────────┘
@@ -24,6 +24,7 @@ pub mod interface_detail;
 pub mod interfaces;
 pub mod load;
 pub mod nic_detail;
+pub mod processes;
 pub mod prompts;
 pub mod setup;
 pub mod socket_detail;
@@ -123,5 +124,6 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
         Tab::Flows => flows::render(frame, body, app, theme),
         Tab::Dns => dns::render(frame, body, app, theme),
         Tab::Drops => drops::render(frame, body, app, theme),
+        Tab::Processes => processes::render(frame, body, app, theme),
     }
 }

@@ -1,0 +1,326 @@
+//! The Processes tab's state: which process uses the network, as nethogs
+//! asks it. Rows come from `model::processes::process_rows` (TCP bytes from
+//! tcp_info deltas, UDP from captured flows), computed once per sample, sort
+//! or filter, not once per frame. Enter lists the selected process's
+//! sockets; `x` goes to them in the Sockets tab. Drawing: ui/processes.rs.
+
+use super::keymap::{Action, Key};
+use super::links::Link;
+use super::search::next_match;
+use super::table::{self, ColumnSpec as Spec, Window};
+use super::view::{self, Reply, Shown, TabView};
+use crate::model::processes::{ProcessRow, process_rows};
+use std::cmp::Ordering;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    Pid,
+    Command,
+    User,
+    Cgroup,
+    Send,
+    Recv,
+    Udp,
+    Sockets,
+    Estab,
+    Listen,
+    Retrans,
+    Rtt,
+}
+
+pub type ColumnSpec = Spec<Column>;
+
+/// Table order. At 80 columns: pid, command, the two TCP rates, UDP, the
+/// socket counts and the user; the cgroup, retransmits and RTT from 100.
+pub const COLUMNS: &[ColumnSpec] = &[
+    ColumnSpec {
+        column: Column::Pid,
+        title: "PID",
+        width: 7,
+        priority: 0,
+    },
+    ColumnSpec {
+        column: Column::Command,
+        title: "Command",
+        width: 15,
+        priority: 0,
+    },
+    ColumnSpec {
+        column: Column::User,
+        title: "User",
+        width: 8,
+        priority: 3,
+    },
+    ColumnSpec {
+        column: Column::Cgroup,
+        title: "Cgroup",
+        width: 20,
+        priority: 4,
+    },
+    ColumnSpec {
+        column: Column::Send,
+        title: "TCP send/s",
+        width: 10,
+        priority: 0,
+    },
+    ColumnSpec {
+        column: Column::Recv,
+        title: "TCP recv/s",
+        width: 10,
+        priority: 0,
+    },
+    ColumnSpec {
+        column: Column::Udp,
+        title: "UDP/s",
+        width: 8,
+        priority: 2,
+    },
+    ColumnSpec {
+        column: Column::Sockets,
+        title: "Socks",
+        width: 5,
+        priority: 1,
+    },
+    ColumnSpec {
+        column: Column::Estab,
+        title: "Estab",
+        width: 5,
+        priority: 2,
+    },
+    ColumnSpec {
+        column: Column::Listen,
+        title: "Lstn",
+        width: 4,
+        priority: 3,
+    },
+    ColumnSpec {
+        column: Column::Retrans,
+        title: "Retr/s",
+        width: 6,
+        priority: 4,
+    },
+    ColumnSpec {
+        column: Column::Rtt,
+        title: "max rtt",
+        width: 7,
+        priority: 4,
+    },
+];
+
+/// Columns sorted in ascending order when chosen (text); the rest
+/// (numbers) start with the largest.
+fn ascending_first(column: Column) -> bool {
+    matches!(
+        column,
+        Column::Pid | Column::Command | Column::User | Column::Cgroup
+    )
+}
+
+fn compare(a: &ProcessRow, b: &ProcessRow, column: Column) -> Ordering {
+    let rate = |v: Option<f64>| v.unwrap_or(-1.0);
+    match column {
+        Column::Pid => a.pid.cmp(&b.pid),
+        Column::Command => a.command.cmp(&b.command),
+        Column::User => a.user.cmp(&b.user),
+        Column::Cgroup => a.cgroup.cmp(&b.cgroup),
+        Column::Send => rate(a.tcp_send_per_s).total_cmp(&rate(b.tcp_send_per_s)),
+        Column::Recv => rate(a.tcp_recv_per_s).total_cmp(&rate(b.tcp_recv_per_s)),
+        Column::Udp => rate(a.udp_per_s).total_cmp(&rate(b.udp_per_s)),
+        Column::Sockets => a.sockets.cmp(&b.sockets),
+        Column::Estab => a.established().cmp(&b.established()),
+        Column::Listen => a.listening().cmp(&b.listening()),
+        Column::Retrans => rate(a.retrans_per_s).total_cmp(&rate(b.retrans_per_s)),
+        Column::Rtt => a.worst_rtt_us.cmp(&b.worst_rtt_us),
+    }
+}
+
+/// Whether a row matches the filter: every word must match the pid
+/// ("1234" or "pid=1234"), or be part of the command, user or cgroup.
+pub fn matches(row: &ProcessRow, filter: &str) -> bool {
+    let text = format!(
+        "{} {} {}",
+        row.command,
+        row.user,
+        row.cgroup.as_deref().unwrap_or("")
+    )
+    .to_lowercase();
+    filter.to_lowercase().split_whitespace().all(|word| {
+        let pid = word.strip_prefix("pid=").unwrap_or(word);
+        pid.parse::<u32>().is_ok_and(|p| p == row.pid) || text.contains(word)
+    })
+}
+
+/// The sample times (shown, previous), sort, order and filter of the rows.
+type RowsFor = (f64, Option<f64>, Option<Column>, bool, String);
+
+#[derive(Debug, Clone)]
+pub struct ProcessesView {
+    /// None: the default order, busiest (sent + received) first.
+    pub sort: Option<Column>,
+    pub descending: bool,
+    pub selected: Option<u32>,
+    pub selected_position: usize,
+    pub window: Window,
+    pub filter: String,
+    pub editing_filter: bool,
+    /// The selected process's sockets are listed (Enter; Esc closes).
+    pub detail: bool,
+    /// The columns drawn last time: the sort cycles through these.
+    pub on_screen: Vec<Column>,
+    rows: Vec<ProcessRow>,
+    /// What `rows` was computed for.
+    rows_for: Option<RowsFor>,
+}
+
+impl Default for ProcessesView {
+    fn default() -> Self {
+        Self {
+            sort: None,
+            descending: true,
+            selected: None,
+            selected_position: 0,
+            window: Window::default(),
+            filter: String::new(),
+            editing_filter: false,
+            detail: false,
+            on_screen: Vec::new(),
+            rows: Vec::new(),
+            rows_for: None,
+        }
+    }
+}
+
+impl ProcessesView {
+    /// The rows for the shown sample, filtered and sorted.
+    pub fn rows(&mut self, shown: &Shown) -> &[ProcessRow] {
+        let (previous, current) = shown.pair();
+        let Some(current) = current else {
+            self.rows.clear();
+            self.rows_for = None;
+            return &self.rows;
+        };
+        let wanted = (
+            current.mono,
+            previous.map(|p| p.mono),
+            self.sort,
+            self.descending,
+            self.filter.clone(),
+        );
+        if self.rows_for.as_ref() != Some(&wanted) {
+            let mut rows = process_rows(previous, current);
+            rows.retain(|r| matches(r, &self.filter));
+            if let Some(column) = self.sort {
+                let descending = self.descending;
+                rows.sort_by(|a, b| {
+                    let by = compare(a, b, column);
+                    if descending { by.reverse() } else { by }.then(a.pid.cmp(&b.pid))
+                });
+            } else if !self.descending {
+                rows.reverse();
+            }
+            self.rows = rows;
+            self.rows_for = Some(wanted);
+        }
+        &self.rows
+    }
+
+    /// The selected row's index, following the process by its pid and
+    /// falling back to the same position when it is gone.
+    pub fn selected_index(&self) -> Option<usize> {
+        if self.rows.is_empty() {
+            return None;
+        }
+        self.selected
+            .and_then(|pid| self.rows.iter().position(|r| r.pid == pid))
+            .or(Some(self.selected_position.min(self.rows.len() - 1)))
+    }
+
+    fn select(&mut self, index: usize) {
+        if let Some(row) = self.rows.get(index) {
+            self.selected = Some(row.pid);
+            self.selected_position = index;
+        }
+    }
+
+    /// The selected row of the shown sample.
+    pub fn selection(&mut self, shown: &Shown) -> Option<ProcessRow> {
+        self.rows(shown);
+        let at = self.selected_index()?;
+        self.select(at);
+        self.rows.get(at).cloned()
+    }
+}
+
+impl TabView for ProcessesView {
+    fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
+        let len = self.rows(shown).len();
+        let at = self.selected_index().unwrap_or(0);
+        if let Some(index) = self.window.move_selection(action, at, len) {
+            self.select(index);
+            return Reply::Redraw(true);
+        }
+        match action {
+            Action::Open => {
+                self.select(at);
+                self.detail = len > 0;
+            }
+            Action::Close => {
+                return Reply::Redraw(table::close_detail_or_filter(
+                    &mut self.detail,
+                    &mut self.filter,
+                ));
+            }
+            Action::Link => {
+                return match self.selection(shown) {
+                    Some(row) => Reply::Link(Link::Sockets {
+                        selected: None,
+                        filter: format!("pid={}", row.pid),
+                    }),
+                    None => Reply::Redraw(false),
+                };
+            }
+            Action::SortNext | Action::SortPrev => {
+                let current = self.sort.unwrap_or(Column::Send);
+                let column = table::next_sort(
+                    COLUMNS.iter().map(|c| c.column),
+                    &self.on_screen,
+                    current,
+                    action,
+                );
+                self.sort = Some(column);
+                self.descending = !ascending_first(column);
+            }
+            Action::SortInvert => self.descending = !self.descending,
+            Action::Filter => self.editing_filter = true,
+            _ => return Reply::Redraw(false),
+        }
+        Reply::Redraw(true)
+    }
+
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    }
+
+    fn editing_filter(&self) -> Option<&str> {
+        self.editing_filter.then_some(self.filter.as_str())
+    }
+
+    fn filter(&self) -> Option<&str> {
+        view::applied(&self.filter)
+    }
+
+    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
+        let rows = self.rows(shown).to_vec();
+        let at = self.selected_index().unwrap_or(0);
+        let found = next_match(rows.len(), at + skip, |i| matches(&rows[i], text));
+        Some(found.inspect(|&i| self.select(i)).is_some())
+    }
+
+    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
+        if self.detail || index >= self.rows(shown).len() {
+            return false;
+        }
+        self.select(index);
+        true
+    }
+}

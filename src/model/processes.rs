@@ -1,0 +1,349 @@
+//! Who is using the network: each process that holds sockets, with its
+//! TCP bytes per second summed from its sockets' tcp_info counters
+//! (bytes_acked sent, bytes_received received) between two samples, as
+//! nethogs answers "which process eats the bandwidth", but with no packet
+//! copy. Its UDP bytes come from the captured flows it owns when capture is
+//! on. Raw data in the sample (`ProcessInfo`), rates here at display time.
+//!
+//! What is not counted: the bytes a socket moved between its last sample
+//! and its close (it is gone from the next dump), and the traffic of
+//! sockets no process is known to hold (other users' without root).
+
+use super::Sample;
+use super::capture::CaptureRates;
+use super::rates::interval;
+use super::sockets::{Proto, SocketKey, SocketSample, TCP_ESTABLISHED, TCP_LISTEN};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// Said wherever per-process rates are shown.
+pub const NOT_COUNTED: &str = "not counted: a socket's bytes after its last sample when it \
+     closes before the next, and sockets with no known owner";
+
+/// One process that held sockets when the sample was taken, as /proc
+/// describes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    /// /proc/PID/comm.
+    pub command: String,
+    /// The real uid (/proc/PID/status).
+    pub uid: u32,
+    /// The uid's name from /etc/passwd, else the number.
+    pub user: String,
+    /// The container or cgroup it runs in ("docker:3f2a1b9c8d7e",
+    /// "nginx.service"); None at the cgroup root or when unreadable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
+}
+
+/// One row of the Processes view: a process and its traffic over one
+/// interval. Rates are None without an earlier sample to compare with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProcessRow {
+    pub pid: u32,
+    pub command: String,
+    pub user: String,
+    pub cgroup: Option<String>,
+    /// TCP payload bytes per second the peers acknowledged (sent).
+    pub tcp_send_per_s: Option<f64>,
+    /// TCP payload bytes per second received.
+    pub tcp_recv_per_s: Option<f64>,
+    /// Captured UDP bytes per second, both ways; None when capture is off.
+    pub udp_per_s: Option<f64>,
+    /// Sockets it holds by state name as ss prints it ("ESTAB": 3).
+    pub states: BTreeMap<&'static str, usize>,
+    pub sockets: usize,
+    /// TCP segments retransmitted per second (tcpi_total_retrans).
+    pub retrans_per_s: Option<f64>,
+    /// The largest smoothed RTT of its established TCP sockets.
+    pub worst_rtt_us: Option<u32>,
+}
+
+impl ProcessRow {
+    /// Sent plus received TCP and captured UDP bytes per second.
+    pub fn total_per_s(&self) -> Option<f64> {
+        let parts = [self.tcp_send_per_s, self.tcp_recv_per_s, self.udp_per_s];
+        parts
+            .iter()
+            .any(Option::is_some)
+            .then(|| parts.iter().flatten().sum())
+    }
+
+    pub fn established(&self) -> usize {
+        self.states.get("ESTAB").copied().unwrap_or(0)
+    }
+
+    pub fn listening(&self) -> usize {
+        self.states.get("LISTEN").copied().unwrap_or(0)
+    }
+}
+
+/// The TCP counters of one socket that the rates are made of.
+#[derive(Clone, Copy)]
+struct Counted {
+    sent: u64,
+    received: u64,
+    retrans: u64,
+}
+
+fn counted(socket: &SocketSample) -> Option<Counted> {
+    let tcp = socket.tcp.as_ref()?;
+    Some(Counted {
+        sent: tcp.bytes_acked,
+        received: tcp.bytes_received,
+        retrans: u64::from(tcp.total_retrans),
+    })
+}
+
+/// The process a socket is accounted to: its first holder (a socket
+/// shared after fork is counted once, under the first pid ss lists).
+pub fn owner(socket: &SocketSample) -> Option<u32> {
+    socket.users.first().map(|u| u.pid)
+}
+
+/// What one socket moved over the interval: its counters now less those
+/// of the previous sample; a socket the previous sample lacked opened in
+/// between, so all its counters are new. None when the counters went back
+/// (the 4-tuple was reused by a new connection).
+fn moved(now: Counted, before: Option<Counted>) -> Option<Counted> {
+    let Some(before) = before else {
+        return Some(now);
+    };
+    Some(Counted {
+        sent: now.sent.checked_sub(before.sent)?,
+        received: now.received.checked_sub(before.received)?,
+        retrans: now.retrans.checked_sub(before.retrans)?,
+    })
+}
+
+/// Per-socket sent and received bytes per second over the interval, for
+/// one socket of `current` (the detail list under a process).
+pub fn socket_rates(previous: Option<&Sample>, current: &Sample) -> HashMap<SocketKey, (f64, f64)> {
+    let Some((seconds, before)) = previous_counters(previous, current) else {
+        return HashMap::new();
+    };
+    current
+        .sockets
+        .iter()
+        .filter_map(|s| {
+            let delta = moved(counted(s)?, before.get(&s.key()).copied())?;
+            Some((
+                s.key(),
+                (delta.sent as f64 / seconds, delta.received as f64 / seconds),
+            ))
+        })
+        .collect()
+}
+
+/// The interval and the previous sample's TCP counters by socket, when
+/// the previous sample is of the same namespace and earlier.
+fn previous_counters(
+    previous: Option<&Sample>,
+    current: &Sample,
+) -> Option<(f64, HashMap<SocketKey, Counted>)> {
+    let previous = previous.filter(|p| p.netns == current.netns)?;
+    let seconds = interval(previous, current);
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        return None;
+    }
+    let before = previous
+        .sockets
+        .iter()
+        .filter(|s| s.proto == Proto::Tcp)
+        .filter_map(|s| Some((s.key(), counted(s)?)))
+        .collect();
+    Some((seconds, before))
+}
+
+/// Every process holding a socket in `current`, with its rates over the
+/// interval since `previous`; busiest first.
+pub fn process_rows(previous: Option<&Sample>, current: &Sample) -> Vec<ProcessRow> {
+    let info: HashMap<u32, &ProcessInfo> = current.processes.iter().map(|p| (p.pid, p)).collect();
+    let counters = previous_counters(previous, current);
+    let mut rows: BTreeMap<u32, ProcessRow> = BTreeMap::new();
+    for socket in &current.sockets {
+        let Some(pid) = owner(socket) else { continue };
+        let row = rows
+            .entry(pid)
+            .or_insert_with(|| new_row(pid, socket, &info));
+        row.sockets += 1;
+        *row.states.entry(socket.state_name()).or_default() += 1;
+        if socket.proto != Proto::Tcp {
+            continue;
+        }
+        if socket.state == TCP_ESTABLISHED
+            && let Some(tcp) = &socket.tcp
+        {
+            row.worst_rtt_us = row.worst_rtt_us.max(Some(tcp.rtt_us));
+        }
+        let Some((seconds, before)) = &counters else {
+            continue;
+        };
+        // A listener's counters are its own handshakes, not traffic.
+        let delta = counted(socket)
+            .filter(|_| socket.state != TCP_LISTEN)
+            .and_then(|now| moved(now, before.get(&socket.key()).copied()));
+        if let Some(delta) = delta {
+            add(&mut row.tcp_send_per_s, delta.sent as f64 / seconds);
+            add(&mut row.tcp_recv_per_s, delta.received as f64 / seconds);
+            add(&mut row.retrans_per_s, delta.retrans as f64 / seconds);
+        } else if socket.state != TCP_LISTEN {
+            // Known to move nothing countable this interval: still a rate.
+            add(&mut row.tcp_send_per_s, 0.0);
+            add(&mut row.tcp_recv_per_s, 0.0);
+            add(&mut row.retrans_per_s, 0.0);
+        }
+    }
+    add_udp(&mut rows, previous, current);
+    let mut rows: Vec<ProcessRow> = rows.into_values().collect();
+    rows.sort_by(|a, b| {
+        b.total_per_s()
+            .unwrap_or(0.0)
+            .total_cmp(&a.total_per_s().unwrap_or(0.0))
+            .then(a.pid.cmp(&b.pid))
+    });
+    rows
+}
+
+fn new_row(pid: u32, socket: &SocketSample, info: &HashMap<u32, &ProcessInfo>) -> ProcessRow {
+    let known = info.get(&pid);
+    ProcessRow {
+        pid,
+        command: known.map_or_else(|| socket.users[0].process.clone(), |p| p.command.clone()),
+        user: known.map_or_else(|| socket.uid.to_string(), |p| p.user.clone()),
+        cgroup: known.and_then(|p| p.cgroup.clone()),
+        ..ProcessRow::default()
+    }
+}
+
+fn add(total: &mut Option<f64>, value: f64) {
+    *total = Some(total.unwrap_or(0.0) + value);
+}
+
+/// Captured UDP flows' bytes per second, both ways, under the process that
+/// owns their local end. Only when capture is on; flows the sample does
+/// not carry (beyond the busiest) are not counted.
+fn add_udp(rows: &mut BTreeMap<u32, ProcessRow>, previous: Option<&Sample>, current: &Sample) {
+    let Some(capture) = current.capture.as_ref().filter(|c| c.active) else {
+        return;
+    };
+    let rates = CaptureRates::new(previous, current);
+    for row in rows.values_mut() {
+        row.udp_per_s = (rates.interval > 0.0).then_some(0.0);
+    }
+    for flow in capture.flows.iter().filter(|f| f.proto == "udp") {
+        let (Some(pid), (_, Some(bytes))) = (flow.pid, rates.flow(flow)) else {
+            continue;
+        };
+        if let Some(row) = rows.get_mut(&pid) {
+            add(&mut row.udp_per_s, bytes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::sockets::{SocketUser, TcpInfoSample};
+
+    fn tcp_socket(port: u16, pid: u32, sent: u64, received: u64) -> SocketSample {
+        SocketSample {
+            proto: Proto::Tcp,
+            state: TCP_ESTABLISHED,
+            local: format!("198.18.0.1:{port}").parse().unwrap(),
+            peer: "198.18.0.2:5201".parse().unwrap(),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: u32::from(port),
+            users: vec![SocketUser {
+                process: format!("p{pid}"),
+                pid,
+                fd: 3,
+            }],
+            owner_denied: false,
+            tcp: Some(TcpInfoSample {
+                bytes_acked: sent,
+                bytes_received: received,
+                rtt_us: u32::from(port),
+                ..TcpInfoSample::default()
+            }),
+            drops: None,
+            rcvbuf: None,
+            queue_streak: 0,
+            v6only: false,
+        }
+    }
+
+    fn sample(mono: f64, sockets: Vec<SocketSample>) -> Sample {
+        Sample {
+            mono,
+            sockets,
+            ..Sample::default()
+        }
+    }
+
+    #[test]
+    fn rates_sum_each_processes_sockets_over_the_interval() {
+        let before = sample(
+            10.0,
+            vec![tcp_socket(1000, 7, 1_000, 50), tcp_socket(1001, 7, 0, 0)],
+        );
+        let after = sample(
+            12.0,
+            vec![
+                tcp_socket(1000, 7, 5_000, 250),
+                tcp_socket(1001, 7, 2_000, 0),
+                // Opened in between: all its bytes are this interval's.
+                tcp_socket(1002, 8, 600, 0),
+            ],
+        );
+        let rows = process_rows(Some(&before), &after);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].pid, 7, "busiest first");
+        assert_eq!(rows[0].tcp_send_per_s, Some(3_000.0));
+        assert_eq!(rows[0].tcp_recv_per_s, Some(100.0));
+        assert_eq!(rows[0].sockets, 2);
+        assert_eq!(rows[0].established(), 2);
+        assert_eq!(rows[0].worst_rtt_us, Some(1001));
+        assert_eq!(rows[1].tcp_send_per_s, Some(300.0));
+        assert_eq!(rows[1].command, "p8", "the owner's name without /proc info");
+    }
+
+    #[test]
+    fn no_rates_without_a_previous_sample_of_the_same_namespace() {
+        let now = sample(5.0, vec![tcp_socket(1000, 7, 5_000, 0)]);
+        assert_eq!(process_rows(None, &now)[0].tcp_send_per_s, None);
+        let mut other = sample(4.0, vec![tcp_socket(1000, 7, 0, 0)]);
+        other.netns = "other".into();
+        assert_eq!(process_rows(Some(&other), &now)[0].tcp_send_per_s, None);
+    }
+
+    #[test]
+    fn a_reused_four_tuple_counts_nothing_not_a_negative_spike() {
+        let before = sample(1.0, vec![tcp_socket(1000, 7, 9_000, 9_000)]);
+        let after = sample(2.0, vec![tcp_socket(1000, 7, 10, 10)]);
+        let rows = process_rows(Some(&before), &after);
+        assert_eq!(rows[0].tcp_send_per_s, Some(0.0));
+        assert_eq!(rows[0].tcp_recv_per_s, Some(0.0));
+    }
+
+    #[test]
+    fn process_info_names_the_user_and_the_cgroup() {
+        let mut now = sample(2.0, vec![tcp_socket(1000, 7, 10, 10)]);
+        now.processes = vec![ProcessInfo {
+            pid: 7,
+            command: "nginx".into(),
+            uid: 33,
+            user: "www-data".into(),
+            cgroup: Some("nginx.service".into()),
+        }];
+        let row = &process_rows(None, &now)[0];
+        assert_eq!(
+            (row.command.as_str(), row.user.as_str()),
+            ("nginx", "www-data")
+        );
+        assert_eq!(row.cgroup.as_deref(), Some("nginx.service"));
+    }
+}
