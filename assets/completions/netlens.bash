@@ -194,7 +194,7 @@ _netlens() {
                     return 0
                     ;;
                 --tab)
-                    COMPREPLY=($(compgen -W "interfaces sockets tcp conntrack dns flows load drops" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "interfaces sockets tcp conntrack dns flows load drops processes" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -347,7 +347,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__export)
-            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --interval --netns --pid --no-bpf --config --help"
+            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --per-process --interval --netns --pid --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1356,7 +1356,7 @@ _netlens() {
                     return 0
                     ;;
                 --section)
-                    COMPREPLY=($(compgen -W "interfaces conntrack flows findings sockets tcp dns drops" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "interfaces conntrack flows findings sockets tcp dns drops processes" -- "${cur}"))
                     return 0
                     ;;
                 --record)

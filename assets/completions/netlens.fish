@@ -39,7 +39,8 @@ conntrack\t''
 dns\t''
 flows\t''
 load\t''
-drops\t''"
+drops\t''
+processes\t''"
 complete -c netlens -n "__fish_netlens_needs_command" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_needs_command" -l record -d 'Record the session to FILE while watching (R starts and stops it too)' -r -F
 complete -c netlens -n "__fish_netlens_needs_command" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
@@ -74,7 +75,8 @@ findings\t''
 sockets\t''
 tcp\t''
 dns\t''
-drops\t''"
+drops\t''
+processes\t''"
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l record -d 'Also record the samples (the baseline too) to FILE' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
@@ -244,6 +246,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand export" -l interval -d '
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l per-process -d 'Also serve per-process TCP/UDP byte and retransmit counters (labels pid, command, cgroup: one series per process holding a socket)'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l session -d 'Name of the tmux session to create (inside tmux: of the new window)' -r
