@@ -302,10 +302,14 @@ fn the_live_processes_tab_shows_the_busy_sender() {
     let senders = start_senders(&pair, "12");
     let fast = senders.fast.pid().to_string();
     let command = format!(
-        "{NETLENS} --netns {} --no-capture --no-bpf --tab processes",
+        "{NETLENS} --netns {} --no-capture --no-bpf --config /dev/null",
         pair.a.name
     );
     tmux.start(80, 24, &std::env::temp_dir(), &command);
+    tmux.wait_for("t", "the first tab", |lines| {
+        lines.iter().any(|l| l.starts_with("IFACE"))
+    });
+    tmux.send_keys(&["9"]);
     let screen = tmux.wait_for("t", "the fast sender with a rate", |lines| {
         lines
             .iter()

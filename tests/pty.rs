@@ -190,7 +190,7 @@ fn shows_interfaces_switches_tabs_opens_help_and_quits_cleanly() {
 
     session.send("?");
     session.wait_for("Keys (? or Esc closes");
-    session.wait_for("go to tab 1-8");
+    session.wait_for("go to tab 1-9");
     session.send("?");
     session.wait_for("rxpck/s");
 

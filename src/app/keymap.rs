@@ -231,10 +231,11 @@ pub const BINDINGS: &[Binding] = &[
             Char('6'),
             Char('7'),
             Char('8'),
+            Char('9'),
         ],
         action: Action::GotoTab,
         scope: Scope::Global,
-        help: "go to tab 1-8",
+        help: "go to tab 1-9",
         hint: Some("tab"),
     },
     Binding {
@@ -637,7 +638,7 @@ pub fn key_label(key: Key) -> String {
     }
 }
 
-/// The short form for the footer: the first key, or "1-8" for a digit run.
+/// The short form for the footer: the first key, or "1-9" for a digit run.
 pub fn hint_label(keys: &[Key]) -> String {
     if keys.len() > 2 {
         return keys_label(keys);
@@ -645,7 +646,7 @@ pub fn hint_label(keys: &[Key]) -> String {
     keys.first().map(|k| key_label(*k)).unwrap_or_default()
 }
 
-/// "q F10", or "1-8" for a run of digits.
+/// "q F10", or "1-9" for a run of digits.
 pub fn keys_label(keys: &[Key]) -> String {
     if keys.len() > 2
         && keys

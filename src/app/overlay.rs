@@ -187,8 +187,8 @@ impl App {
             Action::NextTab => self.tab = self.tab.next(),
             Action::PrevTab => self.tab = self.tab.previous(),
             Action::GotoTab => {
-                if let Key::Char(digit @ '1'..='8') = key {
-                    self.tab = super::tabs::ALL[digit as usize - '1' as usize];
+                if let Some(tab) = key_digit(key).and_then(|d| super::tabs::ALL.get(d - 1)) {
+                    self.tab = *tab;
                 }
             }
             Action::Pause if self.replay.is_some() => return self.replay_action(action, key),
@@ -324,4 +324,12 @@ fn help_key(mut scroll: u16, key: Key, quit: &mut bool) -> (Option<Overlay>, Key
         _ => return (Some(Overlay::Help { scroll }), Keyed::Done(false)),
     }
     (Some(Overlay::Help { scroll }), Keyed::Done(true))
+}
+
+/// The digit 1-9 a key is, if it is one.
+fn key_digit(key: Key) -> Option<usize> {
+    match key {
+        Key::Char(c @ '1'..='9') => Some(c as usize - '0' as usize),
+        _ => None,
+    }
 }

@@ -16,11 +16,15 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::processes::{COLUMNS, Column, ColumnSpec};
 use crate::app::view::Shown;
-use crate::model::processes::{NOT_COUNTED, ProcessRow, owner, socket_rates};
+use crate::model::processes::{ProcessRow, owner, socket_rates};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+/// `model::processes::NOT_COUNTED` in one 80-column line.
+pub const NOT_COUNTED_SHORT: &str =
+    "not counted: unowned sockets, bytes after a closing socket's last sample";
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
@@ -89,7 +93,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let summary = selected.and_then(|i| rows.get(i)).map(summary);
     let lines: Vec<Line> = summary
         .into_iter()
-        .chain([format!("TCP bytes from tcp_info; {NOT_COUNTED}")])
+        .chain([NOT_COUNTED_SHORT.to_string()])
         .map(|text| Line::raw(fit(&text, usize::from(info_area.width))))
         .collect();
     frame.render_widget(Paragraph::new(lines), info_area);
