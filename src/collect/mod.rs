@@ -1,5 +1,6 @@
 //! Collectors and the Sampler thread that runs them once per interval.
 
+pub mod conn_log;
 pub mod conntrack;
 pub mod ctnetlink;
 pub mod drops;
@@ -19,6 +20,7 @@ pub mod softirqs;
 pub mod softnet;
 pub mod stack;
 pub mod sysctl;
+pub mod tcp_destroy;
 
 use crate::model::Sample;
 use anyhow::{Context, Result};
@@ -89,6 +91,7 @@ pub struct Collectors {
     /// For the neighbour dump (a socket of its own: one dump at a time).
     neigh: rtnl::Rtnl,
     drops: drops::DropsCollector,
+    conn_log: conn_log::ConnLog,
 }
 
 impl Collectors {
@@ -118,6 +121,7 @@ impl Collectors {
             demand,
             stack: stack::StackCollector::new(host_knobs)?,
             drops: drops::DropsCollector::new(drop_reasons, label),
+            conn_log: conn_log::ConnLog::open(),
         })
     }
 
@@ -127,7 +131,11 @@ impl Collectors {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         let mono = boottime_seconds();
+        // Drained before the dump: the previous dumps know the sockets
+        // that ended since, with their owners.
+        let closed = self.conn_log.drain(t, mono);
         let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
+        self.conn_log.observe(&sockets, self.stack.cookies(), mono);
         let interfaces = self.link.collect().context("interface dump failed")?;
         let cpu = softnet::collect(&self.host_files, &interfaces);
         // A failed neighbour dump leaves the section empty, not the tick.
@@ -149,6 +157,7 @@ impl Collectors {
             dns: None,
             cpu,
             neighbours,
+            closed: Some(closed),
         })
     }
 }

@@ -70,6 +70,7 @@ pub fn render(current: &Sample, findings: &[Finding], dns: &DnsSeries) -> String
     conntrack(&mut out, current, ns);
     qdiscs(&mut out, current, ns);
     super::drops::render(&mut out, current, ns);
+    super::closed::render(&mut out, current, ns);
     dns_histograms(&mut out, &dns.histograms, ns);
     dns_outcomes(&mut out, &dns.outcomes, ns);
     super::cpu::render(&mut out, current, ns);

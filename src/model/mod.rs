@@ -3,6 +3,7 @@
 //! exactly what the live one showed.
 
 pub mod capture;
+pub mod closed;
 pub mod conntrack;
 pub mod conntrack_rates;
 pub mod cpu;
@@ -55,6 +56,10 @@ pub struct Sample {
     /// The neighbour (ARP/NDP) tables; None when not collected.
     #[serde(default)]
     pub neighbours: Option<neigh::NeighSample>,
+    /// TCP connections that ended during the interval (sock_diag destroy
+    /// notifications); None when not collected (older recordings).
+    #[serde(default)]
+    pub closed: Option<closed::ClosedSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
