@@ -36,22 +36,7 @@ fn round(listener: &TcpListener, closed_port: u16) {
     drop(server);
     let aborted = TcpStream::connect(address).unwrap();
     let (_peer, _) = listener.accept().unwrap();
-    // SO_LINGER 0: close() resets.
-    let linger = libc::linger {
-        l_onoff: 1,
-        l_linger: 0,
-    };
-    use std::os::fd::AsRawFd;
-    // SAFETY: setsockopt reads one struct linger.
-    unsafe {
-        libc::setsockopt(
-            aborted.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_LINGER,
-            (&raw const linger).cast(),
-            std::mem::size_of::<libc::linger>() as libc::socklen_t,
-        )
-    };
+    common::abort_on_close(&aborted); // close() resets
 }
 
 fn scrape(exporter: &Exporter) -> String {
@@ -226,4 +211,22 @@ fn closed_connections_show_live_recorded_replayed_and_exported() {
         "{replayed}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A recording made before netlens kept a connection log still reads: no
+/// `closed` in its samples, and the Closed view says why it is empty.
+#[test]
+fn an_older_recording_has_no_log_and_says_so() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v2.0-capture.nlrec");
+    let mut player = Player::new(Reader::open(std::path::Path::new(fixture)).unwrap()).unwrap();
+    player.utc_offset = 0;
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), false);
+    app.start_replay(player);
+    assert!(app.shown().1.is_some_and(|s| s.closed.is_none()));
+    assert!(app.on_key(Key::Char('c')));
+    let screen = render(&mut app, 80, 24);
+    assert!(
+        screen.contains("no connection log in this sample"),
+        "{screen}"
+    );
 }

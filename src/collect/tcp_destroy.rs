@@ -9,7 +9,10 @@
 //! uid, no inode. idiag_state is TCP_CLOSE for every ending, so the ending
 //! comes from the counters (see `ending`).
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use super::inet_diag;
+#[cfg(test)]
+use std::net::IpAddr;
+use std::net::SocketAddr;
 
 const INET_DIAG_MSG_LEN: usize = 72;
 const INET_DIAG_INFO: u16 = 2;
@@ -74,16 +77,10 @@ pub fn cookie(payload: &[u8]) -> Option<u64> {
 }
 
 fn endpoint(family: u8, address: &[u8], port: [u8; 2]) -> SocketAddr {
-    let ip = if family == AF_INET {
-        IpAddr::V4(Ipv4Addr::new(
-            address[0], address[1], address[2], address[3],
-        ))
-    } else {
-        let mut raw = [0u8; 16];
-        raw.copy_from_slice(&address[..16]);
-        IpAddr::V6(Ipv6Addr::from(raw))
-    };
-    SocketAddr::new(ip, u16::from_be_bytes(port))
+    SocketAddr::new(
+        inet_diag::address(family, address),
+        u16::from_be_bytes(port),
+    )
 }
 
 /// One message payload (after the netlink header); None when it is too
@@ -106,18 +103,11 @@ pub fn parse(payload: &[u8]) -> Option<Destroyed> {
         wqueue: u32_at(payload, 60),
         info: None,
     };
-    let mut rest = &payload[INET_DIAG_MSG_LEN..];
-    while rest.len() >= 4 {
-        let length = usize::from(u16::from_ne_bytes([rest[0], rest[1]]));
-        let kind = u16::from_ne_bytes([rest[2], rest[3]]) & 0x3fff;
-        if length < 4 || length > rest.len() {
-            break;
-        }
+    inet_diag::attributes(&payload[INET_DIAG_MSG_LEN..], |kind, value| {
         if kind == INET_DIAG_INFO {
-            destroyed.info = death_info(&rest[4..length]);
+            destroyed.info = death_info(value);
         }
-        rest = &rest[((length + 3) & !3).min(rest.len())..];
-    }
+    });
     Some(destroyed)
 }
 
