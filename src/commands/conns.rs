@@ -35,7 +35,21 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
         out.flush()?;
     }
     let mut lost = 0;
-    while !super::capture::stopped() && deadline.is_none_or(|d| Instant::now() < d) {
+    // Once stopped, one more sample taken after the stop still comes: it
+    // holds what closed since the last one (bounded by two intervals).
+    let mut stopping: Option<(f64, Instant)> = None;
+    loop {
+        let stop_now = super::capture::stopped() || deadline.is_some_and(|d| Instant::now() >= d);
+        if stop_now && stopping.is_none() {
+            let patience = collect.interval * 2 + Duration::from_secs(1);
+            stopping = Some((
+                crate::collect::boottime_seconds(),
+                Instant::now() + patience,
+            ));
+        }
+        if stopping.is_some_and(|(_, give_up)| Instant::now() >= give_up) {
+            break;
+        }
         let sample = match events.try_recv() {
             Ok(SamplerEvent::Sample(sample)) => sample,
             Ok(SamplerEvent::Error(error)) => {
@@ -48,7 +62,9 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
             }
             Err(TryRecvError::Disconnected) => bail!("the sampler stopped"),
         };
-        let Some(log) = &sample.closed else { continue };
+        let Some(log) = &sample.closed else {
+            continue;
+        };
         if let Some(error) = &log.error {
             bail!("{error}");
         }
@@ -76,6 +92,9 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
                 log.lost
             );
             lost = log.lost;
+        }
+        if stopping.is_some_and(|(at, _)| sample.mono >= at) {
+            break;
         }
     }
     drop(sampler);

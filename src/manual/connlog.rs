@@ -7,7 +7,8 @@ them, from the kernel's sock_diag destroy notifications (a NETLINK_SOCK_DIAG soc
 to SKNLGRP_INET_TCP_DESTROY and SKNLGRP_INET6_TCP_DESTROY, opened by the sampler thread
 inside \fB\-\-netns\fR/\fB\-\-pid\fR): no capture and no eBPF. The kernel sends the
 socket's last tcp_info as it frees it. \fBnetlens conns\fR prints them (a table, or JSON
-Lines with \fB\-\-json\fR; each line flushed; until Ctrl-C or \fB\-\-duration\fR D); the
+Lines with \fB\-\-json\fR; each line flushed; until Ctrl-C, SIGTERM or \fB\-\-duration\fR D,
+then one more sample, at most two intervals later, so what closed meanwhile is printed); the
 Sockets tab's Closed view (\fBc\fR switches Open/Closed) lists the last ones, filtered by
 the tab's filter and sorted by any column; \fBsnapshot \-\-json\fR has them
 in \fBclosed[]\fR; recordings keep them; the exporter counts them.
