@@ -17,6 +17,9 @@ mod keymap;
 #[path = "src/manual/sections.rs"]
 mod sections;
 
+#[path = "src/manual/connlog.rs"]
+mod connlog;
+
 #[path = "src/findings/thresholds/table.rs"]
 mod thresholds;
 
@@ -34,6 +37,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/units.rs");
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
+    println!("cargo:rerun-if-changed=src/manual/connlog.rs");
     println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");
     println!("cargo:rerun-if-changed=src/findings/catalogue");
     println!("cargo:rerun-if-changed=src/findings/names.rs");
@@ -53,6 +57,7 @@ fn main() {
     write_keys(&mut page);
     write_configuration(&mut page);
     page.extend_from_slice(with_findings(sections::SECTIONS).as_bytes());
+    page.extend_from_slice(connlog::CONNECTION_LOG.as_bytes());
     page.extend_from_slice(catalogue::man_section().as_bytes());
     page.extend_from_slice(catalogue::reasons_man_section().as_bytes());
     man.render_version_section(&mut page)

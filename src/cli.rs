@@ -149,6 +149,8 @@ pub enum Command {
     Capture(CaptureCmdArgs),
     /// Serve the latest sample as OpenMetrics (Prometheus) on GET /metrics
     Export(ExportArgs),
+    /// Print each TCP connection as it ends, as bcc's tcplife does
+    Conns(ConnsArgs),
     /// Open a tmux troubleshooting layout: interfaces, TCP, flows and DNS panes
     Tmux(TmuxArgs),
     /// Print the counter catalogue's entry for a kernel counter or drop reason
@@ -161,6 +163,17 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct ConnsArgs {
+    /// Print one JSON object per connection, one per line
+    #[arg(long)]
+    pub json: bool,
+
+    /// Stop after this long (default: until SIGINT or SIGTERM)
+    #[arg(long, value_parser = parse_duration, value_name = "D")]
+    pub duration: Option<Duration>,
 }
 
 #[derive(Debug, Args)]

@@ -27,9 +27,34 @@ pub struct Config {
     pub theme: ThemeName,
     pub mouse: bool,
     pub compact: bool,
+    /// How many closed connections the Sockets tab's Closed view keeps.
+    pub closed_rows: ClosedRows,
     pub columns: Columns,
     pub thresholds: Thresholds,
     pub dns: Dns,
+}
+
+/// `closed_rows`: 1 to 100,000 (each row is a few hundred bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClosedRows(pub usize);
+
+impl Default for ClosedRows {
+    fn default() -> Self {
+        Self(crate::model::closed::DEFAULT_VIEW_ROWS)
+    }
+}
+
+impl<'de> Deserialize<'de> for ClosedRows {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let rows = usize::deserialize(d)?;
+        if (1..=100_000).contains(&rows) {
+            Ok(Self(rows))
+        } else {
+            Err(D::Error::custom(format!(
+                "closed_rows {rows} is out of range (1 to 100000)"
+            )))
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

@@ -41,6 +41,7 @@ fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
         Some(Command::Record(args)) => commands::record::run(&cli.collect, args, limits),
         Some(Command::Replay(args)) => commands::replay::run(cli, args, config),
         Some(Command::Capture(args)) => commands::capture::run(&cli.collect, args),
+        Some(Command::Conns(args)) => commands::conns::run(&cli.collect, args),
         Some(Command::Export(args)) => commands::export::run(&cli.collect, args, limits),
         Some(Command::Tmux(args)) => commands::tmux::run(cli, args),
         Some(Command::Explain(args)) => commands::explain::run(args),

@@ -98,6 +98,8 @@ pub enum Action {
     Tree,
     /// Sockets: destroy the selected TCP socket (ss -K), after a y/N.
     KillSocket,
+    /// Sockets: switch between the open sockets and the closed connections.
+    ToggleClosed,
     /// The setup screen: columns, thresholds, interval, theme.
     Setup,
     /// Setup: show or hide the selected column, or flip the theme.
@@ -398,6 +400,13 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Drops,
         help: "go to the site's interface (Interfaces)",
         hint: Some("iface"),
+    },
+    Binding {
+        keys: &[Char('c')],
+        action: Action::ToggleClosed,
+        scope: Scope::Sockets,
+        help: "open sockets / closed connections (how each ended)",
+        hint: Some("closed"),
     },
     Binding {
         keys: &[F(9)],

@@ -9,6 +9,7 @@
 //! prompt, the replay keys, the global keys, then the flow screen or the
 //! tab. The key table is `keymap`.
 
+pub mod closed;
 pub mod conntrack;
 pub mod dns;
 pub mod drops;

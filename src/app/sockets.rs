@@ -6,6 +6,7 @@
 //! the sort or the filter changes), not once per frame: `order` caches the
 //! sorted row indices and frames only look at the visible slice.
 
+use super::closed::{self, ClosedView};
 use super::keymap::{Action, Key, Scope};
 use super::links::Link;
 use super::search::next_match;
@@ -278,6 +279,9 @@ pub struct SocketsView {
     pub tree: bool,
     /// The columns drawn last time: the sort cycles through these.
     pub on_screen: Vec<Column>,
+    /// `c`: the closed connections instead of the open sockets.
+    pub show_closed: bool,
+    pub closed: ClosedView,
 }
 
 impl Default for SocketsView {
@@ -297,6 +301,8 @@ impl Default for SocketsView {
             thresholds: Thresholds::DEFAULT,
             tree: false,
             on_screen: Vec::new(),
+            show_closed: false,
+            closed: ClosedView::default(),
         }
     }
 }
@@ -468,6 +474,15 @@ impl TabView for SocketsView {
     }
 
     fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
+        if action == Action::ToggleClosed {
+            self.show_closed = !self.show_closed;
+            self.detail = false;
+            return Reply::Redraw(true);
+        }
+        if self.show_closed {
+            let (filter, editing) = (&mut self.filter, &mut self.editing_filter);
+            return closed::on_action(&mut self.closed, filter, editing, action, shown);
+        }
         // The htop keys work in the table, not in the detail pane.
         match action {
             Action::Tree | Action::KillSocket if self.detail => return Reply::Redraw(false),
@@ -534,6 +549,10 @@ impl TabView for SocketsView {
     }
 
     fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
+        if self.show_closed {
+            self.closed.selected = index;
+            return true;
+        }
         if self.detail {
             return false;
         }

@@ -27,7 +27,8 @@ fn u64_ne(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_ne_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
 }
 
-fn address(family: u8, bytes: &[u8]) -> IpAddr {
+/// An address as inet_diag_sockid holds it: 16 bytes, IPv4 in the first 4.
+pub fn address(family: u8, bytes: &[u8]) -> IpAddr {
     let mut raw = [0u8; 16];
     raw.copy_from_slice(&bytes[..16]);
     if family == AF_INET {
@@ -63,26 +64,31 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         queue_streak: 0,
         v6only: false,
     };
-    let mut rest = &payload[INET_DIAG_MSG_LEN..];
+    attributes(&payload[INET_DIAG_MSG_LEN..], |kind, value| match kind {
+        INET_DIAG_INFO => socket.tcp = tcp_info(value),
+        INET_DIAG_SKMEMINFO => {
+            socket.rcvbuf = u32_ne(value, SK_MEMINFO_RCVBUF * 4);
+            socket.drops = u32_ne(value, SK_MEMINFO_DROPS * 4);
+        }
+        INET_DIAG_SKV6ONLY => socket.v6only = value.first().is_some_and(|v| *v != 0),
+        _ => {}
+    });
+    Some(socket)
+}
+
+/// Hands each netlink attribute (type without its flag bits, value) after
+/// an inet_diag_msg to `each`. A length below the header or past the end
+/// stops the walk: nothing is read beyond `rest`.
+pub fn attributes(mut rest: &[u8], mut each: impl FnMut(u16, &[u8])) {
     while rest.len() >= 4 {
         let length = usize::from(u16::from_ne_bytes([rest[0], rest[1]]));
         let kind = u16::from_ne_bytes([rest[2], rest[3]]) & 0x3fff;
         if length < 4 || length > rest.len() {
-            break;
+            return;
         }
-        let value = &rest[4..length];
-        match kind {
-            INET_DIAG_INFO => socket.tcp = tcp_info(value),
-            INET_DIAG_SKMEMINFO => {
-                socket.rcvbuf = u32_ne(value, SK_MEMINFO_RCVBUF * 4);
-                socket.drops = u32_ne(value, SK_MEMINFO_DROPS * 4);
-            }
-            INET_DIAG_SKV6ONLY => socket.v6only = value.first().is_some_and(|v| *v != 0),
-            _ => {}
-        }
+        each(kind, &rest[4..length]);
         rest = &rest[((length + 3) & !3).min(rest.len())..];
     }
-    Some(socket)
 }
 
 /// The struct tcp_info fields netlens shows (offsets from linux/tcp.h).

@@ -1,5 +1,6 @@
 //! Collectors and the Sampler thread that runs them once per interval.
 
+pub mod conn_log;
 pub mod conntrack;
 pub mod ctnetlink;
 pub mod drops;
@@ -20,6 +21,7 @@ pub mod softirqs;
 pub mod softnet;
 pub mod stack;
 pub mod sysctl;
+pub mod tcp_destroy;
 
 use crate::model::Sample;
 use anyhow::{Context, Result};
@@ -91,6 +93,7 @@ pub struct Collectors {
     neigh: rtnl::Rtnl,
     drops: drops::DropsCollector,
     processes: processes::ProcessTable,
+    conn_log: conn_log::ConnLog,
 }
 
 impl Collectors {
@@ -121,6 +124,7 @@ impl Collectors {
             stack: stack::StackCollector::new(host_knobs)?,
             drops: drops::DropsCollector::new(drop_reasons, label),
             processes: processes::ProcessTable::default(),
+            conn_log: conn_log::ConnLog::open(),
         })
     }
 
@@ -130,7 +134,11 @@ impl Collectors {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         let mono = boottime_seconds();
+        // Drained before the dump: the previous dumps know the sockets
+        // that ended since, with their owners.
+        let closed = self.conn_log.drain(t, mono);
         let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
+        self.conn_log.observe(&sockets, self.stack.cookies(), mono);
         let interfaces = self.link.collect().context("interface dump failed")?;
         let cpu = softnet::collect(&self.host_files, &interfaces);
         // A failed neighbour dump leaves the section empty, not the tick.
@@ -154,6 +162,7 @@ impl Collectors {
             cpu,
             neighbours,
             processes,
+            closed: Some(closed),
         })
     }
 }

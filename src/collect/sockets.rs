@@ -31,6 +31,8 @@ const SOCK_DIAG_BY_FAMILY: u16 = 20;
 /// What one dump of every TCP and UDP socket found.
 pub struct SocketDump {
     pub sockets: Vec<SocketSample>,
+    /// The socket cookie of each of `sockets`, in the same order.
+    pub cookies: Vec<u64>,
     /// TCP sockets per state, index = state - 1.
     pub states: [u32; 11],
 }
@@ -69,6 +71,7 @@ impl SockDiag {
     pub fn dump(&mut self) -> Result<SocketDump> {
         let mut out = SocketDump {
             sockets: Vec::with_capacity(self.last_count + self.last_count / 8),
+            cookies: Vec::with_capacity(self.last_count + self.last_count / 8),
             states: [0; 11],
         };
         for (proto, protocol) in [(Proto::Tcp, IPPROTO_TCP), (Proto::Udp, IPPROTO_UDP)] {
@@ -91,6 +94,8 @@ impl SockDiag {
                 let result = self.run(request, |payload| {
                     if let Some(socket) = inet_diag::parse(proto, payload) {
                         out.sockets.push(socket);
+                        out.cookies
+                            .push(super::tcp_destroy::cookie(payload).unwrap_or(0));
                     }
                 });
                 // A kernel without IPv6 answers the AF_INET6 dump with an

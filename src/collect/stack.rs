@@ -12,6 +12,8 @@ pub struct StackCollector {
     diag: SockDiag,
     owners: OwnerCache,
     host_knobs: sysctl::HostKnobs,
+    /// The socket cookies of the last dump, in the order of its sockets.
+    cookies: Vec<u64>,
 }
 
 impl StackCollector {
@@ -21,12 +23,14 @@ impl StackCollector {
             diag: SockDiag::new()?,
             owners: OwnerCache::default(),
             host_knobs,
+            cookies: Vec::new(),
         })
     }
 
     pub fn collect(&mut self) -> Result<(Vec<SocketSample>, TcpSample)> {
         let dump = self.diag.dump()?;
         let mut sockets = dump.sockets;
+        self.cookies = dump.cookies;
         let live: HashSet<u32> = sockets
             .iter()
             .map(|s| s.inode)
@@ -51,5 +55,10 @@ impl StackCollector {
             orphans,
         };
         Ok((sockets, tcp))
+    }
+
+    /// The socket cookies of the last dump, in the order of its sockets.
+    pub fn cookies(&self) -> &[u64] {
+        &self.cookies
     }
 }

@@ -21,7 +21,8 @@ extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::Relaxed);
 }
 
-fn catch_signals() {
+/// Makes SIGINT and SIGTERM set a flag (`stopped`) instead of killing.
+pub(crate) fn catch_signals() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: installs an async-signal-safe handler (one atomic store).
         // No SA_RESTART: poll returns EINTR and the loop sees STOP at once.
@@ -32,6 +33,11 @@ fn catch_signals() {
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
     }
+}
+
+/// Whether SIGINT or SIGTERM arrived since `catch_signals`.
+pub(crate) fn stopped() -> bool {
+    STOP.load(Ordering::Relaxed)
 }
 
 pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {

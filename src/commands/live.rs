@@ -50,6 +50,7 @@ pub fn configured_app(cli: &Cli, config: &Config) -> App {
     let mut app = App::new(tab, cli.collect.interval, color);
     app.set_thresholds(config.thresholds);
     app.columns = config.columns.clone();
+    app.sockets.closed.limit = config.closed_rows.0;
     app.config = config.clone();
     app.config_path = cli.config.clone().or_else(crate::config::default_path);
     app.compact = cli.compact;

@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod completions;
 pub mod config;
+pub mod conns;
 pub mod event_loop;
 pub mod explain;
 pub mod export;

@@ -66,10 +66,12 @@ pub fn render(config: &Config) -> String {
          # Take the mouse (click tabs and rows); off keeps tmux's own mouse\n\
          mouse = {}\n\
          # Always the compact layout (automatic below 60 columns or 12 rows)\n\
-         compact = {}\n\n\
+         compact = {}\n\
+         # Closed connections the Sockets tab's Closed view (c) keeps, 1-100000\n\
+         closed_rows = {}\n\n\
          [columns]\n\
          # Columns per tab by header title; [] shows every column that fits.\n",
-        config.mouse, config.compact
+        config.mouse, config.compact, config.closed_rows.0
     ));
     for (key, tab, list) in [
         ("interfaces", Tab::Interfaces, &config.columns.interfaces),

@@ -5,6 +5,7 @@
 //! the next one, so a scrape costs a copy, not a socket or conntrack dump.
 
 pub mod alerts;
+pub mod closed;
 pub mod cpu;
 pub mod dns;
 pub mod drops;

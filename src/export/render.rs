@@ -75,6 +75,7 @@ pub fn render(
     conntrack(&mut out, current, ns);
     qdiscs(&mut out, current, ns);
     super::drops::render(&mut out, current, ns);
+    super::closed::render(&mut out, current, ns);
     dns_histograms(&mut out, &dns.histograms, ns);
     dns_outcomes(&mut out, &dns.outcomes, ns);
     super::cpu::render(&mut out, current, ns);

@@ -3,6 +3,7 @@
 //! exactly what the live one showed.
 
 pub mod capture;
+pub mod closed;
 pub mod conntrack;
 pub mod conntrack_rates;
 pub mod cpu;
@@ -60,6 +61,10 @@ pub struct Sample {
     /// recordings, where the socket's owner name stands in).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processes: Vec<processes::ProcessInfo>,
+    /// TCP connections that ended during the interval (sock_diag destroy
+    /// notifications); None when not collected (older recordings).
+    #[serde(default)]
+    pub closed: Option<closed::ClosedSample>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

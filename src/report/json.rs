@@ -29,6 +29,12 @@ struct SampleJson<'a> {
     tcp: Option<Option<sockets_json::TcpJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sockets: Option<Vec<sockets_json::SocketJson<'a>>>,
+    /// TCP connections that ended in the interval (with `sockets`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    closed: Option<Vec<super::closed::ClosedJson<'a>>>,
+    /// Some(None) prints `"closed_log": null` (not collected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    closed_log: Option<Option<super::closed::ClosedLogJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     processes: Option<Vec<super::processes_json::ProcessJson>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -317,6 +323,17 @@ pub fn sample_line(
         processes: sections
             .processes
             .then(|| super::processes_json::processes(previous, current)),
+        closed: sections.sockets.then(|| {
+            current
+                .closed
+                .iter()
+                .flat_map(|c| &c.conns)
+                .map(super::closed::json)
+                .collect()
+        }),
+        closed_log: sections
+            .sockets
+            .then(|| current.closed.as_ref().map(super::closed::log_json)),
         capture,
         flows,
         dns: sections

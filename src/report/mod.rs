@@ -1,5 +1,6 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
+pub mod closed;
 mod cpu_json;
 pub mod dns_json;
 pub mod drops_json;

@@ -22,11 +22,15 @@ pub fn render(frame: &mut Frame, area: Rect, scroll: u16, theme: Theme) -> u16 {
         inner_width
     };
     let lines = help_lines(theme, column_width);
-    let per_column = if two_columns {
+    let mut per_column = if two_columns {
         lines.len().div_ceil(2)
     } else {
         lines.len()
     };
+    // A wrapped entry stays in one column: its continuation lines follow it.
+    while lines.get(per_column).is_some_and(is_continuation) {
+        per_column += 1;
+    }
     let height = usize::from(area.height.saturating_sub(2));
     let max_scroll = per_column.saturating_sub(height) as u16;
     let scroll = scroll.min(max_scroll);
@@ -82,10 +86,20 @@ fn help_lines(theme: Theme, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
+/// A line of an entry's text wrapped under it (the key column blank).
+fn is_continuation(line: &Line) -> bool {
+    line.spans
+        .first()
+        .is_some_and(|span| span.content.len() == KEY_INDENT && span.content.trim().is_empty())
+}
+
+/// Where an entry's text starts, past its key.
+const KEY_INDENT: usize = 12;
+
 /// A key and what it does, the text wrapped under itself (indented past the
 /// key) when the column is too narrow for it.
 fn key_lines(lines: &mut Vec<Line<'static>>, keys: &str, help: &str, width: usize, theme: Theme) {
-    const INDENT: usize = 12;
+    const INDENT: usize = KEY_INDENT;
     let wrapped = super::format::wrap(help, width.saturating_sub(INDENT).max(8));
     // Keys too long for their room ("Space Enter") get a line of their own.
     let own_line = keys.chars().count() >= INDENT - 2;

@@ -11,6 +11,7 @@
 //! ```
 
 pub mod chrome;
+pub mod closed;
 pub mod conntrack;
 pub mod cpu_panel;
 pub mod dns;

@@ -25,6 +25,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    if app.sockets.show_closed {
+        super::closed::render(frame, area, app, theme);
+        return;
+    }
     let Some(index) = app.shown_index() else {
         frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
         return;

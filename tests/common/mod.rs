@@ -344,6 +344,24 @@ pub fn udp_traffic(
     }
 }
 
+/// SO_LINGER 0: close() then aborts the connection with a reset.
+pub fn abort_on_close(stream: &std::net::TcpStream) {
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: setsockopt reads one struct linger, which outlives the call.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&raw const linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+}
+
 /// Kills (by PID, via `Child::kill`) and reaps a child on drop.
 pub struct ChildGuard(pub Child);
 

@@ -1,0 +1,150 @@
+//! Closed TCP connections: what sock_diag's destroy notifications said about
+//! each socket as the kernel freed it (the connection log, tcplife-style).
+
+use super::sockets::SocketUser;
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+
+/// At most this many closed connections are kept in one sample; the rest
+/// of the interval's are counted in `ClosedSample::overflow`.
+pub const MAX_PER_SAMPLE: usize = 4096;
+
+/// How many closed connections the Sockets tab's Closed view lists unless
+/// the config file's `closed_rows` says otherwise.
+pub const DEFAULT_VIEW_ROWS: usize = 1000;
+
+/// How a connection ended, as far as the socket's last tcp_info tells (the
+/// rule and its limits: `collect::tcp_destroy::ending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    /// Our FIN was sent and acknowledged: a normal close.
+    Fin,
+    /// A reset arrived (the socket held no unread data, sent no FIN that
+    /// was acknowledged, and no retransmission was pending).
+    RstReceived,
+    /// We aborted (SO_LINGER 0 close): the kernel sent a reset and zeroed
+    /// the socket's counters.
+    RstSent,
+    /// A reset, sent because data was unread at close or received:
+    /// tcp_info does not tell which.
+    Rst,
+    /// Retransmissions (or keepalive / window probes) went unanswered.
+    Timeout,
+    /// Never established: a reset (or an ICMP error) answered the SYN.
+    Refused,
+    /// Never established: no answer to the SYNs.
+    SynTimeout,
+}
+
+impl Ending {
+    pub const ALL: [Ending; 7] = [
+        Ending::Fin,
+        Ending::RstReceived,
+        Ending::RstSent,
+        Ending::Rst,
+        Ending::Timeout,
+        Ending::Refused,
+        Ending::SynTimeout,
+    ];
+
+    /// The name in tables, JSON and the exporter's `how` label.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::Fin => "fin",
+            Ending::RstReceived => "rst-received",
+            Ending::RstSent => "rst-sent",
+            Ending::Rst => "rst",
+            Ending::Timeout => "timeout",
+            Ending::Refused => "refused",
+            Ending::SynTimeout => "syn-timeout",
+        }
+    }
+
+    /// Whether the connection was ever established.
+    pub fn established(self) -> bool {
+        !matches!(self, Ending::Refused | Ending::SynTimeout)
+    }
+}
+
+/// One TCP connection that ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClosedConn {
+    /// Wall-clock time the notification was read, seconds since the epoch.
+    pub t: f64,
+    /// The kernel's socket cookie (unique per socket while the host runs).
+    pub cookie: u64,
+    pub local: SocketAddr,
+    /// The peer; port 0 when an abort or a failed connect cleared it and
+    /// netlens had not seen the socket before.
+    pub peer: SocketAddr,
+    /// The process that held the socket when netlens last saw it (it may
+    /// have exited since), else the owner of the listener that accepted it;
+    /// empty when neither is known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<SocketUser>,
+    /// Whether the socket was accepted from a listener (else it connected).
+    pub accepted: bool,
+    /// Data bytes the peer acknowledged (SYN and FIN not counted); None when
+    /// the kernel zeroed the counters (abort, failed connect) and netlens had
+    /// not seen the socket.
+    pub bytes_sent: Option<u64>,
+    /// Data bytes received in order (the peer's FIN not counted).
+    pub bytes_received: Option<u64>,
+    /// Seconds from the first sample that saw the socket to its end; None
+    /// when it lived and died between two samples.
+    pub duration_s: Option<f64>,
+    /// Smoothed RTT in microseconds; 0 when never measured.
+    pub rtt_us: u32,
+    /// Retransmitted segments over the connection's life.
+    pub retrans: u32,
+    pub ending: Ending,
+}
+
+/// The connection log of one sample: what ended during its interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClosedSample {
+    pub conns: Vec<ClosedConn>,
+    /// Connections of this interval left out beyond `MAX_PER_SAMPLE`.
+    #[serde(default)]
+    pub overflow: u64,
+    /// Notifications the kernel dropped because netlens' receive buffer was
+    /// full (ENOBUFS), since netlens started: a lower bound.
+    #[serde(default)]
+    pub lost: u64,
+    /// Connections that ended since netlens started, per ending (the
+    /// exporter's counters); in `Ending::ALL` order.
+    #[serde(default)]
+    pub totals: Vec<u64>,
+    /// Why there is no log (one line), e.g. a missing CAP_NET_ADMIN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ClosedSample {
+    /// A sample that only says why the log is missing.
+    pub fn unavailable(error: String) -> Self {
+        Self {
+            error: Some(error),
+            ..Self::default()
+        }
+    }
+
+    /// The count of connections ended with `ending` since netlens started.
+    pub fn total(&self, ending: Ending) -> u64 {
+        let index = Ending::ALL.iter().position(|e| *e == ending);
+        index.and_then(|i| self.totals.get(i)).copied().unwrap_or(0)
+    }
+}
+
+impl ClosedConn {
+    /// The first owner's command, "-" when unknown.
+    pub fn process(&self) -> &str {
+        self.users.first().map_or("-", |u| u.process.as_str())
+    }
+
+    /// The first owner's pid, None when unknown.
+    pub fn pid(&self) -> Option<u32> {
+        self.users.first().map(|u| u.pid)
+    }
+}

@@ -1,0 +1,86 @@
+//! The connection log for scripts: the tcplife-style table and JSON object
+//! of one closed connection (`netlens conns`, `snapshot --json`'s closed[]).
+
+use crate::model::closed::{ClosedConn, ClosedSample};
+use serde::Serialize;
+
+/// One closed connection as JSON; keys documented in the man page.
+#[derive(Serialize)]
+pub struct ClosedJson<'a> {
+    pub t: f64,
+    pub pid: Option<u32>,
+    pub comm: &'a str,
+    pub local: String,
+    pub peer: String,
+    pub accepted: bool,
+    pub bytes_sent: Option<u64>,
+    pub bytes_received: Option<u64>,
+    pub duration_ms: Option<f64>,
+    pub rtt_ms: f64,
+    pub retrans: u32,
+    pub ending: &'static str,
+    pub cookie: u64,
+}
+
+/// The log's health for one sample: what was left out or lost.
+#[derive(Serialize)]
+pub struct ClosedLogJson<'a> {
+    pub lost: u64,
+    pub overflow: u64,
+    pub error: Option<&'a str>,
+}
+
+pub fn json(conn: &ClosedConn) -> ClosedJson<'_> {
+    ClosedJson {
+        t: conn.t,
+        pid: conn.pid(),
+        comm: conn.process(),
+        local: conn.local.to_string(),
+        peer: conn.peer.to_string(),
+        accepted: conn.accepted,
+        bytes_sent: conn.bytes_sent,
+        bytes_received: conn.bytes_received,
+        duration_ms: conn.duration_s.map(|s| (s * 1000.0).round()),
+        rtt_ms: f64::from(conn.rtt_us) / 1000.0,
+        retrans: conn.retrans,
+        ending: conn.ending.name(),
+        cookie: conn.cookie,
+    }
+}
+
+pub fn log_json(closed: &ClosedSample) -> ClosedLogJson<'_> {
+    ClosedLogJson {
+        lost: closed.lost,
+        overflow: closed.overflow,
+        error: closed.error.as_deref(),
+    }
+}
+
+/// The table's header, tcplife's columns plus RTT, retransmits and ending.
+pub fn header() -> String {
+    format!(
+        "{:<8} {:>7} {:<15} {:<22} {:<22} {:>10} {:>10} {:>8} {:>7} {:>4} {}",
+        "TIME", "PID", "COMM", "LOCAL", "PEER", "TX_B", "RX_B", "MS", "RTT_MS", "RETR", "HOW"
+    )
+}
+
+/// One row of the table; "-" where a value is unknown (a duration when
+/// the connection lived and died between two samples).
+pub fn line(conn: &ClosedConn) -> String {
+    let unknown = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    format!(
+        "{:<8} {:>7} {:<15} {:<22} {:<22} {:>10} {:>10} {:>8} {:>7.2} {:>4} {}",
+        crate::clock::local_hms(conn.t),
+        conn.pid().map_or("-".to_string(), |p| p.to_string()),
+        conn.process(),
+        conn.local.to_string(),
+        conn.peer.to_string(),
+        unknown(conn.bytes_sent),
+        unknown(conn.bytes_received),
+        conn.duration_s
+            .map_or("-".to_string(), |s| format!("{:.0}", s * 1000.0)),
+        f64::from(conn.rtt_us) / 1000.0,
+        conn.retrans,
+        conn.ending.name(),
+    )
+}

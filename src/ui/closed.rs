@@ -1,0 +1,177 @@
+//! The Sockets tab's Closed view (`c`): the connections that ended, as
+//! bcc's tcplife lists them, newest first.
+//!
+//! ```text
+//! Process     Local             Peer              Sent     Recv     How
+//! curl/4242   198.18.0.1:40312  198.18.0.2:443    517 B    3.20 KiB fin
+//! -           198.18.0.1:40314  198.18.0.2:9      0 B      0 B      refused
+//! 12:00:01 198.18.0.1:40312 → 198.18.0.2:443 lived 1.2 s rtt 0.3 ms retr 0 fin
+//! 2 closed (last 1000 kept) · 0 lost
+//! ```
+//! At 80 columns the table holds the process, the endpoints, the bytes and
+//! the ending; wider panes add time, duration, rtt and retransmits.
+
+use super::format;
+use super::sockets::fit_endpoint;
+use super::table;
+use super::theme::Theme;
+use crate::app::App;
+use crate::app::closed::{CLOSED_COLUMNS, ClosedColumn, ClosedSpec};
+use crate::model::closed::{ClosedConn, Ending};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::{Cell, Paragraph, Table};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let Some(index) = app.shown_index() else {
+        frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
+        return;
+    };
+    let info_height = match area.height {
+        8.. => 2,
+        4..=7 => 1,
+        _ => 0,
+    };
+    let [table_area, info_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
+    let status = status_text(app, index);
+    let view = &mut app.sockets;
+    let filter = view.filter.clone();
+    let rows = view.closed.rows(&app.history, index, &filter).to_vec();
+    let closed = &mut view.closed;
+    let visible = usize::from(table_area.height.saturating_sub(1));
+    closed.selected = closed.selected.min(rows.len().saturating_sub(1));
+    closed
+        .window
+        .fit(Some(closed.selected), rows.len(), visible);
+    let columns = table::fitting(CLOSED_COLUMNS, table_area.width, |_| true);
+    closed.on_screen = columns.iter().map(|spec| spec.column).collect();
+    let widths = table::widths(&columns, |c| {
+        matches!(c, ClosedColumn::Local | ClosedColumn::Peer)
+    });
+    let sorted = |column| column == closed.sort;
+    let header = table::header(&columns, sorted, closed.descending, right_aligned, theme);
+    let body = rows
+        .iter()
+        .enumerate()
+        .skip(closed.window.offset)
+        .take(visible)
+        .map(|(i, conn)| {
+            let cells = columns.iter().map(|spec| cell(conn, spec));
+            let row = table::body_row(cells, i == closed.selected, theme);
+            if i != closed.selected && conn.ending != Ending::Fin {
+                row.style(theme.warn())
+            } else {
+                row
+            }
+        });
+    frame.render_widget(
+        Table::new(body, widths).header(header).column_spacing(1),
+        table_area,
+    );
+    if let Some(body_area) = table::body_area(table_area) {
+        app.hits.rows = Some((body_area, closed.window.offset));
+        if rows.is_empty() {
+            let note = if filter.is_empty() {
+                "no TCP connection ended yet"
+            } else {
+                "no closed connection matches the filter"
+            };
+            table::render_empty_note(frame, body_area, note);
+        }
+    }
+    render_info(frame, info_area, rows.get(closed.selected), &status);
+}
+
+fn right_aligned(column: ClosedColumn) -> bool {
+    matches!(
+        column,
+        ClosedColumn::Sent
+            | ClosedColumn::Received
+            | ClosedColumn::Duration
+            | ClosedColumn::Rtt
+            | ClosedColumn::Retrans
+    )
+}
+
+fn cell(conn: &ClosedConn, spec: &ClosedSpec) -> Cell<'static> {
+    let bytes = |v: Option<u64>| v.map_or("-".to_string(), |b| format::bytes_short(b as f64));
+    let text = match spec.column {
+        ClosedColumn::Time => crate::clock::local_hms(conn.t),
+        ClosedColumn::Process => match conn.pid() {
+            Some(pid) => format!("{}/{pid}", conn.process()),
+            None => "-".to_string(),
+        },
+        ClosedColumn::Local => fit_endpoint(&conn.local.to_string(), spec.width),
+        ClosedColumn::Peer => fit_endpoint(&conn.peer.to_string(), spec.width),
+        ClosedColumn::Sent => bytes(conn.bytes_sent),
+        ClosedColumn::Received => bytes(conn.bytes_received),
+        ClosedColumn::Duration => duration(conn.duration_s),
+        ClosedColumn::Rtt => format!("{:.2}", f64::from(conn.rtt_us) / 1000.0),
+        ClosedColumn::Retrans => conn.retrans.to_string(),
+        ClosedColumn::Ending => conn.ending.name().to_string(),
+    };
+    let text = format::fit(&text, usize::from(spec.width));
+    if right_aligned(spec.column) {
+        Cell::from(ratatui::text::Line::from(text).right_aligned())
+    } else {
+        Cell::from(text)
+    }
+}
+
+/// "<tick" when no sample saw the connection alive.
+fn duration(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "<tick".to_string(),
+        Some(s) if s < 60.0 => format!("{s:.1}s"),
+        Some(s) => format!("{:.0}m", s / 60.0),
+    }
+}
+
+/// The log's health at the shown sample: its error line, else the count
+/// kept and the notifications lost.
+fn status_text(app: &App, index: usize) -> String {
+    let Some(log) = app.history.get(index).and_then(|s| s.closed.as_ref()) else {
+        return "no connection log in this sample (a recording made before netlens kept one)"
+            .to_string();
+    };
+    if let Some(error) = &log.error {
+        return error.clone();
+    }
+    let mut text = format!(
+        "closed connections, newest first (last {} kept) · {} lost",
+        app.sockets.closed.limit, log.lost
+    );
+    if log.overflow > 0 {
+        text.push_str(&format!(" · {} not kept this interval", log.overflow));
+    }
+    text
+}
+
+/// The selected connection in full (the table may have left columns out),
+/// then the log's status.
+fn render_info(frame: &mut Frame, area: Rect, selected: Option<&ClosedConn>, status: &str) {
+    if area.height == 0 {
+        return;
+    }
+    let mut lines = Vec::new();
+    if area.height >= 2
+        && let Some(conn) = selected
+    {
+        lines.push(format!(
+            "{} {} {} → {} lived {} rtt {:.2} ms retr {} {}",
+            crate::clock::local_hms(conn.t),
+            conn.pid()
+                .map_or("-".to_string(), |p| format!("{}/{p}", conn.process())),
+            conn.local,
+            conn.peer,
+            duration(conn.duration_s),
+            f64::from(conn.rtt_us) / 1000.0,
+            conn.retrans,
+            conn.ending.name(),
+        ));
+    }
+    lines.push(status.to_string());
+    let text: Vec<ratatui::text::Line> = lines.into_iter().map(Into::into).collect();
+    frame.render_widget(Paragraph::new(text), area);
+}
