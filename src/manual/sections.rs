@@ -379,10 +379,12 @@ unit, "nginx.service"; from /proc/PID/cgroup), TCP send/s and TCP recv/s (the ch
 of its TCP sockets' tcp_info bytes_acked and bytes_received over the interval: payload
 the peer acknowledged, and payload received), UDP/s (its captured UDP flows' bytes,
 both ways, when capture is on; only the flows a sample carries), Socks, Estab, Lstn
-(sockets by state), Retr/s (tcpi_total_retrans) and max rtt (ms). Not counted: the
-bytes a socket moved after its last sample when it closes before the next one, and
-sockets whose owner is unknown (other users' without root); the tab says so under the
-table. A socket shared by several processes is counted under the first. \fBs\fR,
+(sockets by state), Retr/s (tcpi_total_retrans) and max rtt (ms). A connection that
+closes between two samples is counted to its end from the CONNECTION LOG's final tcp_info,
+under the process that held it (listed even when it holds no socket any more). Not
+counted: sockets whose owner is unknown (other users' without root), and, without a
+connection log (older recordings), a closing socket's bytes after its last sample; the
+tab says so under the table. A socket shared by several processes is counted under the first. \fBs\fR,
 \fB<\fR, \fBI\fR sort by any column; \fB/\fR filters by pid, command, user or
 cgroup. \fBEnter\fR lists the process's sockets with their own rates; \fBx\fR goes to
 them in the Sockets tab (filter "pid=PID"). \fBsnapshot \-\-section processes\fR

@@ -5,9 +5,12 @@
 //! copy. Its UDP bytes come from the captured flows it owns when capture is
 //! on. Raw data in the sample (`ProcessInfo`), rates here at display time.
 //!
-//! What is not counted: the bytes a socket moved between its last sample
-//! and its close (it is gone from the next dump), and the traffic of
-//! sockets no process is known to hold (other users' without root).
+//! A socket that closes between two samples is gone from the next dump;
+//! its bytes since its last sample come from the connection log (its
+//! final tcp_info, `model::closed`). What is not counted: the traffic of
+//! sockets no process is known to hold (other users' without root), and
+//! a closing socket's last bytes when there is no connection log (older
+//! recordings).
 
 use super::Sample;
 use super::capture::CaptureRates;
@@ -17,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// Said wherever per-process rates are shown.
-pub const NOT_COUNTED: &str = "not counted: a socket's bytes after its last sample when it \
-     closes before the next, and sockets with no known owner";
+pub const NOT_COUNTED: &str = "not counted: sockets with no known owner, and without a \
+     connection log a closing socket's bytes after its last sample";
 
 /// One process that held sockets when the sample was taken, as /proc
 /// describes it.
@@ -195,6 +198,9 @@ pub fn process_rows(previous: Option<&Sample>, current: &Sample) -> Vec<ProcessR
             add(&mut row.retrans_per_s, 0.0);
         }
     }
+    if let Some((seconds, before)) = &counters {
+        add_closed(&mut rows, current, &info, *seconds, before);
+    }
     add_udp(&mut rows, previous, current);
     let mut rows: Vec<ProcessRow> = rows.into_values().collect();
     rows.sort_by(|a, b| {
@@ -214,6 +220,56 @@ fn new_row(pid: u32, socket: &SocketSample, info: &HashMap<u32, &ProcessInfo>) -
         user: known.map_or_else(|| socket.uid.to_string(), |p| p.user.clone()),
         cgroup: known.and_then(|p| p.cgroup.clone()),
         ..ProcessRow::default()
+    }
+}
+
+/// The connections that ended during the interval: what each moved since
+/// the previous sample (all of it when it opened in between), from its
+/// final counters, under the process that held it, which may hold no
+/// socket any more.
+fn add_closed(
+    rows: &mut BTreeMap<u32, ProcessRow>,
+    current: &Sample,
+    info: &HashMap<u32, &ProcessInfo>,
+    seconds: f64,
+    before: &HashMap<SocketKey, Counted>,
+) {
+    let Some(closed) = &current.closed else {
+        return;
+    };
+    for conn in &closed.conns {
+        let (Some(user), Some(sent), Some(received)) =
+            (conn.users.first(), conn.bytes_sent, conn.bytes_received)
+        else {
+            continue;
+        };
+        let key = SocketKey {
+            proto: Proto::Tcp,
+            local: conn.local,
+            peer: conn.peer,
+        };
+        // The final counts leave out the SYN and FIN the live ones include:
+        // a delta below zero is those, not traffic.
+        let (sent, received) = match before.get(&key) {
+            Some(then) => (
+                sent.saturating_sub(then.sent),
+                received.saturating_sub(then.received),
+            ),
+            None => (sent, received),
+        };
+        let row = rows.entry(user.pid).or_insert_with(|| ProcessRow {
+            pid: user.pid,
+            command: info
+                .get(&user.pid)
+                .map_or_else(|| user.process.clone(), |p| p.command.clone()),
+            user: info
+                .get(&user.pid)
+                .map_or_else(|| "-".into(), |p| p.user.clone()),
+            cgroup: info.get(&user.pid).and_then(|p| p.cgroup.clone()),
+            ..ProcessRow::default()
+        });
+        add(&mut row.tcp_send_per_s, sent as f64 / seconds);
+        add(&mut row.tcp_recv_per_s, received as f64 / seconds);
     }
 }
 
@@ -327,6 +383,50 @@ mod tests {
         let rows = process_rows(Some(&before), &after);
         assert_eq!(rows[0].tcp_send_per_s, Some(0.0));
         assert_eq!(rows[0].tcp_recv_per_s, Some(0.0));
+    }
+
+    #[test]
+    fn a_connection_that_closed_in_the_interval_counts_its_last_bytes() {
+        use crate::model::closed::{ClosedConn, ClosedSample, Ending};
+        let before = sample(
+            1.0,
+            vec![tcp_socket(1000, 7, 1_000, 0), tcp_socket(1001, 7, 0, 0)],
+        );
+        let closing = tcp_socket(1000, 7, 0, 0);
+        let mut after = sample(2.0, vec![tcp_socket(1001, 7, 0, 0)]);
+        let conn = |local: &str, pid: u32, sent: u64| ClosedConn {
+            t: 2.0,
+            cookie: 1,
+            local: local.parse().unwrap(),
+            peer: closing.peer,
+            users: vec![SocketUser {
+                process: format!("p{pid}"),
+                pid,
+                fd: 3,
+            }],
+            accepted: false,
+            bytes_sent: Some(sent),
+            bytes_received: Some(0),
+            duration_s: None,
+            rtt_us: 0,
+            retrans: 0,
+            ending: Ending::Fin,
+        };
+        after.closed = Some(ClosedSample {
+            // Seen before with 1,000 sent: 4,000 more since.
+            // Never seen: opened and closed in between, all 700 count,
+            // under a process that holds no socket now.
+            conns: vec![
+                conn("198.18.0.1:1000", 7, 5_000),
+                conn("198.18.0.1:1002", 9, 700),
+            ],
+            ..ClosedSample::default()
+        });
+        let rows = process_rows(Some(&before), &after);
+        let row = |pid| rows.iter().find(|r| r.pid == pid).unwrap();
+        assert_eq!(row(7).tcp_send_per_s, Some(4_000.0));
+        assert_eq!(row(9).tcp_send_per_s, Some(700.0));
+        assert_eq!(row(9).sockets, 0);
     }
 
     #[test]

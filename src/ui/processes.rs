@@ -24,7 +24,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 /// `model::processes::NOT_COUNTED` in one 80-column line.
 pub const NOT_COUNTED_SHORT: &str =
-    "not counted: unowned sockets, bytes after a closing socket's last sample";
+    "not counted: unowned sockets; closing sockets' last bytes without the conn log";
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
