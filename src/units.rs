@@ -86,6 +86,42 @@ pub fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
     parse_duration(text)
 }
 
+/// The smallest `--max-size`: a ring must hold a few records.
+pub const MIN_SIZE: u64 = 64 << 10;
+
+/// A size in bytes: "500M", "2G", "64k" or a bare number of bytes,
+/// 1024-based (as du -h shows them), from [`MIN_SIZE`] to 1 TiB.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (try 500M, 2G)"))?;
+    let scale: u64 = match unit.trim_end_matches(['B', 'i']) {
+        "" => 1,
+        "k" | "K" => 1 << 10,
+        "M" | "m" => 1 << 20,
+        "G" | "g" => 1 << 30,
+        "T" | "t" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "unknown unit '{unit}' in '{text}' (use k, M, G or T)"
+            ));
+        }
+    };
+    let bytes = value * scale as f64;
+    if !bytes.is_finite() || bytes < MIN_SIZE as f64 {
+        return Err(format!("'{text}' is too small (at least 64k)"));
+    }
+    if bytes > (1u64 << 40) as f64 {
+        return Err(format!("'{text}' is too large (at most 1T)"));
+    }
+    Ok(bytes as u64)
+}
+
 /// A bit rate: "0", "500k", "100M", "1.5G" (1000-based), bits per second.
 pub fn parse_rate(text: &str) -> Result<u64, String> {
     let text = text.trim();
