@@ -40,13 +40,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// duration a user types goes through.
 pub fn parse_duration_upto(text: &str, max: Duration) -> Result<Duration, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration (try 1s, 500ms, 2m)"))?;
+    let (value, unit) = number_and_unit(text)
+        .ok_or_else(|| format!("'{text}' is not a duration (try 1s, 500ms, 2m)"))?;
     let seconds = match unit {
         "" | "s" => value,
         "ms" => value / 1000.0,
@@ -65,6 +60,15 @@ pub fn parse_duration_upto(text: &str, max: Duration) -> Result<Duration, String
         return Err(format!("'{text}' is too long (at most {})", show_max(max)));
     }
     Ok(Duration::from_secs_f64(seconds))
+}
+
+/// "1.5G" -> (1.5, "G"): the leading decimal number and the rest.
+fn number_and_unit(text: &str) -> Option<(f64, &str)> {
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    Some((number.parse().ok()?, unit))
 }
 
 /// A maximum as the error states it: "1h", "60s", "365 days".
@@ -93,13 +97,8 @@ pub const MIN_SIZE: u64 = 64 << 10;
 /// 1024-based (as du -h shows them), from [`MIN_SIZE`] to 1 TiB.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size (try 500M, 2G)"))?;
+    let (value, unit) =
+        number_and_unit(text).ok_or_else(|| format!("'{text}' is not a size (try 500M, 2G)"))?;
     let scale: u64 = match unit.trim_end_matches(['B', 'i']) {
         "" => 1,
         "k" | "K" => 1 << 10,

@@ -7,7 +7,6 @@
 mod common;
 
 use common::{NETLENS, Netns, skip_unless_root};
-use std::process::Command;
 use std::time::Duration;
 
 #[test]
@@ -58,28 +57,9 @@ fn b_freezes_the_live_view_into_a_bundle() {
     assert!(shown.contains(&name), "{shown}");
     tmux.send_keys(&["q"]);
 
-    let out = Command::new(NETLENS)
-        .args(["replay", "--json"])
-        .arg(bundle)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(common::parse_lines(&out.stdout).len() >= 3);
-    let out = Command::new("tcpdump")
-        .args(["-n", "-r"])
-        .arg(bundle.join("packets.pcap"))
-        .output()
-        .expect("tcpdump");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("127.0.0.1.9: UDP, length 6"));
+    assert!(common::socket_findings::replay_json(bundle).len() >= 3);
+    let packets = common::tcpdump_read(&bundle.join("packets.pcap"));
+    assert!(packets.contains("127.0.0.1.9: UDP, length 6"), "{packets}");
     let summary = std::fs::read_to_string(bundle.join("summary.md")).unwrap();
     assert!(summary.contains("# netlens incident: manual"), "{summary}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -12,7 +12,8 @@
 
 mod common;
 
-use common::{ChildGuard, NETLENS, Netns, skip_unless_root};
+use common::socket_findings::replay_json;
+use common::{ChildGuard, NETLENS, Netns, refuse, skip_unless_root, stop_for_stderr, tcpdump_read};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -39,21 +40,6 @@ fn ring_files(dir: &Path) -> Vec<(PathBuf, u64)> {
         .collect();
     files.sort();
     files
-}
-
-fn replay_json(path: &Path) -> Vec<Value> {
-    let out = Command::new(NETLENS)
-        .args(["replay", "--json"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "replay {}: {}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    common::parse_lines(&out.stdout)
 }
 
 /// Runs a ring recorder for `seconds` of 100 ms samples (capturing on the
@@ -90,16 +76,7 @@ fn run_ring(
         largest = largest.max(ring_files(dir).iter().map(|(_, size)| size).sum());
         std::thread::sleep(Duration::from_millis(50));
     }
-    let mut stderr = String::new();
-    use std::io::Read;
-    record
-        .0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    assert!(record.0.wait().unwrap().success(), "{stderr}");
+    let stderr = stop_for_stderr(&mut record);
     assert!(stderr.contains("the ring in"), "{stderr}");
     largest
 }
@@ -168,24 +145,6 @@ fn ring_stays_within_its_size() {
     // Ten seconds were sampled; the size kept far less than the minute.
     assert!(newest_t - oldest_t < 9.0, "{oldest_t} {newest_t}");
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
-}
-
-fn refuse(ns: &str, per_second: u32, seconds: u32) {
-    let script = format!(
-        "import socket, time\n\
-         for i in range({total}):\n\
-         \x20   s = socket.socket()\n\
-         \x20   try: s.connect(('127.0.0.1', 9))\n\
-         \x20   except OSError: pass\n\
-         \x20   s.close()\n\
-         \x20   time.sleep(1 / {per_second})\n",
-        total = per_second * seconds
-    );
-    let status = Command::new("ip")
-        .args(["netns", "exec", ns, "python3", "-c", &script])
-        .status()
-        .expect("python3");
-    assert!(status.success());
 }
 
 /// Files the hook wrote for `event` (start or clear) of connect-refused.
@@ -262,16 +221,7 @@ fn a_finding_freezes_one_bundle_and_the_cap_holds_the_next() {
         hook_events(&hooks, "clear") >= 2
     });
     unsafe { libc::kill(record.pid() as i32, libc::SIGTERM) };
-    let mut stderr = String::new();
-    use std::io::Read;
-    record
-        .0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    assert!(record.0.wait().unwrap().success(), "{stderr}");
+    let stderr = stop_for_stderr(&mut record);
     assert_eq!(hook_events(&hooks, "start"), 2, "{stderr}");
 
     let made: Vec<PathBuf> = std::fs::read_dir(&bundles)
@@ -327,18 +277,7 @@ fn check_bundle(bundle: &Path) {
     assert!(samples[0]["t"].as_f64().unwrap() < start_t - 1.0);
     assert!(samples.last().unwrap()["t"].as_f64().unwrap() >= start_t + 0.9);
 
-    let pcap = bundle.join("packets.pcap");
-    let out = Command::new("tcpdump")
-        .args(["-n", "-r"])
-        .arg(&pcap)
-        .output()
-        .expect("tcpdump");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines = String::from_utf8_lossy(&out.stdout);
+    let lines = tcpdump_read(&bundle.join("packets.pcap"));
     assert!(lines.contains("127.0.0.1.9:"), "{lines}");
 
     let summary = std::fs::read_to_string(bundle.join("summary.md")).unwrap();
@@ -401,7 +340,7 @@ fn export_keeps_a_ring_too() {
         files.len() >= 3 && files.iter().all(|(path, _)| *path != first)
     });
     unsafe { libc::kill(export.pid() as i32, libc::SIGTERM) };
-    assert!(export.0.wait().unwrap().success());
+    stop_for_stderr(&mut export);
     let files = ring_files(&dir);
     assert!((3..=5).contains(&files.len()), "{files:?}");
     let newest = replay_json(&files.last().unwrap().0);

@@ -507,7 +507,9 @@ netlens\-incident\-\fIYYYYMMDDTHHMMSSZ\fR\-\fIID\fR/     (mode 0700, files 0600)
   snapshot.json     the sample at the start, as snapshot \-\-json prints it
 .fi
 .PP
-A bundle that fails halfway is removed whole. \fBnetlens replay BUNDLE\-DIR\fR opens
+Bundles are not counted in \fB\-\-max\-size\fR (the per-hour cap bounds them) and are
+never removed by netlens. A bundle that fails halfway is removed whole.
+\fBnetlens replay BUNDLE\-DIR\fR opens
 its recording.nlrec. \fBnetlens export\fR does not capture, so its bundles' pcaps are
 empty and their summaries say so. In the live view \fBB\fR freezes the last 5 minutes
 the view holds (and the packets the Flows tab listed) into a bundle named
