@@ -42,6 +42,19 @@ fn ring_files(dir: &Path) -> Vec<(PathBuf, u64)> {
     files
 }
 
+/// The times of the first and last samples the ring's files replay (each
+/// file alone: its first sample is the baseline of its rates, so a file of
+/// one sample, rolled just before the stop, replays none).
+fn span(files: &[(PathBuf, u64)]) -> (f64, f64) {
+    let times: Vec<f64> = files
+        .iter()
+        .flat_map(|(path, _)| replay_json(path))
+        .map(|sample| sample["t"].as_f64().unwrap())
+        .collect();
+    assert!(times.len() >= 2, "{files:?}");
+    (times[0], *times.last().unwrap())
+}
+
 /// Runs a ring recorder for `seconds` of 100 ms samples (capturing on the
 /// namespace's loopback with `capture`), watching the directory's bytes
 /// while it runs; returns the largest total seen.
@@ -98,11 +111,7 @@ fn ring_keeps_its_window_and_drops_the_oldest() {
     // The window (3 s) plus the segment being written (1 s) at most, and
     // the last segment closed early at the stop.
     assert!((3..=5).contains(&files.len()), "{files:?}");
-    let samples: Vec<Vec<Value>> = files.iter().map(|(path, _)| replay_json(path)).collect();
-    let first_t = samples[0][0]["t"].as_f64().unwrap();
-    let last_t = samples.last().unwrap().last().unwrap()["t"]
-        .as_f64()
-        .unwrap();
+    let (first_t, last_t) = span(&files);
     // The oldest data is gone: what is left spans about the window.
     assert!(last_t - first_t < 5.5, "{first_t} {last_t}");
     assert!(last_t - first_t >= 2.5, "{first_t} {last_t}");
@@ -121,15 +130,15 @@ fn ring_stays_within_its_size() {
     let ns = Netns::new("ringsize");
     ns.ip(&["link", "set", "lo", "up"]);
     let dir = temp_dir("size").join("ring");
-    // Datagrams of random bytes, 400 a second for 8 s (the recorder keeps
-    // 200 a second): a minute's ring outgrows 64 KiB in a second or two,
-    // so size decides what is dropped.
+    // Datagrams of random bytes, 100 a second for 8 s (33 KB/s that does
+    // not compress): a minute's ring outgrows 64 KiB in two seconds, so
+    // size decides what is dropped; a file (16 KiB) holds about 5 samples.
     let script = "import os, socket, time\n\
                   s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
                   time.sleep(1)\n\
-                  for i in range(3200):\n\
+                  for i in range(800):\n\
                   \x20   s.sendto(os.urandom(300), ('127.0.0.1', 9))\n\
-                  \x20   time.sleep(0.0025)\n";
+                  \x20   time.sleep(0.01)\n";
     let _sender = common::socket_findings::python_in(&ns.name, script);
     let largest = run_ring(&ns, &dir, "1m", "64k", 10, true);
     // One record and a new file's header over the bound at most, seen
@@ -138,10 +147,7 @@ fn ring_stays_within_its_size() {
     let files = ring_files(&dir);
     let total: u64 = files.iter().map(|(_, size)| size).sum();
     assert!(total <= 64 << 10, "{total} bytes: {files:?}");
-    let newest = replay_json(&files.last().unwrap().0);
-    assert!(!newest.is_empty());
-    let oldest_t = replay_json(&files[0].0)[0]["t"].as_f64().unwrap();
-    let newest_t = newest.last().unwrap()["t"].as_f64().unwrap();
+    let (oldest_t, newest_t) = span(&files);
     // Ten seconds were sampled; the size kept far less than the minute.
     assert!(newest_t - oldest_t < 9.0, "{oldest_t} {newest_t}");
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
@@ -343,7 +349,6 @@ fn export_keeps_a_ring_too() {
     stop_for_stderr(&mut export);
     let files = ring_files(&dir);
     assert!((3..=5).contains(&files.len()), "{files:?}");
-    let newest = replay_json(&files.last().unwrap().0);
-    assert!(!newest.is_empty());
+    span(&files);
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }

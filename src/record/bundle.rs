@@ -27,7 +27,7 @@ use crate::capture::pcap_file::PcapFileWriter;
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::report::{Sections, json};
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, bail};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -80,9 +80,7 @@ impl BundleWriter {
             super::utc_stamp(trigger.t),
             file_safe(&trigger.id)
         );
-        let dir = parent.join(&name);
-        crate::safe_file::create_private_dir(&dir)
-            .map_err(|e| anyhow!("cannot create the bundle {}: {e}", dir.display()))?;
+        let dir = new_dir(&parent.join(&name))?;
         let mut bundle = BundleWriter {
             dir,
             recording: None,
@@ -173,6 +171,23 @@ impl Drop for BundleWriter {
     }
 }
 
+/// Makes `base`, or `base-2` ... `base-9` when taken (two bundles in one
+/// second: B pressed twice); mkdir never follows a link planted there.
+fn new_dir(base: &Path) -> Result<PathBuf> {
+    let mut dir = base.to_path_buf();
+    let mut n = 1;
+    loop {
+        match crate::safe_file::create_private_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 9 => {
+                n += 1;
+                dir = PathBuf::from(format!("{}-{n}", base.display()));
+            }
+            Err(e) => bail!("cannot create the bundle {}: {e}", dir.display()),
+        }
+    }
+}
+
 /// A whole small file, created safely; removed again if the write fails.
 fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
@@ -229,4 +244,60 @@ pub fn copy_from_ring(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Sample;
+
+    fn sample(t: f64) -> Sample {
+        Sample {
+            t,
+            mono: t,
+            netns: "host".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn same_second_bundles_get_numbers_and_an_unfinished_one_goes() {
+        let parent = std::env::temp_dir().join(format!("netlens-bundle-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&parent);
+        let trigger = || Trigger {
+            id: "drop:NO_SOCKET".into(),
+            t: 1_704_103_200.0,
+        };
+        let meta = Meta::default();
+        let limits = Thresholds::DEFAULT;
+        let mut first = BundleWriter::create(&parent, trigger(), &meta, limits).unwrap();
+        for t in 0..3 {
+            first
+                .add(
+                    &mut sample(1_704_103_199.0 + f64::from(t)),
+                    PacketBatch::default(),
+                )
+                .unwrap();
+        }
+        let first = first.finish().unwrap();
+        assert_eq!(first.samples, 3);
+        let name = first.dir.file_name().unwrap().to_string_lossy().to_string();
+        assert_eq!(name, "netlens-incident-20240101T100000Z-drop_NO_SOCKET");
+        let second = BundleWriter::create(&parent, trigger(), &meta, limits).unwrap();
+        let second_dir = second.dir().to_path_buf();
+        assert_eq!(
+            second_dir,
+            PathBuf::from(format!("{}-2", first.dir.display()))
+        );
+        drop(second);
+        assert!(!second_dir.exists(), "an unfinished bundle stays");
+        for file in [RECORDING, PACKETS, SUMMARY, SNAPSHOT] {
+            assert!(first.dir.join(file).is_file(), "{file}");
+        }
+        let summary = std::fs::read_to_string(first.dir.join(SUMMARY)).unwrap();
+        assert!(summary.contains("Capture was off"), "{summary}");
+        let snapshot = std::fs::read_to_string(first.dir.join(SNAPSHOT)).unwrap();
+        assert!(snapshot.starts_with("{\"t\":1704103200"), "{snapshot}");
+        std::fs::remove_dir_all(&parent).unwrap();
+    }
 }
