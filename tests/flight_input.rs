@@ -158,7 +158,7 @@ fn replay_of_a_directory_that_is_not_a_bundle_says_so() {
     let dir = temp_dir("replay");
     refused(
         &["replay", "--json", &dir.display().to_string()],
-        "without a recording.nlrec (not an incident bundle)",
+        "nor an incident bundle (no recording.nlrec in it)",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -75,7 +75,7 @@ fn recording_of(path: &Path) -> Result<PathBuf> {
     let inside = path.join(crate::record::bundle::RECORDING);
     if inside.symlink_metadata().is_err() {
         bail!(
-            "{} is a directory without a {} (not an incident bundle)",
+            "{}: not a recording (not a regular file), nor an incident bundle (no {} in it)",
             path.display(),
             crate::record::bundle::RECORDING
         );
