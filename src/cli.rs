@@ -5,7 +5,7 @@
 
 use crate::units::{
     parse_dns_timeout, parse_duration, parse_duration_or_zero, parse_interval, parse_rate,
-    parse_request_rate, parse_speed,
+    parse_request_rate, parse_size, parse_speed,
 };
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::time::Duration;
@@ -212,8 +212,14 @@ pub struct SnapshotArgs {
 #[derive(Debug, Args)]
 pub struct RecordArgs {
     /// The recording to create (never overwritten; created with mode 0600)
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: std::path::PathBuf,
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        required_unless_present = "ring",
+        conflicts_with = "ring"
+    )]
+    pub output: Option<std::path::PathBuf>,
 
     /// Stop after this long (default: until SIGINT or SIGTERM; at most 365 days)
     #[arg(long, value_parser = parse_duration, value_name = "D")]
@@ -227,12 +233,16 @@ pub struct RecordArgs {
 
     #[command(flatten)]
     pub hook: HookArgs,
+
+    #[command(flatten)]
+    pub flight: FlightArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The recording (from `netlens record`, --record or R in the live view)
-    #[arg(value_name = "FILE")]
+    /// The recording (from `netlens record`, --record or R in the live
+    /// view), or an incident bundle's directory (its recording.nlrec)
+    #[arg(value_name = "FILE|BUNDLE")]
     pub file: std::path::PathBuf,
 
     /// Playback speed, 0.25 to 64 (times real time)
@@ -325,6 +335,49 @@ pub struct ExportArgs {
     /// pid, command, cgroup: one series per process holding a socket)
     #[arg(long)]
     pub per_process: bool,
+
+    #[command(flatten)]
+    pub flight: FlightArgs,
+}
+
+/// The flight recorder, for `record` and `export` (see FLIGHT RECORDER in
+/// the man page).
+#[derive(Debug, Clone, Args)]
+pub struct FlightArgs {
+    /// Keep a rolling recording of the last D in --ring-dir, dropping whole
+    /// segments (a minute each, shorter for a ring under 3m) from the old end
+    #[arg(long, value_parser = parse_duration, value_name = "D", requires = "ring_dir")]
+    pub ring: Option<Duration>,
+
+    /// The ring's directory (created mode 0700; never a symbolic link)
+    #[arg(long, value_name = "DIR", requires = "ring")]
+    pub ring_dir: Option<std::path::PathBuf>,
+
+    /// Bound the ring's files to SIZE on disk (e.g. 200M, 1G): older
+    /// segments are dropped sooner when over it
+    #[arg(long, value_parser = parse_size, value_name = "SIZE", default_value = "256M",
+          requires = "ring")]
+    pub max_size: u64,
+
+    /// Write an incident bundle when a finding of this level (warn, crit)
+    /// or id starts, comma-separated, e.g. crit,udp-drops
+    #[arg(long, value_name = "warn|crit|ID,...", requires = "ring")]
+    pub freeze_on: Option<String>,
+
+    /// How much after the finding's start a bundle holds
+    #[arg(long, value_parser = parse_duration, value_name = "D", default_value = "1m",
+          requires = "freeze_on")]
+    pub freeze_after: Duration,
+
+    /// Where bundles go (default: the ring's directory)
+    #[arg(long, value_name = "DIR", requires = "freeze_on")]
+    pub bundle_dir: Option<std::path::PathBuf>,
+
+    /// At most N bundles in any hour; the ones over it are named on stderr
+    /// and not written
+    #[arg(long, value_name = "N", default_value_t = 6,
+          value_parser = clap::value_parser!(u32).range(1..=3600), requires = "freeze_on")]
+    pub max_bundles_per_hour: u32,
 }
 
 /// `--on-finding`: for the live view, `record` and `export`.

@@ -58,6 +58,51 @@ pub fn create_error(path: &Path, err: &io::Error) -> String {
     format!("cannot create {}: {why}", path.display())
 }
 
+/// Makes sure `dir` is a directory netlens may write its files into: an
+/// existing directory (never a symbolic link to one), or a new one created
+/// mode 0700 (its parent must exist). The error is one line.
+pub fn private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(format!(
+            "{}: is a symbolic link (netlens never writes through one)",
+            dir.display()
+        )),
+        Ok(meta) if meta.is_dir() => writable(dir),
+        Ok(_) => Err(format!("{}: not a directory", dir.display())),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create the directory {}: {e}", dir.display())),
+        Err(error) => Err(format!(
+            "cannot use the directory {}: {error}",
+            dir.display()
+        )),
+    }
+}
+
+/// Whether files can be created in `dir` (a read-only mount refuses even
+/// root): the error is one line.
+fn writable(dir: &Path) -> Result<(), String> {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(name) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return Err(format!("{}: a NUL byte in the name", dir.display()));
+    };
+    // SAFETY: a valid C string; access only reads it.
+    if unsafe { libc::access(name.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+        let error = io::Error::last_os_error();
+        return Err(format!("{}: cannot write there: {error}", dir.display()));
+    }
+    Ok(())
+}
+
+/// Creates the new directory `dir`, mode 0700: never an existing one, never
+/// through a symlink (mkdir refuses both).
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().mode(0o700).create(dir)
+}
+
 /// A newly created file that is removed on drop unless [`PartialFile::keep`]
 /// was called: a write that fails halfway leaves no partial file.
 pub struct PartialFile {

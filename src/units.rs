@@ -40,13 +40,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// duration a user types goes through.
 pub fn parse_duration_upto(text: &str, max: Duration) -> Result<Duration, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration (try 1s, 500ms, 2m)"))?;
+    let (value, unit) = number_and_unit(text)
+        .ok_or_else(|| format!("'{text}' is not a duration (try 1s, 500ms, 2m)"))?;
     let seconds = match unit {
         "" | "s" => value,
         "ms" => value / 1000.0,
@@ -67,6 +62,15 @@ pub fn parse_duration_upto(text: &str, max: Duration) -> Result<Duration, String
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// "1.5G" -> (1.5, "G"): the leading decimal number and the rest.
+fn number_and_unit(text: &str) -> Option<(f64, &str)> {
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    Some((number.parse().ok()?, unit))
+}
+
 /// A maximum as the error states it: "1h", "60s", "365 days".
 fn show_max(max: Duration) -> String {
     let seconds = max.as_secs();
@@ -84,6 +88,37 @@ pub fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
         return Ok(Duration::ZERO);
     }
     parse_duration(text)
+}
+
+/// The smallest `--max-size`: a ring must hold a few records.
+pub const MIN_SIZE: u64 = 64 << 10;
+
+/// A size in bytes: "500M", "2G", "64k" or a bare number of bytes,
+/// 1024-based (as du -h shows them), from [`MIN_SIZE`] to 1 TiB.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (value, unit) =
+        number_and_unit(text).ok_or_else(|| format!("'{text}' is not a size (try 500M, 2G)"))?;
+    let scale: u64 = match unit.trim_end_matches(['B', 'i']) {
+        "" => 1,
+        "k" | "K" => 1 << 10,
+        "M" | "m" => 1 << 20,
+        "G" | "g" => 1 << 30,
+        "T" | "t" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "unknown unit '{unit}' in '{text}' (use k, M, G or T)"
+            ));
+        }
+    };
+    let bytes = value * scale as f64;
+    if !bytes.is_finite() || bytes < MIN_SIZE as f64 {
+        return Err(format!("'{text}' is too small (at least 64k)"));
+    }
+    if bytes > (1u64 << 40) as f64 {
+        return Err(format!("'{text}' is too large (at most 1T)"));
+    }
+    Ok(bytes as u64)
 }
 
 /// A bit rate: "0", "500k", "100M", "1.5G" (1000-based), bits per second.

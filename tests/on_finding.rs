@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{ChildGuard, NETLENS, Netns, skip_unless_root};
+use common::{ChildGuard, NETLENS, Netns, refuse, skip_unless_root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -58,24 +58,6 @@ fn events(dir: &Path) -> Vec<(Value, String)> {
             )
         })
         .collect()
-}
-
-fn refuse(ns: &str, per_second: u32, seconds: u32) {
-    let script = format!(
-        "import socket, time\n\
-         for i in range({total}):\n\
-         \x20   s = socket.socket()\n\
-         \x20   try: s.connect(('127.0.0.1', 9))\n\
-         \x20   except OSError: pass\n\
-         \x20   s.close()\n\
-         \x20   time.sleep(1 / {per_second})\n",
-        total = per_second * seconds
-    );
-    let status = Command::new("ip")
-        .args(["netns", "exec", ns, "python3", "-c", &script])
-        .status()
-        .expect("python3");
-    assert!(status.success());
 }
 
 /// The one start and the one clear of connect-refused, checked field by field.

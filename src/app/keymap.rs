@@ -59,6 +59,8 @@ pub enum Action {
     Stop,
     /// Live view: start or stop recording to a file.
     Record,
+    /// Live view: freeze the last minutes into an incident bundle.
+    Freeze,
     /// Replay: slower (-) or faster (+), 0.25x-64x.
     ReplaySpeed,
     /// Replay: one sample back (Left) or on (Right).
@@ -266,6 +268,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Record,
         scope: Scope::Global,
         help: "start or stop recording",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('B')],
+        action: Action::Freeze,
+        scope: Scope::Global,
+        help: "freeze 5m into a bundle",
         hint: None,
     },
     Binding {

@@ -16,6 +16,7 @@ pub mod drops;
 pub mod flow_detail;
 mod flow_screen;
 pub mod flows;
+mod freeze;
 pub mod history;
 pub mod input;
 pub mod interfaces;
@@ -111,6 +112,8 @@ pub struct App {
     pub hook: Option<crate::notify::FindingHook>,
     /// Where a recording went, or why it stopped (see `recording`).
     notice: Option<recording::Notice>,
+    /// B: the incident bundle being written (see `freeze`).
+    freezing: Option<freeze::Freezing>,
     /// What each recording closed this session saved, and the errors that
     /// stopped any: printed on exit.
     recorded: Vec<String>,
@@ -165,6 +168,7 @@ impl App {
             record_path: None,
             hook: None,
             notice: None,
+            freezing: None,
             recorded: Vec::new(),
             record_failures: Vec::new(),
             thresholds: Thresholds::DEFAULT,
@@ -338,7 +342,7 @@ impl App {
                 crate::session::fill(&mut sample, capture, dns);
                 self.sockets.record(&sample);
                 self.refresh_flow_detail();
-                let record_changed = self.record_sample(&mut sample);
+                let record_changed = self.record_sample(&mut sample) | self.poll_freeze();
                 let hook_failed = self.notify_hook(&sample);
                 self.history.push(*sample);
                 self.drop_old_sockets();

@@ -199,6 +199,7 @@ impl App {
                 };
             }
             Action::Record => return self.toggle_recording(),
+            Action::Freeze => return self.freeze(),
             Action::Findings => {
                 self.refresh_derived();
                 self.overlays

@@ -28,7 +28,7 @@ pub struct Notice {
 }
 
 impl Notice {
-    fn info(text: String) -> Notice {
+    pub(super) fn info(text: String) -> Notice {
         Notice {
             text,
             error: false,
@@ -36,7 +36,7 @@ impl Notice {
         }
     }
 
-    fn error(text: String) -> Notice {
+    pub(super) fn error(text: String) -> Notice {
         Notice {
             error: true,
             ..Notice::info(text)
@@ -214,7 +214,7 @@ fn free_name(path: &Path) -> PathBuf {
 }
 
 /// The path as the user can find it again: absolute.
-fn shown_path(path: &Path) -> String {
+pub(super) fn shown_path(path: &Path) -> String {
     std::path::absolute(path)
         .unwrap_or_else(|_| path.to_path_buf())
         .display()

@@ -3,10 +3,12 @@
 //! without the rest of the crate.
 
 use crate::capture::live::CaptureOptions;
-use crate::cli::{CaptureArgs, CollectArgs, DnsArgs, HookArgs};
+use crate::cli::{CaptureArgs, CollectArgs, DnsArgs, FlightArgs, HookArgs};
 use crate::collect::netns::Target;
 use crate::dns::DnsOptions;
 use crate::notify::HookOptions;
+use crate::record::flight::{FlightOptions, FreezeOn, FreezeOptions};
+use crate::record::ring::RingOptions;
 
 impl CollectArgs {
     /// The namespace these options watch.
@@ -47,5 +49,32 @@ impl HookArgs {
             timeout: self.on_finding_timeout,
             inherit_stderr,
         })
+    }
+}
+
+impl FlightArgs {
+    /// The flight recorder these flags ask for (None without --ring); a
+    /// bad --freeze-on is one line.
+    pub fn options(&self) -> anyhow::Result<Option<FlightOptions>> {
+        let (Some(keep), Some(dir)) = (self.ring, &self.ring_dir) else {
+            return Ok(None);
+        };
+        let freeze = match &self.freeze_on {
+            Some(text) => Some(FreezeOptions {
+                on: FreezeOn::parse(text).map_err(anyhow::Error::msg)?,
+                after: self.freeze_after,
+                bundle_dir: self.bundle_dir.clone().unwrap_or_else(|| dir.clone()),
+                per_hour: self.max_bundles_per_hour,
+            }),
+            None => None,
+        };
+        Ok(Some(FlightOptions {
+            ring: RingOptions {
+                dir: dir.clone(),
+                keep,
+                max_bytes: self.max_size,
+            },
+            freeze,
+        }))
     }
 }

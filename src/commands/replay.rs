@@ -8,21 +8,23 @@ use crate::record::player::Player;
 use crate::record::reader::Reader;
 use anyhow::{Result, bail};
 use std::io::{IsTerminal, stdout};
+use std::path::{Path, PathBuf};
 
 pub fn run(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
+    let file = &recording_of(&args.file)?;
     if args.info {
-        let reader = Reader::open(&args.file)?;
+        let reader = Reader::open(file)?;
         return inspect::print_info(&reader, &mut std::io::stdout().lock());
     }
     if args.json {
         let printed = if args.follow {
             crate::record::follow::print_json(
-                &args.file,
+                file,
                 &mut std::io::stdout().lock(),
                 &config.thresholds,
             )
         } else {
-            let reader = Reader::open(&args.file)?;
+            let reader = Reader::open(file)?;
             inspect::note_if_being_written(&reader);
             inspect::print_json(&reader, &mut std::io::stdout().lock(), &config.thresholds)
         };
@@ -44,9 +46,9 @@ pub fn run(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
         );
     }
     let reader = if args.follow {
-        crate::record::follow::first_samples(&args.file)?
+        crate::record::follow::first_samples(file)?
     } else {
-        Reader::open(&args.file)?
+        Reader::open(file)?
     };
     let mut player = Player::new(reader)?;
     player.speed = args.speed;
@@ -62,4 +64,21 @@ pub fn run(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
         }
     }
     super::event_loop::replay(app, cli.mouse)
+}
+
+/// The recording `path` names: the file itself, or an incident bundle's
+/// recording.nlrec when it is a bundle directory.
+fn recording_of(path: &Path) -> Result<PathBuf> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let inside = path.join(crate::record::bundle::RECORDING);
+    if inside.symlink_metadata().is_err() {
+        bail!(
+            "{}: not a recording (not a regular file), nor an incident bundle (no {} in it)",
+            path.display(),
+            crate::record::bundle::RECORDING
+        );
+    }
+    Ok(inside)
 }

@@ -18,6 +18,7 @@ use crate::collect::SamplerEvent;
 use crate::findings;
 use crate::model::Sample;
 use crate::notify::{FindingHook, HookOptions};
+use crate::record::flight::FlightRecorder;
 use crate::session::{Session, SessionOptions};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
@@ -73,6 +74,23 @@ pub struct ExportOptions {
     pub hook: Option<HookOptions>,
     /// `--per-process`: serve per-process traffic counters.
     pub per_process: bool,
+    /// `--ring` and `--freeze-on`: the flight recorder.
+    pub flight: Option<crate::record::flight::FlightOptions>,
+}
+
+/// Feeds the flight recorder. A failed ring write (a full disk) stops the
+/// flight recorder with one line; the exporter goes on serving.
+fn fly(flight: &mut Option<FlightRecorder>, previous: Option<&Sample>, sample: &mut Sample) {
+    let Some(recorder) = flight else { return };
+    match recorder.observe(previous, sample) {
+        Ok(lines) => lines
+            .iter()
+            .for_each(|line| eprintln!("netlens export: {line}")),
+        Err(error) => {
+            eprintln!("netlens export: flight recorder stopped: {error:#}");
+            *flight = None;
+        }
+    }
 }
 
 pub fn run(options: &ExportOptions, limits: &findings::Thresholds) -> Result<()> {
@@ -113,6 +131,16 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     if let Some(hook) = &mut hook {
         hook.observe(None, &previous);
     }
+    let mut flight = match &options.flight {
+        Some(flight) => Some(FlightRecorder::create(
+            flight,
+            &crate::record::meta(&previous.netns, options.session.interval),
+            None,
+            *limits,
+        )?),
+        None => None,
+    };
+    fly(&mut flight, None, &mut previous);
     publish.send_replace(Some(
         page(&previous, &found, &histograms, processes.as_ref()).into(),
     ));
@@ -132,7 +160,8 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     let result = loop {
         tokio::select! {
             event = session.next() => match event {
-                Some(SamplerEvent::Sample(sample)) => {
+                Some(SamplerEvent::Sample(mut sample)) => {
+                    fly(&mut flight, Some(&previous), &mut sample);
                     if let Some(dns) = &sample.dns {
                         histograms.add(dns);
                     }
@@ -162,6 +191,15 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     };
     server.abort();
     drop(session);
+    if let Some(flight) = flight {
+        let (closed, lines) = flight.finish(previous.t);
+        for line in lines {
+            eprintln!("netlens export: {line}");
+        }
+        if let Err(error) = closed {
+            eprintln!("netlens export: flight recorder: {error:#}");
+        }
+    }
     if let Some(hook) = hook {
         for line in hook.finish() {
             eprintln!("netlens export: {line}");

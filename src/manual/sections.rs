@@ -509,6 +509,47 @@ The command runs as netlens runs (often root). assets/on-finding-webhook.sh in t
 tree (/usr/share/netlens in the package) POSTs the event to \fBNETLENS_WEBHOOK_URL\fR with
 curl. For a fleet, the Prometheus alert rules (EXPORT) and Alertmanager are the way: the
 hook is for one host.
+.SH FLIGHT RECORDER
+\fBnetlens record \-\-ring D \-\-ring\-dir DIR\fR (and \fBnetlens export\fR with the same
+flags) keeps a rolling recording of the last D instead of one growing file. The ring is
+a directory (created mode 0700; a symbolic link is refused) of ordinary recordings,
+\fBring\-\fIUTC\fB\-\fIMS\fB\-\fIRANDOM\fB.nlrec\fR, each complete and readable alone
+(\fBnetlens replay\fR opens any of them). Each covers a minute, or a third of D when
+that is shorter (at least a second). Whole files are dropped from the old end: the
+oldest goes once the files after it still cover D, or sooner while the ring is over
+\fB\-\-max\-size\fR (default 256M; 64k to 1T; k, M, G, T are powers of 1024), and the
+file being written is closed early at a quarter of that size, so the ring stays within
+its size. Memory holds one segment, as any recording. Ring files left by an earlier run
+are kept and dropped first.
+.PP
+\fB\-\-freeze\-on\fR \fIwarn\fR|\fIcrit\fR|\fIID\fR,... writes an incident bundle when a
+finding of that level (or above) or id starts, with the start semantics of
+\fB\-\-on\-finding\fR (after the hysteresis). The bundle is written
+\fB\-\-freeze\-after\fR (default 1m) after the start, from the ring: from D before the
+start to then. Every matching start in between (the finding flapping, or another)
+belongs to the same incident, and a finding that stays raised never starts again: one
+bundle per incident. At most \fB\-\-max\-bundles\-per\-hour\fR (default 6) are written in
+any hour; an incident over it is named on standard error ("no bundle for ID ...") and
+not written. Bundles go to \fB\-\-bundle\-dir\fR (default the ring's directory; created
+mode 0700, never through a symbolic link):
+.PP
+.nf
+netlens\-incident\-\fIYYYYMMDDTHHMMSSZ\fR\-\fIID\fR/     (mode 0700, files 0600)
+  recording.nlrec   one ordinary recording of the window
+  packets.pcap      its captured packets (tcpdump \-r); no packets when capture was off
+  summary.md        findings with evidence and fix, when each started and cleared,
+                    top interfaces, flows and sockets (by queue, by retransmits)
+  snapshot.json     the sample at the start, as snapshot \-\-json prints it
+.fi
+.PP
+Bundles are not counted in \fB\-\-max\-size\fR (the per-hour cap bounds them) and are
+never removed by netlens. A bundle that fails halfway is removed whole.
+\fBnetlens replay BUNDLE\-DIR\fR opens
+its recording.nlrec. \fBnetlens export\fR does not capture, so its bundles' pcaps are
+empty and their summaries say so. In the live view \fBB\fR freezes the last 5 minutes
+the view holds (and the packets the Flows tab listed) into a bundle named
+\fBnetlens\-incident\-\fIUTC\fB\-manual\fR in the current directory; the findings line
+shows the progress and the full path.
 .SH LOAD JSON KEYS
 With \fB\-\-json\fR each load kind prints per-interval objects (\fBtype\fR "interval", or
 "probe" for each probe) and ends with one summary object (\fBtype\fR "summary"). Every
@@ -711,6 +752,10 @@ A number with ms, s, m or h (or none: seconds), greater than zero. The interval
 \fB\-\-dns\-timeout\fR at most 60s; load runs (\fBnetlens load\fR, the Load tab) at
 most 1h; every other duration (\fB\-\-duration\fR, \fB\-\-at\fR and the replay
 \fBt\fR prompt) at most 365 days (8760h).
+.TP
+Sizes
+\fB\-\-max\-size\fR: a number with k, M, G or T (powers of 1024) or none (bytes),
+64k to 1T.
 .TP
 Filters
 A pcap-filter expression (\fB\-\-filter\fR, \fB\-f\fR, the Flows tab's \fB/\fR) is at

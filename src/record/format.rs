@@ -29,6 +29,11 @@
 //!   captured (--payload).
 //!
 //! Version 1 stored each sample as MessagePack alone; it is still read.
+//!
+//! The flight recorder adds no format: its ring is a directory of these
+//! files, one per ring segment, each complete alone, dropped whole from the
+//! old end (`ring`); an incident bundle is a directory holding one of them
+//! with a pcap, a summary and a snapshot (`bundle`).
 
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};

@@ -1,9 +1,13 @@
 //! Recordings: a session's raw samples, the findings shown and the packets
 //! captured, in a file replayed later through the same views. `format`
-//! describes the file.
+//! describes the file; `flight` the flight recorder (`--ring`, a rolling
+//! directory of recordings, `ring`; `--freeze-on`, incident bundles,
+//! `bundle` and `summary`).
 
+pub mod bundle;
 mod bytes;
 pub mod codec;
+pub mod flight;
 pub mod follow;
 pub mod format;
 pub mod headless;
@@ -11,10 +15,12 @@ pub mod inspect;
 pub mod packets;
 pub mod player;
 pub mod reader;
+pub mod ring;
+mod summary;
 pub mod time;
 pub mod writer;
 
-use crate::capture::live::{Capture, PacketTap};
+use crate::capture::live::{Capture, PacketBatch, PacketTap};
 use crate::findings;
 use crate::model::Sample;
 use anyhow::Result;
@@ -42,6 +48,8 @@ pub struct Recorder {
     tap: Option<PacketTap>,
     /// Packets written to the open packets segment.
     in_segment: u32,
+    /// What each file starts with (a ring's next file too).
+    meta: Meta,
 }
 
 impl Recorder {
@@ -70,6 +78,22 @@ impl Recorder {
             engine: findings::Engine::default(),
             tap,
             in_segment: 0,
+            meta,
+        })
+    }
+
+    /// A recording of samples and of the packets handed to
+    /// [`Recorder::record_with_packets`] (a bundle copied from a ring or a
+    /// history): `meta` says whether there was a capture.
+    pub fn create_copy(path: &Path, meta: &Meta) -> Result<Recorder> {
+        Ok(Recorder {
+            writer: Writer::create(path, meta)?,
+            findings: None,
+            thresholds: findings::Thresholds::DEFAULT,
+            engine: findings::Engine::default(),
+            tap: None,
+            in_segment: 0,
+            meta: meta.clone(),
         })
     }
 
@@ -77,9 +101,46 @@ impl Recorder {
         self.writer.path()
     }
 
+    /// Closes this file and goes on in a new one at `path` (the ring's next
+    /// file), keeping the capture tap and the findings' hysteresis; returns
+    /// what the closed file holds.
+    pub fn roll(&mut self, path: &Path) -> Result<WriteStats> {
+        let meta = {
+            let mut meta = self.meta.clone();
+            meta.created = self.writer.stats().last_t.unwrap_or(meta.created);
+            meta
+        };
+        let next = Writer::create(path, &meta)?;
+        let closed = std::mem::replace(&mut self.writer, next);
+        self.findings = None;
+        self.in_segment = 0;
+        closed.finish()
+    }
+
     /// Appends `sample`; `previous` is the sample before it (for findings).
     /// Its sockets are moved out while it is written, then put back.
     pub fn record(&mut self, previous: Option<&Sample>, sample: &mut Sample) -> Result<()> {
+        self.record_sample(previous, sample)?;
+        let Some(tap) = &self.tap else {
+            return Ok(());
+        };
+        let batch = tap.take();
+        self.record_packets(sample, batch)
+    }
+
+    /// As `record`, with the packets of the sample's interval given (not
+    /// taken from a capture).
+    pub fn record_with_packets(
+        &mut self,
+        previous: Option<&Sample>,
+        sample: &mut Sample,
+        batch: PacketBatch,
+    ) -> Result<()> {
+        self.record_sample(previous, sample)?;
+        self.record_packets(sample, batch)
+    }
+
+    fn record_sample(&mut self, previous: Option<&Sample>, sample: &mut Sample) -> Result<()> {
         let found = self.engine.step(previous, sample, &self.thresholds);
         self.writer.write_sample(sample)?;
         let bytes = serde_json::to_vec(&found).expect("findings are plain data");
@@ -88,16 +149,13 @@ impl Recorder {
                 .write_record(Stream::Findings, sample.t, sample.mono, &bytes)?;
             self.findings = Some(bytes);
         }
-        self.record_packets(sample)
+        Ok(())
     }
 
     /// The packets captured since the previous sample, within the
     /// segment's bound, under the sample's time.
-    fn record_packets(&mut self, sample: &Sample) -> Result<()> {
-        let Some(tap) = &self.tap else {
-            return Ok(());
-        };
-        let mut batch = tap.take();
+    fn record_packets(&mut self, sample: &Sample, mut batch: PacketBatch) -> Result<()> {
+        let payloads = self.meta.payloads;
         if batch.packets.is_empty() && batch.skipped == 0 {
             return Ok(());
         }
@@ -113,7 +171,7 @@ impl Recorder {
         let (t, mono) = (sample.t, sample.mono);
         self.writer
             .write_record(Stream::Packets, t, mono, &packets::encode_headers(&batch))?;
-        if let Some(rest) = packets::encode_payloads(&batch).filter(|_| tap.payloads) {
+        if let Some(rest) = packets::encode_payloads(&batch).filter(|_| payloads) {
             self.writer.write_record(Stream::Payloads, t, mono, &rest)?;
         }
         Ok(())
@@ -163,6 +221,19 @@ pub fn default_path(t: f64) -> std::path::PathBuf {
     format!("netlens-{year:04}{month:02}{day:02}-{clock}.{SUFFIX}").into()
 }
 
+/// "YYYYMMDDTHHMMSSZ" in UTC, for file names that sort by time.
+pub fn utc_stamp(t: f64) -> String {
+    let seconds = t.floor() as i64;
+    let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
+    let of_day = seconds.rem_euclid(86_400);
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60
+    )
+}
+
 /// "YYYY-MM-DD HH:MM:SS" in the local zone.
 pub fn date_time(t: f64, offset: i64) -> String {
     let local = t.floor() as i64 + offset;
@@ -195,5 +266,6 @@ mod tests {
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
         assert_eq!(date_time(1_704_103_200.0, 0), "2024-01-01 10:00:00");
+        assert_eq!(utc_stamp(1_704_103_201.5), "20240101T100001Z");
     }
 }

@@ -489,3 +489,51 @@ pub const RATE_FIELDS: &[&str] = &[
 pub fn approx_eq(a: f64, b: f64, abs: f64, rel: f64) -> bool {
     (a - b).abs() <= abs + rel * a.abs().max(b.abs())
 }
+
+/// A python3 client in `ns` refused `per_second` times a second for
+/// `seconds` (connects to a closed port on the namespace's loopback):
+/// connect-refused. Bounded: rate x seconds connects.
+pub fn refuse(ns: &str, per_second: u32, seconds: u32) {
+    let script = format!(
+        "import socket, time\n\
+         for i in range({total}):\n\
+         \x20   s = socket.socket()\n\
+         \x20   try: s.connect(('127.0.0.1', 9))\n\
+         \x20   except OSError: pass\n\
+         \x20   s.close()\n\
+         \x20   time.sleep(1 / {per_second})\n",
+        total = per_second * seconds
+    );
+    let status = Command::new("ip")
+        .args(["netns", "exec", ns, "python3", "-c", &script])
+        .status()
+        .expect("python3");
+    assert!(status.success());
+}
+
+/// `tcpdump -n -r FILE`'s lines; it must read the file.
+pub fn tcpdump_read(path: &std::path::Path) -> String {
+    let out = Command::new("tcpdump")
+        .args(["-n", "-r"])
+        .arg(path)
+        .output()
+        .expect("tcpdump");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Waits for a netlens child (stopped, or stopping) with piped stderr; it
+/// must exit 0. Returns its stderr.
+pub fn stop_for_stderr(child: &mut ChildGuard) -> String {
+    use std::io::Read;
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.0.stderr.take() {
+        pipe.read_to_string(&mut stderr).unwrap();
+    }
+    assert!(child.0.wait().unwrap().success(), "{stderr}");
+    stderr
+}
