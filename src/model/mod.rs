@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod dns;
 pub mod drops;
 pub mod neigh;
+pub mod path;
 pub mod rates;
 pub mod sockets;
 pub mod tcp_rates;
