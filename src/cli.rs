@@ -4,8 +4,8 @@
 //! in commands::options.
 
 use crate::units::{
-    parse_dns_timeout, parse_duration, parse_duration_or_zero, parse_interval, parse_rate,
-    parse_request_rate, parse_size, parse_speed,
+    parse_dns_timeout, parse_duration, parse_duration_or_zero, parse_interval, parse_probe_rate,
+    parse_probe_timeout, parse_rate, parse_request_rate, parse_size, parse_speed,
 };
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::time::Duration;
@@ -155,6 +155,9 @@ pub enum Command {
     Tmux(TmuxArgs),
     /// Print the counter catalogue's entry for a kernel counter or drop reason
     Explain(ExplainArgs),
+    /// Trace the path to HOST[:PORT] hop by hop (TCP SYN, UDP or ICMP probes
+    /// with a rising TTL, as traceroute --tcp and mtr): loss and RTT per hop
+    Trace(TraceArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -163,6 +166,60 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// `netlens trace`: needs CAP_NET_RAW (raw sockets). Probes from the
+/// namespace of --netns/--pid; one round (one probe per TTL) per --interval
+/// at most.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// An IPv4 address, or a name (then resolved once through the system
+    /// resolver), with an optional :PORT (default 80 for TCP, 33434 for UDP)
+    #[arg(value_name = "HOST[:PORT]")]
+    pub destination: String,
+
+    /// Send UDP datagrams (the destination answers port unreachable)
+    #[arg(long, conflicts_with = "icmp")]
+    pub udp: bool,
+
+    /// Send ICMP echo requests (the destination answers echo reply)
+    #[arg(long)]
+    pub icmp: bool,
+
+    /// Destination port (TCP, UDP), as traceroute -p; overrides HOST:PORT's
+    #[arg(short = 'p', long, value_name = "PORT")]
+    pub port: Option<u16>,
+
+    /// Highest TTL probed
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub max_ttl: u8,
+
+    /// Rounds to send, one probe per TTL each (default 10, or until
+    /// --duration when that is given)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub count: Option<u32>,
+
+    /// Stop sending after this long, e.g. 30s
+    #[arg(long, value_parser = parse_duration, value_name = "D")]
+    pub duration: Option<Duration>,
+
+    /// Probes per second, at most (1000 at most)
+    #[arg(long, default_value = "20", value_parser = parse_probe_rate)]
+    pub rate: f64,
+
+    /// A probe unanswered for this long counts as lost
+    #[arg(long, default_value = "1s", value_parser = parse_probe_timeout, value_name = "D")]
+    pub timeout: Duration,
+
+    /// Print one JSON object: the hops, their figures and the findings
+    #[arg(long)]
+    pub json: bool,
+
+    /// Name the hops by reverse DNS through the system resolver (getnameinfo:
+    /// /etc/hosts, then resolv.conf's nameservers), asynchronously, waiting
+    /// at most 2s at the end; without it no name is looked up
+    #[arg(long)]
+    pub resolve: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ pub mod drops;
 mod memory;
 pub mod names;
 mod neigh;
+pub mod path;
 mod refused;
 mod softnet;
 mod stack;
@@ -19,6 +20,7 @@ mod udp;
 pub use connections::{CLOSE_WAIT, CONNECT_TIMEOUT, PORT_EXHAUSTION};
 pub use memory::TCP_MEMORY;
 pub use neigh::NEIGH_TABLE_FULL;
+pub use path::{PATH_LATENCY, PATH_LOSS};
 pub use refused::{CONNECT_REFUSED, refused_rates};
 pub use softnet::{SOFTIRQ_IMBALANCE, SOFTNET_DROPS};
 pub use stack::{LISTEN_OVERFLOW, RETRANSMITS, SOCKET_BACKLOG, SYN_FLOOD, stuck, top_sources};
@@ -61,6 +63,8 @@ pub const IDS: &[&str] = &[
     SOFTNET_DROPS,
     SOFTIRQ_IMBALANCE,
     NEIGH_TABLE_FULL,
+    PATH_LOSS,
+    PATH_LATENCY,
 ];
 
 pub use crate::packet::analysis::findings_ids::{

@@ -19,7 +19,8 @@
 //!                           filled-in samples
 //! 3  findings               pure functions of samples, with hysteresis
 //! 2  collect capture dns    OS I/O: netlink and /proc, the packet ring, DNS
-//!    load safe_file clock   probes, load generators, files, local time
+//!    load path safe_file    probes, load generators, the path prober (raw
+//!    clock                  sockets, rising TTL), files, local time
 //! 1  packet                 bytes in, facts out: decode, filter, the tcpdump
 //!                           printer, pcap, flows and their analysis
 //! 0  model units            plain data; text <-> durations, rates, speeds
@@ -77,6 +78,7 @@ pub mod manual;
 pub mod model;
 pub mod notify;
 pub mod packet;
+pub mod path;
 pub mod record;
 pub mod report;
 pub mod safe_file;

@@ -45,6 +45,7 @@ fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
         Some(Command::Export(args)) => commands::export::run(&cli.collect, args, limits),
         Some(Command::Tmux(args)) => commands::tmux::run(cli, args),
         Some(Command::Explain(args)) => commands::explain::run(args),
+        Some(Command::Trace(args)) => commands::trace::run(&cli.collect, args, limits),
         Some(Command::Man) => commands::man::run(),
         Some(Command::Completions { shell }) => commands::completions::run(*shell),
     }

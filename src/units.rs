@@ -150,6 +150,28 @@ pub fn parse_request_rate(text: &str) -> Result<f64, String> {
     }
 }
 
+/// The most probes per second `netlens trace --rate` allows: a prober, not
+/// a flood.
+pub const MAX_PROBE_RATE: f64 = 1000.0;
+
+/// Probes per second for `netlens trace`: above 0, at most [`MAX_PROBE_RATE`].
+pub fn parse_probe_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 && rate <= MAX_PROBE_RATE => Ok(rate),
+        Ok(rate) if rate > MAX_PROBE_RATE => Err(format!(
+            "'{text}' is too high: at most {MAX_PROBE_RATE} probes per second"
+        )),
+        _ => Err(format!(
+            "'{text}' is not a probe rate (probes per second, above 0, at most {MAX_PROBE_RATE})"
+        )),
+    }
+}
+
+/// A probe timeout: above 0, at most a minute.
+pub fn parse_probe_timeout(text: &str) -> Result<Duration, String> {
+    parse_duration_upto(text, Duration::from_secs(60))
+}
+
 /// A replay speed within 0.25x-64x.
 pub fn parse_speed(text: &str) -> Result<f64, String> {
     let speed: f64 = text

@@ -33,7 +33,16 @@ use std::path::Path;
 const RANKS: &[&[&str]] = &[
     /* 0 */ &["model", "units"],
     /* 1 */ &["packet"],
-    /* 2 */ &["collect", "capture", "dns", "load", "safe_file", "clock"],
+    /* 2 */
+    &[
+        "collect",
+        "capture",
+        "dns",
+        "load",
+        "path",
+        "safe_file",
+        "clock",
+    ],
     /* 3 */ &["findings"],
     /* 4 */ &["session", "notify"],
     /* 5 */ &["report", "export", "record", "config"],

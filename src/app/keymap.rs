@@ -114,6 +114,8 @@ pub enum Action {
     GoSocket,
     /// Drops: go to the interface of the selected drop site.
     GoInterface,
+    /// Sockets, Flows: trace the path to the row's remote (the Path view).
+    Trace,
 }
 
 /// Where a binding applies.
@@ -416,6 +418,16 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Sockets,
         help: "open sockets / closed connections (how each ended)",
         hint: Some("closed"),
+    },
+    Binding {
+        // View scope: Sockets and Flows take it, the other tabs ignore it.
+        // While replaying, `t` stays replay's "go to a time" (replay keys
+        // come first), and a recording has no live path to probe.
+        keys: &[Char('t')],
+        action: Action::Trace,
+        scope: Scope::View,
+        help: "trace the path to its peer",
+        hint: None,
     },
     Binding {
         keys: &[F(9)],

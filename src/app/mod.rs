@@ -27,6 +27,7 @@ pub mod links;
 pub mod load;
 pub mod overlay;
 pub mod processes;
+pub mod path;
 pub mod recording;
 pub mod replay;
 pub mod search;
@@ -135,6 +136,9 @@ pub struct App {
     pub config: crate::config::Config,
     /// Where the setup screen saves: --config, else the default path.
     pub config_path: Option<std::path::PathBuf>,
+    /// The namespace the Path view probes from (the watched one); None:
+    /// netlens' own.
+    pub probe_from: Option<crate::collect::netns::Target>,
 }
 
 impl App {
@@ -179,6 +183,7 @@ impl App {
             status: None,
             config: crate::config::Config::default(),
             config_path: None,
+            probe_from: None,
         }
     }
 

@@ -31,6 +31,9 @@ pub enum Overlay {
     Search,
     /// Replay's `t` prompt: the time being typed.
     Time(String),
+    /// The Path view (`t` on a Sockets or Flows row); its prober runs
+    /// until the overlay is dropped.
+    Path(Box<super::path::PathView>),
 }
 
 /// What an overlay did with a key.
@@ -48,7 +51,7 @@ impl App {
         self.overlays.iter().rev().find(|o| {
             matches!(
                 o,
-                Overlay::Help { .. } | Overlay::Findings(_) | Overlay::Setup(_)
+                Overlay::Help { .. } | Overlay::Findings(_) | Overlay::Setup(_) | Overlay::Path(_)
             )
         })
     }
@@ -151,6 +154,15 @@ impl App {
             // line goes, so redraw.
             Overlay::Search => (None, Keyed::Pass { redraw: true }),
             Overlay::Time(text) => self.time_prompt_key(text, key),
+            Overlay::Path(view) => match keymap::lookup(key).map(|b| b.action) {
+                // Dropping the view stops its prober.
+                Some(Action::Close) => (None, Keyed::Done(true)),
+                Some(Action::Quit) => {
+                    self.quit = true;
+                    (None, Keyed::Done(true))
+                }
+                _ => (Some(Overlay::Path(view)), Keyed::Done(false)),
+            },
         };
         if let Some(overlay) = keep {
             self.overlays.push(overlay);
@@ -235,6 +247,10 @@ impl App {
             }
             Reply::Link(link) => {
                 self.follow_link(link);
+                true
+            }
+            Reply::Trace(dest) => {
+                self.open_path(dest);
                 true
             }
         }

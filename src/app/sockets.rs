@@ -502,6 +502,10 @@ impl TabView for SocketsView {
         match action {
             // The row shown selected, as Enter takes it (nothing may have
             // been chosen with the arrows yet).
+            Action::Trace => match self.selection(current) {
+                Some(socket) if !socket.peer.ip().is_unspecified() => Reply::Trace(socket.peer),
+                _ => Reply::Redraw(false),
+            },
             Action::Link => match self.selection(current) {
                 Some(socket) => Reply::Link(Link::FlowOfSocket {
                     local: socket.local,

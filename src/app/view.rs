@@ -81,6 +81,8 @@ pub enum Reply {
     Kill(Option<SocketSample>),
     /// `x`: go to the related rows in another tab.
     Link(Link),
+    /// `t`: open the Path view to this remote address and port.
+    Trace(std::net::SocketAddr),
 }
 
 pub trait TabView {

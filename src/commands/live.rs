@@ -54,5 +54,6 @@ pub fn configured_app(cli: &Cli, config: &Config) -> App {
     app.config = config.clone();
     app.config_path = cli.config.clone().or_else(crate::config::default_path);
     app.compact = cli.compact;
+    app.probe_from = Some(cli.collect.target());
     app
 }

@@ -17,6 +17,7 @@ pub mod record;
 pub mod replay;
 pub mod snapshot;
 pub mod tmux;
+pub mod trace;
 
 use crate::cli::{CaptureArgs, CollectArgs, DnsArgs};
 use crate::session::SessionOptions;

@@ -159,4 +159,16 @@ pub const NAMES: &[Entry] = &[
         evidence: "the table: entries against gc_thresh3, table fulls, forced GC and unresolved discards per second.",
         fix: "raise net.ipv4.neigh.default.gc_thresh1/2/3 (and ipv6's; live values, to twice them), or put fewer peers on one L2 segment (smaller subnets, routing instead of bridging).",
     },
+    Entry {
+        id: "path-loss",
+        means: "netlens trace and the Path view only (no sample or exported series raises it): probes are lost at the destination (5% or more, crit from 25%, of at least 5 probes) and at every answering hop from hop N on, so the loss starts at hop N and persists to the end. Loss at one hop that later hops do not show is that router rate-limiting or dropping its own ICMP time exceeded, and is not path loss; routers that never answer are skipped.",
+        evidence: "the hop where the loss starts (TTL and address), its loss and the destination's, of how many probes.",
+        fix: "the link into hop N or that router: its interface errors and queues, or its operator with the trace; for a one-hop loss nothing (it is the router's ICMP rate limit).",
+    },
+    Entry {
+        id: "path-latency",
+        means: "netlens trace and the Path view only: the mean round-trip time rises by 20 ms or more (crit from 100 ms) at hop N over every hop before it, and every hop after it keeps the rise to the destination. A hop slow only in answering (its ICMP is made in the router's slow path) with faster hops after it is no step.",
+        evidence: "the hop where the step is, the mean RTT before it and the least mean RTT from it to the end.",
+        fix: "the link into hop N or that router: a long or congested link, a deep queue (bufferbloat: its qdisc), a detour of the route.",
+    },
 ];

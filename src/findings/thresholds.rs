@@ -105,6 +105,19 @@ pub struct Thresholds {
     pub neigh_table_warn_percent: f64,
     /// neigh-table-full: forced garbage collections per second above this.
     pub neigh_forced_gc_per_s: f64,
+    /// path-loss: loss in % at the destination, and at every answering hop
+    /// from where it starts, to warn.
+    pub path_loss_warn_percent: f64,
+    /// path-loss: loss in % at the destination that makes it critical.
+    pub path_loss_crit_percent: f64,
+    /// path-latency: a rise of the mean RTT at one hop, kept by every hop
+    /// after it, in milliseconds, to warn.
+    pub path_latency_step_ms: f64,
+    /// path-latency: the same rise that makes it critical.
+    pub path_latency_crit_ms: f64,
+    /// path-loss, path-latency: probes with a known fate a hop needs before
+    /// it is judged.
+    pub path_min_probes: u32,
     /// Every finding: samples in a row its condition must hold to show.
     pub findings_on_samples: u32,
     /// Every finding: calm samples in a row after which it stops showing.
@@ -161,6 +174,11 @@ impl Thresholds {
         softirq_imbalance_min_pps: 10_000.0,
         neigh_table_warn_percent: 90.0,
         neigh_forced_gc_per_s: 0.0,
+        path_loss_warn_percent: 5.0,
+        path_loss_crit_percent: 25.0,
+        path_latency_step_ms: 20.0,
+        path_latency_crit_ms: 100.0,
+        path_min_probes: 5,
         findings_on_samples: 1,
         findings_off_samples: 3,
     };
@@ -228,6 +246,10 @@ impl Thresholds {
             ("softirq_imbalance_min_pps", self.softirq_imbalance_min_pps),
             ("neigh_table_warn_percent", self.neigh_table_warn_percent),
             ("neigh_forced_gc_per_s", self.neigh_forced_gc_per_s),
+            ("path_loss_warn_percent", self.path_loss_warn_percent),
+            ("path_loss_crit_percent", self.path_loss_crit_percent),
+            ("path_latency_step_ms", self.path_latency_step_ms),
+            ("path_latency_crit_ms", self.path_latency_crit_ms),
         ];
         for (key, value) in numbers {
             if !(value.is_finite() && value >= 0.0) {
@@ -286,6 +308,18 @@ impl Thresholds {
                 self.connect_refused_warn_per_s,
                 self.connect_refused_crit_per_s,
             ),
+            (
+                "path_loss_warn_percent",
+                "path_loss_crit_percent",
+                self.path_loss_warn_percent,
+                self.path_loss_crit_percent,
+            ),
+            (
+                "path_latency_step_ms",
+                "path_latency_crit_ms",
+                self.path_latency_step_ms,
+                self.path_latency_crit_ms,
+            ),
         ] {
             if warn_value > crit_value {
                 return Err((
@@ -312,6 +346,7 @@ impl Thresholds {
                 "connect_timeout_crit_sockets",
                 self.connect_timeout_crit_sockets,
             ),
+            ("path_min_probes", self.path_min_probes),
             ("findings_on_samples", self.findings_on_samples),
             ("findings_off_samples", self.findings_off_samples),
         ] {

@@ -701,6 +701,45 @@ directory and says its full path. The summary names two packet counts: those on
 the screen, and the flow table's (with its bytes on the wire) as of the last sample. The screen starts with the flow's packets still
 in a ring of the last 4,096 captured (8 MiB at most) and then follows it; it keeps
 its last 5,000 packets, the analysis counts them all.
+.SH TRACE
+\fBnetlens trace\fR HOST[:PORT] traces the path hop by hop, as \fBtraceroute \-\-tcp \-n\fR,
+\fBhping3 \-S\fR and \fBmtr \-\-report\fR do: TCP SYN probes by default (port 80), \fB\-\-udp\fR
+(port 33434) or \fB\-\-icmp\fR (echo requests), with a rising TTL from 1 to \fB\-\-max\-ttl\fR
+(30), one probe per TTL per round, \fB\-\-count\fR rounds (10; or until \fB\-\-duration\fR),
+at most one round per \fB\-\-interval\fR (1s) and \fB\-\-rate\fR probes per second (20;
+1000 at most). A probe unanswered after \fB\-\-timeout\fR (1s) is lost. Each ICMP time
+exceeded or destination unreachable is matched to its probe by the header it quotes
+(RFC 792): the TCP or UDP source port (one per probe) and the TCP sequence number, or the
+echo identifier and sequence. The destination's own answer ends the path: SYN\-ACK or RST
+(TCP), port unreachable (UDP), echo reply (ICMP); a router's destination unreachable ends
+it there (traceroute's !N, !H, !X, shown as words). The destination's SYN\-ACK meets no
+socket, so the local kernel answers it with a RST, as for traceroute \-\-tcp.
+HOST is an IPv4 address, used as given; only a name is resolved, once, through the system
+resolver. IPv6 destinations are refused (not supported yet). Hop names are looked up
+only with \fB\-\-resolve\fR, through the system resolver (getnameinfo), each on its own
+thread, waiting at most 2 s at the end; without it no name is looked up. With
+\fB\-\-netns\fR/\fB\-\-pid\fR the probes leave from that namespace.
+Per hop: HOST, LOSS% (of the probes answered or timed out), SENT, LAST, AVG, BEST, WORST,
+STDEV (ms, population, as mtr) and RECENT (a sparkline of the last 32 round-trip times),
+then the findings \fBpath\-loss\fR and \fBpath\-latency\fR (see FINDINGS; thresholds
+path_loss_*, path_latency_* and path_min_probes). \fB\-\-json\fR prints one object:
+\fBtarget\fR, \fBaddr\fR, \fBport\fR (not for ICMP), \fBprobe\fR (tcp, udp, icmp),
+\fBnetns\fR, \fBrounds\fR, \fBreached\fR, \fBdone\fR, \fBerror\fR (when sending failed),
+\fBhops\fR[] (\fBttl\fR, \fBaddr\fR (null when none answered), \fBname\fR (with
+\-\-resolve), \fBother_addrs\fR (other addresses that answered at that TTL), \fBsent\fR,
+\fBreceived\fR, \fBlast_ms\fR, \fBbest_ms\fR, \fBworst_ms\fR, \fBrecent_ms\fR[],
+\fBunreachable\fR), \fBhop_figures\fR[] (\fBttl\fR, \fBloss_percent\fR, \fBavg_ms\fR,
+\fBstddev_ms\fR) and \fBfindings\fR[] (as in a snapshot; evidence tab "path", row
+"hop N (ADDR)"). Needs CAP_NET_RAW (raw sockets); without it netlens says so in one line
+and exits 1. Bad input (a host that is neither an address nor a name that resolves, a bad
+port, \fB\-\-count 0\fR, a rate above 1000) is one line and exit 1 or 2.
+.TP
+The Path view
+\fBt\fR on a row of Sockets or Flows opens the Path view to that row's remote address and
+port: the same prober (TCP SYN probes, one round per second, until closed) runs on its
+own thread from the watched namespace, and the hop table and findings update as replies
+come in. It fits 80x24; a narrow pane drops the BEST, WORST, STDEV and sparkline columns.
+Esc closes it and stops the probing.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
 counters need no privileges. The owner of a socket comes from /proc/PID/fd, which
@@ -720,6 +759,9 @@ is collected as before.
 Packet capture needs CAP_NET_RAW (the ring is locked in memory with CAP_IPC_LOCK
 when available). Without it the Flows tab says so and the other tabs work; grant
 it once with \fBsudo setcap cap_net_raw,cap_net_admin+ep $(which netlens)\fR.
+.TP
+\fBnetlens trace\fR and the Path view need CAP_NET_RAW too (raw sockets to send
+probes with their own TTL and to read the ICMP answers).
 .SH ENVIRONMENT
 .TP
 \fBXDG_CONFIG_HOME\fR, \fBHOME\fR

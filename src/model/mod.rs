@@ -11,6 +11,7 @@ pub mod dns;
 pub mod drops;
 pub mod neigh;
 pub mod processes;
+pub mod path;
 pub mod rates;
 pub mod sockets;
 pub mod tcp_rates;

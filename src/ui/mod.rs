@@ -26,6 +26,7 @@ pub mod interfaces;
 pub mod load;
 pub mod nic_detail;
 pub mod processes;
+mod path;
 pub mod prompts;
 pub mod setup;
 pub mod socket_detail;
@@ -110,6 +111,7 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
             return;
         }
         Some(Overlay::Findings(_)) => return findings_list::render(frame, body, app, theme),
+        Some(Overlay::Path(_)) => return path::render(frame, body, app, theme),
         _ => {}
     }
     if app.flow_detail_shown() {

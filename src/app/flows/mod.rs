@@ -329,6 +329,22 @@ impl FlowsView {
     }
 }
 
+impl FlowsView {
+    /// `t`: the Path view to the selected flow's destination (the side its
+    /// first packet went to).
+    fn trace(&mut self, shown: &Shown) -> Reply {
+        if self.grouping != Grouping::Flow {
+            return Reply::Redraw(false);
+        }
+        let rows = self.rows_of(shown);
+        let dest = rows
+            .get(self.selected)
+            .and_then(|row| row.key.split_once(" > "))
+            .and_then(|(_, dst)| dst.parse::<std::net::SocketAddr>().ok());
+        dest.map_or(Reply::Redraw(false), Reply::Trace)
+    }
+}
+
 impl TabView for FlowsView {
     fn scope(&self) -> Scope {
         Scope::Flows
@@ -337,6 +353,9 @@ impl TabView for FlowsView {
     fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
         if action == Action::Link {
             return self.link(shown);
+        }
+        if action == Action::Trace {
+            return self.trace(shown);
         }
         let rows = self.rows_of(shown);
         if action == Action::Open && self.grouping == Grouping::Flow {

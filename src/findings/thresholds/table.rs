@@ -212,6 +212,31 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
         "neigh-table-full: forced garbage collections of the table per second above this (warn)",
     ),
     (
+        "path_loss_warn_percent",
+        "5.0",
+        "path-loss (netlens trace, Path view): loss in % at the destination, and at every answering hop from the one where it starts, to warn",
+    ),
+    (
+        "path_loss_crit_percent",
+        "25.0",
+        "path-loss: loss in % at the destination that makes it critical",
+    ),
+    (
+        "path_latency_step_ms",
+        "20.0",
+        "path-latency (netlens trace, Path view): a rise of the mean round-trip time at one hop, kept by every hop after it, in ms, to warn",
+    ),
+    (
+        "path_latency_crit_ms",
+        "100.0",
+        "path-latency: the same rise, in ms, that makes it critical",
+    ),
+    (
+        "path_min_probes",
+        "5",
+        "path-loss, path-latency: probes answered or timed out that a hop needs before it is judged",
+    ),
+    (
         "findings_on_samples",
         "1",
         "every finding: samples in a row its condition must hold before it shows (raise it to ignore one-sample spikes; snapshot then needs --count of at least this)",
