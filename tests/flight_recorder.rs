@@ -291,6 +291,41 @@ fn check_bundle(bundle: &Path) {
     assert!(summary.contains("- fix: "), "{summary}");
     assert!(summary.contains("- cleared: "), "{summary}");
     assert!(summary.contains("packets.pcap holds the"), "{summary}");
+    // The refused connects are in the connection log, and the summary
+    // counts as many as the bundle's samples carry (the baseline's
+    // interval aside: its closes came before the recording).
+    let refused_logged: usize = samples
+        .iter()
+        .flat_map(|s| s["closed"].as_array().into_iter().flatten())
+        .filter(|c| c["ending"] == "refused")
+        .count();
+    assert!(
+        refused_logged > 0,
+        "no refused connection in the bundle's log"
+    );
+    // "44 of the 44 TCP connections ... (refused 44); the newest 20:"
+    let counted = summary
+        .lines()
+        .find(|l| l.contains("did not close with a FIN"))
+        .and_then(|l| {
+            l.split_once("(")?
+                .1
+                .split_once(')')
+                .map(|(counts, _)| counts)
+        })
+        .and_then(|counts| {
+            counts
+                .split(", ")
+                .find_map(|c| c.strip_prefix("refused ")?.parse::<usize>().ok())
+        });
+    assert!(
+        summary.contains("## Connections that ended badly") && summary.contains("| refused |"),
+        "{summary}"
+    );
+    assert!(
+        counted.is_some_and(|n| n >= refused_logged),
+        "summary counts {counted:?} refused, the replay shows {refused_logged}\n{summary}"
+    );
 
     let snapshot: Value =
         serde_json::from_str(&std::fs::read_to_string(bundle.join("snapshot.json")).unwrap())

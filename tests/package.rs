@@ -143,3 +143,76 @@ fn the_units_capabilities_see_what_root_sees() {
     }
     drop(listener);
 }
+
+/// The unit's ExecStart arguments after $NETLENS_EXPORT_ARGS, with its
+/// state directory (/var/lib/netlens) moved to `state`.
+fn unit_export_args(state: &std::path::Path) -> Vec<String> {
+    let unit = std::fs::read_to_string(UNIT).unwrap();
+    let line = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart="))
+        .expect("ExecStart in the unit");
+    let args = line
+        .split_once("$NETLENS_EXPORT_ARGS")
+        .expect("ExecStart takes $NETLENS_EXPORT_ARGS")
+        .1;
+    args.split_whitespace()
+        .map(|a| a.replace("/var/lib/netlens", &state.display().to_string()))
+        .collect()
+}
+
+/// The flight recorder the unit arms runs as an unprivileged user with the
+/// unit's capabilities in a 0700 state directory it owns, as systemd's
+/// StateDirectory= makes it: the exporter serves and the ring fills.
+#[test]
+fn the_units_flight_recorder_runs_with_its_capabilities() {
+    if skip_unless_root() {
+        return;
+    }
+    use std::os::unix::fs::{PermissionsExt, chown};
+    let state = std::env::temp_dir().join(format!("netlens-unit-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+    chown(&state, Some(65534), Some(65534)).unwrap();
+    let args = unit_export_args(&state);
+    assert!(args.iter().any(|a| a == "--ring"), "{args:?}");
+    let caps = unit_capabilities().join(",");
+    let child = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(format!("--inh-caps={caps}"))
+        .arg(format!("--ambient-caps={caps}"))
+        .arg(NETLENS)
+        .args(["export", "--listen", "127.0.0.1:0", "--interval", "200ms"])
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("setpriv (util-linux)");
+    let mut guard = common::ChildGuard(child);
+    let ring = state.join("ring");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let ring_files = || {
+        std::fs::read_dir(&ring)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "nlrec"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    while ring_files() == 0 && std::time::Instant::now() < deadline {
+        if let Ok(Some(status)) = guard.0.try_wait() {
+            let mut stderr = String::new();
+            use std::io::Read;
+            let _ = guard.0.stderr.take().unwrap().read_to_string(&mut stderr);
+            panic!("netlens export exited ({status}) with the unit's arguments: {stderr}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(ring_files() > 0, "no ring file in {}", ring.display());
+    let mode = std::fs::metadata(&ring).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "the ring directory is private");
+    drop(guard);
+    let _ = std::fs::remove_dir_all(&state);
+}

@@ -22,6 +22,9 @@ _netlens() {
             netlens,completions)
                 cmd="netlens__subcmd__completions"
                 ;;
+            netlens,conns)
+                cmd="netlens__subcmd__conns"
+                ;;
             netlens,explain)
                 cmd="netlens__subcmd__explain"
                 ;;
@@ -52,11 +55,17 @@ _netlens() {
             netlens,tmux)
                 cmd="netlens__subcmd__tmux"
                 ;;
+            netlens,trace)
+                cmd="netlens__subcmd__trace"
+                ;;
             netlens__subcmd__help,capture)
                 cmd="netlens__subcmd__help__subcmd__capture"
                 ;;
             netlens__subcmd__help,completions)
                 cmd="netlens__subcmd__help__subcmd__completions"
+                ;;
+            netlens__subcmd__help,conns)
+                cmd="netlens__subcmd__help__subcmd__conns"
                 ;;
             netlens__subcmd__help,explain)
                 cmd="netlens__subcmd__help__subcmd__explain"
@@ -87,6 +96,9 @@ _netlens() {
                 ;;
             netlens__subcmd__help,tmux)
                 cmd="netlens__subcmd__help__subcmd__tmux"
+                ;;
+            netlens__subcmd__help,trace)
+                cmd="netlens__subcmd__help__subcmd__trace"
                 ;;
             netlens__subcmd__help__subcmd__load,http)
                 cmd="netlens__subcmd__help__subcmd__load__subcmd__http"
@@ -155,7 +167,7 @@ _netlens() {
 
     case "${cmd}" in
         netlens)
-            opts="-h -V --interval --netns --pid --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export tmux explain man completions help"
+            opts="-h -V --interval --netns --pid --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export conns tmux explain trace man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -316,6 +328,40 @@ _netlens() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        netlens__subcmd__conns)
+            opts="-h --json --duration --interval --netns --pid --no-bpf --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --netns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         netlens__subcmd__explain)
             opts="-h --interval --netns --pid --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -347,7 +393,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__export)
-            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --per-process --interval --netns --pid --no-bpf --config --help"
+            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --per-process --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -377,6 +423,34 @@ _netlens() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --ring)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ring-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --freeze-on)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --freeze-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bundle-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundles-per-hour)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -401,7 +475,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__help)
-            opts="snapshot read load record replay capture export tmux explain man completions help"
+            opts="snapshot read load record replay capture export conns tmux explain trace man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -429,6 +503,20 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        netlens__subcmd__help__subcmd__conns)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -653,6 +741,20 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__help__subcmd__tmux)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        netlens__subcmd__help__subcmd__trace)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1237,7 +1339,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__record)
-            opts="-o -h --output --duration --dns-probe --dns-server --dns-timeout --iface --filter --no-capture --payload --on-finding --on-finding-timeout --interval --netns --pid --no-bpf --config --help"
+            opts="-o -h --output --duration --dns-probe --dns-server --dns-timeout --iface --filter --no-capture --payload --on-finding --on-finding-timeout --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1280,6 +1382,34 @@ _netlens() {
                     return 0
                     ;;
                 --on-finding-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ring)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ring-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --freeze-on)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --freeze-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bundle-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundles-per-hour)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1434,6 +1564,64 @@ _netlens() {
                     return 0
                     ;;
                 --dns-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --netns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        netlens__subcmd__trace)
+            opts="-p -h --udp --icmp --port --max-ttl --count --duration --rate --timeout --json --resolve --interval --netns --pid --no-bpf --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -62,8 +62,10 @@ complete -c netlens -n "__fish_netlens_needs_command" -f -a "record" -d 'Record 
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "replay" -d 'Replay a recording in the live view\'s UI, or print it (--json, --info)'
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "capture" -d 'Capture packets headless: tcpdump -n lines, or a pcap file with -w'
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "export" -d 'Serve the latest sample as OpenMetrics (Prometheus) on GET /metrics'
+complete -c netlens -n "__fish_netlens_needs_command" -f -a "conns" -d 'Print each TCP connection as it ends, as bcc\'s tcplife does'
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "tmux" -d 'Open a tmux troubleshooting layout: interfaces, TCP, flows and DNS panes'
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "explain" -d 'Print the counter catalogue\'s entry for a kernel counter or drop reason'
+complete -c netlens -n "__fish_netlens_needs_command" -f -a "trace" -d 'Trace the path to HOST[:PORT] hop by hop (TCP SYN, UDP or ICMP probes with a rising TTL, as traceroute --tcp and mtr): loss and RTT per hop'
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "man" -d 'Print the man page (roff) to stdout'
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "completions" -d 'Print shell completions to stdout'
 complete -c netlens -n "__fish_netlens_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -205,6 +207,13 @@ complete -c netlens -n "__fish_netlens_using_subcommand record" -l iface -d 'Cap
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l on-finding-timeout -d 'Kill an --on-finding command (its process group) still running after D' -r
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l ring -d 'Keep a rolling recording of the last D in --ring-dir, dropping whole segments (a minute each, shorter for a ring under 3m) from the old end' -r
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l ring-dir -d 'The ring\'s directory (created mode 0700; never a symbolic link)' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l max-size -d 'Bound the ring\'s files to SIZE on disk (e.g. 200M, 1G): older segments are dropped sooner when over it' -r
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l freeze-on -d 'Write an incident bundle when a finding of this level (warn, crit) or id starts, comma-separated, e.g. crit,udp-drops' -r
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l freeze-after -d 'How much after the finding\'s start a bundle holds' -r
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l bundle-dir -d 'Where bundles go (default: the ring\'s directory)' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l max-bundles-per-hour -d 'At most N bundles in any hour; the ones over it are named on stderr and not written' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
@@ -242,6 +251,13 @@ complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-server -d
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l on-finding-timeout -d 'Kill an --on-finding command (its process group) still running after D' -r
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l ring -d 'Keep a rolling recording of the last D in --ring-dir, dropping whole segments (a minute each, shorter for a ring under 3m) from the old end' -r
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l ring-dir -d 'The ring\'s directory (created mode 0700; never a symbolic link)' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l max-size -d 'Bound the ring\'s files to SIZE on disk (e.g. 200M, 1G): older segments are dropped sooner when over it' -r
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l freeze-on -d 'Write an incident bundle when a finding of this level (warn, crit) or id starts, comma-separated, e.g. crit,udp-drops' -r
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l freeze-after -d 'How much after the finding\'s start a bundle holds' -r
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l bundle-dir -d 'Where bundles go (default: the ring\'s directory)' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l max-bundles-per-hour -d 'At most N bundles in any hour; the ones over it are named on stderr and not written' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
@@ -249,6 +265,14 @@ complete -c netlens -n "__fish_netlens_using_subcommand export" -l config -d 'Re
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l per-process -d 'Also serve per-process TCP/UDP byte and retransmit counters (labels pid, command, cgroup: one series per process holding a socket)'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -s h -l help -d 'Print help'
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l duration -d 'Stop after this long (default: until SIGINT or SIGTERM)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l json -d 'Print one JSON object per connection, one per line'
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l session -d 'Name of the tmux session to create (inside tmux: of the new window)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l iface -d 'Capture on this interface only, in the Flows pane' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l tmux-socket -d 'The tmux server\'s socket name, as tmux -L takes it (default: tmux\'s)' -r
@@ -268,6 +292,22 @@ complete -c netlens -n "__fish_netlens_using_subcommand explain" -l pid -d 'Watc
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -s p -l port -d 'Destination port (TCP, UDP), as traceroute -p; overrides HOST:PORT\'s' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l max-ttl -d 'Highest TTL probed' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l count -d 'Rounds to send, one probe per TTL each (default 10, or until --duration when that is given)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l duration -d 'Stop sending after this long, e.g. 30s' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l rate -d 'Probes per second, at most (1000 at most)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l timeout -d 'A probe unanswered for this long counts as lost' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l udp -d 'Send UDP datagrams (the destination answers port unreachable)'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l icmp -d 'Send ICMP echo requests (the destination answers echo reply)'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l json -d 'Print one JSON object: the hops, their figures and the findings'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l resolve -d 'Name the hops by reverse DNS through the system resolver (getnameinfo: /etc/hosts, then resolv.conf\'s nameservers), asynchronously, waiting at most 2s at the end; without it no name is looked up'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
@@ -280,18 +320,20 @@ complete -c netlens -n "__fish_netlens_using_subcommand completions" -l pid -d '
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "snapshot" -d 'Print samples for scripts: a sar-like table, or JSON Lines with --json'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "read" -d 'Print a pcap/pcapng file as tcpdump -n lines, or its flow table'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "load" -d 'Generate load (iperf3, wrk, hping3 and pktgen style) to watch in the other tabs'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "record" -d 'Record samples to a file without a screen, e.g. during an incident'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "replay" -d 'Replay a recording in the live view\'s UI, or print it (--json, --info)'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "capture" -d 'Capture packets headless: tcpdump -n lines, or a pcap file with -w'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "export" -d 'Serve the latest sample as OpenMetrics (Prometheus) on GET /metrics'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "tmux" -d 'Open a tmux troubleshooting layout: interfaces, TCP, flows and DNS panes'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "explain" -d 'Print the counter catalogue\'s entry for a kernel counter or drop reason'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "man" -d 'Print the man page (roff) to stdout'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "completions" -d 'Print shell completions to stdout'
-complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export tmux explain man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "snapshot" -d 'Print samples for scripts: a sar-like table, or JSON Lines with --json'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "read" -d 'Print a pcap/pcapng file as tcpdump -n lines, or its flow table'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "load" -d 'Generate load (iperf3, wrk, hping3 and pktgen style) to watch in the other tabs'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "record" -d 'Record samples to a file without a screen, e.g. during an incident'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "replay" -d 'Replay a recording in the live view\'s UI, or print it (--json, --info)'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "capture" -d 'Capture packets headless: tcpdump -n lines, or a pcap file with -w'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "export" -d 'Serve the latest sample as OpenMetrics (Prometheus) on GET /metrics'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "conns" -d 'Print each TCP connection as it ends, as bcc\'s tcplife does'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "tmux" -d 'Open a tmux troubleshooting layout: interfaces, TCP, flows and DNS panes'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "explain" -d 'Print the counter catalogue\'s entry for a kernel counter or drop reason'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "trace" -d 'Trace the path to HOST[:PORT] hop by hop (TCP SYN, UDP or ICMP probes with a rising TTL, as traceroute --tcp and mtr): loss and RTT per hop'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "man" -d 'Print the man page (roff) to stdout'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c netlens -n "__fish_netlens_using_subcommand help; and __fish_seen_subcommand_from load" -f -a "serve" -d 'Serve the tcp, udp and http tests, like `iperf3 -s` (TCP and UDP on one port)'
 complete -c netlens -n "__fish_netlens_using_subcommand help; and __fish_seen_subcommand_from load" -f -a "tcp" -d 'TCP throughput like iperf3: per-interval reports, sender/receiver summary'
 complete -c netlens -n "__fish_netlens_using_subcommand help; and __fish_seen_subcommand_from load" -f -a "udp" -d 'UDP with sendmmsg at a given rate: sent/received pps, loss and jitter'

@@ -2,12 +2,12 @@
 //! the samples the bundle holds, as they are written (`Summary::observe`),
 //! then rendered section by section (`SECTIONS`): each section is one
 //! function of the whole `Summary`, returning None when it has nothing to
-//! say, so a section from another source (a connection log) is one more
-//! function in the list.
+//! say.
 
 use super::date_time;
 use crate::findings::{Finding, Thresholds, names::NAMES};
 use crate::model::Sample;
+use crate::model::closed::{ClosedConn, Ending};
 use crate::notify::{Change, Changes};
 use std::fmt::Write;
 
@@ -44,7 +44,17 @@ pub struct Summary {
     pub packets: u64,
     /// Whether the source captured packets at all.
     pub capture: bool,
+    /// The connection log over the bundle: whether any sample carried one,
+    /// how many connections ended, how many badly by ending, and the last
+    /// bad ones (at most `TOP_BAD`).
+    log_seen: bool,
+    ended: u64,
+    bad_by_ending: std::collections::BTreeMap<&'static str, u64>,
+    bad: std::collections::VecDeque<ClosedConn>,
 }
+
+/// Rows in the "ended badly" list: the newest.
+const TOP_BAD: usize = 20;
 
 impl Summary {
     pub fn new(trigger: Trigger, host: String, limits: Thresholds, capture: bool) -> Summary {
@@ -60,6 +70,10 @@ impl Summary {
             samples: 0,
             packets: 0,
             capture,
+            log_seen: false,
+            ended: 0,
+            bad_by_ending: Default::default(),
+            bad: Default::default(),
         }
     }
 
@@ -84,6 +98,17 @@ impl Summary {
             }
         }
         self.samples += 1;
+        if let Some(closed) = &sample.closed {
+            self.log_seen |= closed.error.is_none();
+            self.ended += closed.conns.len() as u64 + closed.overflow;
+            for conn in closed.conns.iter().filter(|c| c.ending != Ending::Fin) {
+                *self.bad_by_ending.entry(conn.ending.name()).or_default() += 1;
+                if self.bad.len() == TOP_BAD {
+                    self.bad.pop_front();
+                }
+                self.bad.push_back(conn.clone());
+            }
+        }
         if self.first.is_none() {
             self.first = Some(without_sockets(sample));
         }
@@ -310,12 +335,64 @@ fn top_sockets(s: &Summary) -> Option<String> {
     Some(out)
 }
 
-/// Connections that ended badly (reset, timed out, refused) around the
-/// incident. netlens keeps no connection log yet: when one exists, this
-/// section lists its entries between the bundle's first and last samples.
-/// Until then it says nothing rather than guess.
-fn connections_ended_badly(_: &Summary) -> Option<String> {
-    None
+/// Connections that ended badly (reset, timed out, refused) in the
+/// bundle's window, from the connection log the samples carry: the count
+/// by ending, then the newest of them.
+fn connections_ended_badly(s: &Summary) -> Option<String> {
+    if !s.log_seen {
+        return None;
+    }
+    let mut out = String::from(
+        "## Connections that ended badly
+
+",
+    );
+    let bad: u64 = s.bad_by_ending.values().sum();
+    if bad == 0 {
+        let _ = writeln!(
+            out,
+            "None: all {} TCP connections that ended in the window closed with a FIN.",
+            s.ended
+        );
+        return Some(out);
+    }
+    let counts: Vec<String> = s
+        .bad_by_ending
+        .iter()
+        .map(|(ending, n)| format!("{ending} {n}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{bad} of the {} TCP connections that ended in the window did not close with a FIN \
+         ({}); the newest {}:\n",
+        s.ended,
+        counts.join(", "),
+        s.bad.len()
+    );
+    out.push_str(
+        "| time | process | local | peer | sent | received | rtt ms | retrans | ending |\n",
+    );
+    out.push_str("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+    let bytes = |b: Option<u64>| b.map_or_else(|| "-".to_string(), |b| b.to_string());
+    for conn in s.bad.iter().rev() {
+        let process = conn.pid().map_or_else(
+            || "-".to_string(),
+            |pid| format!("{pid}/{}", conn.process()),
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {process} | {} | {} | {} | {} | {:.1} | {} | {} |",
+            date_time(conn.t, 0),
+            conn.local,
+            conn.peer,
+            bytes(conn.bytes_sent),
+            bytes(conn.bytes_received),
+            f64::from(conn.rtt_us) / 1000.0,
+            conn.retrans,
+            conn.ending.name()
+        );
+    }
+    Some(out)
 }
 
 fn packets(s: &Summary) -> Option<String> {
