@@ -127,6 +127,20 @@ fn start_senders(pair: &VethPair, seconds: &str) -> Senders {
     }
 }
 
+/// `snapshot --json --section processes` of namespace A, plus `extra`.
+fn processes_snapshot(pair: &VethPair, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec![
+        "--netns",
+        pair.a.name.as_str(),
+        "--no-capture",
+        "--no-bpf",
+        "--section",
+        "processes",
+    ];
+    args.extend_from_slice(extra);
+    common::snapshot(&args)
+}
+
 /// The discarding server in namespace B, ready.
 fn start_sink(pair: &VethPair) -> ChildGuard {
     let mut sink = python(&pair.b.name, SINK, &[&PORT.to_string()]);
@@ -147,20 +161,17 @@ fn per_process_rates_match_what_the_senders_sent() {
     let senders = start_senders(&pair, "7");
     // Let the first second settle (slow start) before the baseline.
     std::thread::sleep(Duration::from_millis(800));
-    let samples = common::snapshot(&[
-        "--netns",
-        &pair.a.name,
-        "--no-capture",
-        "--no-bpf",
-        "--section",
-        "processes",
-        "--count",
-        "4",
-        "--interval",
-        "1s",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+    let samples = processes_snapshot(
+        &pair,
+        &[
+            "--count",
+            "4",
+            "--interval",
+            "1s",
+            "--record",
+            record.to_str().unwrap(),
+        ],
+    );
     let (fast, slow, idle) = (senders.fast.pid(), senders.slow.pid(), senders.idle.pid());
     let got_fast = mean_send(&samples, fast);
     let got_slow = mean_send(&samples, slow);
@@ -220,14 +231,7 @@ fn per_process_rates_match_what_the_senders_sent() {
     }
     drop(idle);
     // Exited processes leave the list.
-    let after = common::snapshot(&[
-        "--netns",
-        &pair.a.name,
-        "--no-capture",
-        "--no-bpf",
-        "--section",
-        "processes",
-    ]);
+    let after = processes_snapshot(&pair, &[]);
     for pid in pids {
         assert!(
             process(&after[0], pid).is_none(),

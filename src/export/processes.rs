@@ -38,8 +38,8 @@ impl Accumulator {
     pub fn add(&mut self, previous: &Sample, current: &Sample) {
         let seconds = current.mono - previous.mono;
         let rows = process_rows(Some(previous), current);
-        self.by_pid
-            .retain(|pid, _| rows.iter().any(|r| r.pid == *pid));
+        let alive: std::collections::HashSet<u32> = rows.iter().map(|r| r.pid).collect();
+        self.by_pid.retain(|pid, _| alive.contains(pid));
         for row in rows {
             let totals = self.by_pid.entry(row.pid).or_insert_with(|| Totals {
                 command: row.command.clone(),

@@ -15,7 +15,7 @@
 use super::Sample;
 use super::capture::CaptureRates;
 use super::rates::interval;
-use super::sockets::{Proto, SocketKey, SocketSample, TCP_ESTABLISHED, TCP_LISTEN};
+use super::sockets::{Proto, SocketKey, SocketSample, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -166,10 +166,12 @@ pub fn process_rows(previous: Option<&Sample>, current: &Sample) -> Vec<ProcessR
     let counters = previous_counters(previous, current);
     let mut rows: BTreeMap<u32, ProcessRow> = BTreeMap::new();
     for socket in &current.sockets {
-        let Some(pid) = owner(socket) else { continue };
+        let Some(first) = socket.users.first() else {
+            continue;
+        };
         let row = rows
-            .entry(pid)
-            .or_insert_with(|| new_row(pid, socket, &info));
+            .entry(first.pid)
+            .or_insert_with(|| new_row(first, socket.uid.to_string(), &info));
         row.sockets += 1;
         *row.states.entry(socket.state_name()).or_default() += 1;
         if socket.proto != Proto::Tcp {
@@ -212,12 +214,14 @@ pub fn process_rows(previous: Option<&Sample>, current: &Sample) -> Vec<ProcessR
     rows
 }
 
-fn new_row(pid: u32, socket: &SocketSample, info: &HashMap<u32, &ProcessInfo>) -> ProcessRow {
-    let known = info.get(&pid);
+/// A new row for `owner`: named from /proc when the sample read it, else
+/// by the owner's command and `user` as the socket gives it.
+fn new_row(owner: &SocketUser, user: String, info: &HashMap<u32, &ProcessInfo>) -> ProcessRow {
+    let known = info.get(&owner.pid);
     ProcessRow {
-        pid,
-        command: known.map_or_else(|| socket.users[0].process.clone(), |p| p.command.clone()),
-        user: known.map_or_else(|| socket.uid.to_string(), |p| p.user.clone()),
+        pid: owner.pid,
+        command: known.map_or_else(|| owner.process.clone(), |p| p.command.clone()),
+        user: known.map_or(user, |p| p.user.clone()),
         cgroup: known.and_then(|p| p.cgroup.clone()),
         ..ProcessRow::default()
     }
@@ -257,17 +261,9 @@ fn add_closed(
             ),
             None => (sent, received),
         };
-        let row = rows.entry(user.pid).or_insert_with(|| ProcessRow {
-            pid: user.pid,
-            command: info
-                .get(&user.pid)
-                .map_or_else(|| user.process.clone(), |p| p.command.clone()),
-            user: info
-                .get(&user.pid)
-                .map_or_else(|| "-".into(), |p| p.user.clone()),
-            cgroup: info.get(&user.pid).and_then(|p| p.cgroup.clone()),
-            ..ProcessRow::default()
-        });
+        let row = rows
+            .entry(user.pid)
+            .or_insert_with(|| new_row(user, "-".into(), info));
         add(&mut row.tcp_send_per_s, sent as f64 / seconds);
         add(&mut row.tcp_recv_per_s, received as f64 / seconds);
     }
