@@ -2,6 +2,7 @@
 
 pub mod conn_log;
 pub mod conntrack;
+pub mod containers;
 pub mod ctnetlink;
 pub mod drops;
 pub mod ethtool;

@@ -4,6 +4,7 @@
 //! while it keeps holding sockets (a pid that drops out is read again when
 //! it comes back, so a reused pid is not mistaken for the old process).
 
+use super::containers::{self, Found, Resolver, real_uid};
 use crate::model::processes::ProcessInfo;
 use crate::model::sockets::SocketSample;
 use std::collections::{HashMap, HashSet};
@@ -13,9 +14,17 @@ const MAX_CGROUP_FILE: usize = 64 * 1024;
 
 #[derive(Default)]
 pub struct ProcessTable {
-    known: HashMap<u32, ProcessInfo>,
+    known: HashMap<u32, Known>,
     /// uid -> name, from /etc/passwd (read once).
     users: Option<HashMap<u32, String>>,
+    /// Container names by id.
+    containers: Resolver,
+}
+
+struct Known {
+    info: ProcessInfo,
+    /// The container its cgroup names, to name it once the runtime says.
+    found: Option<Found>,
 }
 
 impl ProcessTable {
@@ -33,24 +42,43 @@ impl ProcessTable {
                 .entry(pid)
                 .or_insert_with(|| read_process(pid, name, users));
         }
-        let mut list: Vec<ProcessInfo> = self.known.values().cloned().collect();
+        // Named on first sight when a state file says; else asked again
+        // each sample (an API answer on its way, a file not written yet),
+        // the resolver limiting how often.
+        for known in self.known.values_mut() {
+            let unnamed = known.info.container.as_ref().is_none_or(|c| !c.named());
+            if let (Some(found), true) = (&known.found, unnamed) {
+                let uid = Some(known.info.uid);
+                known.info.container = Some(self.containers.resolve(found, known.info.pid, uid));
+            }
+        }
+        let ids: HashSet<String> = self
+            .known
+            .values()
+            .filter_map(|k| Some(k.found.as_ref()?.id.clone()))
+            .collect();
+        self.containers.retain(&ids);
+        let mut list: Vec<ProcessInfo> = self.known.values().map(|k| k.info.clone()).collect();
         list.sort_by_key(|p| p.pid);
         list
     }
 }
 
-fn read_process(pid: u32, name: &str, users: &HashMap<u32, String>) -> ProcessInfo {
+fn read_process(pid: u32, name: &str, users: &HashMap<u32, String>) -> Known {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let uid = real_uid(&status).unwrap_or(0);
-    let cgroup = read_capped(&format!("/proc/{pid}/cgroup"))
-        .as_deref()
-        .and_then(cgroup_name);
-    ProcessInfo {
+    let file = read_capped(&format!("/proc/{pid}/cgroup"));
+    let info = ProcessInfo {
         pid,
         command: name.to_string(),
         uid,
         user: users.get(&uid).cloned().unwrap_or_else(|| uid.to_string()),
-        cgroup,
+        cgroup: file.as_deref().and_then(cgroup_name),
+        container: None,
+    };
+    Known {
+        info,
+        found: file.as_deref().and_then(containers::cgroup_container),
     }
 }
 
@@ -63,17 +91,6 @@ fn read_capped(path: &str) -> Option<String> {
         .read_to_string(&mut text)
         .ok()?;
     Some(text)
-}
-
-/// The real uid: the first number of status's "Uid:" line.
-fn real_uid(status: &str) -> Option<u32> {
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }
 
 /// uid -> user name from /etc/passwd ("name:x:uid:...").
@@ -92,89 +109,26 @@ fn parse_passwd(text: &str) -> HashMap<u32, String> {
         .collect()
 }
 
-/// The container or cgroup a process runs in, from /proc/PID/cgroup: the
-/// unified (v2, "0::") line, else the v1 line of the pids, memory or cpu
-/// controller. A container runtime's id is shortened to 12 hex digits as
-/// `docker ps` prints it: "docker:3f2a1b9c8d7e", "containerd:…",
-/// "crio:…", "podman:…", "k8s:pod<uid>/…"; systemd-nspawn and LXC give the
-/// machine's name ("nspawn:web", "lxc:web"); otherwise the innermost
-/// systemd unit ("nginx.service", "session-3.scope"). None at the root.
+/// The container or cgroup a process runs in, from /proc/PID/cgroup
+/// (containers::cgroup_path). A container runtime's id is shortened to 12
+/// hex digits as `docker ps` prints it: "docker:3f2a1b9c8d7e",
+/// "containerd:…", "crio:…", "podman:…", "k8s:pod<uid>/…"; systemd-nspawn
+/// and LXC give the machine's name ("nspawn:web", "lxc:web"); otherwise
+/// the innermost systemd unit ("nginx.service", "session-3.scope"). None
+/// at the root.
 pub fn cgroup_name(file: &str) -> Option<String> {
-    // A hybrid host lists "0::/" beside the v1 controllers that hold it.
-    let unified = file.lines().find_map(|l| l.strip_prefix("0::"));
-    let v1 = file.lines().find_map(|l| {
-        let mut parts = l.splitn(3, ':');
-        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        controllers
-            .split(',')
-            .any(|c| matches!(c, "pids" | "memory" | "cpu"))
-            .then_some(path)
-    });
-    let path = [unified, v1]
-        .into_iter()
-        .flatten()
-        .map(str::trim)
-        .find(|p| *p != "/")?;
-    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    if let Some(name) = container(&parts) {
-        return Some(name);
+    let parts: Vec<&str> = containers::cgroup_path(file)?
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    if let Some(found) = containers::find(&parts) {
+        return Some(found.label());
     }
     parts
         .iter()
         .rev()
         .find(|p| p.ends_with(".service") || p.ends_with(".scope"))
         .map(|p| p.to_string())
-}
-
-/// A container runtime's name for the path's components, innermost first.
-fn container(parts: &[&str]) -> Option<String> {
-    for (at, part) in parts.iter().enumerate().rev() {
-        let unit = part.trim_end_matches(".scope");
-        for (prefix, runtime) in [
-            ("docker-", "docker"),
-            ("cri-containerd-", "containerd"),
-            ("crio-", "crio"),
-            ("libpod-", "podman"),
-        ] {
-            if let Some(id) = unit.strip_prefix(prefix).filter(|id| is_id(id)) {
-                return Some(format!("{runtime}:{}", &id[..12]));
-            }
-        }
-        if let Some(name) = part
-            .strip_prefix("systemd-nspawn@")
-            .and_then(|p| p.strip_suffix(".service"))
-        {
-            return Some(format!("nspawn:{}", unescape_unit(name)));
-        }
-        if let Some(name) = part.strip_prefix("lxc.payload.") {
-            return Some(format!("lxc:{name}"));
-        }
-        // cgroupfs drivers: /docker/<id>, /lxc/<name>, /kubepods/…/pod<uid>/<id>.
-        let parent = at.checked_sub(1).map(|p| parts[p]);
-        if is_id(part) {
-            match parent {
-                Some("docker") => return Some(format!("docker:{}", &part[..12])),
-                Some(pod) if pod.starts_with("pod") => {
-                    return Some(format!("k8s:{pod}/{}", &part[..12]));
-                }
-                _ => {}
-            }
-        }
-        if parent == Some("lxc") {
-            return Some(format!("lxc:{part}"));
-        }
-    }
-    None
-}
-
-/// A container id: 64 lowercase hex digits.
-fn is_id(text: &str) -> bool {
-    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// systemd's unit-name escaping: "\x2d" stands for "-".
-fn unescape_unit(name: &str) -> String {
-    name.replace("\\x2d", "-")
 }
 
 #[cfg(test)]
@@ -269,7 +223,7 @@ mod tests {
     #[test]
     fn our_own_process_is_read_from_proc() {
         let me = std::process::id();
-        let info = read_process(me, "test", &read_passwd());
+        let info = read_process(me, "test", &read_passwd()).info;
         // SAFETY: getuid has no preconditions.
         let uid = unsafe { libc::getuid() };
         assert_eq!(info.uid, uid);

@@ -38,6 +38,66 @@ pub struct ProcessInfo {
     /// "nginx.service"); None at the cgroup root or when unreadable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<String>,
+    /// The container it runs in, named by its runtime where that could be
+    /// read (collect::containers); None outside containers and in older
+    /// recordings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<Container>,
+}
+
+/// A container a process runs in, as its runtime names it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Container {
+    /// "podman", "docker", "containerd", "crio", "k8s" (a kubepods cgroup
+    /// of an unknown runtime), "nspawn" or "lxc".
+    pub runtime: String,
+    /// The runtime's full id (64 hex digits); the machine's name for
+    /// nspawn and LXC, which have no other id.
+    pub id: String,
+    /// The container's name ("web"; Kubernetes' container name in a pod);
+    /// None while the runtime has not said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The Kubernetes pod and namespace, from the runtime's annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k8s_namespace: Option<String>,
+}
+
+impl Container {
+    /// Whether its runtime named it (a pod's sandbox has only a pod name).
+    pub fn named(&self) -> bool {
+        self.name.is_some() || self.pod.is_some()
+    }
+
+    /// What a cell shows: the name ("web"; "ns/pod/web" in Kubernetes),
+    /// else the runtime and short id as `docker ps` prints it.
+    pub fn label(&self) -> String {
+        match (&self.name, &self.pod, &self.k8s_namespace) {
+            (Some(name), Some(pod), Some(ns)) => format!("{ns}/{pod}/{name}"),
+            (Some(name), Some(pod), None) => format!("{pod}/{name}"),
+            (Some(name), ..) => name.clone(),
+            (None, Some(pod), Some(ns)) => format!("{ns}/{pod}"),
+            (None, Some(pod), None) => pod.clone(),
+            (None, ..) => format!("{}:{}", self.runtime, short_id(&self.id)),
+        }
+    }
+}
+
+/// The first 12 characters of an id, as `docker ps` and `podman ps` print it.
+pub fn short_id(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}
+
+/// pid -> the container it runs in, for the processes of a sample that run
+/// in one (the Sockets tab and `snapshot --json` label socket owners).
+pub fn containers_by_pid(sample: &Sample) -> HashMap<u32, &Container> {
+    sample
+        .processes
+        .iter()
+        .filter_map(|p| Some((p.pid, p.container.as_ref()?)))
+        .collect()
 }
 
 /// One row of the Processes view: a process and its traffic over one
@@ -48,6 +108,7 @@ pub struct ProcessRow {
     pub command: String,
     pub user: String,
     pub cgroup: Option<String>,
+    pub container: Option<Container>,
     /// TCP payload bytes per second the peers acknowledged (sent).
     pub tcp_send_per_s: Option<f64>,
     /// TCP payload bytes per second received.
@@ -64,6 +125,15 @@ pub struct ProcessRow {
 }
 
 impl ProcessRow {
+    /// The Processes tab's cgroup cell: the container's name when its
+    /// runtime gave one, else the cgroup's label.
+    pub fn place(&self) -> Option<String> {
+        match &self.container {
+            Some(c) if c.named() => Some(c.label()),
+            _ => self.cgroup.clone(),
+        }
+    }
+
     /// Sent plus received TCP and captured UDP bytes per second.
     pub fn total_per_s(&self) -> Option<f64> {
         let parts = [self.tcp_send_per_s, self.tcp_recv_per_s, self.udp_per_s];
@@ -223,6 +293,7 @@ fn new_row(owner: &SocketUser, user: String, info: &HashMap<u32, &ProcessInfo>) 
         command: known.map_or_else(|| owner.process.clone(), |p| p.command.clone()),
         user: known.map_or(user, |p| p.user.clone()),
         cgroup: known.and_then(|p| p.cgroup.clone()),
+        container: known.and_then(|p| p.container.clone()),
         ..ProcessRow::default()
     }
 }
@@ -434,6 +505,7 @@ mod tests {
             uid: 33,
             user: "www-data".into(),
             cgroup: Some("nginx.service".into()),
+            container: None,
         }];
         let row = &process_rows(None, &now)[0];
         assert_eq!(
@@ -441,5 +513,40 @@ mod tests {
             ("nginx", "www-data")
         );
         assert_eq!(row.cgroup.as_deref(), Some("nginx.service"));
+        assert_eq!(row.place().as_deref(), Some("nginx.service"));
+    }
+
+    #[test]
+    fn a_named_container_replaces_the_cgroup_label() {
+        let mut container = Container {
+            runtime: "podman".into(),
+            id: "3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a".into(),
+            ..Container::default()
+        };
+        assert_eq!(container.label(), "podman:3f2a1b9c8d7e");
+        container.name = Some("web".into());
+        assert_eq!(container.label(), "web");
+        container.pod = Some("shop-7d9f".into());
+        container.k8s_namespace = Some("prod".into());
+        assert_eq!(container.label(), "prod/shop-7d9f/web");
+        let mut now = sample(2.0, vec![tcp_socket(1000, 7, 10, 10)]);
+        now.processes = vec![ProcessInfo {
+            pid: 7,
+            command: "nginx".into(),
+            cgroup: Some("podman:3f2a1b9c8d7e".into()),
+            container: Some(container.clone()),
+            ..ProcessInfo::default()
+        }];
+        let row = &process_rows(None, &now)[0];
+        assert_eq!(row.place().as_deref(), Some("prod/shop-7d9f/web"));
+        assert_eq!(containers_by_pid(&now).get(&7), Some(&&container));
+    }
+
+    #[test]
+    fn a_recording_without_containers_still_loads() {
+        let old = r#"{"pid":7,"command":"nginx","uid":33,"user":"www-data","cgroup":"docker:3f2a1b9c8d7e"}"#;
+        let info: ProcessInfo = serde_json::from_str(old).unwrap();
+        assert_eq!(info.container, None);
+        assert_eq!(info.cgroup.as_deref(), Some("docker:3f2a1b9c8d7e"));
     }
 }
