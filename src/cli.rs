@@ -389,7 +389,7 @@ pub struct ExportArgs {
     pub hook: HookArgs,
 
     /// Also serve per-process TCP/UDP byte and retransmit counters (labels
-    /// pid, command, cgroup: one series per process holding a socket)
+    /// pid, command, cgroup, container: one series per process holding a socket)
     #[arg(long)]
     pub per_process: bool,
 

@@ -122,7 +122,7 @@ fn compare(a: &ProcessRow, b: &ProcessRow, column: Column) -> Ordering {
         Column::Pid => a.pid.cmp(&b.pid),
         Column::Command => a.command.cmp(&b.command),
         Column::User => a.user.cmp(&b.user),
-        Column::Cgroup => a.cgroup.cmp(&b.cgroup),
+        Column::Cgroup => a.place().cmp(&b.place()),
         Column::Send => rate(a.tcp_send_per_s).total_cmp(&rate(b.tcp_send_per_s)),
         Column::Recv => rate(a.tcp_recv_per_s).total_cmp(&rate(b.tcp_recv_per_s)),
         Column::Udp => rate(a.udp_per_s).total_cmp(&rate(b.udp_per_s)),
@@ -141,7 +141,7 @@ pub fn matches(row: &ProcessRow, filter: &str) -> bool {
         "{} {} {}",
         row.command,
         row.user,
-        row.cgroup.as_deref().unwrap_or("")
+        row.place().unwrap_or_default()
     )
     .to_lowercase();
     filter.to_lowercase().split_whitespace().all(|word| {

@@ -14,6 +14,7 @@ use std::fmt::Write;
 struct Totals {
     command: String,
     cgroup: String,
+    container: String,
     sent: f64,
     received: f64,
     udp: f64,
@@ -44,6 +45,11 @@ impl Accumulator {
             let totals = self.by_pid.entry(row.pid).or_insert_with(|| Totals {
                 command: row.command.clone(),
                 cgroup: row.cgroup.clone().unwrap_or_default(),
+                container: row
+                    .container
+                    .as_ref()
+                    .map(|c| c.label())
+                    .unwrap_or_default(),
                 ..Totals::default()
             });
             let over_interval = |rate: Option<f64>| rate.unwrap_or(0.0) * seconds;
@@ -87,10 +93,11 @@ impl Accumulator {
             for (pid, totals) in &self.by_pid {
                 let _ = writeln!(
                     out,
-                    "{name}_total{{netns=\"{}\",pid=\"{pid}\",command=\"{}\",cgroup=\"{}\"}} {}",
+                    "{name}_total{{netns=\"{}\",pid=\"{pid}\",command=\"{}\",cgroup=\"{}\",container=\"{}\"}} {}",
                     escape(ns),
                     escape(&totals.command),
                     escape(&totals.cgroup),
+                    escape(&totals.container),
                     value(totals).round()
                 );
             }

@@ -133,7 +133,8 @@ the text snapshot and the Sockets tab print addresses as \fBss\fR does: "0.0.0.0
 \fBsend_q\fR (for LISTEN: the accept queue length and the backlog limit), \fBpid\fR
 and \fBprocess\fR (the first owner; null when unknown), \fBowner_note\fR ("unknown (no
 permission)" when a /proc/PID/fd could not be read), \fBusers\fR [{\fBprocess\fR,
-\fBpid\fR, \fBfd\fR}], \fBuid\fR, \fBinode\fR; from tcp_info (null for UDP, TIME\-WAIT
+\fBpid\fR, \fBfd\fR}], \fBcontainer\fR (the first owner's container, absent
+outside containers: as in \fBprocesses[]\fR), \fBuid\fR, \fBinode\fR; from tcp_info (null for UDP, TIME\-WAIT
 and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans\fR and
 \fBtotal_retrans\fR (retransmissions over the connection's life), \fBbytes_acked\fR,
 \fBbytes_received\fR, \fBlast_send_ms\fR, \fBlast_recv_ms\fR (age of the last data sent
@@ -143,7 +144,8 @@ with a queue that made no progress), \fBaccept_queue_full\fR.
 \fBprocesses[]\fR
 Every process holding a socket, busiest first (see PROCESSES): \fBpid\fR,
 \fBcommand\fR, \fBuser\fR, \fBcgroup\fR (container or systemd unit, null when
-none), \fBtcp_send_bytes_per_s\fR and \fBtcp_recv_bytes_per_s\fR (from its TCP
+none), \fBcontainer\fR (absent outside containers: \fBruntime\fR, \fBid\fR, and
+where the runtime says \fBname\fR, \fBpod\fR, \fBk8s_namespace\fR; see CONTAINERS), \fBtcp_send_bytes_per_s\fR and \fBtcp_recv_bytes_per_s\fR (from its TCP
 sockets' tcp_info bytes_acked and bytes_received over the interval),
 \fBudp_bytes_per_s\fR (its captured UDP flows, both ways; null with capture off),
 \fBsockets\fR, \fBstates\fR ({"ESTAB": 3, "LISTEN": 1, ...}),
@@ -372,8 +374,9 @@ sparklines come from the samples, so a replayed recording shows what was recorde
 .SH PROCESSES
 The Processes tab (\fB9\fR, \fB\-\-tab processes\fR) answers "which process is using the
 network", as nethogs does, with no packet copy: one row per process holding a socket,
-busiest (sent plus received) first: PID, Command, User, Cgroup (the container, named
-as its runtime does: "docker:3f2a1b9c8d7e", "containerd:...", "crio:...",
+busiest (sent plus received) first: PID, Command, User, Cgroup (the container's name
+when its runtime gives one, "web" or "NAMESPACE/POD/CONTAINER" (see CONTAINERS); else
+its runtime and short id: "docker:3f2a1b9c8d7e", "containerd:...", "crio:...",
 "podman:...", "k8s:podUID/...", "nspawn:NAME", "lxc:NAME"; else the innermost systemd
 unit, "nginx.service"; from /proc/PID/cgroup), TCP send/s and TCP recv/s (the change
 of its TCP sockets' tcp_info bytes_acked and bytes_received over the interval: payload
@@ -393,8 +396,24 @@ recorded sockets. \fBexport \-\-per\-process\fR (off by default: one series per
 process) adds the counters \fBnetlens_process_tcp_sent_bytes_total\fR,
 \fBnetlens_process_tcp_received_bytes_total\fR, \fBnetlens_process_udp_bytes_total\fR
 and \fBnetlens_process_tcp_retransmits_total\fR {\fBpid\fR, \fBcommand\fR,
-\fBcgroup\fR}, summed since the exporter started; a process that holds no socket any
-more leaves the page.
+\fBcgroup\fR, \fBcontainer\fR (its name as the Cgroup column shows it, "" outside
+containers; no more series than the pids)}, summed since the exporter started; a
+process that holds no socket any more leaves the page.
+.SH CONTAINERS
+A socket owner's container comes from /proc/PID/cgroup (docker, containerd/CRI,
+CRI-O, podman, Kubernetes, systemd-nspawn and LXC layouts) and its name from the
+runtime, read without a daemon where root can: Podman's
+/var/lib/containers/storage/overlay-containers/containers.json (rootless: under the
+owner's ~/.local/share/containers), else conmon's command line (\fB-n NAME -c ID\fR);
+Docker's /var/lib/docker/containers/ID/config.v2.json; the OCI bundle's config.json of
+containerd (/run/containerd/io.containerd.runtime.v2.task/*/ID) and CRI-O (its
+userdata), whose annotations give the Kubernetes container, pod and namespace. Where
+those files are unreadable, Docker's API (/var/run/docker.sock) or Podman's
+(/run/podman/podman.sock) is asked \fBGET /containers/ID/json\fR from a thread of its
+own (0.5 s deadline, 1 MiB answer limit), so a stalled daemon never delays a sample;
+an unnamed container is asked again at most every 5 s. The Processes tab's Cgroup
+column, the Sockets tab's process cell ("[web] httpd/42"), its info line and detail
+screen, \fBsnapshot \-\-json\fR and \fBexport \-\-per\-process\fR show it.
 .SH LOAD
 \fBnetlens load\fR generates load to watch in the other tabs, from the command line
 or from the Load tab. Every run is bounded by a duration (at most one hour) or a

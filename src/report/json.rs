@@ -314,10 +314,11 @@ pub fn sample_line(
             .tcp
             .then(|| sockets_json::tcp_json(previous, current)),
         sockets: sections.sockets.then(|| {
+            let containers = crate::model::processes::containers_by_pid(current);
             current
                 .sockets
                 .iter()
-                .map(sockets_json::socket_json)
+                .map(|s| sockets_json::socket_json(s, &containers))
                 .collect()
         }),
         processes: sections

@@ -2,7 +2,7 @@
 //! with its traffic over the interval (model::processes).
 
 use crate::model::Sample;
-use crate::model::processes::{ProcessRow, process_rows};
+use crate::model::processes::{Container, ProcessRow, process_rows};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -12,6 +12,9 @@ pub struct ProcessJson {
     command: String,
     user: String,
     cgroup: Option<String>,
+    /// The container it runs in: runtime, id, name, pod, k8s_namespace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<Container>,
     tcp_send_bytes_per_s: Option<f64>,
     tcp_recv_bytes_per_s: Option<f64>,
     /// Captured UDP bytes per second, both ways; null with capture off.
@@ -35,6 +38,7 @@ fn json(row: ProcessRow) -> ProcessJson {
         command: row.command,
         user: row.user,
         cgroup: row.cgroup,
+        container: row.container,
     }
 }
 

@@ -2,10 +2,11 @@
 //! the man page).
 
 use crate::model::Sample;
+use crate::model::processes::Container;
 use crate::model::sockets::{Proto, SocketSample, Sockstat, TCP_STATES, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Serialize)]
 pub struct TcpJson<'a> {
@@ -89,6 +90,9 @@ pub struct SocketJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     owner_note: Option<&'static str>,
     users: &'a [crate::model::sockets::SocketUser],
+    /// The container its owner (the first user) runs in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<&'a Container>,
     uid: u32,
     inode: u32,
     rtt_ms: Option<f64>,
@@ -105,7 +109,11 @@ pub struct SocketJson<'a> {
     accept_queue_full: bool,
 }
 
-pub fn socket_json(socket: &SocketSample) -> SocketJson<'_> {
+/// `containers`: the sample's containers by pid (containers_by_pid).
+pub fn socket_json<'a>(
+    socket: &'a SocketSample,
+    containers: &HashMap<u32, &'a Container>,
+) -> SocketJson<'a> {
     let info = socket.tcp.as_ref();
     SocketJson {
         proto: socket.proto.name(),
@@ -124,6 +132,10 @@ pub fn socket_json(socket: &SocketSample) -> SocketJson<'_> {
         process: socket.process_names(),
         owner_note: socket.owner_denied.then_some("unknown (no permission)"),
         users: &socket.users,
+        container: socket
+            .users
+            .first()
+            .and_then(|u| containers.get(&u.pid).copied()),
         uid: socket.uid,
         inode: socket.inode,
         rtt_ms: info.map(|t| f64::from(t.rtt_us) / 1000.0),

@@ -129,7 +129,7 @@ pub fn write_processes(
             rate(row.tcp_recv_per_s),
             rate(row.udp_per_s),
             row.sockets,
-            row.cgroup.as_deref().unwrap_or("-"),
+            row.place().as_deref().unwrap_or("-"),
         )?;
     }
     Ok(())

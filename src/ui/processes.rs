@@ -117,7 +117,7 @@ fn cell(row: &ProcessRow, spec: &ColumnSpec) -> Cell<'static> {
         Column::Pid => row.pid.to_string(),
         Column::Command => fit(&row.command, width),
         Column::User => fit(&row.user, width),
-        Column::Cgroup => row.cgroup.clone().unwrap_or_else(|| "-".into()),
+        Column::Cgroup => row.place().unwrap_or_else(|| "-".into()),
         Column::Send => per_s(row.tcp_send_per_s),
         Column::Recv => per_s(row.tcp_recv_per_s),
         Column::Udp => per_s(row.udp_per_s),
@@ -141,11 +141,7 @@ fn cell(row: &ProcessRow, spec: &ColumnSpec) -> Cell<'static> {
 /// retr/s, max rtt 0.1 ms".
 pub fn summary(row: &ProcessRow) -> String {
     let states: Vec<String> = row.states.iter().map(|(s, n)| format!("{s} {n}")).collect();
-    let cgroup = row
-        .cgroup
-        .as_deref()
-        .map(|c| format!(" in {c}"))
-        .unwrap_or_default();
+    let cgroup = row.place().map(|c| format!(" in {c}")).unwrap_or_default();
     let rtt = row
         .worst_rtt_us
         .map(|us| format!(", max rtt {:.1} ms", f64::from(us) / 1000.0))

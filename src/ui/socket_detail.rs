@@ -3,7 +3,7 @@
 //! or as soon as it was highlighted).
 
 use super::format;
-use super::sockets::{owner_text, peer_text};
+use super::sockets::{container_of, container_text, owner_text, peer_text};
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
@@ -54,6 +54,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
         )
     };
     lines.push(Line::from(queues));
+    let containers = crate::model::processes::containers_by_pid(current);
+    if let Some(container) = container_of(socket, &containers) {
+        lines.push(Line::from(container_text(container)));
+    }
     let users: Vec<String> = socket
         .users
         .iter()

@@ -17,12 +17,14 @@ use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
+use crate::model::processes::{Container, containers_by_pid, short_id};
 use crate::model::sockets::SocketSample;
 use crate::model::tcp_rates::TcpRates;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use std::collections::HashMap;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if app.sockets.show_closed {
@@ -44,6 +46,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let overflows_rising = TcpRates::new(previous, current)
         .and_then(|r| r.rate("TcpExt.ListenOverflows"))
         .is_some_and(|r| r > 0.0);
+    let containers = containers_by_pid(current);
     let view = &mut app.sockets;
     let total = view.order(current).len();
     let order = view.take_order();
@@ -82,10 +85,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             let marked = flag(socket, overflows_rising, &view.thresholds);
             let cells = columns.iter().zip(&widths).map(|(spec, &width)| {
                 if tree && spec.column == Column::Process {
-                    Cell::from(tree_text(socket, branch(&order, i, &current.sockets)))
+                    let branch = branch(&order, i, &current.sockets);
+                    Cell::from(tree_text(socket, branch, &containers))
                 } else {
                     let state_flag = marked.filter(|_| flag_in_state);
-                    cell(socket, spec, width, (marked, state_flag), theme)
+                    let flags = (marked, state_flag);
+                    cell(socket, spec, width, flags, &containers, theme)
                 }
             });
             let table_row = Row::new(cells);
@@ -118,7 +123,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         }
     }
     if let Some(socket) = selected_socket {
-        render_info(frame, info_area, socket, total, theme);
+        let container = container_of(socket, &containers);
+        render_info(frame, info_area, socket, (total, container), theme);
     }
     app.sockets.put_order(order);
 }
@@ -157,10 +163,10 @@ fn tree_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
 
 /// The tree's process cell: the owner on a process's first socket, then
 /// branches, as htop draws threads under their process.
-fn tree_text(socket: &SocketSample, branch: Branch) -> String {
+fn tree_text(socket: &SocketSample, branch: Branch, containers: &Containers) -> String {
     match branch {
         Branch::First if socket.users.is_empty() => "(no owner)".into(),
-        Branch::First => owner_text(socket),
+        Branch::First => owner_cell(socket, containers),
         Branch::Middle => " ├─".into(),
         Branch::Last => " └─".into(),
     }
@@ -219,11 +225,42 @@ pub fn owner_text(socket: &SocketSample) -> String {
     }
 }
 
+/// The sample's containers by pid (model::processes::containers_by_pid).
+pub type Containers<'a> = HashMap<u32, &'a Container>;
+
+/// The container of the socket's owner (its first user).
+pub fn container_of<'a>(
+    socket: &SocketSample,
+    containers: &Containers<'a>,
+) -> Option<&'a Container> {
+    containers.get(&socket.users.first()?.pid).copied()
+}
+
+/// The Process cell: the owner, led by its container's name in brackets
+/// ("[web] httpd/42") so a narrow cell still says where it runs.
+pub fn owner_cell(socket: &SocketSample, containers: &Containers) -> String {
+    match container_of(socket, containers) {
+        Some(c) => format!("[{}] {}", c.label(), owner_text(socket)),
+        None => owner_text(socket),
+    }
+}
+
+/// "container web (podman 3f2a1b9c8d7e)": the name and what it is.
+pub fn container_text(container: &Container) -> String {
+    let what = format!("{} {}", container.runtime, short_id(&container.id));
+    if container.named() {
+        format!("container {} ({what})", container.label())
+    } else {
+        format!("container {what} (unnamed: its runtime's files and API are unreadable)")
+    }
+}
+
 fn cell<'a>(
     socket: &SocketSample,
     spec: &ColumnSpec,
     width: u16,
     (marked, state_flag): (Option<&'static str>, Option<&'static str>),
+    containers: &Containers,
     theme: Theme,
 ) -> Cell<'a> {
     let right = |text: String| Cell::from(Line::from(text).right_aligned());
@@ -241,7 +278,7 @@ fn cell<'a>(
         Column::SendQ => right(socket.send_q.to_string()),
         Column::Local => Cell::from(fit_endpoint(&socket.local_text(), width)),
         Column::Peer => Cell::from(fit_endpoint(&peer_text(socket), width)),
-        Column::Process => Cell::from(owner_text(socket)),
+        Column::Process => Cell::from(owner_cell(socket, containers)),
         Column::Rtt => right(info.map_or("–".into(), |t| {
             format!("{:.1}", f64::from(t.rtt_us) / 1000.0)
         })),
@@ -260,7 +297,13 @@ pub fn peer_text(socket: &SocketSample) -> String {
 }
 
 /// Two lines about the selected socket.
-fn render_info(frame: &mut Frame, area: Rect, socket: &SocketSample, total: usize, theme: Theme) {
+fn render_info(
+    frame: &mut Frame,
+    area: Rect,
+    socket: &SocketSample,
+    (total, container): (usize, Option<&Container>),
+    theme: Theme,
+) {
     if area.height == 0 {
         return;
     }
@@ -288,6 +331,7 @@ fn render_info(frame: &mut Frame, area: Rect, socket: &SocketSample, total: usiz
         )),
     ]);
     let mut details = vec![format!("uid {}", socket.uid), owner_text(socket)];
+    details.extend(container.map(container_text));
     if let Some(t) = socket.tcp {
         details.push(format!(
             "rtt {:.1}/{:.1} ms cwnd {} retrans {} acked {} rcvd {}",
