@@ -8,8 +8,8 @@
 //! most every `RETRY`, so a host without any readable source costs one
 //! failed look-up per container every few seconds, never a wait.
 
-mod api;
-mod files;
+pub mod api;
+pub mod files;
 
 pub use crate::model::processes::Container;
 use crate::model::processes::short_id;

@@ -330,8 +330,9 @@ fn render_info(
             total
         )),
     ]);
-    let mut details = vec![format!("uid {}", socket.uid), owner_text(socket)];
-    details.extend(container.map(container_text));
+    // The container first: the line is cut at the pane's edge.
+    let mut details: Vec<String> = container.map(container_text).into_iter().collect();
+    details.extend([format!("uid {}", socket.uid), owner_text(socket)]);
     if let Some(t) = socket.tcp {
         details.push(format!(
             "rtt {:.1}/{:.1} ms cwnd {} retrans {} acked {} rcvd {}",
