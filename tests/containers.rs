@@ -391,6 +391,19 @@ fn live_sockets_tab(server: u32, client: u32) {
                 .iter()
                 .any(|l| l.contains(&format!("container {name} (podman ")))
         });
+        if pid == server {
+            // The Processes tab names the container instead of its cgroup.
+            tmux.keys(name, &["9"]);
+            tmux.wait_for(name, "the container in the Processes tab", |lines| {
+                // At 80 columns the Cgroup column is off screen; the
+                // selected process's line names where it runs.
+                let summary = format!(" httpd (root) in {name}: ");
+                lines.iter().any(|l| l.starts_with("PID"))
+                    && lines
+                        .iter()
+                        .any(|l| l.starts_with("pid ") && l.contains(&summary))
+            });
+        }
         tmux.keys(name, &["q"]);
     }
 }

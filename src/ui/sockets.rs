@@ -360,7 +360,34 @@ fn render_info(
 
 #[cfg(test)]
 mod tests {
-    use super::fit_endpoint;
+    use super::*;
+    use crate::model::sockets::SocketUser;
+
+    #[test]
+    fn the_owner_is_led_by_its_container() {
+        let socket = SocketSample {
+            users: vec![SocketUser {
+                process: "httpd".into(),
+                pid: 42,
+                fd: 3,
+            }],
+            ..SocketSample::default()
+        };
+        let mut web = Container {
+            runtime: "podman".into(),
+            id: "3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a".into(),
+            ..Container::default()
+        };
+        assert_eq!(owner_cell(&socket, &Containers::new()), "httpd/42");
+        assert_eq!(
+            container_text(&web),
+            "container podman 3f2a1b9c8d7e (unnamed: its runtime's files and API are unreadable)"
+        );
+        web.name = Some("web".into());
+        let containers = Containers::from([(42, &web)]);
+        assert_eq!(owner_cell(&socket, &containers), "[web] httpd/42");
+        assert_eq!(container_text(&web), "container web (podman 3f2a1b9c8d7e)");
+    }
 
     #[test]
     fn a_cut_endpoint_keeps_its_port() {
