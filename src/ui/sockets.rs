@@ -366,12 +366,25 @@ mod tests {
     #[test]
     fn the_owner_is_led_by_its_container() {
         let socket = SocketSample {
+            proto: crate::model::sockets::Proto::Tcp,
+            state: crate::model::sockets::TCP_LISTEN,
+            local: "198.18.0.1:80".parse().unwrap(),
+            peer: "0.0.0.0:0".parse().unwrap(),
+            recv_q: 0,
+            send_q: 9,
+            uid: 0,
+            inode: 1,
             users: vec![SocketUser {
                 process: "httpd".into(),
                 pid: 42,
                 fd: 3,
             }],
-            ..SocketSample::default()
+            owner_denied: false,
+            tcp: None,
+            drops: None,
+            rcvbuf: None,
+            queue_streak: 0,
+            v6only: false,
         };
         let mut web = Container {
             runtime: "podman".into(),
