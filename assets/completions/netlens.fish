@@ -262,7 +262,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand export" -l interval -d '
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
-complete -c netlens -n "__fish_netlens_using_subcommand export" -l per-process -d 'Also serve per-process TCP/UDP byte and retransmit counters (labels pid, command, cgroup: one series per process holding a socket)'
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l per-process -d 'Also serve per-process TCP/UDP byte and retransmit counters (labels pid, command, cgroup, container: one series per process holding a socket)'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l duration -d 'Stop after this long (default: until SIGINT or SIGTERM)' -r
