@@ -9,7 +9,8 @@
 //! (sockets[] and processes[]), in `export --per-process` and in the live
 //! Sockets tab at 80x24 (tmux). What podman itself says (`podman
 //! inspect`) is the independent source. Podman's API (started on a socket
-//! of the test's own) and conmon's command line are checked against it too.
+//! of the test's own), conmon's command line and `container_of_pid` are
+//! checked against it too.
 //!
 //! Everything is undone on drop, pass or fail: containers, network, image,
 //! the API server, ip_forward (netavark sets it), and /run/netns's bind
@@ -362,6 +363,12 @@ fn api_and_conmon_agree(podman: &Podman, id: &str, pid: u32) {
     );
     let conmon = files::conmon(Path::new("/"), pid, id).expect("conmon above the container");
     assert_eq!(conmon.name.as_deref(), Some(SERVER));
+    // What labels a network namespace by the container owning it.
+    let owner = netlens::collect::containers::container_of_pid(pid).unwrap();
+    assert_eq!(
+        (owner.name.as_deref(), owner.id.as_str()),
+        (Some(SERVER), id)
+    );
 }
 
 /// The live Sockets tab at 80x24 leads each owner with its container.
