@@ -21,13 +21,24 @@ cpu_of() { # user+sys seconds of a command, its wall time
   /usr/bin/time -f "%U %S %e" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.3f %.3f\n", $1 + $2, $3}'
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for tool in "ss -tani" "ss -tanpi"; do
-  runs=3; [[ "$tool" == "ss -tanpi" ]] && runs=2
-  for _ in $(seq $runs); do
-    read -r cpu wall < <(cpu_of ip netns exec "$NS" $tool)
-    echo "$tool: cpu ${cpu} s, wall ${wall} s"
-  done
+for _ in 1 2 3; do
+  read -r cpu wall < <(cpu_of ip netns exec "$NS" ss -tani)
+  echo "ss -tani: cpu ${cpu} s, wall ${wall} s"
 done
+
+# CPU per sample without a screen: `snapshot` takes a baseline and COUNT
+# samples; (cpu(count 4) - cpu(count 1)) / 3 is one steady-state sample
+# (owners cached), the difference cancelling start-up and the first scan.
+snap() {
+  /usr/bin/time -f "%U %S %e %M" "$BIN" snapshot --netns "$NS" --no-capture --no-bpf \
+    --interval 1s --section "$1" --count "$2" ${3:-} 2>&1 >/dev/null | tail -1
+}
+read -r u1 s1 e1 m1 < <(snap tcp 1)
+read -r u4 s4 e4 m4 < <(snap tcp 4)
+echo "netlens snapshot --count 1: cpu $(echo "$u1 + $s1" | bc) s, wall $e1 s; --count 4: cpu $(echo "$u4 + $s4" | bc) s, wall $e4 s"
+echo "netlens steady-state sample: cpu $(echo "($u4 + $s4 - $u1 - $s1) / 3" | bc -l | cut -c1-5) s"
+read -r u s e m < <(snap sockets 1 --json)
+echo "netlens snapshot --json --section sockets (every socket as JSON, streamed): cpu $(echo "$u + $s" | bc) s, wall $e s, max RSS $((m / 1024)) MB"
 
 screen() { tmux capture-pane -p -t "$SESSION"; }
 start=$(date +%s%N)
@@ -61,4 +72,10 @@ for k in 1 2 3 4 5; do
   sleep 1.3
 done
 screen | head -12
+tmux kill-session -t "$SESSION"
+# Last: ss -p reads every process's fd table for each socket (minutes here).
+if [[ "${SS_P:-1}" == 1 ]]; then
+  read -r cpu wall < <(cpu_of ip netns exec "$NS" ss -tanpi)
+  echo "ss -tanpi: cpu ${cpu} s, wall ${wall} s"
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -32,6 +32,7 @@ cleanup() {
   rm -rf "$BIN"
 }
 trap cleanup EXIT
+alive() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]; }
 gcc -O2 -o "$BIN/hold-conns" benches/scripts/hold-conns.c
 ip netns add "$NS"
 ip -n "$NS" link set lo up
@@ -39,7 +40,7 @@ ip netns exec "$NS" sysctl -qw net.ipv4.ip_local_port_range="10000 65000"
 ip netns exec "$NS" sysctl -qw net.ipv4.tcp_max_tw_buckets=$((TW * 2 + 1000))
 
 start=$(date +%s.%N)
-left=$CONNS; port=20000
+left=$CONNS; port=2000   # listeners below the ephemeral range
 while (( left > 0 )); do
   n=$(( left < PER_PROC ? left : PER_PROC ))
   ip netns exec "$NS" "$BIN/hold-conns" $port $n "$LIFETIME" 0 >/dev/null &
@@ -48,11 +49,12 @@ while (( left > 0 )); do
 done
 if (( TW > 0 )); then
   for i in $(seq 1 $CHURNERS); do
-    ip netns exec "$NS" "$BIN/hold-conns" $((30000 + i)) $((TW / CHURNERS)) "$LIFETIME" 1 >/dev/null 2>&1 &
+    ip netns exec "$NS" "$BIN/hold-conns" $((3000 + i)) $((TW / CHURNERS)) "$LIFETIME" 1 >/dev/null 2>&1 &
     PIDS+=($!)
   done
 fi
-for _ in $(seq 1 600); do
+for _ in $(seq 1 300); do
+  for pid in "${PIDS[@]}"; do alive "$pid" || { echo "a holder failed" >&2; exit 1; }; done
   est=$(ip netns exec "$NS" ss -tanH state established | wc -l)
   (( est >= 2 * CONNS )) && break
   sleep 1
