@@ -5,8 +5,9 @@
 # - netlens dump + parse alone (criterion, real ctnetlink, same namespace);
 # - netlens snapshot --json --section conntrack (every entry as JSON,
 #   streamed): CPU, wall, max RSS;
-# - the live Conntrack tab (tmux 200x50): RSS and how long a key (s: next
-#   sort column) takes to show while dumps run on the sampler thread.
+# - the live Conntrack tab (tmux 200x50): RSS and how long a key takes to
+#   show while dumps run on the sampler thread: s (next sort column: one
+#   sort of every entry) and j (down: the cached order).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${NS:?run me inside scale-conntrack.sh}"
@@ -40,6 +41,14 @@ for _ in 1 2 3 4 5; do
   for _ in $(seq 1 5000); do [[ "$(screen | sed -n 3,12p)" != "$before" ]] && break; sleep 0.002; done
   echo "key s (sort) shown after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   sleep 1.3
+done
+for _ in 1 2 3; do # a move: the cached order, no sort
+  before=$(screen)
+  t0=$(date +%s%N)
+  tmux send-keys -t "$SESSION" j
+  for _ in $(seq 1 5000); do [[ "$(screen)" != "$before" ]] && break; sleep 0.002; done
+  echo "key j (down) shown after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  sleep 0.5
 done
 echo "netlens live RSS: $(awk '/VmRSS/ {print $2 / 1024 " MB"}' /proc/$pid/status), HWM $(awk '/VmHWM/ {print $2 / 1024 " MB"}' /proc/$pid/status)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
