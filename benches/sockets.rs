@@ -7,6 +7,10 @@
 //!   in, owner cache warm, as the sampler does each tick;
 //! - "sockets frame": one frame of the Sockets tab, 50k synthetic rows;
 //! - RSS: printed after 300 samples of 50k sockets went through the App.
+//!
+//! NETLENS_BENCH_SOCKETS=1000000 runs the frames at a million sockets (one
+//! in ten in TIME_WAIT to four peers, as benches/scripts/scale-sockets.sh
+//! makes them); the scale budgets are 16 ms after a sample, 2 ms between.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use netlens::app::App;
@@ -24,15 +28,23 @@ fn synthetic(mono: f64, count: u32) -> Sample {
     let sockets = (0..count)
         .map(|i| SocketSample {
             proto: Proto::Tcp,
-            state: 1,
+            state: if i % 10 == 9 { 6 } else { 1 },
             local: SocketAddr::V4(SocketAddrV4::new(
                 Ipv4Addr::new(198, 18, 0, 2),
                 8000 + (i % 50) as u16,
             )),
-            peer: SocketAddr::V4(SocketAddrV4::new(
-                Ipv4Addr::new(198, 18, (i / 60_000) as u8, 1),
-                (1024 + i % 60_000) as u16,
-            )),
+            peer: if i % 10 == 9 {
+                // TIME_WAIT to one of four servers.
+                SocketAddr::V4(SocketAddrV4::new(
+                    Ipv4Addr::new(198, 18, 200, 1),
+                    3001 + (i % 4) as u16,
+                ))
+            } else {
+                SocketAddr::V4(SocketAddrV4::new(
+                    Ipv4Addr::new(198, 18, (i / 60_000) as u8, 1),
+                    (1024 + i % 60_000) as u16,
+                ))
+            },
             recv_q: (i * 7919) % 5000,
             send_q: (i * 104_729) % 3000,
             uid: 1000,
@@ -83,36 +95,49 @@ fn collect(c: &mut Criterion) {
     );
 }
 
+fn count() -> u32 {
+    std::env::var("NETLENS_BENCH_SOCKETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50_000)
+}
+
 fn frames(c: &mut Criterion) {
+    let n = count();
     let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
-    for second in 0..300 {
+    // NETLENS_BENCH_HISTORY: fewer samples first, for a quicker run.
+    let history: u32 = std::env::var("NETLENS_BENCH_HISTORY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    for second in 0..history {
         app.on_sampler(SamplerEvent::Sample(Box::new(synthetic(
             f64::from(second),
-            50_000,
+            n,
         ))));
     }
     eprintln!(
-        "RSS after 300 samples of 50000 sockets through the App: {:.1} MB",
+        "RSS after {history} samples of {n} sockets through the App: {:.1} MB",
         rss_mb()
     );
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     // The first frame of a sample sorts; the ones after reuse the order.
     terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
-    c.bench_function("sockets frame, 50000 rows, 200x60", |b| {
+    c.bench_function(&format!("sockets frame, {n} rows, 200x60"), |b| {
         b.iter(|| {
             terminal
                 .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
                 .unwrap();
         })
     });
-    let mut mono = 300.0;
+    let mut mono = f64::from(history);
     c.bench_function(
-        "sockets frame after a new sample (sort 50000), 200x60",
+        &format!("sockets frame after a new sample ({n} sockets), 200x60"),
         |b| {
             b.iter_batched(
                 || {
                     mono += 1.0;
-                    synthetic(mono, 50_000)
+                    synthetic(mono, n)
                 },
                 |sample| {
                     app.on_sampler(SamplerEvent::Sample(Box::new(sample)));

@@ -135,7 +135,23 @@ pub struct ConntrackView {
     pub summary: Option<(f64, Summary)>,
     /// The columns drawn last time: the sort cycles through these.
     pub on_screen: Vec<Column>,
+    /// The last order `rows` computed: sorting a million entries takes
+    /// seconds, so it is done once per dump, sort or filter, not per frame
+    /// or key.
+    order: std::cell::RefCell<Option<(OrderFor, Vec<u32>)>>,
 }
+
+/// What an order was computed for: the list (its address, length, first
+/// and last entry), the sort and the filter.
+type OrderFor = (
+    usize,
+    usize,
+    Option<EntryKey>,
+    Option<EntryKey>,
+    Column,
+    bool,
+    String,
+);
 
 impl Default for ConntrackView {
     fn default() -> Self {
@@ -149,6 +165,7 @@ impl Default for ConntrackView {
             filter: String::new(),
             editing_filter: false,
             summary: None,
+            order: Default::default(),
         }
     }
 }
@@ -156,19 +173,36 @@ impl Default for ConntrackView {
 impl ConntrackView {
     /// The entries to show, filtered and sorted as the view says.
     pub fn rows<'a>(&self, entries: &'a [ConntrackEntry]) -> Vec<&'a ConntrackEntry> {
-        let mut rows: Vec<&ConntrackEntry> = entries
-            .iter()
-            .filter(|e| self.filter.is_empty() || matches(e, &self.filter))
-            .collect();
-        rows.sort_by(|a, b| {
-            let order = compare(a, b, self.sort).then_with(|| compare(a, b, Column::Flow));
-            if self.descending {
-                order.reverse()
-            } else {
-                order
-            }
-        });
-        rows
+        let wanted: OrderFor = (
+            entries.as_ptr() as usize,
+            entries.len(),
+            entries.first().map(key),
+            entries.last().map(key),
+            self.sort,
+            self.descending,
+            self.filter.clone(),
+        );
+        let mut cache = self.order.borrow_mut();
+        if cache
+            .as_ref()
+            .is_none_or(|(made_for, _)| *made_for != wanted)
+        {
+            let mut order: Vec<u32> = (0..entries.len() as u32)
+                .filter(|&i| self.filter.is_empty() || matches(&entries[i as usize], &self.filter))
+                .collect();
+            order.sort_by(|&a, &b| {
+                let (a, b) = (&entries[a as usize], &entries[b as usize]);
+                let order = compare(a, b, self.sort).then_with(|| compare(a, b, Column::Flow));
+                if self.descending {
+                    order.reverse()
+                } else {
+                    order
+                }
+            });
+            *cache = Some((wanted, order));
+        }
+        let (_, order) = cache.as_ref().expect("just computed");
+        order.iter().map(|&i| &entries[i as usize]).collect()
     }
 
     pub fn selected_index(&self, rows: &[&ConntrackEntry]) -> Option<usize> {

@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 
 /// How far back the detail charts reach.
 pub const WINDOW_SECONDS: f64 = 300.0;
+/// Lists longer than this are freed on a thread of their own.
+const FREE_ELSEWHERE: usize = 50_000;
 /// A hard cap, for very short intervals.
 const MAX_SAMPLES: usize = 3000;
 
@@ -49,16 +51,38 @@ impl History {
         self.findings.get(index).map_or(&[], Vec::as_slice)
     }
 
-    /// Frees the socket lists of all but the newest two samples and those
-    /// `keep` names (the paused pair): socket lists are big (50k sockets
-    /// are ~10 MB a sample) and only the shown pair needs them; the socket
-    /// charts keep their own short histories.
+    /// Frees the socket lists and conntrack entry lists of all but the
+    /// newest two samples and those `keep` names (the paused pair): they
+    /// are big (a million sockets are ~300 MB a sample, a million entries
+    /// ~200 MB) and only the shown pair needs them; the socket charts keep
+    /// their own short histories. So memory is bounded by two samples' lists
+    /// whatever the history's length.
     pub fn drop_old_sockets(&mut self, keep: impl Fn(f64) -> bool) {
         let recent = self.samples.len().saturating_sub(2);
-        for sample in self.samples.range_mut(..recent) {
-            if !sample.sockets.is_empty() && !keep(sample.mono) {
-                sample.sockets = Vec::new();
+        // Entries are dumped at most once a second: at short intervals the
+        // newest list may be older than the newest two samples; it stays.
+        let newest_entries = self
+            .samples
+            .iter()
+            .rposition(|s| s.conntrack.entries.is_some());
+        let mut freed = (Vec::new(), Vec::new());
+        for (index, sample) in self.samples.range_mut(..recent).enumerate() {
+            if keep(sample.mono) {
+                continue;
             }
+            if !sample.sockets.is_empty() {
+                freed.0.push(std::mem::take(&mut sample.sockets));
+            }
+            if Some(index) != newest_entries {
+                freed.1.extend(sample.conntrack.entries.take());
+            }
+        }
+        // Freeing a million sockets (each with its owner list) takes tens
+        // of milliseconds: not on the thread that draws the next frame.
+        let many = freed.0.iter().map(Vec::len).sum::<usize>()
+            + freed.1.iter().map(Vec::len).sum::<usize>();
+        if many > FREE_ELSEWHERE {
+            std::thread::spawn(move || drop(freed));
         }
     }
 

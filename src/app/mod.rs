@@ -32,6 +32,7 @@ pub mod recording;
 pub mod replay;
 pub mod search;
 pub mod setup;
+pub mod socket_rows;
 pub mod sockets;
 pub mod table;
 pub mod tabs;

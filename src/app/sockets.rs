@@ -2,14 +2,16 @@
 //! histories (rtt, cwnd, queues) of the sockets worth charting. Rendering
 //! lives in ui/sockets.rs and ui/socket_detail.rs.
 //!
-//! With 50k sockets, filtering and sorting happen once per sample (or when
-//! the sort or the filter changes), not once per frame: `order` caches the
-//! sorted row indices and frames only look at the visible slice.
+//! Filtering, TIME_WAIT grouping and sorting happen once per sample (or when
+//! the sort or the filter changes), not once per frame, and only the rows
+//! that can be shown are sorted (`socket_rows`): frames only look at the
+//! visible slice.
 
 use super::closed::{self, ClosedView};
 use super::keymap::{Action, Key, Scope};
 use super::links::Link;
 use super::search::next_match;
+use super::socket_rows::{SocketRows, Want};
 use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
 use crate::findings::{Thresholds, stuck};
@@ -17,6 +19,7 @@ use crate::model::Sample;
 use crate::model::sockets::{SocketKey, SocketSample};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::net::SocketAddr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Column {
@@ -149,7 +152,12 @@ fn text_key(socket: &SocketSample, column: Column) -> String {
     }
 }
 
-fn compare(a: &SocketSample, b: &SocketSample, column: Column, limits: &Thresholds) -> Ordering {
+pub(super) fn compare(
+    a: &SocketSample,
+    b: &SocketSample,
+    column: Column,
+    limits: &Thresholds,
+) -> Ordering {
     let rtt = |s: &SocketSample| s.tcp.map_or(0, |t| t.rtt_us);
     let cwnd = |s: &SocketSample| s.tcp.map_or(0, |t| t.cwnd);
     let retrans = |s: &SocketSample| s.tcp.map_or(0, |t| t.total_retrans);
@@ -205,7 +213,7 @@ pub fn owner_pid(socket: &SocketSample) -> Option<u32> {
 /// The tree's order: each process's sockets together, in the sorted order
 /// of the process's first socket (so the sort still picks the top
 /// process); sockets without a known owner last.
-fn group_by_owner(order: Vec<u32>, sockets: &[SocketSample]) -> Vec<u32> {
+pub(super) fn group_by_owner(order: Vec<u32>, sockets: &[SocketSample]) -> Vec<u32> {
     let mut groups: Vec<(Option<u32>, Vec<u32>)> = Vec::new();
     let mut group_of: HashMap<Option<u32>, usize> = HashMap::new();
     for row in order {
@@ -266,11 +274,11 @@ pub struct SocketsView {
     pub filter: String,
     pub editing_filter: bool,
     pub detail: bool,
-    /// Sorted, filtered indices into the shown sample's sockets.
-    order: Vec<u32>,
-    /// What `order` was computed for: sample time, sort, order, filter,
-    /// tree.
-    order_for: Option<(f64, Column, bool, String, bool)>,
+    /// Sorted, filtered rows of the shown sample (TIME_WAIT grouped).
+    rows: SocketRows,
+    /// The peer whose TIME_WAIT sockets are listed one by one (Enter on
+    /// its group row; Esc folds it again).
+    pub expanded: Option<SocketAddr>,
     /// Histories of the selected socket and of the highlighted ones.
     pub trails: HashMap<SocketKey, VecDeque<TrailPoint>>,
     /// The finding thresholds (STUCK follows stuck_queue_samples).
@@ -295,8 +303,8 @@ impl Default for SocketsView {
             filter: String::new(),
             editing_filter: false,
             detail: false,
-            order: Vec::new(),
-            order_for: None,
+            rows: SocketRows::default(),
+            expanded: None,
             trails: HashMap::new(),
             thresholds: Thresholds::DEFAULT,
             tree: false,
@@ -309,59 +317,53 @@ impl Default for SocketsView {
 
 impl SocketsView {
     /// The sorted, filtered row order for `current`, recomputed only when
-    /// the sample, the sort or the filter changed.
+    /// the sample, the sort or the filter changed, sorted as far as the
+    /// window and the selection reach.
     pub fn order(&mut self, current: &Sample) -> &[u32] {
-        let wanted = (
-            current.mono,
-            self.sort,
-            self.descending,
-            self.filter.clone(),
-            self.tree,
-        );
-        if self.order_for.as_ref() != Some(&wanted) {
-            let sockets = &current.sockets;
-            let mut order: Vec<u32> = (0..sockets.len() as u32)
-                .filter(|&i| self.filter.is_empty() || matches(&sockets[i as usize], &self.filter))
-                .collect();
-            let (column, descending) = (self.sort, self.descending);
-            let limits = self.thresholds;
-            order.sort_unstable_by(|&a, &b| {
-                let (x, y) = (&sockets[a as usize], &sockets[b as usize]);
-                let by = compare(x, y, column, &limits);
-                let by = if descending { by.reverse() } else { by };
-                by.then_with(|| x.local.cmp(&y.local))
-                    .then_with(|| x.peer.cmp(&y.peer))
-                    .then_with(|| a.cmp(&b))
-            });
-            self.order = if self.tree {
-                group_by_owner(order, sockets)
-            } else {
-                order
-            };
-            self.order_for = Some(wanted);
-        }
-        &self.order
+        let want = Want {
+            sort: self.sort,
+            descending: self.descending,
+            filter: &self.filter,
+            tree: self.tree,
+            expanded: self.expanded,
+            limits: self.thresholds,
+            upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
+        };
+        self.rows.get(current, &want)
+    }
+
+    /// How many sockets row `row` (a socket index) stands for: 1, or the
+    /// count of a TIME_WAIT group.
+    pub fn row_count(&self, row: u32) -> u32 {
+        self.rows.count(row)
     }
 
     /// Lends the cached order out (for drawing while the view is mutated);
     /// `put_order` gives it back.
     pub fn take_order(&mut self) -> Vec<u32> {
-        std::mem::take(&mut self.order)
+        std::mem::take(&mut self.rows.rows)
     }
 
     pub fn put_order(&mut self, order: Vec<u32>) {
-        self.order = order;
+        self.rows.rows = order;
     }
 
     /// Position of the selection in `order`, following the socket by its
-    /// endpoints and falling back to the same position when it is gone.
+    /// endpoints among the sorted rows and falling back to the same
+    /// position when it is gone (or sorted out of the shown part).
     pub fn selected_index(&self, order: &[u32], current: &Sample) -> Option<usize> {
         if order.is_empty() {
             return None;
         }
+        let sorted = &order[..self.rows.sorted().min(order.len())];
         self.selected
             .and_then(|key| {
-                order
+                // Where it was first: the common case costs one comparison.
+                let here = sorted.get(self.selected_position);
+                if here.is_some_and(|&i| current.sockets[i as usize].key() == key) {
+                    return Some(self.selected_position);
+                }
+                sorted
                     .iter()
                     .position(|&i| current.sockets[i as usize].key() == key)
             })
@@ -369,11 +371,13 @@ impl SocketsView {
     }
 
     fn select(&mut self, current: &Sample, index: usize) {
-        let Some(&row) = self.order.get(index) else {
+        if index >= self.order(current).len() {
             return;
-        };
-        self.selected = current.sockets.get(row as usize).map(|s| s.key());
+        }
         self.selected_position = index;
+        // Sorted as far as the new position before it is read.
+        let row = self.order(current)[index];
+        self.selected = current.sockets.get(row as usize).map(|s| s.key());
     }
 
     pub fn select_row(&mut self, current: &Sample, index: usize) {
@@ -391,9 +395,9 @@ impl SocketsView {
     /// it by its endpoints from now on.
     pub fn selection<'a>(&mut self, current: &'a Sample) -> Option<&'a SocketSample> {
         self.order(current);
-        let order = std::mem::take(&mut self.order);
+        let order = std::mem::take(&mut self.rows.rows);
         let at = self.selected_index(&order, current);
-        self.order = order;
+        self.rows.rows = order;
         self.select(current, at?);
         self.selected_socket(current)
     }
@@ -401,9 +405,9 @@ impl SocketsView {
     /// Applies a view action; returns whether anything changed.
     pub fn handle(&mut self, action: Action, current: &Sample) -> bool {
         let len = self.order(current).len();
-        let order = std::mem::take(&mut self.order);
+        let order = std::mem::take(&mut self.rows.rows);
         let at = self.selected_index(&order, current).unwrap_or(0);
-        self.order = order;
+        self.rows.rows = order;
         if let Some(index) = self.window.move_selection(action, at, len) {
             self.select(current, index);
             return true;
@@ -411,8 +415,14 @@ impl SocketsView {
         match action {
             Action::Open => {
                 self.select(current, at);
-                self.detail = len > 0;
+                let row = self.rows.rows.get(at).copied();
+                match row.filter(|&row| self.row_count(row) > 1) {
+                    // A TIME_WAIT group opens into its sockets.
+                    Some(row) => self.expanded = Some(current.sockets[row as usize].peer),
+                    None => self.detail = len > 0,
+                }
             }
+            Action::Close if !self.detail && self.expanded.is_some() => self.expanded = None,
             Action::Close => {
                 return table::close_detail_or_filter(&mut self.detail, &mut self.filter);
             }
@@ -441,10 +451,13 @@ impl SocketsView {
     pub fn record(&mut self, sample: &Sample) {
         let mut alive: HashSet<SocketKey> = HashSet::new();
         for socket in &sample.sockets {
+            let flagged = flag(socket, false, &self.thresholds).is_some();
+            // Most sockets at scale: nothing to look up (no hashing).
+            if !flagged && self.selected.is_none() && self.trails.is_empty() {
+                continue;
+            }
             let key = socket.key();
-            let wanted = Some(key) == self.selected
-                || self.trails.contains_key(&key)
-                || flag(socket, false, &self.thresholds).is_some();
+            let wanted = flagged || Some(key) == self.selected || self.trails.contains_key(&key);
             if !wanted {
                 continue;
             }
@@ -544,7 +557,10 @@ impl TabView for SocketsView {
         let Some(current) = shown.current() else {
             return Some(false);
         };
+        // Search walks every row: the whole order is sorted for it.
+        let upto = std::mem::replace(&mut self.selected_position, usize::MAX - 1);
         let order = self.order(current).to_vec();
+        self.selected_position = upto;
         let at = self.selected_index(&order, current).unwrap_or(0);
         let found = next_match(order.len(), at + skip, |i| {
             matches(&current.sockets[order[i] as usize], text)

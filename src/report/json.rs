@@ -7,8 +7,11 @@ use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
+use crate::model::sockets::SocketSample;
 use crate::model::{Duplex, InterfaceSample, QdiscStats, Sample};
 use serde::Serialize;
+use crate::model::processes::Container;
+use std::collections::HashMap;
 
 #[derive(Serialize)]
 struct SampleJson<'a> {
@@ -28,7 +31,7 @@ struct SampleJson<'a> {
     conntrack: Option<ConntrackJson<'a>>,
     tcp: Option<Option<sockets_json::TcpJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    sockets: Option<Vec<sockets_json::SocketJson<'a>>>,
+    sockets: Option<SocketsJson<'a>>,
     /// TCP connections that ended in the interval (with `sockets`).
     #[serde(skip_serializing_if = "Option::is_none")]
     closed: Option<Vec<super::closed::ClosedJson<'a>>>,
@@ -198,7 +201,7 @@ struct ConntrackJson<'a> {
     clash_resolve_per_s: Option<f64>,
     /// The raw summed counters.
     stats: Option<crate::model::conntrack::ConntrackStats>,
-    entries: Option<Vec<EntryJson>>,
+    entries: Option<Each<'a, ConntrackEntry, EntryJson>>,
     entries_error: Option<&'a str>,
 }
 
@@ -267,22 +270,59 @@ fn conntrack_json<'a>(previous: &Sample, current: &'a Sample) -> ConntrackJson<'
         search_restart_per_s: r.search_restart,
         clash_resolve_per_s: r.clash_resolve,
         stats: c.stats,
-        entries: c
-            .entries
-            .as_ref()
-            .map(|entries| entries.iter().map(entry_json).collect()),
+        entries: c.entries.as_ref().map(|entries| Each(entries, entry_json)),
         entries_error: c.entries_error.as_deref(),
     }
 }
 
 /// One JSON object (one line) for `current`, with rates against `previous`
 /// and the findings shown at it (`findings::Engine`).
+/// A list serialized one element at a time as the writer takes it: a
+/// million sockets or conntrack entries never exist as JSON values at once.
+struct Each<'a, T, J>(&'a [T], fn(&'a T) -> J);
+
+impl<'a, T, J: Serialize> Serialize for Each<'a, T, J> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(self.1))
+    }
+}
+
+/// The sockets, each with its owner's container, serialized one by one.
+struct SocketsJson<'a>(&'a [SocketSample], HashMap<u32, &'a Container>);
+
+impl Serialize for SocketsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let containers = &self.1;
+        serializer.collect_seq(
+            self.0
+                .iter()
+                .map(|s| sockets_json::socket_json(s, containers)),
+        )
+    }
+}
+
+/// One sample as one line of JSON (no newline), as a String.
 pub fn sample_line(
     previous: &Sample,
     current: &Sample,
     sections: Sections,
     found: &[Finding],
 ) -> String {
+    let mut out = Vec::new();
+    write_sample_line(&mut out, previous, current, sections, found)
+        .expect("sample JSON has only serializable fields");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// One sample as one line of JSON and its newline, streamed to `out` (put
+/// a buffer in between): its size is never held in memory.
+pub fn write_sample_line(
+    out: &mut impl std::io::Write,
+    previous: &Sample,
+    current: &Sample,
+    sections: Sections,
+    found: &[Finding],
+) -> std::io::Result<()> {
     let (capture, flows) = if sections.flows {
         super::flows::json(previous, current)
     } else {
@@ -315,11 +355,7 @@ pub fn sample_line(
             .then(|| sockets_json::tcp_json(previous, current)),
         sockets: sections.sockets.then(|| {
             let containers = crate::model::processes::containers_by_pid(current);
-            current
-                .sockets
-                .iter()
-                .map(|s| sockets_json::socket_json(s, &containers))
-                .collect()
+            SocketsJson(&current.sockets, containers)
         }),
         processes: sections
             .processes
@@ -345,5 +381,6 @@ pub fn sample_line(
             .then(|| super::drops_json::json(previous, current)),
         findings: sections.findings.then(|| found.to_vec()),
     };
-    serde_json::to_string(&json).expect("sample JSON has only serializable fields")
+    serde_json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")
 }

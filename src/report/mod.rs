@@ -98,11 +98,9 @@ pub fn snapshot(
         if let Some(previous) = &previous {
             let found = engine.step(Some(previous), &sample, limits);
             let written = if options.json {
-                writeln!(
-                    out,
-                    "{}",
-                    json::sample_line(previous, &sample, sections, &found)
-                )
+                let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut out);
+                json::write_sample_line(&mut buffered, previous, &sample, sections, &found)
+                    .and_then(|()| buffered.flush())
             } else {
                 text::write_table(&mut out, previous, &sample, sections, printed == 0, &found)
             };

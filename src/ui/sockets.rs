@@ -51,6 +51,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let total = view.order(current).len();
     let order = view.take_order();
     let selected = view.selected_index(&order, current);
+    view.put_order(order);
 
     let info_height = match area.height {
         12.. => 3,
@@ -61,6 +62,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
     let visible = usize::from(table_area.height.saturating_sub(1));
     view.window.fit(selected, total, visible);
+    // Sorted as far as the window now reaches (only what is shown is).
+    view.order(current);
+    let order = view.take_order();
 
     let tree = view.tree;
     let columns = if tree {
@@ -83,8 +87,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .map(|(i, &row)| {
             let socket = &current.sockets[row as usize];
             let marked = flag(socket, overflows_rising, &view.thresholds);
+            let count = view.row_count(row);
             let cells = columns.iter().zip(&widths).map(|(spec, &width)| {
-                if tree && spec.column == Column::Process {
+                if count > 1 && spec.column == Column::Local {
+                    // A TIME_WAIT group: its count where the local ends vary.
+                    Cell::from(format!("{count} sockets"))
+                } else if tree && spec.column == Column::Process {
                     let branch = branch(&order, i, &current.sockets);
                     Cell::from(tree_text(socket, branch, &containers))
                 } else {
@@ -108,9 +116,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         table_area,
     );
     let offset = view.window.offset;
-    let selected_socket = selected
-        .and_then(|i| order.get(i))
-        .map(|&r| &current.sockets[r as usize]);
+    let selected_row = selected.and_then(|i| order.get(i)).copied();
+    let group = selected_row.map_or(1, |r| app.sockets.row_count(r));
+    let selected_socket = selected_row.map(|r| &current.sockets[r as usize]);
     if let Some(body_area) = table::body_area(table_area) {
         app.hits.rows = Some((body_area, offset));
         if total == 0 {
@@ -122,9 +130,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             table::render_empty_note(frame, body_area, note);
         }
     }
-    if let Some(socket) = selected_socket {
-        let container = container_of(socket, &containers);
-        render_info(frame, info_area, socket, (total, container), theme);
+    match selected_socket {
+        Some(socket) if group > 1 => {
+            let text = format!(
+                "TIME-WAIT: {group} sockets to {}, counted as one row; Enter lists them, Esc folds",
+                peer_text(socket)
+            );
+            frame.render_widget(
+                Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
+                info_area,
+            );
+        }
+        Some(socket) => {
+            let container = container_of(socket, &containers);
+            render_info(frame, info_area, socket, (total, container), theme);
+        }
+        None => {}
     }
     app.sockets.put_order(order);
 }

@@ -1,0 +1,243 @@
+//! The Sockets tab's row order, built to stay fast at a million sockets.
+//!
+//! - TIME_WAIT sockets are counted per remote endpoint: one row per peer
+//!   holding two or more (`groups` gives its count), the sockets of one peer
+//!   listed only once it is expanded (Enter on the row). A filter lists them
+//!   all: it is how one asks for them.
+//! - Only what can be shown is sorted: `rows[..sorted]` is in its final
+//!   order and every later row sorts after it (a partial selection, O(n)),
+//!   and the prefix grows on demand when the window or the selection goes
+//!   further down (End sorts the rest once per sample). The tree (F5) needs
+//!   the whole order and sorts it all.
+
+use super::sockets::{Column, compare, group_by_owner, matches};
+use crate::findings::Thresholds;
+use crate::model::Sample;
+use crate::model::sockets::{Proto, SocketSample, TCP_TIME_WAIT};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
+/// Rows sorted past the furthest one asked for: a page of any terminal and
+/// some scrolling without another selection.
+const AHEAD: usize = 1024;
+
+/// What decides the order: sample time, sort column, descending, filter,
+/// tree, the expanded TIME_WAIT peer.
+type Inputs = (f64, Column, bool, String, bool, Option<SocketAddr>);
+
+#[derive(Debug, Clone, Default)]
+pub struct SocketRows {
+    /// Indices into the sample's sockets; a TIME_WAIT group is shown by its
+    /// first socket.
+    pub rows: Vec<u32>,
+    /// `rows[..sorted]` is final; the rest sorts after it, in no order.
+    sorted: usize,
+    /// A TIME_WAIT group's first socket -> sockets in the group (2 or more).
+    pub groups: HashMap<u32, u32>,
+    built_for: Option<Inputs>,
+}
+
+/// How rows are compared: the view's sort, then endpoints, then index (so
+/// the order is total and the same at every size of prefix).
+struct Sorter<'a> {
+    sockets: &'a [SocketSample],
+    column: Column,
+    descending: bool,
+    limits: Thresholds,
+}
+
+impl Sorter<'_> {
+    fn cmp(&self, a: u32, b: u32) -> std::cmp::Ordering {
+        let (x, y) = (&self.sockets[a as usize], &self.sockets[b as usize]);
+        let by = compare(x, y, self.column, &self.limits);
+        let by = if self.descending { by.reverse() } else { by };
+        by.then_with(|| x.local.cmp(&y.local))
+            .then_with(|| x.peer.cmp(&y.peer))
+            .then_with(|| a.cmp(&b))
+    }
+}
+
+pub struct Want<'a> {
+    pub sort: Column,
+    pub descending: bool,
+    pub filter: &'a str,
+    pub tree: bool,
+    pub expanded: Option<SocketAddr>,
+    pub limits: Thresholds,
+    /// The furthest row position that must be in its final place.
+    pub upto: usize,
+}
+
+fn time_wait(socket: &SocketSample) -> bool {
+    socket.proto == Proto::Tcp && socket.state == TCP_TIME_WAIT
+}
+
+impl SocketRows {
+    /// Rows for `current` as `want` asks, rebuilt only when an input
+    /// changed, the sorted prefix extended when `want.upto` passes it.
+    pub fn get(&mut self, current: &Sample, want: &Want) -> &[u32] {
+        let inputs = (
+            current.mono,
+            want.sort,
+            want.descending,
+            want.filter.to_string(),
+            want.tree,
+            want.expanded,
+        );
+        if self.built_for.as_ref() != Some(&inputs) {
+            self.build(&current.sockets, want);
+            self.built_for = Some(inputs);
+        }
+        let upto = if want.tree {
+            self.rows.len()
+        } else {
+            want.upto.saturating_add(AHEAD).min(self.rows.len())
+        };
+        if upto > self.sorted {
+            let sorter = Sorter {
+                sockets: &current.sockets,
+                column: want.sort,
+                descending: want.descending,
+                limits: want.limits,
+            };
+            let rest = &mut self.rows[self.sorted..];
+            let take = upto - self.sorted;
+            if take < rest.len() {
+                rest.select_nth_unstable_by(take - 1, |&a, &b| sorter.cmp(a, b));
+            }
+            rest[..take].sort_unstable_by(|&a, &b| sorter.cmp(a, b));
+            self.sorted = upto;
+            if want.tree {
+                self.rows = group_by_owner(std::mem::take(&mut self.rows), &current.sockets);
+            }
+        }
+        &self.rows
+    }
+
+    /// How many rows are in their final place.
+    pub fn sorted(&self) -> usize {
+        self.sorted
+    }
+
+    fn build(&mut self, sockets: &[SocketSample], want: &Want) {
+        self.rows.clear();
+        self.groups.clear();
+        self.sorted = 0;
+        if !want.filter.is_empty() {
+            self.rows.extend(
+                (0..sockets.len() as u32).filter(|&i| matches(&sockets[i as usize], want.filter)),
+            );
+            return;
+        }
+        // Per peer: its first TIME_WAIT socket and how many it has.
+        let mut peers: HashMap<SocketAddr, (u32, u32)> = HashMap::new();
+        self.rows.reserve(sockets.len());
+        for (i, socket) in sockets.iter().enumerate() {
+            let i = i as u32;
+            if time_wait(socket) && want.expanded != Some(socket.peer) {
+                peers.entry(socket.peer).or_insert((i, 0)).1 += 1;
+            } else {
+                self.rows.push(i);
+            }
+        }
+        for (first, count) in peers.into_values() {
+            self.rows.push(first);
+            if count > 1 {
+                self.groups.insert(first, count);
+            }
+        }
+    }
+
+    /// The sockets a row stands for: 1, or a TIME_WAIT group's count.
+    pub fn count(&self, row: u32) -> u32 {
+        self.groups.get(&row).copied().unwrap_or(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::sockets::TCP_ESTABLISHED;
+
+    fn sample(n: u32) -> Sample {
+        let sockets = (0..n)
+            .map(|i| SocketSample {
+                proto: Proto::Tcp,
+                state: if i % 7 == 0 {
+                    TCP_TIME_WAIT
+                } else {
+                    TCP_ESTABLISHED
+                },
+                local: format!("198.18.0.1:{}", 1000 + (i * 7919) % 50_000)
+                    .parse()
+                    .unwrap(),
+                peer: format!("198.18.1.{}:80", i % 5).parse().unwrap(),
+                recv_q: (i * 104_729) % 97,
+                send_q: 0,
+                uid: 0,
+                inode: i,
+                users: Vec::new(),
+                owner_denied: false,
+                tcp: None,
+                drops: None,
+                rcvbuf: None,
+                queue_streak: 0,
+                v6only: false,
+            })
+            .collect();
+        Sample {
+            mono: 1.0,
+            sockets,
+            ..Default::default()
+        }
+    }
+
+    fn want(filter: &str, upto: usize) -> Want<'_> {
+        Want {
+            sort: Column::RecvQ,
+            descending: true,
+            filter,
+            tree: false,
+            expanded: None,
+            limits: Thresholds::DEFAULT,
+            upto,
+        }
+    }
+
+    #[test]
+    fn the_sorted_prefix_is_the_top_of_the_full_sort_and_grows_on_demand() {
+        let current = sample(20_000);
+        let mut full = SocketRows::default();
+        // Past the end: everything sorted.
+        let all = full.get(&current, &want("", usize::MAX)).to_vec();
+        let mut rows = SocketRows::default();
+        rows.get(&current, &want("", 10));
+        assert_eq!(rows.sorted(), 10 + AHEAD);
+        assert_eq!(rows.rows[..rows.sorted()], all[..10 + AHEAD]);
+        // Further down: the prefix grows, still the full sort's rows.
+        rows.get(&current, &want("", 5000));
+        assert_eq!(rows.sorted(), 5000 + AHEAD);
+        assert_eq!(rows.rows[..rows.sorted()], all[..5000 + AHEAD]);
+        assert_eq!(rows.rows.len(), all.len());
+    }
+
+    #[test]
+    fn time_wait_groups_count_every_socket_once() {
+        let current = sample(20_000);
+        let mut rows = SocketRows::default();
+        let shown = rows.get(&current, &want("", 0)).to_vec();
+        let waiting = current.sockets.iter().filter(|s| time_wait(s)).count();
+        let counted: u32 = shown.iter().map(|&r| rows.count(r)).sum();
+        assert_eq!(counted as usize, current.sockets.len());
+        // Five peers, five TIME_WAIT rows.
+        let groups = shown
+            .iter()
+            .filter(|&&r| time_wait(&current.sockets[r as usize]))
+            .count();
+        assert_eq!(groups, 5);
+        assert_eq!(shown.len(), current.sockets.len() - waiting + 5);
+        // A filter lists them one by one.
+        let listed = rows.get(&current, &want("time", 0)).len();
+        assert_eq!(listed, waiting);
+    }
+}
