@@ -100,17 +100,6 @@ fn compare(a: &ConntrackEntry, b: &ConntrackEntry, column: Column) -> Ordering {
     }
 }
 
-/// Case-insensitive match on protocol, state, any address:port, NAT kind.
-pub fn matches(entry: &ConntrackEntry, filter: &str) -> bool {
-    let needle = filter.to_lowercase();
-    entry.proto_name().contains(&needle)
-        || entry.state_name().to_lowercase().contains(&needle)
-        || entry.flow_text().to_lowercase().contains(&needle)
-        || entry.reply.src_text().contains(&needle)
-        || entry.reply.dst_text().contains(&needle)
-        || entry.nat().label().is_some_and(|l| l.contains(&needle))
-}
-
 /// Identifies an entry across dumps: protocol and original tuple.
 pub type EntryKey = (u8, Tuple);
 
@@ -156,10 +145,8 @@ impl Default for ConntrackView {
 impl ConntrackView {
     /// The entries to show, filtered and sorted as the view says.
     pub fn rows<'a>(&self, entries: &'a [ConntrackEntry]) -> Vec<&'a ConntrackEntry> {
-        let mut rows: Vec<&ConntrackEntry> = entries
-            .iter()
-            .filter(|e| self.filter.is_empty() || matches(e, &self.filter))
-            .collect();
+        let filter = view::row_filter(&self.filter);
+        let mut rows: Vec<&ConntrackEntry> = entries.iter().filter(|e| filter.matches(*e)).collect();
         rows.sort_by(|a, b| {
             let order = compare(a, b, self.sort).then_with(|| compare(a, b, Column::Flow));
             if self.descending {
@@ -262,7 +249,10 @@ impl TabView for ConntrackView {
         };
         let rows = self.rows(entries);
         let at = self.selected_index(&rows).unwrap_or(0);
-        let found = next_match(rows.len(), at + skip, |i| matches(rows[i], text));
+        let Some(search) = view::search_filter(text) else {
+            return Some(false);
+        };
+        let found = next_match(rows.len(), at + skip, |i| search.matches(rows[i]));
         Some(found.inspect(|&i| self.select_row(entries, i)).is_some())
     }
 

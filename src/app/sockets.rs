@@ -14,6 +14,7 @@ use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
 use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
+use crate::model::filter::rows::InSample;
 use crate::model::sockets::{SocketKey, SocketSample};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -171,31 +172,6 @@ fn compare(a: &SocketSample, b: &SocketSample, column: Column, limits: &Threshol
     }
 }
 
-/// Whether a socket matches the filter: every word must match the protocol,
-/// the state, an address, a port (":80" or "80"), or the process.
-pub fn matches(socket: &SocketSample, filter: &str) -> bool {
-    let filter = filter.to_lowercase();
-    let process = socket.process_names().unwrap_or_default().to_lowercase();
-    let local = socket.local.to_string();
-    let peer = socket.peer.to_string();
-    let state = socket.state_name().to_lowercase();
-    filter.split_whitespace().all(|word| {
-        let port = word.trim_start_matches(':');
-        socket.proto.name() == word
-            || state.contains(word)
-            || local.contains(word)
-            || peer.contains(word)
-            || process.contains(word)
-            || port
-                .parse::<u16>()
-                .is_ok_and(|p| socket.local.port() == p || socket.peer.port() == p)
-            || socket.users.iter().any(|u| u.pid.to_string() == word)
-            || word
-                .strip_prefix("pid=")
-                .is_some_and(|pid| socket.users.iter().any(|u| u.pid.to_string() == pid))
-    })
-}
-
 /// The process a socket is grouped under in the tree (F5): its first
 /// owner's pid; None when no owner is known.
 pub fn owner_pid(socket: &SocketSample) -> Option<u32> {
@@ -320,8 +296,9 @@ impl SocketsView {
         );
         if self.order_for.as_ref() != Some(&wanted) {
             let sockets = &current.sockets;
+            let filter = view::row_filter(&self.filter);
             let mut order: Vec<u32> = (0..sockets.len() as u32)
-                .filter(|&i| self.filter.is_empty() || matches(&sockets[i as usize], &self.filter))
+                .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current)))
                 .collect();
             let (column, descending) = (self.sort, self.descending);
             let limits = self.thresholds;
@@ -546,8 +523,11 @@ impl TabView for SocketsView {
         };
         let order = self.order(current).to_vec();
         let at = self.selected_index(&order, current).unwrap_or(0);
+        let Some(search) = view::search_filter(text) else {
+            return Some(false);
+        };
         let found = next_match(order.len(), at + skip, |i| {
-            matches(&current.sockets[order[i] as usize], text)
+            search.matches(&InSample::new(&current.sockets[order[i] as usize], current))
         });
         Some(found.inspect(|&i| self.select_row(current, i)).is_some())
     }

@@ -6,6 +6,8 @@ use super::sockets_json;
 use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
+use crate::model::filter::Expr;
+use crate::model::filter::rows::InSample;
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
 use crate::model::{Duplex, InterfaceSample, QdiscStats, Sample};
 use serde::Serialize;
@@ -283,8 +285,20 @@ pub fn sample_line(
     sections: Sections,
     found: &[Finding],
 ) -> String {
+    sample_line_where(previous, current, sections, found, &Expr::default())
+}
+
+/// `sample_line` with only the sockets, closed connections, processes and
+/// flows that `filter` keeps (`snapshot --where`).
+pub fn sample_line_where(
+    previous: &Sample,
+    current: &Sample,
+    sections: Sections,
+    found: &[Finding],
+    filter: &Expr,
+) -> String {
     let (capture, flows) = if sections.flows {
-        super::flows::json(previous, current)
+        super::flows::json(previous, current, filter)
     } else {
         (None, None)
     };
@@ -317,17 +331,19 @@ pub fn sample_line(
             current
                 .sockets
                 .iter()
+                .filter(|s| filter.matches(&InSample::new(*s, current)))
                 .map(sockets_json::socket_json)
                 .collect()
         }),
         processes: sections
             .processes
-            .then(|| super::processes_json::processes(previous, current)),
+            .then(|| super::processes_json::processes(previous, current, filter)),
         closed: sections.sockets.then(|| {
             current
                 .closed
                 .iter()
                 .flat_map(|c| &c.conns)
+                .filter(|c| filter.matches(&InSample::new(*c, current)))
                 .map(super::closed::json)
                 .collect()
         }),

@@ -320,7 +320,10 @@ fn range(at: usize, value: &str, max: u32) -> Result<Range, FilterError> {
 /// ADDR, ADDR/LEN, and with `ports` ADDR:PORT or [V6]:PORT.
 fn address(at: usize, value: &str, ports: bool) -> Result<AddrMatch, FilterError> {
     let full = |ip: IpAddr| if ip.is_ipv4() { 32 } else { 128 };
-    if let Ok(ip) = value.parse::<IpAddr>() {
+    // A dual-stack socket's IPv4-mapped address is its IPv4 address (the
+    // rows' ends are compared the same way).
+    let value_ip = |ip: IpAddr| ip.to_canonical();
+    if let Ok(ip) = value.parse::<IpAddr>().map(value_ip) {
         return Ok(AddrMatch {
             ip,
             prefix: full(ip),
@@ -328,9 +331,10 @@ fn address(at: usize, value: &str, ports: bool) -> Result<AddrMatch, FilterError
         });
     }
     if ports && let Ok(addr) = value.parse::<SocketAddr>() {
+        let ip = value_ip(addr.ip());
         return Ok(AddrMatch {
-            ip: addr.ip(),
-            prefix: full(addr.ip()),
+            ip,
+            prefix: full(ip),
             port: Some(addr.port()),
         });
     }

@@ -246,9 +246,11 @@ impl FilterFields for InSample<'_, ProcessRow> {
     }
 }
 
-impl FilterFields for InSample<'_, ConntrackEntry> {
+/// A conntrack entry answers without its sample: the tab's entries are
+/// all of the shown namespace, so `ns:` is not asked of them.
+impl FilterFields for ConntrackEntry {
     fn shown_text(&self) -> String {
-        let e = self.row;
+        let e = self;
         format!(
             "{} {} {} {} {} {}",
             e.proto_name(),
@@ -262,7 +264,7 @@ impl FilterFields for InSample<'_, ConntrackEntry> {
 
     fn proto(&self) -> Option<&str> {
         // conntrack::proto_name's names, borrowed.
-        Some(match self.row.proto {
+        Some(match self.proto {
             1 => "icmp",
             2 => "igmp",
             6 => "tcp",
@@ -278,7 +280,7 @@ impl FilterFields for InSample<'_, ConntrackEntry> {
 
     /// The original direction's ends and, after NAT, the reply's.
     fn ends(&self, side: Side) -> Vec<End> {
-        let (orig, reply) = (&self.row.orig, &self.row.reply);
+        let (orig, reply) = (&self.orig, &self.reply);
         let pair = match side {
             Side::Src => [(orig.src, orig.sport), (reply.dst, reply.dport)],
             Side::Dst => [(orig.dst, orig.dport), (reply.src, reply.sport)],
@@ -292,12 +294,9 @@ impl FilterFields for InSample<'_, ConntrackEntry> {
     }
 
     fn states(&self) -> Vec<&str> {
-        vec![self.row.state_name()]
+        vec![self.state_name()]
     }
 
-    fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample))
-    }
 }
 
 impl FilterFields for InSample<'_, ClosedConn> {
