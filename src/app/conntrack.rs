@@ -146,7 +146,8 @@ impl ConntrackView {
     /// The entries to show, filtered and sorted as the view says.
     pub fn rows<'a>(&self, entries: &'a [ConntrackEntry]) -> Vec<&'a ConntrackEntry> {
         let filter = view::row_filter(&self.filter);
-        let mut rows: Vec<&ConntrackEntry> = entries.iter().filter(|e| filter.matches(*e)).collect();
+        let mut rows: Vec<&ConntrackEntry> =
+            entries.iter().filter(|e| filter.matches(*e)).collect();
         rows.sort_by(|a, b| {
             let order = compare(a, b, self.sort).then_with(|| compare(a, b, Column::Flow));
             if self.descending {

@@ -2,9 +2,9 @@
 
 use crate::cli::{CollectArgs, Section, SnapshotArgs};
 use crate::findings::Thresholds;
+use crate::model::filter::Expr;
 use crate::report::{Sections, SnapshotOptions};
 use crate::session::{Session, SessionOptions, Sink};
-use crate::model::filter::Expr;
 use anyhow::{Result, anyhow};
 
 pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> Result<()> {

@@ -2,9 +2,9 @@
 //! with its traffic over the interval (model::processes).
 
 use crate::model::Sample;
-use crate::model::processes::{ProcessRow, process_rows};
 use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
+use crate::model::processes::{ProcessRow, process_rows};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -128,7 +128,10 @@ pub fn write_processes(
         "PID", "Command", "User", "TCP-sent-B/s", "TCP-recv-B/s", "UDP-B/s", "Sockets"
     )?;
     let rows = crate::model::processes::process_rows(Some(previous), current);
-    for row in rows.iter().filter(|r| filter.matches(&InSample::new(*r, current))) {
+    for row in rows
+        .iter()
+        .filter(|r| filter.matches(&InSample::new(*r, current)))
+    {
         writeln!(
             out,
             "{time}  {:>7} {:<15} {:<10} {:>14} {:>14} {:>12} {:>7} {}",

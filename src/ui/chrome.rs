@@ -260,7 +260,11 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             lines.push(Line::from(vec![
                 Span::raw(" ".repeat(pad)),
                 Span::styled(
-                    format!("^ error at character {}: {}", error.position + 1, error.message),
+                    format!(
+                        "^ error at character {}: {}",
+                        error.position + 1,
+                        error.message
+                    ),
                     theme.alert(),
                 ),
             ]));
@@ -344,7 +348,11 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
         // One line here: the error's position in words, not a caret.
         let after = match app.filter_error() {
             Some(error) => Span::styled(
-                format!(" error at character {}: {}", error.position + 1, error.message),
+                format!(
+                    " error at character {}: {}",
+                    error.position + 1,
+                    error.message
+                ),
                 theme.alert(),
             ),
             None => Span::styled(" Enter Esc", theme.dim()),

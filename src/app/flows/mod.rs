@@ -394,7 +394,9 @@ impl TabView for FlowsView {
             return Some(false);
         };
         let found = next_match(rows.len(), self.selected + skip, |i| {
-            search.matches(&crate::model::filter::rows::InSample::new(&rows[i], current))
+            search.matches(&crate::model::filter::rows::InSample::new(
+                &rows[i], current,
+            ))
         });
         Some(found.inspect(|&i| self.selected = i).is_some())
     }

@@ -123,7 +123,9 @@ impl FilterFields for InSample<'_, Row> {
     }
 
     fn host_names(&self) -> Vec<&str> {
-        let ends = [Side::Src, Side::Dst].into_iter().flat_map(|s| self.ends(s));
+        let ends = [Side::Src, Side::Dst]
+            .into_iter()
+            .flat_map(|s| self.ends(s));
         let ips: Vec<_> = ends.filter_map(|end| end.ip).collect();
         ips.into_iter()
             .flat_map(|ip| host_names_of(self.sample, ip))

@@ -28,7 +28,10 @@ fn term_matches(term: &Term, row: &impl FilterFields, text: &mut Option<String>)
                 .is_some_and(|port| in_range(*range, u32::from(port)))
         }),
         Term::Addr(side, addr) => ends(row, *side).iter().any(|end| addr_matches(addr, end)),
-        Term::HostName(name) => row.host_names().iter().any(|n| n.eq_ignore_ascii_case(name)),
+        Term::HostName(name) => row
+            .host_names()
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name)),
         Term::Proto(proto) => row.proto().is_some_and(|p| {
             let p = p.to_ascii_lowercase();
             p == *proto || (p == "icmpv6" && proto == "icmp6")

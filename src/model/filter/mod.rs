@@ -29,21 +29,69 @@ pub const MAX_TERMS: usize = 64;
 /// The fields, their meaning and an example: the help, the man page's
 /// FILTERS section and the unknown-field error are made from this table.
 pub const FIELDS: &[(&str, &str, &str)] = &[
-    ("port", "either end's port (N, >N, >=N, <N, <=N or A-B)", "port:443"),
-    ("sport", "the source port (a socket's local end)", "sport:>=1024"),
-    ("dport", "the destination port (a socket's peer)", "dport:53"),
-    ("src", "the source: ADDR, ADDR/LEN, ADDR:PORT", "src:198.18.0.1"),
-    ("dst", "the destination: ADDR, ADDR/LEN, ADDR:PORT", "dst:[2001:db8::1]:443"),
+    (
+        "port",
+        "either end's port (N, >N, >=N, <N, <=N or A-B)",
+        "port:443",
+    ),
+    (
+        "sport",
+        "the source port (a socket's local end)",
+        "sport:>=1024",
+    ),
+    (
+        "dport",
+        "the destination port (a socket's peer)",
+        "dport:53",
+    ),
+    (
+        "src",
+        "the source: ADDR, ADDR/LEN, ADDR:PORT",
+        "src:198.18.0.1",
+    ),
+    (
+        "dst",
+        "the destination: ADDR, ADDR/LEN, ADDR:PORT",
+        "dst:[2001:db8::1]:443",
+    ),
     ("net", "either end in a v4 or v6 CIDR", "net:198.18.0.0/15"),
-    ("host", "either end: an address (ADDR:PORT too) or a known peer name", "host:198.18.0.2"),
-    ("proto", "the protocol: tcp udp icmp icmp6 sctp", "proto:udp"),
-    ("state", "ss's state names and groups (estab, listen, tw, connected...)", "state:estab"),
-    ("proc", "a process holding the row, by name (substring)", "proc:nginx"),
-    ("pid", "a process holding the row, by pid (or range)", "pid:812"),
+    (
+        "host",
+        "either end: an address (ADDR:PORT too) or a known peer name",
+        "host:198.18.0.2",
+    ),
+    (
+        "proto",
+        "the protocol: tcp udp icmp icmp6 sctp",
+        "proto:udp",
+    ),
+    (
+        "state",
+        "ss's state names and groups (estab, listen, tw, connected...)",
+        "state:estab",
+    ),
+    (
+        "proc",
+        "a process holding the row, by name (substring)",
+        "proc:nginx",
+    ),
+    (
+        "pid",
+        "a process holding the row, by pid (or range)",
+        "pid:812",
+    ),
     ("uid", "the owner's user, by number or name", "uid:www-data"),
     ("ns", "the network namespace's label (substring)", "ns:host"),
-    ("container", "the container or cgroup of its process (substring)", "container:docker"),
-    ("sni", "the TLS/QUIC server name a flow carried (substring)", "sni:example"),
+    (
+        "container",
+        "the container or cgroup of its process (substring)",
+        "container:docker",
+    ),
+    (
+        "sni",
+        "the TLS/QUIC server name a flow carried (substring)",
+        "sni:example",
+    ),
 ];
 
 /// A parse error and the character (from 0) it points at.

@@ -14,7 +14,10 @@ enum Token {
     Or,
     /// A word; `quoted` when it began with a quote (never a field or an
     /// operator then).
-    Word { text: String, quoted: bool },
+    Word {
+        text: String,
+        quoted: bool,
+    },
 }
 
 fn err<T>(position: usize, message: impl Into<String>) -> Result<T, FilterError> {
@@ -272,7 +275,10 @@ fn range(at: usize, value: &str, max: u32) -> Result<Range, FilterError> {
     let number = |text: &str, offset: usize| -> Result<u32, FilterError> {
         match text.parse::<u64>() {
             Ok(n) if n <= u64::from(max) => Ok(n as u32),
-            Ok(_) => err(at + offset, format!("{text} is over the largest value, {max}")),
+            Ok(_) => err(
+                at + offset,
+                format!("{text} is over the largest value, {max}"),
+            ),
             Err(_) => err(
                 at + offset,
                 format!("expected a number (N, >N, >=N, <N, <=N or A-B), not '{text}'"),
@@ -363,7 +369,9 @@ fn address(at: usize, value: &str, ports: bool) -> Result<AddrMatch, FilterError
     err(at, format!("expected {shapes}, not '{value}'"))
 }
 
-const PROTOS: &[&str] = &["tcp", "udp", "icmp", "icmp6", "sctp", "igmp", "gre", "dccp", "udplite"];
+const PROTOS: &[&str] = &[
+    "tcp", "udp", "icmp", "icmp6", "sctp", "igmp", "gre", "dccp", "udplite",
+];
 
 fn proto(at: usize, value: &str) -> Result<String, FilterError> {
     let value = if value == "icmpv6" { "icmp6" } else { value };

@@ -296,7 +296,6 @@ impl FilterFields for ConntrackEntry {
     fn states(&self) -> Vec<&str> {
         vec![self.state_name()]
     }
-
 }
 
 impl FilterFields for InSample<'_, ClosedConn> {

@@ -8,7 +8,14 @@ use crate::model::capture::FlowSample;
 use crate::model::processes::{ProcessInfo, ProcessRow};
 use crate::model::sockets::{Proto, SocketSample, SocketUser};
 
-fn socket(proto: Proto, state: u8, local: &str, peer: &str, uid: u32, owner: Option<(&str, u32)>) -> SocketSample {
+fn socket(
+    proto: Proto,
+    state: u8,
+    local: &str,
+    peer: &str,
+    uid: u32,
+    owner: Option<(&str, u32)>,
+) -> SocketSample {
     SocketSample {
         proto,
         state,
@@ -39,13 +46,62 @@ fn socket(proto: Proto, state: u8, local: &str, peer: &str, uid: u32, owner: Opt
 /// client over UDP, a TIME-WAIT without an owner and a v6 connection.
 fn sample() -> Sample {
     let sockets = vec![
-        socket(Proto::Tcp, 10, "0.0.0.0:443", "0.0.0.0:0", 33, Some(("nginx", 812))),
-        socket(Proto::Tcp, 1, "198.18.0.1:443", "198.18.0.2:51000", 33, Some(("nginx", 812))),
-        socket(Proto::Tcp, 1, "198.18.0.2:51000", "198.18.0.1:443", 1000, Some(("curl", 4242))),
-        socket(Proto::Tcp, 1, "198.19.5.5:22", "198.18.7.7:60022", 0, Some(("sshd", 700))),
-        socket(Proto::Udp, 1, "198.18.0.2:40053", "198.18.0.53:53", 1000, Some(("dig", 4300))),
-        socket(Proto::Tcp, 6, "198.18.0.2:50999", "198.18.0.1:8080", 0, None),
-        socket(Proto::Tcp, 1, "[2001:db8::2]:40000", "[2001:db8::1]:443", 1000, Some(("curl", 4243))),
+        socket(
+            Proto::Tcp,
+            10,
+            "0.0.0.0:443",
+            "0.0.0.0:0",
+            33,
+            Some(("nginx", 812)),
+        ),
+        socket(
+            Proto::Tcp,
+            1,
+            "198.18.0.1:443",
+            "198.18.0.2:51000",
+            33,
+            Some(("nginx", 812)),
+        ),
+        socket(
+            Proto::Tcp,
+            1,
+            "198.18.0.2:51000",
+            "198.18.0.1:443",
+            1000,
+            Some(("curl", 4242)),
+        ),
+        socket(
+            Proto::Tcp,
+            1,
+            "198.19.5.5:22",
+            "198.18.7.7:60022",
+            0,
+            Some(("sshd", 700)),
+        ),
+        socket(
+            Proto::Udp,
+            1,
+            "198.18.0.2:40053",
+            "198.18.0.53:53",
+            1000,
+            Some(("dig", 4300)),
+        ),
+        socket(
+            Proto::Tcp,
+            6,
+            "198.18.0.2:50999",
+            "198.18.0.1:8080",
+            0,
+            None,
+        ),
+        socket(
+            Proto::Tcp,
+            1,
+            "[2001:db8::2]:40000",
+            "[2001:db8::1]:443",
+            1000,
+            Some(("curl", 4243)),
+        ),
     ];
     let info = |pid, command: &str, uid, user: &str, cgroup: Option<&str>| ProcessInfo {
         pid,
@@ -140,8 +196,14 @@ fn expressions_keep_the_sockets_they_name() {
         ("(proc:curl or proc:dig) !net:2001:db8::/32", &[2, 4]),
         ("!(port:443 or port:22)", &[4, 5]),
         ("!!proc:sshd", &[3]),
-        ("proto:tcp and (dport:443 or sport:22) and uid:alice", &[2, 6]),
-        ("state:estab or state:listen and proc:sshd", &[1, 2, 3, 4, 6]),
+        (
+            "proto:tcp and (dport:443 or sport:22) and uid:alice",
+            &[2, 6],
+        ),
+        (
+            "state:estab or state:listen and proc:sshd",
+            &[1, 2, 3, 4, 6],
+        ),
         // Quotes: a bare phrase, a word that would be a field or operator.
         ("\"198.18.0.1:443 198.18.0.2\"", &[1]),
         ("\"or\"", &[]),
@@ -158,8 +220,8 @@ fn expressions_keep_the_sockets_they_name() {
 #[test]
 fn flows_and_processes_answer_the_same_fields() {
     let sample = sample();
-    let flow = |proto: &str, src: &str, dst: &str, state: &str, owner: Option<(&str, u32)>| {
-        FlowSample {
+    let flow =
+        |proto: &str, src: &str, dst: &str, state: &str, owner: Option<(&str, u32)>| FlowSample {
             proto: proto.into(),
             src: src.into(),
             dst: dst.into(),
@@ -167,11 +229,22 @@ fn flows_and_processes_answer_the_same_fields() {
             process: owner.map(|o| o.0.into()),
             pid: owner.map(|o| o.1),
             ..FlowSample::default()
-        }
-    };
+        };
     let flows = [
-        flow("tcp", "198.18.0.2:51000", "198.18.0.1:443", "ESTABLISHED", Some(("curl", 4242))),
-        flow("udp", "198.18.0.2:40053", "198.18.0.53:53", "", Some(("dig", 4300))),
+        flow(
+            "tcp",
+            "198.18.0.2:51000",
+            "198.18.0.1:443",
+            "ESTABLISHED",
+            Some(("curl", 4242)),
+        ),
+        flow(
+            "udp",
+            "198.18.0.2:40053",
+            "198.18.0.53:53",
+            "",
+            Some(("dig", 4300)),
+        ),
         flow("icmp", "198.18.0.2", "198.18.0.9", "", None),
         flow("tcp", "198.18.0.9:1234", "198.18.0.1:443", "FIN_WAIT", None),
     ];
@@ -242,7 +315,11 @@ fn errors_point_at_the_bad_character() {
         ("sport:80-9x", 9, "expected a number"),
         ("net:198.18.0.0/33", 15, "the prefix length must be 0 to 32"),
         ("net:10.0.0.1:80", 4, "expected ADDR or ADDR/LEN"),
-        ("src:nothing/8", 4, "'nothing' is not an IPv4 or IPv6 address"),
+        (
+            "src:nothing/8",
+            4,
+            "'nothing' is not an IPv4 or IPv6 address",
+        ),
         ("host:a:b", 5, "expected ADDR"),
         ("pid:-1", 4, "expected a number"),
         ("(port:80", 0, "this '(' is not closed"),
@@ -267,7 +344,10 @@ fn errors_point_at_the_bad_character() {
     );
     assert_eq!(caret, "proc:nginx and prot:tcp\n               ^");
     let (_, caret) = error("port:443 and (state:bogus or x)");
-    assert_eq!(caret, "port:443 and (state:bogus or x)\n                    ^");
+    assert_eq!(
+        caret,
+        "port:443 and (state:bogus or x)\n                    ^"
+    );
     // A caret after the end, where something is missing.
     let (_, caret) = error("port:1 or");
     assert_eq!(caret, "port:1 or\n         ^");
