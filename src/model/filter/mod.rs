@@ -11,6 +11,7 @@
 //! conntrack entries and closed connections.
 
 mod eval;
+pub mod fields;
 mod parse;
 pub mod rows;
 #[cfg(test)]
@@ -18,81 +19,7 @@ mod tests;
 
 use std::net::IpAddr;
 
-/// The longest expression, in characters: the tabs' filter line and a
-/// command line hold far less; the cap bounds the parser's work.
-pub const MAX_LEN: usize = 1024;
-/// How deeply parentheses and `!` may nest (evaluation recurses).
-pub const MAX_DEPTH: usize = 32;
-/// The most terms (fields and words) in one expression.
-pub const MAX_TERMS: usize = 64;
-
-/// The fields, their meaning and an example: the help, the man page's
-/// FILTERS section and the unknown-field error are made from this table.
-pub const FIELDS: &[(&str, &str, &str)] = &[
-    (
-        "port",
-        "either end's port (N, >N, >=N, <N, <=N or A-B)",
-        "port:443",
-    ),
-    (
-        "sport",
-        "the source port (a socket's local end)",
-        "sport:>=1024",
-    ),
-    (
-        "dport",
-        "the destination port (a socket's peer)",
-        "dport:53",
-    ),
-    (
-        "src",
-        "the source: ADDR, ADDR/LEN, ADDR:PORT",
-        "src:198.18.0.1",
-    ),
-    (
-        "dst",
-        "the destination: ADDR, ADDR/LEN, ADDR:PORT",
-        "dst:[2001:db8::1]:443",
-    ),
-    ("net", "either end in a v4 or v6 CIDR", "net:198.18.0.0/15"),
-    (
-        "host",
-        "either end: an address (ADDR:PORT too) or a known peer name",
-        "host:198.18.0.2",
-    ),
-    (
-        "proto",
-        "the protocol: tcp udp icmp icmp6 sctp",
-        "proto:udp",
-    ),
-    (
-        "state",
-        "ss's state names and groups (estab, listen, tw, connected...)",
-        "state:estab",
-    ),
-    (
-        "proc",
-        "a process holding the row, by name (substring)",
-        "proc:nginx",
-    ),
-    (
-        "pid",
-        "a process holding the row, by pid (or range)",
-        "pid:812",
-    ),
-    ("uid", "the owner's user, by number or name", "uid:www-data"),
-    ("ns", "the network namespace's label (substring)", "ns:host"),
-    (
-        "container",
-        "the container or cgroup of its process (substring)",
-        "container:docker",
-    ),
-    (
-        "sni",
-        "the TLS/QUIC server name a flow carried (substring)",
-        "sni:example",
-    ),
-];
+pub use fields::{EXAMPLES, FIELDS, MAX_DEPTH, MAX_LEN, MAX_TERMS, STATES};
 
 /// A parse error and the character (from 0) it points at.
 #[derive(Debug, Clone, PartialEq, Eq)]

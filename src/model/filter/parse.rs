@@ -2,7 +2,7 @@
 //! recursive-descent parser with `or` below `and` below `!`. Positions
 //! count characters from 0, for the caret.
 
-use super::{AddrMatch, FilterError, MAX_DEPTH, MAX_TERMS, Node, Range, Side, Term};
+use super::{AddrMatch, FilterError, MAX_DEPTH, MAX_TERMS, Node, Range, STATES, Side, Term};
 use std::net::{IpAddr, SocketAddr};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -383,77 +383,6 @@ fn proto(at: usize, value: &str) -> Result<String, FilterError> {
         format!("unknown protocol '{value}' ({})", PROTOS.join(" ")),
     )
 }
-
-/// Every state any row shows, normalised (`rows::normal_state`).
-const CONNECTED: &[&str] = &[
-    "ESTAB",
-    "SYN-SENT",
-    "SYN-RECV",
-    "NEW-SYN-RECV",
-    "FIN-WAIT-1",
-    "FIN-WAIT-2",
-    "FIN-WAIT",
-    "TIME-WAIT",
-    "CLOSE-WAIT",
-    "LAST-ACK",
-    "CLOSING",
-];
-
-/// ss's state names (ss(8) STATE-FILTER) and their short forms; `fin-wait`
-/// also matches a flow's FIN_WAIT, which does not say which.
-pub const STATES: &[(&str, &[&str])] = &[
-    ("established", &["ESTAB"]),
-    ("estab", &["ESTAB"]),
-    ("syn-sent", &["SYN-SENT"]),
-    ("syn-recv", &["SYN-RECV", "NEW-SYN-RECV"]),
-    ("new-syn-recv", &["NEW-SYN-RECV"]),
-    ("fin-wait-1", &["FIN-WAIT-1", "FIN-WAIT"]),
-    ("fin-wait-2", &["FIN-WAIT-2", "FIN-WAIT"]),
-    ("fin-wait", &["FIN-WAIT-1", "FIN-WAIT-2", "FIN-WAIT"]),
-    ("time-wait", &["TIME-WAIT"]),
-    ("tw", &["TIME-WAIT"]),
-    ("closed", &["CLOSE", "CLOSED", "UNCONN"]),
-    ("close", &["CLOSE", "CLOSED", "UNCONN"]),
-    ("unconn", &["UNCONN"]),
-    ("close-wait", &["CLOSE-WAIT"]),
-    ("last-ack", &["LAST-ACK"]),
-    ("listening", &["LISTEN"]),
-    ("listen", &["LISTEN"]),
-    ("closing", &["CLOSING"]),
-    ("connected", CONNECTED),
-    ("synchronized", &CONNECTED_BUT_SYN_SENT),
-    ("bucket", &["SYN-RECV", "NEW-SYN-RECV", "TIME-WAIT"]),
-    (
-        "big",
-        &[
-            "ESTAB",
-            "SYN-SENT",
-            "FIN-WAIT-1",
-            "FIN-WAIT-2",
-            "FIN-WAIT",
-            "CLOSE-WAIT",
-            "LAST-ACK",
-            "CLOSING",
-            "LISTEN",
-            "CLOSE",
-            "CLOSED",
-            "UNCONN",
-        ],
-    ),
-];
-
-const CONNECTED_BUT_SYN_SENT: [&str; 10] = [
-    "ESTAB",
-    "SYN-RECV",
-    "NEW-SYN-RECV",
-    "FIN-WAIT-1",
-    "FIN-WAIT-2",
-    "FIN-WAIT",
-    "TIME-WAIT",
-    "CLOSE-WAIT",
-    "LAST-ACK",
-    "CLOSING",
-];
 
 fn state(at: usize, value: &str) -> Result<&'static [&'static str], FilterError> {
     let value = value.replace('_', "-");
