@@ -87,7 +87,7 @@ fn end(addr: SocketAddr) -> End {
     }
 }
 
-fn names_of_ends<'a>(sample: &'a Sample, ends: [Option<End>; 2]) -> Vec<&'a str> {
+fn names_of_ends(sample: &Sample, ends: [Option<End>; 2]) -> Vec<&str> {
     ends.iter()
         .flatten()
         .filter_map(|e| e.ip)
