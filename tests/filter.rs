@@ -323,3 +323,85 @@ fn the_sockets_filter_line_takes_fields_and_shows_errors_in_place() {
     tmux.send_keys(&["q"]);
     drop(scene.server);
 }
+
+/// The same in the drawn frame, without root: an Interfaces tab of two
+/// interfaces, a field expression that keeps one, then an error whose caret
+/// sits under the bad character, the tab still on screen, and Enter that
+/// keeps the line open.
+#[test]
+fn a_drawn_filter_error_has_its_caret_under_the_bad_character() {
+    use netlens::app::App;
+    use netlens::app::keymap::Key;
+    use netlens::app::tabs::Tab;
+    use netlens::collect::SamplerEvent;
+    use netlens::model::{InterfaceSample, Sample};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    let iface = |index: u32, name: &str, address: &str| InterfaceSample {
+        index,
+        name: name.into(),
+        up: true,
+        lower_up: true,
+        mtu: 1500,
+        addresses: vec![address.into()],
+        ..InterfaceSample::default()
+    };
+    let mut app = App::new(Tab::Interfaces, Duration::from_secs(1), false);
+    for mono in [100.0, 101.0] {
+        let sample = Sample {
+            mono,
+            t: mono,
+            netns: "host".into(),
+            interfaces: vec![
+                iface(2, "fltone", "198.18.41.1/24"),
+                iface(3, "flttwo", "198.19.41.1/24"),
+            ],
+            ..Sample::default()
+        };
+        app.on_sampler(SamplerEvent::Sample(Box::new(sample)));
+    }
+    let screen = |app: &mut App| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        terminal
+            .draw(|frame| netlens::ui::draw(frame, app))
+            .unwrap();
+        let buffer = terminal.backend().buffer().clone();
+        (0..24)
+            .map(|y| {
+                (0..80)
+                    .map(|x| buffer[(x, y)].symbol().to_string())
+                    .collect::<String>()
+            })
+            .collect::<Vec<String>>()
+    };
+    let type_text = |app: &mut App, text: &str| {
+        for c in text.chars() {
+            app.on_key(Key::Char(c));
+        }
+    };
+    app.on_key(Key::Char('/'));
+    type_text(&mut app, "net:198.18.0.0/16");
+    let lines = screen(&mut app);
+    assert!(lines.iter().any(|l| l.starts_with("fltone")), "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.starts_with("flttwo")), "{lines:#?}");
+    type_text(&mut app, " or nett:x");
+    let lines = screen(&mut app);
+    let prompt = lines
+        .iter()
+        .position(|l| l.starts_with("filter: "))
+        .unwrap();
+    let caret = &lines[prompt + 1];
+    // The message runs on to the pane's edge, where it is cut.
+    let pad = " ".repeat("filter: net:198.18.0.0/16 or ".len());
+    let want = format!("{pad}^ error at character 22: unknown field 'nett' (fiel");
+    assert_eq!(caret, &want);
+    // Unfiltered meanwhile, in the same tab.
+    assert!(lines.iter().any(|l| l.starts_with("flttwo")), "{lines:#?}");
+    assert!(lines[2].contains("1 Interfaces"), "{lines:#?}");
+    app.on_key(Key::Enter);
+    assert_eq!(app.editing_filter(), Some("net:198.18.0.0/16 or nett:x"));
+    app.on_key(Key::Esc);
+    assert_eq!(app.editing_filter(), None);
+    assert!(app.filter().is_none());
+}
