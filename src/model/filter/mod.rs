@@ -184,11 +184,6 @@ impl Expr {
         })
     }
 
-    /// Whether the expression matches every row (it is empty).
-    pub fn is_empty(&self) -> bool {
-        self.root.is_none()
-    }
-
     pub fn matches(&self, row: &impl FilterFields) -> bool {
         self.root
             .as_ref()
