@@ -20,6 +20,9 @@ mod sections;
 #[path = "src/manual/connlog.rs"]
 mod connlog;
 
+#[path = "src/model/filter/fields.rs"]
+mod filter_fields;
+
 #[path = "src/findings/thresholds/table.rs"]
 mod thresholds;
 
@@ -38,6 +41,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
     println!("cargo:rerun-if-changed=src/manual/connlog.rs");
+    println!("cargo:rerun-if-changed=src/model/filter/fields.rs");
     println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");
     println!("cargo:rerun-if-changed=src/findings/catalogue");
     println!("cargo:rerun-if-changed=src/findings/names.rs");
@@ -57,6 +61,7 @@ fn main() {
     write_keys(&mut page);
     write_configuration(&mut page);
     page.extend_from_slice(with_findings(sections::SECTIONS).as_bytes());
+    page.extend_from_slice(filter_fields::man_section().as_bytes());
     page.extend_from_slice(connlog::CONNECTION_LOG.as_bytes());
     page.extend_from_slice(catalogue::man_section().as_bytes());
     page.extend_from_slice(catalogue::reasons_man_section().as_bytes());

@@ -255,6 +255,12 @@ pub struct SnapshotArgs {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
     pub section: Vec<Section>,
 
+    /// Print only the sockets, processes and flows EXPR keeps, in the tabs'
+    /// filter language (FILTERS), e.g. 'port:443 state:estab'; --filter is
+    /// the capture's pcap-filter
+    #[arg(long = "where", value_name = "EXPR")]
+    pub where_expr: Option<String>,
+
     /// Also record the samples (the baseline too) to FILE
     #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,

@@ -359,7 +359,7 @@ fn the_live_processes_tab_shows_the_busy_sender() {
     });
     tmux.send_keys(&["x"]);
     tmux.wait_for("t", "the Sockets tab filtered by pid", |lines| {
-        lines.iter().any(|l| l.contains(&format!("pid={fast}")))
+        lines.iter().any(|l| l.contains(&format!("pid:{fast}")))
     });
     tmux.send_keys(&["q"]);
     drop(senders);

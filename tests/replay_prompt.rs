@@ -138,7 +138,7 @@ fn x_on_a_socket_jumps_to_its_flow_in_replay() {
     assert_eq!(app.tab, Tab::Flows);
     assert_eq!(
         app.flows.filter,
-        "198.18.0.1:40000 > 198.18.0.2:443|198.18.0.2:443 > 198.18.0.1:40000"
+        "proto:tcp host:198.18.0.1:40000 host:198.18.0.2:443"
     );
     // No packets in this recording: the Flows tab says why it is empty.
     let message = app.flows.message.clone().unwrap();

@@ -234,7 +234,7 @@ fn enter_shows_meaning_fix_sites_and_related_counters_and_jumps() {
     );
     app.on_key(Key::Char('o'));
     assert_eq!(app.tab, Tab::Sockets);
-    assert_eq!(app.sockets.filter, "udp :5353");
+    assert_eq!(app.sockets.filter, "proto:udp sport:5353");
     // QDISC_DROP's interface: `i` opens Interfaces on veth1.
     app.on_key(Key::Char('8'));
     app.on_key(Key::Home);

@@ -1600,7 +1600,7 @@ mod links {
         app.flows.selected = at;
         app.on_key(Key::Char('x'));
         assert_eq!(app.tab, Tab::Sockets);
-        assert_eq!(app.sockets.filter, "pid=4242");
+        assert_eq!(app.sockets.filter, "pid:4242");
         let selected = app.sockets.selected.unwrap();
         assert_eq!(selected.local.to_string(), "198.18.0.1:40000");
         let screen = text(&mut app, 100, 24);
@@ -1611,7 +1611,10 @@ mod links {
         let rows = app.flow_rows();
         app.flows.selected = rows.iter().position(|r| r.key.contains(":5353")).unwrap();
         app.on_key(Key::Char('x'));
-        assert_eq!(app.sockets.filter, "udp 198.18.0.3:5353 198.18.0.2:53");
+        assert_eq!(
+            app.sockets.filter,
+            "proto:udp host:198.18.0.3:5353 host:198.18.0.2:53"
+        );
         assert!(app.sockets.selected.is_none());
     }
 }

@@ -8,6 +8,7 @@ use super::keymap::Action;
 use super::table::{self, Window};
 use super::view::{Reply, Shown};
 use crate::model::closed::ClosedConn;
+use crate::model::filter::rows::InSample;
 use std::cmp::Ordering;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,15 +134,19 @@ impl ClosedView {
         let wanted = (mono, self.sort, self.descending, filter.to_string());
         if self.rows_for.as_ref() != Some(&wanted) {
             let mut rows = Vec::new();
+            let filter = super::view::row_filter(filter);
             'samples: for i in (0..=index).rev() {
-                let Some(log) = history.get(i).and_then(|s| s.closed.as_ref()) else {
+                let Some(sample) = history.get(i) else {
+                    continue;
+                };
+                let Some(log) = sample.closed.as_ref() else {
                     continue;
                 };
                 for conn in log.conns.iter().rev() {
                     if rows.len() >= self.limit {
                         break 'samples;
                     }
-                    if filter.is_empty() || matches(conn, filter) {
+                    if filter.matches(&InSample::new(conn, sample)) {
                         rows.push(conn.clone());
                     }
                 }
@@ -225,26 +230,4 @@ fn compare(a: &ClosedConn, b: &ClosedConn, column: ClosedColumn) -> Ordering {
         ClosedColumn::Retrans => a.retrans.cmp(&b.retrans),
         ClosedColumn::Ending => a.ending.name().cmp(b.ending.name()),
     }
-}
-
-/// As the open sockets' filter: every word must match the ending, an
-/// address, a port (":80" or "80"), the process or its pid.
-pub fn matches(conn: &ClosedConn, filter: &str) -> bool {
-    let filter = filter.to_lowercase();
-    let process = conn.process().to_lowercase();
-    let (local, peer) = (conn.local.to_string(), conn.peer.to_string());
-    filter.split_whitespace().all(|word| {
-        let port = word.trim_start_matches(':');
-        word == "tcp"
-            || conn.ending.name().contains(word)
-            || local.contains(word)
-            || peer.contains(word)
-            || process.contains(word)
-            || port
-                .parse::<u16>()
-                .is_ok_and(|p| conn.local.port() == p || conn.peer.port() == p)
-            || conn.pid().is_some_and(|pid| {
-                pid.to_string() == word || word.strip_prefix("pid=") == Some(&pid.to_string())
-            })
-    })
 }

@@ -100,17 +100,6 @@ fn compare(a: &ConntrackEntry, b: &ConntrackEntry, column: Column) -> Ordering {
     }
 }
 
-/// Case-insensitive match on protocol, state, any address:port, NAT kind.
-pub fn matches(entry: &ConntrackEntry, filter: &str) -> bool {
-    let needle = filter.to_lowercase();
-    entry.proto_name().contains(&needle)
-        || entry.state_name().to_lowercase().contains(&needle)
-        || entry.flow_text().to_lowercase().contains(&needle)
-        || entry.reply.src_text().contains(&needle)
-        || entry.reply.dst_text().contains(&needle)
-        || entry.nat().label().is_some_and(|l| l.contains(&needle))
-}
-
 /// Identifies an entry across dumps: protocol and original tuple.
 pub type EntryKey = (u8, Tuple);
 
@@ -187,8 +176,9 @@ impl ConntrackView {
             .as_ref()
             .is_none_or(|(made_for, _)| *made_for != wanted)
         {
+            let filter = view::row_filter(&self.filter);
             let mut order: Vec<u32> = (0..entries.len() as u32)
-                .filter(|&i| self.filter.is_empty() || matches(&entries[i as usize], &self.filter))
+                .filter(|&i| filter.matches(&entries[i as usize]))
                 .collect();
             order.sort_by(|&a, &b| {
                 let (a, b) = (&entries[a as usize], &entries[b as usize]);
@@ -296,7 +286,10 @@ impl TabView for ConntrackView {
         };
         let rows = self.rows(entries);
         let at = self.selected_index(&rows).unwrap_or(0);
-        let found = next_match(rows.len(), at + skip, |i| matches(rows[i], text));
+        let Some(search) = view::search_filter(text) else {
+            return Some(false);
+        };
+        let found = next_match(rows.len(), at + skip, |i| search.matches(rows[i]));
         Some(found.inspect(|&i| self.select_row(entries, i)).is_some())
     }
 

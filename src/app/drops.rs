@@ -189,7 +189,12 @@ impl TabView for DropsView {
                 };
                 return Reply::Link(Link::Sockets {
                     selected: owning_socket(&current.sockets, socket).map(|s| s.key()),
-                    filter: format!("{} :{}", socket.proto, socket.port),
+                    filter: match socket.proto.as_str() {
+                        "tcp" | "udp" if socket.port != 0 => {
+                            format!("proto:{} sport:{}", socket.proto, socket.port)
+                        }
+                        proto => format!("{proto} :{}", socket.port),
+                    },
                 });
             }
             Action::GoInterface => {

@@ -6,6 +6,8 @@ use super::links::Link;
 use super::search::next_match;
 use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
+use crate::model::filter::rows::{InSample, netns_of, parse_end};
+use crate::model::filter::{End, FilterFields, Side};
 use crate::model::rates::{InterfaceRates, interface_util};
 use crate::model::{InterfaceSample, Sample};
 use std::cmp::Ordering;
@@ -166,15 +168,30 @@ impl Row<'_> {
             }
         }
     }
+}
 
-    pub fn matches(&self, filter: &str) -> bool {
-        let needle = filter.to_lowercase();
-        let iface = self.iface;
-        iface.name.to_lowercase().contains(&needle)
-            || iface.kind.as_deref().is_some_and(|k| k.contains(&needle))
-            || iface.mac.as_deref().is_some_and(|m| m.contains(&needle))
-            || iface.addresses.iter().any(|a| a.contains(&needle))
-            || self.state().to_lowercase() == needle
+/// An interface for the row filter: its name, kind, MAC, addresses and
+/// state as shown; its addresses are its ends (`net:`, `host:`).
+impl FilterFields for InSample<'_, Row<'_>> {
+    fn shown_text(&self) -> String {
+        let iface = self.row.iface;
+        format!(
+            "{} {} {} {} {}",
+            iface.name,
+            iface.kind.as_deref().unwrap_or(""),
+            iface.mac.as_deref().unwrap_or(""),
+            iface.addresses.join(" "),
+            self.row.state()
+        )
+    }
+
+    fn ends(&self, _side: Side) -> Vec<End> {
+        let addresses = self.row.iface.addresses.iter();
+        addresses.filter_map(|a| parse_end(a)).collect()
+    }
+
+    fn netns(&self) -> Option<&str> {
+        Some(netns_of(self.sample))
     }
 }
 
@@ -294,7 +311,7 @@ impl InterfacesView {
     }
 
     fn compute(&self, previous: Option<&Sample>, current: &Sample) -> Vec<RowData> {
-        let needle = self.filter.to_lowercase();
+        let filter = view::row_filter(&self.filter);
         let mut rows: Vec<(usize, Row)> = current
             .interfaces
             .iter()
@@ -304,7 +321,7 @@ impl InterfacesView {
                 let util = interface_util(iface, &rates);
                 (position, Row { iface, rates, util })
             })
-            .filter(|(_, row)| needle.is_empty() || row.matches(&needle))
+            .filter(|(_, row)| filter.matches(&InSample::new(row, current)))
             .collect();
         rows.sort_by(|(_, a), (_, b)| {
             let order = a
@@ -433,9 +450,12 @@ impl TabView for InterfacesView {
         self.refresh(previous, current);
         let rows = self.rows(current);
         let at = self.selected_index(&rows).unwrap_or(0);
-        let needle = text.to_lowercase();
+        let Some(search) = view::search_filter(text) else {
+            return Some(false);
+        };
         let found = next_match(rows.len(), at + skip, |i| {
-            rows.get(i).is_some_and(|row| row.matches(&needle))
+            let row = rows.get(i);
+            row.is_some_and(|row| search.matches(&InSample::new(&row, current)))
         });
         Some(
             found

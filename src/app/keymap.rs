@@ -381,7 +381,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('/'), F(4)],
         action: Action::Filter,
         scope: Scope::View,
-        help: "filter rows by text",
+        help: "filter rows: words or fields (port:443)",
         hint: Some("filter"),
     },
     Binding {

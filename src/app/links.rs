@@ -94,11 +94,7 @@ impl App {
                     .iter()
                     .filter_map(|a| a.split('/').next())
                     .filter_map(|ip| ip.parse::<std::net::IpAddr>().ok())
-                    .flat_map(|ip| match ip {
-                        // "IP:" before a port, "IP " for a portless (ICMP) flow.
-                        std::net::IpAddr::V4(v4) => [format!("{v4}:"), format!("{v4} ")],
-                        std::net::IpAddr::V6(v6) => [format!("[{v6}]:"), format!("{v6} ")],
-                    })
+                    .map(|ip| format!("host:{ip}"))
                     .collect();
                 if hosts.is_empty() {
                     self.flows.filter.clear();
@@ -106,13 +102,13 @@ impl App {
                         "{name} has no address: its flows cannot be told apart"
                     ));
                 } else {
-                    self.flows.filter = hosts.join("|");
+                    self.flows.filter = hosts.join(" or ");
                     self.flows.message = Some(format!("flows on {name}"));
                 }
             }
             Link::FlowOfSocket { local, peer, proto } => {
                 self.show_flows();
-                self.flows.filter = format!("{local} > {peer}|{peer} > {local}");
+                self.flows.filter = format!("proto:{proto} host:{local} host:{peer}");
                 self.flows.message = Some(if self.flows.capture.is_some() {
                     format!("{proto} flow of socket {local}")
                 } else if self.replay.is_some() {
@@ -183,8 +179,8 @@ pub fn sockets_of_flow(current: &Sample, proto: &str, src: SocketAddr, dst: Sock
     Link::Sockets {
         selected: socket.map(|s| s.key()),
         filter: match pid {
-            Some(pid) => format!("pid={pid}"),
-            None => format!("{proto} {src} {dst}"),
+            Some(pid) => format!("pid:{pid}"),
+            None => format!("proto:{proto} host:{src} host:{dst}"),
         },
     }
 }
@@ -192,7 +188,7 @@ pub fn sockets_of_flow(current: &Sample, proto: &str, src: SocketAddr, dst: Sock
 /// The Flows filter that shows one flow whichever side spoke first.
 fn flow_filter(tuple: &str) -> String {
     match tuple.split_once(" > ") {
-        Some((a, b)) => format!("{a} > {b}|{b} > {a}"),
+        Some((a, b)) => format!("host:{a} host:{b}"),
         None => tuple.to_string(),
     }
 }

@@ -315,6 +315,12 @@ impl App {
         self.view().filter()
     }
 
+    /// Why the filter being typed does not parse (the table is unfiltered
+    /// meanwhile, and Enter keeps the line open).
+    pub fn filter_error(&self) -> Option<crate::model::filter::FilterError> {
+        crate::model::filter::Expr::parse(self.editing_filter()?).err()
+    }
+
     /// Whether the display is paused (live: `p`).
     pub fn paused(&self) -> bool {
         self.paused_at.is_some()

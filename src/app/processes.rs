@@ -9,6 +9,7 @@ use super::links::Link;
 use super::search::next_match;
 use super::table::{self, ColumnSpec as Spec, Window};
 use super::view::{self, Reply, Shown, TabView};
+use crate::model::filter::rows::InSample;
 use crate::model::processes::{ProcessRow, process_rows};
 use std::cmp::Ordering;
 
@@ -134,22 +135,6 @@ fn compare(a: &ProcessRow, b: &ProcessRow, column: Column) -> Ordering {
     }
 }
 
-/// Whether a row matches the filter: every word must match the pid
-/// ("1234" or "pid=1234"), or be part of the command, user or cgroup.
-pub fn matches(row: &ProcessRow, filter: &str) -> bool {
-    let text = format!(
-        "{} {} {}",
-        row.command,
-        row.user,
-        row.place().unwrap_or_default()
-    )
-    .to_lowercase();
-    filter.to_lowercase().split_whitespace().all(|word| {
-        let pid = word.strip_prefix("pid=").unwrap_or(word);
-        pid.parse::<u32>().is_ok_and(|p| p == row.pid) || text.contains(word)
-    })
-}
-
 /// The sample times (shown, previous), sort, order and filter of the rows.
 type RowsFor = (f64, Option<f64>, Option<Column>, bool, String);
 
@@ -208,7 +193,8 @@ impl ProcessesView {
         );
         if self.rows_for.as_ref() != Some(&wanted) {
             let mut rows = process_rows(previous, current);
-            rows.retain(|r| matches(r, &self.filter));
+            let filter = view::row_filter(&self.filter);
+            rows.retain(|r| filter.matches(&InSample::new(r, current)));
             if let Some(column) = self.sort {
                 let descending = self.descending;
                 rows.sort_by(|a, b| {
@@ -274,7 +260,7 @@ impl TabView for ProcessesView {
                 return match self.selection(shown) {
                     Some(row) => Reply::Link(Link::Sockets {
                         selected: None,
-                        filter: format!("pid={}", row.pid),
+                        filter: format!("pid:{}", row.pid),
                     }),
                     None => Reply::Redraw(false),
                 };
@@ -312,7 +298,12 @@ impl TabView for ProcessesView {
     fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
         let rows = self.rows(shown).to_vec();
         let at = self.selected_index().unwrap_or(0);
-        let found = next_match(rows.len(), at + skip, |i| matches(&rows[i], text));
+        let (Some(search), Some(current)) = (view::search_filter(text), shown.current()) else {
+            return Some(false);
+        };
+        let found = next_match(rows.len(), at + skip, |i| {
+            search.matches(&InSample::new(&rows[i], current))
+        });
         Some(found.inspect(|&i| self.select(i)).is_some())
     }
 

@@ -10,7 +10,9 @@
 //!   further down (End sorts the rest once per sample). The tree (F5) needs
 //!   the whole order and sorts it all.
 
-use super::sockets::{Column, compare, group_by_owner, matches};
+use super::sockets::{Column, compare, group_by_owner};
+use super::view;
+use crate::model::filter::rows::InSample;
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::model::sockets::{Proto, SocketSample, TCP_TIME_WAIT};
@@ -85,7 +87,7 @@ impl SocketRows {
             want.expanded,
         );
         if self.built_for.as_ref() != Some(&inputs) {
-            self.build(&current.sockets, want);
+            self.build(current, want);
             self.built_for = Some(inputs);
         }
         let upto = if want.tree {
@@ -119,13 +121,16 @@ impl SocketRows {
         self.sorted
     }
 
-    fn build(&mut self, sockets: &[SocketSample], want: &Want) {
+    fn build(&mut self, current: &Sample, want: &Want) {
+        let sockets = &current.sockets;
         self.rows.clear();
         self.groups.clear();
         self.sorted = 0;
         if !want.filter.is_empty() {
+            let filter = view::row_filter(want.filter);
             self.rows.extend(
-                (0..sockets.len() as u32).filter(|&i| matches(&sockets[i as usize], want.filter)),
+                (0..sockets.len() as u32)
+                    .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current))),
             );
             return;
         }

@@ -16,6 +16,7 @@ use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
 use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
+use crate::model::filter::rows::InSample;
 use crate::model::sockets::{SocketKey, SocketSample};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -177,31 +178,6 @@ pub(super) fn compare(
         Column::Retrans => retrans(a).cmp(&retrans(b)),
         Column::Flag => flag(a, false, limits).cmp(&flag(b, false, limits)),
     }
-}
-
-/// Whether a socket matches the filter: every word must match the protocol,
-/// the state, an address, a port (":80" or "80"), or the process.
-pub fn matches(socket: &SocketSample, filter: &str) -> bool {
-    let filter = filter.to_lowercase();
-    let process = socket.process_names().unwrap_or_default().to_lowercase();
-    let local = socket.local.to_string();
-    let peer = socket.peer.to_string();
-    let state = socket.state_name().to_lowercase();
-    filter.split_whitespace().all(|word| {
-        let port = word.trim_start_matches(':');
-        socket.proto.name() == word
-            || state.contains(word)
-            || local.contains(word)
-            || peer.contains(word)
-            || process.contains(word)
-            || port
-                .parse::<u16>()
-                .is_ok_and(|p| socket.local.port() == p || socket.peer.port() == p)
-            || socket.users.iter().any(|u| u.pid.to_string() == word)
-            || word
-                .strip_prefix("pid=")
-                .is_some_and(|pid| socket.users.iter().any(|u| u.pid.to_string() == pid))
-    })
 }
 
 /// The process a socket is grouped under in the tree (F5): its first
@@ -562,8 +538,11 @@ impl TabView for SocketsView {
         let order = self.order(current).to_vec();
         self.selected_position = upto;
         let at = self.selected_index(&order, current).unwrap_or(0);
+        let Some(search) = view::search_filter(text) else {
+            return Some(false);
+        };
         let found = next_match(order.len(), at + skip, |i| {
-            matches(&current.sockets[order[i] as usize], text)
+            search.matches(&InSample::new(&current.sockets[order[i] as usize], current))
         });
         Some(found.inspect(|&i| self.select_row(current, i)).is_some())
     }

@@ -10,6 +10,7 @@ use super::links::Link;
 use crate::model::Sample;
 use crate::model::capture::FlowSample;
 use crate::model::conntrack::ConntrackEntry;
+use crate::model::filter::Expr;
 use crate::model::sockets::SocketSample;
 
 /// The samples a tab shows: the one on screen (the newest, or the frozen
@@ -132,6 +133,9 @@ pub fn filter_key(filter: &mut String, editing: &mut bool, key: Key) -> Option<b
     }
     Some(match key {
         key if line_edit::edit(filter, key) => true,
+        // An expression that does not parse is not kept: the filter line
+        // stays open with its error (as the capture filter's editor).
+        Key::Enter if Expr::parse(filter).is_err() => false,
         Key::Enter => {
             *editing = false;
             true
@@ -143,6 +147,19 @@ pub fn filter_key(filter: &mut String, editing: &mut bool, key: Key) -> Option<b
         }
         _ => false,
     })
+}
+
+/// The expression a tab's `/` filter applies (model::filter). While the
+/// text being typed does not parse, the table is not filtered and the
+/// filter line shows the error.
+pub fn row_filter(text: &str) -> Expr {
+    Expr::parse(text).unwrap_or_default()
+}
+
+/// F3's search in the same language; text that does not parse finds no
+/// row.
+pub fn search_filter(text: &str) -> Option<Expr> {
+    Expr::parse(text).ok()
 }
 
 /// A filter as `TabView::filter` gives it: None when empty.

@@ -2,11 +2,17 @@
 
 use crate::cli::{CollectArgs, Section, SnapshotArgs};
 use crate::findings::Thresholds;
+use crate::model::filter::Expr;
 use crate::report::{Sections, SnapshotOptions};
 use crate::session::{Session, SessionOptions, Sink};
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 
 pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> Result<()> {
+    // Bad input fails before any sampling starts.
+    let filter = match &args.where_expr {
+        Some(text) => where_expr(text)?,
+        None => Expr::default(),
+    };
     // As the live view: capture where permitted, unless --no-capture.
     let mut session = Session::start(&SessionOptions {
         // Rates need two samples: the first is the baseline.
@@ -29,6 +35,7 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
         json: args.json,
         count: args.count,
         sections: sections(&args.section),
+        filter,
     };
     let sink = recorder.as_mut().map(|r| r as &mut dyn Sink);
     let result = crate::report::snapshot(&mut session, &options, sink, limits);
@@ -37,6 +44,12 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
         recorder.finish()?;
     }
     result
+}
+
+/// `--where EXPR`: its error is one line, then the expression with a
+/// caret under the bad character.
+fn where_expr(text: &str) -> Result<Expr> {
+    Expr::parse(text).map_err(|e| anyhow!("--where: {e}\n{}", e.caret(text, 2)))
 }
 
 /// The sections `--section` names; none named: all of them.

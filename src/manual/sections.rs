@@ -290,9 +290,9 @@ interface to the Flows tab filtered to the flows to or from its addresses (flows
 carry addresses, not interfaces; an interface without an address has none to
 show); from a socket to the Flows tab showing its flow (either side may have spoken
 first); from a flow (one row per flow, \fBa\fR) to the Sockets tab filtered to its
-process's sockets (\fBpid=N\fR), with the flow's own socket selected, or to its
-5-tuple when no process owns it. The Flows filter takes alternatives separated by
-\fB|\fR; the Sockets filter takes \fBpid=N\fR.
+process's sockets (\fBpid:N\fR), with the flow's own socket selected, or to its
+5-tuple when no process owns it. The filters it sets are in the FILTERS language
+(\fBhost:ADDR or host:ADDR2\fR, \fBproto:tcp host:A:P host:B:Q\fR, \fBpid:N\fR).
 .SH SMALL PANES AND TMUX
 Below 60 columns or 12 rows, or always with \fB\-\-compact\fR (config
 \fBcompact = true\fR), the live view drops the header, tab bar and footer and keeps one
@@ -819,9 +819,10 @@ Sizes
 64k to 1T.
 .TP
 Filters
-A pcap-filter expression (\fB\-\-filter\fR, \fB\-f\fR, the Flows tab's \fB/\fR) is at
+A pcap-filter expression (\fB\-\-filter\fR, \fB\-f\fR, the Flows tab's \fBf\fR) is at
 most 4096 bytes, with parentheses, \fBnot\fR and unary minus nested at most 100
-levels deep.
+levels deep. A row filter (the tabs' \fB/\fR, \fBsnapshot \-\-where\fR) is at most
+1024 characters and 64 terms, nested at most 32 levels deep (FILTERS).
 .TP
 \fBread \-\-flows\fR
 At most 100000 flows are kept; when the table is full, the least recently active

@@ -9,6 +9,7 @@ pub mod conntrack_rates;
 pub mod cpu;
 pub mod dns;
 pub mod drops;
+pub mod filter;
 pub mod neigh;
 pub mod path;
 pub mod processes;

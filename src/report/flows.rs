@@ -2,6 +2,8 @@
 
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample};
+use crate::model::filter::Expr;
+use crate::model::filter::rows::InSample;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -45,6 +47,7 @@ pub struct FlowJson<'a> {
 pub fn json<'a>(
     previous: &'a Sample,
     current: &'a Sample,
+    filter: &Expr,
 ) -> (Option<CaptureJson<'a>>, Option<Vec<FlowJson<'a>>>) {
     let Some(c): Option<&CaptureSample> = current.capture.as_ref() else {
         return (None, None);
@@ -68,6 +71,7 @@ pub fn json<'a>(
     let flows = c
         .flows
         .iter()
+        .filter(|f| filter.matches(&InSample::new(*f, current)))
         .map(|f| {
             let (packets_per_s, bytes_per_s) = rates.flow(f);
             FlowJson {

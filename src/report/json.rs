@@ -6,8 +6,9 @@ use super::sockets_json;
 use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
+use crate::model::filter::Expr;
+use crate::model::filter::rows::InSample;
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
-use crate::model::sockets::SocketSample;
 use crate::model::{Duplex, InterfaceSample, QdiscStats, Sample};
 use serde::Serialize;
 use crate::model::processes::Container;
@@ -287,16 +288,23 @@ impl<'a, T, J: Serialize> Serialize for Each<'a, T, J> {
     }
 }
 
-/// The sockets, each with its owner's container, serialized one by one.
-struct SocketsJson<'a>(&'a [SocketSample], HashMap<u32, &'a Container>);
+/// The sockets `filter` keeps, each with its owner's container,
+/// serialized one by one.
+struct SocketsJson<'a> {
+    sample: &'a Sample,
+    filter: &'a Expr,
+    containers: HashMap<u32, &'a Container>,
+}
 
 impl Serialize for SocketsJson<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let containers = &self.1;
+        let sample = self.sample;
         serializer.collect_seq(
-            self.0
+            sample
+                .sockets
                 .iter()
-                .map(|s| sockets_json::socket_json(s, containers)),
+                .filter(|s| self.filter.matches(&InSample::new(*s, sample)))
+                .map(|s| sockets_json::socket_json(s, &self.containers)),
         )
     }
 }
@@ -309,22 +317,25 @@ pub fn sample_line(
     found: &[Finding],
 ) -> String {
     let mut out = Vec::new();
-    write_sample_line(&mut out, previous, current, sections, found)
+    write_sample_line(&mut out, previous, current, sections, found, &Expr::default())
         .expect("sample JSON has only serializable fields");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// One sample as one line of JSON and its newline, streamed to `out` (put
-/// a buffer in between): its size is never held in memory.
+/// a buffer in between): its size is never held in memory. Only the
+/// sockets, closed connections, processes and flows that `filter` keeps
+/// (`snapshot --where`) are written.
 pub fn write_sample_line(
     out: &mut impl std::io::Write,
     previous: &Sample,
     current: &Sample,
     sections: Sections,
     found: &[Finding],
+    filter: &Expr,
 ) -> std::io::Result<()> {
     let (capture, flows) = if sections.flows {
-        super::flows::json(previous, current)
+        super::flows::json(previous, current, filter)
     } else {
         (None, None)
     };
@@ -355,16 +366,21 @@ pub fn write_sample_line(
             .then(|| sockets_json::tcp_json(previous, current)),
         sockets: sections.sockets.then(|| {
             let containers = crate::model::processes::containers_by_pid(current);
-            SocketsJson(&current.sockets, containers)
+            SocketsJson {
+                sample: current,
+                filter,
+                containers,
+            }
         }),
         processes: sections
             .processes
-            .then(|| super::processes_json::processes(previous, current)),
+            .then(|| super::processes_json::processes(previous, current, filter)),
         closed: sections.sockets.then(|| {
             current
                 .closed
                 .iter()
                 .flat_map(|c| &c.conns)
+                .filter(|c| filter.matches(&InSample::new(*c, current)))
                 .map(super::closed::json)
                 .collect()
         }),

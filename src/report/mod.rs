@@ -56,11 +56,13 @@ impl Sections {
 }
 
 /// What `snapshot` prints, and how many.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SnapshotOptions {
     pub json: bool,
     pub count: u64,
     pub sections: Sections,
+    /// `--where`: the sockets, processes and flows to print.
+    pub filter: crate::model::filter::Expr,
 }
 
 /// `netlens snapshot`: after the session's baseline sample, `count`
@@ -99,10 +101,19 @@ pub fn snapshot(
             let found = engine.step(Some(previous), &sample, limits);
             let written = if options.json {
                 let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut out);
-                json::write_sample_line(&mut buffered, previous, &sample, sections, &found)
+                json::write_sample_line(
+                    &mut buffered,
+                    previous,
+                    &sample,
+                    sections,
+                    &found,
+                    &options.filter,
+                )
                     .and_then(|()| buffered.flush())
             } else {
-                text::write_table(&mut out, previous, &sample, sections, printed == 0, &found)
+                let first = printed == 0;
+                let filter = &options.filter;
+                text::write_table(&mut out, previous, &sample, sections, first, &found, filter)
             };
             if let Err(error) = written.and_then(|()| out.flush()) {
                 // A closed pipe (`| head`) ends the run quietly.

@@ -2,6 +2,8 @@
 //! with its traffic over the interval (model::processes).
 
 use crate::model::Sample;
+use crate::model::filter::Expr;
+use crate::model::filter::rows::InSample;
 use crate::model::processes::{Container, ProcessRow, process_rows};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -42,10 +44,11 @@ fn json(row: ProcessRow) -> ProcessJson {
     }
 }
 
-/// Every process of `current`, busiest first.
-pub fn processes(previous: &Sample, current: &Sample) -> Vec<ProcessJson> {
+/// Every process of `current` that `filter` keeps, busiest first.
+pub fn processes(previous: &Sample, current: &Sample, filter: &Expr) -> Vec<ProcessJson> {
     process_rows(Some(previous), current)
         .into_iter()
+        .filter(|row| filter.matches(&InSample::new(row, current)))
         .map(json)
         .collect()
 }

@@ -2,6 +2,8 @@
 //! the state counts of `ss -s`) and sockets (like `ss -tuanp`).
 
 use crate::model::Sample;
+use crate::model::filter::Expr;
+use crate::model::filter::rows::InSample;
 use crate::model::sockets::{TCP_SYN_RECV, TCP_TIME_WAIT};
 use crate::model::tcp_rates::TcpRates;
 use std::io::{self, Write};
@@ -67,14 +69,20 @@ pub fn write_tcp(
     )
 }
 
-pub fn write_sockets(out: &mut impl Write, time: &str, current: &Sample) -> io::Result<()> {
+pub fn write_sockets(
+    out: &mut impl Write,
+    time: &str,
+    current: &Sample,
+    filter: &Expr,
+) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
         "{time}  {:<5} {:<10} {:>8} {:>8} {:<47} {:<47} Process",
         "Netid", "State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port"
     )?;
-    for socket in &current.sockets {
+    let kept = current.sockets.iter();
+    for socket in kept.filter(|s| filter.matches(&InSample::new(*s, current))) {
         let owner = if socket.users.is_empty() {
             if socket.owner_denied {
                 "unknown (no permission)".to_string()
@@ -110,6 +118,7 @@ pub fn write_processes(
     time: &str,
     previous: &Sample,
     current: &Sample,
+    filter: &Expr,
 ) -> io::Result<()> {
     let rate = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.0}"));
     writeln!(out)?;
@@ -118,7 +127,11 @@ pub fn write_processes(
         "{time}  {:>7} {:<15} {:<10} {:>14} {:>14} {:>12} {:>7} Cgroup",
         "PID", "Command", "User", "TCP-sent-B/s", "TCP-recv-B/s", "UDP-B/s", "Sockets"
     )?;
-    for row in crate::model::processes::process_rows(Some(previous), current) {
+    let rows = crate::model::processes::process_rows(Some(previous), current);
+    for row in rows
+        .iter()
+        .filter(|r| filter.matches(&InSample::new(*r, current)))
+    {
         writeln!(
             out,
             "{time}  {:>7} {:<15} {:<10} {:>14} {:>14} {:>12} {:>7} {}",

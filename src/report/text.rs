@@ -18,6 +18,7 @@ pub fn write_table(
     sections: Sections,
     first: bool,
     found: &[findings::Finding],
+    filter: &crate::model::filter::Expr,
 ) -> io::Result<()> {
     let time = crate::clock::local_hms(current.t);
     if sections.interfaces {
@@ -70,10 +71,10 @@ pub fn write_table(
         super::sockets_text::write_tcp(out, &time, previous, current)?;
     }
     if sections.sockets {
-        super::sockets_text::write_sockets(out, &time, current)?;
+        super::sockets_text::write_sockets(out, &time, current, filter)?;
     }
     if sections.processes {
-        super::sockets_text::write_processes(out, &time, previous, current)?;
+        super::sockets_text::write_processes(out, &time, previous, current, filter)?;
     }
     if sections.findings {
         for finding in found {

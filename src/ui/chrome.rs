@@ -246,12 +246,30 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         return;
     }
     if let Some(filter) = app.editing_filter() {
-        let line = Line::from(vec![
-            Span::styled("filter: ", theme.key()),
+        let prompt = "filter: ";
+        let mut lines = vec![Line::from(vec![
+            Span::styled(prompt, theme.key()),
             Span::raw(crate::app::line_edit::shown(filter)),
             Span::styled("  Enter apply  Esc clear", theme.dim()),
-        ]);
-        frame.render_widget(Paragraph::new(line), area);
+        ])];
+        // The capture filter's style (ui::flows): a caret under the
+        // character the error points at (the layout gave the footer a
+        // second line for it).
+        if let Some(error) = app.filter_error() {
+            let pad = prompt.len() + error.position;
+            lines.push(Line::from(vec![
+                Span::raw(" ".repeat(pad)),
+                Span::styled(
+                    format!(
+                        "^ error at character {}: {}",
+                        error.position + 1,
+                        error.message
+                    ),
+                    theme.alert(),
+                ),
+            ]));
+        }
+        frame.render_widget(Paragraph::new(lines), area);
         return;
     }
     let mut spans = Vec::new();
@@ -327,10 +345,22 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
         return;
     }
     if let Some(filter) = app.editing_filter() {
+        // One line here: the error's position in words, not a caret.
+        let after = match app.filter_error() {
+            Some(error) => Span::styled(
+                format!(
+                    " error at character {}: {}",
+                    error.position + 1,
+                    error.message
+                ),
+                theme.alert(),
+            ),
+            None => Span::styled(" Enter Esc", theme.dim()),
+        };
         let line = Line::from(vec![
             Span::styled("/", theme.key()),
             Span::raw(crate::app::line_edit::shown(filter)),
-            Span::styled(" Enter Esc", theme.dim()),
+            after,
         ]);
         frame.render_widget(Paragraph::new(line), area);
         return;

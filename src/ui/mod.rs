@@ -63,13 +63,15 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
         return;
     }
     let timeline_rows = u16::from(app.replay.is_some());
+    // A filter that does not parse shows its error under the filter line.
+    let footer_rows = 1 + u16::from(app.filter_error().is_some());
     let [header, findings, tabs, body, timeline_area, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Min(0),
         Constraint::Length(timeline_rows),
-        Constraint::Length(1),
+        Constraint::Length(footer_rows),
     ])
     .areas(frame.area());
     if app.replay.is_some() {

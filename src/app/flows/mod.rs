@@ -390,12 +390,13 @@ impl TabView for FlowsView {
 
     fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
         let rows = self.rows_of(shown);
-        let needle = text.to_lowercase();
+        let (Some(search), Some(current)) = (view::search_filter(text), shown.current()) else {
+            return Some(false);
+        };
         let found = next_match(rows.len(), self.selected + skip, |i| {
-            let row = &rows[i];
-            [&row.key, &row.process, &row.proto, &row.state]
-                .iter()
-                .any(|field| field.to_lowercase().contains(&needle))
+            search.matches(&crate::model::filter::rows::InSample::new(
+                &rows[i], current,
+            ))
         });
         Some(found.inspect(|&i| self.selected = i).is_some())
     }

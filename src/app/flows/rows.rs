@@ -5,6 +5,10 @@ use super::{Column, FlowsView, Grouping};
 use crate::app::view::Shown;
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
+use crate::model::filter::rows::{
+    InSample, container_of, host_names_of, netns_of, parse_end, sni_of,
+};
+use crate::model::filter::{End, FilterFields, Side};
 use std::collections::HashMap;
 
 /// One row of the flow table: a flow, or a host's or port's aggregate.
@@ -53,23 +57,8 @@ impl FlowsView {
             Grouping::Port if !capture.services.is_empty() => groups(|c| &c.services),
             grouping => aggregate(flows, grouping),
         };
-        if !self.filter.is_empty() {
-            // "a|b" matches either (the cross-links use it); the key gets a
-            // trailing space so "IP " also finds a portless address at its end.
-            let filter = self.filter.to_lowercase();
-            let needles: Vec<&str> = filter.split('|').filter(|n| !n.is_empty()).collect();
-            rows.retain(|r| {
-                let key = format!("{} ", r.key.to_lowercase());
-                let state = r.state.to_lowercase();
-                let process = r.process.to_lowercase();
-                needles.iter().any(|n| {
-                    key.contains(n)
-                        || process.contains(n)
-                        || r.proto.contains(n)
-                        || state.contains(n)
-                })
-            });
-        }
+        let filter = crate::app::view::row_filter(&self.filter);
+        rows.retain(|r| filter.matches(&InSample::new(r, current)));
         let sort = self.sort;
         rows.sort_by(|a, b| {
             let order = compare(a, b, sort);
@@ -81,6 +70,71 @@ impl FlowsView {
             order.then_with(|| a.key.cmp(&b.key))
         });
         rows
+    }
+}
+
+/// A flow row for the row filter. Its key is "src > dst" for a flow, the
+/// initiator's address for a host's group (its source) and "proto/port"
+/// for a service's (its destination port).
+impl FilterFields for InSample<'_, Row> {
+    fn shown_text(&self) -> String {
+        let r = self.row;
+        format!("{} {} {} {}", r.proto, r.key, r.state, r.process)
+    }
+
+    fn proto(&self) -> Option<&str> {
+        Some(self.row.proto.as_str()).filter(|p| !p.is_empty())
+    }
+
+    fn ends(&self, side: Side) -> Vec<End> {
+        let key = self.row.key.as_str();
+        let end = match key.split_once(" > ") {
+            Some((src, dst)) => parse_end(if side == Side::Src { src } else { dst }),
+            None => match (side, key.split_once('/')) {
+                (Side::Dst, Some((_, port))) => port.parse().ok().map(|port| End {
+                    ip: None,
+                    port: Some(port),
+                }),
+                (Side::Src, None) => parse_end(key),
+                _ => None,
+            },
+        };
+        end.into_iter().collect()
+    }
+
+    fn states(&self) -> Vec<&str> {
+        vec![self.row.state.as_str()]
+    }
+
+    /// "nginx/812" as the row shows it.
+    fn processes(&self) -> Vec<(&str, u32)> {
+        let owner = self.row.process.rsplit_once('/');
+        let owner = owner.and_then(|(name, pid)| Some((name, pid.parse().ok()?)));
+        owner.into_iter().collect()
+    }
+
+    fn netns(&self) -> Option<&str> {
+        Some(netns_of(self.sample))
+    }
+
+    fn container(&self) -> Option<&str> {
+        let (_, pid) = *self.processes().first()?;
+        container_of(self.sample, pid)
+    }
+
+    fn host_names(&self) -> Vec<&str> {
+        let ends = [Side::Src, Side::Dst]
+            .into_iter()
+            .flat_map(|s| self.ends(s));
+        let ips: Vec<_> = ends.filter_map(|end| end.ip).collect();
+        ips.into_iter()
+            .flat_map(|ip| host_names_of(self.sample, ip))
+            .collect()
+    }
+
+    fn sni(&self) -> Option<&str> {
+        let (src, dst) = (self.ends(Side::Src), self.ends(Side::Dst));
+        sni_of(self.sample, *src.first()?, *dst.first()?)
     }
 }
 
