@@ -15,6 +15,9 @@ struct SampleJson<'a> {
     t: f64,
     interval: f64,
     netns: &'a str,
+    /// `--all-netns`: every namespace sampled.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    namespaces: Vec<super::netns_json::NamespaceJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     interfaces: Option<Vec<InterfaceJson<'a>>>,
     /// Per CPU; Some(None) prints `"cpus": null` (not collected).
@@ -54,6 +57,9 @@ struct SampleJson<'a> {
 
 #[derive(Serialize)]
 struct InterfaceJson<'a> {
+    /// Its namespace's label, under `--all-netns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    netns: Option<&'a str>,
     name: &'a str,
     index: u32,
     kind: Option<&'a str>,
@@ -131,12 +137,13 @@ fn qdisc_json(q: &QdiscStats, rates: QdiscRates) -> QdiscJson<'_> {
 
 fn interface_json<'a>(
     previous: &Sample,
-    current: &Sample,
+    current: &'a Sample,
     iface: &'a InterfaceSample,
 ) -> InterfaceJson<'a> {
     let rates = InterfaceRates::for_interface(Some(previous), current, iface);
     let c = &iface.counters;
     InterfaceJson {
+        netns: (!current.namespaces.is_empty()).then(|| current.netns_label(iface.netns)),
         name: &iface.name,
         index: iface.index,
         kind: iface.kind.as_deref(),
@@ -292,6 +299,7 @@ pub fn sample_line(
         t: current.t,
         interval: interval(previous, current),
         netns: &current.netns,
+        namespaces: super::netns_json::namespaces(previous, current),
         interfaces: sections.interfaces.then(|| {
             current
                 .interfaces
@@ -317,7 +325,12 @@ pub fn sample_line(
             current
                 .sockets
                 .iter()
-                .map(sockets_json::socket_json)
+                .map(|socket| {
+                    let mut json = sockets_json::socket_json(socket);
+                    json.netns =
+                        (!current.namespaces.is_empty()).then(|| current.netns_label(socket.netns));
+                    json
+                })
                 .collect()
         }),
         processes: sections
