@@ -15,6 +15,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream, UdpSocket};
+use std::os::unix::fs::MetadataExt;
 use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -380,4 +381,63 @@ fn namespaces_appear_and_disappear_while_sampling() {
         .iter()
         .any(|i| i["netns"] == coming.name() && i["name"] == "eth0");
     assert!(eth0);
+}
+
+/// The value of the series `name{labels}` in an exposition, if any.
+fn series(body: &str, name_and_labels: &str) -> Option<f64> {
+    body.lines()
+        .find_map(|l| l.strip_prefix(name_and_labels))
+        .and_then(|rest| rest.trim().parse().ok())
+}
+
+#[test]
+fn the_exporter_labels_each_namespace() {
+    if skip() {
+        return;
+    }
+    let spaces: Vec<Ns> = (6..8).map(Ns::new).collect();
+    let exporter =
+        common::exporter::Exporter::start(&["--all-netns", "--no-bpf", "--interval", "500ms"]);
+    for ns in &spaces {
+        paced_udp(ns, 100, 500).join().unwrap();
+    }
+    // The namespaces are quiet now: a sample taken after the traffic shows
+    // exactly the veth's counters.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for ns in &spaces {
+        let rx = ns.counters()[0] as f64;
+        let key = format!(
+            "node_network_receive_bytes_total{{device=\"eth0\",netns=\"{}\"}}",
+            ns.name()
+        );
+        let body = loop {
+            let body = common::socket_findings::scrape(exporter.addr);
+            if series(&body, &key) == Some(rx) || Instant::now() > deadline {
+                break body;
+            }
+            thread::sleep(Duration::from_millis(200));
+        };
+        assert_eq!(series(&body, &key), Some(rx), "{key} in\n{body}");
+        let inode = std::fs::metadata(ns.ns.path()).unwrap().ino();
+        let info = format!(
+            "netlens_netns_info{{netns=\"{}\",inode=\"{inode}\"}}",
+            ns.name()
+        );
+        assert_eq!(series(&body, &info), Some(1.0), "{info}");
+        let sockets = format!("netlens_netns_sockets{{netns=\"{}\"}}", ns.name());
+        assert!(series(&body, &sockets).is_some(), "{sockets}");
+        // Every netns label is one of the listed namespaces (the label's
+        // cardinality is the namespace count).
+        let listed: BTreeSet<&str> = body
+            .lines()
+            .filter(|l| l.starts_with("netlens_netns_info{"))
+            .filter_map(|l| l.split("netns=\"").nth(1)?.split('"').next())
+            .collect();
+        let used: BTreeSet<&str> = body
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split("netns=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(used, listed);
+    }
 }
