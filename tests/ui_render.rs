@@ -44,6 +44,9 @@ fn iface(
             ..Default::default()
         }),
         counters,
+        netns: 0,
+        link_index: None,
+        link_netnsid: None,
     }
 }
 

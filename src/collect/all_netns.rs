@@ -283,14 +283,15 @@ fn open_inside(inode: u64) -> Result<Watched> {
     })
 }
 
+/// One namespace's sockets, interfaces and snmp/netstat counters.
+type Rows = (
+    Vec<SocketSample>,
+    Vec<InterfaceSample>,
+    BTreeMap<String, u64>,
+);
+
 impl Watched {
-    fn read(
-        &mut self,
-    ) -> Result<(
-        Vec<SocketSample>,
-        Vec<InterfaceSample>,
-        BTreeMap<String, u64>,
-    )> {
+    fn read(&mut self) -> Result<Rows> {
         let sockets = self.diag.dump()?.sockets;
         let interfaces = self.links.collect()?;
         let mut counters = parse_pairs(&read_all(&self.snmp)?);

@@ -211,11 +211,11 @@ pub struct LinkCounters {
 }
 
 impl Sample {
-    /// The watched namespace's interface of this name.
+    /// The interface of this name: the watched namespace's, else the first
+    /// other namespace's (the list is in namespace order; `same_interface`
+    /// tells namespaces apart).
     pub fn interface(&self, name: &str) -> Option<&InterfaceSample> {
-        self.interfaces
-            .iter()
-            .find(|i| i.name == name && i.netns == netns::PRIMARY)
+        self.interfaces.iter().find(|i| i.name == name)
     }
 
     /// The interface of the same namespace and name as `iface` (another

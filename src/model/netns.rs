@@ -163,3 +163,68 @@ pub fn host_peer<'a>(sample: &'a Sample, iface: &InterfaceSample) -> Option<&'a 
         .interface_in(PRIMARY, peer_index)
         .filter(|h| h.link_netnsid.is_some() && h.link_index == Some(iface.index))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::LinkCounters;
+
+    fn iface(netns: u16, index: u32, name: &str, link: Option<u32>, rx: u64) -> InterfaceSample {
+        InterfaceSample {
+            netns,
+            index,
+            name: name.into(),
+            loopback: name == "lo",
+            link_index: link,
+            link_netnsid: link.map(|_| 0),
+            counters: LinkCounters {
+                rx_bytes: rx,
+                tx_bytes: rx / 2,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn sample(mono: f64, rx: u64) -> Sample {
+        let info = |id: u16, label: &str| NamespaceInfo {
+            id,
+            label: label.into(),
+            ..Default::default()
+        };
+        Sample {
+            mono,
+            netns: "host".into(),
+            interfaces: vec![
+                iface(0, 1, "lo", None, 7 * rx),
+                iface(0, 9, "veth9", Some(2), rx / 2),
+                iface(1, 1, "lo", None, 1000 * rx),
+                iface(1, 2, "eth0", Some(9), rx),
+            ],
+            namespaces: vec![info(0, "host"), info(1, "blue")],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rates_key_interfaces_by_namespace_and_skip_loopback() {
+        let (before, after) = (sample(10.0, 1000), sample(12.0, 3000));
+        let blue = &after.namespaces[1];
+        let rates = namespace_rates(Some(&before), &after, blue);
+        // eth0 only: (3000 - 1000) / 2 s; blue's lo (and the host's) left out.
+        assert_eq!(rates.rx_bytes, Some(1000.0));
+        assert_eq!(rates.tx_bytes, Some(500.0));
+        assert_eq!(rates.host_peers, vec!["veth9".to_string()]);
+        assert_eq!(rates.peer_rx_bytes, Some(500.0));
+        assert_eq!(after.netns_label(1), "blue");
+        assert!(after.many_namespaces());
+        // Two "lo"s: each against its own namespace's.
+        let lo = &after.interfaces[2];
+        assert_eq!(after.same_interface(lo).map(|i| i.netns), Some(1));
+        assert_eq!(
+            before.interface_in(1, 1).map(|i| i.counters.rx_bytes),
+            Some(1_000_000)
+        );
+        assert_eq!(namespace_rates(None, &after, blue).rx_bytes, None);
+    }
+}
