@@ -19,6 +19,8 @@ mod sections;
 
 #[path = "src/manual/connlog.rs"]
 mod connlog;
+#[path = "src/manual/netns.rs"]
+mod netns;
 
 #[path = "src/model/filter/fields.rs"]
 mod filter_fields;
@@ -42,6 +44,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
     println!("cargo:rerun-if-changed=src/manual/connlog.rs");
     println!("cargo:rerun-if-changed=src/model/filter/fields.rs");
+    println!("cargo:rerun-if-changed=src/manual/netns.rs");
     println!("cargo:rerun-if-changed=src/findings/thresholds/table.rs");
     println!("cargo:rerun-if-changed=src/findings/catalogue");
     println!("cargo:rerun-if-changed=src/findings/names.rs");
@@ -63,6 +66,7 @@ fn main() {
     page.extend_from_slice(with_findings(sections::SECTIONS).as_bytes());
     page.extend_from_slice(filter_fields::man_section().as_bytes());
     page.extend_from_slice(connlog::CONNECTION_LOG.as_bytes());
+    page.extend_from_slice(netns::ALL_NAMESPACES.as_bytes());
     page.extend_from_slice(catalogue::man_section().as_bytes());
     page.extend_from_slice(catalogue::reasons_man_section().as_bytes());
     man.render_version_section(&mut page)

@@ -134,6 +134,7 @@ fn sockets(i: u64, n: u32) -> Vec<SocketSample> {
                 rcvbuf: None,
                 queue_streak: 0,
                 v6only: false,
+                netns: 0,
             }
         })
         .collect()

@@ -38,6 +38,9 @@ fn sample(mono: f64, interfaces: usize) -> Sample {
                 },
                 loopback: false,
                 qdisc: None,
+                netns: 0,
+                link_index: None,
+                link_netnsid: None,
             })
             .collect(),
         ..Default::default()

@@ -64,6 +64,7 @@ fn synthetic(mono: f64, count: u32) -> Sample {
             rcvbuf: None,
             queue_streak: 0,
             v6only: false,
+            netns: 0,
         })
         .collect();
     Sample {

@@ -86,6 +86,12 @@ pub struct CollectArgs {
     #[arg(long, global = true, value_name = "PID")]
     pub pid: Option<u32>,
 
+    /// Watch every network namespace at once (live, snapshot, record,
+    /// export): each namespace's sockets, interfaces and counters, labelled
+    /// with its `ip netns` name, a process in it and its container
+    #[arg(long, global = true, conflicts_with_all = ["netns", "pid"])]
+    pub all_netns: bool,
+
     /// Do not load the eBPF program that counts the kernel's drop reasons
     /// (skb:kfree_skb); everything else is collected as before
     #[arg(long, global = true)]

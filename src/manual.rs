@@ -7,6 +7,7 @@ pub const MAN_PAGE: &str = include_str!(concat!(env!("OUT_DIR"), "/netlens.1"));
 
 /// The hand-written sections (build.rs includes the same file).
 pub mod connlog;
+pub mod netns;
 pub mod sections;
 
 /// README.md's "What netlens names" table, from the same names table the man

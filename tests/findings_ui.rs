@@ -52,6 +52,7 @@ fn socket(state: u8, local: &str, peer: &str, recv_q: u32, send_q: u32) -> Socke
         rcvbuf: None,
         queue_streak: 0,
         v6only: false,
+        netns: 0,
     }
 }
 

@@ -59,6 +59,7 @@ fn sockets(i: u64) -> Vec<SocketSample> {
                 rcvbuf: None,
                 queue_streak: 0,
                 v6only: false,
+                netns: 0,
             }
         })
         .collect()

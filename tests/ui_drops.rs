@@ -50,6 +50,7 @@ fn udp_socket(port: u16, pid: u32, process: &str) -> SocketSample {
         rcvbuf: None,
         queue_streak: 0,
         v6only: false,
+        netns: 0,
     }
 }
 

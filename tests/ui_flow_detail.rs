@@ -306,6 +306,7 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
             rcvbuf: None,
             queue_streak: 0,
             v6only: false,
+            netns: 0,
         }],
         capture: Some(CaptureSample {
             active: true,

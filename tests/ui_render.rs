@@ -44,6 +44,9 @@ fn iface(
             ..Default::default()
         }),
         counters,
+        netns: 0,
+        link_index: None,
+        link_netnsid: None,
     }
 }
 
@@ -558,6 +561,7 @@ fn sock(proto: Proto, state: u8, local: &str, peer: &str, q: (u32, u32)) -> Sock
         rcvbuf: None,
         queue_streak: 0,
         v6only: false,
+        netns: 0,
     }
 }
 

@@ -63,6 +63,7 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         rcvbuf: None,
         queue_streak: 0,
         v6only: false,
+        netns: 0,
     };
     attributes(&payload[INET_DIAG_MSG_LEN..], |kind, value| match kind {
         INET_DIAG_INFO => socket.tcp = tcp_info(value),

@@ -75,6 +75,8 @@ fn interface_from(link: LinkMessage) -> InterfaceSample {
             LinkAttribute::Mtu(mtu) => iface.mtu = mtu,
             LinkAttribute::Address(mac) if mac.len() == 6 => iface.mac = Some(format_mac(&mac)),
             LinkAttribute::Stats64(stats) => iface.counters = counters_from(&stats),
+            LinkAttribute::Link(index) => iface.link_index = Some(index),
+            LinkAttribute::LinkNetNsId(id) => iface.link_netnsid = Some(id),
             LinkAttribute::LinkInfo(infos) => {
                 iface.kind = infos.into_iter().find_map(|info| match info {
                     LinkInfo::Kind(kind) => Some(kind.to_string()),

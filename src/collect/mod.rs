@@ -1,5 +1,6 @@
 //! Collectors and the Sampler thread that runs them once per interval.
 
+pub mod all_netns;
 pub mod conn_log;
 pub mod conntrack;
 pub mod containers;
@@ -54,11 +55,22 @@ pub struct Demand {
     /// The sampling interval in milliseconds, once the setup screen (F2)
     /// changed it; 0: the one the sampler started with.
     pub interval_ms: AtomicU64,
+    /// `--all-netns`: sample every network namespace, not only the
+    /// watched one (read at each tick).
+    pub all_netns: AtomicBool,
 }
 
 impl Demand {
     pub fn set_conntrack_entries(&self, on: bool) {
         self.conntrack_entries.store(on, Ordering::Relaxed);
+    }
+
+    pub fn set_all_netns(&self, on: bool) {
+        self.all_netns.store(on, Ordering::Relaxed);
+    }
+
+    pub fn all_netns(&self) -> bool {
+        self.all_netns.load(Ordering::Relaxed)
     }
 
     pub fn conntrack_entries(&self) -> bool {
@@ -95,6 +107,8 @@ pub struct Collectors {
     drops: drops::DropsCollector,
     processes: processes::ProcessTable,
     conn_log: conn_log::ConnLog,
+    /// Every other namespace, once `Demand::all_netns` asked for them.
+    all: Option<all_netns::AllNamespaces>,
 }
 
 impl Collectors {
@@ -126,6 +140,7 @@ impl Collectors {
             drops: drops::DropsCollector::new(drop_reasons, label),
             processes: processes::ProcessTable::default(),
             conn_log: conn_log::ConnLog::open(),
+            all: None,
         })
     }
 
@@ -138,9 +153,24 @@ impl Collectors {
         // Drained before the dump: the previous dumps know the sockets
         // that ended since, with their owners.
         let closed = self.conn_log.drain(t, mono);
-        let (sockets, tcp) = self.stack.collect().context("socket dump failed")?;
+        if self.demand.all_netns() && self.all.is_none() {
+            self.all = Some(all_netns::AllNamespaces::new()?);
+        }
+        let mut others = all_netns::Collected::default();
+        let (label, all) = (&self.label, &mut self.all);
+        let (sockets, tcp) = self
+            .stack
+            .collect_with(|counters| {
+                let Some(all) = all else {
+                    return Ok(Vec::new());
+                };
+                others = all.collect(all_netns::Primary { label, counters })?;
+                Ok(std::mem::take(&mut others.sockets))
+            })
+            .context("socket dump failed")?;
+        // The cookies are the watched namespace's, its sockets first.
         self.conn_log.observe(&sockets, self.stack.cookies(), mono);
-        let interfaces = self.link.collect().context("interface dump failed")?;
+        let mut interfaces = self.link.collect().context("interface dump failed")?;
         let cpu = softnet::collect(&self.host_files, &interfaces);
         // A failed neighbour dump leaves the section empty, not the tick.
         let neighbours = neigh::collect(&mut self.neigh, &self.host_files, &interfaces).ok();
@@ -149,6 +179,8 @@ impl Collectors {
             .map(|i| (i.index, i.name.clone()))
             .collect();
         let processes = self.processes.collect(&sockets);
+        // After the watched namespace's, already in (namespace, index) order.
+        interfaces.append(&mut others.interfaces);
         Ok(Sample {
             t,
             mono,
@@ -164,6 +196,7 @@ impl Collectors {
             neighbours,
             processes,
             closed: Some(closed),
+            namespaces: others.namespaces,
         })
     }
 }

@@ -157,6 +157,7 @@ mod tests {
             rcvbuf: None,
             queue_streak: 0,
             v6only: false,
+            netns: 0,
         }
     }
 

@@ -302,6 +302,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         rcvbuf,
         queue_streak: 0,
         v6only,
+        netns: 0,
     }
 }
 

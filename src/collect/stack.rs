@@ -6,7 +6,7 @@ use super::sockets::SockDiag;
 use super::{snmp, sysctl};
 use crate::model::sockets::{SocketSample, TcpSample};
 use anyhow::Result;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 pub struct StackCollector {
     diag: SockDiag,
@@ -28,9 +28,23 @@ impl StackCollector {
     }
 
     pub fn collect(&mut self) -> Result<(Vec<SocketSample>, TcpSample)> {
+        self.collect_with(|_| Ok(Vec::new()))
+    }
+
+    /// As `collect`, with the sockets `others` returns (other namespaces'
+    /// under `--all-netns`) after this namespace's: one owner scan serves
+    /// them all, socket inodes being global. `others` gets this namespace's
+    /// counters (snmp and netstat) to label its own namespace with.
+    pub fn collect_with(
+        &mut self,
+        others: impl FnOnce(&BTreeMap<String, u64>) -> Result<Vec<SocketSample>>,
+    ) -> Result<(Vec<SocketSample>, TcpSample)> {
         let dump = self.diag.dump()?;
         let mut sockets = dump.sockets;
         self.cookies = dump.cookies;
+        let counters = snmp::read_counters()?;
+        let primary = sockets.len();
+        sockets.append(&mut others(&counters)?);
         let live: HashSet<u32> = sockets
             .iter()
             .map(|s| s.inode)
@@ -45,10 +59,10 @@ impl StackCollector {
             socket.users = self.owners.users(socket.inode).to_vec();
             socket.owner_denied = socket.users.is_empty() && denied;
         }
-        let orphans = sockets.iter().filter(|s| s.is_orphan()).count() as u32;
+        let orphans = sockets[..primary].iter().filter(|s| s.is_orphan()).count() as u32;
         let tcp = TcpSample {
             states: dump.states,
-            counters: snmp::read_counters()?,
+            counters,
             sockstat: snmp::read_sockstat()?,
             knobs: sysctl::read_knobs(&self.host_knobs),
             unix_sockets: self.diag.unix_count()?,

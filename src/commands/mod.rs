@@ -39,5 +39,6 @@ fn session_options(
         conntrack_entries: false,
         first_is_baseline: false,
         drop_reasons: !collect.no_bpf,
+        all_netns: collect.all_netns,
     }
 }

@@ -11,6 +11,7 @@ pub mod dns;
 pub mod drops;
 pub mod format;
 pub mod http;
+pub mod netns;
 pub mod processes;
 pub mod render;
 

@@ -70,10 +70,11 @@ pub fn render(
         escape(ns),
         current.t
     );
-    interfaces(&mut out, current, ns);
+    interfaces(&mut out, current);
+    super::netns::render(&mut out, current);
     tcp(&mut out, current, ns);
     conntrack(&mut out, current, ns);
-    qdiscs(&mut out, current, ns);
+    qdiscs(&mut out, current);
     super::drops::render(&mut out, current, ns);
     super::closed::render(&mut out, current, ns);
     dns_histograms(&mut out, &dns.histograms, ns);
@@ -199,14 +200,18 @@ const LINK_COUNTERS: &[(&str, Option<&str>, &str, LinkField)] = &[
     ),
 ];
 
-fn interfaces(out: &mut String, sample: &Sample, ns: &str) {
-    let ns = escape(ns);
+fn interfaces(out: &mut String, sample: &Sample) {
+    let labels: Vec<String> = sample
+        .interfaces
+        .iter()
+        .map(|i| super::netns::iface_labels(sample, i))
+        .collect();
     for (name, unit, help, field) in LINK_COUNTERS {
         family(out, name, "counter", *unit, help);
-        for iface in &sample.interfaces {
+        for (iface, labels) in sample.interfaces.iter().zip(&labels) {
             let _ = writeln!(
                 out,
-                "{name}_total{{device=\"{}\",netns=\"{ns}\"}} {}",
+                "{name}_total{{device=\"{}\",{labels}}} {}",
                 escape(&iface.name),
                 field(&iface.counters)
             );
@@ -219,10 +224,10 @@ fn interfaces(out: &mut String, sample: &Sample, ns: &str) {
         None,
         "1 when the interface is up and has a carrier (IFF_UP and IFF_LOWER_UP)",
     );
-    for iface in &sample.interfaces {
+    for (iface, labels) in sample.interfaces.iter().zip(&labels) {
         let _ = writeln!(
             out,
-            "node_network_up{{device=\"{}\",netns=\"{ns}\"}} {}",
+            "node_network_up{{device=\"{}\",{labels}}} {}",
             escape(&iface.name),
             u8::from(iface.up && iface.lower_up)
         );
@@ -234,10 +239,10 @@ fn interfaces(out: &mut String, sample: &Sample, ns: &str) {
         Some("bytes"),
         "Interface MTU",
     );
-    for iface in &sample.interfaces {
+    for (iface, labels) in sample.interfaces.iter().zip(&labels) {
         let _ = writeln!(
             out,
-            "node_network_mtu_bytes{{device=\"{}\",netns=\"{ns}\"}} {}",
+            "node_network_mtu_bytes{{device=\"{}\",{labels}}} {}",
             escape(&iface.name),
             iface.mtu
         );
@@ -249,11 +254,11 @@ fn interfaces(out: &mut String, sample: &Sample, ns: &str) {
         Some("bytes"),
         "Link speed in bytes per second (only interfaces that report one)",
     );
-    for iface in &sample.interfaces {
+    for (iface, labels) in sample.interfaces.iter().zip(&labels) {
         if let Some(mbps) = iface.link_speed() {
             let _ = writeln!(
                 out,
-                "node_network_speed_bytes{{device=\"{}\",netns=\"{ns}\"}} {}",
+                "node_network_speed_bytes{{device=\"{}\",{labels}}} {}",
                 escape(&iface.name),
                 u64::from(mbps) * 1_000_000 / 8
             );
@@ -446,7 +451,7 @@ fn dns_outcomes(out: &mut String, outcomes: &[DnsProbeOutcomes], ns: &str) {
 
 /// The root qdisc of each interface, as node_exporter's qdisc collector
 /// names its series.
-fn qdiscs(out: &mut String, sample: &Sample, ns: &str) {
+fn qdiscs(out: &mut String, sample: &Sample) {
     type Field = fn(&crate::model::QdiscStats) -> u64;
     const SERIES: [(&str, &str, &str, Field); 6] = [
         (
@@ -486,7 +491,6 @@ fn qdiscs(out: &mut String, sample: &Sample, ns: &str) {
             |q| q.backlog_bytes,
         ),
     ];
-    let ns = escape(ns);
     let with_qdisc: Vec<_> = sample
         .interfaces
         .iter()
@@ -501,9 +505,10 @@ fn qdiscs(out: &mut String, sample: &Sample, ns: &str) {
         for (iface, q) in &with_qdisc {
             let _ = writeln!(
                 out,
-                "{name}{suffix}{{device=\"{}\",kind=\"{}\",netns=\"{ns}\"}} {}",
+                "{name}{suffix}{{device=\"{}\",kind=\"{}\",{}}} {}",
                 escape(&iface.name),
                 escape(&q.kind),
+                super::netns::iface_labels(sample, iface),
                 field(q)
             );
         }

@@ -32,7 +32,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
             }
             Source::Netdev => {
                 for iface in &current.interfaces {
-                    let Some(before) = previous.interface(&iface.name) else {
+                    let Some(before) = previous.same_interface(iface) else {
                         continue;
                     };
                     let pick = |c: &LinkCounters| netdev(c, entry.name());
@@ -49,7 +49,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
                         .iter()
                         .any(|f| f.id == IFACE_SATURATED && f.evidence.row == iface.name);
                     let before = previous
-                        .interface(&iface.name)
+                        .same_interface(iface)
                         .and_then(|i| i.qdisc.as_ref());
                     let (Some(b), Some(a)) = (before, iface.qdisc.as_ref()) else {
                         continue;
@@ -213,7 +213,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
         match entry.source {
             Source::Netdev => {
                 for iface in &current.interfaces {
-                    let before = previous.interface(&iface.name);
+                    let before = previous.same_interface(iface);
                     let pick = |c: &LinkCounters| netdev(c, entry.name());
                     let rate = before
                         .and_then(|b| Some((pick(&b.counters)?, pick(&iface.counters)?)))
@@ -229,7 +229,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
             Source::Qdisc => {
                 for iface in &current.interfaces {
                     let before = previous
-                        .interface(&iface.name)
+                        .same_interface(iface)
                         .and_then(|i| i.qdisc.as_ref());
                     let pick = |q: &QdiscStats| qdisc(q, entry.name());
                     let rate = before

@@ -163,6 +163,7 @@ mod tests {
             rcvbuf: Some(212_992),
             queue_streak: 0,
             v6only: false,
+            netns: 0,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod dns;
 pub mod drops;
 pub mod filter;
 pub mod neigh;
+pub mod netns;
 pub mod path;
 pub mod processes;
 pub mod rates;
@@ -67,6 +68,10 @@ pub struct Sample {
     /// notifications); None when not collected (older recordings).
     #[serde(default)]
     pub closed: Option<closed::ClosedSample>,
+    /// `--all-netns`: every network namespace sampled, the watched one
+    /// (id 0) first; empty otherwise (then every row is the watched one's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<netns::NamespaceInfo>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -102,6 +107,22 @@ pub struct InterfaceSample {
     /// None when not collected (recordings made before netlens read it).
     #[serde(default)]
     pub qdisc: Option<QdiscStats>,
+    /// The id of its namespace in `Sample::namespaces` (0: the watched one,
+    /// and every interface of an older recording).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub netns: u16,
+    /// IFLA_LINK: a veth's peer's index (in the peer's namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_index: Option<u32>,
+    /// IFLA_LINK_NETNSID: set when the peer is in another namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_netnsid: Option<i32>,
+}
+
+/// For `skip_serializing_if` on namespace ids: the watched namespace's
+/// rows stay as they were before `--all-netns`.
+pub fn is_zero(id: &u16) -> bool {
+    *id == 0
 }
 
 /// A root qdisc's statistics as `tc -s qdisc show` prints them: sent
@@ -191,16 +212,39 @@ pub struct LinkCounters {
 }
 
 impl Sample {
+    /// The interface of this name: the watched namespace's, else the first
+    /// other namespace's (the list is in namespace order; `same_interface`
+    /// tells namespaces apart).
     pub fn interface(&self, name: &str) -> Option<&InterfaceSample> {
         self.interfaces.iter().find(|i| i.name == name)
     }
 
-    /// The interface with this ifindex. Collectors keep `interfaces` sorted by
-    /// index, so this is a binary search (rates for 50k rows stay cheap).
+    /// The interface of the same namespace and name as `iface` (another
+    /// sample's): two namespaces' "lo" never match.
+    pub fn same_interface(&self, iface: &InterfaceSample) -> Option<&InterfaceSample> {
+        self.interfaces
+            .iter()
+            .find(|i| i.name == iface.name && i.netns == iface.netns)
+    }
+
+    /// The watched namespace's interface with this ifindex.
     pub fn interface_by_index(&self, index: u32) -> Option<&InterfaceSample> {
-        match self.interfaces.binary_search_by_key(&index, |i| i.index) {
+        self.interface_in(netns::PRIMARY, index)
+    }
+
+    /// The interface with this ifindex in namespace `netns`. Collectors keep
+    /// `interfaces` sorted by (namespace, index), so this is a binary search
+    /// (rates for 50k rows stay cheap).
+    pub fn interface_in(&self, netns: u16, index: u32) -> Option<&InterfaceSample> {
+        match self
+            .interfaces
+            .binary_search_by_key(&(netns, index), |i| (i.netns, i.index))
+        {
             Ok(position) => Some(&self.interfaces[position]),
-            Err(_) => self.interfaces.iter().find(|i| i.index == index),
+            Err(_) => self
+                .interfaces
+                .iter()
+                .find(|i| i.index == index && i.netns == netns),
         }
     }
 }

@@ -396,6 +396,7 @@ mod tests {
             rcvbuf: None,
             queue_streak: 0,
             v6only: false,
+            netns: 0,
         }
     }
 

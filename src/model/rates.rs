@@ -80,7 +80,10 @@ impl InterfaceRates {
         iface: &InterfaceSample,
     ) -> Self {
         let before = previous
-            .and_then(|p| p.interface_by_index(iface.index).map(|before| (p, before)))
+            .and_then(|p| {
+                p.interface_in(iface.netns, iface.index)
+                    .map(|before| (p, before))
+            })
             .filter(|(_, before)| before.name == iface.name);
         match before {
             Some((previous, before)) => Self::between(
@@ -314,7 +317,7 @@ impl QdiscRates {
             return Self::default();
         };
         let before = previous.and_then(|p| {
-            p.interface_by_index(iface.index)
+            p.interface_in(iface.netns, iface.index)
                 .filter(|b| b.name == iface.name)
                 .and_then(|b| b.qdisc.as_ref())
                 .filter(|q| q.kind == now.kind && q.handle == now.handle)

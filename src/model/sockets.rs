@@ -118,6 +118,10 @@ pub struct SocketSample {
     /// as "[::]".
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub v6only: bool,
+    /// The id of its namespace in `Sample::namespaces` (0: the watched one,
+    /// and every socket of an older recording).
+    #[serde(default, skip_serializing_if = "super::is_zero")]
+    pub netns: u16,
 }
 
 impl SocketSample {

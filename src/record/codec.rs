@@ -14,7 +14,7 @@
 //! ```text
 //! record   = len u32 | msgpack(sample, sockets empty)[len] | sockets
 //! sockets  = n | new | refs[n] | keys[new] | column[n] * FIELDS | users[n]
-//!            | column[n] * LATER_FIELDS
+//!            | column[n] * LATER_FIELDS | column[n] * NETNS_FIELDS
 //! ref      = 0 for a new socket, else zigzag(i - expected) + 1, where i is
 //!            its position in the previous sample and expected is one past
 //!            the previous ref (sockets listed in the same order cost 1 each)
@@ -191,6 +191,11 @@ const LATER_FIELDS: &[Field] = &[(
     |s, v| s.rcvbuf = v.checked_sub(1).map(|b| b as u32),
 )];
 
+/// The socket's namespace id (`--all-netns`), added after the later
+/// columns in the same way: a recording without it ends before it and its
+/// sockets read namespace 0.
+const NETNS_FIELDS: &[Field] = &[(|s| u64::from(s.netns), |s, v| s.netns = v as u16)];
+
 /// Sets a u32 field of tcp_info, when the socket has one (the presence
 /// column comes first).
 fn set_tcp(s: &mut SocketSample, v: u64, field: fn(&mut TcpInfoSample) -> &mut u32) {
@@ -274,6 +279,7 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
         }
     }
     put_columns(LATER_FIELDS, previous, sockets, &refs, out);
+    put_columns(NETNS_FIELDS, previous, sockets, &refs, out);
 }
 
 fn put_columns(
@@ -391,6 +397,7 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
                     rcvbuf: None,
                     queue_streak: 0,
                     v6only: false,
+                    netns: 0,
                 }
             }
         });
@@ -417,6 +424,9 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
     }
     if !input.bytes.is_empty() {
         take_columns(LATER_FIELDS, previous, &mut sockets, &refs, input)?;
+    }
+    if !input.bytes.is_empty() {
+        take_columns(NETNS_FIELDS, previous, &mut sockets, &refs, input)?;
     }
     Ok(sockets)
 }
@@ -456,6 +466,7 @@ mod tests {
             rcvbuf: port.is_multiple_of(4).then_some(212_992),
             queue_streak: 0,
             v6only: false,
+            netns: port % 3,
         }
     }
 
@@ -511,17 +522,27 @@ mod tests {
             ..Default::default()
         };
         let bytes = SampleEncoder::default().encode(&mut sample, true);
-        // One varint per socket per later column: 212992 + 1 takes 3 bytes.
-        let old = &bytes[..bytes.len() - 3 * 3 * LATER_FIELDS.len()];
+        // One varint per socket per later column: 212992 + 1 takes 3
+        // bytes, a namespace id 1.
+        let before_netns = bytes.len() - 3 * NETNS_FIELDS.len();
+        let old = &bytes[..before_netns - 3 * 3 * LATER_FIELDS.len()];
         let decoded = SampleDecoder::default().decode(old).unwrap();
         assert!(decoded.sockets.iter().all(|s| s.rcvbuf.is_none()));
         let mut expected = sample.clone();
         for s in &mut expected.sockets {
             s.rcvbuf = None;
+            s.netns = 0;
         }
         assert_eq!(decoded, expected);
+        // One made before the namespace column reads namespace 0.
+        let no_netns = SampleDecoder::default()
+            .decode(&bytes[..before_netns])
+            .unwrap();
+        assert!(no_netns.sockets.iter().all(|s| s.netns == 0));
+        assert_eq!(no_netns.sockets[0].rcvbuf, Some(212_992));
         let new = SampleDecoder::default().decode(&bytes).unwrap();
         assert_eq!(new.sockets[0].rcvbuf, Some(212_992));
+        assert_eq!(new, sample);
     }
 
     #[test]
@@ -534,9 +555,14 @@ mod tests {
         let key = encoder.encode(&mut sample, true).len();
         let delta = encoder.encode(&mut sample, false).len();
         assert!(
-            delta < 1000 * (FIELDS.len() + LATER_FIELDS.len() + 3),
+            delta < 1000 * (FIELDS.len() + LATER_FIELDS.len() + NETNS_FIELDS.len() + 3),
             "{delta}"
         );
-        assert!(delta * 2 < key, "{delta} vs keyframe {key}");
+        // The namespace column costs its byte per socket in both.
+        let netns = 1000 * NETNS_FIELDS.len();
+        assert!(
+            (delta - netns) * 2 < key - netns,
+            "{delta} vs keyframe {key}"
+        );
     }
 }

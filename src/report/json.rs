@@ -19,6 +19,9 @@ struct SampleJson<'a> {
     t: f64,
     interval: f64,
     netns: &'a str,
+    /// `--all-netns`: every namespace sampled.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    namespaces: Vec<super::netns_json::NamespaceJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     interfaces: Option<Vec<InterfaceJson<'a>>>,
     /// Per CPU; Some(None) prints `"cpus": null` (not collected).
@@ -58,6 +61,9 @@ struct SampleJson<'a> {
 
 #[derive(Serialize)]
 struct InterfaceJson<'a> {
+    /// Its namespace's label, under `--all-netns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    netns: Option<&'a str>,
     name: &'a str,
     index: u32,
     kind: Option<&'a str>,
@@ -135,12 +141,13 @@ fn qdisc_json(q: &QdiscStats, rates: QdiscRates) -> QdiscJson<'_> {
 
 fn interface_json<'a>(
     previous: &Sample,
-    current: &Sample,
+    current: &'a Sample,
     iface: &'a InterfaceSample,
 ) -> InterfaceJson<'a> {
     let rates = InterfaceRates::for_interface(Some(previous), current, iface);
     let c = &iface.counters;
     InterfaceJson {
+        netns: (!current.namespaces.is_empty()).then(|| current.netns_label(iface.netns)),
         name: &iface.name,
         index: iface.index,
         kind: iface.kind.as_deref(),
@@ -304,7 +311,11 @@ impl Serialize for SocketsJson<'_> {
                 .sockets
                 .iter()
                 .filter(|s| self.filter.matches(&InSample::new(*s, sample)))
-                .map(|s| sockets_json::socket_json(s, &self.containers)),
+                .map(|s| {
+                    let mut json = sockets_json::socket_json(s, &self.containers);
+                    json.netns = (!sample.namespaces.is_empty()).then(|| sample.netns_label(s.netns));
+                    json
+                }),
         )
     }
 }
@@ -343,6 +354,7 @@ pub fn write_sample_line(
         t: current.t,
         interval: interval(previous, current),
         netns: &current.netns,
+        namespaces: super::netns_json::namespaces(previous, current),
         interfaces: sections.interfaces.then(|| {
             current
                 .interfaces

@@ -6,6 +6,7 @@ pub mod dns_json;
 pub mod drops_json;
 pub mod flows;
 pub mod json;
+pub mod netns_json;
 pub mod processes_json;
 pub mod sockets_json;
 pub mod sockets_text;

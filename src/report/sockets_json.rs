@@ -76,6 +76,9 @@ pub fn tcp_json<'a>(previous: &'a Sample, current: &'a Sample) -> Option<TcpJson
 
 #[derive(Serialize)]
 pub struct SocketJson<'a> {
+    /// Its namespace's label, under `--all-netns` (set by the caller).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netns: Option<&'a str>,
     proto: &'static str,
     family: &'static str,
     state: &'static str,
@@ -116,6 +119,7 @@ pub fn socket_json<'a>(
 ) -> SocketJson<'a> {
     let info = socket.tcp.as_ref();
     SocketJson {
+        netns: None,
         proto: socket.proto.name(),
         family: if socket.local.is_ipv4() {
             "ipv4"

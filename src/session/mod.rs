@@ -32,6 +32,8 @@ pub struct SessionOptions {
     /// Count the kernel's drop reasons with the eBPF program (false:
     /// `--no-bpf`; each sample's drops then say so).
     pub drop_reasons: bool,
+    /// `--all-netns`: every network namespace, the target's first.
+    pub all_netns: bool,
 }
 
 /// Writes each filled sample somewhere (a recording): `previous` is the
@@ -73,6 +75,7 @@ impl Session {
     pub fn start(options: &SessionOptions) -> Result<Self> {
         let demand = Arc::new(Demand::default());
         demand.set_conntrack_entries(options.conntrack_entries);
+        demand.set_all_netns(options.all_netns);
         let (sampler, events) = Sampler::spawn_with(
             options.target.clone(),
             options.interval,

@@ -1,0 +1,230 @@
+//! The network namespaces of an `--all-netns` sample: each one's id for the
+//! session, its label, and the few counters the Namespaces view rates.
+//! Sockets and interfaces carry only the small id (`netns` on their rows);
+//! the label lives here once.
+
+use super::rates::{InterfaceRates, counter_rate, interval};
+use super::sockets::{Proto, TCP_ESTABLISHED};
+use super::{InterfaceSample, Sample};
+use serde::{Deserialize, Serialize};
+
+/// The namespace netlens watches first (the host, or --netns/--pid's): id 0,
+/// the id every row of an older recording or a one-namespace run has.
+pub const PRIMARY: u16 = 0;
+
+/// One network namespace seen in this sample.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct NamespaceInfo {
+    /// Stable for the session: given when the namespace is first seen, never
+    /// reused (a namespace that comes back after it went gets a new one).
+    pub id: u16,
+    /// Its `ip netns` name, else "pid N comm" of the lowest pid in it.
+    pub label: String,
+    /// The nsfs inode (`ls -l /proc/PID/ns/net` shows "net:[INODE]").
+    pub inode: u64,
+    /// The container of a process in it (see `collect::all_netns`); None
+    /// when no process in it belongs to a container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// A process in it (the lowest pid); None for a namespace only a bind
+    /// mount keeps alive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Tcp.RetransSegs of its /proc/net/snmp.
+    pub retrans_segs: u64,
+    /// Its stack's drop counters summed (see `DROP_COUNTERS`).
+    pub drops: u64,
+}
+
+/// The counters of a namespace's snmp and netstat files that count packets
+/// its stack dropped: IP discards, a full accept queue or socket backlog,
+/// full UDP receive buffers.
+pub const DROP_COUNTERS: &[&str] = &[
+    "Ip.InDiscards",
+    "Ip.OutDiscards",
+    "TcpExt.ListenDrops",
+    "TcpExt.TCPBacklogDrop",
+    "Udp.RcvbufErrors",
+    "Udp.InErrors",
+];
+
+impl NamespaceInfo {
+    /// The label with its container when one is known: "ns1 (docker:3f2a…)".
+    pub fn display(&self) -> String {
+        match &self.container {
+            Some(container) if !self.label.contains(container.as_str()) => {
+                format!("{} ({container})", self.label)
+            }
+            _ => self.label.clone(),
+        }
+    }
+}
+
+impl Sample {
+    /// The label of namespace `id`: the namespace list's, else this
+    /// sample's own (`netns`) for the primary one.
+    pub fn netns_label(&self, id: u16) -> &str {
+        match self.namespaces.iter().find(|n| n.id == id) {
+            Some(info) => &info.label,
+            None if id == PRIMARY => &self.netns,
+            None => "?",
+        }
+    }
+
+    /// Whether rows of more than one namespace are in this sample (then
+    /// every socket and interface row shows its namespace).
+    pub fn many_namespaces(&self) -> bool {
+        self.namespaces.len() > 1
+    }
+}
+
+/// What the Namespaces view, the JSON and the exporter show of one
+/// namespace over one interval.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NamespaceRates {
+    /// Summed over its interfaces but loopback.
+    pub rx_bytes: Option<f64>,
+    pub tx_bytes: Option<f64>,
+    pub rx_packets: Option<f64>,
+    pub tx_packets: Option<f64>,
+    /// The host-side veth peers of its interfaces (in the primary
+    /// namespace), by name, and their rates summed.
+    pub host_peers: Vec<String>,
+    pub peer_rx_bytes: Option<f64>,
+    pub peer_tx_bytes: Option<f64>,
+    pub sockets: usize,
+    pub established: usize,
+    pub listening: usize,
+    pub retrans: Option<f64>,
+    pub drops: Option<f64>,
+}
+
+/// Rates of `info` between `previous` (if any) and `current`.
+pub fn namespace_rates(
+    previous: Option<&Sample>,
+    current: &Sample,
+    info: &NamespaceInfo,
+) -> NamespaceRates {
+    let mut out = NamespaceRates::default();
+    let own: Vec<&InterfaceSample> = current
+        .interfaces
+        .iter()
+        .filter(|i| i.netns == info.id && !i.loopback)
+        .collect();
+    let sum = |ifaces: &[&InterfaceSample], pick: fn(&InterfaceRates) -> Option<f64>| {
+        ifaces
+            .iter()
+            .map(|i| pick(&InterfaceRates::for_interface(previous, current, i)))
+            .try_fold(0.0, |total, rate| rate.map(|r| total + r))
+            .filter(|_| previous.is_some())
+    };
+    out.rx_bytes = sum(&own, |r| r.rx_bytes);
+    out.tx_bytes = sum(&own, |r| r.tx_bytes);
+    out.rx_packets = sum(&own, |r| r.rx_packets);
+    out.tx_packets = sum(&own, |r| r.tx_packets);
+    if info.id != PRIMARY {
+        let peers: Vec<&InterfaceSample> =
+            own.iter().filter_map(|i| host_peer(current, i)).collect();
+        out.host_peers = peers.iter().map(|p| p.name.clone()).collect();
+        if !peers.is_empty() {
+            out.peer_rx_bytes = sum(&peers, |r| r.rx_bytes);
+            out.peer_tx_bytes = sum(&peers, |r| r.tx_bytes);
+        }
+    }
+    for socket in current.sockets.iter().filter(|s| s.netns == info.id) {
+        out.sockets += 1;
+        if socket.proto == Proto::Tcp && socket.state == TCP_ESTABLISHED {
+            out.established += 1;
+        }
+        if socket.is_listener() {
+            out.listening += 1;
+        }
+    }
+    let before = previous.and_then(|p| {
+        p.namespaces
+            .iter()
+            .find(|n| n.id == info.id)
+            .map(|n| (n, interval(p, current)))
+    });
+    if let Some((before, seconds)) = before {
+        out.retrans = counter_rate(before.retrans_segs, info.retrans_segs, seconds);
+        out.drops = counter_rate(before.drops, info.drops, seconds);
+    }
+    out
+}
+
+/// The host-side end of a namespace's veth: the primary namespace's
+/// interface whose peer index (IFLA_LINK) is this one and whose index is
+/// this one's peer index, both links crossing namespaces (IFLA_LINK_NETNSID).
+/// Host indices are unique, so the pair names one interface.
+pub fn host_peer<'a>(sample: &'a Sample, iface: &InterfaceSample) -> Option<&'a InterfaceSample> {
+    let peer_index = iface.link_index.filter(|_| iface.link_netnsid.is_some())?;
+    sample
+        .interface_in(PRIMARY, peer_index)
+        .filter(|h| h.link_netnsid.is_some() && h.link_index == Some(iface.index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::LinkCounters;
+
+    fn iface(netns: u16, index: u32, name: &str, link: Option<u32>, rx: u64) -> InterfaceSample {
+        InterfaceSample {
+            netns,
+            index,
+            name: name.into(),
+            loopback: name == "lo",
+            link_index: link,
+            link_netnsid: link.map(|_| 0),
+            counters: LinkCounters {
+                rx_bytes: rx,
+                tx_bytes: rx / 2,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn sample(mono: f64, rx: u64) -> Sample {
+        let info = |id: u16, label: &str| NamespaceInfo {
+            id,
+            label: label.into(),
+            ..Default::default()
+        };
+        Sample {
+            mono,
+            netns: "host".into(),
+            interfaces: vec![
+                iface(0, 1, "lo", None, 7 * rx),
+                iface(0, 9, "veth9", Some(2), rx / 2),
+                iface(1, 1, "lo", None, 1000 * rx),
+                iface(1, 2, "eth0", Some(9), rx),
+            ],
+            namespaces: vec![info(0, "host"), info(1, "blue")],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rates_key_interfaces_by_namespace_and_skip_loopback() {
+        let (before, after) = (sample(10.0, 1000), sample(12.0, 3000));
+        let blue = &after.namespaces[1];
+        let rates = namespace_rates(Some(&before), &after, blue);
+        // eth0 only: (3000 - 1000) / 2 s; blue's lo (and the host's) left out.
+        assert_eq!(rates.rx_bytes, Some(1000.0));
+        assert_eq!(rates.tx_bytes, Some(500.0));
+        assert_eq!(rates.host_peers, vec!["veth9".to_string()]);
+        assert_eq!(rates.peer_rx_bytes, Some(500.0));
+        assert_eq!(after.netns_label(1), "blue");
+        assert!(after.many_namespaces());
+        // Two "lo"s: each against its own namespace's.
+        let lo = &after.interfaces[2];
+        assert_eq!(after.same_interface(lo).map(|i| i.netns), Some(1));
+        assert_eq!(
+            before.interface_in(1, 1).map(|i| i.counters.rx_bytes),
+            Some(1_000_000)
+        );
+        assert_eq!(namespace_rates(None, &after, blue).rx_bytes, None);
+    }
+}
