@@ -16,6 +16,7 @@ use super::socket_detail;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
+use crate::app::names::Names;
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
 use crate::model::sockets::SocketSample;
 use crate::model::tcp_rates::TcpRates;
@@ -44,6 +45,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let overflows_rising = TcpRates::new(previous, current)
         .and_then(|r| r.rate("TcpExt.ListenOverflows"))
         .is_some_and(|r| r > 0.0);
+    let names = &app.names;
     let view = &mut app.sockets;
     let total = view.order(current).len();
     let order = view.take_order();
@@ -85,7 +87,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                     Cell::from(tree_text(socket, branch(&order, i, &current.sockets)))
                 } else {
                     let state_flag = marked.filter(|_| flag_in_state);
-                    cell(socket, spec, width, (marked, state_flag), theme)
+                    cell(socket, spec, width, (marked, state_flag), (theme, names))
                 }
             });
             let table_row = Row::new(cells);
@@ -118,7 +120,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         }
     }
     if let Some(socket) = selected_socket {
-        render_info(frame, info_area, socket, total, theme);
+        render_info(frame, info_area, socket, total, (theme, &app.names));
     }
     app.sockets.put_order(order);
 }
@@ -224,7 +226,7 @@ fn cell<'a>(
     spec: &ColumnSpec,
     width: u16,
     (marked, state_flag): (Option<&'static str>, Option<&'static str>),
-    theme: Theme,
+    (theme, names): (Theme, &Names),
 ) -> Cell<'a> {
     let right = |text: String| Cell::from(Line::from(text).right_aligned());
     let info = socket.tcp.as_ref();
@@ -239,8 +241,8 @@ fn cell<'a>(
         },
         Column::RecvQ => right(socket.recv_q.to_string()),
         Column::SendQ => right(socket.send_q.to_string()),
-        Column::Local => Cell::from(fit_endpoint(&socket.local_text(), width)),
-        Column::Peer => Cell::from(fit_endpoint(&peer_text(socket), width)),
+        Column::Local => Cell::from(fit_endpoint(&local_name(socket, names), width)),
+        Column::Peer => Cell::from(fit_endpoint(&peer_name(socket, names), width)),
         Column::Process => Cell::from(owner_text(socket)),
         Column::Rtt => right(info.map_or("–".into(), |t| {
             format!("{:.1}", f64::from(t.rtt_us) / 1000.0)
@@ -259,8 +261,24 @@ pub fn peer_text(socket: &SocketSample) -> String {
     socket.peer_text()
 }
 
+/// The local end, named when names are on (N).
+pub fn local_name(socket: &SocketSample, names: &Names) -> String {
+    names.endpoint(socket.proto.name(), &socket.local_text())
+}
+
+/// The peer, named when names are on (N).
+pub fn peer_name(socket: &SocketSample, names: &Names) -> String {
+    names.endpoint(socket.proto.name(), &peer_text(socket))
+}
+
 /// Two lines about the selected socket.
-fn render_info(frame: &mut Frame, area: Rect, socket: &SocketSample, total: usize, theme: Theme) {
+fn render_info(
+    frame: &mut Frame,
+    area: Rect,
+    socket: &SocketSample,
+    total: usize,
+    (theme, names): (Theme, &Names),
+) {
     if area.height == 0 {
         return;
     }
@@ -282,8 +300,8 @@ fn render_info(frame: &mut Frame, area: Rect, socket: &SocketSample, total: usiz
         ),
         Span::raw(format!(
             "{} → {}  {queues}  {} sockets",
-            socket.local,
-            peer_text(socket),
+            names.endpoint(socket.proto.name(), &socket.local.to_string()),
+            peer_name(socket, names),
             total
         )),
     ]);
