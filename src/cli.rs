@@ -26,6 +26,9 @@ pub struct Cli {
     #[command(flatten)]
     pub dns: DnsArgs,
 
+    #[command(flatten)]
+    pub names: NamesArgs,
+
     /// Tab to open first (default: the config's `tab`, else interfaces)
     #[arg(long, value_enum)]
     pub tab: Option<TabName>,
@@ -133,6 +136,18 @@ pub struct DnsArgs {
     pub dns_timeout: Option<Duration>,
 }
 
+/// Names for addresses (opt-in: without --resolve or N no PTR query is sent).
+#[derive(Debug, Clone, Default, Args)]
+pub struct NamesArgs {
+    /// Show reverse DNS names for addresses (PTR queries to the first
+    /// --dns-server, else the first nameserver of /etc/resolv.conf; at most
+    /// 20 a second, 2s timeout, cached) and service names for ports (from
+    /// /etc/services); N toggles it in the live view. snapshot adds a
+    /// names map (JSON) or section (text)
+    #[arg(long)]
+    pub resolve: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print samples for scripts: a sar-like table, or JSON Lines with --json
@@ -215,9 +230,9 @@ pub struct TraceArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Name the hops by reverse DNS through the system resolver (getnameinfo:
-    /// /etc/hosts, then resolv.conf's nameservers), asynchronously, waiting
-    /// at most 2s at the end; without it no name is looked up
+    /// Name the hops by reverse DNS (PTR queries to the first nameserver of
+    /// /etc/resolv.conf, as the live view's --resolve/N), asynchronously,
+    /// waiting at most 2s at the end; without it no name is looked up
     #[arg(long)]
     pub resolve: bool,
 }
@@ -264,6 +279,9 @@ pub struct SnapshotArgs {
 
     #[command(flatten)]
     pub dns: DnsArgs,
+
+    #[command(flatten)]
+    pub names: NamesArgs,
 }
 
 #[derive(Debug, Args)]

@@ -64,7 +64,8 @@ impl Names {
 
     /// The reverse name of `ip`, when on and known.
     pub fn host(&self, ip: IpAddr) -> Option<String> {
-        if ip.is_unspecified() {
+        // Nothing to ask a server about (snapshot --resolve agrees).
+        if ip.is_unspecified() || ip.is_loopback() {
             return None;
         }
         self.reverse()?.lookup(ip.to_canonical())
@@ -108,6 +109,26 @@ impl Names {
         }
     }
 
+    /// A flow table key: "src > dst", a host, or "proto/port".
+    pub fn any_key(&self, proto: &str, key: &str) -> String {
+        if !self.on {
+            return key.to_string();
+        }
+        if key.contains(" > ") {
+            return self.flow_key(proto, key);
+        }
+        if let Ok(ip) = key.parse::<IpAddr>() {
+            return self.host(ip).unwrap_or_else(|| key.to_string());
+        }
+        if let Some((proto, port)) = key.split_once('/')
+            && let Ok(number) = port.parse::<u16>()
+            && let Some(name) = Services::system().name(proto, number)
+        {
+            return format!("{proto}/{name}");
+        }
+        key.to_string()
+    }
+
     /// The status line's word while on: queries sent so far, or the error.
     pub fn status(&self) -> Option<String> {
         if !self.on {
@@ -123,20 +144,6 @@ impl Names {
             .load(std::sync::atomic::Ordering::Relaxed);
         Some(format!("names on ({sent} PTR sent)"))
     }
-}
-
-/// The server for reverse names: the first --dns-server, else the first
-/// nameserver of /etc/resolv.conf (port 53).
-pub fn server(dns_servers: &[String]) -> Result<SocketAddr, String> {
-    if let Some(first) = dns_servers.first() {
-        return crate::dns::parse_server(first);
-    }
-    let config = crate::dns::config::read_system();
-    config
-        .nameservers
-        .iter()
-        .find_map(|ns| crate::dns::parse_server(ns).ok())
-        .ok_or_else(|| "reverse names: no nameserver in /etc/resolv.conf".to_string())
 }
 
 #[cfg(test)]

@@ -335,6 +335,20 @@ pub fn clean_name(text: &str) -> Option<String> {
     ok.then(|| name.to_ascii_lowercase())
 }
 
+/// The server for reverse names: the first --dns-server, else the first
+/// nameserver of /etc/resolv.conf (port 53).
+pub fn server(dns_servers: &[String]) -> Result<SocketAddr, String> {
+    if let Some(first) = dns_servers.first() {
+        return super::parse_server(first);
+    }
+    let config = super::config::read_system();
+    config
+        .nameservers
+        .iter()
+        .find_map(|ns| super::parse_server(ns).ok())
+        .ok_or_else(|| "reverse names: no nameserver in /etc/resolv.conf".to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

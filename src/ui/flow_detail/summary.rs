@@ -33,6 +33,18 @@ pub fn lines(
                 width.saturating_sub(11),
             )),
         ]),
+    ];
+    // What the client asked the server for, from its first packets.
+    let asked = [("tls/quic sni", &flow.sni), ("http host", &flow.http_host)];
+    for (what, name) in asked {
+        if let Some(name) = name {
+            out.push(Line::from(vec![
+                label("name"),
+                Span::raw(fit(&format!("{name} ({what})"), width.saturating_sub(11))),
+            ]));
+        }
+    }
+    out.extend([
         // Two counts that need not agree, each named: the packets this
         // screen took (the capture's recent ones when it opened, then every
         // new one), and the flow table's count of every packet (and its
@@ -68,7 +80,7 @@ pub fn lines(
                 format::bytes(server.payload_bytes as f64)
             )),
         ]),
-    ];
+    ]);
     let h = &a.handshake;
     let handshake = match (h.syn_to_syn_ack_ms(), h.syn_ack_to_ack_ms()) {
         (Some(x), Some(y)) => format!(
