@@ -285,7 +285,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('N')],
         action: Action::Names,
         scope: Scope::Global,
-        help: "names: reverse DNS, services",
+        help: "names for peers, ports",
         hint: None,
     },
     Binding {

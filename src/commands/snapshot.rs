@@ -31,7 +31,8 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
         sections: sections(&args.section),
     };
     let names = if args.names.resolve {
-        let server = crate::dns::reverse::server(&args.dns.dns_server).map_err(anyhow::Error::msg)?;
+        let server =
+            crate::dns::reverse::server(&args.dns.dns_server).map_err(anyhow::Error::msg)?;
         let options = crate::dns::reverse::Options::new(server);
         Some(crate::dns::reverse::ReverseNames::start(options)?)
     } else {

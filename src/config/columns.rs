@@ -27,8 +27,8 @@ pub const CONNTRACK: &[&str] = &[
 
 /// The flow table's titles, then those only the grouped tables have.
 pub const FLOWS: &[&str] = &[
-    "PROTO", "FLOW", "PKTS", "BYTES", "B/s", "PKT/s", "STATE", "RTT ms", "RETX", "PROCESS",
-    "NAME", "FIRST", "LAST", "KEY", "FLOWS",
+    "PROTO", "FLOW", "PKTS", "BYTES", "B/s", "PKT/s", "STATE", "RTT ms", "RETX", "PROCESS", "NAME",
+    "FIRST", "LAST", "KEY", "FLOWS",
 ];
 
 /// The column titles a tab has (none for tabs without a column table).

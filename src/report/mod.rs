@@ -84,8 +84,10 @@ fn with_names(line: String, names: Option<&HashMap<IpAddr, String>>) -> String {
     let Ok(serde_json::Value::Object(mut object)) = serde_json::from_str(&line) else {
         return line;
     };
-    let sorted: std::collections::BTreeMap<String, &String> =
-        names.iter().map(|(ip, name)| (ip.to_string(), name)).collect();
+    let sorted: std::collections::BTreeMap<String, &String> = names
+        .iter()
+        .map(|(ip, name)| (ip.to_string(), name))
+        .collect();
     object.insert("names".into(), serde_json::json!(sorted));
     serde_json::Value::Object(object).to_string()
 }

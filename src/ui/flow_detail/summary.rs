@@ -25,15 +25,13 @@ pub fn lines(
     let (client, server) = (&a.dirs[c], &a.dirs[1 - c]);
     let duration = a.last_t - a.first_t;
     let label = |text: &str| Span::styled(format!("{text:<11}"), theme.header());
-    let mut out = vec![
-        Line::from(vec![
-            label("endpoints"),
-            Span::raw(fit(
-                &format!("client {}  server {}", flow.src, flow.dst),
-                width.saturating_sub(11),
-            )),
-        ]),
-    ];
+    let mut out = vec![Line::from(vec![
+        label("endpoints"),
+        Span::raw(fit(
+            &format!("client {}  server {}", flow.src, flow.dst),
+            width.saturating_sub(11),
+        )),
+    ])];
     // What the client asked the server for, from its first packets.
     let asked = [("tls/quic sni", &flow.sni), ("http host", &flow.http_host)];
     for (what, name) in asked {
