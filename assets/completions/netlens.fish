@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_netlens_global_optspecs
-    string join \n interval= netns= pid= no-bpf iface= filter= no-capture payload dns-probe= dns-server= dns-timeout= tab= compact no-color mouse no-mouse config= print-config record= on-finding= on-finding-timeout= h/help V/version
+    string join \n interval= netns= pid= no-bpf iface= filter= no-capture payload dns-probe= dns-server= dns-timeout= resolve tab= compact no-color mouse no-mouse config= print-config record= on-finding= on-finding-timeout= h/help V/version
 end
 
 function __fish_netlens_needs_command
@@ -48,6 +48,7 @@ complete -c netlens -n "__fish_netlens_needs_command" -l on-finding-timeout -d '
 complete -c netlens -n "__fish_netlens_needs_command" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_needs_command" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_needs_command" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
+complete -c netlens -n "__fish_netlens_needs_command" -l resolve -d 'Show reverse DNS names for addresses (PTR queries to the first --dns-server, else the first nameserver of /etc/resolv.conf; at most 20 a second, 2s timeout, cached) and service names for ports (from /etc/services); N toggles it in the live view. snapshot adds a names map (JSON) or section (text)'
 complete -c netlens -n "__fish_netlens_needs_command" -l compact -d 'Only the tab\'s essentials, no header or footer: for small tmux panes (automatic below 60 columns or 12 rows)'
 complete -c netlens -n "__fish_netlens_needs_command" -l no-color -d 'Do not use colour (the NO_COLOR environment variable does the same)'
 complete -c netlens -n "__fish_netlens_needs_command" -l mouse -d 'Take the mouse: click tabs and rows (or `mouse = true` in the config; off by default so tmux and the terminal keep their own mouse)'
@@ -92,6 +93,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l config -d '
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l json -d 'Print one JSON object per sample, one per line'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
+complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l resolve -d 'Show reverse DNS names for addresses (PTR queries to the first --dns-server, else the first nameserver of /etc/resolv.conf; at most 20 a second, 2s timeout, cached) and service names for ports (from /etc/services); N toggles it in the live view. snapshot adds a names map (JSON) or section (text)'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -s f -l filter -d 'Only packets matching this pcap-filter expression, e.g. "tcp port 80"' -r
@@ -305,7 +307,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand trace" -l config -d 'Rea
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l udp -d 'Send UDP datagrams (the destination answers port unreachable)'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l icmp -d 'Send ICMP echo requests (the destination answers echo reply)'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l json -d 'Print one JSON object: the hops, their figures and the findings'
-complete -c netlens -n "__fish_netlens_using_subcommand trace" -l resolve -d 'Name the hops by reverse DNS through the system resolver (getnameinfo: /etc/hosts, then resolv.conf\'s nameservers), asynchronously, waiting at most 2s at the end; without it no name is looked up'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l resolve -d 'Name the hops by reverse DNS (PTR queries to the first nameserver of /etc/resolv.conf, as the live view\'s --resolve/N), asynchronously, waiting at most 2s at the end; without it no name is looked up'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
