@@ -125,7 +125,8 @@ pub struct DnsArgs {
     pub dns_probe: Vec<String>,
 
     /// A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the
-    /// nameservers of /etc/resolv.conf
+    /// nameservers of /etc/resolv.conf. The first also gets --resolve's (N's)
+    /// PTR queries
     #[arg(long = "dns-server", value_name = "ADDR[:PORT]")]
     pub dns_server: Vec<String>,
 

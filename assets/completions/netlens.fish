@@ -30,7 +30,7 @@ complete -c netlens -n "__fish_netlens_needs_command" -l pid -d 'Watch the netwo
 complete -c netlens -n "__fish_netlens_needs_command" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_needs_command" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_needs_command" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l tab -d 'Tab to open first (default: the config\'s `tab`, else interfaces)' -r -f -a "interfaces\t''
 sockets\t''
@@ -84,7 +84,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l record -d '
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
@@ -203,7 +203,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand record" -s o -l output -d 'The recording to create (never overwritten; created with mode 0600)' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l duration -d 'Stop after this long (default: until SIGINT or SIGTERM; at most 365 days)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
@@ -249,7 +249,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand capture" -l no-bpf -d 'D
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l listen -d 'Address and port to serve /metrics on (port 0 picks a free port)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l on-finding-timeout -d 'Kill an --on-finding command (its process group) still running after D' -r
@@ -279,7 +279,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l session -d 'Nam
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l iface -d 'Capture on this interface only, in the Flows pane' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l tmux-socket -d 'The tmux server\'s socket name, as tmux -L takes it (default: tmux\'s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
