@@ -331,8 +331,12 @@ impl FlowTable {
             return;
         }
         let flow = &mut self.slots[slot];
+        // The cheap tests first: most packets belong to flows done peeking.
+        if flow.server_name.is_some() || flow.peeked >= PEEK_PACKETS {
+            return;
+        }
         let from_client = FlowKey::of(s).is_some_and(|(_, reverse)| reverse == flow.initiator_is_b);
-        if flow.server_name.is_some() || flow.peeked >= PEEK_PACKETS || !from_client {
+        if !from_client {
             return;
         }
         flow.peeked += 1;
@@ -744,6 +748,40 @@ mod tests {
         let services = group_flows(table.flows(), false, 16);
         assert_eq!(services[0].key, "tcp/80");
         assert_eq!(services[0].bytes, table.bytes);
+    }
+
+    #[test]
+    fn the_clients_first_payloads_name_the_flow_the_servers_do_not() {
+        let request = b"GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
+        let packet = |src, sport, dst, dport| {
+            let mut s = tcp_summary(src, sport, dst, dport, 0x18, 1, request.len() as u32);
+            s.payload_at = 54;
+            let mut data = vec![0u8; 54];
+            data.extend_from_slice(request);
+            (s, data)
+        };
+        let mut table = FlowTable::new(100, 60.0);
+        table.add(&tcp_summary(2, 40000, 1, 80, 0x02, 0, 0), 1.0);
+        // The server's bytes (even an HTTP-looking payload) are not looked at.
+        let (s, data) = packet(1, 80, 2, 40000);
+        table.add_packet(&s, &data, 1.1);
+        assert!(table.flows().next().unwrap().server_name.is_none());
+        let (s, data) = packet(2, 40000, 1, 80);
+        table.add_packet(&s, &data, 1.2);
+        let sample = FlowSample::from(table.flows().next().unwrap());
+        assert_eq!(sample.http_host.as_deref(), Some("web.test"));
+        assert_eq!(sample.sni, None);
+        // A flow whose first payloads name nothing stops being looked at.
+        let mut table = FlowTable::new(100, 60.0);
+        table.add(&tcp_summary(2, 40001, 1, 80, 0x02, 0, 0), 1.0);
+        for i in 0..PEEK_PACKETS {
+            let (s, mut data) = packet(2, 40001, 1, 80);
+            data[54] = b'x';
+            table.add_packet(&s, &data, 2.0 + f64::from(i));
+        }
+        let (s, data) = packet(2, 40001, 1, 80);
+        table.add_packet(&s, &data, 9.0);
+        assert!(table.flows().next().unwrap().server_name.is_none());
     }
 
     #[test]
