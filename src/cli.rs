@@ -26,6 +26,9 @@ pub struct Cli {
     #[command(flatten)]
     pub dns: DnsArgs,
 
+    #[command(flatten)]
+    pub names: NamesArgs,
+
     /// Tab to open first (default: the config's `tab`, else interfaces)
     #[arg(long, value_enum)]
     pub tab: Option<TabName>,
@@ -128,7 +131,8 @@ pub struct DnsArgs {
     pub dns_probe: Vec<String>,
 
     /// A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the
-    /// nameservers of /etc/resolv.conf
+    /// nameservers of /etc/resolv.conf. The first also gets --resolve's (N's)
+    /// PTR queries
     #[arg(long = "dns-server", value_name = "ADDR[:PORT]")]
     pub dns_server: Vec<String>,
 
@@ -137,6 +141,18 @@ pub struct DnsArgs {
     /// timeout` of /etc/resolv.conf, else 5s (at most 60s)
     #[arg(long = "dns-timeout", value_parser = parse_dns_timeout, value_name = "D")]
     pub dns_timeout: Option<Duration>,
+}
+
+/// Names for addresses (opt-in: without --resolve or N no PTR query is sent).
+#[derive(Debug, Clone, Default, Args)]
+pub struct NamesArgs {
+    /// Show reverse DNS names for addresses (PTR queries to the first
+    /// --dns-server, else the first nameserver of /etc/resolv.conf; at most
+    /// 20 a second, 2s timeout, cached) and service names for ports (from
+    /// /etc/services); N toggles it in the live view. snapshot adds a
+    /// names map (JSON) or section (text)
+    #[arg(long)]
+    pub resolve: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -221,9 +237,9 @@ pub struct TraceArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Name the hops by reverse DNS through the system resolver (getnameinfo:
-    /// /etc/hosts, then resolv.conf's nameservers), asynchronously, waiting
-    /// at most 2s at the end; without it no name is looked up
+    /// Name the hops by reverse DNS (PTR queries to the first nameserver of
+    /// /etc/resolv.conf, as the live view's --resolve/N), asynchronously,
+    /// waiting at most 2s at the end; without it no name is looked up
     #[arg(long)]
     pub resolve: bool,
 }
@@ -276,6 +292,9 @@ pub struct SnapshotArgs {
 
     #[command(flatten)]
     pub dns: DnsArgs,
+
+    #[command(flatten)]
+    pub names: NamesArgs,
 }
 
 #[derive(Debug, Args)]

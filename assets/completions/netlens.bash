@@ -167,7 +167,7 @@ _netlens() {
 
     case "${cmd}" in
         netlens)
-            opts="-h -V --interval --netns --pid --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export conns tmux explain trace man completions help"
+            opts="-h -V --interval --netns --pid --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export conns tmux explain trace man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1475,7 +1475,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__snapshot)
-            opts="-h --json --count --section --record --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --interval --netns --pid --no-bpf --config --help"
+            opts="-h --json --count --section --record --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --interval --netns --pid --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_netlens_global_optspecs
-    string join \n interval= netns= pid= no-bpf iface= filter= no-capture payload dns-probe= dns-server= dns-timeout= tab= compact no-color mouse no-mouse config= print-config record= on-finding= on-finding-timeout= h/help V/version
+    string join \n interval= netns= pid= no-bpf iface= filter= no-capture payload dns-probe= dns-server= dns-timeout= resolve tab= compact no-color mouse no-mouse config= print-config record= on-finding= on-finding-timeout= h/help V/version
 end
 
 function __fish_netlens_needs_command
@@ -30,7 +30,7 @@ complete -c netlens -n "__fish_netlens_needs_command" -l pid -d 'Watch the netwo
 complete -c netlens -n "__fish_netlens_needs_command" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_needs_command" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_needs_command" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l tab -d 'Tab to open first (default: the config\'s `tab`, else interfaces)' -r -f -a "interfaces\t''
 sockets\t''
@@ -48,6 +48,7 @@ complete -c netlens -n "__fish_netlens_needs_command" -l on-finding-timeout -d '
 complete -c netlens -n "__fish_netlens_needs_command" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_needs_command" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_needs_command" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
+complete -c netlens -n "__fish_netlens_needs_command" -l resolve -d 'Show reverse DNS names for addresses (PTR queries to the first --dns-server, else the first nameserver of /etc/resolv.conf; at most 20 a second, 2s timeout, cached) and service names for ports (from /etc/services); N toggles it in the live view. snapshot adds a names map (JSON) or section (text)'
 complete -c netlens -n "__fish_netlens_needs_command" -l compact -d 'Only the tab\'s essentials, no header or footer: for small tmux panes (automatic below 60 columns or 12 rows)'
 complete -c netlens -n "__fish_netlens_needs_command" -l no-color -d 'Do not use colour (the NO_COLOR environment variable does the same)'
 complete -c netlens -n "__fish_netlens_needs_command" -l mouse -d 'Take the mouse: click tabs and rows (or `mouse = true` in the config; off by default so tmux and the terminal keep their own mouse)'
@@ -83,7 +84,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l record -d '
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
@@ -92,6 +93,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l config -d '
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l json -d 'Print one JSON object per sample, one per line'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
+complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l resolve -d 'Show reverse DNS names for addresses (PTR queries to the first --dns-server, else the first nameserver of /etc/resolv.conf; at most 20 a second, 2s timeout, cached) and service names for ports (from /etc/services); N toggles it in the live view. snapshot adds a names map (JSON) or section (text)'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -s f -l filter -d 'Only packets matching this pcap-filter expression, e.g. "tcp port 80"' -r
@@ -201,7 +203,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand record" -s o -l output -d 'The recording to create (never overwritten; created with mode 0600)' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l duration -d 'Stop after this long (default: until SIGINT or SIGTERM; at most 365 days)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
@@ -247,7 +249,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand capture" -l no-bpf -d 'D
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l listen -d 'Address and port to serve /metrics on (port 0 picks a free port)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l on-finding-timeout -d 'Kill an --on-finding command (its process group) still running after D' -r
@@ -277,7 +279,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l session -d 'Nam
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l iface -d 'Capture on this interface only, in the Flows pane' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l tmux-socket -d 'The tmux server\'s socket name, as tmux -L takes it (default: tmux\'s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
-complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf' -r
+complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-server -d 'A DNS server to probe (repeatable), ADDR or ADDR:PORT; default: the nameservers of /etc/resolv.conf. The first also gets --resolve\'s (N\'s) PTR queries' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l dns-timeout -d 'How long a query may go unanswered before it counts as a timeout, for probes and for queries seen on the wire; default: the `options timeout` of /etc/resolv.conf, else 5s (at most 60s)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
@@ -305,7 +307,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand trace" -l config -d 'Rea
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l udp -d 'Send UDP datagrams (the destination answers port unreachable)'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l icmp -d 'Send ICMP echo requests (the destination answers echo reply)'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l json -d 'Print one JSON object: the hops, their figures and the findings'
-complete -c netlens -n "__fish_netlens_using_subcommand trace" -l resolve -d 'Name the hops by reverse DNS through the system resolver (getnameinfo: /etc/hosts, then resolv.conf\'s nameservers), asynchronously, waiting at most 2s at the end; without it no name is looked up'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l resolve -d 'Name the hops by reverse DNS (PTR queries to the first nameserver of /etc/resolv.conf, as the live view\'s --resolve/N), asynchronously, waiting at most 2s at the end; without it no name is looked up'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r

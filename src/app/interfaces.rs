@@ -191,7 +191,7 @@ impl FilterFields for InSample<'_, Row<'_>> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample))
+        Some(netns_of(self.sample, self.row.iface.netns))
     }
 }
 

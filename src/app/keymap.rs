@@ -116,6 +116,8 @@ pub enum Action {
     GoInterface,
     /// Sockets, Flows: trace the path to the row's remote (the Path view).
     Trace,
+    /// Names for addresses (reverse DNS) and ports (/etc/services), on/off.
+    Names,
 }
 
 /// Where a binding applies.
@@ -277,6 +279,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Freeze,
         scope: Scope::Global,
         help: "freeze 5m into a bundle",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('N')],
+        action: Action::Names,
+        scope: Scope::Global,
+        help: "names for peers, ports",
         hint: None,
     },
     Binding {

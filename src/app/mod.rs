@@ -25,6 +25,7 @@ pub mod kill;
 pub mod line_edit;
 pub mod links;
 pub mod load;
+pub mod names;
 pub mod overlay;
 pub mod path;
 pub mod processes;
@@ -139,6 +140,8 @@ pub struct App {
     pub config_path: Option<std::path::PathBuf>,
     /// The namespace the Path view probes from (the watched one); None:
     /// netlens' own.
+    /// N / --resolve: reverse names and service names (see names.rs).
+    pub names: names::Names,
     pub probe_from: Option<crate::collect::netns::Target>,
 }
 
@@ -185,6 +188,7 @@ impl App {
             config: crate::config::Config::default(),
             config_path: None,
             probe_from: None,
+            names: names::Names::default(),
         }
     }
 

@@ -212,6 +212,13 @@ impl App {
             }
             Action::Record => return self.toggle_recording(),
             Action::Freeze => return self.freeze(),
+            Action::Names => {
+                self.names.toggle();
+                self.status = Some(match self.names.status() {
+                    Some(status) => status,
+                    None => "names off: addresses and ports as numbers".into(),
+                });
+            }
             Action::Findings => {
                 self.refresh_derived();
                 self.overlays

@@ -12,9 +12,9 @@
 
 use super::sockets::{Column, compare, group_by_owner};
 use super::view;
-use crate::model::filter::rows::InSample;
 use crate::findings::Thresholds;
 use crate::model::Sample;
+use crate::model::filter::rows::InSample;
 use crate::model::sockets::{Proto, SocketSample, TCP_TIME_WAIT};
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -102,7 +102,7 @@ fn account(shared: &mut Shared, s: &Summary, ts: Timestamp, orig_len: u32, data:
     shared.packets += 1;
     shared.bytes += u64::from(s.wire_len);
     shared.newest_packet_t = shared.newest_packet_t.max(ts.as_secs_f64());
-    shared.table.add(s, ts.as_secs_f64());
+    shared.table.add_packet(s, data, ts.as_secs_f64());
     shared.keep(ts, orig_len, data, s);
 }
 

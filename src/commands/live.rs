@@ -55,5 +55,9 @@ pub fn configured_app(cli: &Cli, config: &Config) -> App {
     app.config_path = cli.config.clone().or_else(crate::config::default_path);
     app.compact = cli.compact;
     app.probe_from = Some(cli.collect.target());
+    app.names = crate::app::names::Names::new(
+        crate::dns::reverse::server(&cli.dns.dns_server),
+        cli.names.resolve,
+    );
     app
 }

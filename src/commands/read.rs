@@ -50,7 +50,7 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
         }
         matched += 1;
         if args.flows {
-            table.add(&summary, record.ts.as_secs_f64());
+            table.add_packet(&summary, &buf, record.ts.as_secs_f64());
             continue;
         }
         line.clear();

@@ -37,8 +37,16 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
         sections: sections(&args.section),
         filter,
     };
+    let names = if args.names.resolve {
+        let server =
+            crate::dns::reverse::server(&args.dns.dns_server).map_err(anyhow::Error::msg)?;
+        let options = crate::dns::reverse::Options::new(server);
+        Some(crate::dns::reverse::ReverseNames::start(options)?)
+    } else {
+        None
+    };
     let sink = recorder.as_mut().map(|r| r as &mut dyn Sink);
-    let result = crate::report::snapshot(&mut session, &options, sink, limits);
+    let result = crate::report::snapshot(&mut session, &options, (sink, names.as_ref()), limits);
     drop(session);
     if let Some(recorder) = recorder {
         recorder.finish()?;

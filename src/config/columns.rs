@@ -27,7 +27,7 @@ pub const CONNTRACK: &[&str] = &[
 
 /// The flow table's titles, then those only the grouped tables have.
 pub const FLOWS: &[&str] = &[
-    "PROTO", "FLOW", "PKTS", "BYTES", "B/s", "PKT/s", "STATE", "RTT ms", "RETX", "PROCESS",
+    "PROTO", "FLOW", "NAME", "PKTS", "BYTES", "B/s", "PKT/s", "STATE", "RTT ms", "RETX", "PROCESS",
     "FIRST", "LAST", "KEY", "FLOWS",
 ];
 

@@ -7,6 +7,8 @@
 pub mod config;
 pub mod monitor;
 pub mod prober;
+pub mod reverse;
+pub mod services;
 pub mod stats;
 
 use std::net::{IpAddr, SocketAddr};

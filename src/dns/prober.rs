@@ -185,7 +185,7 @@ fn run(
 }
 
 /// A query id nobody can guess from the last one.
-fn random_id() -> u16 {
+pub fn random_id() -> u16 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(
         SystemTime::now()

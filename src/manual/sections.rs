@@ -350,6 +350,37 @@ once per interval: one thread per server sends one query at a time over a fresh 
 socket, recursion desired, no cache and no retry, and waits up to
 \fB\-\-dns\-timeout\fR (default: resolv.conf's options timeout, else 5 s). Nothing else
 is read from the system configuration and no other server is ever asked.
+.SH NAMES
+Off by default: addresses and ports show as numbers, as \fBss \-n\fR prints them, and
+no name is looked up. \fBN\fR in the live view (or \fB\-\-resolve\fR, for the live view
+and \fBsnapshot\fR) turns names on for both: reverse names for addresses and service
+names for ports, in Sockets (Local, Peer, the info lines and the socket's detail) and
+Flows (the FLOW column, the per-host and per-port groups, and the flow screen).
+Service names are off by default too, unlike \fBss\fR without \fB\-n\fR, because the
+numbers are what the filters, the capture filter and the other tools match on, and one
+key then shows every name or none; /etc/services is read once, at most 1 MiB,
+lines over 512 bytes and names over 32 bytes skipped, at most 20000 ports.
+.PP
+Reverse names are PTR queries sent by netlens itself, over UDP from the namespace
+netlens runs in, to the first \fB\-\-dns\-server\fR, else the first nameserver of
+/etc/resolv.conf (/etc/hosts is not consulted). They go from one resolver thread,
+at most 20 a second, each given up after 2 s; a name is cached 10 minutes, no name
+(NXDOMAIN, an empty answer) 5 minutes and a timeout 1 minute; the cache holds 4096
+addresses, the oldest going first. A frame never waits: an address whose lookup is
+pending, stalled or failed shows as the address. A name is shown only if it is made
+of letters, digits, '\-', '_' and '.'. Loopback and unspecified addresses are not
+looked up. \fBsnapshot \-\-resolve\fR waits up to the timeout per sample, then adds
+\fB"names": {"ADDRESS": "NAME"}\fR to its JSON (a Names section to the text).
+\fBtrace \-\-resolve\fR uses the same resolver.
+.PP
+With capture on, the name a client asks a server for is read from the packets that
+pass (no traffic of netlens' own): the TLS ClientHello's server_name (SNI), an HTTP/1
+request's Host header, and the SNI in a QUIC v1 client Initial (its keys derive from
+the Destination Connection ID, RFC 9001; a whole Initial is authenticated, one cut
+short by the snap length is read unauthenticated). The first 3 payloads a client
+sends on each flow are looked at; the name shows in the Flows table's NAME column
+(shown while a flow has one), the flow screen, \fBsni\fR and \fBhttp_host\fR of
+\fBsnapshot \-\-json\fR's flows, and recordings.
 .SH DROPS
 The Drops tab (\fB8\fR, \fB\-\-tab drops\fR) answers "why are packets dropped, where,
 and what do I change": one row per drop site the kernel reported on the

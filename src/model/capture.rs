@@ -85,6 +85,21 @@ pub struct FlowSample {
     pub pid: Option<u32>,
     #[serde(default)]
     pub process: Option<String>,
+    /// The server name the client asked for in a TLS ClientHello (TCP) or
+    /// a QUIC Initial (UDP), from captured packets (None: not seen; older
+    /// recordings).
+    #[serde(default)]
+    pub sni: Option<String>,
+    /// The Host header of the client's first HTTP/1 request.
+    #[serde(default)]
+    pub http_host: Option<String>,
+}
+
+impl FlowSample {
+    /// The name the client asked for: SNI, else HTTP Host.
+    pub fn server_name(&self) -> Option<&str> {
+        self.sni.as_deref().or(self.http_host.as_deref())
+    }
 }
 
 /// Flows summed by host (the initiator's address) or by service (the

@@ -5,6 +5,7 @@
 
 use super::analysis::{Analysis, FlowFinding, Seg};
 use super::decode::{L3, Summary};
+use super::server_name;
 use crate::model::capture::{FlowSample, GroupSample};
 use serde::{Deserialize, Serialize};
 // foldhash: SipHash was a third of the live view's capture CPU (perf).
@@ -127,6 +128,9 @@ pub struct PacketNote {
     pub payload: u32,
 }
 
+/// The client's payload packets looked at for a server name, per flow.
+pub const PEEK_PACKETS: u8 = 3;
+
 /// Packets kept per flow for the drill-down.
 pub const NOTES_PER_FLOW: usize = 32;
 
@@ -149,6 +153,11 @@ pub struct Flow {
     /// The TCP analysis (handshake, RTT, retransmits, windows, findings);
     /// None for other protocols.
     pub analysis: Option<Box<Analysis>>,
+    /// The server name the client sent (TLS SNI, QUIC SNI, HTTP Host),
+    /// once found; see `FlowTable::add_packet`.
+    pub server_name: Option<Box<server_name::Found>>,
+    /// The client's payload packets looked at for a name so far.
+    peeked: u8,
 }
 
 impl Flow {
@@ -311,6 +320,36 @@ impl FlowTable {
         }
     }
 
+    /// Accounts one packet as `add` does, then looks for the server name in
+    /// the first payloads the client sends (`data`: the captured bytes,
+    /// perhaps cut short). Only `PEEK_PACKETS` payloads per flow are looked
+    /// at, so a long flow costs nothing more.
+    pub fn add_packet(&mut self, s: &Summary, data: &[u8], t: f64) {
+        self.add(s, t);
+        let Some((key, slot)) = self.last else { return };
+        if s.payload_len == 0 || !matches!(key.proto, 6 | 17) {
+            return;
+        }
+        let flow = &mut self.slots[slot];
+        // The cheap tests first: most packets belong to flows done peeking.
+        if flow.server_name.is_some() || flow.peeked >= PEEK_PACKETS {
+            return;
+        }
+        let from_client = FlowKey::of(s).is_some_and(|(_, reverse)| reverse == flow.initiator_is_b);
+        if !from_client {
+            return;
+        }
+        flow.peeked += 1;
+        let end = s
+            .payload_at
+            .saturating_add(s.payload_len as usize)
+            .min(data.len());
+        let payload = data.get(s.payload_at..end).unwrap_or(&[]);
+        if let Some(found) = server_name::find(key.proto, payload) {
+            flow.server_name = Some(Box::new(found));
+        }
+    }
+
     /// The slot of `key`'s flow, made (evicting when full) if new.
     fn slot(&mut self, key: FlowKey, reverse: bool, t: f64) -> usize {
         if let Some(&slot) = self.index.get(&key) {
@@ -333,6 +372,8 @@ impl FlowTable {
             next_seq: [None, None],
             notes: VecDeque::with_capacity(4),
             analysis: (key.proto == 6).then(Box::default),
+            server_name: None,
+            peeked: 0,
         });
         let slot = self.slots.len() - 1;
         self.index.insert(key, slot);
@@ -452,6 +493,16 @@ impl From<&Flow> for FlowSample {
             findings: f.findings(),
             pid: None,
             process: None,
+            sni: match f.server_name.as_deref() {
+                Some(server_name::Found::Tls(name) | server_name::Found::Quic(name)) => {
+                    Some(name.clone())
+                }
+                _ => None,
+            },
+            http_host: match f.server_name.as_deref() {
+                Some(server_name::Found::Http(host)) => Some(host.clone()),
+                _ => None,
+            },
         }
     }
 }
@@ -697,6 +748,40 @@ mod tests {
         let services = group_flows(table.flows(), false, 16);
         assert_eq!(services[0].key, "tcp/80");
         assert_eq!(services[0].bytes, table.bytes);
+    }
+
+    #[test]
+    fn the_clients_first_payloads_name_the_flow_the_servers_do_not() {
+        let request = b"GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
+        let packet = |src, sport, dst, dport| {
+            let mut s = tcp_summary(src, sport, dst, dport, 0x18, 1, request.len() as u32);
+            s.payload_at = 54;
+            let mut data = vec![0u8; 54];
+            data.extend_from_slice(request);
+            (s, data)
+        };
+        let mut table = FlowTable::new(100, 60.0);
+        table.add(&tcp_summary(2, 40000, 1, 80, 0x02, 0, 0), 1.0);
+        // The server's bytes (even an HTTP-looking payload) are not looked at.
+        let (s, data) = packet(1, 80, 2, 40000);
+        table.add_packet(&s, &data, 1.1);
+        assert!(table.flows().next().unwrap().server_name.is_none());
+        let (s, data) = packet(2, 40000, 1, 80);
+        table.add_packet(&s, &data, 1.2);
+        let sample = FlowSample::from(table.flows().next().unwrap());
+        assert_eq!(sample.http_host.as_deref(), Some("web.test"));
+        assert_eq!(sample.sni, None);
+        // A flow whose first payloads name nothing stops being looked at.
+        let mut table = FlowTable::new(100, 60.0);
+        table.add(&tcp_summary(2, 40001, 1, 80, 0x02, 0, 0), 1.0);
+        for i in 0..PEEK_PACKETS {
+            let (s, mut data) = packet(2, 40001, 1, 80);
+            data[54] = b'x';
+            table.add_packet(&s, &data, 2.0 + f64::from(i));
+        }
+        let (s, data) = packet(2, 40001, 1, 80);
+        table.add_packet(&s, &data, 9.0);
+        assert!(table.flows().next().unwrap().server_name.is_none());
     }
 
     #[test]

@@ -11,4 +11,6 @@ pub mod filter;
 pub mod flows;
 pub mod format;
 pub mod pcap;
+pub mod quic;
 pub mod refusals;
+pub mod server_name;

@@ -39,6 +39,9 @@ pub struct FlowJson<'a> {
     last_seen: f64,
     pid: Option<u32>,
     process: Option<&'a str>,
+    /// The server name the client sent: TLS/QUIC SNI, HTTP Host.
+    sni: Option<&'a str>,
+    http_host: Option<&'a str>,
     findings: &'a [crate::packet::analysis::FlowFinding],
 }
 
@@ -89,6 +92,8 @@ pub fn json<'a>(
                 last_seen: f.last_seen,
                 pid: f.pid,
                 process: f.process.as_deref(),
+                sni: f.sni.as_deref(),
+                http_host: f.http_host.as_deref(),
                 findings: &f.findings,
             }
         })

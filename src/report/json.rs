@@ -8,10 +8,10 @@ use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
+use crate::model::processes::Container;
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
 use crate::model::{Duplex, InterfaceSample, QdiscStats, Sample};
 use serde::Serialize;
-use crate::model::processes::Container;
 use std::collections::HashMap;
 
 #[derive(Serialize)]
@@ -313,7 +313,8 @@ impl Serialize for SocketsJson<'_> {
                 .filter(|s| self.filter.matches(&InSample::new(*s, sample)))
                 .map(|s| {
                     let mut json = sockets_json::socket_json(s, &self.containers);
-                    json.netns = (!sample.namespaces.is_empty()).then(|| sample.netns_label(s.netns));
+                    json.netns =
+                        (!sample.namespaces.is_empty()).then(|| sample.netns_label(s.netns));
                     json
                 }),
         )
@@ -328,8 +329,15 @@ pub fn sample_line(
     found: &[Finding],
 ) -> String {
     let mut out = Vec::new();
-    write_sample_line(&mut out, previous, current, sections, found, &Expr::default())
-        .expect("sample JSON has only serializable fields");
+    write_sample_line(
+        &mut out,
+        previous,
+        current,
+        sections,
+        found,
+        &Expr::default(),
+    )
+    .expect("sample JSON has only serializable fields");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 

@@ -13,11 +13,14 @@ pub mod sockets_text;
 pub mod text;
 
 use crate::collect::SamplerEvent;
+use crate::dns::reverse::ReverseNames;
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::session::{Session, Sink};
 use anyhow::{Result, bail};
+use std::collections::HashMap;
 use std::io::Write;
+use std::net::IpAddr;
 
 /// Which parts of a sample to print.
 #[derive(Debug, Clone, Copy)]
@@ -56,6 +59,54 @@ impl Sections {
     };
 }
 
+/// The addresses a sample shows, for --resolve: the sockets' ends and
+/// the flows' (unspecified and loopback addresses left out), each once.
+pub fn addresses(sample: &Sample) -> Vec<IpAddr> {
+    let mut out = std::collections::BTreeSet::new();
+    for socket in &sample.sockets {
+        out.insert(socket.local.ip().to_canonical());
+        out.insert(socket.peer.ip().to_canonical());
+    }
+    for flow in sample.capture.iter().flat_map(|c| &c.flows) {
+        for end in [&flow.src, &flow.dst] {
+            if let Ok(addr) = end.parse::<std::net::SocketAddr>() {
+                out.insert(addr.ip().to_canonical());
+            }
+        }
+    }
+    out.into_iter()
+        .filter(|ip| !ip.is_unspecified() && !ip.is_loopback())
+        .collect()
+}
+
+/// The JSON line with `"names": {"ADDRESS": "NAME", ...}` added (--resolve).
+fn with_names(line: String, names: Option<&HashMap<IpAddr, String>>) -> String {
+    let Some(names) = names else { return line };
+    let Ok(serde_json::Value::Object(mut object)) = serde_json::from_str(&line) else {
+        return line;
+    };
+    let sorted: std::collections::BTreeMap<String, &String> = names
+        .iter()
+        .map(|(ip, name)| (ip.to_string(), name))
+        .collect();
+    object.insert("names".into(), serde_json::json!(sorted));
+    serde_json::Value::Object(object).to_string()
+}
+
+/// The text table's "Names" section (--resolve): address and name.
+fn write_names(
+    out: &mut impl Write,
+    names: Option<&HashMap<IpAddr, String>>,
+) -> std::io::Result<()> {
+    let Some(names) = names else { return Ok(()) };
+    let sorted: std::collections::BTreeMap<&IpAddr, &String> = names.iter().collect();
+    writeln!(out, "Names ({} of the addresses shown)", sorted.len())?;
+    for (ip, name) in sorted {
+        writeln!(out, "  {ip:<39} {name}")?;
+    }
+    Ok(())
+}
+
 /// What `snapshot` prints, and how many.
 #[derive(Debug, Clone)]
 pub struct SnapshotOptions {
@@ -72,7 +123,7 @@ pub struct SnapshotOptions {
 pub fn snapshot(
     session: &mut Session,
     options: &SnapshotOptions,
-    mut sink: Option<&mut dyn Sink>,
+    (mut sink, names): (Option<&mut dyn Sink>, Option<&ReverseNames>),
     limits: &Thresholds,
 ) -> Result<()> {
     let sections = options.sections;
@@ -100,21 +151,44 @@ pub fn snapshot(
         }
         if let Some(previous) = &previous {
             let found = engine.step(Some(previous), &sample, limits);
+            let named = names.map(|n| n.wait_for(&addresses(&sample), n.options.timeout));
             let written = if options.json {
-                let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut out);
-                json::write_sample_line(
-                    &mut buffered,
-                    previous,
-                    &sample,
-                    sections,
-                    &found,
-                    &options.filter,
-                )
-                    .and_then(|()| buffered.flush())
+                let filter = &options.filter;
+                match named.as_ref() {
+                    // Names are added to the parsed line: a --resolve run
+                    // is small enough to hold as one value.
+                    Some(names) => {
+                        let mut line = Vec::new();
+                        json::write_sample_line(
+                            &mut line, previous, &sample, sections, &found, filter,
+                        )
+                        .and_then(|()| {
+                            let line = String::from_utf8_lossy(&line);
+                            writeln!(
+                                out,
+                                "{}",
+                                with_names(line.trim_end().to_string(), Some(names))
+                            )
+                        })
+                    }
+                    None => {
+                        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut out);
+                        json::write_sample_line(
+                            &mut buffered,
+                            previous,
+                            &sample,
+                            sections,
+                            &found,
+                            filter,
+                        )
+                        .and_then(|()| buffered.flush())
+                    }
+                }
             } else {
                 let first = printed == 0;
                 let filter = &options.filter;
                 text::write_table(&mut out, previous, &sample, sections, first, &found, filter)
+                    .and_then(|()| write_names(&mut out, named.as_ref()))
             };
             if let Err(error) = written.and_then(|()| out.flush()) {
                 // A closed pipe (`| head`) ends the run quietly.

@@ -14,6 +14,7 @@ use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::flows::{Column, Grouping, Row as FlowRow};
+use crate::app::names::Names;
 use crate::app::table::ColumnSpec;
 use crate::config::Columns;
 use crate::model::capture::{CaptureRates, CaptureSample};
@@ -215,6 +216,9 @@ const fn spec(column: Column, title: &'static str, width: u16, priority: u8) -> 
 const FLOW_COLUMNS: &[Spec] = &[
     spec(Column::Proto, "PROTO", 5, 2),
     spec(Column::Key, "FLOW", 30, 0),
+    // Shown only while a row has a name (see `fitting`), and then before
+    // the rates: it is what tells one connection to a CDN from another.
+    spec(Column::Name, "NAME", 16, 1),
     spec(Column::Packets, "PKTS", 7, 1),
     spec(Column::Bytes, "BYTES", 8, 1),
     spec(Column::BytesPerS, "B/s", 8, 2),
@@ -258,7 +262,7 @@ pub fn column_titles() -> Vec<&'static str> {
 fn fitting(
     specs: &'static [Spec],
     width: u16,
-    shown: &[String],
+    (shown, names): (&[String], bool),
     (floor, wanted): (u16, u16),
 ) -> Vec<&'static Spec> {
     let width = width.max(1);
@@ -272,6 +276,7 @@ fn fitting(
             .iter()
             .filter(|s| s.priority == priority)
             .filter(|s| Columns::shows(shown, s.title))
+            .filter(|s| names || s.column != Column::Name)
         {
             if used + 1 + s.width <= width {
                 used += 1 + s.width;
@@ -339,10 +344,11 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
     } else {
         GROUP_COLUMNS
     };
+    let names = rows.iter().any(|r| !r.name.is_empty());
     let columns = fitting(
         specs,
         inner.width,
-        &app.columns.flows,
+        (&app.columns.flows, names),
         key_widths(&rows, view.grouping),
     );
     // What the key column gets: the width the others leave.
@@ -373,7 +379,7 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
                 } else {
                     usize::from(s.width)
                 };
-                cell(row, s.column, width, now, theme)
+                cell(row, (s.column, width), now, (theme, &app.names))
             });
             table::body_row(cells, i == view.selected, theme)
         });
@@ -402,7 +408,7 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
 fn right_aligned(column: Column) -> bool {
     !matches!(
         column,
-        Column::Proto | Column::Key | Column::State | Column::Process
+        Column::Proto | Column::Key | Column::State | Column::Process | Column::Name
     )
 }
 
@@ -420,10 +426,17 @@ fn ago(now: f64, t: f64) -> String {
 /// One cell, fitted to its `width`: numbers are formatted to fit whole,
 /// the key keeps its ports (addresses cut in the middle), and any other cut
 /// is marked with '…'.
-fn cell(row: &FlowRow, column: Column, width: usize, now: f64, theme: Theme) -> Cell<'static> {
+fn cell(
+    row: &FlowRow,
+    (column, width): (Column, usize),
+    now: f64,
+    (theme, names): (Theme, &Names),
+) -> Cell<'static> {
     let text = match column {
         Column::Proto => row.proto.clone(),
-        Column::Key => table::fit_endpoints(&row.key, width),
+        Column::Key => table::fit_endpoints(&names.any_key(&row.proto, &row.key), width),
+        Column::Name if row.name.is_empty() => "-".into(),
+        Column::Name => row.name.clone(),
         Column::Flows => format::count_short(row.flows, width),
         Column::Packets => format::count_short(row.packets, width),
         Column::Bytes => format::bytes_short(row.bytes as f64),

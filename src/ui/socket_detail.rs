@@ -3,7 +3,7 @@
 //! or as soon as it was highlighted).
 
 use super::format;
-use super::sockets::{container_of, container_text, owner_text, peer_text};
+use super::sockets::{container_of, container_text, owner_text, peer_name};
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
@@ -28,7 +28,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
             format!("{} {} ", socket.proto.name(), socket.state_name()),
             theme.title(),
         ),
-        Span::raw(format!("{} → {}", socket.local, peer_text(socket))),
+        Span::raw(format!(
+            "{} → {}",
+            app.names
+                .endpoint(socket.proto.name(), &socket.local.to_string()),
+            peer_name(socket, &app.names)
+        )),
     ])];
     let queues = if socket.is_listener() {
         format!(

@@ -16,6 +16,7 @@ use super::socket_detail;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
+use crate::app::names::Names;
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
 use crate::model::processes::{Container, containers_by_pid, short_id};
 use crate::model::sockets::SocketSample;
@@ -47,6 +48,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .and_then(|r| r.rate("TcpExt.ListenOverflows"))
         .is_some_and(|r| r > 0.0);
     let containers = containers_by_pid(current);
+    let names = &app.names;
     let view = &mut app.sockets;
     let total = view.order(current).len();
     let order = view.take_order();
@@ -98,7 +100,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 } else {
                     let state_flag = marked.filter(|_| flag_in_state);
                     let flags = (marked, state_flag);
-                    cell(socket, spec, width, flags, &containers, theme)
+                    cell(socket, spec, width, flags, &containers, (theme, names))
                 }
             });
             let table_row = Row::new(cells);
@@ -143,7 +145,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         }
         Some(socket) => {
             let container = container_of(socket, &containers);
-            render_info(frame, info_area, socket, (total, container), theme);
+            render_info(
+                frame,
+                info_area,
+                socket,
+                (total, container),
+                (theme, &app.names),
+            );
         }
         None => {}
     }
@@ -282,7 +290,7 @@ fn cell<'a>(
     width: u16,
     (marked, state_flag): (Option<&'static str>, Option<&'static str>),
     containers: &Containers,
-    theme: Theme,
+    (theme, names): (Theme, &Names),
 ) -> Cell<'a> {
     let right = |text: String| Cell::from(Line::from(text).right_aligned());
     let info = socket.tcp.as_ref();
@@ -297,8 +305,8 @@ fn cell<'a>(
         },
         Column::RecvQ => right(socket.recv_q.to_string()),
         Column::SendQ => right(socket.send_q.to_string()),
-        Column::Local => Cell::from(fit_endpoint(&socket.local_text(), width)),
-        Column::Peer => Cell::from(fit_endpoint(&peer_text(socket), width)),
+        Column::Local => Cell::from(fit_endpoint(&local_name(socket, names), width)),
+        Column::Peer => Cell::from(fit_endpoint(&peer_name(socket, names), width)),
         Column::Process => Cell::from(owner_cell(socket, containers)),
         Column::Rtt => right(info.map_or("–".into(), |t| {
             format!("{:.1}", f64::from(t.rtt_us) / 1000.0)
@@ -317,13 +325,23 @@ pub fn peer_text(socket: &SocketSample) -> String {
     socket.peer_text()
 }
 
+/// The local end, named when names are on (N).
+pub fn local_name(socket: &SocketSample, names: &Names) -> String {
+    names.endpoint(socket.proto.name(), &socket.local_text())
+}
+
+/// The peer, named when names are on (N).
+pub fn peer_name(socket: &SocketSample, names: &Names) -> String {
+    names.endpoint(socket.proto.name(), &peer_text(socket))
+}
+
 /// Two lines about the selected socket.
 fn render_info(
     frame: &mut Frame,
     area: Rect,
     socket: &SocketSample,
     (total, container): (usize, Option<&Container>),
-    theme: Theme,
+    (theme, names): (Theme, &Names),
 ) {
     if area.height == 0 {
         return;
@@ -346,8 +364,8 @@ fn render_info(
         ),
         Span::raw(format!(
             "{} → {}  {queues}  {} sockets",
-            socket.local,
-            peer_text(socket),
+            names.endpoint(socket.proto.name(), &socket.local.to_string()),
+            peer_name(socket, names),
             total
         )),
     ]);

@@ -54,6 +54,8 @@ pub enum Column {
     FirstSeen,
     LastSeen,
     Process,
+    /// The server name the client sent (SNI, HTTP Host).
+    Name,
 }
 
 /// Sortable columns, in `s` order.

@@ -29,6 +29,8 @@ pub struct Row {
     pub last_seen: f64,
     /// The owning process ("nginx/812"), "" when unknown or aggregated.
     pub process: String,
+    /// The server name the client sent (SNI, else HTTP Host), "" if none.
+    pub name: String,
 }
 
 impl FlowsView {
@@ -114,7 +116,7 @@ impl FilterFields for InSample<'_, Row> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample))
+        Some(netns_of(self.sample, 0))
     }
 
     fn container(&self) -> Option<&str> {
@@ -156,6 +158,7 @@ fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
             (Some(name), Some(pid)) => format!("{name}/{pid}"),
             _ => String::new(),
         },
+        name: f.server_name().unwrap_or_default().to_string(),
     }
 }
 
@@ -180,6 +183,7 @@ fn group_row(g: &GroupSample, before: Option<&[GroupSample]>, interval: f64) -> 
         first_seen: g.first_seen,
         last_seen: g.last_seen,
         process: String::new(),
+        name: String::new(),
     }
 }
 
@@ -225,6 +229,7 @@ fn aggregate(rows: impl Iterator<Item = Row>, grouping: Grouping) -> Vec<Row> {
             first_seen: row.first_seen,
             last_seen: row.last_seen,
             process: String::new(),
+            name: String::new(),
         });
         group.flows += 1;
         group.packets += row.packets;
@@ -261,6 +266,7 @@ fn compare(a: &Row, b: &Row, column: Column) -> std::cmp::Ordering {
         Column::FirstSeen => a.first_seen.total_cmp(&b.first_seen),
         Column::Key | Column::Proto | Column::State => a.key.cmp(&b.key),
         Column::Process => a.process.cmp(&b.process),
+        Column::Name => a.name.cmp(&b.name),
         Column::Flows => a.flows.cmp(&b.flows),
         Column::Bytes => a.bytes.cmp(&b.bytes),
     }

@@ -40,7 +40,7 @@ pub const FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "host",
-        "either end: an address (ADDR:PORT too), or a name known for a peer (reverse DNS, TLS server name; none are collected yet)",
+        "either end: an address (ADDR:PORT too), or a server name its captured flows sent (TLS or QUIC SNI, HTTP Host; reverse DNS names are not matched)",
         "host:198.18.0.2",
     ),
     (
@@ -76,7 +76,7 @@ pub const FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "sni",
-        "the TLS server name its traffic carried (substring; none are collected yet)",
+        "the server name its captured traffic carried: TLS or QUIC SNI, else HTTP Host (substring; needs capture)",
         "sni:example",
     ),
 ];

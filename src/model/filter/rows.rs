@@ -25,10 +25,10 @@ impl<'a, T> InSample<'a, T> {
     }
 }
 
-/// The network namespace of a row of `sample`. Each sample watches one
-/// namespace, so it is the sample's label.
-pub fn netns_of(sample: &Sample) -> &str {
-    &sample.netns
+/// The network namespace of a row of `sample` with namespace id `id`
+/// (0, the watched one, for rows that carry none).
+pub fn netns_of(sample: &Sample, id: u16) -> &str {
+    sample.netns_label(id)
 }
 
 /// The container of process `pid`: its name as the runtime gave it (else
@@ -36,20 +36,50 @@ pub fn netns_of(sample: &Sample) -> &str {
 /// collector read ("docker:3f2a1b9c8d7e", "nginx.service").
 pub fn container_of(sample: &Sample, pid: u32) -> Option<&str> {
     let info = sample.processes.iter().find(|p| p.pid == pid)?;
-    let named = info.container.as_ref().and_then(|c| c.name.as_ref().or(c.pod.as_ref()));
+    let named = info
+        .container
+        .as_ref()
+        .and_then(|c| c.name.as_ref().or(c.pod.as_ref()));
     named.or(info.cgroup.as_ref()).map(String::as_str)
 }
 
-/// The names known for `ip` (reverse DNS, a TLS server name). netlens
-/// collects none yet, so `host:NAME` matches nothing today.
-pub fn host_names_of(_sample: &Sample, _ip: IpAddr) -> Vec<&str> {
-    Vec::new()
+/// The names the sample knows for `ip`: the server names (TLS or QUIC
+/// SNI, HTTP Host) its captured flows sent to it. Reverse DNS names live in
+/// the viewer's cache (`N`), not in samples, so they are not matched.
+pub fn host_names_of(sample: &Sample, ip: IpAddr) -> Vec<&str> {
+    let ip = ip.to_canonical();
+    captured_flows(sample)
+        .filter(|f| {
+            parse_end(&f.dst)
+                .and_then(|e| e.ip)
+                .map(|i| i.to_canonical())
+                == Some(ip)
+        })
+        .flat_map(|f| [f.sni.as_deref(), f.http_host.as_deref()])
+        .flatten()
+        .collect()
 }
 
-/// The server name (TLS SNI, QUIC, HTTP Host) the traffic between two ends
-/// carried. netlens collects none yet, so `sni:` matches nothing today.
-pub fn sni_of(_sample: &Sample, _src: End, _dst: End) -> Option<&str> {
-    None
+/// The server name (TLS or QUIC SNI, else HTTP Host) the captured traffic
+/// between two ends carried, in either direction.
+pub fn sni_of(sample: &Sample, a: End, b: End) -> Option<&str> {
+    captured_flows(sample)
+        .filter(|f| f.sni.is_some() || f.http_host.is_some())
+        .find(|f| {
+            let (src, dst) = (parse_end(&f.src), parse_end(&f.dst));
+            (same_end(src, a) && same_end(dst, b)) || (same_end(src, b) && same_end(dst, a))
+        })
+        .and_then(|f| f.sni.as_deref().or(f.http_host.as_deref()))
+}
+
+fn captured_flows(sample: &Sample) -> impl Iterator<Item = &FlowSample> {
+    sample.capture.iter().flat_map(|c| &c.flows)
+}
+
+fn same_end(flow_end: Option<End>, end: End) -> bool {
+    flow_end.is_some_and(|f| {
+        f.port == end.port && f.ip.map(|i| i.to_canonical()) == end.ip.map(|i| i.to_canonical())
+    })
 }
 
 /// The name of `uid`, from the processes the sample describes.
@@ -146,7 +176,7 @@ impl FilterFields for InSample<'_, SocketSample> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample))
+        Some(netns_of(self.sample, self.row.netns))
     }
 
     fn container(&self) -> Option<&str> {
@@ -196,7 +226,7 @@ impl FilterFields for InSample<'_, FlowSample> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample))
+        Some(netns_of(self.sample, 0))
     }
 
     fn container(&self) -> Option<&str> {
@@ -210,7 +240,7 @@ impl FilterFields for InSample<'_, FlowSample> {
 
     fn sni(&self) -> Option<&str> {
         let f = self.row;
-        sni_of(self.sample, parse_end(&f.src)?, parse_end(&f.dst)?)
+        f.sni.as_deref().or(f.http_host.as_deref())
     }
 }
 
@@ -240,7 +270,7 @@ impl FilterFields for InSample<'_, ProcessRow> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample))
+        Some(netns_of(self.sample, 0))
     }
 
     fn container(&self) -> Option<&str> {
@@ -327,7 +357,7 @@ impl FilterFields for InSample<'_, ClosedConn> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample))
+        Some(netns_of(self.sample, 0))
     }
 
     fn container(&self) -> Option<&str> {

@@ -39,7 +39,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(detail) = app.flow_detail.as_mut() else {
         return;
     };
-    render_detail(frame, area, detail, current.as_ref(), theme);
+    // With names on (N) the endpoints show named; the flow's identity
+    // (detail.flow) keeps its addresses.
+    let mut flow = current.unwrap_or_else(|| detail.flow.clone());
+    flow.src = app.names.endpoint(&flow.proto, &flow.src);
+    flow.dst = app.names.endpoint(&flow.proto, &flow.dst);
+    render_detail(frame, area, detail, Some(&flow), theme);
 }
 
 /// The whole flow screen for `detail`; `now` is the flow as the shown
@@ -105,6 +110,12 @@ fn title_line(flow: &FlowSample, theme: Theme) -> Line<'static> {
             spans.push(Span::raw(format!("  {process} (pid {pid})")));
         }
         _ => spans.push(Span::styled("  process unknown", theme.dim())),
+    }
+    if let Some(sni) = &flow.sni {
+        spans.push(Span::raw(format!("  sni {sni}")));
+    }
+    if let Some(host) = &flow.http_host {
+        spans.push(Span::raw(format!("  host {host}")));
     }
     Line::from(spans)
 }

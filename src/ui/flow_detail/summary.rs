@@ -25,14 +25,24 @@ pub fn lines(
     let (client, server) = (&a.dirs[c], &a.dirs[1 - c]);
     let duration = a.last_t - a.first_t;
     let label = |text: &str| Span::styled(format!("{text:<11}"), theme.header());
-    let mut out = vec![
-        Line::from(vec![
-            label("endpoints"),
-            Span::raw(fit(
-                &format!("client {}  server {}", flow.src, flow.dst),
-                width.saturating_sub(11),
-            )),
-        ]),
+    let mut out = vec![Line::from(vec![
+        label("endpoints"),
+        Span::raw(fit(
+            &format!("client {}  server {}", flow.src, flow.dst),
+            width.saturating_sub(11),
+        )),
+    ])];
+    // What the client asked the server for, from its first packets.
+    let asked = [("tls/quic sni", &flow.sni), ("http host", &flow.http_host)];
+    for (what, name) in asked {
+        if let Some(name) = name {
+            out.push(Line::from(vec![
+                label("name"),
+                Span::raw(fit(&format!("{name} ({what})"), width.saturating_sub(11))),
+            ]));
+        }
+    }
+    out.extend([
         // Two counts that need not agree, each named: the packets this
         // screen took (the capture's recent ones when it opened, then every
         // new one), and the flow table's count of every packet (and its
@@ -68,7 +78,7 @@ pub fn lines(
                 format::bytes(server.payload_bytes as f64)
             )),
         ]),
-    ];
+    ]);
     let h = &a.handshake;
     let handshake = match (h.syn_to_syn_ack_ms(), h.syn_ack_to_ack_ms()) {
         (Some(x), Some(y)) => format!(
