@@ -167,6 +167,7 @@ mod tests {
     fn sample(n: u32) -> Sample {
         let sockets = (0..n)
             .map(|i| SocketSample {
+                netns: 0,
                 proto: Proto::Tcp,
                 state: if i % 7 == 0 {
                     TCP_TIME_WAIT

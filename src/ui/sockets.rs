@@ -405,6 +405,7 @@ mod tests {
     #[test]
     fn the_owner_is_led_by_its_container() {
         let socket = SocketSample {
+            netns: 0,
             proto: crate::model::sockets::Proto::Tcp,
             state: crate::model::sockets::TCP_LISTEN,
             local: "198.18.0.1:80".parse().unwrap(),

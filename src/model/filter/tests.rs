@@ -18,6 +18,7 @@ fn socket(
 ) -> SocketSample {
     SocketSample {
         proto,
+        netns: 0,
         state,
         local: local.parse().unwrap(),
         peer: peer.parse().unwrap(),
@@ -109,6 +110,7 @@ fn sample() -> Sample {
         uid,
         user: user.into(),
         cgroup: cgroup.map(Into::into),
+        container: None,
     };
     Sample {
         netns: "fltns".into(),
