@@ -167,7 +167,7 @@ _netlens() {
 
     case "${cmd}" in
         netlens)
-            opts="-h -V --interval --netns --pid --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export conns tmux explain trace man completions help"
+            opts="-h -V --interval --netns --pid --all-netns --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export conns tmux explain trace man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,7 +233,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__capture)
-            opts="-i -f -w -c -h --iface --filter --write --count --duration --payload --interval --netns --pid --no-bpf --config --help"
+            opts="-i -f -w -c -h --iface --filter --write --count --duration --payload --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -299,7 +299,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__completions)
-            opts="-h --interval --netns --pid --no-bpf --config --help bash elvish fish powershell zsh"
+            opts="-h --interval --netns --pid --all-netns --no-bpf --config --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -329,7 +329,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__conns)
-            opts="-h --json --duration --interval --netns --pid --no-bpf --config --help"
+            opts="-h --json --duration --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -363,7 +363,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__explain)
-            opts="-h --interval --netns --pid --no-bpf --config --help"
+            opts="-h --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -393,7 +393,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__export)
-            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --per-process --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --no-bpf --config --help"
+            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --per-process --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -769,7 +769,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__load)
-            opts="-h --interval --netns --pid --no-bpf --config --help serve tcp udp http pktgen probe help"
+            opts="-h --interval --netns --pid --all-netns --no-bpf --config --help serve tcp udp http pktgen probe help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -911,7 +911,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__load__subcmd__http)
-            opts="-c -t -R -h --connections --time --threads --timeout --rate --json --interval --netns --pid --no-bpf --config --help"
+            opts="-c -t -R -h --connections --time --threads --timeout --rate --json --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -973,7 +973,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__load__subcmd__pktgen)
-            opts="-t -h --dev --dst --dst-mac --count --size --delay --threads --clone-skb --time --proc-root --json --interval --netns --pid --no-bpf --config --help"
+            opts="-t -h --dev --dst --dst-mac --count --size --delay --threads --clone-skb --time --proc-root --json --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1047,7 +1047,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__load__subcmd__probe)
-            opts="-c -i -h --count --every --timeout --json --interval --netns --pid --no-bpf --config --help"
+            opts="-c -i -h --count --every --timeout --json --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1097,7 +1097,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__load__subcmd__serve)
-            opts="-p -h --port --bind --delay --body --duration --json --interval --netns --pid --no-bpf --config --help"
+            opts="-p -h --port --bind --delay --body --duration --json --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1151,7 +1151,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__load__subcmd__tcp)
-            opts="-t -P -b -R -h --to --time --parallel --bitrate --reverse --json --interval --netns --pid --no-bpf --config --help"
+            opts="-t -P -b -R -h --to --time --parallel --bitrate --reverse --json --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1209,7 +1209,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__load__subcmd__udp)
-            opts="-t -b -h --to --time --bitrate --size --json --interval --netns --pid --no-bpf --config --help"
+            opts="-t -b -h --to --time --bitrate --size --json --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1263,7 +1263,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__man)
-            opts="-h --interval --netns --pid --no-bpf --config --help"
+            opts="-h --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1293,7 +1293,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__read)
-            opts="-f -c -h --filter --count --flows --json --interval --netns --pid --no-bpf --config --help"
+            opts="-f -c -h --filter --count --flows --json --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1339,7 +1339,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__record)
-            opts="-o -h --output --duration --dns-probe --dns-server --dns-timeout --iface --filter --no-capture --payload --on-finding --on-finding-timeout --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --no-bpf --config --help"
+            opts="-o -h --output --duration --dns-probe --dns-server --dns-timeout --iface --filter --no-capture --payload --on-finding --on-finding-timeout --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1437,7 +1437,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__replay)
-            opts="-h --speed --at --json --info --follow --interval --netns --pid --no-bpf --config --help"
+            opts="-h --speed --at --json --info --follow --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1475,7 +1475,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__snapshot)
-            opts="-h --json --count --section --record --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --interval --netns --pid --no-bpf --config --help"
+            opts="-h --json --count --section --where --record --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1487,6 +1487,10 @@ _netlens() {
                     ;;
                 --section)
                     COMPREPLY=($(compgen -W "interfaces conntrack flows findings sockets tcp dns drops processes" -- "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --record)
@@ -1537,7 +1541,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__tmux)
-            opts="-h --session --detached --iface --tmux-socket --dns-probe --dns-server --dns-timeout --interval --netns --pid --no-bpf --config --help"
+            opts="-h --session --detached --iface --tmux-socket --dns-probe --dns-server --dns-timeout --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1591,7 +1595,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__trace)
-            opts="-p -h --udp --icmp --port --max-ttl --count --duration --rate --timeout --json --resolve --interval --netns --pid --no-bpf --config --help"
+            opts="-p -h --udp --icmp --port --max-ttl --count --duration --rate --timeout --json --resolve --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_netlens_global_optspecs
-    string join \n interval= netns= pid= no-bpf iface= filter= no-capture payload dns-probe= dns-server= dns-timeout= resolve tab= compact no-color mouse no-mouse config= print-config record= on-finding= on-finding-timeout= h/help V/version
+    string join \n interval= netns= pid= all-netns no-bpf iface= filter= no-capture payload dns-probe= dns-server= dns-timeout= resolve tab= compact no-color mouse no-mouse config= print-config record= on-finding= on-finding-timeout= h/help V/version
 end
 
 function __fish_netlens_needs_command
@@ -45,6 +45,7 @@ complete -c netlens -n "__fish_netlens_needs_command" -l config -d 'Read setting
 complete -c netlens -n "__fish_netlens_needs_command" -l record -d 'Record the session to FILE while watching (R starts and stops it too)' -r -F
 complete -c netlens -n "__fish_netlens_needs_command" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l on-finding-timeout -d 'Kill an --on-finding command (its process group) still running after D' -r
+complete -c netlens -n "__fish_netlens_needs_command" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_needs_command" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_needs_command" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_needs_command" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
@@ -80,6 +81,7 @@ tcp\t''
 dns\t''
 drops\t''
 processes\t''"
+complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l where -d 'Print only the sockets, processes and flows EXPR keeps, in the tabs\' filter language (FILTERS), e.g. \'port:443 state:estab\'; --filter is the capture\'s pcap-filter' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l record -d 'Also record the samples (the baseline too) to FILE' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l iface -d 'Capture on this interface only (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l filter -d 'Capture only packets matching this pcap-filter expression, e.g. "tcp port 443 and not host 198.18.0.1"' -r
@@ -94,6 +96,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l json -d 'Pr
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l resolve -d 'Show reverse DNS names for addresses (PTR queries to the first --dns-server, else the first nameserver of /etc/resolv.conf; at most 20 a second, 2s timeout, cached) and service names for ports (from /etc/services); N toggles it in the live view. snapshot adds a names map (JSON) or section (text)'
+complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -s f -l filter -d 'Only packets matching this pcap-filter expression, e.g. "tcp port 80"' -r
@@ -104,12 +107,14 @@ complete -c netlens -n "__fish_netlens_using_subcommand read" -l pid -d 'Watch t
 complete -c netlens -n "__fish_netlens_using_subcommand read" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand read" -l flows -d 'Print the flow table instead of packet lines'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -l json -d 'With --flows: one JSON object per flow, one per line'
+complete -c netlens -n "__fish_netlens_using_subcommand read" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -f -a "serve" -d 'Serve the tcp, udp and http tests, like `iperf3 -s` (TCP and UDP on one port)'
@@ -129,6 +134,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l json -d 'One JSON object per finished test, one per line'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l to -d 'Server to send to: a `netlens load serve` or an `iperf3 -s` (told apart at the start)' -r
@@ -141,6 +147,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -s R -l reverse -d 'The server sends and netlens receives'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l json -d 'Per-interval lines, then a summary object, as JSON'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l to -d 'Server to send to (a `netlens load serve` reports what it received)' -r
@@ -152,6 +159,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l json -d 'Per-interval lines, then a summary object, as JSON'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -s c -l connections -d 'Connections kept open' -r
@@ -164,6 +172,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l json -d 'Per-interval lines, then a summary object, as JSON'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l dev -d 'Interface to send from' -r
@@ -181,6 +190,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l json -d 'The summary as one JSON object'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -s c -l count -d 'Number of probes' -r
@@ -191,6 +201,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l json -d 'One JSON object per probe, then a summary object'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve the tcp, udp and http tests, like `iperf3 -s` (TCP and UDP on one port)'
@@ -222,6 +233,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand record" -l pid -d 'Watch
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l speed -d 'Playback speed, 0.25 to 64 (times real time)' -r
@@ -233,6 +245,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand replay" -l config -d 'Re
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l json -d 'Print the samples as JSON Lines, with the schema of `snapshot --json`'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l info -d 'Print the duration, sample count, sizes and streams of the file'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l follow -d 'Follow a recording still being written, as `tail -f`: the view plays from its end and shows each sample as it is appended (with --json, prints it), until the recorder closes the file or Ctrl-C'
+complete -c netlens -n "__fish_netlens_using_subcommand replay" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s i -l iface -d 'Interface to capture on (default: any, every interface)' -r
@@ -245,6 +258,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand capture" -l netns -d 'Wa
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
+complete -c netlens -n "__fish_netlens_using_subcommand capture" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l listen -d 'Address and port to serve /metrics on (port 0 picks a free port)' -r
@@ -265,6 +279,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand export" -l netns -d 'Wat
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l per-process -d 'Also serve per-process TCP/UDP byte and retransmit counters (labels pid, command, cgroup, container: one series per process holding a socket)'
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l duration -d 'Stop after this long (default: until SIGINT or SIGTERM)' -r
@@ -273,6 +288,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand conns" -l netns -d 'Watc
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l json -d 'Print one JSON object per connection, one per line'
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l session -d 'Name of the tmux session to create (inside tmux: of the new window)' -r
@@ -286,12 +302,14 @@ complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l netns -d 'Watch
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l detached -d 'Create the session without attaching to it'
+complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand explain" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -s p -l port -d 'Destination port (TCP, UDP), as traceroute -p; overrides HOST:PORT\'s' -r
@@ -308,18 +326,21 @@ complete -c netlens -n "__fish_netlens_using_subcommand trace" -l udp -d 'Send U
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l icmp -d 'Send ICMP echo requests (the destination answers echo reply)'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l json -d 'Print one JSON object: the hops, their figures and the findings'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l resolve -d 'Name the hops by reverse DNS (PTR queries to the first nameserver of /etc/resolv.conf, as the live view\'s --resolve/N), asynchronously, waiting at most 2s at the end; without it no name is looked up'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand man" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand completions" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "snapshot" -d 'Print samples for scripts: a sar-like table, or JSON Lines with --json'
