@@ -338,6 +338,8 @@ pub fn sample_line(
         &Expr::default(),
     )
     .expect("sample JSON has only serializable fields");
+    // write_sample_line ends the line; callers write this one with writeln.
+    out.pop();
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
