@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{ChildGuard, Netns, skip_unless_root};
+use common::{Netns, skip_unless_root};
 use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -22,8 +22,22 @@ fn in_ns(ns: &Netns, args: &[&str]) -> Command {
     command
 }
 
-fn background(mut command: Command, dir: &std::path::Path) -> ChildGuard {
-    ChildGuard(
+/// A server run as `timeout 60 SERVER`. Dropping it sends SIGTERM, which
+/// timeout passes on to the server; a SIGKILL would end timeout alone and
+/// leave the server running with no timer.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the pid of a child this test started and has
+        // not yet reaped.
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGTERM) };
+        let _ = self.0.wait();
+    }
+}
+
+fn background(mut command: Command, dir: &std::path::Path) -> Server {
+    Server(
         command
             .current_dir(dir)
             .stdin(Stdio::null())
