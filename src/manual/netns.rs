@@ -34,7 +34,10 @@ Udp.RcvbufErrors and Udp.InErrors summed; its retransmits Tcp.RetransSegs.
 The TCP, Conntrack, DNS, CPU and Drops tabs and the findings on the stack's
 counters stay those of the watched namespace; the findings on interfaces and sockets
 cover every namespace's rows (their evidence names the interface or socket, not its
-namespace). Recordings keep the namespace list and each socket's and
+namespace). In the live view the Interfaces and Sockets tables list every
+namespace's rows together; the Sockets tab's info line names the selected socket's
+namespace ("netns NAME (container)"), and the filter \fBns:NAME\fR keeps one
+namespace's rows. Recordings keep the namespace list and each socket's and
 interface's id; older recordings read as one namespace.
 .PP
 \fBsnapshot \-\-json\fR adds \fBnamespaces[]\fR: \fBid\fR, \fBlabel\fR, \fBinode\fR,

@@ -18,6 +18,7 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::names::Names;
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
+use crate::model::Sample;
 use crate::model::processes::{Container, containers_by_pid, short_id};
 use crate::model::sockets::SocketSample;
 use crate::model::tcp_rates::TcpRates;
@@ -145,11 +146,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         }
         Some(socket) => {
             let container = container_of(socket, &containers);
+            let netns = namespace_text(current, socket);
             render_info(
                 frame,
                 info_area,
                 socket,
-                (total, container),
+                (total, container, netns),
                 (theme, &app.names),
             );
         }
@@ -336,11 +338,25 @@ pub fn peer_name(socket: &SocketSample, names: &Names) -> String {
 }
 
 /// Two lines about the selected socket.
+/// "netns NAME (container)" for a socket of a sample that holds several
+/// namespaces (--all-netns); None when it holds one.
+fn namespace_text(sample: &Sample, socket: &SocketSample) -> Option<String> {
+    if !sample.many_namespaces() {
+        return None;
+    }
+    let info = sample.namespaces.iter().find(|n| n.id == socket.netns);
+    let name = info.map_or_else(
+        || sample.netns_label(socket.netns).to_string(),
+        |i| i.display(),
+    );
+    Some(format!("netns {name}"))
+}
+
 fn render_info(
     frame: &mut Frame,
     area: Rect,
     socket: &SocketSample,
-    (total, container): (usize, Option<&Container>),
+    (total, container, netns): (usize, Option<&Container>, Option<String>),
     (theme, names): (Theme, &Names),
 ) {
     if area.height == 0 {
@@ -369,8 +385,9 @@ fn render_info(
             total
         )),
     ]);
-    // The container first: the line is cut at the pane's edge.
-    let mut details: Vec<String> = container.map(container_text).into_iter().collect();
+    // The namespace and container first: the line is cut at the pane's edge.
+    let mut details: Vec<String> = netns.into_iter().collect();
+    details.extend(container.map(container_text));
     details.extend([format!("uid {}", socket.uid), owner_text(socket)]);
     if let Some(t) = socket.tcp {
         details.push(format!(
@@ -402,9 +419,9 @@ mod tests {
     use super::*;
     use crate::model::sockets::SocketUser;
 
-    #[test]
-    fn the_owner_is_led_by_its_container() {
-        let socket = SocketSample {
+    /// A listener on 198.18.0.1:80 held by httpd (pid 42).
+    fn httpd_listener() -> SocketSample {
+        SocketSample {
             netns: 0,
             proto: crate::model::sockets::Proto::Tcp,
             state: crate::model::sockets::TCP_LISTEN,
@@ -425,7 +442,12 @@ mod tests {
             rcvbuf: None,
             queue_streak: 0,
             v6only: false,
-        };
+        }
+    }
+
+    #[test]
+    fn the_owner_is_led_by_its_container() {
+        let socket = httpd_listener();
         let mut web = Container {
             runtime: "podman".into(),
             id: "3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a".into(),
@@ -440,6 +462,32 @@ mod tests {
         let containers = Containers::from([(42, &web)]);
         assert_eq!(owner_cell(&socket, &containers), "[web] httpd/42");
         assert_eq!(container_text(&web), "container web (podman 3f2a1b9c8d7e)");
+    }
+
+    #[test]
+    fn the_info_line_names_the_namespace_only_when_there_are_several() {
+        use crate::model::netns::NamespaceInfo;
+        let socket = SocketSample {
+            netns: 2,
+            ..httpd_listener()
+        };
+        let ns = |id: u16, label: &str, container: Option<&str>| NamespaceInfo {
+            id,
+            label: label.into(),
+            container: container.map(Into::into),
+            ..NamespaceInfo::default()
+        };
+        let mut sample = Sample {
+            netns: "host".into(),
+            namespaces: vec![ns(0, "host", None)],
+            ..Sample::default()
+        };
+        assert_eq!(namespace_text(&sample, &socket), None);
+        sample.namespaces.push(ns(2, "pid 77 httpd", Some("web")));
+        assert_eq!(
+            namespace_text(&sample, &socket).as_deref(),
+            Some("netns pid 77 httpd (web)")
+        );
     }
 
     #[test]
