@@ -26,25 +26,9 @@ pub const MAX_FILTER_LEN: usize = 4096;
 /// levels.
 pub const MAX_FILTER_DEPTH: usize = 100;
 
-/// A parse error with the character position it refers to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilterError {
-    pub position: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for FilterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "filter error at character {}: {}",
-            self.position + 1,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for FilterError {}
+/// A parse error with the character position it refers to: the row
+/// filter's type, so both languages report errors the same way.
+pub use crate::model::filter::FilterError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Dir {
