@@ -144,6 +144,33 @@ fn unknown_namespace_is_one_clear_line() {
     assert!(stderr(&output).contains("pid 999999999"));
 }
 
+/// Commands that work inside one namespace refuse --all-netns in one line
+/// rather than quietly watching only netlens' own namespace.
+#[test]
+fn one_namespace_commands_refuse_all_netns() {
+    for args in [
+        &["conns", "--all-netns"][..],
+        &["capture", "--all-netns", "--count", "1"],
+        &[
+            "load",
+            "--all-netns",
+            "probe",
+            "127.0.0.1:9",
+            "--count",
+            "1",
+        ],
+    ] {
+        let output = netlens(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let err = stderr(&output);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("netlens {}", args[0])) && err.contains("--netns NAME"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn live_view_without_a_terminal_points_to_snapshot() {
     let output = netlens(&[]);

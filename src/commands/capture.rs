@@ -6,7 +6,7 @@
 use crate::capture::pcap_file::PcapFileWriter;
 use crate::capture::ring::{Ring, RingOptions, ifindex};
 use crate::cli::{CaptureCmdArgs, CollectArgs};
-use crate::collect::netns::{self, Target};
+use crate::collect::netns;
 use crate::packet::decode::summarize;
 use crate::packet::filter::Filter;
 use crate::packet::format::Formatter;
@@ -45,7 +45,7 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         Some(text) => Some(Filter::parse(text)?),
         None => None,
     };
-    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    let target = collect.one_target("capture")?;
     if let Some(file) = target.open()? {
         // This command is single-threaded: the whole process moves.
         netns::enter(&file, target.label())?;

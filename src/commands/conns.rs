@@ -15,8 +15,9 @@ use tokio::sync::mpsc::error::TryRecvError;
 const POLL: Duration = Duration::from_millis(20);
 
 pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
+    let target = collect.one_target("conns")?;
     let (sampler, mut events) = Sampler::spawn_with(
-        collect.target(),
+        target.clone(),
         collect.interval,
         Arc::new(Demand::default()),
         false,
@@ -26,7 +27,7 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
     // script knows closes from here on are seen.
     eprintln!(
         "netlens: logging TCP connections that end in {} (Ctrl-C stops)",
-        collect.target().label()
+        target.label()
     );
     let deadline = args.duration.map(|d| Instant::now() + d);
     let mut out = std::io::stdout().lock();

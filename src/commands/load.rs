@@ -2,7 +2,7 @@
 //! foreground and prints intervals and the summary (text or JSON Lines).
 
 use crate::cli::{CollectArgs, LoadArgs, LoadKind};
-use crate::collect::netns::{self, Target};
+use crate::collect::netns;
 use crate::load::serve::{ServeSpec, Server};
 use crate::load::{Interval, Spec, Stop, http, pktgen, probe, resolve, tcp, udp};
 use anyhow::{Context, Result};
@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
     // --netns / --pid: the whole run (server or client) lives in that
     // namespace. Entered before any thread starts, so every thread is there.
-    let target = Target::from_args(collect.netns.as_deref(), collect.pid);
+    let target = collect.one_target("load")?;
     if let Some(file) = target.open()? {
         netns::enter(&file, target.label())?;
     }

@@ -15,6 +15,18 @@ impl CollectArgs {
     pub fn target(&self) -> Target {
         Target::from_args(self.netns.as_deref(), self.pid)
     }
+
+    /// The one namespace a command that works in one namespace (capture,
+    /// conns, load) runs in: --all-netns is refused rather than ignored.
+    pub fn one_target(&self, command: &str) -> anyhow::Result<Target> {
+        if self.all_netns {
+            anyhow::bail!(
+                "`netlens {command}` works in one network namespace: \
+                 use --netns NAME or --pid PID instead of --all-netns"
+            );
+        }
+        Ok(self.target())
+    }
 }
 
 impl CaptureArgs {

@@ -53,6 +53,9 @@ pub fn pane_command(
         argv.push("--pid".into());
         argv.push(pid.to_string().into());
     }
+    if cli.collect.all_netns {
+        argv.push("--all-netns".into());
+    }
     if let Some(config) = &cli.config {
         argv.push("--config".into());
         // The panes start in tmux's directory, not ours.
@@ -212,4 +215,38 @@ pub fn run(cli: &Cli, args: &TmuxArgs) -> Result<()> {
         bail!("tmux attach-session -t {} failed ({status})", args.session);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Command;
+    use clap::Parser;
+
+    /// Every pane watches what `netlens tmux` was asked to watch.
+    #[test]
+    fn panes_inherit_the_namespace_choice() {
+        for (given, wanted) in [
+            (&["--all-netns"][..], &["--all-netns"][..]),
+            (&["--netns", "web"], &["--netns", "web"]),
+            (&[], &[]),
+        ] {
+            let argv = ["netlens"].iter().chain(given).chain(&["tmux"]);
+            let cli = Cli::parse_from(argv);
+            let Some(Command::Tmux(args)) = &cli.command else {
+                panic!("not tmux: {:?}", cli.command);
+            };
+            for (tab, capture) in PANES {
+                let argv = pane_command(&"netlens".into(), &cli, args, tab, capture);
+                let text: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into()).collect();
+                let has = |flag: &str| text.iter().any(|a| a == flag);
+                assert_eq!(
+                    has("--all-netns"),
+                    wanted.contains(&"--all-netns"),
+                    "{text:?}"
+                );
+                assert_eq!(has("--netns"), wanted.contains(&"--netns"), "{text:?}");
+            }
+        }
+    }
 }

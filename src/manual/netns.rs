@@ -9,6 +9,8 @@ line and exporter page holds (rows of namespaces the user did not ask about, one
 series set per namespace) and costs a socket dump per namespace, so a script or
 dashboard written for one namespace keeps getting exactly that; asking for the
 whole host is one flag. It conflicts with \fB\-\-netns\fR and \fB\-\-pid\fR.
+\fBcapture\fR, \fBconns\fR and \fBload\fR work inside one namespace and refuse it
+(exit 1, naming \fB\-\-netns\fR); \fBtmux\fR passes it on to every pane.
 .PP
 Each interval netlens finds the namespaces: the links /proc/PID/ns/net of every
 process (read with readlink, "net:[INODE]", no stat), and the bind mounts in
