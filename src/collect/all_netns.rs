@@ -130,10 +130,10 @@ pub struct Primary<'a> {
     pub counters: &'a BTreeMap<String, u64>,
 }
 
-/// One namespace's rows and counters from one tick.
+/// The other namespaces' interfaces and list from one tick (their sockets
+/// go straight after the primary's: see `AllNamespaces::collect`).
 #[derive(Default)]
 pub struct Collected {
-    pub sockets: Vec<SocketSample>,
     pub interfaces: Vec<InterfaceSample>,
     /// Every namespace, the primary (id 0) first.
     pub namespaces: Vec<NamespaceInfo>,
@@ -161,6 +161,8 @@ pub struct AllNamespaces {
     next_id: u16,
     watched: BTreeMap<u16, Watched>,
     primary_container: (Option<u32>, Option<String>),
+    /// Sockets of the other namespaces in the last tick, to size the next.
+    last_sockets: usize,
 }
 
 impl AllNamespaces {
@@ -176,14 +178,22 @@ impl AllNamespaces {
             next_id: 1,
             watched: BTreeMap::new(),
             primary_container: (None, None),
+            last_sockets: 0,
         })
     }
 
     /// One tick: finds the namespaces, opens the new ones, forgets the
-    /// gone ones and reads every one but the primary. A namespace that
+    /// gone ones and reads every one but the primary, whose sockets are
+    /// in `sockets`: theirs go after them, each copied once (with 50
+    /// namespaces of 2,000 sockets, growing a vector and appending it
+    /// again copied 100,000 rows three times). A namespace that
     /// cannot be opened or read this tick is left out of this sample, not
     /// an error; failing to come back home is one.
-    pub fn collect(&mut self, primary: Primary) -> Result<Collected> {
+    pub fn collect(
+        &mut self,
+        primary: Primary,
+        sockets: &mut Vec<SocketSample>,
+    ) -> Result<Collected> {
         let found = discover();
         self.watched.retain(|_, w| found.contains_key(&w.inode));
         let mut inodes: Vec<&u64> = found.keys().collect();
@@ -210,6 +220,8 @@ impl AllNamespaces {
             }
         }
         let mut out = Collected::default();
+        sockets.reserve(self.last_sockets + self.last_sockets / 8);
+        let before = sockets.len();
         let home = found.get(&self.home_inode).cloned().unwrap_or_default();
         let container = cached_container(&mut self.primary_container, home.pid);
         out.namespaces.push(NamespaceInfo {
@@ -223,12 +235,12 @@ impl AllNamespaces {
         });
         for (id, watched) in &mut self.watched {
             let at = &found[&watched.inode];
-            let Ok((mut sockets, mut interfaces, counters)) = watched.read() else {
+            let Ok((mut own, mut interfaces, counters)) = watched.read() else {
                 continue; // it went between finding and reading
             };
-            sockets.iter_mut().for_each(|s| s.netns = *id);
+            own.iter_mut().for_each(|s| s.netns = *id);
             interfaces.iter_mut().for_each(|i| i.netns = *id);
-            out.sockets.append(&mut sockets);
+            sockets.append(&mut own);
             out.interfaces.append(&mut interfaces);
             let label = match (&at.name, at.pid) {
                 (Some(name), _) => name.clone(),
@@ -245,6 +257,7 @@ impl AllNamespaces {
                 drops: drops(&counters),
             });
         }
+        self.last_sockets = sockets.len() - before;
         Ok(out)
     }
 

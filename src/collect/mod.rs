@@ -160,12 +160,12 @@ impl Collectors {
         let (label, all) = (&self.label, &mut self.all);
         let (sockets, tcp) = self
             .stack
-            .collect_with(|counters| {
+            .collect_with(|counters, sockets| {
                 let Some(all) = all else {
-                    return Ok(Vec::new());
+                    return Ok(());
                 };
-                others = all.collect(all_netns::Primary { label, counters })?;
-                Ok(std::mem::take(&mut others.sockets))
+                others = all.collect(all_netns::Primary { label, counters }, sockets)?;
+                Ok(())
             })
             .context("socket dump failed")?;
         // The cookies are the watched namespace's, its sockets first.

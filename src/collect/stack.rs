@@ -28,7 +28,7 @@ impl StackCollector {
     }
 
     pub fn collect(&mut self) -> Result<(Vec<SocketSample>, TcpSample)> {
-        self.collect_with(|_| Ok(Vec::new()))
+        self.collect_with(|_, _| Ok(()))
     }
 
     /// As `collect`, with the sockets `others` returns (other namespaces'
@@ -37,14 +37,14 @@ impl StackCollector {
     /// counters (snmp and netstat) to label its own namespace with.
     pub fn collect_with(
         &mut self,
-        others: impl FnOnce(&BTreeMap<String, u64>) -> Result<Vec<SocketSample>>,
+        others: impl FnOnce(&BTreeMap<String, u64>, &mut Vec<SocketSample>) -> Result<()>,
     ) -> Result<(Vec<SocketSample>, TcpSample)> {
         let dump = self.diag.dump()?;
         let mut sockets = dump.sockets;
         self.cookies = dump.cookies;
         let counters = snmp::read_counters()?;
         let primary = sockets.len();
-        sockets.append(&mut others(&counters)?);
+        others(&counters, &mut sockets)?;
         let live: HashSet<u32> = sockets
             .iter()
             .map(|s| s.inode)

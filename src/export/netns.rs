@@ -8,6 +8,7 @@
 use super::render::{escape, family};
 use crate::model::netns::PRIMARY;
 use crate::model::{InterfaceSample, Sample};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// `netns="…"`, with `,container="…"` when the row's namespace has one.
@@ -59,8 +60,13 @@ pub fn render(out: &mut String, sample: &Sample) {
         None,
         "TCP and UDP sockets in the namespace",
     );
+    // One pass (a namespace's rows are together), not one per namespace.
+    let mut counts: HashMap<u16, usize> = HashMap::new();
+    for run in sample.sockets.chunk_by(|a, b| a.netns == b.netns) {
+        *counts.entry(run[0].netns).or_default() += run.len();
+    }
     for info in &sample.namespaces {
-        let count = sample.sockets.iter().filter(|s| s.netns == info.id).count();
+        let count = counts.get(&info.id).copied().unwrap_or(0);
         let _ = writeln!(
             out,
             "netlens_netns_sockets{{{}}} {count}",

@@ -2,7 +2,7 @@
 //! label and rates (see `model::netns`).
 
 use crate::model::Sample;
-use crate::model::netns::{NamespaceInfo, namespace_rates};
+use crate::model::netns::{NamespaceInfo, NamespaceRates, all_namespace_rates};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -34,12 +34,12 @@ pub fn namespaces<'a>(previous: &Sample, current: &'a Sample) -> Vec<NamespaceJs
     current
         .namespaces
         .iter()
-        .map(|info| one(previous, current, info))
+        .zip(all_namespace_rates(Some(previous), current))
+        .map(|(info, rates)| one(info, rates))
         .collect()
 }
 
-fn one<'a>(previous: &Sample, current: &Sample, info: &'a NamespaceInfo) -> NamespaceJson<'a> {
-    let r = namespace_rates(Some(previous), current, info);
+fn one(info: &NamespaceInfo, r: NamespaceRates) -> NamespaceJson<'_> {
     NamespaceJson {
         id: info.id,
         label: &info.label,
