@@ -26,6 +26,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 const T0: f64 = 1_704_103_200.0;
+/// Seeks through the Player and the view (each decodes a whole segment:
+/// fewer than the Reader's 200, to fit the run in minutes).
+const SEEKS: usize = 20;
 
 fn main() {
     let Some(source) = std::env::var_os("NETLENS_DAY_SOURCE") else {
@@ -59,9 +62,30 @@ fn main() {
             mb(max)
         );
     }
-    let hours = (Reader::open(&day).unwrap().sample_segments().len() as u64 / 60).max(1);
+    let reader = Reader::open(&day).unwrap();
+    let samples: u64 = reader
+        .sample_segments()
+        .iter()
+        .map(|s| u64::from(s.count))
+        .sum();
+    let size = std::fs::metadata(&day).unwrap().len();
+    eprintln!(
+        "record_day: {} ({}): {samples} samples, {:.1} MB: {:.1} MB per hour",
+        day.display(),
+        if reader.closed_cleanly {
+            "closed cleanly"
+        } else {
+            "not closed: index rebuilt by a scan"
+        },
+        mb(size),
+        mb(size) * 3600.0 / samples as f64
+    );
+    let hours = (samples / 3600).max(1);
     let mut app = seeks(&day, hours);
     replay(&mut app);
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
+    let start = timed(|| app.start_replay(Player::new(Reader::open(&day).unwrap()).unwrap()));
+    eprintln!("record_day: replay view opened (start_replay) in {start:.0} ms");
     if kept.is_none() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -267,6 +291,7 @@ fn seeks(day: &Path, hours: u64) -> App {
     let mut player = Player::new(Reader::open(day).unwrap()).unwrap();
     let ms = targets
         .iter()
+        .take(SEEKS)
         .map(|t| {
             timed(|| {
                 player.seek(*t);
@@ -277,12 +302,14 @@ fn seeks(day: &Path, hours: u64) -> App {
     report("Player::seek to a minute", ms);
     // The replay view: `t` HH:MM Enter, which seeks and refills the
     // history a live view would hold there (its 5-minute window).
+    // (The view is given its player directly here: opening it with
+    // `start_replay` first reads the whole file for the timeline's finding
+    // marks, timed apart at the end.)
     let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
-    let start = timed(|| app.start_replay(Player::new(Reader::open(day).unwrap()).unwrap()));
-    eprintln!("record_day: replay view opened in {start:.0} ms (reads every finding's start)");
+    app.replay = Some(Player::new(Reader::open(day).unwrap()).unwrap());
     let ms = targets
         .iter()
-        .take(50)
+        .take(SEEKS)
         .map(|t| {
             let offset = format!("{}s", (*t - T0).floor());
             timed(|| app.jump_to_text(&offset))
