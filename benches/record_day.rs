@@ -347,7 +347,8 @@ fn play(app: &mut App, speed: f64, span: f64) {
             .unwrap();
         frames += 1;
         let t = app.replay.as_mut().unwrap().current().unwrap().t;
-        if t - first >= span || started.elapsed() > Duration::from_secs(600) {
+        // At least ten frames: a frame's cost, not one skip, is the figure.
+        if (t - first >= span && frames >= 10) || started.elapsed() > Duration::from_secs(600) {
             break t;
         }
     };

@@ -13,6 +13,9 @@
 #     seeks to 200 random minutes, and replay at 3600x.
 # Everything lives in namespace rday-rec on its loopback; processes are
 # bounded in time (LIFETIME) and killed on exit with the namespace.
+# Writing the day takes ~4 min per hour of recording on a busy 2-core VM:
+# NETLENS_DAY_HOURS=N writes N hours; OUT=FILE keeps the real recording and
+# NETLENS_DAY_FILE=FILE the day file (reused, not rewritten, when it exists).
 # Usage (root): benches/scripts/bench-record-day.sh [MINUTES, default 4] [CONNS, default 5000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
