@@ -81,6 +81,12 @@ fn main() {
         mb(size) * 3600.0 / samples as f64
     );
     let hours = (samples / 3600).max(1);
+    if std::env::var_os("NETLENS_DAY_REPLAY_ONLY").is_some() {
+        let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
+        app.replay = Some(Player::new(Reader::open(&day).unwrap()).unwrap());
+        play(&mut app, 3600.0, 3600.0);
+        return;
+    }
     let mut app = seeks(&day, hours);
     replay(&mut app);
     let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
