@@ -333,7 +333,7 @@ pub struct ReplayArgs {
     #[arg(value_name = "FILE|BUNDLE")]
     pub file: std::path::PathBuf,
 
-    /// Playback speed, 0.25 to 64 (times real time)
+    /// Playback speed, 0.25 to 4096 (times real time; above about 64 the samples a frame has no time for are skipped)
     #[arg(long, default_value_t = 1.0, value_parser = parse_speed, value_name = "X")]
     pub speed: f64,
 

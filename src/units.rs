@@ -172,14 +172,14 @@ pub fn parse_probe_timeout(text: &str) -> Result<Duration, String> {
     parse_duration_upto(text, Duration::from_secs(60))
 }
 
-/// A replay speed within 0.25x-64x.
+/// A replay speed within 0.25x-4096x (`record::player::MAX_SPEED`).
 pub fn parse_speed(text: &str) -> Result<f64, String> {
     let speed: f64 = text
         .trim_end_matches('x')
         .parse()
         .map_err(|_| format!("'{text}' is not a speed (try 0.5, 2 or 16)"))?;
-    if !(0.25..=64.0).contains(&speed) {
-        return Err(format!("'{text}' is outside 0.25 to 64"));
+    if !(0.25..=4096.0).contains(&speed) {
+        return Err(format!("'{text}' is outside 0.25 to 4096"));
     }
     Ok(speed)
 }

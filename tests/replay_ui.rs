@@ -144,12 +144,12 @@ fn keys_move_in_time() {
     press(&mut app, Key::Enter);
     assert!(app.error.as_deref().unwrap().contains("not a time"));
     assert_eq!(shown_t(&app), 120.0);
-    // Speed: doubles and halves within 0.25x-64x.
-    for _ in 0..10 {
+    // Speed: doubles and halves within 0.25x-4096x.
+    for _ in 0..14 {
         press(&mut app, Key::Char('+'));
     }
-    assert_eq!(app.replay.as_ref().unwrap().speed, 64.0);
-    for _ in 0..10 {
+    assert_eq!(app.replay.as_ref().unwrap().speed, 4096.0);
+    for _ in 0..16 {
         press(&mut app, Key::Char('-'));
     }
     assert_eq!(app.replay.as_ref().unwrap().speed, 0.25);
@@ -186,6 +186,38 @@ fn playing_follows_the_recorded_schedule() {
     assert_eq!(shown_t(&app), 179.0);
     assert_eq!(app.replay_deadline(later), None);
     assert!(!app.replay.as_ref().unwrap().playing);
+}
+
+#[test]
+fn playing_far_behind_skips_to_the_sample_due_now() {
+    let mut app = replay_app("skip.nlrec");
+    let start = Instant::now();
+    app.on_key(Key::Char(' '));
+    for _ in 0..10 {
+        app.on_key(Key::Char('+'));
+    }
+    assert_eq!(app.replay.as_ref().unwrap().speed, 1024.0);
+    // Sample 1 is due 1/1024 s after the start.
+    let due = app.replay_deadline(start).unwrap();
+    assert_eq!(app.history.len(), 1);
+    // 100 ms later 102.4 more recorded seconds are due: more than one
+    // wake-up applies one by one, so it goes straight to sample 103.
+    let late = due + Duration::from_millis(100);
+    assert!(app.replay_tick(late));
+    assert_eq!(shown_t(&app), 103.0);
+    assert_eq!(app.history.len(), 2, "the samples skipped are not applied");
+    // The schedule goes on from there: sample 104 at 104/1024 s.
+    let next = app.replay_deadline(late).unwrap() - start;
+    let expected = Duration::from_secs_f64(104.0 / 1024.0);
+    assert!(
+        next.abs_diff(expected) < Duration::from_micros(5),
+        "{next:?}"
+    );
+    // A few due at once are still applied one by one (the rates between
+    // them as recorded).
+    assert!(app.replay_tick(start + Duration::from_secs_f64(110.5 / 1024.0)));
+    assert_eq!(shown_t(&app), 110.0);
+    assert_eq!(app.history.len(), 9);
 }
 
 /// An Ethernet/IPv4/TCP frame from 198.18.0.1:40000 to 198.18.0.2:80 with

@@ -16,7 +16,8 @@
 # of `netlens capture`; its drops are read from the screen's header.
 # TCPDUMP=print runs `tcpdump -n` printing every line to /dev/null instead
 # of writing the packets (`-w /dev/null`).
-# Usage: [UI=1] [TCPDUMP=print] benches/scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
+# PERF=FILE also profiles the netlens process meanwhile (perf record -g).
+# Usage: [UI=1] [TCPDUMP=print] [PERF=FILE] benches/scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECS=${1:-10}
@@ -94,9 +95,16 @@ nl_ns0=$(oncpu_of "$NL"); td_ns0=$(oncpu_of "$TD")
 read -r nl_u0 nl_s0 <<< "$(cpu_of "$NL")"
 read -r td_u0 td_s0 <<< "$(cpu_of "$TD")"
 before=$(rx_packets)
+if [ -n "${PERF:-}" ]; then
+    # PERF=FILE: a profile of the netlens process over the generator's run
+    # (perf record -g; `perf report -i FILE --no-children` reads it).
+    perf record -g -o "$PERF" -p "$NL" 2> "$WORK/perf.err" &
+    PERF_PID=$!; PIDS+=($PERF_PID)
+fi
 ip netns exec "$GEN" "$NETLENS" load udp --to 198.18.7.2:9000 --size "$SIZE" \
     -b "$((PPS * SIZE * 8))" -t "${SECS}s" --json | tail -1 > "$WORK/gen.json"
 sleep 0.5 # the last ring blocks retire (100 ms timeout) and are read
+if [ -n "${PERF:-}" ]; then kill -INT "$PERF_PID"; wait "$PERF_PID" || true; fi
 after=$(rx_packets)
 [ "${UI:-0}" = 1 ] && threads_of "$NL" > "$WORK/threads1"
 nl_ns1=$(oncpu_of "$NL"); td_ns1=$(oncpu_of "$TD")

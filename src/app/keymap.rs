@@ -61,7 +61,7 @@ pub enum Action {
     Record,
     /// Live view: freeze the last minutes into an incident bundle.
     Freeze,
-    /// Replay: slower (-) or faster (+), 0.25x-64x.
+    /// Replay: slower (-) or faster (+), 0.25x-4096x.
     ReplaySpeed,
     /// Replay: one sample back (Left) or on (Right).
     ReplayStep,
@@ -498,7 +498,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('-'), Char('+')],
         action: Action::ReplaySpeed,
         scope: Scope::Replay,
-        help: "slower/faster (0.25x-64x)",
+        help: "slower/faster (0.25x-4096x)",
         hint: Some("speed"),
     },
     Binding {

@@ -182,6 +182,11 @@ impl App {
     fn push_replayed(&mut self, sample: Sample) {
         let before = self.history.get(self.history.len().wrapping_sub(1));
         let after = before.map_or(f64::NEG_INFINITY, |s| s.t);
+        self.push_replayed_after(sample, after);
+    }
+
+    /// Shows `sample` with the packets recorded after wall-clock `after`.
+    fn push_replayed_after(&mut self, sample: Sample, after: f64) {
         let t = sample.t;
         self.history.push(sample);
         let Some(player) = self.replay.as_mut() else {
@@ -206,6 +211,15 @@ impl App {
 
     /// The deadline passed: applies every sample now due.
     pub fn replay_tick(&mut self, now: Instant) -> bool {
+        // Far behind (3600x, or frames slower than the samples come): show
+        // the sample due now, with the packets of its own interval.
+        if let Some(player) = self.replay.as_mut()
+            && let Some(sample) = player.skip_to_due(now, CATCH_UP)
+        {
+            let after = player.previous_t().unwrap_or(f64::NEG_INFINITY);
+            self.push_replayed_after(sample, after);
+            return true;
+        }
         let mut changed = false;
         for _ in 0..CATCH_UP {
             let Some(player) = self.replay.as_mut() else {

@@ -6,7 +6,7 @@
 //! is neither known nor known to be unowned, and even then only fd numbers
 //! not seen before are read. Entries go when their socket or process does.
 
-use crate::model::sockets::SocketUser;
+use crate::model::sockets::{ProcessName, SocketUser};
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::ErrorKind;
@@ -18,7 +18,8 @@ pub struct OwnerCache {
     seen: HashMap<(u32, u32), u32>,
     /// Inodes no readable process held at the last scan.
     unowned: HashSet<u32>,
-    comm: HashMap<u32, String>,
+    /// Each process's name, shared by all its sockets' owners.
+    comm: HashMap<u32, ProcessName>,
     /// The last scan met a /proc/PID/fd it could not read.
     denied: bool,
     scans: u64,
@@ -127,9 +128,9 @@ pub fn socket_inode(link: &[u8]) -> Option<u32> {
     std::str::from_utf8(digits).ok()?.parse().ok()
 }
 
-fn comm(pid: u32) -> String {
+fn comm(pid: u32) -> ProcessName {
     fs::read_to_string(format!("/proc/{pid}/comm"))
-        .map(|s| s.trim_end().to_string())
+        .map(|s| s.trim_end().into())
         .unwrap_or_else(|_| "?".into())
 }
 

@@ -157,7 +157,7 @@ pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSa
             .or_else(|| by_ends.get(&(proto, dst, src)));
         if let Some(user) = found.and_then(|s| s.users.first()) {
             flow.pid = Some(user.pid);
-            flow.process = Some(user.process.clone());
+            flow.process = Some(user.process.to_string());
         }
     }
 }

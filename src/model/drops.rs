@@ -140,7 +140,7 @@ mod tests {
             uid: 0,
             inode: 1,
             users: vec![SocketUser {
-                process: format!("p{pid}"),
+                process: format!("p{pid}").into(),
                 pid,
                 fd: 3,
             }],

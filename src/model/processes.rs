@@ -290,7 +290,7 @@ fn new_row(owner: &SocketUser, user: String, info: &HashMap<u32, &ProcessInfo>) 
     let known = info.get(&owner.pid);
     ProcessRow {
         pid: owner.pid,
-        command: known.map_or_else(|| owner.process.clone(), |p| p.command.clone()),
+        command: known.map_or_else(|| owner.process.to_string(), |p| p.command.clone()),
         user: known.map_or(user, |p| p.user.clone()),
         cgroup: known.and_then(|p| p.cgroup.clone()),
         container: known.and_then(|p| p.container.clone()),
@@ -381,7 +381,7 @@ mod tests {
             uid: 0,
             inode: u32::from(port),
             users: vec![SocketUser {
-                process: format!("p{pid}"),
+                process: format!("p{pid}").into(),
                 pid,
                 fd: 3,
             }],
@@ -468,7 +468,7 @@ mod tests {
             local: local.parse().unwrap(),
             peer: closing.peer,
             users: vec![SocketUser {
-                process: format!("p{pid}"),
+                process: format!("p{pid}").into(),
                 pid,
                 fd: 3,
             }],

@@ -48,9 +48,71 @@ impl Proto {
 /// One process holding a socket, as `ss -p` shows it: ("nginx",pid=…,fd=…).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SocketUser {
-    pub process: String,
+    pub process: ProcessName,
     pub pid: u32,
     pub fd: u32,
+}
+
+/// A process name (its comm), shared: a process holding 19,000 sockets has
+/// one copy of its name, not one per socket and per sample kept (at a
+/// million sockets those copies were 32 B each, four times over). Stored
+/// and printed as a plain string.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct ProcessName(std::sync::Arc<str>);
+
+impl ProcessName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for ProcessName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ProcessName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for ProcessName {
+    fn from(name: &str) -> Self {
+        Self(name.into())
+    }
+}
+
+impl From<String> for ProcessName {
+    fn from(name: String) -> Self {
+        Self(name.into())
+    }
+}
+
+impl PartialEq<str> for ProcessName {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for ProcessName {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl Serialize for ProcessName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ProcessName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Self::from)
+    }
 }
 
 /// What tcp_info says about one TCP socket.

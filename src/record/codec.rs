@@ -418,7 +418,11 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
             let process = String::from_utf8_lossy(input.take(len)?).into_owned();
             let pid = u32::try_from(input.varint()?).context("a pid out of range")?;
             let fd = u32::try_from(input.varint()?).context("an fd out of range")?;
-            users.push(SocketUser { process, pid, fd });
+            users.push(SocketUser {
+                process: process.into(),
+                pid,
+                fd,
+            });
         }
         s.users = users;
     }

@@ -12,7 +12,9 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 pub const MIN_SPEED: f64 = 0.25;
-pub const MAX_SPEED: f64 = 64.0;
+/// 4096x: a day of recording in 21 s; speeds this high skip the samples
+/// a frame has no time for (`skip_to_due`).
+pub const MAX_SPEED: f64 = 4096.0;
 /// Decoded segments kept (a minute each): enough for a five-minute chart
 /// window and stepping back and forth across its edges.
 const CACHE_SEGMENTS: usize = 8;
@@ -423,7 +425,7 @@ impl Player {
         self.due = None;
     }
 
-    /// Doubles or halves the speed within 0.25x-64x.
+    /// Doubles or halves the speed within 0.25x-4096x.
     pub fn change_speed(&mut self, faster: bool) {
         let speed = if faster {
             self.speed * 2.0
@@ -462,6 +464,62 @@ impl Player {
         let due = now + Duration::from_secs_f64(gap);
         self.due = Some(due);
         Some(due)
+    }
+
+    /// When playing has fallen more than `limit` samples behind the
+    /// schedule (a high speed such as 3600x, or frames slower than the
+    /// samples' spacing), moves straight to the newest sample due at `now`
+    /// and returns it; the ones in between are skipped, not decoded one by
+    /// one into the view. None when fewer are due (`advance` them).
+    pub fn skip_to_due(&mut self, now: Instant, limit: usize) -> Option<Sample> {
+        if !self.playing || self.following {
+            return None;
+        }
+        let due = self.deadline(now).filter(|due| *due <= now)?;
+        let next = self.next(self.cursor)?;
+        let next_mono = self.sample_at(next)?.mono;
+        let target_mono = next_mono + (now - due).as_secs_f64() * self.speed;
+        let target = self.at_or_before_mono(target_mono)?;
+        let (here, _) = self.position();
+        let ahead = self.before.get(target.segment).copied().unwrap_or(0) + target.ordinal;
+        if ahead <= here + limit {
+            return None;
+        }
+        let sample = self.sample_at(target)?;
+        self.cursor = target;
+        // Stay on the recorded schedule: the target was due at this time,
+        // and the one after it is due a recorded gap later.
+        let target_due =
+            due + Duration::from_secs_f64((sample.mono - next_mono).max(0.0) / self.speed);
+        self.due = match self.next(target).and_then(|c| self.sample_at(c)) {
+            Some(following) => {
+                let gap = (following.mono - sample.mono).clamp(0.0, 3600.0) / self.speed;
+                Some(target_due + Duration::from_secs_f64(gap))
+            }
+            None => None,
+        };
+        Some(sample)
+    }
+
+    /// The newest readable sample at or before boot time `mono`.
+    fn at_or_before_mono(&mut self, mono: f64) -> Option<Cursor> {
+        let after = self.segments.partition_point(|s| s.first_mono <= mono);
+        let segment = after.checked_sub(1)?;
+        let ordinal = self
+            .segment(segment)
+            .partition_point(|s| s.mono <= mono)
+            .checked_sub(1);
+        match ordinal {
+            Some(ordinal) => Some(Cursor { segment, ordinal }),
+            None => self.last_readable(segment),
+        }
+    }
+
+    /// The wall-clock time of the sample before the cursor's (None at the
+    /// start): the packets shown with a sample are those after it.
+    pub fn previous_t(&mut self) -> Option<f64> {
+        let previous = self.previous(self.cursor)?;
+        self.sample_at(previous).map(|s| s.t)
     }
 
     /// Called when the deadline passed: the next sample to show, or None at

@@ -233,6 +233,14 @@ impl Reader {
 
     /// Decompresses one segment into its raw records.
     pub fn read_raw(&self, entry: &SegmentEntry) -> Result<SegmentRead<Vec<u8>>> {
+        self.read_raw_until(entry, f64::INFINITY)
+    }
+
+    /// As `read_raw`, stopping before the first record after wall-clock
+    /// `until` (the first record is always read): a seek decompresses the
+    /// segment only as far as the sample it wants (at 10k sockets a
+    /// segment is ~18 MB raw; a seek to a minute needs its first record).
+    fn read_raw_until(&self, entry: &SegmentEntry, until: f64) -> Result<SegmentRead<Vec<u8>>> {
         let span = entry.end.saturating_sub(entry.start);
         let bytes = match (span <= MAX_SEGMENT_BYTES)
             .then(|| self.read_at(entry.start, span as usize))
@@ -261,6 +269,7 @@ impl Reader {
         let mut damage = None;
         let mut disk_bytes = 0u64;
         let mut at = 0usize;
+        let mut stopped = false;
         while at < bytes.len() && heads.len() < entry.count as usize {
             let Some((head, payload)) = format::check_chunk(&bytes[at..]) else {
                 damage = Some(format!(
@@ -277,6 +286,10 @@ impl Reader {
                 damage = Some(format!("short record at offset {}", entry.start));
                 break;
             };
+            if data.t > until && !heads.is_empty() {
+                stopped = true;
+                break;
+            }
             if data.segment != entry.segment || data.ordinal as usize != heads.len() {
                 damage = Some(format!(
                     "record out of order in segment {} at offset {}",
@@ -295,7 +308,7 @@ impl Reader {
             disk_bytes += head.total() as u64;
             heads.push(data);
         }
-        if damage.is_none() && heads.len() < entry.count as usize {
+        if damage.is_none() && !stopped && heads.len() < entry.count as usize {
             damage = Some(format!(
                 "segment {} ends after {} of {} records",
                 entry.segment,
@@ -411,7 +424,7 @@ impl Reader {
         let after = segments.partition_point(|s| s.first_t <= t);
         let mut position = after.saturating_sub(1);
         loop {
-            let raw = self.read_raw(&segments[position])?;
+            let raw = self.read_raw_until(&segments[position], t)?;
             let ordinal = raw.heads.partition_point(|h| h.t <= t).saturating_sub(1);
             if ordinal < raw.records.len() {
                 let upto = &raw.records[..=ordinal];
