@@ -13,6 +13,7 @@ mod common;
 use common::NETLENS;
 use netlens::model::sockets::{Proto, SocketSample, TCP_LISTEN, TCP_SYN_RECV, TcpSample};
 use netlens::model::{InterfaceSample, Sample};
+use netlens::record::Recorder;
 use netlens::record::format::Meta;
 use netlens::record::writer::Writer;
 use std::path::{Path, PathBuf};
@@ -148,6 +149,25 @@ fn record(name: &str, seconds: &[Second]) -> PathBuf {
         writer.write_sample(&mut sample).unwrap();
     }
     writer.finish().unwrap();
+    path
+}
+
+/// As `record`, through the Recorder: the file also carries the findings
+/// the recorder showed each time they changed (its findings stream).
+fn record_with_findings(name: &str, seconds: &[Second]) -> PathBuf {
+    let path = scratch(name);
+    let meta = Meta {
+        interval: 1.0,
+        netns: "demo".into(),
+        ..Default::default()
+    };
+    let mut recorder = Recorder::create(&path, &meta).unwrap();
+    let mut previous: Option<Sample> = None;
+    for mut sample in samples(seconds) {
+        recorder.record(previous.as_ref(), &mut sample).unwrap();
+        previous = Some(sample);
+    }
+    recorder.finish().unwrap();
     path
 }
 
@@ -436,6 +456,27 @@ fn replay_marks_where_findings_start_and_jumps_there() {
     for second in &mut seconds[50..53] {
         second.syn_recv = 300;
     }
+    // The marks come from the file's findings stream when it has one, and
+    // from evaluating every sample when not: the same two either way.
+    let recorded = record_with_findings("marks-recorded.nlrec", &seconds);
+    let inspect = Command::new(NETLENS)
+        .args(["replay", "--info"])
+        .arg(&recorded)
+        .output()
+        .unwrap();
+    let inspect = String::from_utf8_lossy(&inspect.stdout);
+    assert!(inspect.contains("findings"), "a findings stream: {inspect}");
+    let shown = Tmux::new("marks-recorded").unwrap();
+    shown.replay(&recorded);
+    let recorded_bar = shown
+        .screen()
+        .lines()
+        .find(|l| l.contains("#1/80"))
+        .expect("the timeline")
+        .to_string();
+    shown.keys(&["}"]);
+    shown.wait_for("the first recorded start", |s| s.contains("#21/80"));
+    drop(shown);
     let path = record("marks.nlrec", &seconds);
     tmux.replay(&path);
     let timeline = tmux.screen();
@@ -444,6 +485,7 @@ fn replay_marks_where_findings_start_and_jumps_there() {
         .find(|l| l.contains("#1/80"))
         .expect("the timeline");
     assert_eq!(bar.matches('!').count(), 2, "two marks: {bar}");
+    assert_eq!(bar, recorded_bar, "the same marks from the findings stream");
     tmux.keys(&["}"]);
     tmux.wait_for("the first start", |s| s.contains("#21/80"));
     tmux.keys(&["}"]);

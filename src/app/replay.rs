@@ -8,8 +8,10 @@ use super::keymap::{Action, Key};
 use super::overlay::{Keyed, Overlay};
 use crate::capture::live::Capture;
 use crate::model::Sample;
+use crate::record::format::Stream;
 use crate::record::player::Player;
 use crate::record::time;
+use std::collections::HashSet;
 use std::time::Instant;
 
 /// At most this many samples are applied in one wake-up when playback fell
@@ -278,30 +280,78 @@ impl App {
 }
 
 /// The times of the samples where a finding (by id and evidence row) starts
-/// to show: the whole recording stepped through one `findings::Engine`,
-/// as replay --json does. Damaged segments are skipped.
+/// to show. A recording carries the findings its recorder showed each time
+/// they changed (a few records, however long the file), so the marks come
+/// from those; a file without them (format 1) is stepped through one
+/// `findings::Engine` as replay --json does, which decodes every sample
+/// (minutes for hours of 10k sockets). Damaged segments are skipped.
 fn finding_marks(player: &Player, limits: &crate::findings::Thresholds) -> Vec<f64> {
     let reader = player.reader();
+    let recorded = reader.stream_segments(Stream::Findings);
+    if recorded.is_empty() {
+        return evaluated_marks(player, limits);
+    }
+    let mut marks = MarkTracker::default();
+    for entry in recorded {
+        let Ok(read) = reader.read_raw(&entry) else {
+            continue;
+        };
+        for (head, bytes) in read.heads.iter().zip(&read.records) {
+            if let Ok(found) = serde_json::from_slice::<Vec<RecordedFinding>>(bytes) {
+                marks.step(head.t, found.into_iter().map(|f| (f.id, f.evidence.row)));
+            }
+        }
+    }
+    marks.times
+}
+
+/// The findings stream's records, read for their keys only.
+#[derive(serde::Deserialize)]
+struct RecordedFinding {
+    id: String,
+    evidence: RecordedEvidence,
+}
+
+#[derive(serde::Deserialize)]
+struct RecordedEvidence {
+    row: String,
+}
+
+/// Where a finding key (id, evidence row) not shown before shows.
+#[derive(Default)]
+struct MarkTracker {
+    shown: HashSet<(String, String)>,
+    times: Vec<f64>,
+}
+
+impl MarkTracker {
+    fn step(&mut self, t: f64, found: impl Iterator<Item = (String, String)>) {
+        let now: HashSet<(String, String)> = found.collect();
+        if now.iter().any(|key| !self.shown.contains(key)) {
+            self.times.push(t);
+        }
+        self.shown = now;
+    }
+}
+
+/// The marks of a file without a findings stream: every sample evaluated.
+fn evaluated_marks(player: &Player, limits: &crate::findings::Thresholds) -> Vec<f64> {
+    let reader = player.reader();
     let mut engine = crate::findings::Engine::default();
-    let mut shown = std::collections::HashSet::new();
     let mut previous: Option<Sample> = None;
-    let mut marks = Vec::new();
+    let mut marks = MarkTracker::default();
     for entry in reader.sample_segments() {
         let Ok(read) = reader.read_samples(&entry) else {
             continue;
         };
         for sample in read.records {
             let found = engine.step(previous.as_ref(), &sample, limits);
-            let now: std::collections::HashSet<_> = found
-                .iter()
-                .map(|f| (f.id, f.evidence.row.clone()))
-                .collect();
-            if now.iter().any(|key| !shown.contains(key)) {
-                marks.push(sample.t);
-            }
-            shown = now;
+            let keys = found
+                .into_iter()
+                .map(|f| (f.id.to_string(), f.evidence.row));
+            marks.step(sample.t, keys);
             previous = Some(sample);
         }
     }
-    marks
+    marks.times
 }
