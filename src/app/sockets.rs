@@ -11,7 +11,7 @@ use super::closed::{self, ClosedView};
 use super::keymap::{Action, Key, Scope};
 use super::links::Link;
 use super::search::next_match;
-use super::socket_rows::{SocketRows, Want};
+use super::socket_rows::{SocketRows, Want, WantOwned};
 use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
 use crate::findings::{Thresholds, stuck};
@@ -146,11 +146,18 @@ pub fn flag(
     }
 }
 
-fn text_key(socket: &SocketSample, column: Column) -> String {
-    match column {
-        Column::Process => socket.process_names().unwrap_or_default(),
-        _ => String::new(),
-    }
+/// The bytes of `process_names` (names joined by commas, repeats
+/// dropped), without building the string: a sort compares them ~20 times
+/// per socket.
+fn process_bytes(socket: &SocketSample) -> impl Iterator<Item = u8> + '_ {
+    let mut last = None;
+    socket
+        .users
+        .iter()
+        .map(|user| user.process.as_str())
+        .filter(move |&name| last.replace(name) != Some(name))
+        .enumerate()
+        .flat_map(|(i, name)| (i > 0).then_some(b',').into_iter().chain(name.bytes()))
 }
 
 pub(super) fn compare(
@@ -172,7 +179,7 @@ pub(super) fn compare(
         Column::SendQ => (a.send_q, queues(a)).cmp(&(b.send_q, queues(b))),
         Column::Local => a.local.cmp(&b.local),
         Column::Peer => a.peer.cmp(&b.peer),
-        Column::Process => text_key(a, column).cmp(&text_key(b, column)),
+        Column::Process => process_bytes(a).cmp(process_bytes(b)),
         Column::Rtt => rtt(a).cmp(&rtt(b)),
         Column::Cwnd => cwnd(a).cmp(&cwnd(b)),
         Column::Retrans => retrans(a).cmp(&retrans(b)),
@@ -425,13 +432,28 @@ impl SocketsView {
     /// highlighted one (up to MAX_TRAILS); histories of sockets that are
     /// gone are dropped.
     pub fn record(&mut self, sample: &Sample) {
+        let candidates = trail_candidates(sample, &self.trail_keys(), &self.thresholds);
+        self.record_candidates(sample, &candidates);
+    }
+
+    /// The sockets that have a history or are selected (what
+    /// `trail_candidates` looks for besides the highlighted ones).
+    pub fn trail_keys(&self) -> HashSet<SocketKey> {
+        self.selected
+            .into_iter()
+            .chain(self.trails.keys().copied())
+            .collect()
+    }
+
+    /// `record`, given `trail_candidates` of the sample (computed by the
+    /// preparation worker): touches only those sockets.
+    pub fn record_candidates(&mut self, sample: &Sample, candidates: &[u32]) {
         let mut alive: HashSet<SocketKey> = HashSet::new();
-        for socket in &sample.sockets {
+        for socket in candidates
+            .iter()
+            .filter_map(|&i| sample.sockets.get(i as usize))
+        {
             let flagged = flag(socket, false, &self.thresholds).is_some();
-            // Most sockets at scale: nothing to look up (no hashing).
-            if !flagged && self.selected.is_none() && self.trails.is_empty() {
-                continue;
-            }
             let key = socket.key();
             let wanted = flagged || Some(key) == self.selected || self.trails.contains_key(&key);
             if !wanted {
@@ -455,6 +477,44 @@ impl SocketsView {
         }
         self.trails.retain(|key, _| alive.contains(key));
     }
+
+    /// What the row order is built for now (for the preparation worker).
+    pub fn want(&self) -> WantOwned {
+        WantOwned {
+            sort: self.sort,
+            descending: self.descending,
+            filter: self.filter.clone(),
+            tree: self.tree,
+            expanded: self.expanded,
+            limits: self.thresholds,
+            upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
+        }
+    }
+
+    /// Takes rows the preparation worker built for a new sample: the next
+    /// frame uses them when the sort and filter are still those asked for
+    /// (`SocketRows::get` checks), and builds its own otherwise.
+    pub fn install_rows(&mut self, rows: SocketRows) {
+        self.rows = rows;
+    }
+}
+
+/// The sockets of `sample` a history may be extended for, in table order:
+/// the highlighted ones and those whose key is in `keys`. A pass over every
+/// socket, so the preparation worker runs it, not the UI.
+pub fn trail_candidates(
+    sample: &Sample,
+    keys: &HashSet<SocketKey>,
+    limits: &Thresholds,
+) -> Vec<u32> {
+    let wanted = |socket: &SocketSample| {
+        flag(socket, false, limits).is_some()
+            // Most sockets at scale: nothing to look up (no hashing).
+            || (!keys.is_empty() && keys.contains(&socket.key()))
+    };
+    (0..sample.sockets.len() as u32)
+        .filter(|&i| wanted(&sample.sockets[i as usize]))
+        .collect()
 }
 
 impl TabView for SocketsView {
