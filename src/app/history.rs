@@ -127,6 +127,11 @@ impl History {
         self.samples.get(index).map(|s| &**s)
     }
 
+    /// The sample at `index`, shared.
+    pub fn get_shared(&self, index: usize) -> Option<Arc<Sample>> {
+        self.samples.get(index).cloned()
+    }
+
     /// Index of the newest sample at or before `mono`.
     pub fn index_at(&self, mono: f64) -> Option<usize> {
         let after = self.samples.partition_point(|s| s.mono <= mono);

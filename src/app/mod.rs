@@ -11,6 +11,7 @@
 
 pub mod closed;
 pub mod conntrack;
+pub mod conntrack_order;
 pub mod dns;
 pub mod drops;
 pub mod flow_detail;
@@ -251,9 +252,13 @@ impl App {
 
     /// Tells the sampler what the open tab needs: the conntrack entry dump
     /// is costly, so it runs only while the Conntrack tab is shown.
-    pub fn publish_demand(&self) {
+    pub fn publish_demand(&mut self) {
         self.demand
             .set_conntrack_entries(self.tab == Tab::Conntrack);
+        // The tab's order holds its dump's sample: let it go when closed.
+        if self.tab != Tab::Conntrack && self.conntrack.order.holds() {
+            self.conntrack.order.clear();
+        }
         if let Some(capture) = &self.flows.capture {
             capture.set_lines(self.tab == Tab::Flows);
         }
@@ -400,6 +405,7 @@ impl App {
     pub fn start_preparing(&mut self) -> std::io::Result<UnboundedReceiver<prepare::Prepared>> {
         let (worker, prepared) = prepare::Worker::start()?;
         self.preparer = Some(worker);
+        self.conntrack.order.background = true;
         Ok(prepared)
     }
 
