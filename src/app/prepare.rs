@@ -14,8 +14,11 @@
 //! The live view runs `prepare` on a worker thread (`Worker`): the UI keeps
 //! drawing the previous sample and answering keys until the prepared one
 //! arrives through the event loop. Samples are shared with it (`Arc`), not
-//! copied. `App::on_sampler` (tests, benches) and replay run the same
-//! function inline, so every path computes the same things.
+//! copied. Without the worker (`App::on_sampler` in tests and benches) the
+//! same function runs inline. Replay pushes its samples through
+//! `History::push`, which evaluates the findings with the same
+//! `findings::evaluate`, and its Sockets rows are built by the same
+//! `SocketRows::get` at the first frame (replay keeps no socket histories).
 //!
 //! What the UI asked for may change while the worker runs (a new sort, a
 //! new selection): the row order is then built again by the next frame
