@@ -36,6 +36,7 @@ pub mod replay;
 pub mod search;
 pub mod setup;
 pub mod socket_rows;
+pub mod socket_trails;
 pub mod sockets;
 pub mod table;
 pub mod tabs;

@@ -27,7 +27,7 @@
 //! point one sample later.
 
 use super::socket_rows::{SocketRows, WantOwned};
-use super::sockets::trail_candidates;
+use super::socket_trails::trail_candidates;
 use crate::findings::{Finding, Thresholds, evaluate};
 use crate::model::Sample;
 use crate::model::sockets::SocketKey;
