@@ -5,6 +5,9 @@
 //!   round-trip through the parser.
 //! - The tab's per-frame work on 17,000 entries: sorting/filtering the rows
 //!   and the summary (top sources, counts by state).
+//! - The tab live at NETLENS_BENCH_ENTRIES entries (default 17,000; the
+//!   issue 21 scale is 1000000): a key and its frame on the UI thread while
+//!   the sort runs on its own thread, and that sort's time.
 //! - With NETLENS_BENCH_NETNS=NAME (root; benches/scripts/bench-conntrack.sh sets it
 //!   up with ~17k real entries): the real dump, kernel included, in that
 //!   namespace, to compare with `conntrack -L`.
@@ -105,9 +108,21 @@ fn parse(c: &mut Criterion) {
             })
         },
     );
-    let view = ConntrackView::default();
+    let mut view = ConntrackView::default();
+    let mut history = netlens::app::history::History::default();
+    let mut sample = netlens::model::Sample::default();
+    sample.conntrack.entries = Some(expected.clone());
+    history.push(sample);
+    let shown = netlens::app::view::Shown {
+        history: &history,
+        index: Some(0),
+    };
     c.bench_function("sort 17k entry rows (tab, default sort)", |b| {
-        b.iter(|| view.rows(black_box(&expected)).len())
+        b.iter(|| {
+            view.order.clear();
+            view.refresh(black_box(&shown));
+            view.rows().len()
+        })
     });
     c.bench_function("summary of 17k entries (top-N, by state)", |b| {
         b.iter(|| Summary::of(black_box(&expected), 3))
@@ -153,6 +168,92 @@ fn frame(c: &mut Criterion) {
     });
 }
 
+fn entries_count() -> usize {
+    std::env::var("NETLENS_BENCH_ENTRIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ENTRIES)
+}
+
+/// The live Conntrack tab: keys answered on the UI thread from the order
+/// already made while a new one is sorted elsewhere.
+fn live(c: &mut Criterion) {
+    use netlens::app::App;
+    use netlens::app::keymap::Key;
+    use netlens::app::tabs::Tab;
+    use netlens::collect::SamplerEvent;
+    use netlens::model::Sample;
+    use netlens::model::conntrack::ConntrackSample;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use std::time::Instant;
+    let n = entries_count();
+    let mut app = App::new(Tab::Conntrack, Duration::from_secs(1), true);
+    app.conntrack.order.background = true;
+    let list: Vec<ConntrackEntry> = (0..n).map(entry).collect();
+    for second in 0..2u64 {
+        let sample = Sample {
+            mono: second as f64,
+            netns: "bench".into(),
+            conntrack: ConntrackSample {
+                available: true,
+                count: Some(n as u64),
+                max: Some(2 * n as u64),
+                entries: Some(list.clone()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        app.on_sampler(SamplerEvent::Sample(Box::new(sample)));
+    }
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let mut draw = |app: &mut App| {
+        terminal
+            .draw(|f| netlens::ui::draw(f, black_box(app)))
+            .unwrap();
+    };
+    let settle = |app: &mut App, draw: &mut dyn FnMut(&mut App)| {
+        let start = Instant::now();
+        draw(app);
+        while app.conntrack.order.sorting() {
+            std::thread::sleep(Duration::from_millis(5));
+            app.conntrack.order.poll();
+        }
+        draw(app);
+        start.elapsed()
+    };
+    let first = settle(&mut app, &mut draw);
+    eprintln!("conntrack tab, {n} entries: first order shown after {first:.2?}");
+    for (name, key) in [
+        ("s (next sort column)", Key::Char('s')),
+        ("j (down)", Key::Char('j')),
+    ] {
+        let mut sorts = Vec::new();
+        c.bench_function(&format!("conntrack key {name} + frame, {n} entries"), |b| {
+            b.iter_custom(|iters| {
+                let mut ui = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = Instant::now();
+                    app.on_key(key);
+                    draw(&mut app);
+                    ui += start.elapsed();
+                    if app.conntrack.order.sorting() {
+                        sorts.push(settle(&mut app, &mut draw));
+                    }
+                }
+                ui
+            })
+        });
+        if !sorts.is_empty() {
+            let mean = sorts.iter().sum::<Duration>() / sorts.len() as u32;
+            eprintln!(
+                "  its sort, off the UI thread: mean {mean:.2?} over {}",
+                sorts.len()
+            );
+        }
+    }
+}
+
 fn real_dump(c: &mut Criterion) {
     let Ok(name) = std::env::var("NETLENS_BENCH_NETNS") else {
         eprintln!(
@@ -180,6 +281,7 @@ fn main() {
         .measurement_time(Duration::from_secs(5));
     parse(&mut c);
     frame(&mut c);
+    live(&mut c);
     real_dump(&mut c);
     c.final_summary();
 }

@@ -14,6 +14,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use netlens::app::App;
+use netlens::app::keymap::Key;
+use netlens::app::sockets::SocketsView;
 use netlens::app::tabs::Tab;
 use netlens::collect::{Collectors, SamplerEvent};
 use netlens::model::Sample;
@@ -22,7 +24,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::hint::black_box;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 fn synthetic(mono: f64, count: u32) -> Sample {
     let sockets = (0..count)
@@ -131,6 +133,7 @@ fn frames(c: &mut Criterion) {
                 .unwrap();
         })
     });
+    keys(c, &mut app, &mut terminal, n);
     let mut mono = f64::from(history);
     c.bench_function(
         &format!("sockets frame after a new sample ({n} sockets), 200x60"),
@@ -152,9 +155,82 @@ fn frames(c: &mut Criterion) {
     );
 }
 
+/// A key and the frame that shows its effect, on the UI thread.
+fn keys(c: &mut Criterion, app: &mut App, terminal: &mut Terminal<TestBackend>, n: u32) {
+    for (name, key) in [
+        ("s (next sort column)", Key::Char('s')),
+        ("I (invert the sort)", Key::Char('I')),
+        ("j (down)", Key::Char('j')),
+        ("PageDown", Key::PageDown),
+    ] {
+        c.bench_function(&format!("sockets key {name} + frame, {n} sockets"), |b| {
+            b.iter(|| {
+                app.on_key(key);
+                terminal
+                    .draw(|f| netlens::ui::draw(f, black_box(&mut *app)))
+                    .unwrap();
+            })
+        });
+    }
+    // Back to the default order and the top for the benches after.
+    let defaults = SocketsView::default();
+    app.sockets.sort = defaults.sort;
+    app.sockets.descending = defaults.descending;
+    app.on_key(Key::Home);
+}
+
+/// The live path: a new sample goes to the preparation worker; the UI
+/// thread's share is handing it over, then taking the prepared sample and
+/// drawing it (timed); the worker's time is measured apart.
+fn live(c: &mut Criterion) {
+    let n = count();
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
+    let mut prepared = app.start_preparing().expect("worker");
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let mut mono = 0.0;
+    for _ in 0..3 {
+        mono += 1.0;
+        app.on_sampler(SamplerEvent::Sample(Box::new(synthetic(mono, n))));
+        let ready = prepared.blocking_recv().expect("prepared");
+        app.take_prepared(ready);
+    }
+    terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
+    let mut worker = Duration::ZERO;
+    let mut count = 0u32;
+    c.bench_function(
+        &format!("sockets frame after a new sample, UI thread, live ({n} sockets), 200x60"),
+        |b| {
+            b.iter_custom(|iters| {
+                let mut ui = Duration::ZERO;
+                for _ in 0..iters {
+                    mono += 1.0;
+                    let sample = Box::new(synthetic(mono, n));
+                    let start = Instant::now();
+                    app.on_sampler(SamplerEvent::Sample(sample));
+                    ui += start.elapsed();
+                    let ready = prepared.blocking_recv().expect("prepared");
+                    worker += start.elapsed();
+                    count += 1;
+                    let start = Instant::now();
+                    app.take_prepared(ready);
+                    terminal
+                        .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
+                        .unwrap();
+                    ui += start.elapsed();
+                }
+                ui
+            })
+        },
+    );
+    eprintln!(
+        "preparation worker, sample sent to prepared, mean of {count}: {:.1} ms",
+        worker.as_secs_f64() * 1000.0 / f64::from(count.max(1))
+    );
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(4));
-    targets = collect, frames
+    targets = collect, frames, live
 }
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 //! The Conntrack tab's state and entry table model: columns, sorting,
 //! filtering, selection. Rendering lives in ui/conntrack.rs.
 
+use super::conntrack_order::{Orders, Rows};
 use super::keymap::{Action, Key};
 use super::search::next_match;
 use super::table::{self, Window};
@@ -82,7 +83,7 @@ pub fn total(pair: Option<(u64, u64)>) -> Option<u64> {
     pair.map(|(o, r)| o.saturating_add(r))
 }
 
-fn compare(a: &ConntrackEntry, b: &ConntrackEntry, column: Column) -> Ordering {
+pub(super) fn compare(a: &ConntrackEntry, b: &ConntrackEntry, column: Column) -> Ordering {
     match column {
         Column::Proto => a.proto.cmp(&b.proto),
         Column::State => a.state_name().cmp(b.state_name()),
@@ -107,7 +108,7 @@ pub fn key(entry: &ConntrackEntry) -> EntryKey {
     (entry.proto, entry.orig)
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ConntrackView {
     pub sort: Column,
     pub descending: bool,
@@ -124,23 +125,11 @@ pub struct ConntrackView {
     pub summary: Option<(f64, Summary)>,
     /// The columns drawn last time: the sort cycles through these.
     pub on_screen: Vec<Column>,
-    /// The last order `rows` computed: sorting a million entries takes
-    /// seconds, so it is done once per dump, sort or filter, not per frame
-    /// or key.
-    order: std::cell::RefCell<Option<(OrderFor, Vec<u32>)>>,
+    /// The rows shown: sorting a million entries takes seconds, so it is
+    /// done once per dump, sort or filter, off the UI thread in the live
+    /// view (see conntrack_order.rs).
+    pub order: Orders,
 }
-
-/// What an order was computed for: the list (its address, length, first
-/// and last entry), the sort and the filter.
-type OrderFor = (
-    usize,
-    usize,
-    Option<EntryKey>,
-    Option<EntryKey>,
-    Column,
-    bool,
-    String,
-);
 
 impl Default for ConntrackView {
     fn default() -> Self {
@@ -154,75 +143,66 @@ impl Default for ConntrackView {
             filter: String::new(),
             editing_filter: false,
             summary: None,
-            order: Default::default(),
+            order: Orders::default(),
         }
     }
 }
 
 impl ConntrackView {
-    /// The entries to show, filtered and sorted as the view says.
-    pub fn rows<'a>(&self, entries: &'a [ConntrackEntry]) -> Vec<&'a ConntrackEntry> {
-        let wanted: OrderFor = (
-            entries.as_ptr() as usize,
-            entries.len(),
-            entries.first().map(key),
-            entries.last().map(key),
-            self.sort,
-            self.descending,
-            self.filter.clone(),
-        );
-        let mut cache = self.order.borrow_mut();
-        if cache
-            .as_ref()
-            .is_none_or(|(made_for, _)| *made_for != wanted)
-        {
-            let filter = view::row_filter(&self.filter);
-            let mut order: Vec<u32> = (0..entries.len() as u32)
-                .filter(|&i| filter.matches(&entries[i as usize]))
-                .collect();
-            order.sort_by(|&a, &b| {
-                let (a, b) = (&entries[a as usize], &entries[b as usize]);
-                let order = compare(a, b, self.sort).then_with(|| compare(a, b, Column::Flow));
-                if self.descending {
-                    order.reverse()
-                } else {
-                    order
-                }
-            });
-            *cache = Some((wanted, order));
+    /// Asks for the order of the shown dump as the view sorts and filters
+    /// now; `rows` gives it once made (at once when inline).
+    pub fn refresh(&mut self, shown: &Shown) {
+        match shown.conntrack_sample() {
+            Some(sample) => {
+                let filter = self.filter.clone();
+                self.order.want(sample, self.sort, self.descending, &filter);
+            }
+            None => self.order.clear(),
         }
-        let (_, order) = cache.as_ref().expect("just computed");
-        order.iter().map(|&i| &entries[i as usize]).collect()
     }
 
-    pub fn selected_index(&self, rows: &[&ConntrackEntry]) -> Option<usize> {
+    /// The rows shown: filtered and sorted as asked, or, while that sort
+    /// runs, as they were (`order.sorting()`).
+    pub fn rows(&self) -> Rows<'_> {
+        self.order.rows()
+    }
+
+    pub fn selected_index(&self, rows: &Rows) -> Option<usize> {
         if rows.is_empty() {
             return None;
         }
+        let here = rows.get(self.selected_position).map(key);
         self.selected
             .as_ref()
-            .and_then(|k| rows.iter().position(|e| key(e) == *k))
+            .and_then(|k| {
+                // Where it was first: one comparison in the common case.
+                if here.as_ref() == Some(k) {
+                    return Some(self.selected_position);
+                }
+                rows.iter().position(|e| key(e) == *k)
+            })
             .or(Some(self.selected_position.min(rows.len() - 1)))
     }
 
-    fn select(&mut self, rows: &[&ConntrackEntry], index: usize) {
-        if let Some(entry) = rows.get(index) {
+    fn select(&mut self, index: usize) {
+        if let Some(entry) = self.rows().get(index) {
             self.selected = Some(key(entry));
             self.selected_position = index;
         }
     }
 
-    pub fn select_row(&mut self, entries: &[ConntrackEntry], index: usize) {
-        let rows = self.rows(entries);
-        self.select(&rows, index);
+    pub fn select_row(&mut self, shown: &Shown, index: usize) {
+        self.refresh(shown);
+        self.select(index);
     }
 
     /// Applies a view action; returns whether anything changed.
-    pub fn handle(&mut self, action: Action, entries: &[ConntrackEntry]) -> bool {
-        let rows = self.rows(entries);
-        let at = self.selected_index(&rows).unwrap_or(0);
-        if let Some(index) = self.window.move_selection(action, at, rows.len()) {
-            self.select(&rows, index);
+    pub fn handle(&mut self, action: Action, shown: &Shown) -> bool {
+        self.refresh(shown);
+        let rows = self.rows();
+        let (at, len) = (self.selected_index(&rows).unwrap_or(0), rows.len());
+        if let Some(index) = self.window.move_selection(action, at, len) {
+            self.select(index);
             return true;
         }
         match action {
@@ -265,7 +245,7 @@ impl ConntrackView {
 
 impl TabView for ConntrackView {
     fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
-        Reply::Redraw(self.handle(action, shown.conntrack_entries()))
+        Reply::Redraw(self.handle(action, shown))
     }
 
     fn prompt_key(&mut self, key: Key) -> Option<bool> {
@@ -281,22 +261,23 @@ impl TabView for ConntrackView {
     }
 
     fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
-        let Some((entries, _, _)) = shown.conntrack_entries_at() else {
+        self.refresh(shown);
+        let rows = self.rows();
+        if rows.is_empty() {
             return Some(false);
-        };
-        let rows = self.rows(entries);
+        }
         let at = self.selected_index(&rows).unwrap_or(0);
         let Some(search) = view::search_filter(text) else {
             return Some(false);
         };
-        let found = next_match(rows.len(), at + skip, |i| search.matches(rows[i]));
-        Some(found.inspect(|&i| self.select_row(entries, i)).is_some())
+        let found = next_match(rows.len(), at + skip, |i| {
+            rows.get(i).is_some_and(|e| search.matches(e))
+        });
+        Some(found.inspect(|&i| self.select(i)).is_some())
     }
 
     fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
-        if let Some((entries, _, _)) = shown.conntrack_entries_at() {
-            self.select_row(entries, index);
-        }
+        self.select_row(shown, index);
         true
     }
 }
@@ -332,29 +313,93 @@ mod tests {
         }
     }
 
+    fn history(entries: Vec<ConntrackEntry>) -> crate::app::history::History {
+        let mut history = crate::app::history::History::default();
+        let mut sample = crate::model::Sample::default();
+        sample.conntrack.entries = Some(entries);
+        history.push(sample);
+        history
+    }
+
+    fn timeouts(view: &mut ConntrackView, shown: &Shown) -> Vec<u32> {
+        view.refresh(shown);
+        view.rows().iter().map(|e| e.timeout).collect()
+    }
+
     #[test]
     fn sorts_filters_and_follows_the_selection() {
-        let entries = vec![entry(1000, 3, 50), entry(1001, 7, 90), entry(1002, 3, 10)];
+        let history = history(vec![
+            entry(1000, 3, 50),
+            entry(1001, 7, 90),
+            entry(1002, 3, 10),
+        ]);
+        let shown = Shown {
+            history: &history,
+            index: Some(0),
+        };
         let mut view = ConntrackView::default();
-        let order: Vec<u32> = view.rows(&entries).iter().map(|e| e.timeout).collect();
-        assert_eq!(order, [90, 50, 10], "longest timeout first by default");
-        view.handle(Action::Down, &entries);
-        assert_eq!(view.selected.unwrap().1.sport, Some(1000));
-        view.handle(Action::SortInvert, &entries);
-        let rows = view.rows(&entries);
         assert_eq!(
-            view.selected_index(&rows),
+            timeouts(&mut view, &shown),
+            [90, 50, 10],
+            "longest timeout first"
+        );
+        view.handle(Action::Down, &shown);
+        assert_eq!(view.selected.unwrap().1.sport, Some(1000));
+        view.handle(Action::SortInvert, &shown);
+        view.refresh(&shown);
+        assert_eq!(
+            view.selected_index(&view.rows()),
             Some(1),
             "selection follows the entry"
         );
         view.filter = "time_wait".into();
-        assert_eq!(view.rows(&entries).len(), 1);
+        assert_eq!(timeouts(&mut view, &shown).len(), 1);
         view.filter = "198.18.1.2:80".into();
-        assert_eq!(view.rows(&entries).len(), 3, "the NAT target matches");
-        assert!(view.handle(Action::Close, &entries));
+        assert_eq!(
+            timeouts(&mut view, &shown).len(),
+            3,
+            "the NAT target matches"
+        );
+        assert!(view.handle(Action::Close, &shown));
         assert!(view.filter.is_empty());
-        view.handle(Action::SortNext, &entries);
+        view.handle(Action::SortNext, &shown);
         assert_eq!(view.sort, Column::Packets);
         assert!(view.descending);
+    }
+
+    #[test]
+    fn in_the_background_the_old_order_shows_until_the_new_one_is_sorted() {
+        let entries: Vec<_> = (0..50_000u32)
+            .map(|i| entry(1000 + (i % 60_000) as u16, 3, (i * 7919) % 100_003))
+            .collect();
+        let history = history(entries);
+        let shown = Shown {
+            history: &history,
+            index: Some(0),
+        };
+        let (mut inline, mut live) = (ConntrackView::default(), ConntrackView::default());
+        live.order.background = true;
+        live.refresh(&shown);
+        let wait = |view: &mut ConntrackView| {
+            while view.order.sorting() {
+                view.order.poll();
+                std::thread::yield_now();
+            }
+        };
+        wait(&mut live);
+        assert_eq!(timeouts(&mut live, &shown), timeouts(&mut inline, &shown));
+        let before = timeouts(&mut live, &shown);
+        for view in [&mut inline, &mut live] {
+            view.handle(Action::SortInvert, &shown);
+        }
+        live.refresh(&shown);
+        let listed = |view: &ConntrackView| view.rows().iter().map(|e| e.timeout).collect();
+        // Asked; until it is taken (poll), the old order shows.
+        assert!(live.order.sorting());
+        assert_eq!(listed(&live), before);
+        wait(&mut live);
+        let after: Vec<u32> = listed(&live);
+        assert_eq!(after, timeouts(&mut inline, &shown));
+        assert!(after.windows(2).all(|w| w[0] <= w[1]), "shortest first now");
     }
 }

@@ -2,10 +2,14 @@
 //! Each sample's findings are computed as it arrives, by one
 //! `findings::Engine` fed every sample in order (their hysteresis needs
 //! the sequence), and kept beside it so a paused view shows what was live.
+//!
+//! Samples are shared (`Arc`): the preparation worker (`prepare`) reads
+//! the newest one while the UI draws the one before, without a copy.
 
 use crate::findings::{Engine, Finding, Thresholds};
 use crate::model::Sample;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// How far back the detail charts reach.
 pub const WINDOW_SECONDS: f64 = 300.0;
@@ -16,7 +20,7 @@ const MAX_SAMPLES: usize = 3000;
 
 #[derive(Debug, Default)]
 pub struct History {
-    samples: VecDeque<Sample>,
+    samples: VecDeque<Arc<Sample>>,
     /// The findings shown at each sample, index for index.
     findings: VecDeque<Vec<Finding>>,
     engine: Engine,
@@ -32,8 +36,28 @@ impl History {
         }
     }
 
+    /// Adds a sample, its findings evaluated here (replay, tests): the
+    /// same `findings::evaluate` the preparation worker runs.
     pub fn push(&mut self, sample: Sample) {
-        let found = self.engine.step(self.samples.back(), &sample, &self.limits);
+        let raised = crate::findings::evaluate(self.newest(), &sample, &self.limits);
+        self.push_evaluated(Arc::new(sample), raised);
+    }
+
+    /// The newest sample.
+    pub fn newest(&self) -> Option<&Sample> {
+        self.samples.back().map(|s| &**s)
+    }
+
+    /// The newest sample, shared.
+    pub fn newest_shared(&self) -> Option<Arc<Sample>> {
+        self.samples.back().cloned()
+    }
+
+    /// Adds a sample whose findings were already evaluated (`raised`, by
+    /// `findings::evaluate` against the newest sample here): only the
+    /// hysteresis runs, which is cheap whatever the socket count.
+    pub fn push_evaluated(&mut self, sample: Arc<Sample>, raised: Vec<Finding>) {
+        let found = self.engine.step_raised(raised, &sample, &self.limits);
         self.samples.push_back(sample);
         self.findings.push_back(found);
         let newest = self.samples.back().map_or(0.0, |s| s.mono);
@@ -70,6 +94,11 @@ impl History {
             if keep(sample.mono) {
                 continue;
             }
+            // Still read by the preparation worker (as the sample before
+            // the one it prepares): freed at the next push.
+            let Some(sample) = Arc::get_mut(sample) else {
+                continue;
+            };
             if !sample.sockets.is_empty() {
                 freed.0.push(std::mem::take(&mut sample.sockets));
             }
@@ -95,7 +124,12 @@ impl History {
     }
 
     pub fn get(&self, index: usize) -> Option<&Sample> {
-        self.samples.get(index)
+        self.samples.get(index).map(|s| &**s)
+    }
+
+    /// The sample at `index`, shared.
+    pub fn get_shared(&self, index: usize) -> Option<Arc<Sample>> {
+        self.samples.get(index).cloned()
     }
 
     /// Index of the newest sample at or before `mono`.
@@ -106,8 +140,8 @@ impl History {
 
     /// The sample at `index` and the one before it.
     pub fn pair(&self, index: usize) -> (Option<&Sample>, Option<&Sample>) {
-        let previous = index.checked_sub(1).and_then(|i| self.samples.get(i));
-        (previous, self.samples.get(index))
+        let previous = index.checked_sub(1).and_then(|i| self.get(i));
+        (previous, self.get(index))
     }
 
     /// Consecutive (previous, current) pairs up to and including `index`.
@@ -116,6 +150,7 @@ impl History {
         self.samples
             .range(..end)
             .zip(self.samples.range(..end).skip(1))
+            .map(|(a, b)| (&**a, &**b))
     }
 }
 

@@ -11,6 +11,7 @@
 
 pub mod closed;
 pub mod conntrack;
+pub mod conntrack_order;
 pub mod dns;
 pub mod drops;
 pub mod flow_detail;
@@ -28,12 +29,14 @@ pub mod load;
 pub mod names;
 pub mod overlay;
 pub mod path;
+pub mod prepare;
 pub mod processes;
 pub mod recording;
 pub mod replay;
 pub mod search;
 pub mod setup;
 pub mod socket_rows;
+pub mod socket_trails;
 pub mod sockets;
 pub mod table;
 pub mod tabs;
@@ -54,6 +57,7 @@ use sockets::SocketsView;
 use std::sync::Arc;
 use std::time::Duration;
 use tabs::Tab;
+use tokio::sync::mpsc::UnboundedReceiver;
 use view::{Shown, TabView};
 
 /// Screen regions from the last draw, for mouse clicks.
@@ -143,6 +147,12 @@ pub struct App {
     /// N / --resolve: reverse names and service names (see names.rs).
     pub names: names::Names,
     pub probe_from: Option<crate::collect::netns::Target>,
+    /// Live: the thread preparing new samples (see `prepare`); None: they
+    /// are prepared inline.
+    preparer: Option<prepare::Worker>,
+    /// The newest sample taken from the sampler, prepared or not yet: the
+    /// next one's previous.
+    submitted: Option<Arc<Sample>>,
 }
 
 impl App {
@@ -189,6 +199,8 @@ impl App {
             config_path: None,
             probe_from: None,
             names: names::Names::default(),
+            preparer: None,
+            submitted: None,
         }
     }
 
@@ -241,9 +253,13 @@ impl App {
 
     /// Tells the sampler what the open tab needs: the conntrack entry dump
     /// is costly, so it runs only while the Conntrack tab is shown.
-    pub fn publish_demand(&self) {
+    pub fn publish_demand(&mut self) {
         self.demand
             .set_conntrack_entries(self.tab == Tab::Conntrack);
+        // The tab's order holds its dump's sample: let it go when closed.
+        if self.tab != Tab::Conntrack && self.conntrack.order.holds() {
+            self.conntrack.order.clear();
+        }
         if let Some(capture) = &self.flows.capture {
             capture.set_lines(self.tab == Tab::Flows);
         }
@@ -351,19 +367,32 @@ impl App {
     }
 
     /// Takes a sampler event; returns whether the screen must be redrawn.
+    /// With `start_preparing`, a sample is sent to the worker and shows once
+    /// `take_prepared` takes it back; without, it is prepared here.
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(mut sample) => {
                 let (capture, dns) = (self.flows.capture.as_ref(), self.dns.monitor.as_ref());
                 crate::session::fill(&mut sample, capture, dns);
-                self.sockets.record(&sample);
                 self.refresh_flow_detail();
                 let record_changed = self.record_sample(&mut sample) | self.poll_freeze();
                 let hook_failed = self.notify_hook(&sample);
-                self.history.push(*sample);
-                self.drop_old_sockets();
-                let had_error = self.error.take().is_some();
-                self.paused_at.is_none() || had_error || record_changed || hook_failed
+                let sample = Arc::new(*sample);
+                let previous = self.submitted.replace(Arc::clone(&sample));
+                let ask = self.ask();
+                let shown = match &self.preparer {
+                    Some(worker)
+                        if worker.send(previous.clone(), Arc::clone(&sample), ask.clone()) =>
+                    {
+                        false
+                    }
+                    _ => {
+                        self.preparer = None;
+                        let prepared = prepare::prepare(previous.as_deref(), sample, &ask);
+                        self.take_prepared(prepared)
+                    }
+                };
+                shown || record_changed || hook_failed
             }
             SamplerEvent::Error(error) => {
                 self.error = Some(error);
@@ -372,13 +401,50 @@ impl App {
         }
     }
 
+    /// Starts the worker that prepares new samples off the UI thread; the
+    /// event loop hands what comes out of the receiver to `take_prepared`.
+    pub fn start_preparing(&mut self) -> std::io::Result<UnboundedReceiver<prepare::Prepared>> {
+        let (worker, prepared) = prepare::Worker::start()?;
+        self.preparer = Some(worker);
+        self.conntrack.order.background = true;
+        Ok(prepared)
+    }
+
+    /// What a new sample is prepared with: the Sockets tab's order only
+    /// when it will show the sample (live, on that tab).
+    fn ask(&self) -> prepare::Ask {
+        let rows = (self.tab == Tab::Sockets && !self.sockets.show_closed && !self.paused())
+            .then(|| self.sockets.want());
+        prepare::Ask {
+            limits: self.thresholds,
+            trail_keys: self.sockets.trail_keys(),
+            rows,
+        }
+    }
+
+    /// Takes a prepared sample into the history; returns whether the
+    /// screen must be redrawn. Cheap at any socket count: the passes over
+    /// the sockets were made by `prepare`.
+    pub fn take_prepared(&mut self, prepared: prepare::Prepared) -> bool {
+        self.sockets
+            .record_candidates(&prepared.sample, &prepared.trail_rows);
+        if let Some(rows) = prepared.rows.filter(|_| !self.paused()) {
+            self.sockets.install_rows(rows);
+        }
+        self.history
+            .push_evaluated(prepared.sample, prepared.raised);
+        self.drop_old_sockets();
+        let had_error = self.error.take().is_some();
+        self.paused_at.is_none() || had_error
+    }
+
     /// --on-finding sees every live sample, paused or not; a failed command
     /// shows in the status line. Returns whether it did.
     fn notify_hook(&mut self, sample: &Sample) -> bool {
         let Some(hook) = self.hook.as_mut() else {
             return false;
         };
-        hook.observe(self.history.get(self.history.len().wrapping_sub(1)), sample);
+        hook.observe(self.submitted.as_deref(), sample);
         match hook.take_failure() {
             Some(line) => {
                 self.status = Some(line);

@@ -132,7 +132,7 @@ impl App {
         let Some(recorder) = self.recording.as_mut() else {
             return expired;
         };
-        let previous = self.history.get(self.history.len().wrapping_sub(1));
+        let previous = self.submitted.as_deref();
         let Err(error) = recorder.record(previous, sample) else {
             return expired;
         };

@@ -9,6 +9,10 @@
 //!   and the prefix grows on demand when the window or the selection goes
 //!   further down (End sorts the rest once per sample). The tree (F5) needs
 //!   the whole order and sorts it all.
+//! - The filtered, grouped rows before any sort (`base`) are kept per
+//!   sample: a new sort key copies them and selects again (O(n), no hashing
+//!   and no filter), a new sample's rows are built by the preparation
+//!   worker (`prepare`) before the sample reaches the UI.
 
 use super::sockets::{Column, compare, group_by_owner};
 use super::view;
@@ -37,6 +41,10 @@ pub struct SocketRows {
     /// A TIME_WAIT group's first socket -> sockets in the group (2 or more).
     pub groups: HashMap<u32, u32>,
     built_for: Option<Inputs>,
+    /// The rows filtered and grouped, unsorted, and what for (sample time,
+    /// filter, expanded peer): each sort starts from a copy.
+    base: Vec<u32>,
+    base_for: Option<(f64, String, Option<SocketAddr>)>,
 }
 
 /// How rows are compared: the view's sort, then endpoints, then index (so
@@ -56,6 +64,32 @@ impl Sorter<'_> {
         by.then_with(|| x.local.cmp(&y.local))
             .then_with(|| x.peer.cmp(&y.peer))
             .then_with(|| a.cmp(&b))
+    }
+}
+
+/// `Want` with its filter owned, to send to the preparation worker.
+#[derive(Debug, Clone)]
+pub struct WantOwned {
+    pub sort: Column,
+    pub descending: bool,
+    pub filter: String,
+    pub tree: bool,
+    pub expanded: Option<SocketAddr>,
+    pub limits: Thresholds,
+    pub upto: usize,
+}
+
+impl WantOwned {
+    pub fn want(&self) -> Want<'_> {
+        Want {
+            sort: self.sort,
+            descending: self.descending,
+            filter: &self.filter,
+            tree: self.tree,
+            expanded: self.expanded,
+            limits: self.limits,
+            upto: self.upto,
+        }
     }
 }
 
@@ -87,15 +121,25 @@ impl SocketRows {
             want.expanded,
         );
         if self.built_for.as_ref() != Some(&inputs) {
-            self.build(current, want);
+            let base_for = (current.mono, want.filter.to_string(), want.expanded);
+            if self.base_for.as_ref() != Some(&base_for) {
+                self.build(current, want);
+                self.base_for = Some(base_for);
+            }
+            self.rows.clear();
+            self.rows.extend_from_slice(&self.base);
+            self.sorted = 0;
             self.built_for = Some(inputs);
         }
-        let upto = if want.tree {
-            self.rows.len()
+        // Sorted AHEAD past what is asked, so the next steps down need no
+        // selection (each is a pass over every row).
+        let (asked, upto) = if want.tree {
+            (self.rows.len(), self.rows.len())
         } else {
-            want.upto.saturating_add(AHEAD).min(self.rows.len())
+            let asked = want.upto.max(1).min(self.rows.len());
+            (asked, want.upto.saturating_add(AHEAD).min(self.rows.len()))
         };
-        if upto > self.sorted {
+        if asked > self.sorted {
             let sorter = Sorter {
                 sockets: &current.sockets,
                 column: want.sort,
@@ -123,12 +167,11 @@ impl SocketRows {
 
     fn build(&mut self, current: &Sample, want: &Want) {
         let sockets = &current.sockets;
-        self.rows.clear();
+        self.base.clear();
         self.groups.clear();
-        self.sorted = 0;
         if !want.filter.is_empty() {
             let filter = view::row_filter(want.filter);
-            self.rows.extend(
+            self.base.extend(
                 (0..sockets.len() as u32)
                     .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current))),
             );
@@ -136,17 +179,17 @@ impl SocketRows {
         }
         // Per peer: its first TIME_WAIT socket and how many it has.
         let mut peers: HashMap<SocketAddr, (u32, u32)> = HashMap::new();
-        self.rows.reserve(sockets.len());
+        self.base.reserve(sockets.len());
         for (i, socket) in sockets.iter().enumerate() {
             let i = i as u32;
             if time_wait(socket) && want.expanded != Some(socket.peer) {
                 peers.entry(socket.peer).or_insert((i, 0)).1 += 1;
             } else {
-                self.rows.push(i);
+                self.base.push(i);
             }
         }
         for (first, count) in peers.into_values() {
-            self.rows.push(first);
+            self.base.push(first);
             if count > 1 {
                 self.groups.insert(first, count);
             }

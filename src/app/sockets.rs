@@ -11,7 +11,7 @@ use super::closed::{self, ClosedView};
 use super::keymap::{Action, Key, Scope};
 use super::links::Link;
 use super::search::next_match;
-use super::socket_rows::{SocketRows, Want};
+use super::socket_rows::{SocketRows, Want, WantOwned};
 use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
 use crate::findings::{Thresholds, stuck};
@@ -19,7 +19,7 @@ use crate::model::Sample;
 use crate::model::filter::rows::InSample;
 use crate::model::sockets::{SocketKey, SocketSample};
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,11 +146,18 @@ pub fn flag(
     }
 }
 
-fn text_key(socket: &SocketSample, column: Column) -> String {
-    match column {
-        Column::Process => socket.process_names().unwrap_or_default(),
-        _ => String::new(),
-    }
+/// The bytes of `process_names` (names joined by commas, repeats
+/// dropped), without building the string: a sort compares them ~20 times
+/// per socket.
+fn process_bytes(socket: &SocketSample) -> impl Iterator<Item = u8> + '_ {
+    let mut last = None;
+    socket
+        .users
+        .iter()
+        .map(|user| user.process.as_str())
+        .filter(move |&name| last.replace(name) != Some(name))
+        .enumerate()
+        .flat_map(|(i, name)| (i > 0).then_some(b',').into_iter().chain(name.bytes()))
 }
 
 pub(super) fn compare(
@@ -172,7 +179,7 @@ pub(super) fn compare(
         Column::SendQ => (a.send_q, queues(a)).cmp(&(b.send_q, queues(b))),
         Column::Local => a.local.cmp(&b.local),
         Column::Peer => a.peer.cmp(&b.peer),
-        Column::Process => text_key(a, column).cmp(&text_key(b, column)),
+        Column::Process => process_bytes(a).cmp(process_bytes(b)),
         Column::Rtt => rtt(a).cmp(&rtt(b)),
         Column::Cwnd => cwnd(a).cmp(&cwnd(b)),
         Column::Retrans => retrans(a).cmp(&retrans(b)),
@@ -421,39 +428,24 @@ impl SocketsView {
         true
     }
 
-    /// Extends the histories with a new sample: the selected socket and every
-    /// highlighted one (up to MAX_TRAILS); histories of sockets that are
-    /// gone are dropped.
-    pub fn record(&mut self, sample: &Sample) {
-        let mut alive: HashSet<SocketKey> = HashSet::new();
-        for socket in &sample.sockets {
-            let flagged = flag(socket, false, &self.thresholds).is_some();
-            // Most sockets at scale: nothing to look up (no hashing).
-            if !flagged && self.selected.is_none() && self.trails.is_empty() {
-                continue;
-            }
-            let key = socket.key();
-            let wanted = flagged || Some(key) == self.selected || self.trails.contains_key(&key);
-            if !wanted {
-                continue;
-            }
-            if !self.trails.contains_key(&key) && self.trails.len() >= MAX_TRAILS {
-                continue;
-            }
-            alive.insert(key);
-            let trail = self.trails.entry(key).or_default();
-            if trail.len() >= TRAIL_POINTS {
-                trail.pop_front();
-            }
-            trail.push_back(TrailPoint {
-                mono: sample.mono,
-                rtt_ms: socket.tcp.map(|t| f64::from(t.rtt_us) / 1000.0),
-                cwnd: socket.tcp.map(|t| t.cwnd),
-                recv_q: socket.recv_q,
-                send_q: socket.send_q,
-            });
+    /// What the row order is built for now (for the preparation worker).
+    pub fn want(&self) -> WantOwned {
+        WantOwned {
+            sort: self.sort,
+            descending: self.descending,
+            filter: self.filter.clone(),
+            tree: self.tree,
+            expanded: self.expanded,
+            limits: self.thresholds,
+            upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
         }
-        self.trails.retain(|key, _| alive.contains(key));
+    }
+
+    /// Takes rows the preparation worker built for a new sample: the next
+    /// frame uses them when the sort and filter are still those asked for
+    /// (`SocketRows::get` checks), and builds its own otherwise.
+    pub fn install_rows(&mut self, rows: SocketRows) {
+        self.rows = rows;
     }
 }
 

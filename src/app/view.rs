@@ -53,6 +53,13 @@ impl<'a> Shown<'a> {
         })
     }
 
+    /// The sample holding the entries `conntrack_entries_at` gives, shared
+    /// (the Conntrack tab sorts them on a thread of their own).
+    pub fn conntrack_sample(&self) -> Option<std::sync::Arc<Sample>> {
+        let (_, age, _) = self.conntrack_entries_at()?;
+        self.history.get_shared(self.index? - age)
+    }
+
     /// The conntrack entries shown, or none.
     pub fn conntrack_entries(&self) -> &'a [ConntrackEntry] {
         self.conntrack_entries_at().map_or(&[][..], |(e, _, _)| e)

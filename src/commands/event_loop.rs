@@ -7,6 +7,7 @@
 use crate::app::App;
 use crate::app::input::{Input, Reader};
 use crate::app::keymap::{self, Action, Key};
+use crate::app::prepare::Prepared;
 use crate::capture::live::CaptureEvent;
 use crate::collect::{Sampler, SamplerEvent};
 use crate::ui;
@@ -35,8 +36,17 @@ pub fn live(
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    // New samples are prepared (findings, row order) off this thread.
+    let prepared = app
+        .start_preparing()
+        .context("cannot start the sample preparation thread")?;
     let guard = TerminalGuard::enter(mouse)?;
-    let result = runtime.block_on(event_loop(&mut app, Some(samples), packets, &guard));
+    let sources = Sources {
+        samples: Some(samples),
+        prepared: Some(prepared),
+        packets,
+    };
+    let result = runtime.block_on(event_loop(&mut app, sources, &guard));
     drop(guard);
     drop(sampler);
     let (recorded, failures) = app.stop_recording();
@@ -59,7 +69,12 @@ pub fn replay(mut app: App, mouse: bool) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let guard = TerminalGuard::enter(mouse)?;
-    let result = runtime.block_on(event_loop(&mut app, None, None, &guard));
+    let sources = Sources {
+        samples: None,
+        prepared: None,
+        packets: None,
+    };
+    let result = runtime.block_on(event_loop(&mut app, sources, &guard));
     drop(guard);
     result
 }
@@ -198,14 +213,25 @@ impl Drop for Screen {
     }
 }
 
+/// What the live view's loop waits on besides the terminal (replay: none).
+struct Sources {
+    /// The sampler's samples, sent on to the preparation worker.
+    samples: Option<UnboundedReceiver<SamplerEvent>>,
+    /// The worker's prepared samples, taken into the App.
+    prepared: Option<UnboundedReceiver<Prepared>>,
+    packets: Option<UnboundedReceiver<CaptureEvent>>,
+}
+
 /// Samples come from the sampler (live) or from the replay player; the
-/// rest of the loop cannot tell them apart.
-async fn event_loop(
-    app: &mut App,
-    mut samples: Option<UnboundedReceiver<SamplerEvent>>,
-    mut packets: Option<UnboundedReceiver<CaptureEvent>>,
-    guard: &TerminalGuard,
-) -> Result<()> {
+/// rest of the loop cannot tell them apart. A live sample shows once the
+/// preparation worker is done with it: meanwhile the previous one is drawn
+/// and keys are answered.
+async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> Result<()> {
+    let Sources {
+        mut samples,
+        mut prepared,
+        mut packets,
+    } = sources;
     let mut screen = Screen::default();
     let mut input = Reader::open().context("cannot read the terminal")?;
     let mut sigterm = signal(SignalKind::terminate())?;
@@ -240,6 +266,10 @@ async fn event_loop(
             event = next_sample(&mut samples) => match event {
                 Some(event) => dirty = app.on_sampler(event),
                 None => bail!("the sampler thread stopped"),
+            },
+            ready = next_of(&mut prepared) => match ready {
+                Some(ready) => dirty = app.take_prepared(ready),
+                None => bail!("the sample preparation thread stopped"),
             },
             () = replay_wait(replay_due) => {
                 dirty = app.replay_tick(std::time::Instant::now());
@@ -276,6 +306,10 @@ async fn event_loop(
             _ = tokio::time::sleep_until(last_draw + CAPTURE_REDRAW), if capture_stale => {
                 dirty = true;
             }
+            // The Conntrack tab's sort runs on a thread: shown when done.
+            _ = tokio::time::sleep(SORT_POLL), if app.conntrack.order.sorting() => {
+                dirty = app.conntrack.order.poll();
+            }
             _ = resized.recv() => dirty = true,
             _ = sigtstp.recv() => {
                 guard.suspend();
@@ -296,6 +330,9 @@ async fn event_loop(
     Ok(())
 }
 
+/// How often a running Conntrack sort is checked for being done.
+const SORT_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The shortest time between two redraws caused by captured packets.
 const CAPTURE_REDRAW: std::time::Duration = std::time::Duration::from_millis(200);
 
@@ -312,8 +349,13 @@ async fn next_capture(
 async fn next_sample(
     samples: &mut Option<UnboundedReceiver<SamplerEvent>>,
 ) -> Option<SamplerEvent> {
-    match samples {
-        Some(samples) => samples.recv().await,
+    next_of(samples).await
+}
+
+/// The next item of a channel, or never when there is none.
+async fn next_of<T>(receiver: &mut Option<UnboundedReceiver<T>>) -> Option<T> {
+    match receiver {
+        Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
     }
 }

@@ -51,7 +51,17 @@ impl Engine {
         current: &Sample,
         limits: &Thresholds,
     ) -> Vec<Finding> {
-        let raised = evaluate(previous, current, limits);
+        self.step_raised(evaluate(previous, current, limits), current, limits)
+    }
+
+    /// As `step`, given what `evaluate(previous, current, limits)` raised
+    /// (computed elsewhere: the live view evaluates on a worker thread).
+    pub fn step_raised(
+        &mut self,
+        raised: Vec<Finding>,
+        current: &Sample,
+        limits: &Thresholds,
+    ) -> Vec<Finding> {
         let mut now = std::collections::HashSet::new();
         for finding in raised {
             let key = (finding.id, finding.evidence.row.clone());

@@ -103,6 +103,7 @@ fn render_body(
         frame.render_widget(Paragraph::new(note).wrap(Wrap { trim: true }), table_area);
         return None;
     };
+    view.refresh(&app.shown_view());
     let shown = &app.columns.conntrack;
     table(frame, table_area, view, (entries, age), ct, shown, theme)
 }
@@ -251,7 +252,10 @@ fn table(
     shown: &[String],
     theme: Theme,
 ) -> Option<(Rect, usize)> {
-    let rows = view.rows(entries);
+    // While a new order is sorted (off this thread) the last one shows, of
+    // the dump it was made for.
+    let rows = view.order.rows();
+    let sorting = view.order.sorting();
     let selected = view.selected_index(&rows);
     let info_height = if area.height >= 8 { 1 } else { 0 };
     let [table_area, info_area] =
@@ -282,7 +286,9 @@ fn table(
     if let Some(body_area) = body_area
         && rows.is_empty()
     {
-        let note = if view.filter.is_empty() {
+        let note = if sorting {
+            "sorting…"
+        } else if view.filter.is_empty() {
             "no entries"
         } else {
             "no entry matches the filter"
@@ -290,10 +296,13 @@ fn table(
         table::render_empty_note(frame, body_area, note);
     }
     if info_area.height > 0 {
-        let text = match selected.and_then(|i| rows.get(i)) {
+        let mut text = match selected.and_then(|i| rows.get(i)) {
             Some(entry) => detail(entry, selected.unwrap_or(0) + 1, rows.len(), age),
             None => format!("{} of {} entries", rows.len(), entries.len()),
         };
+        if sorting {
+            text.insert_str(0, "sorting… ");
+        }
         frame.render_widget(
             Paragraph::new(Line::from(Span::styled(text, theme.dim()))),
             info_area,
