@@ -128,6 +128,8 @@ pub struct ConntrackView {
     /// seconds, so it is done once per dump, sort or filter, not per frame
     /// or key.
     order: std::cell::RefCell<Option<(OrderFor, Vec<u32>)>>,
+    /// The namespace scope (Enter in Namespaces).
+    pub scope: Option<view::NsScope>,
 }
 
 /// What an order was computed for: the list (its address, length, first
@@ -140,6 +142,7 @@ type OrderFor = (
     Column,
     bool,
     String,
+    Option<u16>,
 );
 
 impl Default for ConntrackView {
@@ -155,6 +158,7 @@ impl Default for ConntrackView {
             editing_filter: false,
             summary: None,
             order: Default::default(),
+            scope: None,
         }
     }
 }
@@ -170,6 +174,7 @@ impl ConntrackView {
             self.sort,
             self.descending,
             self.filter.clone(),
+            view::scope_id(self.scope.as_ref()),
         );
         let mut cache = self.order.borrow_mut();
         if cache
@@ -177,7 +182,11 @@ impl ConntrackView {
             .is_none_or(|(made_for, _)| *made_for != wanted)
         {
             let filter = view::row_filter(&self.filter);
+            // The entries are the primary namespace's: another's scope
+            // leaves none (the tab says why and shows that one's count).
+            let other = self.scope.as_ref().is_some_and(|s| !s.is_primary());
             let mut order: Vec<u32> = (0..entries.len() as u32)
+                .filter(|_| !other)
                 .filter(|&i| filter.matches(&entries[i as usize]))
                 .collect();
             order.sort_by(|&a, &b| {

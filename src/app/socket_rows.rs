@@ -25,7 +25,15 @@ const AHEAD: usize = 1024;
 
 /// What decides the order: sample time, sort column, descending, filter,
 /// tree, the expanded TIME_WAIT peer.
-type Inputs = (f64, Column, bool, String, bool, Option<SocketAddr>);
+type Inputs = (
+    f64,
+    Column,
+    bool,
+    String,
+    bool,
+    Option<SocketAddr>,
+    Option<u16>,
+);
 
 #[derive(Debug, Clone, Default)]
 pub struct SocketRows {
@@ -63,6 +71,8 @@ pub struct Want<'a> {
     pub sort: Column,
     pub descending: bool,
     pub filter: &'a str,
+    /// The namespace scope (Enter in Namespaces), before the filter.
+    pub scope: Option<&'a view::NsScope>,
     pub tree: bool,
     pub expanded: Option<SocketAddr>,
     pub limits: Thresholds,
@@ -85,6 +95,7 @@ impl SocketRows {
             want.filter.to_string(),
             want.tree,
             want.expanded,
+            view::scope_id(want.scope),
         );
         if self.built_for.as_ref() != Some(&inputs) {
             self.build(current, want);
@@ -127,7 +138,7 @@ impl SocketRows {
         self.groups.clear();
         self.sorted = 0;
         if !want.filter.is_empty() {
-            let filter = view::row_filter(want.filter);
+            let filter = view::scoped_filter(want.scope, want.filter);
             self.rows.extend(
                 (0..sockets.len() as u32)
                     .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current))),
@@ -137,8 +148,15 @@ impl SocketRows {
         // Per peer: its first TIME_WAIT socket and how many it has.
         let mut peers: HashMap<SocketAddr, (u32, u32)> = HashMap::new();
         self.rows.reserve(sockets.len());
+        let scope = want.scope.map(|s| view::scoped_filter(Some(s), ""));
         for (i, socket) in sockets.iter().enumerate() {
             let i = i as u32;
+            if scope
+                .as_ref()
+                .is_some_and(|s| !s.matches(&InSample::new(socket, current)))
+            {
+                continue;
+            }
             if time_wait(socket) && want.expanded != Some(socket.peer) {
                 peers.entry(socket.peer).or_insert((i, 0)).1 += 1;
             } else {
@@ -200,6 +218,7 @@ mod tests {
 
     fn want(filter: &str, upto: usize) -> Want<'_> {
         Want {
+            scope: None,
             sort: Column::RecvQ,
             descending: true,
             filter,

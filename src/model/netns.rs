@@ -4,7 +4,7 @@
 //! the label lives here once.
 
 use super::rates::{InterfaceRates, counter_rate, interval};
-use super::sockets::{Proto, TCP_ESTABLISHED};
+use super::sockets::{Proto, TCP_ESTABLISHED, TCP_TIME_WAIT};
 use super::{InterfaceSample, Sample};
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +34,11 @@ pub struct NamespaceInfo {
     pub retrans_segs: u64,
     /// Its stack's drop counters summed (see `DROP_COUNTERS`).
     pub drops: u64,
+    /// Its nf_conntrack_count: connections tracked in it now. None when
+    /// nf_conntrack was not loaded when netlens first entered it (the file
+    /// exists only then), and in recordings made before it was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conntrack_count: Option<u64>,
 }
 
 /// The counters of a namespace's snmp and netstat files that count packets
@@ -76,6 +81,24 @@ impl Sample {
     pub fn many_namespaces(&self) -> bool {
         self.namespaces.len() > 1
     }
+
+    /// The namespaces of this sample: `namespaces` under --all-netns, else
+    /// the one netlens watches, described from the sample's own counters
+    /// (so the Namespaces tab has its row without --all-netns too).
+    pub fn namespace_list(&self) -> std::borrow::Cow<'_, [NamespaceInfo]> {
+        if !self.namespaces.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.namespaces);
+        }
+        let counter = |name: &str| self.tcp.as_ref().and_then(|t| t.counter(name));
+        std::borrow::Cow::Owned(vec![NamespaceInfo {
+            id: PRIMARY,
+            label: self.netns.clone(),
+            retrans_segs: counter("Tcp.RetransSegs").unwrap_or(0),
+            drops: DROP_COUNTERS.iter().filter_map(|n| counter(n)).sum(),
+            conntrack_count: self.conntrack.count,
+            ..Default::default()
+        }])
+    }
 }
 
 /// What the Namespaces view, the JSON and the exporter show of one
@@ -92,11 +115,21 @@ pub struct NamespaceRates {
     pub host_peers: Vec<String>,
     pub peer_rx_bytes: Option<f64>,
     pub peer_tx_bytes: Option<f64>,
+    /// TCP and UDP sockets; of them TCP, and TCP by state.
     pub sockets: usize,
+    pub tcp: usize,
     pub established: usize,
     pub listening: usize,
+    pub time_wait: usize,
     pub retrans: Option<f64>,
     pub drops: Option<f64>,
+}
+
+impl NamespaceRates {
+    /// TCP sockets in neither ESTABLISHED, LISTEN nor TIME_WAIT.
+    pub fn tcp_other(&self) -> usize {
+        (self.tcp).saturating_sub(self.established + self.listening + self.time_wait)
+    }
 }
 
 /// Rates of `info` between `previous` (if any) and `current`.
@@ -133,8 +166,14 @@ pub fn namespace_rates(
     }
     for socket in current.sockets.iter().filter(|s| s.netns == info.id) {
         out.sockets += 1;
-        if socket.proto == Proto::Tcp && socket.state == TCP_ESTABLISHED {
-            out.established += 1;
+        if socket.proto != Proto::Tcp {
+            continue;
+        }
+        out.tcp += 1;
+        match socket.state {
+            TCP_ESTABLISHED => out.established += 1,
+            TCP_TIME_WAIT => out.time_wait += 1,
+            _ => {}
         }
         if socket.is_listener() {
             out.listening += 1;

@@ -1,6 +1,7 @@
 //! `namespaces[]` of `snapshot --json` under `--all-netns`: each namespace's
 //! label and rates (see `model::netns`).
 
+use crate::findings::{Finding, count_in_netns};
 use crate::model::Sample;
 use crate::model::netns::{NamespaceInfo, namespace_rates};
 use serde::Serialize;
@@ -22,24 +23,42 @@ pub struct NamespaceJson<'a> {
     host_peer_rx_bytes_per_s: Option<f64>,
     host_peer_tx_bytes_per_s: Option<f64>,
     sockets: usize,
+    /// TCP sockets by state (as `ss -tan` in it lists them), and UDP.
     established: usize,
     listening: usize,
+    time_wait: usize,
+    tcp_other: usize,
+    udp: usize,
     retrans_per_s: Option<f64>,
     drops_per_s: Option<f64>,
     retrans_segs: u64,
     drops: u64,
+    /// Its nf_conntrack_count; null without nf_conntrack.
+    conntrack_count: Option<u64>,
+    /// Findings shown now about its sockets, processes or interfaces.
+    findings: usize,
 }
 
-pub fn namespaces<'a>(previous: &Sample, current: &'a Sample) -> Vec<NamespaceJson<'a>> {
+pub fn namespaces<'a>(
+    previous: &Sample,
+    current: &'a Sample,
+    found: &[Finding],
+) -> Vec<NamespaceJson<'a>> {
     current
         .namespaces
         .iter()
-        .map(|info| one(previous, current, info))
+        .map(|info| one(previous, current, info, found))
         .collect()
 }
 
-fn one<'a>(previous: &Sample, current: &Sample, info: &'a NamespaceInfo) -> NamespaceJson<'a> {
+fn one<'a>(
+    previous: &Sample,
+    current: &Sample,
+    info: &'a NamespaceInfo,
+    found: &[Finding],
+) -> NamespaceJson<'a> {
     let r = namespace_rates(Some(previous), current, info);
+    let (tcp_other, udp) = (r.tcp_other(), r.sockets - r.tcp);
     NamespaceJson {
         id: info.id,
         label: &info.label,
@@ -56,9 +75,14 @@ fn one<'a>(previous: &Sample, current: &Sample, info: &'a NamespaceInfo) -> Name
         sockets: r.sockets,
         established: r.established,
         listening: r.listening,
+        time_wait: r.time_wait,
+        tcp_other,
+        udp,
         retrans_per_s: r.retrans,
         drops_per_s: r.drops,
         retrans_segs: info.retrans_segs,
         drops: info.drops,
+        conntrack_count: info.conntrack_count,
+        findings: count_in_netns(found, info.id),
     }
 }
