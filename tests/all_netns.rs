@@ -15,7 +15,7 @@ use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
-use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream, UdpSocket};
+use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::os::unix::fs::MetadataExt;
 use std::process::{Command, Stdio};
 use std::thread;
