@@ -302,6 +302,13 @@ fn skip() -> bool {
     true
 }
 
+/// The root tests share their namespace names and /24s: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// This file's namespaces: nsv-<pid>-K on 198.18.(228+K).0/24, K < 4.
 fn nsv(k: u8) -> Ns {
     assert!(k < 4);
@@ -409,6 +416,7 @@ fn snapshot_json_per_namespace_numbers_match_the_kernel() {
     if skip() {
         return;
     }
+    let _serial = serial();
     let (spaces, _held) = setup();
     let mut child = ChildGuard(
         Command::new(NETLENS)
@@ -524,6 +532,7 @@ fn the_live_tab_in_tmux_matches_ip_s_link_and_ss_and_enter_scopes() {
     if skip() {
         return;
     }
+    let _serial = serial();
     let Some(tmux) = Tmux::new("nsview") else {
         return;
     };
@@ -646,6 +655,7 @@ fn a_recording_under_all_netns_replays_the_same_namespaces() {
     if skip() {
         return;
     }
+    let _serial = serial();
     let (spaces, _held) = setup();
     let dir = std::env::temp_dir().join(format!("netlens-nsv-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
