@@ -306,7 +306,9 @@ fn skip() -> bool {
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// This file's namespaces: nsv-<pid>-K on 198.18.(228+K).0/24, K < 4.
@@ -719,4 +721,41 @@ fn a_recording_under_all_netns_replays_the_same_namespaces() {
         assert!(last["conntrack_count"].is_u64());
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `export --all-netns`: each namespace's conntrack entries as
+/// `netlens_netns_conntrack_entries`, equal to `conntrack -C` inside it.
+#[test]
+fn the_exporter_counts_each_namespace_s_conntrack_entries() {
+    if skip() {
+        return;
+    }
+    let _serial = serial();
+    let (spaces, _held) = setup();
+    let exporter =
+        common::exporter::Exporter::start(&["--all-netns", "--no-bpf", "--interval", "500ms"]);
+    let series = |body: &str, key: &str| {
+        body.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|rest| rest.trim().parse::<u64>().ok())
+    };
+    // Nothing moves in them now, so the count holds still: poll until a
+    // sample taken after the setup is scraped.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for ns in &spaces {
+        let key = format!(
+            "netlens_netns_conntrack_entries{{netns=\"{}\"}} ",
+            ns.name()
+        );
+        let theirs = conntrack_count(ns);
+        let body = loop {
+            let body = common::socket_findings::scrape(exporter.addr);
+            if series(&body, &key) == Some(theirs) || Instant::now() > deadline {
+                break body;
+            }
+            thread::sleep(Duration::from_millis(200));
+        };
+        assert_eq!(series(&body, &key), Some(theirs), "{key} in\n{body}");
+        eprintln!("{}: exporter {theirs} = conntrack -C {theirs}", ns.name());
+    }
 }
