@@ -25,7 +25,7 @@ use netlens::app::keymap::Key;
 use netlens::app::tabs::Tab;
 use netlens::collect::SamplerEvent;
 use netlens::model::netns::NamespaceInfo;
-use netlens::model::sockets::{Proto, SocketSample};
+use netlens::model::sockets::{Proto, SocketSample, TcpSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -271,6 +271,16 @@ fn one_namespace_gives_one_row_and_says_how_to_see_all() {
         namespaces: Vec::new(),
         interfaces: vec![iface(0, 9, "eth0", None, second * 2_000_000)],
         sockets: vec![socket(0, 10, "0.0.0.0:22", "0.0.0.0:0")],
+        // The row's counters are the sample's own: 30 retransmits and 4
+        // discards in 2 s.
+        tcp: Some(TcpSample {
+            counters: [
+                ("Tcp.RetransSegs".to_string(), 30 * second),
+                ("Ip.InDiscards".to_string(), 4 * second),
+            ]
+            .into(),
+            ..Default::default()
+        }),
         ..sample(mono, second)
     };
     let mut app = app(Tab::Namespaces, [one(10.0, 0), one(12.0, 1)]);
@@ -281,6 +291,8 @@ fn one_namespace_gives_one_row_and_says_how_to_see_all() {
         &host[..6],
         ["host", "977", "KiB/s", "244", "KiB/s", "1000.0"]
     );
+    assert_eq!(host[10], "15.0", "{text}");
+    assert!(text.contains("retr 15.0/s, drop 2.0/s"), "{text}");
     assert!(text.contains("netlens --all-netns (as root) lists every namespace"));
     // No NS column with one namespace.
     app.on_key(Key::Char('2'));

@@ -179,15 +179,16 @@ pub fn namespace_rates(
             out.listening += 1;
         }
     }
+    // namespace_list: without --all-netns the one row's counters come from
+    // the sample's own (so the previous sample's too).
     let before = previous.and_then(|p| {
-        p.namespaces
-            .iter()
-            .find(|n| n.id == info.id)
-            .map(|n| (n, interval(p, current)))
+        let list = p.namespace_list();
+        let n = list.iter().find(|n| n.id == info.id)?;
+        Some((n.retrans_segs, n.drops, interval(p, current)))
     });
-    if let Some((before, seconds)) = before {
-        out.retrans = counter_rate(before.retrans_segs, info.retrans_segs, seconds);
-        out.drops = counter_rate(before.drops, info.drops, seconds);
+    if let Some((retrans, drops, seconds)) = before {
+        out.retrans = counter_rate(retrans, info.retrans_segs, seconds);
+        out.drops = counter_rate(drops, info.drops, seconds);
     }
     out
 }
