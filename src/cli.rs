@@ -530,6 +530,7 @@ pub enum TabName {
     Load,
     Drops,
     Processes,
+    Namespaces,
 }
 
 // ---------------------------------------------------------------- load

@@ -118,6 +118,7 @@ pub fn small_packet_flood(
             }
         ),
         evidence: Evidence {
+            netns: None,
             tab: "flows",
             row: where_.to_string(),
         },
@@ -170,6 +171,10 @@ impl Severity {
 pub struct Evidence {
     pub tab: &'static str,
     pub row: String,
+    /// The namespace of the sockets or process it is about (`--all-netns`
+    /// rows carry one; None: not about a socket, or the primary's only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netns: Option<u16>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -184,11 +189,23 @@ pub struct Finding {
     pub hold: Hold,
 }
 
+/// How many of `findings` are about namespace `id`'s sockets, process or
+/// interface (`Evidence::netns`). A finding that names no namespace (a
+/// counter of the watched namespace's stack, DNS, the capture) counts for
+/// none.
+pub fn count_in_netns(findings: &[Finding], id: u16) -> usize {
+    findings
+        .iter()
+        .filter(|f| f.evidence.netns == Some(id))
+        .count()
+}
+
 /// All findings whose condition holds in `current`, worst first, by the
 /// `limits` given: no hysteresis (`Engine::step` adds it).
 pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) -> Vec<Finding> {
     let mut findings = Vec::new();
     for iface in &current.interfaces {
+        let first = findings.len();
         let rates = InterfaceRates::for_interface(previous, current, iface);
         let backlog = current
             .tcp
@@ -234,10 +251,15 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
                            traffic, or use a faster or bonded link"
                     .into(),
                 evidence: Evidence {
+                    netns: None,
                     tab: "interfaces",
                     row: iface.name.clone(),
                 },
             });
+        }
+        // Under --all-netns an interface is one namespace's.
+        for finding in &mut findings[first..] {
+            finding.evidence.netns = Some(iface.netns);
         }
     }
     findings.extend(conntrack::evaluate(previous, current, limits));
@@ -317,6 +339,7 @@ fn queue_saturated(
         summary: what,
         hint: format!("{limit}, or find the sender in Flows; see `tc -s qdisc show dev {name}`"),
         evidence: Evidence {
+            netns: None,
             tab: "interfaces",
             row: name.clone(),
         },
@@ -395,6 +418,7 @@ fn interface_errors(name: &str, rates: &InterfaceRates, backlog: Option<&str>) -
             },
         ),
         evidence: Evidence {
+            netns: None,
             tab: "interfaces",
             row: name.to_string(),
         },

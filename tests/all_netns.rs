@@ -10,11 +10,12 @@
 
 mod common;
 
+use common::netns_traffic::{Ns, namespace, paced_udp, ss_of, tcp_of};
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
-use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream, UdpSocket};
+use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::os::unix::fs::MetadataExt;
 use std::process::{Command, Stdio};
 use std::thread;
@@ -28,170 +29,9 @@ fn skip() -> bool {
     true
 }
 
-/// One namespace of this test: a veth "nsallhK" here, "eth0" there.
-struct Ns {
-    ns: Netns,
-    k: u8,
-}
-
-impl Ns {
-    fn new(k: u8) -> Ns {
-        let name = format!("nsall-{}-{k}", std::process::id());
-        let _ = Command::new("ip").args(["netns", "del", &name]).output();
-        run("ip", &["netns", "add", &name]);
-        let ns = Ns {
-            ns: Netns { name },
-            k,
-        };
-        let host = ns.host_dev();
-        ns.ns.sysctl("net.ipv6.conf.all.disable_ipv6", "1");
-        ns.ns.sysctl("net.ipv6.conf.default.disable_ipv6", "1");
-        let _ = Command::new("ip").args(["link", "del", &host]).output();
-        run(
-            "ip",
-            &[
-                "link",
-                "add",
-                &host,
-                "type",
-                "veth",
-                "peer",
-                "name",
-                "eth0",
-                "netns",
-                &ns.ns.name,
-            ],
-        );
-        let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{host}/disable_ipv6"), "1");
-        run(
-            "ip",
-            &["addr", "add", &format!("{}/24", ns.host_ip()), "dev", &host],
-        );
-        run("ip", &["link", "set", &host, "up"]);
-        ns.ns
-            .ip(&["addr", "add", &format!("{}/24", ns.ip()), "dev", "eth0"]);
-        ns.ns.ip(&["link", "set", "eth0", "up"]);
-        ns.ns.ip(&["link", "set", "lo", "up"]);
-        ns.ns.wait_lower_up("eth0", Duration::from_secs(5));
-        ns
-    }
-
-    fn name(&self) -> &str {
-        &self.ns.name
-    }
-
-    fn host_dev(&self) -> String {
-        format!("nsallh{}x{}", std::process::id() % 10000, self.k)
-    }
-
-    fn host_ip(&self) -> Ipv4Addr {
-        Ipv4Addr::new(198, 18, 40 + self.k, 1)
-    }
-
-    fn ip(&self) -> Ipv4Addr {
-        Ipv4Addr::new(198, 18, 40 + self.k, 2)
-    }
-
-    /// (rx_bytes, tx_bytes, rx_packets, tx_packets) of eth0, from `ip -s`.
-    fn counters(&self) -> [u64; 4] {
-        let out = self.ns.ip(&["-s", "-j", "link", "show", "dev", "eth0"]);
-        let v: Value = serde_json::from_slice(&out.stdout).expect("ip -j");
-        let s = &v[0]["stats64"];
-        [
-            s["rx"]["bytes"].as_u64().unwrap(),
-            s["tx"]["bytes"].as_u64().unwrap(),
-            s["rx"]["packets"].as_u64().unwrap(),
-            s["tx"]["packets"].as_u64().unwrap(),
-        ]
-    }
-}
-
-/// Paced UDP from here into `ns`: `count` datagrams of 1000 bytes at
-/// `pps` (a deadline schedule), drained by a receiver inside it. Bounded by
-/// `count` and by count / pps + 5 seconds.
-fn paced_udp(ns: &Ns, count: u64, pps: u32) -> thread::JoinHandle<()> {
-    let (src, dst) = (ns.host_ip(), SocketAddrV4::new(ns.ip(), 9000));
-    assert!(is_bench_addr(src) && is_bench_addr(*dst.ip()));
-    let limit = Duration::from_secs_f64(count as f64 / f64::from(pps) + 5.0);
-    let path = ns.ns.path();
-    let (ready, is_ready) = std::sync::mpsc::channel();
-    let receiver = thread::spawn(move || {
-        enter_netns(&path).expect("setns");
-        let socket = UdpSocket::bind(dst).expect("bind receiver");
-        socket
-            .set_read_timeout(Some(Duration::from_millis(100)))
-            .unwrap();
-        ready.send(()).unwrap();
-        let (mut got, start) = (0, Instant::now());
-        let mut buffer = [0u8; 2048];
-        while got < count && start.elapsed() < limit + Duration::from_secs(1) {
-            if socket.recv(&mut buffer).is_ok() {
-                got += 1;
-            }
-        }
-    });
-    is_ready.recv().unwrap();
-    thread::spawn(move || {
-        let socket = UdpSocket::bind(SocketAddrV4::new(src, 0)).expect("bind sender");
-        let data = [0x5au8; 1000];
-        let start = Instant::now();
-        let period = Duration::from_secs_f64(1.0 / f64::from(pps));
-        for i in 0..count {
-            let due = start + period.mul_f64(i as f64);
-            if let Some(wait) = due.checked_duration_since(Instant::now()) {
-                thread::sleep(wait);
-            }
-            if start.elapsed() > limit {
-                break;
-            }
-            socket.send_to(&data, dst).expect("send");
-        }
-        receiver.join().unwrap();
-    })
-}
-
-fn namespace<'a>(sample: &'a Value, label: &str) -> Option<&'a Value> {
-    sample["namespaces"]
-        .as_array()?
-        .iter()
-        .find(|n| n["label"] == label)
-}
-
-/// (state, local, peer) of the TCP sockets the sample puts in `label`.
-fn tcp_of(sample: &Value, label: &str) -> BTreeSet<(String, String, String)> {
-    sample["sockets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["netns"] == label && s["proto"] == "tcp")
-        .map(|s| {
-            let state = s["state"].as_str().unwrap().to_string();
-            let peer = if state == "LISTEN" {
-                "*".to_string()
-            } else {
-                s["peer"].as_str().unwrap().to_string()
-            };
-            (state, s["local"].as_str().unwrap().to_string(), peer)
-        })
-        .collect()
-}
-
-/// The same from `ip netns exec NS ss -tan`.
-fn ss_of(ns: &Ns) -> BTreeSet<(String, String, String)> {
-    let out = ns_exec(ns.name(), &["ss", "-tanH"]);
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let state = f.first()?.to_string();
-            let peer = if state == "LISTEN" {
-                "*".to_string()
-            } else {
-                f.get(4)?.to_string()
-            };
-            Some((state, f.get(3)?.to_string(), peer))
-        })
-        .collect()
+/// This file's namespaces: nsall-<pid>-K on 198.18.(40+K).0/24.
+fn nsall(k: u8) -> Ns {
+    Ns::new("nsall", 40, k)
 }
 
 #[test]
@@ -199,7 +39,7 @@ fn every_namespace_rates_sockets_and_labels() {
     if skip() {
         return;
     }
-    let spaces: Vec<Ns> = (0..3).map(Ns::new).collect();
+    let spaces: Vec<Ns> = (0..3).map(nsall).collect();
     // TCP inside each: a listener and one connection to it, made by a
     // thread that entered the namespace (the sockets stay there).
     let mut held = Vec::new();
@@ -329,7 +169,7 @@ fn namespaces_appear_and_disappear_while_sampling() {
     if skip() {
         return;
     }
-    let going = Ns::new(4);
+    let going = nsall(4);
     let mut child = ChildGuard(
         Command::new(NETLENS)
             .args([
@@ -360,7 +200,7 @@ fn namespaces_appear_and_disappear_while_sampling() {
     );
     let going_name = going.name().to_string();
     drop(going);
-    let coming = Ns::new(5);
+    let coming = nsall(5);
     let rest: Vec<Value> = lines
         .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
         .collect();
@@ -395,7 +235,7 @@ fn the_exporter_labels_each_namespace() {
     if skip() {
         return;
     }
-    let spaces: Vec<Ns> = (6..8).map(Ns::new).collect();
+    let spaces: Vec<Ns> = (6..8).map(nsall).collect();
     let exporter =
         common::exporter::Exporter::start(&["--all-netns", "--no-bpf", "--interval", "500ms"]);
     for ns in &spaces {

@@ -398,7 +398,7 @@ fn a_drawn_filter_error_has_its_caret_under_the_bad_character() {
     assert_eq!(caret, &want);
     // Unfiltered meanwhile, in the same tab.
     assert!(lines.iter().any(|l| l.starts_with("flttwo")), "{lines:#?}");
-    assert!(lines[2].contains("1 Interfaces"), "{lines:#?}");
+    assert!(lines[2].contains("1 Ifaces"), "{lines:#?}");
     app.on_key(Key::Enter);
     assert_eq!(app.editing_filter(), Some("net:198.18.0.0/16 or nett:x"));
     app.on_key(Key::Esc);

@@ -178,7 +178,7 @@ fn shows_interfaces_switches_tabs_opens_help_and_quits_cleanly() {
     let mut session = Session::start(&[], 100, 30);
     session.wait_for("rxpck/s");
     session.wait_for("lo ");
-    session.wait_for("1 Interfaces");
+    session.wait_for("1 Ifaces");
 
     session.send("2");
     session.wait_for("RcvQ/acc");

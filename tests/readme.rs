@@ -64,8 +64,8 @@ fn readme_example_config_names_the_defaults_it_changes() {
 const BEGIN: &str = "<!-- screens:begin -->";
 const END: &str = "<!-- screens:end -->";
 /// The tabs in key order, with what each capture waits for.
-const TABS: [(char, &str); 9] = [
-    ('1', "1 Interfaces"),
+const TABS: [(char, &str); 10] = [
+    ('1', "1 Ifaces"),
     ('2', "2 Sockets"),
     ('3', "3 TCP"),
     ('4', "4 Conntrack"),
@@ -74,6 +74,7 @@ const TABS: [(char, &str); 9] = [
     ('7', "7 Load"),
     ('8', "8 Drops"),
     ('9', "9 Procs"),
+    ('0', "0 NS"),
 ];
 
 /// The 80x24 screens of every tab, as text, replaying

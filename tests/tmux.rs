@@ -287,7 +287,7 @@ fn netlens_tmux_detached_builds_the_layout() {
     assert!(commands[0].contains(NETLENS), "{commands:?}");
     // The panes run netlens, compact in their quarter of 80x24.
     server.wait_for("trouble.0", "the interfaces pane", |lines| {
-        lines.first().is_some_and(|l| l.starts_with("1 Interfaces"))
+        lines.first().is_some_and(|l| l.starts_with("1 Ifaces"))
     });
     // The same name again: tmux's own words, exit 1.
     let again = Command::new(NETLENS)

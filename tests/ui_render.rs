@@ -205,7 +205,7 @@ fn click_selects_tab_and_row() {
     // Row 4 is the second data row (header, findings, tabs, table header).
     assert!(app.on_click(2, 5));
     assert_eq!(app.interfaces.selected.as_deref(), Some("lo"));
-    // "2 Sockets" sits after " 1 Interfaces │".
+    // "2 Sockets" sits after "1 Ifaces " (ten tabs: no bars at 80).
     assert!(app.on_click(18, 2));
     assert_eq!(app.tab, Tab::Sockets);
 }
@@ -1384,7 +1384,7 @@ mod compact {
     #[test]
     fn every_tab_shows_its_essentials_in_40x8() {
         let cases: [(char, &str, &[&str]); 6] = [
-            ('1', "1 Interfaces", &["IFACE", "eth0", "rxkB/s"]),
+            ('1', "1 Ifaces", &["IFACE", "eth0", "rxkB/s"]),
             ('2', "2 Sockets", &["RcvQ/acc", "198.18.0.2:8080"]),
             ('3', "3 TCP", &["ESTABLISHED", "listen-overflow"]),
             ('4', "4 Conntrack", &["Conntrack"]),

@@ -206,7 +206,7 @@ _netlens() {
                     return 0
                     ;;
                 --tab)
-                    COMPREPLY=($(compgen -W "interfaces sockets tcp conntrack dns flows load drops processes" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "interfaces sockets tcp conntrack dns flows load drops processes namespaces" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -40,7 +40,8 @@ dns\t''
 flows\t''
 load\t''
 drops\t''
-processes\t''"
+processes\t''
+namespaces\t''"
 complete -c netlens -n "__fish_netlens_needs_command" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_needs_command" -l record -d 'Record the session to FILE while watching (R starts and stops it too)' -r -F
 complete -c netlens -n "__fish_netlens_needs_command" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
@@ -236,7 +237,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand record" -l payload -d 'K
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -s h -l help -d 'Print help'
-complete -c netlens -n "__fish_netlens_using_subcommand replay" -l speed -d 'Playback speed, 0.25 to 64 (times real time)' -r
+complete -c netlens -n "__fish_netlens_using_subcommand replay" -l speed -d 'Playback speed, 0.25 to 4096 (times real time; above about 64 the samples a frame has no time for are skipped)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l at -d 'Start at this time: HH:MM[:SS] (clock time), or an offset from the start such as 90s or 5m' -r
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r

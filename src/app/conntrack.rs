@@ -129,6 +129,8 @@ pub struct ConntrackView {
     /// done once per dump, sort or filter, off the UI thread in the live
     /// view (see conntrack_order.rs).
     pub order: Orders,
+    /// The namespace scope (Enter in Namespaces).
+    pub scope: Option<view::NsScope>,
 }
 
 impl Default for ConntrackView {
@@ -144,6 +146,7 @@ impl Default for ConntrackView {
             editing_filter: false,
             summary: None,
             order: Orders::default(),
+            scope: None,
         }
     }
 }
@@ -152,12 +155,15 @@ impl ConntrackView {
     /// Asks for the order of the shown dump as the view sorts and filters
     /// now; `rows` gives it once made (at once when inline).
     pub fn refresh(&mut self, shown: &Shown) {
+        // The entries are the primary namespace's: another's scope leaves
+        // none (the tab says why and shows that one's count).
+        let other = self.scope.as_ref().is_some_and(|s| !s.is_primary());
         match shown.conntrack_sample() {
-            Some(sample) => {
+            Some(sample) if !other => {
                 let filter = self.filter.clone();
                 self.order.want(sample, self.sort, self.descending, &filter);
             }
-            None => self.order.clear(),
+            _ => self.order.clear(),
         }
     }
 

@@ -28,12 +28,21 @@ pub enum Column {
     Collisions,
     Mtu,
     Speed,
+    /// The interface's namespace (or container): only while a sample
+    /// holds more than one (--all-netns).
+    Netns,
 }
 
 pub type ColumnSpec = table::ColumnSpec<Column>;
 
 /// Table order. Error columns sum both directions; the detail pane splits them.
 pub const COLUMNS: &[ColumnSpec] = &[
+    ColumnSpec {
+        column: Column::Netns,
+        title: "NS",
+        width: 12,
+        priority: 1,
+    },
     ColumnSpec {
         column: Column::Name,
         title: "IFACE",
@@ -141,7 +150,7 @@ impl Row<'_> {
     pub fn value(&self, column: Column) -> Option<f64> {
         let r = &self.rates;
         match column {
-            Column::Name | Column::State => None,
+            Column::Name | Column::State | Column::Netns => None,
             Column::RxPackets => r.rx_packets,
             Column::TxPackets => r.tx_packets,
             Column::RxKBytes => r.rx_bytes.map(|b| b / 1024.0),
@@ -160,6 +169,7 @@ impl Row<'_> {
     fn compare(&self, other: &Row, column: Column) -> Ordering {
         match column {
             Column::Name => self.iface.name.cmp(&other.iface.name),
+            Column::Netns => self.iface.netns.cmp(&other.iface.netns),
             Column::State => self.state().cmp(other.state()),
             _ => {
                 // Unknown sorts below every number.
@@ -203,6 +213,7 @@ struct CacheKey {
     sort: Column,
     descending: bool,
     filter: String,
+    scope: Option<u16>,
 }
 
 /// One row of the table, by position in the shown sample's interfaces.
@@ -230,6 +241,8 @@ pub struct InterfacesView {
     cache: Option<(CacheKey, Vec<RowData>)>,
     /// The columns drawn last time: the sort cycles through these.
     pub on_screen: Vec<Column>,
+    /// The namespace scope (Enter in Namespaces), before the filter.
+    pub scope: Option<view::NsScope>,
 }
 
 impl Default for InterfacesView {
@@ -245,6 +258,7 @@ impl Default for InterfacesView {
             detail: false,
             cache: None,
             on_screen: Vec::new(),
+            scope: None,
         }
     }
 }
@@ -294,6 +308,7 @@ impl InterfacesView {
             sort: self.sort,
             descending: self.descending,
             filter: self.filter.clone(),
+            scope: view::scope_id(self.scope.as_ref()),
         };
         if self.cache.as_ref().is_none_or(|(cached, _)| *cached != key) {
             let data = self.compute(previous, current);
@@ -311,7 +326,7 @@ impl InterfacesView {
     }
 
     fn compute(&self, previous: Option<&Sample>, current: &Sample) -> Vec<RowData> {
-        let filter = view::row_filter(&self.filter);
+        let filter = view::scoped_filter(self.scope.as_ref(), &self.filter);
         let mut rows: Vec<(usize, Row)> = current
             .interfaces
             .iter()

@@ -118,6 +118,10 @@ pub enum Action {
     Trace,
     /// Names for addresses (reverse DNS) and ports (/etc/services), on/off.
     Names,
+    /// Namespaces: scope every tab to the selected namespace.
+    ScopeNamespace,
+    /// Every namespace's rows again (the scope's end).
+    ClearScope,
 }
 
 /// Where a binding applies.
@@ -143,6 +147,8 @@ pub enum Scope {
     Setup,
     /// In the Drops tab.
     Drops,
+    /// In the Namespaces tab; these come before the View bindings there.
+    Namespaces,
 }
 
 impl Scope {
@@ -159,6 +165,7 @@ impl Scope {
             Scope::Sockets => "In Sockets",
             Scope::Setup => "On the setup screen (F2)",
             Scope::Drops => "In Drops",
+            Scope::Namespaces => "In NS (namespaces)",
         }
     }
 }
@@ -171,6 +178,7 @@ pub const SCOPES: &[Scope] = &[
     Scope::Flows,
     Scope::Dns,
     Scope::Drops,
+    Scope::Namespaces,
     Scope::FlowDetail,
     Scope::Load,
     Scope::Replay,
@@ -240,10 +248,11 @@ pub const BINDINGS: &[Binding] = &[
             Char('7'),
             Char('8'),
             Char('9'),
+            Char('0'),
         ],
         action: Action::GotoTab,
         scope: Scope::Global,
-        help: "go to tab 1-9",
+        help: "go to tab 1-9, 0 the tenth (NS)",
         hint: Some("tab"),
     },
     Binding {
@@ -286,6 +295,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Names,
         scope: Scope::Global,
         help: "names for peers, ports",
+        hint: None,
+    },
+    Binding {
+        keys: &[Char('u')],
+        action: Action::ClearScope,
+        scope: Scope::Global,
+        help: "unscope: every namespace's rows again (Esc too)",
         hint: None,
     },
     Binding {
@@ -406,6 +422,13 @@ pub const BINDINGS: &[Binding] = &[
         scope: Scope::Sockets,
         help: "tree: sockets under their process",
         hint: Some("tree"),
+    },
+    Binding {
+        keys: &[Enter],
+        action: Action::ScopeNamespace,
+        scope: Scope::Namespaces,
+        help: "scope every tab to this namespace (header: ns:NAME)",
+        hint: Some("scope"),
     },
     Binding {
         keys: &[Char('o')],
@@ -623,26 +646,30 @@ pub fn lookup_setup(key: Key) -> Option<&'static Binding> {
         .find(|binding| binding.keys.contains(&key))
 }
 
-/// The binding for a key outside the Load tab and replay, if any.
+/// The binding for a key outside the Load and Namespaces tabs and
+/// replay, if any.
 pub fn lookup(key: Key) -> Option<&'static Binding> {
-    lookup_in(key, false)
+    lookup_in(key, Scope::View)
 }
 
-/// The binding for a key; in the Load tab its own bindings come first.
-/// Replay bindings are looked up apart, with `lookup_replay`.
-pub fn lookup_in(key: Key, load_tab: bool) -> Option<&'static Binding> {
+/// The binding for a key in a tab whose own keys are `tab`'s: in the Load
+/// and Namespaces tabs their own bindings come first (their Enter is not
+/// View's). Replay bindings are looked up apart, with `lookup_replay`.
+pub fn lookup_in(key: Key, tab: Scope) -> Option<&'static Binding> {
     let matches = |binding: &&Binding| binding.keys.contains(&key);
-    if load_tab
-        && let Some(binding) = BINDINGS
-            .iter()
-            .filter(|b| b.scope == Scope::Load)
-            .find(matches)
+    if matches!(tab, Scope::Load | Scope::Namespaces)
+        && let Some(binding) = BINDINGS.iter().filter(|b| b.scope == tab).find(matches)
     {
         return Some(binding);
     }
     BINDINGS
         .iter()
-        .filter(|b| !matches!(b.scope, Scope::Load | Scope::Replay | Scope::Setup))
+        .filter(|b| {
+            !matches!(
+                b.scope,
+                Scope::Load | Scope::Replay | Scope::Setup | Scope::Namespaces
+            )
+        })
         .find(matches)
 }
 

@@ -27,6 +27,7 @@ pub mod line_edit;
 pub mod links;
 pub mod load;
 pub mod names;
+pub mod namespaces;
 pub mod overlay;
 pub mod path;
 pub mod prepare;
@@ -89,6 +90,9 @@ pub struct App {
     pub dns: dns::DnsView,
     pub drops: drops::DropsView,
     pub processes: processes::ProcessesView,
+    pub namespaces: namespaces::NamespacesView,
+    /// Enter in Namespaces: every tab shows this namespace's rows only.
+    scope: Option<view::NsScope>,
     /// One flow's screen, open over the tab it was opened from.
     pub flow_detail: Option<flow_detail::FlowDetail>,
     /// Shared with the sampler: what the open tab needs collected.
@@ -167,6 +171,8 @@ impl App {
             dns: dns::DnsView::default(),
             drops: drops::DropsView::default(),
             processes: processes::ProcessesView::default(),
+            namespaces: namespaces::NamespacesView::default(),
+            scope: None,
             flow_detail: None,
             demand: Arc::default(),
             sockets: SocketsView::default(),
@@ -298,6 +304,7 @@ impl App {
             Tab::Load => &self.load,
             Tab::Drops => &self.drops,
             Tab::Processes => &self.processes,
+            Tab::Namespaces => &self.namespaces,
         }
     }
 
@@ -321,8 +328,31 @@ impl App {
             Tab::Load => &mut self.load,
             Tab::Drops => &mut self.drops,
             Tab::Processes => &mut self.processes,
+            Tab::Namespaces => &mut self.namespaces,
         };
         (view, shown)
+    }
+
+    /// The namespace every tab is scoped to, if any.
+    pub fn scope(&self) -> Option<&view::NsScope> {
+        self.scope.as_ref()
+    }
+
+    /// Scopes every table tab to one namespace (None: all again); whether
+    /// that changed anything. Each view holds a copy: its row cache keys on
+    /// it. The rows are the namespace's by `ns:` matched whole, before the
+    /// tab's own filter.
+    pub fn set_scope(&mut self, scope: Option<view::NsScope>) -> bool {
+        if self.scope == scope {
+            return false;
+        }
+        self.interfaces.scope = scope.clone();
+        self.sockets.scope = scope.clone();
+        self.processes.scope = scope.clone();
+        self.flows.scope = scope.clone();
+        self.conntrack.scope = scope.clone();
+        self.scope = scope;
+        true
     }
 
     /// The filter being typed in the current tab, if any.

@@ -179,7 +179,7 @@ impl App {
         {
             return self.replay_action(binding.action, key);
         }
-        let Some(binding) = keymap::lookup_in(key, self.view().scope() == Scope::Load) else {
+        let Some(binding) = keymap::lookup_in(key, self.view().scope()) else {
             return false;
         };
         if binding.scope == Scope::Global {
@@ -225,6 +225,7 @@ impl App {
                     .push(Overlay::Findings(FindingsList::default()));
             }
             Action::Setup => self.overlays.push(Overlay::Setup(Setup::default())),
+            Action::ClearScope => return self.set_scope(None),
             _ => return false,
         }
         true
@@ -243,7 +244,10 @@ impl App {
             return true;
         }
         match view.on_action(action, key, &shown) {
+            // Esc with nothing of the tab's own to close ends the scope.
+            Reply::Redraw(false) if action == Action::Close => self.set_scope(None),
             Reply::Redraw(redraw) => redraw,
+            Reply::Scope(scope) => self.set_scope(Some(scope)),
             Reply::OpenFlow(flow) => {
                 self.open_flow_detail(flow);
                 true
@@ -350,9 +354,10 @@ fn help_key(mut scroll: u16, key: Key, quit: &mut bool) -> (Option<Overlay>, Key
     (Some(Overlay::Help { scroll }), Keyed::Done(true))
 }
 
-/// The digit 1-9 a key is, if it is one.
+/// The tab number 1-10 a digit key is (0 is the tenth), if it is one.
 fn key_digit(key: Key) -> Option<usize> {
     match key {
+        Key::Char('0') => Some(10),
         Key::Char(c @ '1'..='9') => Some(c as usize - '0' as usize),
         _ => None,
     }

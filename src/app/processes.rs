@@ -136,7 +136,7 @@ fn compare(a: &ProcessRow, b: &ProcessRow, column: Column) -> Ordering {
 }
 
 /// The sample times (shown, previous), sort, order and filter of the rows.
-type RowsFor = (f64, Option<f64>, Option<Column>, bool, String);
+type RowsFor = (f64, Option<f64>, Option<Column>, bool, String, Option<u16>);
 
 #[derive(Debug, Clone)]
 pub struct ProcessesView {
@@ -152,6 +152,8 @@ pub struct ProcessesView {
     pub detail: bool,
     /// The columns drawn last time: the sort cycles through these.
     pub on_screen: Vec<Column>,
+    /// The namespace scope (Enter in Namespaces), before the filter.
+    pub scope: Option<view::NsScope>,
     rows: Vec<ProcessRow>,
     /// What `rows` was computed for.
     rows_for: Option<RowsFor>,
@@ -169,6 +171,7 @@ impl Default for ProcessesView {
             editing_filter: false,
             detail: false,
             on_screen: Vec::new(),
+            scope: None,
             rows: Vec::new(),
             rows_for: None,
         }
@@ -190,10 +193,11 @@ impl ProcessesView {
             self.sort,
             self.descending,
             self.filter.clone(),
+            view::scope_id(self.scope.as_ref()),
         );
         if self.rows_for.as_ref() != Some(&wanted) {
             let mut rows = process_rows(previous, current);
-            let filter = view::row_filter(&self.filter);
+            let filter = view::scoped_filter(self.scope.as_ref(), &self.filter);
             rows.retain(|r| filter.matches(&InSample::new(r, current)));
             if let Some(column) = self.sort {
                 let descending = self.descending;

@@ -26,7 +26,12 @@ pub fn next_match(count: usize, from: usize, matches: impl Fn(usize) -> bool) ->
 pub fn searchable(tab: Tab) -> bool {
     matches!(
         tab,
-        Tab::Interfaces | Tab::Sockets | Tab::Conntrack | Tab::Flows | Tab::Processes
+        Tab::Interfaces
+            | Tab::Sockets
+            | Tab::Conntrack
+            | Tab::Flows
+            | Tab::Processes
+            | Tab::Namespaces
     )
 }
 

@@ -29,7 +29,15 @@ const AHEAD: usize = 1024;
 
 /// What decides the order: sample time, sort column, descending, filter,
 /// tree, the expanded TIME_WAIT peer.
-type Inputs = (f64, Column, bool, String, bool, Option<SocketAddr>);
+type Inputs = (
+    f64,
+    Column,
+    bool,
+    String,
+    bool,
+    Option<SocketAddr>,
+    Option<u16>,
+);
 
 #[derive(Debug, Clone, Default)]
 pub struct SocketRows {
@@ -44,7 +52,7 @@ pub struct SocketRows {
     /// The rows filtered and grouped, unsorted, and what for (sample time,
     /// filter, expanded peer): each sort starts from a copy.
     base: Vec<u32>,
-    base_for: Option<(f64, String, Option<SocketAddr>)>,
+    base_for: Option<(f64, String, Option<SocketAddr>, Option<u16>)>,
 }
 
 /// How rows are compared: the view's sort, then endpoints, then index (so
@@ -73,6 +81,7 @@ pub struct WantOwned {
     pub sort: Column,
     pub descending: bool,
     pub filter: String,
+    pub scope: Option<view::NsScope>,
     pub tree: bool,
     pub expanded: Option<SocketAddr>,
     pub limits: Thresholds,
@@ -85,6 +94,7 @@ impl WantOwned {
             sort: self.sort,
             descending: self.descending,
             filter: &self.filter,
+            scope: self.scope.as_ref(),
             tree: self.tree,
             expanded: self.expanded,
             limits: self.limits,
@@ -97,6 +107,8 @@ pub struct Want<'a> {
     pub sort: Column,
     pub descending: bool,
     pub filter: &'a str,
+    /// The namespace scope (Enter in Namespaces), before the filter.
+    pub scope: Option<&'a view::NsScope>,
     pub tree: bool,
     pub expanded: Option<SocketAddr>,
     pub limits: Thresholds,
@@ -119,9 +131,15 @@ impl SocketRows {
             want.filter.to_string(),
             want.tree,
             want.expanded,
+            view::scope_id(want.scope),
         );
         if self.built_for.as_ref() != Some(&inputs) {
-            let base_for = (current.mono, want.filter.to_string(), want.expanded);
+            let base_for = (
+                current.mono,
+                want.filter.to_string(),
+                want.expanded,
+                view::scope_id(want.scope),
+            );
             if self.base_for.as_ref() != Some(&base_for) {
                 self.build(current, want);
                 self.base_for = Some(base_for);
@@ -170,7 +188,7 @@ impl SocketRows {
         self.base.clear();
         self.groups.clear();
         if !want.filter.is_empty() {
-            let filter = view::row_filter(want.filter);
+            let filter = view::scoped_filter(want.scope, want.filter);
             self.base.extend(
                 (0..sockets.len() as u32)
                     .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current))),
@@ -180,8 +198,15 @@ impl SocketRows {
         // Per peer: its first TIME_WAIT socket and how many it has.
         let mut peers: HashMap<SocketAddr, (u32, u32)> = HashMap::new();
         self.base.reserve(sockets.len());
+        let scope = want.scope.map(|s| view::scoped_filter(Some(s), ""));
         for (i, socket) in sockets.iter().enumerate() {
             let i = i as u32;
+            if scope
+                .as_ref()
+                .is_some_and(|s| !s.matches(&InSample::new(socket, current)))
+            {
+                continue;
+            }
             if time_wait(socket) && want.expanded != Some(socket.peer) {
                 peers.entry(socket.peer).or_insert((i, 0)).1 += 1;
             } else {
@@ -243,6 +268,7 @@ mod tests {
 
     fn want(filter: &str, upto: usize) -> Want<'_> {
         Want {
+            scope: None,
             sort: Column::RecvQ,
             descending: true,
             filter,

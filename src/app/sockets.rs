@@ -35,6 +35,9 @@ pub enum Column {
     Cwnd,
     Retrans,
     Flag,
+    /// The socket's namespace (or container): only while a sample holds
+    /// more than one (--all-netns).
+    Netns,
 }
 
 pub type ColumnSpec = table::ColumnSpec<Column>;
@@ -45,6 +48,12 @@ pub type ColumnSpec = table::ColumnSpec<Column>;
 /// fit, at 50 Local, the queues and State. Net and Flag come back from 90
 /// columns (FULL/STUCK rows are highlighted anyway); rtt, cwnd, retr after.
 pub const COLUMNS: &[ColumnSpec] = &[
+    ColumnSpec {
+        column: Column::Netns,
+        title: "NS",
+        width: 12,
+        priority: 2,
+    },
     ColumnSpec {
         column: Column::Proto,
         title: "Net",
@@ -116,6 +125,7 @@ pub const COLUMNS: &[ColumnSpec] = &[
 
 /// The sort cycle (s / <), of the columns on screen.
 const SORT_ORDER: &[Column] = &[
+    Column::Netns,
     Column::Proto,
     Column::State,
     Column::RecvQ,
@@ -184,6 +194,7 @@ pub(super) fn compare(
         Column::Cwnd => cwnd(a).cmp(&cwnd(b)),
         Column::Retrans => retrans(a).cmp(&retrans(b)),
         Column::Flag => flag(a, false, limits).cmp(&flag(b, false, limits)),
+        Column::Netns => a.netns.cmp(&b.netns),
     }
 }
 
@@ -273,6 +284,8 @@ pub struct SocketsView {
     /// `c`: the closed connections instead of the open sockets.
     pub show_closed: bool,
     pub closed: ClosedView,
+    /// The namespace scope (Enter in Namespaces), before the filter.
+    pub scope: Option<super::view::NsScope>,
 }
 
 impl Default for SocketsView {
@@ -294,6 +307,7 @@ impl Default for SocketsView {
             on_screen: Vec::new(),
             show_closed: false,
             closed: ClosedView::default(),
+            scope: None,
         }
     }
 }
@@ -307,6 +321,7 @@ impl SocketsView {
             sort: self.sort,
             descending: self.descending,
             filter: &self.filter,
+            scope: self.scope.as_ref(),
             tree: self.tree,
             expanded: self.expanded,
             limits: self.thresholds,
@@ -418,7 +433,12 @@ impl SocketsView {
                 );
                 self.descending = !matches!(
                     self.sort,
-                    Column::Proto | Column::State | Column::Local | Column::Peer | Column::Process
+                    Column::Proto
+                        | Column::State
+                        | Column::Local
+                        | Column::Peer
+                        | Column::Process
+                        | Column::Netns
                 );
             }
             Action::SortInvert => self.descending = !self.descending,
@@ -434,6 +454,7 @@ impl SocketsView {
             sort: self.sort,
             descending: self.descending,
             filter: self.filter.clone(),
+            scope: self.scope.clone(),
             tree: self.tree,
             expanded: self.expanded,
             limits: self.thresholds,

@@ -3,7 +3,7 @@
 /// The plain tab enum lives in config (the config file names tabs too).
 pub use crate::config::Tab;
 
-pub const ALL: [Tab; 9] = [
+pub const ALL: [Tab; 10] = [
     Tab::Interfaces,
     Tab::Sockets,
     Tab::Tcp,
@@ -13,12 +13,14 @@ pub const ALL: [Tab; 9] = [
     Tab::Load,
     Tab::Drops,
     Tab::Processes,
+    Tab::Namespaces,
 ];
 
 impl Tab {
     pub fn title(self) -> &'static str {
         match self {
-            Tab::Interfaces => "Interfaces",
+            // "Ifaces": ten tabs' titles fit one 80-column line.
+            Tab::Interfaces => "Ifaces",
             Tab::Sockets => "Sockets",
             Tab::Tcp => "TCP",
             Tab::Conntrack => "Conntrack",
@@ -27,6 +29,15 @@ impl Tab {
             Tab::Load => "Load",
             Tab::Drops => "Drops",
             Tab::Processes => "Procs",
+            Tab::Namespaces => "NS",
+        }
+    }
+
+    /// The key that goes to this tab: its number, 0 for the tenth.
+    pub fn key(self) -> char {
+        match self.position() + 1 {
+            n @ 1..=9 => char::from(b'0' + n as u8),
+            _ => '0',
         }
     }
 

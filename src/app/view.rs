@@ -21,6 +21,46 @@ pub struct Shown<'a> {
     pub index: Option<usize>,
 }
 
+/// The namespace every tab is scoped to: a row filter (`ns:` matched
+/// whole) applied before each tab's own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NsScope {
+    pub id: u16,
+    pub label: String,
+    expr: Expr,
+}
+
+impl NsScope {
+    pub fn new(id: u16, label: &str) -> Self {
+        Self {
+            id,
+            label: label.to_string(),
+            expr: Expr::netns_is(label),
+        }
+    }
+
+    /// Whether this is the namespace netlens watches first (the one its
+    /// flows, TCP counters and conntrack entries come from).
+    pub fn is_primary(&self) -> bool {
+        self.id == crate::model::netns::PRIMARY
+    }
+}
+
+/// The expression a tab's rows are shown by: the namespace scope's (each
+/// table view holds a copy, set by `App::set_scope`), then the tab's own
+/// `/` filter `text` (see `row_filter`).
+pub fn scoped_filter(scope: Option<&NsScope>, text: &str) -> Expr {
+    match scope {
+        Some(scope) => scope.expr.clone().and(row_filter(text)),
+        None => row_filter(text),
+    }
+}
+
+/// The scope's namespace id, for the tabs' row caches.
+pub fn scope_id(scope: Option<&NsScope>) -> Option<u16> {
+    scope.map(|s| s.id)
+}
+
 impl<'a> Shown<'a> {
     /// The sample before the shown one and the shown one.
     pub fn pair(&self) -> (Option<&'a Sample>, Option<&'a Sample>) {
@@ -91,6 +131,8 @@ pub enum Reply {
     Link(Link),
     /// `t`: open the Path view to this remote address and port.
     Trace(std::net::SocketAddr),
+    /// Enter in Namespaces: scope every tab to this namespace.
+    Scope(NsScope),
 }
 
 pub trait TabView {

@@ -146,6 +146,8 @@ struct Watched {
     links: LinkCollector,
     snmp: File,
     netstat: Option<File>,
+    /// Its nf_conntrack_count, absent without nf_conntrack.
+    conntrack_count: Option<File>,
     /// (pid, container) as last resolved: the cgroup is read again only
     /// when the namespace's lowest pid changes.
     container: (Option<u32>, Option<String>),
@@ -232,6 +234,8 @@ impl AllNamespaces {
             pid: home.pid,
             retrans_segs: retrans(primary.counters),
             drops: drops(primary.counters),
+            // The caller has the primary's own (the conntrack collector).
+            conntrack_count: None,
         });
         for (id, watched) in &mut self.watched {
             let at = &found[&watched.inode];
@@ -255,6 +259,7 @@ impl AllNamespaces {
                 pid: at.pid,
                 retrans_segs: retrans(&counters),
                 drops: drops(&counters),
+                conntrack_count: watched.conntrack_count(),
             });
         }
         self.last_sockets = sockets.len() - before;
@@ -292,6 +297,8 @@ fn open_inside(inode: u64) -> Result<Watched> {
         links: LinkCollector::new()?,
         snmp: File::open("/proc/thread-self/net/snmp")?,
         netstat: File::open("/proc/thread-self/net/netstat").ok(),
+        // /proc/sys/net answers for the namespace of whoever opened it.
+        conntrack_count: File::open("/proc/sys/net/netfilter/nf_conntrack_count").ok(),
         container: (None, None),
     })
 }
@@ -312,6 +319,13 @@ impl Watched {
             counters.extend(parse_pairs(&read_all(netstat)?));
         }
         Ok((sockets, interfaces, counters))
+    }
+}
+
+impl Watched {
+    fn conntrack_count(&self) -> Option<u64> {
+        let file = self.conntrack_count.as_ref()?;
+        read_all(file).ok()?.trim().parse().ok()
     }
 }
 

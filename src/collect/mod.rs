@@ -181,13 +181,17 @@ impl Collectors {
         let processes = self.processes.collect(&sockets);
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
+        let conntrack = self.conntrack.collect(self.demand.conntrack_entries());
+        if let Some(primary) = others.namespaces.first_mut() {
+            primary.conntrack_count = conntrack.count;
+        }
         Ok(Sample {
             t,
             mono,
             netns: self.label.clone(),
             drops: Some(self.drops.collect(&ifnames)),
             interfaces,
-            conntrack: self.conntrack.collect(self.demand.conntrack_entries()),
+            conntrack,
             sockets,
             tcp: Some(tcp),
             capture: None,

@@ -18,6 +18,7 @@ pub fn tab(name: TabName) -> Tab {
         TabName::Load => Tab::Load,
         TabName::Drops => Tab::Drops,
         TabName::Processes => Tab::Processes,
+        TabName::Namespaces => Tab::Namespaces,
     }
 }
 
@@ -33,6 +34,7 @@ pub fn tab_name(tab: Tab) -> TabName {
         Tab::Load => TabName::Load,
         Tab::Drops => TabName::Drops,
         Tab::Processes => TabName::Processes,
+        Tab::Namespaces => TabName::Namespaces,
     }
 }
 

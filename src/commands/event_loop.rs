@@ -381,9 +381,7 @@ fn on_input(app: &mut App, input: Input) -> Handled {
             app.quit = true;
             Handled::Changed(true)
         }
-        Input::Key(key)
-            if keymap::lookup_in(key, false).is_some_and(|b| b.action == Action::Suspend) =>
-        {
+        Input::Key(key) if keymap::lookup(key).is_some_and(|b| b.action == Action::Suspend) => {
             Handled::Suspend
         }
         Input::Key(key) => {

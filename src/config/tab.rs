@@ -12,10 +12,11 @@ pub enum Tab {
     Load,
     Drops,
     Processes,
+    Namespaces,
 }
 
 /// Every tab with its name, in tab-bar order.
-const NAMES: [(Tab, &str); 9] = [
+const NAMES: [(Tab, &str); 10] = [
     (Tab::Interfaces, "interfaces"),
     (Tab::Sockets, "sockets"),
     (Tab::Tcp, "tcp"),
@@ -25,6 +26,7 @@ const NAMES: [(Tab, &str); 9] = [
     (Tab::Load, "load"),
     (Tab::Drops, "drops"),
     (Tab::Processes, "processes"),
+    (Tab::Namespaces, "namespaces"),
 ];
 
 impl Tab {

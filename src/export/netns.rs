@@ -1,7 +1,7 @@
 //! `--all-netns` series: the `netns` (and `container`) labels of a row in
 //! any namespace, and one small set of series per namespace.
 //!
-//! Cardinality: per namespace, `netlens_netns_info` and three counters or
+//! Cardinality: per namespace, `netlens_netns_info` and four counters or
 //! gauges below, plus the interface series (`node_network_*`,
 //! `node_qdisc_*`) of each of its interfaces; sockets are never a label.
 
@@ -72,6 +72,22 @@ pub fn render(out: &mut String, sample: &Sample) {
             "netlens_netns_sockets{{{}}} {count}",
             labels(sample, info.id)
         );
+    }
+    family(
+        out,
+        "netlens_netns_conntrack_entries",
+        "gauge",
+        None,
+        "Connections conntrack tracks in the namespace (nf_conntrack_count; absent without nf_conntrack)",
+    );
+    for info in &sample.namespaces {
+        if let Some(count) = info.conntrack_count {
+            let _ = writeln!(
+                out,
+                "netlens_netns_conntrack_entries{{{}}} {count}",
+                labels(sample, info.id)
+            );
+        }
     }
     type Field = fn(&crate::model::netns::NamespaceInfo) -> u64;
     let counters: [(&str, &str, Field); 2] = [

@@ -69,20 +69,24 @@ fn close_wait(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) 
         .filter(|s| tcp_in(s, TCP_CLOSE_WAIT))
         .map(SocketSample::key)
         .collect();
-    let mut count_before: HashMap<(Option<u32>, u16), u32> = HashMap::new();
+    // Keyed by namespace too: under --all-netns two namespaces' piles on
+    // one port are two leaks.
+    let mut count_before: HashMap<(u16, Option<u32>, u16), u32> = HashMap::new();
     for socket in previous
         .sockets
         .iter()
         .filter(|s| tcp_in(s, TCP_CLOSE_WAIT))
     {
         let pid = first_owner(socket).map(|(pid, _)| pid);
-        *count_before.entry((pid, socket.local.port())).or_default() += 1;
+        *count_before
+            .entry((socket.netns, pid, socket.local.port()))
+            .or_default() += 1;
     }
-    let mut piles: BTreeMap<(Option<u32>, u16), Pile> = BTreeMap::new();
+    let mut piles: BTreeMap<(u16, Option<u32>, u16), Pile> = BTreeMap::new();
     for socket in current.sockets.iter().filter(|s| tcp_in(s, TCP_CLOSE_WAIT)) {
         let owner = first_owner(socket);
         let pile = piles
-            .entry((owner.map(|(pid, _)| pid), socket.local.port()))
+            .entry((socket.netns, owner.map(|(pid, _)| pid), socket.local.port()))
             .or_default();
         pile.owner = pile.owner.or(owner);
         pile.count += 1;
@@ -92,8 +96,8 @@ fn close_wait(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) 
     let seconds = current.mono - previous.mono;
     piles
         .into_iter()
-        .filter_map(|((pid, port), pile)| {
-            let was = count_before.get(&(pid, port)).copied().unwrap_or(0);
+        .filter_map(|((netns, pid, port), pile)| {
+            let was = count_before.get(&(netns, pid, port)).copied().unwrap_or(0);
             let growing = pile.count > was && pile.held >= limits.close_wait_growing_sockets;
             if pile.held < limits.close_wait_warn_sockets && !growing {
                 return None;
@@ -136,6 +140,7 @@ fn close_wait(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) 
                      fix the code; restarting the process frees them meanwhile"
                 ),
                 evidence: Evidence {
+                    netns: Some(netns),
                     tab: "sockets",
                     row: filter,
                 },
@@ -172,7 +177,8 @@ fn port_exhaustion(current: &Sample, tcp: &TcpSample, limits: &Thresholds) -> Ve
     };
     let size = u32::from(high - low) + 1;
     let reuse = tcp.knob("net.ipv4.tcp_tw_reuse").unwrap_or("?");
-    let mut destinations: BTreeMap<(IpAddr, SocketAddr), Destination> = BTreeMap::new();
+    // Each namespace has its own port range and its own ports.
+    let mut destinations: BTreeMap<(u16, IpAddr, SocketAddr), Destination> = BTreeMap::new();
     for socket in &current.sockets {
         let port = socket.local.port();
         if socket.proto != Proto::Tcp
@@ -183,7 +189,7 @@ fn port_exhaustion(current: &Sample, tcp: &TcpSample, limits: &Thresholds) -> Ve
             continue;
         }
         let to = destinations
-            .entry((socket.local.ip(), socket.peer))
+            .entry((socket.netns, socket.local.ip(), socket.peer))
             .or_default();
         to.count += 1;
         if socket.state == TCP_TIME_WAIT {
@@ -195,7 +201,7 @@ fn port_exhaustion(current: &Sample, tcp: &TcpSample, limits: &Thresholds) -> Ve
     }
     destinations
         .into_iter()
-        .filter_map(|((local, peer), to)| {
+        .filter_map(|((netns, local, peer), to)| {
             // tcp_tw_reuse=1 lets connect() take a TIME_WAIT port (after
             // 1 s); 2, the default, only on loopback.
             let reusable =
@@ -253,6 +259,7 @@ fn port_exhaustion(current: &Sample, tcp: &TcpSample, limits: &Thresholds) -> Ve
                      (each destination ip:port has the whole range)"
                 ),
                 evidence: Evidence {
+                    netns: Some(netns),
                     tab: "sockets",
                     row: format!("{local} {peer}"),
                 },
@@ -282,12 +289,12 @@ fn connect_timeout(
     current: &Sample,
     limits: &Thresholds,
 ) -> Vec<Finding> {
-    let mut destinations: BTreeMap<SocketAddr, Waiting> = BTreeMap::new();
+    let mut destinations: BTreeMap<(u16, SocketAddr), Waiting> = BTreeMap::new();
     for socket in current.sockets.iter().filter(|s| tcp_in(s, TCP_SYN_SENT)) {
         let Some(retries) = socket.tcp.map(|t| t.total_retrans).filter(|r| *r > 0) else {
             continue;
         };
-        let to = destinations.entry(socket.peer).or_default();
+        let to = destinations.entry((socket.netns, socket.peer)).or_default();
         to.count += 1;
         to.most_retries = to.most_retries.max(retries);
         match first_owner(socket) {
@@ -299,7 +306,7 @@ fn connect_timeout(
     destinations
         .into_iter()
         .filter(|(_, to)| to.count >= limits.connect_timeout_warn_sockets)
-        .map(|(peer, to)| {
+        .map(|((netns, peer), to)| {
             let mut clients: Vec<(u32, &str, u32)> = to
                 .owners
                 .iter()
@@ -349,6 +356,7 @@ fn connect_timeout(
                     port = peer.port()
                 ),
                 evidence: Evidence {
+                    netns: Some(netns),
                     tab: "sockets",
                     row: format!("syn-sent {peer}"),
                 },

@@ -33,6 +33,7 @@ fn full_fix(max: Option<u64>, buckets: Option<u64>) -> String {
 
 fn evidence() -> Evidence {
     Evidence {
+        netns: None,
         tab: "conntrack",
         row: "header".into(),
     }

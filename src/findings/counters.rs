@@ -120,7 +120,11 @@ fn push(
         hint: entry
             .fix
             .replace(" IF", &format!(" {}", iface.map_or("IF", |i| &i.name))),
-        evidence: Evidence { tab, row },
+        evidence: Evidence {
+            tab,
+            row,
+            netns: None,
+        },
     });
 }
 

@@ -99,6 +99,7 @@ fn timeout_finding(server: &Stats, results: &[&DnsResult], timeout_s: f64, span:
         ),
         hint,
         evidence: Evidence {
+            netns: None,
             tab: "dns",
             row: server.key.clone(),
         },
@@ -146,6 +147,7 @@ fn slow_finding(
                or a local cache such as dnsmasq or systemd-resolved"
             .into(),
         evidence: Evidence {
+            netns: None,
             tab: "dns",
             row: server.key.clone(),
         },

@@ -146,6 +146,7 @@ fn finding(
         summary: format!("{name} {rate:.1}/s in {place}: {meaning}"),
         hint: fix.replace(" IF", &format!(" {iface}")),
         evidence: Evidence {
+            netns: None,
             tab: "drops",
             row: name.to_string(),
         },

@@ -74,6 +74,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
                    (`tc -s qdisc`), the peer's receive window, and `ss -ti` for this connection"
                 .into(),
             evidence: Evidence {
+                netns: None,
                 tab: "flows",
                 row: format!("{} {} > {}", flow.proto, flow.src, flow.dst),
             },
@@ -139,6 +140,7 @@ fn flow_analysis(now: f64, flows: &[FlowSample], found: &mut Vec<Finding>) {
                 ),
                 hint: hint.into(),
                 evidence: Evidence {
+                    netns: None,
                     tab: "flows",
                     row: format!("{} {} > {}", flow.proto, flow.src, flow.dst),
                 },

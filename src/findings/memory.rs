@@ -123,6 +123,7 @@ pub fn evaluate(
              net.ipv4.tcp_rmem/tcp_wmem maximums to cap each socket"
         ),
         evidence: Evidence {
+            netns: None,
             tab: "tcp",
             row: if orphans_high && !at_pressure && !at_limit {
                 "orphans"

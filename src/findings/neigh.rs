@@ -70,6 +70,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
                      instead of bridged); see ip -s neigh show"
                 ),
                 evidence: Evidence {
+                    netns: None,
                     tab: "interfaces",
                     row: name.to_string(),
                 },

@@ -99,6 +99,7 @@ fn path_loss(report: &PathReport, limits: &Thresholds) -> Option<Finding> {
             start.ttl
         ),
         evidence: Evidence {
+            netns: None,
             tab: "path",
             row: at,
         },
@@ -156,6 +157,7 @@ fn path_latency(report: &PathReport, limits: &Thresholds) -> Option<Finding> {
             hop.ttl
         ),
         evidence: Evidence {
+            netns: None,
             tab: "path",
             row: at,
         },

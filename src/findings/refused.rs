@@ -98,6 +98,7 @@ pub fn evaluate(
         summary: parts.join("; "),
         hint: hint.into(),
         evidence: Evidence {
+            netns: None,
             tab: "tcp",
             row: if here_fires {
                 "Tcp.OutRsts"

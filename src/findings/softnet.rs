@@ -98,6 +98,7 @@ fn drops(
         summary: what,
         hint,
         evidence: Evidence {
+            netns: None,
             tab: "interfaces",
             row: format!("CPU{cpu}"),
         },
@@ -138,6 +139,7 @@ fn imbalance(rates: &[CpuRate], limits: &Thresholds) -> Option<Finding> {
                or RPS for a single-queue device (rps_cpus)"
             .into(),
         evidence: Evidence {
+            netns: None,
             tab: "interfaces",
             row: format!("CPU{cpu}"),
         },

@@ -102,6 +102,7 @@ fn syn_flood(
         summary,
         hint: syn_flood_fix(current, tcp, sources.first().map(|(ip, _)| ip.as_str())),
         evidence: Evidence {
+            netns: None,
             tab: "tcp",
             row: "SYN_RECV".into(),
         },
@@ -278,6 +279,7 @@ fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -
         summary,
         hint: listen_fix(&backlog, tcp.knob("net.core.somaxconn")),
         evidence: Evidence {
+            netns: None,
             tab: if row == "ListenOverflows" {
                 "tcp"
             } else {
@@ -330,6 +332,7 @@ fn socket_backlog(current: &Sample, limits: &Thresholds) -> Option<Finding> {
              does not take data (slow reader, zero window, loss)"
         ),
         evidence: Evidence {
+            netns: Some(worst.netns),
             tab: "sockets",
             row: format!("{} {}", worst.local, worst.peer),
         },
@@ -360,6 +363,7 @@ fn retransmits(rates: Option<TcpRates>, limits: &Thresholds) -> Option<Finding> 
                `ss -ti` for the sockets with retrans, and the path with mtr"
             .into(),
         evidence: Evidence {
+            netns: None,
             tab: "tcp",
             row: "Tcp.RetransSegs".into(),
         },

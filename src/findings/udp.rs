@@ -44,6 +44,7 @@ pub fn evaluate(
             ),
             hint: fix(tcp, None),
             evidence: Evidence {
+                netns: None,
                 tab: "tcp",
                 row: "Udp.RcvbufErrors".into(),
             },
@@ -70,6 +71,7 @@ pub fn evaluate(
         ),
         hint: fix(tcp, worst.rcvbuf),
         evidence: Evidence {
+            netns: Some(worst.netns),
             tab: "sockets",
             row: format!("{} {}", worst.local, worst.peer),
         },

@@ -22,6 +22,14 @@ namespace that no process and no bind mount holds any more is dropped, and one t
 appears while netlens runs is picked up at the next interval. Socket owners come
 from the one /proc/PID/fd scan for all of them (socket inodes are global).
 .PP
+Cost: each namespace's TCP dump (one per namespace, IPv4 and IPv6 together) walks
+the kernel's established-socket table, and that table is shared by every namespace
+unless \fBnet.ipv4.tcp_child_ehash_entries\fR gave the namespace its own when it
+was created. So on a host whose namespaces share it, one \fB\-\-all\-netns\fR sample
+walks every socket of the host once per namespace: 50 namespaces of 2,000 sockets
+cost about 4 times one namespace of the same 100,000 sockets, and about the same
+with their own tables (README, "At scale").
+.PP
 Each namespace gets an id for the session (0: netlens' own, "host"; never reused), a
 label (its \fBip netns\fR name, else "pid N COMM" of the lowest pid in it, else
 "net:[INODE]") and, when a process in it belongs to a container, the container
@@ -33,30 +41,64 @@ initial namespace's interface whose IFLA_LINK is the veth and whose index is the
 veth's IFLA_LINK, both crossing namespaces) is listed with its rates. Its drops are
 Ip.InDiscards, Ip.OutDiscards, TcpExt.ListenDrops, TcpExt.TCPBacklogDrop,
 Udp.RcvbufErrors and Udp.InErrors summed; its retransmits Tcp.RetransSegs.
+Its conntrack count is its own nf_conntrack_count (opened inside it once, read each
+interval; "-" when nf_conntrack was not loaded when netlens first entered it; a
+namespace tracks nothing until a rule there asks for conntrack).
 The TCP, Conntrack, DNS, CPU and Drops tabs and the findings on the stack's
 counters stay those of the watched namespace; the findings on interfaces and sockets
-cover every namespace's rows (their evidence names the interface or socket, not its
-namespace). In the live view the Interfaces and Sockets tables list every
-namespace's rows together; the Sockets tab's info line names the selected socket's
-namespace ("netns NAME (container)"), and the filter \fBns:NAME\fR keeps one
-namespace's rows. Recordings keep the namespace list and each socket's and
-interface's id; older recordings read as one namespace.
+cover every namespace's rows, and their evidence carries the namespace's id (the
+close-wait, port-exhaustion and connect-timeout groups are formed per namespace:
+each has its own ports). In the live view the Interfaces and Sockets tables list
+every namespace's rows together, with an \fBNS\fR column (the namespace's
+container, else its label) while more than one namespace is sampled; the Sockets
+tab's info line names the selected socket's namespace ("netns NAME (container)"),
+and the filter \fBns:NAME\fR keeps one namespace's rows. Recordings keep the
+namespace list (with each one's conntrack count) and each socket's and interface's
+id; older recordings read as one namespace, without conntrack counts.
+.PP
+The Namespaces tab (\fB0\fR, "NS", \fB\-\-tab namespaces\fR) has one row per
+namespace: NAMESPACE (its label; "\(Fc" marks the one the tabs are scoped to), rx/s and
+tx/s (bytes, summed over its interfaces but loopback), rxpk/s, txpk/s, ESTAB, LSTN
+and TW (its TCP sockets in ESTABLISHED, LISTEN and TIME_WAIT, as \fBss \-tan\fR
+inside it counts them), retr/s, FIND (findings shown now whose evidence is in it);
+wider, OTH (its other TCP sockets), drop/s, CT (conntrack entries), CONTAINER, UDP
+and the host-side veth peers' rx/s and tx/s. Below the table the selected namespace:
+its container, inode and pid, its host-side peers with their rates, retransmits and
+drops per second, its sockets by state, conntrack count and findings. Sort with
+\fBs\fR, \fB<\fR, \fBI\fR; filter with \fB/\fR (\fBns:\fR and \fBcontainer:\fR
+match the row's label and container, a bare word its label, container or inode).
+Without \fB\-\-all\-netns\fR it has one row, the watched namespace's (from the
+sample's own counters), and says how to see every namespace.
+.PP
+\fBEnter\fR there scopes every tab to the selected namespace: the header shows
+"[scope ns:NAME]" (the compact status line "[ns:NAME]"), and the Interfaces,
+Sockets, Procs and Flows tables show only its rows (the scope is \fBns:\fR matched
+to the whole label, applied before each tab's own filter; a process's namespace is
+its first socket's). The capture, the TCP counters, the conntrack entries, DNS,
+Drops and Load are the watched namespace's only: scoped to another namespace, those
+tabs say so on their first line, the TCP tab with the namespace's own retransmits
+and drops per second, the Conntrack tab (which then lists no entry) with its
+conntrack count. \fBu\fR, or \fBEsc\fR when the tab has no detail or filter to
+close, ends the scope.
 .PP
 \fBsnapshot \-\-json\fR adds \fBnamespaces[]\fR: \fBid\fR, \fBlabel\fR, \fBinode\fR,
 \fBcontainer\fR, \fBpid\fR, \fBrx_bytes_per_s\fR, \fBtx_bytes_per_s\fR,
 \fBrx_packets_per_s\fR, \fBtx_packets_per_s\fR, \fBhost_peers\fR (names),
 \fBhost_peer_rx_bytes_per_s\fR, \fBhost_peer_tx_bytes_per_s\fR, \fBsockets\fR,
-\fBestablished\fR, \fBlistening\fR, \fBretrans_per_s\fR, \fBdrops_per_s\fR and the raw
-\fBretrans_segs\fR and \fBdrops\fR; each socket and interface gains \fBnetns\fR, its
-namespace's label.
+\fBestablished\fR, \fBlistening\fR, \fBtime_wait\fR, \fBtcp_other\fR (TCP by state),
+\fBudp\fR, \fBretrans_per_s\fR, \fBdrops_per_s\fR, the raw \fBretrans_segs\fR and
+\fBdrops\fR, \fBconntrack_count\fR (null without nf_conntrack) and \fBfindings\fR
+(those of the sample about it); each socket and interface gains \fBnetns\fR, its
+namespace's label, and a finding's \fBevidence\fR its namespace's \fBnetns\fR id.
 .PP
 \fBexport \-\-all\-netns\fR labels each interface's series (\fBnode_network_*\fR,
 \fBnode_qdisc_*\fR) with its namespace's \fBnetns\fR label, plus \fBcontainer\fR where
 known, and adds per namespace \fBnetlens_netns_info\fR{\fBnetns\fR,\fBinode\fR} (1),
-\fBnetlens_netns_sockets\fR (gauge), \fBnetlens_netns_tcp_retransmits_total\fR and
+\fBnetlens_netns_sockets\fR (gauge), \fBnetlens_netns_conntrack_entries\fR (gauge; none
+for a namespace without nf_conntrack), \fBnetlens_netns_tcp_retransmits_total\fR and
 \fBnetlens_netns_drops_total\fR. Cardinality: the \fBnetns\fR label takes one value per
 namespace (a busy container host: one per container, and a new value when a container
-is re-created, its namespace being new); per namespace 4 series plus the interface
+is re-created, its namespace being new); per namespace 5 series plus the interface
 series of each of its interfaces (about 20 per interface); sockets are never a label.
 The other series keep the watched namespace's label.
 "#;

@@ -4,7 +4,7 @@
 //! the label lives here once.
 
 use super::rates::{InterfaceRates, counter_rate, interval};
-use super::sockets::{Proto, SocketSample, TCP_ESTABLISHED};
+use super::sockets::{Proto, SocketSample, TCP_ESTABLISHED, TCP_TIME_WAIT};
 use super::{InterfaceSample, Sample};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -35,6 +35,11 @@ pub struct NamespaceInfo {
     pub retrans_segs: u64,
     /// Its stack's drop counters summed (see `DROP_COUNTERS`).
     pub drops: u64,
+    /// Its nf_conntrack_count: connections tracked in it now. None when
+    /// nf_conntrack was not loaded when netlens first entered it (the file
+    /// exists only then), and in recordings made before it was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conntrack_count: Option<u64>,
 }
 
 /// The counters of a namespace's snmp and netstat files that count packets
@@ -77,6 +82,24 @@ impl Sample {
     pub fn many_namespaces(&self) -> bool {
         self.namespaces.len() > 1
     }
+
+    /// The namespaces of this sample: `namespaces` under --all-netns, else
+    /// the one netlens watches, described from the sample's own counters
+    /// (so the Namespaces tab has its row without --all-netns too).
+    pub fn namespace_list(&self) -> std::borrow::Cow<'_, [NamespaceInfo]> {
+        if !self.namespaces.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.namespaces);
+        }
+        let counter = |name: &str| self.tcp.as_ref().and_then(|t| t.counter(name));
+        std::borrow::Cow::Owned(vec![NamespaceInfo {
+            id: PRIMARY,
+            label: self.netns.clone(),
+            retrans_segs: counter("Tcp.RetransSegs").unwrap_or(0),
+            drops: DROP_COUNTERS.iter().filter_map(|n| counter(n)).sum(),
+            conntrack_count: self.conntrack.count,
+            ..Default::default()
+        }])
+    }
 }
 
 /// What the Namespaces view, the JSON and the exporter show of one
@@ -93,11 +116,21 @@ pub struct NamespaceRates {
     pub host_peers: Vec<String>,
     pub peer_rx_bytes: Option<f64>,
     pub peer_tx_bytes: Option<f64>,
+    /// TCP and UDP sockets; of them TCP, and TCP by state.
     pub sockets: usize,
+    pub tcp: usize,
     pub established: usize,
     pub listening: usize,
+    pub time_wait: usize,
     pub retrans: Option<f64>,
     pub drops: Option<f64>,
+}
+
+impl NamespaceRates {
+    /// TCP sockets in neither ESTABLISHED, LISTEN nor TIME_WAIT.
+    pub fn tcp_other(&self) -> usize {
+        (self.tcp).saturating_sub(self.established + self.listening + self.time_wait)
+    }
 }
 
 /// Rates of `info` between `previous` (if any) and `current`.
@@ -115,7 +148,7 @@ pub fn namespace_rates(
     rates_with(previous, current, info, counts)
 }
 
-/// `namespace_rates` of every namespace of `current`, in its order, with
+/// `namespace_rates` of every namespace of `current` (`namespace_list`), in its order, with
 /// one pass over the sockets: filtering them per namespace looks at
 /// namespaces x sockets rows (50 x 100,000 in the bench of issue 27).
 pub fn all_namespace_rates(previous: Option<&Sample>, current: &Sample) -> Vec<NamespaceRates> {
@@ -126,7 +159,7 @@ pub fn all_namespace_rates(previous: Option<&Sample>, current: &Sample) -> Vec<N
         run.iter().for_each(|s| total.add(s));
     }
     current
-        .namespaces
+        .namespace_list()
         .iter()
         .map(|info| {
             let count = counts.get(&info.id).copied().unwrap_or_default();
@@ -135,19 +168,26 @@ pub fn all_namespace_rates(previous: Option<&Sample>, current: &Sample) -> Vec<N
         .collect()
 }
 
-/// A namespace's sockets: all, TCP established, listening.
+/// A namespace's sockets: all, TCP, and TCP by state; listeners.
 #[derive(Debug, Clone, Copy, Default)]
 struct SocketCounts {
     sockets: usize,
+    tcp: usize,
     established: usize,
+    time_wait: usize,
     listening: usize,
 }
 
 impl SocketCounts {
     fn add(&mut self, socket: &SocketSample) {
         self.sockets += 1;
-        if socket.proto == Proto::Tcp && socket.state == TCP_ESTABLISHED {
-            self.established += 1;
+        if socket.proto == Proto::Tcp {
+            self.tcp += 1;
+            match socket.state {
+                TCP_ESTABLISHED => self.established += 1,
+                TCP_TIME_WAIT => self.time_wait += 1,
+                _ => {}
+            }
         }
         if socket.is_listener() {
             self.listening += 1;
@@ -164,7 +204,9 @@ fn rates_with(
 ) -> NamespaceRates {
     let mut out = NamespaceRates {
         sockets: counts.sockets,
+        tcp: counts.tcp,
         established: counts.established,
+        time_wait: counts.time_wait,
         listening: counts.listening,
         ..Default::default()
     };
@@ -193,15 +235,16 @@ fn rates_with(
             out.peer_tx_bytes = sum(&peers, |r| r.tx_bytes);
         }
     }
+    // namespace_list: without --all-netns the one row's counters come from
+    // the sample's own (so the previous sample's too).
     let before = previous.and_then(|p| {
-        p.namespaces
-            .iter()
-            .find(|n| n.id == info.id)
-            .map(|n| (n, interval(p, current)))
+        let list = p.namespace_list();
+        let n = list.iter().find(|n| n.id == info.id)?;
+        Some((n.retrans_segs, n.drops, interval(p, current)))
     });
-    if let Some((before, seconds)) = before {
-        out.retrans = counter_rate(before.retrans_segs, info.retrans_segs, seconds);
-        out.drops = counter_rate(before.drops, info.drops, seconds);
+    if let Some((retrans, drops, seconds)) = before {
+        out.retrans = counter_rate(retrans, info.retrans_segs, seconds);
+        out.drops = counter_rate(drops, info.drops, seconds);
     }
     out
 }

@@ -122,6 +122,9 @@ pub struct ProcessRow {
     pub retrans_per_s: Option<f64>,
     /// The largest smoothed RTT of its established TCP sockets.
     pub worst_rtt_us: Option<u32>,
+    /// The namespace of its first socket (a process has one network
+    /// namespace; its sockets were made there or passed to it).
+    pub netns: u16,
 }
 
 impl ProcessRow {
@@ -242,6 +245,9 @@ pub fn process_rows(previous: Option<&Sample>, current: &Sample) -> Vec<ProcessR
         let row = rows
             .entry(first.pid)
             .or_insert_with(|| new_row(first, socket.uid.to_string(), &info));
+        if row.sockets == 0 {
+            row.netns = socket.netns;
+        }
         row.sockets += 1;
         *row.states.entry(socket.state_name()).or_default() += 1;
         if socket.proto != Proto::Tcp {

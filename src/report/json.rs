@@ -364,7 +364,7 @@ pub fn write_sample_line(
         t: current.t,
         interval: interval(previous, current),
         netns: &current.netns,
-        namespaces: super::netns_json::namespaces(previous, current),
+        namespaces: super::netns_json::namespaces(previous, current, found),
         interfaces: sections.interfaces.then(|| {
             current
                 .interfaces

@@ -1,6 +1,7 @@
 //! `namespaces[]` of `snapshot --json` under `--all-netns`: each namespace's
 //! label and rates (see `model::netns`).
 
+use crate::findings::{Finding, count_in_netns};
 use crate::model::Sample;
 use crate::model::netns::{NamespaceInfo, NamespaceRates, all_namespace_rates};
 use serde::Serialize;
@@ -22,24 +23,37 @@ pub struct NamespaceJson<'a> {
     host_peer_rx_bytes_per_s: Option<f64>,
     host_peer_tx_bytes_per_s: Option<f64>,
     sockets: usize,
+    /// TCP sockets by state (as `ss -tan` in it lists them), and UDP.
     established: usize,
     listening: usize,
+    time_wait: usize,
+    tcp_other: usize,
+    udp: usize,
     retrans_per_s: Option<f64>,
     drops_per_s: Option<f64>,
     retrans_segs: u64,
     drops: u64,
+    /// Its nf_conntrack_count; null without nf_conntrack.
+    conntrack_count: Option<u64>,
+    /// Findings shown now about its sockets, processes or interfaces.
+    findings: usize,
 }
 
-pub fn namespaces<'a>(previous: &Sample, current: &'a Sample) -> Vec<NamespaceJson<'a>> {
+pub fn namespaces<'a>(
+    previous: &Sample,
+    current: &'a Sample,
+    found: &[Finding],
+) -> Vec<NamespaceJson<'a>> {
     current
         .namespaces
         .iter()
         .zip(all_namespace_rates(Some(previous), current))
-        .map(|(info, rates)| one(info, rates))
+        .map(|(info, rates)| one(info, rates, found))
         .collect()
 }
 
-fn one(info: &NamespaceInfo, r: NamespaceRates) -> NamespaceJson<'_> {
+fn one<'a>(info: &'a NamespaceInfo, r: NamespaceRates, found: &[Finding]) -> NamespaceJson<'a> {
+    let (tcp_other, udp) = (r.tcp_other(), r.sockets - r.tcp);
     NamespaceJson {
         id: info.id,
         label: &info.label,
@@ -56,9 +70,14 @@ fn one(info: &NamespaceInfo, r: NamespaceRates) -> NamespaceJson<'_> {
         sockets: r.sockets,
         established: r.established,
         listening: r.listening,
+        time_wait: r.time_wait,
+        tcp_other,
+        udp,
         retrans_per_s: r.retrans,
         drops_per_s: r.drops,
         retrans_segs: info.retrans_segs,
         drops: info.drops,
+        conntrack_count: info.conntrack_count,
+        findings: count_in_netns(found, info.id),
     }
 }

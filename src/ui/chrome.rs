@@ -64,6 +64,7 @@ fn header_line(app: &App, theme: Theme, shed: u8) -> Line<'static> {
         Span::raw(host),
         Span::styled("ns:", theme.dim()),
         Span::raw(format::fit(current.map_or("…", |s| s.netns.as_str()), 20)),
+        scope_span(app, theme),
         Span::raw(interval),
         mode,
     ];
@@ -197,6 +198,18 @@ fn notice_line(notice: &crate::app::recording::Notice, theme: Theme) -> Line<'st
     }
 }
 
+/// " scope ns:web-1 " while Enter in Namespaces scopes every tab (in
+/// words and reverse video, not colour alone); nothing otherwise.
+fn scope_span(app: &App, theme: Theme) -> Span<'static> {
+    match app.scope() {
+        Some(scope) => Span::styled(
+            format!(" [scope ns:{}] ", format::fit(&scope.label, 16)),
+            theme.active_tab(),
+        ),
+        None => Span::raw(""),
+    }
+}
+
 /// Tab titles, shortened when the terminal is narrow.
 pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     // " N Title " per tab and a "│" between them; without the bars when
@@ -213,9 +226,9 @@ pub fn render_tabs(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     app.hits.tabs.clear();
     for (number, tab) in ALL.iter().enumerate() {
         let label = if short {
-            format!("{}{}", number + 1, &tab.title()[..tab.title().len().min(3)])
+            format!("{}{}", tab.key(), &tab.title()[..tab.title().len().min(3)])
         } else {
-            format!("{} {}", number + 1, tab.title())
+            format!("{} {}", tab.key(), tab.title())
         };
         let width = label.len() as u16 + if tight { 1 } else { 2 };
         let style = if *tab == app.tab {
@@ -299,6 +312,7 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             Scope::Dns => app.tab == Tab::Dns,
             Scope::Sockets => app.tab == Tab::Sockets && !in_flow && !app.sockets.detail,
             Scope::Drops => app.tab == Tab::Drops,
+            Scope::Namespaces => app.tab == Tab::Namespaces,
             // The setup screen's footer is its own (ui::prompts).
             Scope::Setup => false,
         };
@@ -366,7 +380,7 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
         return;
     }
     let mut spans = vec![Span::styled(
-        format!("{} {}", app.tab.position() + 1, app.tab.title()),
+        format!("{} {}", app.tab.key(), app.tab.title()),
         theme.active_tab(),
     )];
     match app.mode() {
@@ -406,6 +420,12 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
                 }
             }
         }
+    }
+    if let Some(scope) = app.scope() {
+        spans.push(Span::styled(
+            format!(" [ns:{}]", format::fit(&scope.label, 12)),
+            theme.warn(),
+        ));
     }
     if let Some(filter) = app.filter() {
         spans.push(Span::styled(format!(" [{filter}]"), theme.warn()));

@@ -46,6 +46,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     );
     let [list_area, detail_area] =
         Layout::vertical([Constraint::Length(list_rows as u16), Constraint::Min(0)]).areas(inner);
+    let current = app.shown().1;
     let height = list_rows.max(1);
     let first = selected.saturating_sub(height - 1);
     let lines: Vec<Line> = found
@@ -59,7 +60,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             // the width (the selected one shows whole below).
             let marker = if index == selected { "> " } else { "  " };
             let head = format!("{marker}{}", chrome::label(finding));
-            let place = format!("  → {}: {}", finding.evidence.tab, finding.evidence.row);
+            let place = format!(
+                "  → {}{}: {}",
+                finding.evidence.tab,
+                namespace_of(finding, current),
+                finding.evidence.row
+            );
             let rest = width.saturating_sub(head.chars().count() + place.chars().count() + 2);
             let mut spans = vec![
                 Span::styled(head, style),
@@ -77,6 +83,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         .collect();
     frame.render_widget(Paragraph::new(lines), list_area);
     frame.render_widget(Paragraph::new(detail), detail_area);
+}
+
+/// " in NS" (its container, else its label) for a finding about a socket,
+/// process or interface of a sample that holds several namespaces
+/// (--all-netns); "" otherwise.
+fn namespace_of(finding: &Finding, sample: Option<&crate::model::Sample>) -> String {
+    match (finding.evidence.netns, sample) {
+        (Some(id), Some(sample)) if sample.many_namespaces() => {
+            format!(" in {}", super::sockets::netns_cell(sample, id, 16))
+        }
+        _ => String::new(),
+    }
 }
 
 /// A finding whole, wrapped to `width`: its label and summary, the fix and

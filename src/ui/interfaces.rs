@@ -60,7 +60,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         (rows.len(), view.selected_index(&rows))
     };
     view.window.fit(selected, count, visible);
-    let columns = fitting_columns(table_area.width, &app.columns.interfaces);
+    let many = current.many_namespaces();
+    let columns = fitting_columns(table_area.width, &app.columns.interfaces, many);
     app.interfaces.on_screen = columns.iter().map(|spec| spec.column).collect();
     let view = &app.interfaces;
     let rows = view.rows(current);
@@ -70,7 +71,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
     // Only the visible rows are built.
     let body = rows.range(view.window.offset, visible).map(|(i, row)| {
-        let cells = columns.iter().map(|spec| cell(&row, spec, theme));
+        let cells = columns.iter().map(|spec| match spec.column {
+            Column::Netns => Cell::from(super::sockets::netns_cell(
+                current,
+                row.iface.netns,
+                spec.width,
+            )),
+            _ => cell(&row, spec, theme),
+        });
         table::body_row(cells, Some(i) == selected, theme)
     });
     let widths = table::widths(&columns, |column| column == Column::Name);
@@ -95,14 +103,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
 }
 
 fn left_aligned(column: Column) -> bool {
-    matches!(column, Column::Name | Column::State | Column::Speed)
+    matches!(
+        column,
+        Column::Name | Column::State | Column::Speed | Column::Netns
+    )
 }
 
 /// The columns that fit in `width`, by priority, kept in table order. The name
-/// column takes what is left over.
-fn fitting_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
+/// column takes what is left over; the namespace column shows only when the
+/// sample holds `many` namespaces.
+fn fitting_columns(width: u16, shown: &[String], many: bool) -> Vec<&'static ColumnSpec> {
     table::fitting(COLUMNS, width, |spec| {
-        crate::config::Columns::shows(shown, spec.title)
+        (many || spec.column != Column::Netns) && crate::config::Columns::shows(shown, spec.title)
     })
 }
 
@@ -185,7 +197,10 @@ mod tests {
 
     #[test]
     fn eighty_columns_keep_the_sar_essentials() {
-        let titles: Vec<_> = fitting_columns(80, &[]).iter().map(|s| s.title).collect();
+        let titles: Vec<_> = fitting_columns(80, &[], false)
+            .iter()
+            .map(|s| s.title)
+            .collect();
         assert_eq!(
             titles,
             [
@@ -197,8 +212,11 @@ mod tests {
 
     #[test]
     fn narrow_keeps_name_and_rates() {
-        let titles: Vec<_> = fitting_columns(40, &[]).iter().map(|s| s.title).collect();
+        let titles: Vec<_> = fitting_columns(40, &[], false)
+            .iter()
+            .map(|s| s.title)
+            .collect();
         assert_eq!(titles, ["IFACE", "rxpck/s", "txpck/s", "rxkB/s"]);
-        assert_eq!(fitting_columns(3, &[]).len(), 1);
+        assert_eq!(fitting_columns(3, &[], false).len(), 1);
     }
 }

@@ -24,6 +24,7 @@ pub mod help;
 pub mod interface_detail;
 pub mod interfaces;
 pub mod load;
+pub mod namespaces;
 pub mod nic_detail;
 mod path;
 pub mod processes;
@@ -102,6 +103,42 @@ fn draw_compact(frame: &mut Frame, app: &mut App, theme: Theme) {
     render_body(frame, body, app, theme);
 }
 
+/// What a scope to a namespace other than the primary one means in a tab
+/// whose data is the primary namespace's only (capture, TCP counters,
+/// conntrack entries, DNS probes, drop sites): said on the tab's first
+/// line, with that namespace's own figure where there is one.
+pub fn scope_note(app: &App) -> Option<String> {
+    let scope = app.scope().filter(|s| !s.is_primary())?;
+    let (previous, current) = app.shown();
+    let primary = current.map_or("the watched namespace", |s| s.netns.as_str());
+    let info = current.and_then(|c| c.namespaces.iter().find(|n| n.id == scope.id));
+    let label = &scope.label;
+    Some(match app.tab {
+        Tab::Flows => format!(
+            "ns:{label}: the capture sees {primary}'s interfaces only, so no flow is {label}'s"
+        ),
+        Tab::Tcp => {
+            let rates = info.zip(current).map(|(info, current)| {
+                crate::model::netns::namespace_rates(previous, current, info)
+            });
+            format!(
+                "ns:{label}: these are {primary}'s counters; {label}'s own: retr {}/s, drop {}/s",
+                format::rate(rates.as_ref().and_then(|r| r.retrans)),
+                format::rate(rates.as_ref().and_then(|r| r.drops)),
+            )
+        }
+        Tab::Conntrack => format!(
+            "ns:{label}: entries listed are {primary}'s (none shown); {label} tracks {}",
+            info.and_then(|i| i.conntrack_count)
+                .map_or_else(|| "- (no nf_conntrack)".into(), |c| c.to_string())
+        ),
+        Tab::Dns | Tab::Drops | Tab::Load => {
+            format!("ns:{label}: not per namespace here: this tab is {primary}'s")
+        }
+        _ => return None,
+    })
+}
+
 fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, theme: Theme) {
     app.hits.rows = None;
     match app.screen_overlay() {
@@ -120,6 +157,19 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
         flow_detail::render(frame, body, app, theme);
         return;
     }
+    let body = match scope_note(app) {
+        Some(note) if body.height > 2 => {
+            let [line, rest] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
+            let text = format::fit(&note, usize::from(line.width));
+            frame.render_widget(
+                ratatui::widgets::Paragraph::new(text).style(theme.warn()),
+                line,
+            );
+            rest
+        }
+        _ => body,
+    };
     match app.tab {
         Tab::Interfaces => interfaces::render(frame, body, app, theme),
         Tab::Conntrack => conntrack::render(frame, body, app, theme),
@@ -130,5 +180,6 @@ fn render_body(frame: &mut Frame, body: ratatui::layout::Rect, app: &mut App, th
         Tab::Dns => dns::render(frame, body, app, theme),
         Tab::Drops => drops::render(frame, body, app, theme),
         Tab::Processes => processes::render(frame, body, app, theme),
+        Tab::Namespaces => namespaces::render(frame, body, app, theme),
     }
 }

@@ -70,10 +70,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let order = view.take_order();
 
     let tree = view.tree;
+    let many = current.many_namespaces();
     let columns = if tree {
-        tree_columns(table_area.width, &app.columns.sockets)
+        tree_columns(table_area.width, &app.columns.sockets, many)
     } else {
-        fitting_columns(table_area.width, &app.columns.sockets)
+        fitting_columns(table_area.width, &app.columns.sockets, many)
     };
     view.on_screen = columns.iter().map(|spec| spec.column).collect();
     let widths = column_widths(&columns, table_area.width);
@@ -92,7 +93,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             let marked = flag(socket, overflows_rising, &view.thresholds);
             let count = view.row_count(row);
             let cells = columns.iter().zip(&widths).map(|(spec, &width)| {
-                if count > 1 && spec.column == Column::Local {
+                if spec.column == Column::Netns {
+                    Cell::from(netns_cell(current, socket.netns, width))
+                } else if count > 1 && spec.column == Column::Local {
                     // A TIME_WAIT group: its count where the local ends vary.
                     Cell::from(format!("{count} sockets"))
                 } else if tree && spec.column == Column::Process {
@@ -168,24 +171,25 @@ fn right_aligned(column: Column) -> bool {
 }
 
 /// The columns that fit in `width`, by priority, in the config's order
-/// (the setup screen's F7/F8) or else the table's.
-pub fn fitting_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
+/// (the setup screen's F7/F8) or else the table's; the namespace column
+/// only when the sample holds `many` namespaces.
+pub fn fitting_columns(width: u16, shown: &[String], many: bool) -> Vec<&'static ColumnSpec> {
     let mut columns = table::fitting(COLUMNS, width, |spec| {
-        crate::config::Columns::shows(shown, spec.title)
+        (many || spec.column != Column::Netns) && crate::config::Columns::shows(shown, spec.title)
     });
     columns.sort_by_key(|spec| shown.iter().position(|title| title == spec.title));
     columns
 }
 
 /// The tree's columns (F5): the process first, always, then what fits.
-fn tree_columns(width: u16, shown: &[String]) -> Vec<&'static ColumnSpec> {
+fn tree_columns(width: u16, shown: &[String], many: bool) -> Vec<&'static ColumnSpec> {
     let Some(process) = COLUMNS.iter().find(|c| c.column == Column::Process) else {
-        return fitting_columns(width, shown);
+        return fitting_columns(width, shown, many);
     };
     let rest = width.saturating_sub(process.width + 1);
     let mut columns = vec![process];
     columns.extend(
-        fitting_columns(rest, shown)
+        fitting_columns(rest, shown, many)
             .into_iter()
             .filter(|c| c.column != Column::Process),
     );
@@ -319,7 +323,20 @@ fn cell<'a>(
             Some(word) => Cell::from(Span::styled(word, theme.alert())),
             None => Cell::from(""),
         },
+        // Drawn by the caller, which has the sample (`netns_cell`).
+        Column::Netns => Cell::from(""),
     }
+}
+
+/// A row's namespace in `width` characters: its container's name when it
+/// has one, else its label (the Sockets and Interfaces NS column).
+pub fn netns_cell(sample: &Sample, id: u16, width: u16) -> String {
+    let info = sample.namespaces.iter().find(|n| n.id == id);
+    let text = match info.and_then(|n| n.container.as_deref()) {
+        Some(container) => container,
+        None => sample.netns_label(id),
+    };
+    super::format::fit(text, usize::from(width))
 }
 
 /// The peer as ss prints it ("0.0.0.0:*", "[::]:*", "*:*" dual-stack).

@@ -8,6 +8,7 @@
 
 pub mod dns_server;
 pub mod exporter;
+pub mod netns_traffic;
 pub mod path_chain;
 pub mod random;
 pub mod socket_findings;

@@ -93,6 +93,10 @@ pub struct FlowsView {
     pub capture_error: Option<(usize, String)>,
     /// The outcome of the last `w` or filter change, shown in the status.
     pub message: Option<String>,
+    /// The namespace scope (Enter in Namespaces), before the filter: the
+    /// capture is of the primary namespace's interfaces only, so another
+    /// namespace's scope leaves no flow (the tab says why).
+    pub scope: Option<super::view::NsScope>,
 }
 
 impl Default for FlowsView {
@@ -113,6 +117,7 @@ impl Default for FlowsView {
             capture_edit: None,
             capture_error: None,
             message: None,
+            scope: None,
         }
     }
 }

@@ -59,7 +59,7 @@ impl FlowsView {
             Grouping::Port if !capture.services.is_empty() => groups(|c| &c.services),
             grouping => aggregate(flows, grouping),
         };
-        let filter = crate::app::view::row_filter(&self.filter);
+        let filter = crate::app::view::scoped_filter(self.scope.as_ref(), &self.filter);
         rows.retain(|r| filter.matches(&InSample::new(r, current)));
         let sort = self.sort;
         rows.sort_by(|a, b| {

@@ -51,6 +51,7 @@ fn term_matches(term: &Term, row: &impl FilterFields, text: &mut Option<String>)
         Term::Uid(range) => row.uid().is_some_and(|uid| in_range(*range, uid)),
         Term::User(name) => row.user().is_some_and(|user| user == name),
         Term::Netns(needle) => contains(row.netns(), needle),
+        Term::NetnsIs(label) => row.netns().is_some_and(|v| v.to_lowercase() == *label),
         Term::Container(needle) => contains(row.container(), needle),
         Term::Sni(needle) => contains(row.sni(), needle),
     }

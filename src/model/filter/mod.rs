@@ -150,6 +150,8 @@ enum Term {
     Uid(Range),
     User(String),
     Netns(String),
+    /// The namespace's whole label (a scope, not typed: `Expr::netns_is`).
+    NetnsIs(String),
     Container(String),
     Sni(String),
 }
@@ -182,6 +184,24 @@ impl Expr {
         Ok(Self {
             root: parse::parse(text)?,
         })
+    }
+
+    /// Rows of the namespace labelled `label` only: `ns:`'s field, matched
+    /// whole rather than as a substring ("web-1" is not "web-10"). Enter in
+    /// the Namespaces tab scopes every tab with it.
+    pub fn netns_is(label: &str) -> Self {
+        Self {
+            root: Some(Node::Term(Term::NetnsIs(label.to_lowercase()))),
+        }
+    }
+
+    /// Rows matching both.
+    pub fn and(self, other: Expr) -> Self {
+        let root = match (self.root, other.root) {
+            (Some(a), Some(b)) => Some(Node::And(vec![a, b])),
+            (a, b) => a.or(b),
+        };
+        Self { root }
     }
 
     pub fn matches(&self, row: &impl FilterFields) -> bool {

@@ -270,7 +270,7 @@ impl FilterFields for InSample<'_, ProcessRow> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample, 0))
+        Some(netns_of(self.sample, self.row.netns))
     }
 
     fn container(&self) -> Option<&str> {

@@ -383,3 +383,31 @@ fn limits_on_length_depth_and_terms_are_errors() {
     assert!(Expr::parse(&deep(MAX_DEPTH)).unwrap().matches(&row) == row.shown_text().contains('x'));
     assert!(!Expr::parse(&terms(MAX_TERMS)).unwrap().matches(&row));
 }
+
+/// A namespace scope (Enter in the NS tab) matches the whole label, where
+/// `ns:` matches a part of it, and comes before the tab's own filter.
+#[test]
+fn a_scope_matches_the_whole_namespace_label() {
+    use crate::model::netns::NamespaceInfo;
+    let mut sample = sample();
+    sample.sockets[0].netns = 1;
+    sample.sockets[1].netns = 2;
+    let info = |id: u16, label: &str| NamespaceInfo {
+        id,
+        label: label.into(),
+        ..Default::default()
+    };
+    sample.namespaces = vec![info(0, "fltns"), info(1, "web-1"), info(2, "web-10")];
+    let scoped = |scope: &str, own: &str| -> Vec<usize> {
+        let expr = Expr::netns_is(scope).and(Expr::parse(own).unwrap());
+        (0..sample.sockets.len())
+            .filter(|&i| expr.matches(&InSample::new(&sample.sockets[i], &sample)))
+            .collect()
+    };
+    assert_eq!(kept(&sample, "ns:web-1"), [0, 1]);
+    assert_eq!(scoped("web-1", ""), [0]);
+    assert_eq!(scoped("WEB-10", ""), [1]);
+    assert_eq!(scoped("fltns", "").len(), sample.sockets.len() - 2);
+    assert_eq!(scoped("fltns", "port:443"), [2, 6]);
+    assert!(scoped("web-1", "port:22").is_empty());
+}

@@ -1,0 +1,188 @@
+//! Namespaces joined to the test's own by a veth, with paced UDP into
+//! them, and their TCP sockets as `snapshot --json` and `ss -tan` list them
+//! (tests/all_netns.rs, tests/namespaces_tab.rs).
+//!
+//! Network safety: each test picks its own prefix and 198.18.0.0/15 /24s;
+//! every datagram goes from the test to a namespace it created, every
+//! sender is bounded in packets and seconds, and every namespace is deleted
+//! on drop (its veth goes with it).
+
+use super::*;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// One namespace of a test: `PREFIX-<pid>-K`, joined to the test's own
+/// namespace by a veth ("PREFIXh<pid>xK" here, "eth0" there), addressed
+/// 198.18.(BASE+K).0/24: .1 here, .2 there.
+pub struct Ns {
+    pub ns: Netns,
+    pub k: u8,
+    prefix: &'static str,
+    base: u8,
+}
+
+impl Ns {
+    /// Namespace `k` of a test's set named `prefix` on 198.18.`base`+k.
+    pub fn new(prefix: &'static str, base: u8, k: u8) -> Ns {
+        let name = format!("{prefix}-{}-{k}", std::process::id());
+        let _ = Command::new("ip").args(["netns", "del", &name]).output();
+        run("ip", &["netns", "add", &name]);
+        let ns = Ns {
+            ns: Netns { name },
+            k,
+            prefix,
+            base,
+        };
+        let host = ns.host_dev();
+        ns.ns.sysctl("net.ipv6.conf.all.disable_ipv6", "1");
+        ns.ns.sysctl("net.ipv6.conf.default.disable_ipv6", "1");
+        let _ = Command::new("ip").args(["link", "del", &host]).output();
+        run(
+            "ip",
+            &[
+                "link",
+                "add",
+                &host,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "eth0",
+                "netns",
+                &ns.ns.name,
+            ],
+        );
+        let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{host}/disable_ipv6"), "1");
+        run(
+            "ip",
+            &["addr", "add", &format!("{}/24", ns.host_ip()), "dev", &host],
+        );
+        run("ip", &["link", "set", &host, "up"]);
+        ns.ns
+            .ip(&["addr", "add", &format!("{}/24", ns.ip()), "dev", "eth0"]);
+        ns.ns.ip(&["link", "set", "eth0", "up"]);
+        ns.ns.ip(&["link", "set", "lo", "up"]);
+        ns.ns.wait_lower_up("eth0", Duration::from_secs(5));
+        ns
+    }
+
+    pub fn name(&self) -> &str {
+        &self.ns.name
+    }
+
+    pub fn host_dev(&self) -> String {
+        format!("{}h{}x{}", self.prefix, std::process::id() % 10000, self.k)
+    }
+
+    pub fn host_ip(&self) -> Ipv4Addr {
+        Ipv4Addr::new(198, 18, self.base + self.k, 1)
+    }
+
+    pub fn ip(&self) -> Ipv4Addr {
+        Ipv4Addr::new(198, 18, self.base + self.k, 2)
+    }
+
+    /// (rx_bytes, tx_bytes, rx_packets, tx_packets) of eth0, from `ip -s`.
+    pub fn counters(&self) -> [u64; 4] {
+        let out = self.ns.ip(&["-s", "-j", "link", "show", "dev", "eth0"]);
+        let v: Value = serde_json::from_slice(&out.stdout).expect("ip -j");
+        let s = &v[0]["stats64"];
+        [
+            s["rx"]["bytes"].as_u64().unwrap(),
+            s["tx"]["bytes"].as_u64().unwrap(),
+            s["rx"]["packets"].as_u64().unwrap(),
+            s["tx"]["packets"].as_u64().unwrap(),
+        ]
+    }
+}
+
+/// Paced UDP from here into `ns`: `count` datagrams of 1000 bytes at
+/// `pps` (a deadline schedule), drained by a receiver inside it. Bounded by
+/// `count` and by count / pps + 5 seconds.
+pub fn paced_udp(ns: &Ns, count: u64, pps: u32) -> thread::JoinHandle<()> {
+    let (src, dst) = (ns.host_ip(), SocketAddrV4::new(ns.ip(), 9000));
+    assert!(is_bench_addr(src) && is_bench_addr(*dst.ip()));
+    let limit = Duration::from_secs_f64(count as f64 / f64::from(pps) + 5.0);
+    let path = ns.ns.path();
+    let (ready, is_ready) = std::sync::mpsc::channel();
+    let receiver = thread::spawn(move || {
+        enter_netns(&path).expect("setns");
+        let socket = UdpSocket::bind(dst).expect("bind receiver");
+        socket
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        ready.send(()).unwrap();
+        let (mut got, start) = (0, Instant::now());
+        let mut buffer = [0u8; 2048];
+        while got < count && start.elapsed() < limit + Duration::from_secs(1) {
+            if socket.recv(&mut buffer).is_ok() {
+                got += 1;
+            }
+        }
+    });
+    is_ready.recv().unwrap();
+    thread::spawn(move || {
+        let socket = UdpSocket::bind(SocketAddrV4::new(src, 0)).expect("bind sender");
+        let data = [0x5au8; 1000];
+        let start = Instant::now();
+        let period = Duration::from_secs_f64(1.0 / f64::from(pps));
+        for i in 0..count {
+            let due = start + period.mul_f64(i as f64);
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                thread::sleep(wait);
+            }
+            if start.elapsed() > limit {
+                break;
+            }
+            socket.send_to(&data, dst).expect("send");
+        }
+        receiver.join().unwrap();
+    })
+}
+
+pub fn namespace<'a>(sample: &'a Value, label: &str) -> Option<&'a Value> {
+    sample["namespaces"]
+        .as_array()?
+        .iter()
+        .find(|n| n["label"] == label)
+}
+
+/// (state, local, peer) of the TCP sockets the sample puts in `label`.
+pub fn tcp_of(sample: &Value, label: &str) -> BTreeSet<(String, String, String)> {
+    sample["sockets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["netns"] == label && s["proto"] == "tcp")
+        .map(|s| {
+            let state = s["state"].as_str().unwrap().to_string();
+            let peer = if state == "LISTEN" {
+                "*".to_string()
+            } else {
+                s["peer"].as_str().unwrap().to_string()
+            };
+            (state, s["local"].as_str().unwrap().to_string(), peer)
+        })
+        .collect()
+}
+
+/// The same from `ip netns exec NS ss -tan`.
+pub fn ss_of(ns: &Ns) -> BTreeSet<(String, String, String)> {
+    let out = ns_exec(ns.name(), &["ss", "-tanH"]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let state = f.first()?.to_string();
+            let peer = if state == "LISTEN" {
+                "*".to_string()
+            } else {
+                f.get(4)?.to_string()
+            };
+            Some((state, f.get(3)?.to_string(), peer))
+        })
+        .collect()
+}
