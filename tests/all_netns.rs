@@ -10,7 +10,9 @@
 
 mod common;
 
-use common::netns_traffic::{Ns, namespace, paced_udp, ss_of, tcp_of};
+use common::netns_traffic::{
+    Bursts, Ns, namespace, paced_udp, snapshot_around_bursts, ss_of, tcp_of,
+};
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -57,48 +59,11 @@ fn every_namespace_rates_sockets_and_labels() {
             .unwrap(),
         );
     }
-    // Sample 1 is printed once all its counters were read; the paced
-    // bursts then run well inside sample 2's interval (5 s), so sample 2's
-    // deltas are exactly what `ip -s link` counts around the bursts.
-    let mut child = ChildGuard(
-        Command::new(NETLENS)
-            .args([
-                "snapshot",
-                "--json",
-                "--all-netns",
-                "--no-capture",
-                "--no-bpf",
-                "--interval",
-                "5s",
-                "--count",
-                "2",
-                "--section",
-                "interfaces",
-                "--section",
-                "sockets",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let mut lines = BufReader::new(child.0.stdout.take().unwrap()).lines();
-    let _first = lines.next().expect("sample 1").unwrap();
-    let before: Vec<[u64; 4]> = spaces.iter().map(Ns::counters).collect();
-    let senders: Vec<_> = spaces
-        .iter()
-        .zip([300u32, 600, 900])
-        .map(|(ns, pps)| paced_udp(ns, u64::from(pps) / 2, pps))
-        .collect();
-    for sender in senders {
-        sender.join().unwrap();
-    }
-    let after: Vec<[u64; 4]> = spaces.iter().map(Ns::counters).collect();
-    let samples: Vec<Value> = lines
-        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
-        .collect();
-    assert!(child.0.wait().unwrap().success());
+    let Bursts {
+        samples,
+        before,
+        after,
+    } = snapshot_around_bursts(&spaces, &[300, 600, 900], &["interfaces", "sockets"]);
     let last = samples.last().unwrap();
     for (i, ns) in spaces.iter().enumerate() {
         let info = namespace(last, ns.name())
@@ -221,6 +186,82 @@ fn namespaces_appear_and_disappear_while_sampling() {
         .iter()
         .any(|i| i["netns"] == coming.name() && i["name"] == "eth0");
     assert!(eth0);
+}
+
+/// A connection from the watched namespace to a listener in another, seen
+/// by the capture on the host-side veth: the flow carries the other
+/// namespace (where the listener is), in the JSON and for `--where ns:`.
+#[test]
+fn flows_carry_the_namespace_of_their_socket() {
+    if skip() {
+        return;
+    }
+    let ns = nsall(6);
+    let (path, ip) = (ns.ns.path(), ns.ip());
+    let listener = thread::spawn(move || {
+        enter_netns(&path).unwrap();
+        TcpListener::bind(SocketAddrV4::new(ip, 7100)).unwrap()
+    })
+    .join()
+    .unwrap();
+    let snapshot = |filter: &str| {
+        let mut command = Command::new(NETLENS);
+        command.args(["snapshot", "--json", "--all-netns", "--no-bpf"]);
+        command.args([
+            "--iface",
+            &ns.host_dev(),
+            "--interval",
+            "2s",
+            "--count",
+            "2",
+        ]);
+        command.args(["--section", "flows", "--where", filter]);
+        ChildGuard(
+            command
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
+    };
+    let mut mine = snapshot(&format!("ns:{}", ns.name()));
+    let mut host = snapshot("ns:host");
+    let mut mine_lines = BufReader::new(mine.0.stdout.take().unwrap()).lines();
+    let mut host_lines = BufReader::new(host.0.stdout.take().unwrap()).lines();
+    mine_lines.next().expect("sample 1").unwrap();
+    host_lines.next().expect("sample 1").unwrap();
+    let mut client = TcpStream::connect(SocketAddrV4::new(ip, 7100)).unwrap();
+    let (mut server, _) = listener.accept().unwrap();
+    std::io::Write::write_all(&mut client, &[7u8; 1000]).unwrap();
+    let mut got = [0u8; 1000];
+    std::io::Read::read_exact(&mut server, &mut got).unwrap();
+    let last = |lines: std::io::Lines<BufReader<std::process::ChildStdout>>| -> Value {
+        let samples: Vec<Value> = lines
+            .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+            .collect();
+        samples.last().expect("sample 2").clone()
+    };
+    let (mine_last, host_last) = (last(mine_lines), last(host_lines));
+    assert!(mine.0.wait().unwrap().success());
+    assert!(host.0.wait().unwrap().success());
+    let to_listener = format!("{ip}:7100");
+    let flow = mine_last["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["dst"] == to_listener.as_str())
+        .unwrap_or_else(|| panic!("the flow to {to_listener}: {}", mine_last["flows"]))
+        .clone();
+    assert_eq!(flow["netns"], ns.name(), "{flow}");
+    // Its client end is this process, in the watched namespace.
+    assert_eq!(flow["pid"], u64::from(std::process::id()), "{flow}");
+    let in_host = host_last["flows"].as_array().unwrap();
+    assert!(
+        in_host.iter().all(|f| f["dst"] != to_listener.as_str()),
+        "ns:host keeps it: {in_host:?}"
+    );
+    drop((client, server));
 }
 
 /// The value of the series `name{labels}` in an exposition, if any.

@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::netns_traffic::{Ns, namespace, paced_udp, ss_of};
+use common::netns_traffic::{Bursts, Ns, namespace, paced_udp, snapshot_around_bursts, ss_of};
 use common::tmux::Tmux;
 use common::*;
 use netlens::app::App;
@@ -29,9 +29,8 @@ use netlens::model::sockets::{Proto, SocketSample, TcpSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 use std::thread;
@@ -432,46 +431,15 @@ fn snapshot_json_per_namespace_numbers_match_the_kernel() {
     }
     let _serial = serial();
     let (spaces, _held) = setup();
-    let mut child = ChildGuard(
-        Command::new(NETLENS)
-            .args([
-                "snapshot",
-                "--json",
-                "--all-netns",
-                "--no-capture",
-                "--no-bpf",
-            ])
-            .args([
-                "--interval",
-                "5s",
-                "--count",
-                "2",
-                "--section",
-                "interfaces",
-            ])
-            .args(["--section", "sockets", "--section", "findings"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let Bursts {
+        samples,
+        before,
+        after,
+    } = snapshot_around_bursts(
+        &spaces,
+        &[400, 800, 200],
+        &["interfaces", "sockets", "findings"],
     );
-    let mut lines = BufReader::new(child.0.stdout.take().unwrap()).lines();
-    let _first = lines.next().expect("sample 1").unwrap();
-    let before: Vec<[u64; 4]> = spaces.iter().map(Ns::counters).collect();
-    let senders: Vec<_> = spaces
-        .iter()
-        .zip([400u32, 800, 200])
-        .map(|(ns, pps)| paced_udp(ns, u64::from(pps) / 2, pps))
-        .collect();
-    for sender in senders {
-        sender.join().unwrap();
-    }
-    let after: Vec<[u64; 4]> = spaces.iter().map(Ns::counters).collect();
-    let samples: Vec<Value> = lines
-        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
-        .collect();
-    assert!(child.0.wait().unwrap().success());
     let last = samples.last().unwrap();
     let seconds = last["interval"].as_f64().unwrap();
     for (i, ns) in spaces.iter().enumerate() {

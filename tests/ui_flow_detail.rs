@@ -352,6 +352,39 @@ fn owners_join_flows_by_their_endpoints() {
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!(flows[0].process.as_deref(), Some("client"));
     assert_eq!(flows[0].pid, Some(7));
+    assert_eq!(
+        flows[0].netns, 0,
+        "both ends' sockets are the watched namespace's"
+    );
+}
+
+/// --all-netns: the server end's socket is in namespace 3 and its owner is
+/// unknown; the client's is here. The flow is namespace 3's, its process
+/// the client's.
+#[test]
+fn a_flow_takes_the_other_namespace_of_its_ends() {
+    let mut s = sample_with_flow(1.0);
+    let mut server = s.sockets[0].clone();
+    (server.local, server.peer) = (server.peer, server.local);
+    server.users.clear();
+    server.netns = 3;
+    s.sockets.push(server);
+    let mut flows = vec![FlowSample {
+        pid: None,
+        process: None,
+        ..flow()
+    }];
+    netlens::model::capture::join_owners(&mut flows, &s.sockets);
+    assert_eq!((flows[0].netns, flows[0].pid), (3, Some(7)));
+    // Only the server's socket known: still namespace 3, no process.
+    s.sockets.remove(0);
+    let mut flows = vec![FlowSample {
+        pid: None,
+        process: None,
+        ..flow()
+    }];
+    netlens::model::capture::join_owners(&mut flows, &s.sockets);
+    assert_eq!((flows[0].netns, flows[0].pid), (3, None));
 }
 
 #[test]

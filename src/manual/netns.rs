@@ -74,9 +74,14 @@ sample's own counters), and says how to see every namespace.
 "[scope ns:NAME]" (the compact status line "[ns:NAME]"), and the Interfaces,
 Sockets, Procs and Flows tables show only its rows (the scope is \fBns:\fR matched
 to the whole label, applied before each tab's own filter; a process's namespace is
-its first socket's). The capture, the TCP counters, the conntrack entries, DNS,
-Drops and Load are the watched namespace's only: scoped to another namespace, those
-tabs say so on their first line, the TCP tab with the namespace's own retransmits
+its first socket's). A flow's namespace is that of the socket it is joined with
+(another namespace's when either end's socket is in one: a container's traffic
+seen on its host-side veth), else the watched one's; \fBsnapshot \-\-json\fR gives
+each flow its \fBnetns\fR label under \fB\-\-all\-netns\fR. The capture itself, the
+TCP counters, the conntrack entries, DNS, Drops and Load are the watched
+namespace's only: scoped to another namespace, those tabs say so on their first
+line (Flows: it shows that namespace's flows as the capture sees them, not the
+traffic inside it), the TCP tab with the namespace's own retransmits
 and drops per second, the Conntrack tab (which then lists no entry) with its
 conntrack count. \fBu\fR, or \fBEsc\fR when the tab has no detail or filter to
 close, ends the scope.

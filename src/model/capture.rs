@@ -85,6 +85,12 @@ pub struct FlowSample {
     pub pid: Option<u32>,
     #[serde(default)]
     pub process: Option<String>,
+    /// The namespace (session id, `model::netns`) of the socket it was
+    /// joined with: another namespace's when either end's socket is in one
+    /// (--all-netns: a container's traffic seen on its host-side veth),
+    /// else the watched one, 0, where the capture runs.
+    #[serde(default)]
+    pub netns: u16,
     /// The server name the client asked for in a TLS ClientHello (TCP) or
     /// a QUIC Initial (UDP), from captured packets (None: not seen; older
     /// recordings).
@@ -129,9 +135,11 @@ pub struct FlowFinding {
     pub summary: String,
 }
 
-/// Fills each flow's owning process from the socket table: a flow matches
-/// a socket whose local and peer addresses are its two endpoints (the
-/// initiator's socket first, then the other end's).
+/// Fills each flow's owning process and namespace from the socket table:
+/// a flow matches a socket whose local and peer addresses are its two
+/// endpoints (the initiator's socket first, then the other end's). The
+/// process is the first matched socket's with one; the namespace is
+/// another namespace's when either end is in one (see `FlowSample::netns`).
 pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSample]) {
     use std::collections::HashMap;
     use std::net::SocketAddr;
@@ -141,7 +149,7 @@ pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSa
     let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
     let by_ends: HashMap<(&str, SocketAddr, SocketAddr), &super::sockets::SocketSample> = sockets
         .iter()
-        .filter(|s| s.peer.port() != 0 && !s.users.is_empty())
+        .filter(|s| s.peer.port() != 0)
         .map(|s| ((s.proto.name(), canonical(s.local), canonical(s.peer)), s))
         .collect();
     for flow in flows {
@@ -152,13 +160,16 @@ pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSa
             continue;
         };
         let proto = flow.proto.as_str();
-        let found = by_ends
-            .get(&(proto, src, dst))
-            .or_else(|| by_ends.get(&(proto, dst, src)));
-        if let Some(user) = found.and_then(|s| s.users.first()) {
+        let ends = [
+            by_ends.get(&(proto, src, dst)),
+            by_ends.get(&(proto, dst, src)),
+        ];
+        let ends = ends.into_iter().flatten();
+        if let Some(user) = ends.clone().find_map(|s| s.users.first()) {
             flow.pid = Some(user.pid);
             flow.process = Some(user.process.to_string());
         }
+        flow.netns = ends.map(|s| s.netns).find(|&id| id != 0).unwrap_or(0);
     }
 }
 

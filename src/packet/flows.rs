@@ -493,6 +493,7 @@ impl From<&Flow> for FlowSample {
             findings: f.findings(),
             pid: None,
             process: None,
+            netns: 0,
             sni: match f.server_name.as_deref() {
                 Some(server_name::Found::Tls(name) | server_name::Found::Quic(name)) => {
                     Some(name.clone())

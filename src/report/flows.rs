@@ -39,6 +39,9 @@ pub struct FlowJson<'a> {
     last_seen: f64,
     pid: Option<u32>,
     process: Option<&'a str>,
+    /// Its namespace's label, under --all-netns only (as sockets have it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    netns: Option<&'a str>,
     /// The server name the client sent: TLS/QUIC SNI, HTTP Host.
     sni: Option<&'a str>,
     http_host: Option<&'a str>,
@@ -92,6 +95,7 @@ pub fn json<'a>(
                 last_seen: f.last_seen,
                 pid: f.pid,
                 process: f.process.as_deref(),
+                netns: (!current.namespaces.is_empty()).then(|| current.netns_label(f.netns)),
                 sni: f.sni.as_deref(),
                 http_host: f.http_host.as_deref(),
                 findings: &f.findings,

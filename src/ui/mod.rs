@@ -114,9 +114,9 @@ pub fn scope_note(app: &App) -> Option<String> {
     let info = current.and_then(|c| c.namespaces.iter().find(|n| n.id == scope.id));
     let label = &scope.label;
     Some(match app.tab {
-        Tab::Flows => format!(
-            "ns:{label}: the capture sees {primary}'s interfaces only, so no flow is {label}'s"
-        ),
+        Tab::Flows => {
+            format!("ns:{label}: flows with its sockets, as {primary}'s capture sees them")
+        }
         Tab::Tcp => {
             let rates = info.zip(current).map(|(info, current)| {
                 crate::model::netns::namespace_rates(previous, current, info)

@@ -186,3 +186,63 @@ pub fn ss_of(ns: &Ns) -> BTreeSet<(String, String, String)> {
         })
         .collect()
 }
+
+/// What `snapshot_around_bursts` saw: the JSON samples, and each
+/// namespace's veth counters (`counters`) before and after its burst.
+pub struct Bursts {
+    pub samples: Vec<Value>,
+    pub before: Vec<[u64; 4]>,
+    pub after: Vec<[u64; 4]>,
+}
+
+/// Two samples of `snapshot --json --all-netns` (5 s apart, no capture, no
+/// BPF, the `sections` asked) with a burst of half a second of paced UDP
+/// into `spaces[i]` at `pps[i]` packets/s. Sample 1 is printed once all its
+/// counters were read; the bursts then run well inside sample 2's
+/// interval, so sample 2's deltas are exactly what `ip -s link` counts
+/// around them.
+pub fn snapshot_around_bursts(spaces: &[Ns], pps: &[u32], sections: &[&str]) -> Bursts {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut command = Command::new(NETLENS);
+    command.args([
+        "snapshot",
+        "--json",
+        "--all-netns",
+        "--no-capture",
+        "--no-bpf",
+    ]);
+    command.args(["--interval", "5s", "--count", "2"]);
+    for section in sections {
+        command.args(["--section", section]);
+    }
+    let mut child = ChildGuard(
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(child.0.stdout.take().unwrap()).lines();
+    let _first = lines.next().expect("sample 1").unwrap();
+    let before: Vec<[u64; 4]> = spaces.iter().map(Ns::counters).collect();
+    let senders: Vec<_> = spaces
+        .iter()
+        .zip(pps)
+        .map(|(ns, &pps)| paced_udp(ns, u64::from(pps) / 2, pps))
+        .collect();
+    for sender in senders {
+        sender.join().unwrap();
+    }
+    let after: Vec<[u64; 4]> = spaces.iter().map(Ns::counters).collect();
+    let samples: Vec<Value> = lines
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    assert!(child.0.wait().unwrap().success());
+    Bursts {
+        samples,
+        before,
+        after,
+    }
+}

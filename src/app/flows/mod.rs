@@ -94,8 +94,9 @@ pub struct FlowsView {
     /// The outcome of the last `w` or filter change, shown in the status.
     pub message: Option<String>,
     /// The namespace scope (Enter in Namespaces), before the filter: the
-    /// capture is of the primary namespace's interfaces only, so another
-    /// namespace's scope leaves no flow (the tab says why).
+    /// capture is of the primary namespace's interfaces, so another
+    /// namespace's scope keeps the flows joined with its sockets (seen on
+    /// its host-side veth); traffic inside it is not seen (the tab says so).
     pub scope: Option<super::view::NsScope>,
 }
 

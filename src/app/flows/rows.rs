@@ -31,6 +31,8 @@ pub struct Row {
     pub process: String,
     /// The server name the client sent (SNI, else HTTP Host), "" if none.
     pub name: String,
+    /// The flow's namespace (`FlowSample::netns`); 0 for groups.
+    pub netns: u16,
 }
 
 impl FlowsView {
@@ -116,7 +118,7 @@ impl FilterFields for InSample<'_, Row> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample, 0))
+        Some(netns_of(self.sample, self.row.netns))
     }
 
     fn container(&self) -> Option<&str> {
@@ -159,6 +161,7 @@ fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
             _ => String::new(),
         },
         name: f.server_name().unwrap_or_default().to_string(),
+        netns: f.netns,
     }
 }
 
@@ -184,6 +187,7 @@ fn group_row(g: &GroupSample, before: Option<&[GroupSample]>, interval: f64) -> 
         last_seen: g.last_seen,
         process: String::new(),
         name: String::new(),
+        netns: 0,
     }
 }
 
@@ -230,6 +234,7 @@ fn aggregate(rows: impl Iterator<Item = Row>, grouping: Grouping) -> Vec<Row> {
             last_seen: row.last_seen,
             process: String::new(),
             name: String::new(),
+            netns: 0,
         });
         group.flows += 1;
         group.packets += row.packets;

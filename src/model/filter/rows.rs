@@ -226,7 +226,7 @@ impl FilterFields for InSample<'_, FlowSample> {
     }
 
     fn netns(&self) -> Option<&str> {
-        Some(netns_of(self.sample, 0))
+        Some(netns_of(self.sample, self.row.netns))
     }
 
     fn container(&self) -> Option<&str> {
