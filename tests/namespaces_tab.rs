@@ -95,6 +95,7 @@ fn sample(mono: f64, second: u64) -> Sample {
             retrans_segs: retrans,
             drops: 0,
             conntrack_count: ct,
+            read_mono: None,
         }
     };
     let rx = 1_000_000 + second * 2_000_000;

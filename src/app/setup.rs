@@ -377,7 +377,7 @@ mod tests {
                 _ => unreachable!(),
             })
             .collect();
-        assert_eq!(first, [("Peer", true), ("Net", true), ("State", false)]);
+        assert_eq!(first, [("Peer", true), ("Net", true), ("NS", false)]);
         assert_eq!(
             interval_text(std::time::Duration::from_millis(500)),
             "500ms"

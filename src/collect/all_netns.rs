@@ -236,10 +236,12 @@ impl AllNamespaces {
             drops: drops(primary.counters),
             // The caller has the primary's own (the conntrack collector).
             conntrack_count: None,
+            // Read at the sample's mono (the caller reads its links first).
+            read_mono: None,
         });
         for (id, watched) in &mut self.watched {
             let at = &found[&watched.inode];
-            let Ok((mut own, mut interfaces, counters)) = watched.read() else {
+            let Ok((mut own, mut interfaces, counters, read_mono)) = watched.read() else {
                 continue; // it went between finding and reading
             };
             own.iter_mut().for_each(|s| s.netns = *id);
@@ -260,6 +262,7 @@ impl AllNamespaces {
                 retrans_segs: retrans(&counters),
                 drops: drops(&counters),
                 conntrack_count: watched.conntrack_count(),
+                read_mono: Some(read_mono),
             });
         }
         self.last_sockets = sockets.len() - before;
@@ -303,22 +306,28 @@ fn open_inside(inode: u64) -> Result<Watched> {
     })
 }
 
-/// One namespace's sockets, interfaces and snmp/netstat counters.
+/// One namespace's sockets, interfaces, snmp/netstat counters and when
+/// the interfaces and counters were read.
 type Rows = (
     Vec<SocketSample>,
     Vec<InterfaceSample>,
     BTreeMap<String, u64>,
+    f64,
 );
 
 impl Watched {
+    /// The links and counters first, then the sockets: the counters' rates
+    /// are over the time between two reads, which the dump (long with many
+    /// sockets) would stretch by a varying amount.
     fn read(&mut self) -> Result<Rows> {
-        let sockets = self.diag.dump()?.sockets;
         let interfaces = self.links.collect()?;
         let mut counters = parse_pairs(&read_all(&self.snmp)?);
         if let Some(netstat) = &self.netstat {
             counters.extend(parse_pairs(&read_all(netstat)?));
         }
-        Ok((sockets, interfaces, counters))
+        let read_mono = super::boottime_seconds();
+        let sockets = self.diag.dump()?.sockets;
+        Ok((sockets, interfaces, counters, read_mono))
     }
 }
 

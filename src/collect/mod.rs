@@ -150,6 +150,10 @@ impl Collectors {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         let mono = boottime_seconds();
+        // The links first, at `mono`: their rates are over the time between
+        // two samples' monos, which the socket dumps after (long, and of
+        // varying length with many sockets or namespaces) would stretch.
+        let mut interfaces = self.link.collect().context("interface dump failed")?;
         // Drained before the dump: the previous dumps know the sockets
         // that ended since, with their owners.
         let closed = self.conn_log.drain(t, mono);
@@ -170,7 +174,6 @@ impl Collectors {
             .context("socket dump failed")?;
         // The cookies are the watched namespace's, its sockets first.
         self.conn_log.observe(&sockets, self.stack.cookies(), mono);
-        let mut interfaces = self.link.collect().context("interface dump failed")?;
         let cpu = softnet::collect(&self.host_files, &interfaces);
         // A failed neighbour dump leaves the section empty, not the tick.
         let neighbours = neigh::collect(&mut self.neigh, &self.host_files, &interfaces).ok();

@@ -4,14 +4,15 @@
 
 use super::Tab;
 
+/// "NS" shows only while more than one namespace is sampled (--all-netns).
 pub const INTERFACES: &[&str] = &[
-    "IFACE", "STATE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "%util", "err/s", "drop/s",
+    "NS", "IFACE", "STATE", "rxpck/s", "txpck/s", "rxkB/s", "txkB/s", "%util", "err/s", "drop/s",
     "ovr/s", "carr/s", "coll/s", "MTU", "SPEED",
 ];
 
 pub const SOCKETS: &[&str] = &[
-    "Net", "State", "RcvQ/acc", "SndQ/max", "Local", "Peer", "Flag", "Process", "rtt ms", "cwnd",
-    "retr",
+    "NS", "Net", "State", "RcvQ/acc", "SndQ/max", "Local", "Peer", "Flag", "Process", "rtt ms",
+    "cwnd", "retr",
 ];
 
 pub const CONNTRACK: &[&str] = &[

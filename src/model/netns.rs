@@ -3,7 +3,7 @@
 //! Sockets and interfaces carry only the small id (`netns` on their rows);
 //! the label lives here once.
 
-use super::rates::{InterfaceRates, counter_rate, interval};
+use super::rates::{InterfaceRates, counter_rate, links_interval};
 use super::sockets::{Proto, SocketSample, TCP_ESTABLISHED, TCP_TIME_WAIT};
 use super::{InterfaceSample, Sample};
 use serde::{Deserialize, Serialize};
@@ -40,6 +40,13 @@ pub struct NamespaceInfo {
     /// exists only then), and in recordings made before it was sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conntrack_count: Option<u64>,
+    /// When its links and counters were read (CLOCK_BOOTTIME, as
+    /// `Sample::mono`); None: at the sample's `mono`. Under --all-netns a
+    /// namespace is read after the ones before it, and how long those take
+    /// varies from tick to tick: its rates use its own times
+    /// (`rates::links_interval`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_mono: Option<f64>,
 }
 
 /// The counters of a namespace's snmp and netstat files that count packets
@@ -240,7 +247,7 @@ fn rates_with(
     let before = previous.and_then(|p| {
         let list = p.namespace_list();
         let n = list.iter().find(|n| n.id == info.id)?;
-        Some((n.retrans_segs, n.drops, interval(p, current)))
+        Some((n.retrans_segs, n.drops, links_interval(p, current, info.id)))
     });
     if let Some((retrans, drops, seconds)) = before {
         out.retrans = counter_rate(retrans, info.retrans_segs, seconds);
@@ -322,6 +329,27 @@ mod tests {
             Some(1_000_000)
         );
         assert_eq!(namespace_rates(None, &after, blue).rx_bytes, None);
+    }
+
+    /// Blue's links were read 0.5 s into the first sample and 0.1 s into
+    /// the second: its 2,000 bytes are over 1.6 s, not the samples' 2 s;
+    /// the host's, read at the samples' monos, over 2 s.
+    #[test]
+    fn a_namespace_s_rates_use_its_own_read_times() {
+        let (mut before, mut after) = (sample(10.0, 1000), sample(12.0, 3000));
+        before.namespaces[1].read_mono = Some(10.5);
+        after.namespaces[1].read_mono = Some(12.1);
+        let near = |rate: Option<f64>, want: f64| (rate.unwrap() - want).abs() < 1e-9;
+        let blue = namespace_rates(Some(&before), &after, &after.namespaces[1]);
+        assert!(near(blue.rx_bytes, 1250.0), "{:?}", blue.rx_bytes);
+        let host = namespace_rates(Some(&before), &after, &after.namespaces[0]);
+        // veth9: (1500 - 500) / 2 s.
+        assert!(near(host.rx_bytes, 500.0), "{:?}", host.rx_bytes);
+        // Recordings made before read times were kept: the samples' 2 s.
+        before.namespaces[1].read_mono = None;
+        after.namespaces[1].read_mono = None;
+        let blue = namespace_rates(Some(&before), &after, &after.namespaces[1]);
+        assert!(near(blue.rx_bytes, 1000.0), "{:?}", blue.rx_bytes);
     }
 
     fn socket(netns: u16, state: u8) -> SocketSample {

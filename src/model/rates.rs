@@ -17,6 +17,21 @@ pub fn interval(previous: &Sample, current: &Sample) -> f64 {
     current.mono - previous.mono
 }
 
+/// The seconds between the two reads of namespace `netns`'s links and
+/// counters: its own read times where the samples have them
+/// (`NamespaceInfo::read_mono`), else the samples' times.
+pub fn links_interval(previous: &Sample, current: &Sample, netns: u16) -> f64 {
+    let read_at = |sample: &Sample| {
+        sample
+            .namespaces
+            .iter()
+            .find(|n| n.id == netns)
+            .and_then(|n| n.read_mono)
+            .unwrap_or(sample.mono)
+    };
+    read_at(current) - read_at(previous)
+}
+
 /// Per-second rates of one interface over one interval. Every field is None
 /// when the interface is new, was re-created (its index changed) or its
 /// counters went backwards.
@@ -89,7 +104,7 @@ impl InterfaceRates {
             Some((previous, before)) => Self::between(
                 &before.counters,
                 &iface.counters,
-                interval(previous, current),
+                links_interval(previous, current, iface.netns),
             ),
             None => Self::default(),
         }
@@ -321,7 +336,7 @@ impl QdiscRates {
                 .filter(|b| b.name == iface.name)
                 .and_then(|b| b.qdisc.as_ref())
                 .filter(|q| q.kind == now.kind && q.handle == now.handle)
-                .map(|q| (q, interval(p, current)))
+                .map(|q| (q, links_interval(p, current, iface.netns)))
         });
         let Some((before, seconds)) = before else {
             return Self::default();
