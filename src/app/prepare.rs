@@ -112,15 +112,46 @@ impl Worker {
     }
 }
 
+/// Prepares the jobs in order. A job with newer ones already waiting is
+/// prepared `behind`: its findings only (the hysteresis needs every
+/// sample), no row order and no history points, which only the newest
+/// sample shown needs. So a worker slower than the sampler (seconds a
+/// sample at a million sockets under load) catches up instead of queueing
+/// samples of hundreds of megabytes without bound.
 fn run(queue: &Receiver<Job>, done: &UnboundedSender<Prepared>) {
-    while let Ok(job) = queue.recv() {
-        let prepared = prepare(job.previous.as_deref(), job.sample, &job.ask);
+    let mut waiting = std::collections::VecDeque::new();
+    loop {
+        if waiting.is_empty() {
+            match queue.recv() {
+                Ok(job) => waiting.push_back(job),
+                Err(_) => return,
+            }
+        }
+        waiting.extend(queue.try_iter());
+        let Some(job) = waiting.pop_front() else {
+            continue;
+        };
+        let prepared = if waiting.is_empty() {
+            prepare(job.previous.as_deref(), job.sample, &job.ask)
+        } else {
+            behind(job.previous.as_deref(), job.sample, &job.ask)
+        };
         // The previous sample is let go here, so the UI's history may free
         // its socket list.
         drop(job.previous);
         if done.send(prepared).is_err() {
             return;
         }
+    }
+}
+
+/// `prepare` for a sample that newer ones follow: the findings only.
+fn behind(previous: Option<&Sample>, sample: Arc<Sample>, ask: &Ask) -> Prepared {
+    Prepared {
+        raised: evaluate(previous, &sample, &ask.limits),
+        sample,
+        trail_rows: Vec::new(),
+        rows: None,
     }
 }
 
@@ -285,6 +316,33 @@ mod tests {
         }
         assert_eq!(inline.sockets.selected, live.sockets.selected);
         assert!(live.sockets.selected.is_some());
+    }
+
+    /// Samples sent faster than the worker prepares them all come back, in
+    /// order, with the findings the engine gives for each; the newest is
+    /// prepared whole (its row order), whichever were prepared behind.
+    #[test]
+    fn a_worker_behind_the_sampler_catches_up_with_every_sample() {
+        let mut live = App::new(Tab::Sockets, Duration::from_secs(1), false);
+        let mut prepared = live.start_preparing().unwrap();
+        for second in 0..8 {
+            live.on_sampler(event(second));
+        }
+        let mut engine = Engine::default();
+        let mut previous: Option<Sample> = None;
+        for second in 0..8 {
+            let ready = prepared.blocking_recv().unwrap();
+            assert_eq!(ready.sample.mono, sample(second).mono, "in order");
+            if second == 7 {
+                assert!(ready.rows.is_some(), "the newest is prepared whole");
+            }
+            assert!(live.take_prepared(ready));
+            let current = sample(second);
+            let expected = engine.step(previous.as_ref(), &current, &Thresholds::DEFAULT);
+            let index = live.history.len() - 1;
+            assert_eq!(live.history.findings(index), expected.as_slice());
+            previous = Some(current);
+        }
     }
 
     #[test]
