@@ -52,6 +52,26 @@ pub struct SockDiag {
     last_count: usize,
 }
 
+/// The SOCK_DIAG_BY_FAMILY request for every `proto` socket of `family`
+/// in any state, with memory info (and tcp_info for TCP).
+fn family_request(proto: Proto, protocol: u8, family: u8) -> SockDiagMessage {
+    let mut extensions = ExtensionFlags::SKMEMINFO;
+    if proto == Proto::Tcp {
+        extensions |= ExtensionFlags::INFO;
+    }
+    SockDiagMessage::InetRequest(InetRequest {
+        family,
+        protocol,
+        extensions,
+        states: StateFlags::all(),
+        socket_id: if family == AF_INET {
+            SocketId::new_v4()
+        } else {
+            SocketId::new_v6()
+        },
+    })
+}
+
 impl SockDiag {
     /// Opens a sock_diag socket in the calling thread's network namespace.
     pub fn new() -> Result<Self> {
@@ -85,22 +105,7 @@ impl SockDiag {
                 continue;
             }
             for family in [AF_INET, AF_INET6] {
-                let mut extensions = ExtensionFlags::SKMEMINFO;
-                if proto == Proto::Tcp {
-                    extensions |= ExtensionFlags::INFO;
-                }
-                let request = SockDiagMessage::InetRequest(InetRequest {
-                    family,
-                    protocol,
-                    extensions,
-                    states: StateFlags::all(),
-                    socket_id: if family == AF_INET {
-                        SocketId::new_v4()
-                    } else {
-                        SocketId::new_v6()
-                    },
-                });
-                let result = self.run(request, |payload| {
+                let result = self.run(family_request(proto, protocol, family), |payload| {
                     if let Some(socket) = inet_diag::parse(proto, payload) {
                         out.sockets.push(socket);
                         out.cookies
@@ -445,17 +450,7 @@ mod oracle {
         let mut diag = SockDiag::new().unwrap();
         let mut compared = 0;
         for family in [AF_INET, AF_INET6] {
-            let request = SockDiagMessage::InetRequest(InetRequest {
-                family,
-                protocol: IPPROTO_TCP,
-                extensions: ExtensionFlags::SKMEMINFO | ExtensionFlags::INFO,
-                states: StateFlags::all(),
-                socket_id: if family == AF_INET {
-                    SocketId::new_v4()
-                } else {
-                    SocketId::new_v6()
-                },
-            });
+            let request = family_request(Proto::Tcp, IPPROTO_TCP, family);
             let _ = diag.run(request, |payload| {
                 let crate_view = InetResponse::parse(payload).map(|r| socket_from(Proto::Tcp, &r));
                 let direct = inet_diag::parse(Proto::Tcp, payload);
@@ -511,17 +506,7 @@ mod oracle {
         assert_eq!(one.sockets.len(), one.cookies.len());
         let mut two = Vec::new();
         for family in [AF_INET, AF_INET6] {
-            let request = SockDiagMessage::InetRequest(InetRequest {
-                family,
-                protocol: IPPROTO_TCP,
-                extensions: ExtensionFlags::SKMEMINFO | ExtensionFlags::INFO,
-                states: StateFlags::all(),
-                socket_id: if family == AF_INET {
-                    SocketId::new_v4()
-                } else {
-                    SocketId::new_v6()
-                },
-            });
+            let request = family_request(Proto::Tcp, IPPROTO_TCP, family);
             let _ = diag.run(request, |payload| {
                 two.extend(inet_diag::parse(Proto::Tcp, payload));
             });

@@ -242,6 +242,17 @@ fn rates_with(
             out.peer_tx_bytes = sum(&peers, |r| r.tx_bytes);
         }
     }
+    (out.retrans, out.drops) = stack_rates(previous, current, info);
+    out
+}
+
+/// `info`'s retransmits and drops per second: its stack's counters only,
+/// no pass over the sockets (the TCP tab's note asks for them each frame).
+pub fn stack_rates(
+    previous: Option<&Sample>,
+    current: &Sample,
+    info: &NamespaceInfo,
+) -> (Option<f64>, Option<f64>) {
     // namespace_list: without --all-netns the one row's counters come from
     // the sample's own (so the previous sample's too).
     let before = previous.and_then(|p| {
@@ -249,11 +260,13 @@ fn rates_with(
         let n = list.iter().find(|n| n.id == info.id)?;
         Some((n.retrans_segs, n.drops, links_interval(p, current, info.id)))
     });
-    if let Some((retrans, drops, seconds)) = before {
-        out.retrans = counter_rate(retrans, info.retrans_segs, seconds);
-        out.drops = counter_rate(drops, info.drops, seconds);
+    match before {
+        Some((retrans, drops, seconds)) => (
+            counter_rate(retrans, info.retrans_segs, seconds),
+            counter_rate(drops, info.drops, seconds),
+        ),
+        None => (None, None),
     }
-    out
 }
 
 /// The host-side end of a namespace's veth: the primary namespace's

@@ -118,13 +118,13 @@ pub fn scope_note(app: &App) -> Option<String> {
             format!("ns:{label}: flows with its sockets, as {primary}'s capture sees them")
         }
         Tab::Tcp => {
-            let rates = info.zip(current).map(|(info, current)| {
-                crate::model::netns::namespace_rates(previous, current, info)
+            let (retrans, drops) = info.zip(current).map_or((None, None), |(info, current)| {
+                crate::model::netns::stack_rates(previous, current, info)
             });
             format!(
                 "ns:{label}: these are {primary}'s counters; {label}'s own: retr {}/s, drop {}/s",
-                format::rate(rates.as_ref().and_then(|r| r.retrans)),
-                format::rate(rates.as_ref().and_then(|r| r.drops)),
+                format::rate(retrans),
+                format::rate(drops),
             )
         }
         Tab::Conntrack => format!(

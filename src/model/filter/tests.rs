@@ -316,7 +316,7 @@ fn errors_point_at_the_bad_character() {
         ("port:>x", 6, "expected a number"),
         ("sport:80-9x", 9, "expected a number"),
         ("net:198.18.0.0/33", 15, "the prefix length must be 0 to 32"),
-        ("net:10.0.0.1:80", 4, "expected ADDR or ADDR/LEN"),
+        ("net:198.18.0.1:80", 4, "expected ADDR or ADDR/LEN"),
         (
             "src:nothing/8",
             4,
