@@ -1,9 +1,9 @@
 //! A real Prometheus server scraping `netlens export`: netlens watches a
 //! namespace with traffic this test makes, Prometheus (Debian's package,
 //! which .ci/run installs) scrapes it every second on loopback, and the
-//! test asks Prometheus' HTTP API what it stored: `up`, the rate of the
-//! namespace's received bytes against `snapshot --json`, and a finding
-//! provoked in the namespace.
+//! test asks Prometheus' HTTP API what it stored: `up`, the namespace's
+//! received bytes against `snapshot --json` and `ip -s link`, their
+//! increase() over the traffic, and a finding provoked in the namespace.
 
 mod common;
 
@@ -81,6 +81,15 @@ fn query(prometheus: SocketAddr, promql: &str) -> Vec<Value> {
         .as_array()
         .cloned()
         .unwrap_or_default()
+}
+
+/// `dev`'s received bytes in `ns`, from `ip -s -j link`.
+fn ip_rx_bytes(ns: &Netns, dev: &str) -> u64 {
+    let out = ns.ip(&["-s", "-j", "link", "show", "dev", dev]);
+    let links: Value = serde_json::from_slice(&out.stdout).expect("ip -j link");
+    links[0]["stats64"]["rx"]["bytes"]
+        .as_u64()
+        .expect("ip -s -j link gives stats64.rx.bytes")
 }
 
 fn value(result: &Value) -> f64 {
@@ -186,37 +195,67 @@ fn prometheus_scrapes_the_exporter_and_agrees_with_snapshot() {
         "Prometheus never scraped netlens successfully: {up:?}"
     );
 
-    // A full accept queue in the namespace, and steady traffic into it:
-    // 1,500 datagrams/s of 1,000 bytes for 20 s (bounded).
+    // A full accept queue in the namespace, and traffic into it: 1,500
+    // datagrams/s of 1,000 bytes for 20 s (bounded). The comparisons take
+    // counters at rest on both sides of it, so a generator that falls
+    // behind under load and catches up later changes no result: rates
+    // over two windows that are not the same seconds would.
     let (_listener, _clients) = full_listener(&ns, &pair.b.path(), SocketAddrV4::new(IP_A, 7003));
+    let before = ip_rx_bytes(&pair.a, DEV_A);
+    let started = Instant::now();
     let (b_path, a_path) = (pair.b.path(), ns.clone());
-    let traffic = std::thread::spawn(move || {
-        udp_traffic(
-            &b_path,
-            IP_B,
-            &a_path,
-            SocketAddrV4::new(IP_A, 9100),
-            30_000,
-            1000,
-            1500.0,
-        )
-    });
-    std::thread::sleep(Duration::from_secs(8));
-
-    // netlens' own rate and Prometheus' rate() over the same seconds.
-    let snapshot_now = snapshot(&["--netns", &pair.a.name, "--interval", "3s", "--no-capture"]);
-    let ours = f64f(
-        must_iface(snapshot_now.last().unwrap(), DEV_A),
-        "rx_bytes_per_s",
+    let result = udp_traffic(
+        &b_path,
+        IP_B,
+        &a_path,
+        SocketAddrV4::new(IP_A, 9100),
+        30_000,
+        1000,
+        1500.0,
     );
-    let promql = format!("rate(node_network_receive_bytes_total{{device=\"{DEV_A}\"}}[4s])");
+    assert!(result.sent > 0);
+
+    // At rest: Prometheus' stored counter, snapshot --json's and `ip -s
+    // link`'s are the same bytes (a stray IPv6 packet may differ).
+    let counter = format!("node_network_receive_bytes_total{{device=\"{DEV_A}\"}}");
+    let after = ip_rx_bytes(&pair.a, DEV_A);
+    let stored = wait_for(prometheus, &counter, Duration::from_secs(20), |r| {
+        r.len() == 1 && (value(&r[0]) - after as f64).abs() <= 1024.0
+    });
+    assert_eq!(stored.len(), 1, "{counter}: {stored:?}");
+    let stored = value(&stored[0]);
+    let snapshot_now = snapshot(&[
+        "--netns",
+        &pair.a.name,
+        "--interval",
+        "200ms",
+        "--no-capture",
+    ]);
+    let ours = must_iface(snapshot_now.last().unwrap(), DEV_A)["rx_bytes"]
+        .as_f64()
+        .expect("rx_bytes");
+    eprintln!(
+        "received bytes: Prometheus {stored:.0}, snapshot --json {ours:.0}, ip -s link {after}"
+    );
+    assert!(
+        (stored - ours).abs() <= 1024.0 && (ours - after as f64).abs() <= 1024.0,
+        "counters at rest: Prometheus {stored:.0}, snapshot --json {ours:.0}, ip -s link {after}"
+    );
+
+    // Prometheus' own arithmetic on what it scraped: increase() over a
+    // window from before the traffic to now is what `ip -s link` counted
+    // meanwhile (its extrapolation at the quiet edges adds at most a
+    // scrape interval's share of the window).
+    let window = started.elapsed().as_secs() + 2;
+    let promql = format!("increase({counter}[{window}s])");
     let theirs = query(prometheus, &promql);
     assert_eq!(theirs.len(), 1, "{promql}: {theirs:?}");
     let theirs = value(&theirs[0]);
-    eprintln!("received bytes/s: Prometheus rate() {theirs:.0}, snapshot --json {ours:.0}");
+    let delta = (after - before) as f64;
+    eprintln!("received over {window}s: Prometheus increase() {theirs:.0}, ip -s link {delta:.0}");
     assert!(
-        ours > 1_000_000.0 && approx_eq(theirs, ours, 0.0, 0.10),
-        "Prometheus rate() {theirs:.0} B/s vs snapshot --json {ours:.0} B/s"
+        delta > 10_000_000.0 && approx_eq(theirs, delta, 0.0, 0.10),
+        "Prometheus increase() {theirs:.0} B vs ip -s link {delta:.0} B"
     );
 
     let finding = wait_for(
@@ -231,7 +270,5 @@ fn prometheus_scrapes_the_exporter_and_agrees_with_snapshot() {
             .any(|s| value(s) >= 1.0 && s["metric"]["netns"] == pair.a.name.as_str()),
         "listen-overflow did not reach Prometheus: {finding:?}"
     );
-    let result = traffic.join().expect("traffic thread");
-    assert!(result.sent > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
