@@ -19,7 +19,10 @@ impl Tmux {
             return None;
         }
         let socket = format!("netlens-{tag}-{}", std::process::id());
-        let tmpdir = std::env::temp_dir().join(&socket);
+        // Not the tests' own `netlens-<tag>-<pid>` work directories: a
+        // test that removes its directory would take the server's socket
+        // with it, and kill-server on drop would no longer reach it.
+        let tmpdir = std::env::temp_dir().join(format!("{socket}.tmux"));
         std::fs::create_dir_all(&tmpdir).unwrap();
         Some(Tmux { socket, tmpdir })
     }
