@@ -256,6 +256,40 @@ fn the_tab_at_80x24_rates_counts_and_scopes() {
     assert!(app.scope().is_none());
 }
 
+/// Two namespaces' "lo": the selection follows the one picked (its
+/// namespace and name) through a re-sort and a new sample, and its detail
+/// screen names it and shows its own rates (web-1's lo: 3,500 B/s, 28
+/// kb/s; the host's: 2,500 B/s).
+#[test]
+fn a_selected_lo_stays_its_namespace_s_through_sorts_and_samples() {
+    let mut app = app(Tab::Interfaces, [sample(10.0, 0), sample(12.0, 1)]);
+    screen(&mut app, 100, 24);
+    app.on_key(Key::Home);
+    for _ in 0..5 {
+        let at = app.interfaces.selected.clone();
+        if at.is_some_and(|at| at.name == "lo" && at.netns == 1) {
+            break;
+        }
+        app.on_key(Key::Char('j'));
+        screen(&mut app, 100, 24);
+    }
+    // A re-sort and a new sample move the rows.
+    app.on_key(Key::Char('s'));
+    app.on_sampler(SamplerEvent::Sample(Box::new(sample(14.0, 2))));
+    let lines = screen(&mut app, 100, 24);
+    let at = app.interfaces.selected.clone().expect("a selection");
+    assert_eq!(
+        (at.netns, at.name.as_str()),
+        (1, "lo"),
+        "{}",
+        lines.join("\n")
+    );
+    app.on_key(Key::Enter);
+    let detail = screen(&mut app, 100, 24).join("\n");
+    assert!(detail.contains("lo (ns podman:web-1) <UP"), "{detail}");
+    assert!(detail.contains("rx 28.00 kb/s"), "{detail}");
+}
+
 #[test]
 fn a_small_pane_keeps_the_label_and_the_rates() {
     let mut app = app(Tab::Namespaces, [sample(10.0, 0), sample(12.0, 1)]);

@@ -241,7 +241,10 @@ fn enter_shows_meaning_fix_sites_and_related_counters_and_jumps() {
     app.on_key(Key::Home);
     app.on_key(Key::Char('i'));
     assert_eq!(app.tab, Tab::Interfaces);
-    assert_eq!(app.interfaces.selected.as_deref(), Some("veth1"));
+    assert_eq!(
+        app.interfaces.selected.as_ref().map(|s| s.name.as_str()),
+        Some("veth1")
+    );
 }
 
 #[test]

@@ -204,7 +204,10 @@ fn click_selects_tab_and_row() {
     render(&mut app, 80, 24);
     // Row 4 is the second data row (header, findings, tabs, table header).
     assert!(app.on_click(2, 5));
-    assert_eq!(app.interfaces.selected.as_deref(), Some("lo"));
+    assert_eq!(
+        app.interfaces.selected.as_ref().map(|s| s.name.as_str()),
+        Some("lo")
+    );
     // "2 Sockets" sits after "1 Ifaces " (ten tabs: no bars at 80).
     assert!(app.on_click(18, 2));
     assert_eq!(app.tab, Tab::Sockets);
@@ -1512,7 +1515,10 @@ mod links {
         app.on_key(Key::Char('!'));
         app.on_key(Key::Enter);
         assert_eq!(app.tab, Tab::Interfaces);
-        assert_eq!(app.interfaces.selected.as_deref(), Some("eth0"));
+        assert_eq!(
+            app.interfaces.selected.as_ref().map(|s| s.name.as_str()),
+            Some("eth0")
+        );
         // Esc closes the list without moving.
         app.on_key(Key::Char('3'));
         app.on_key(Key::Char('!'));
@@ -1542,7 +1548,7 @@ mod links {
         app.on_key(Key::Char('1'));
         render(&mut app, 100, 24);
         app.on_key(Key::Home);
-        app.interfaces.selected = Some("lo".into());
+        app.interfaces.selected = Some(netlens::model::InterfaceRef::primary("lo"));
         app.on_key(Key::Char('x'));
         assert_eq!(app.tab, Tab::Flows);
         let keys: Vec<String> = app.flow_rows().into_iter().map(|r| r.key).collect();

@@ -9,7 +9,7 @@ use super::view::{self, Reply, Shown, TabView};
 use crate::model::filter::rows::{InSample, netns_of, parse_end};
 use crate::model::filter::{End, FilterFields, Side};
 use crate::model::rates::{InterfaceRates, interface_util};
-use crate::model::{InterfaceSample, Sample};
+use crate::model::{InterfaceRef, InterfaceSample, Sample};
 use std::cmp::Ordering;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,8 +228,8 @@ struct RowData {
 pub struct InterfacesView {
     pub sort: Column,
     pub descending: bool,
-    /// Selected interface, by name so it survives re-sorting.
-    pub selected: Option<String>,
+    /// Selected interface, by namespace and name so it survives re-sorting.
+    pub selected: Option<InterfaceRef>,
     /// Where the selection was, for when that interface disappears.
     pub selected_position: usize,
     pub window: Window,
@@ -292,9 +292,12 @@ impl<'a> Rows<'a> {
         (from..self.len().min(from.saturating_add(count))).filter_map(|i| Some((i, self.get(i)?)))
     }
 
-    fn name(&self, index: usize) -> Option<&'a str> {
-        let data = self.data.get(index)?;
-        Some(self.current.interfaces.get(data.position)?.name.as_str())
+    fn is(&self, index: usize, at: &InterfaceRef) -> bool {
+        let iface = self
+            .data
+            .get(index)
+            .and_then(|data| self.current.interfaces.get(data.position));
+        iface.is_some_and(|i| i.netns == at.netns && i.name == at.name)
     }
 }
 
@@ -357,30 +360,28 @@ impl InterfacesView {
             .collect()
     }
 
-    /// Position of the selection in `rows`, following the interface by name
-    /// and falling back to the same position when it is gone.
+    /// Position of the selection in `rows`, following the interface (its
+    /// namespace and name) and falling back to the same position when it
+    /// is gone.
     pub fn selected_index(&self, rows: &Rows) -> Option<usize> {
         if rows.is_empty() {
             return None;
         }
         let fallback = self.selected_position.min(rows.len() - 1);
-        let Some(name) = self.selected.as_deref() else {
+        let Some(at) = self.selected.as_ref() else {
             return Some(fallback);
         };
         // Usually the selection has not moved: check there first.
-        if rows.name(self.selected_position) == Some(name) {
+        if rows.is(self.selected_position, at) {
             return Some(self.selected_position);
         }
-        (0..rows.len())
-            .find(|&i| rows.name(i) == Some(name))
-            .or(Some(fallback))
+        (0..rows.len()).find(|&i| rows.is(i, at)).or(Some(fallback))
     }
 
     fn select_in(&mut self, previous: Option<&Sample>, current: &Sample, index: usize) {
         self.refresh(previous, current);
-        let name = self.rows(current).name(index).map(str::to_string);
-        if let Some(name) = name {
-            self.selected = Some(name);
+        if let Some(row) = self.rows(current).get(index) {
+            self.selected = Some(InterfaceRef::of(row.iface));
             self.selected_position = index;
         }
     }

@@ -7,8 +7,8 @@ use super::App;
 use super::flows::Grouping;
 use super::tabs::Tab;
 use crate::findings::Evidence;
-use crate::model::Sample;
 use crate::model::sockets::{SocketKey, SocketSample};
+use crate::model::{InterfaceRef, Sample, netns};
 use std::net::SocketAddr;
 
 /// The findings list's state while it is open.
@@ -26,7 +26,10 @@ impl App {
                 self.tab = Tab::Interfaces;
                 self.interfaces.filter.clear();
                 self.interfaces.detail = false;
-                self.interfaces.selected = Some(evidence.row.clone());
+                self.interfaces.selected = Some(InterfaceRef {
+                    netns: evidence.netns.unwrap_or(netns::PRIMARY),
+                    name: evidence.row.clone(),
+                });
             }
             "sockets" => {
                 self.tab = Tab::Sockets;
@@ -125,7 +128,7 @@ impl App {
                 self.tab = Tab::Interfaces;
                 self.interfaces.filter.clear();
                 self.interfaces.detail = false;
-                self.interfaces.selected = Some(name);
+                self.interfaces.selected = Some(InterfaceRef::primary(&name));
             }
             Link::Sockets { selected, filter } => {
                 self.tab = Tab::Sockets;
@@ -157,7 +160,7 @@ pub enum Link {
         peer: SocketAddr,
         proto: &'static str,
     },
-    /// An interface, selected in the Interfaces tab.
+    /// The watched namespace's interface, selected in the Interfaces tab.
     Interface { name: String },
     /// A flow's process's sockets, or the socket with its 5-tuple.
     Sockets {

@@ -211,12 +211,45 @@ pub struct LinkCounters {
     pub multicast: u64,
 }
 
+/// An interface from one sample to the next: its namespace (ids are never
+/// reused in a session) and its name. The name alone would confuse every
+/// namespace's "lo".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceRef {
+    pub netns: u16,
+    pub name: String,
+}
+
+impl InterfaceRef {
+    /// The watched namespace's interface `name`.
+    pub fn primary(name: &str) -> InterfaceRef {
+        InterfaceRef {
+            netns: netns::PRIMARY,
+            name: name.to_string(),
+        }
+    }
+
+    pub fn of(iface: &InterfaceSample) -> InterfaceRef {
+        InterfaceRef {
+            netns: iface.netns,
+            name: iface.name.clone(),
+        }
+    }
+}
+
 impl Sample {
     /// The interface of this name: the watched namespace's, else the first
     /// other namespace's (the list is in namespace order; `same_interface`
     /// tells namespaces apart).
     pub fn interface(&self, name: &str) -> Option<&InterfaceSample> {
         self.interfaces.iter().find(|i| i.name == name)
+    }
+
+    /// The interface `at` names (see `InterfaceRef`).
+    pub fn interface_at(&self, at: &InterfaceRef) -> Option<&InterfaceSample> {
+        self.interfaces
+            .iter()
+            .find(|i| i.name == at.name && i.netns == at.netns)
     }
 
     /// The interface of the same namespace and name as `iface` (another

@@ -15,7 +15,7 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
 use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, interval, sum_known};
-use crate::model::{InterfaceSample, LinkCounters};
+use crate::model::{InterfaceRef, InterfaceSample, LinkCounters, netns};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -37,25 +37,32 @@ struct Series {
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: Theme) {
-    let Some(name) = app.interfaces.selected.clone() else {
+    let Some(at) = app.interfaces.selected.clone() else {
         return;
     };
+    let name = at.name.as_str();
+    // The NIC queues and neighbours are collected in the watched namespace
+    // only: another namespace's interface of the same name is not that one.
+    let watched = at.netns == netns::PRIMARY;
     let (previous, current) = app.history.pair(index);
     let Some(current) = current else {
         return;
     };
-    let Some(iface) = current.interface(&name) else {
+    let Some(iface) = current.interface_at(&at) else {
         let text = format!("{name} is gone: it was deleted or renamed. Esc goes back to the list.");
         frame.render_widget(Paragraph::new(text).style(theme.alert()), area);
         return;
     };
     let rates = InterfaceRates::for_interface(previous, current, iface);
-    let series = series(app, index, &name);
+    let series = series(app, index, &at);
 
     // The NIC's queues, when collected (not in recordings made before).
-    let neigh = super::nic_detail::neigh_line(current, &name);
+    let neigh = watched
+        .then(|| super::nic_detail::neigh_line(current, name))
+        .flatten();
     let neigh_height = u16::from(neigh.is_some() && area.height >= 15);
-    let nic_height = if area.height >= 16 && super::nic_detail::collected(current, &name) {
+    let nic_height = if area.height >= 16 && watched && super::nic_detail::collected(current, name)
+    {
         2
     } else {
         0
@@ -72,9 +79,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
         frame.render_widget(Paragraph::new(line), neigh_area);
     }
     if nic_height > 0 {
-        super::nic_detail::render(frame, nic, previous, current, &name);
+        super::nic_detail::render(frame, nic, previous, current, name);
     }
-    super::interfaces::render_detail_info(frame, info, iface, theme);
+    super::interfaces::render_detail_info(frame, info, current, iface, theme);
     render_qdisc(frame, queue, previous, current, iface, theme);
     // Charts on the left, counters on the right; stacked when narrow.
     let (charts, side) = if rest.width >= 72 {
@@ -119,7 +126,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     );
     // The same interface one sample earlier, unless it was re-created.
     let before = previous.and_then(|p| {
-        p.interface(&name)
+        p.interface_at(&at)
             .filter(|b| b.index == iface.index)
             .map(|b| (p, b))
     });
@@ -187,13 +194,13 @@ fn render_qdisc(
 
 /// Rates of one interface over the history window, x in seconds before the
 /// shown sample (negative), so "now" is 0.
-fn series(app: &App, index: usize, name: &str) -> Series {
+fn series(app: &App, index: usize, at: &InterfaceRef) -> Series {
     let mut out = Series::default();
     let Some(now) = app.history.get(index).map(|s| s.mono) else {
         return out;
     };
     for (before, after) in app.history.pairs_until(index) {
-        let (Some(a), Some(b)) = (before.interface(name), after.interface(name)) else {
+        let (Some(a), Some(b)) = (before.interface_at(at), after.interface_at(at)) else {
             continue;
         };
         if a.index != b.index {

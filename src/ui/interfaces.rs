@@ -16,7 +16,7 @@ use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::interfaces::{COLUMNS, Column, ColumnSpec, Row as IfaceRow};
-use crate::model::InterfaceSample;
+use crate::model::{InterfaceSample, Sample};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -98,7 +98,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         }
     }
     if let Some(row) = selected.and_then(|i| rows.get(i)) {
-        render_detail_info(frame, info_area, row.iface, theme);
+        render_detail_info(frame, info_area, current, row.iface, theme);
     }
 }
 
@@ -150,8 +150,15 @@ fn cell<'a>(row: &IfaceRow, spec: &ColumnSpec, theme: Theme) -> Cell<'a> {
     }
 }
 
-/// Two lines about one interface: what `ip link` and `ethtool` say.
-pub fn render_detail_info(frame: &mut Frame, area: Rect, iface: &InterfaceSample, theme: Theme) {
+/// Two lines about one interface: what `ip link` and `ethtool` say, and
+/// its namespace when `sample` holds several.
+pub fn render_detail_info(
+    frame: &mut Frame,
+    area: Rect,
+    sample: &Sample,
+    iface: &InterfaceSample,
+    theme: Theme,
+) {
     if area.height == 0 {
         return;
     }
@@ -164,10 +171,16 @@ pub fn render_detail_info(frame: &mut Frame, area: Rect, iface: &InterfaceSample
     } else if iface.up {
         flags.push("NO-CARRIER");
     }
+    let namespace = if sample.many_namespaces() {
+        let label = super::sockets::netns_cell(sample, iface.netns, u16::MAX);
+        format!(" (ns {label})")
+    } else {
+        String::new()
+    };
     let first = Line::from(vec![
         Span::styled(iface.name.clone(), theme.title()),
         Span::raw(format!(
-            "{} <{}> mtu {} {} speed {}",
+            "{namespace}{} <{}> mtu {} {} speed {}",
             iface
                 .kind
                 .as_deref()
