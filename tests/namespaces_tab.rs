@@ -290,6 +290,35 @@ fn a_selected_lo_stays_its_namespace_s_through_sorts_and_samples() {
     assert!(detail.contains("rx 28.00 kb/s"), "{detail}");
 }
 
+/// Every container's sshd on 0.0.0.0:22: the Sockets selection keeps the
+/// namespace's own through a re-sort and a new sample.
+#[test]
+fn a_selected_socket_stays_its_namespace_s_when_another_has_the_same_ports() {
+    let with_twin = |mono, second| {
+        let mut s = sample(mono, second);
+        s.sockets.push(socket(2, 10, "0.0.0.0:22", "0.0.0.0:0"));
+        s
+    };
+    let mut app = app(Tab::Sockets, [with_twin(10.0, 0), with_twin(12.0, 1)]);
+    screen(&mut app, 120, 24);
+    app.on_key(Key::Home);
+    for _ in 0..8 {
+        let at = app.sockets.selected;
+        if at.is_some_and(|at| at.local.port() == 22 && at.netns == 2) {
+            break;
+        }
+        app.on_key(Key::Char('j'));
+        screen(&mut app, 120, 24);
+    }
+    app.on_key(Key::Char('s'));
+    app.on_sampler(SamplerEvent::Sample(Box::new(with_twin(14.0, 2))));
+    let lines = screen(&mut app, 120, 24);
+    let at = app.sockets.selected.expect("a selection");
+    assert_eq!((at.local.port(), at.netns), (22, 2), "{}", lines.join("\n"));
+    let shown = app.sockets.selected_socket(app.history.newest().unwrap());
+    assert_eq!(shown.map(|s| s.netns), Some(2), "{}", lines.join("\n"));
+}
+
 #[test]
 fn a_small_pane_keeps_the_label_and_the_rates() {
     let mut app = app(Tab::Namespaces, [sample(10.0, 0), sample(12.0, 1)]);

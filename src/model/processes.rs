@@ -324,10 +324,12 @@ fn add_closed(
         else {
             continue;
         };
+        // The connection log follows the watched namespace only.
         let key = SocketKey {
             proto: Proto::Tcp,
             local: conn.local,
             peer: conn.peer,
+            netns: super::netns::PRIMARY,
         };
         // The final counts leave out the SYN and FIN the live ones include:
         // a delta below zero is those, not traffic.

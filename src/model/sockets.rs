@@ -231,6 +231,7 @@ impl SocketSample {
             proto: self.proto,
             local: self.local,
             peer: self.peer,
+            netns: self.netns,
         }
     }
 
@@ -247,6 +248,9 @@ pub struct SocketKey {
     pub proto: Proto,
     pub local: SocketAddr,
     pub peer: SocketAddr,
+    /// Every container's nginx listens on 0.0.0.0:80: the namespace tells
+    /// their sockets apart (`SocketSample::netns`).
+    pub netns: u16,
 }
 
 pub fn tcp_state_name(state: u8) -> &'static str {
