@@ -65,6 +65,8 @@ pub fn prepare(previous: Option<&Sample>, sample: Arc<Sample>, ask: &Ask) -> Pre
     let rows = ask.rows.as_ref().map(|want| {
         let mut rows = SocketRows::default();
         rows.get(&sample, &want.want());
+        // Shared, so a new sort of it can run off the UI thread.
+        rows.sample = Some(sample.clone());
         rows
     });
     Prepared {
