@@ -8,7 +8,8 @@
 //!   order and every later row sorts after it (a partial selection, O(n)),
 //!   and the prefix grows on demand when the window or the selection goes
 //!   further down (End sorts the rest once per sample). The tree (F5) needs
-//!   the whole order and sorts it all.
+//!   the whole order and sorts it all. At scale a new order and a growth
+//!   over many rows are made off the UI thread (`socket_order`).
 //! - The filtered, grouped rows before any sort (`base`) are kept per
 //!   sample: a new sort key copies them and selects again (O(n), no hashing
 //!   and no filter), a new sample's rows are built by the preparation
