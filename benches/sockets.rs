@@ -228,6 +228,28 @@ fn keys(c: &mut Criterion) {
             waited.as_secs_f64() * 1000.0 / f64::from(count.max(1))
         );
     }
+    // Deep scrolling: 400 PageDowns without waiting (about 23,000 rows, past
+    // the sorted rows many times), each key + frame timed.
+    app.on_key(Key::Home);
+    let mut times: Vec<Duration> = (0..400)
+        .map(|_| {
+            let start = Instant::now();
+            app.on_key(Key::PageDown);
+            terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
+            app.sockets.poll_order();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let mean = times.iter().map(|&d| ms(d)).sum::<f64>() / times.len() as f64;
+    eprintln!(
+        "PageDown x400 + frame, {n} sockets: mean {mean:.2} ms, median {:.2}, p99 {:.2}, max {:.2} ms",
+        ms(times[200]),
+        ms(times[396]),
+        ms(times[399])
+    );
+    settle(&mut app);
     // End on a new sample, whose order is sorted only as far as the window.
     let mut mono = 10.0;
     let (mut waited, mut count) = (Duration::ZERO, 0u32);
