@@ -6,7 +6,11 @@
 //! - "collect": one full sample (all collectors) of the namespace it runs
 //!   in, owner cache warm, as the sampler does each tick;
 //! - "sockets frame": one frame of the Sockets tab, 50k synthetic rows;
-//! - RSS: printed after 300 samples of 50k sockets went through the App.
+//! - RSS: printed after 300 samples of 50k sockets went through the App;
+//! - "sockets keys/...": a key and the frame showing it, on the live view's
+//!   UI thread (samples prepared by the worker): `s`, `I`, `j`, PageDown
+//!   and End (on a new sample each time); the time until an order made off
+//!   the UI thread is shown is printed apart.
 //!
 //! NETLENS_BENCH_SOCKETS=1000000 runs the frames at a million sockets (one
 //! in ten in TIME_WAIT to four peers, as benches/scripts/scale-sockets.sh
@@ -15,7 +19,6 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use netlens::app::App;
 use netlens::app::keymap::Key;
-use netlens::app::sockets::SocketsView;
 use netlens::app::tabs::Tab;
 use netlens::collect::{Collectors, SamplerEvent};
 use netlens::model::Sample;
@@ -25,6 +28,9 @@ use ratatui::backend::TestBackend;
 use std::hint::black_box;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+type Prepared = UnboundedReceiver<netlens::app::prepare::Prepared>;
 
 fn synthetic(mono: f64, count: u32) -> Sample {
     let sockets = (0..count)
@@ -133,7 +139,6 @@ fn frames(c: &mut Criterion) {
                 .unwrap();
         })
     });
-    keys(c, &mut app, &mut terminal, n);
     let mut mono = f64::from(history);
     c.bench_function(
         &format!("sockets frame after a new sample ({n} sockets), 200x60"),
@@ -155,28 +160,124 @@ fn frames(c: &mut Criterion) {
     );
 }
 
-/// A key and the frame that shows its effect, on the UI thread.
-fn keys(c: &mut Criterion, app: &mut App, terminal: &mut Terminal<TestBackend>, n: u32) {
+/// Sends a new sample through the preparation worker and takes it, as the
+/// live view's event loop does.
+fn feed(app: &mut App, prepared: &mut Prepared, mono: f64, n: u32) {
+    app.on_sampler(SamplerEvent::Sample(Box::new(synthetic(mono, n))));
+    let ready = prepared.blocking_recv().expect("prepared");
+    app.take_prepared(ready);
+}
+
+/// Waits (untimed) until a sort asked off the UI thread is shown; returns
+/// how long that took.
+fn settle(app: &mut App) -> Duration {
+    let start = Instant::now();
+    while app.sockets.sorting() {
+        std::thread::sleep(Duration::from_millis(1));
+        app.sockets.poll_order();
+    }
+    start.elapsed()
+}
+
+/// A key and the frame that shows its effect, on the UI thread of the live
+/// view (samples prepared by the worker, so a new order of many rows is
+/// made off the UI thread). After each key the bench waits, untimed, for
+/// that order; the mean wait is printed.
+fn keys(c: &mut Criterion) {
+    let n = count();
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
+    let mut prepared = app.start_preparing().expect("worker");
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    for second in 0..2 {
+        feed(&mut app, &mut prepared, f64::from(second), n);
+    }
+    terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
+    // Each timed key is followed by an untimed wait of up to seconds: a
+    // short warm-up and few iterations, or the run takes hours.
+    let mut group = c.benchmark_group("sockets keys");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(10))
+        .measurement_time(Duration::from_millis(100))
+        .sampling_mode(criterion::SamplingMode::Flat);
     for (name, key) in [
         ("s (next sort column)", Key::Char('s')),
         ("I (invert the sort)", Key::Char('I')),
         ("j (down)", Key::Char('j')),
         ("PageDown", Key::PageDown),
     ] {
-        c.bench_function(&format!("sockets key {name} + frame, {n} sockets"), |b| {
-            b.iter(|| {
-                app.on_key(key);
-                terminal
-                    .draw(|f| netlens::ui::draw(f, black_box(&mut *app)))
-                    .unwrap();
+        let (mut waited, mut count) = (Duration::ZERO, 0u32);
+        group.bench_function(format!("{name} + frame, {n} sockets"), |b| {
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = Instant::now();
+                    app.on_key(key);
+                    terminal
+                        .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
+                        .unwrap();
+                    timed += start.elapsed();
+                    waited += settle(&mut app);
+                    count += 1;
+                }
+                timed
             })
         });
+        eprintln!(
+            "{name}: the new order shown after, mean of {count}: {:.1} ms",
+            waited.as_secs_f64() * 1000.0 / f64::from(count.max(1))
+        );
     }
-    // Back to the default order and the top for the benches after.
-    let defaults = SocketsView::default();
-    app.sockets.sort = defaults.sort;
-    app.sockets.descending = defaults.descending;
+    // Deep scrolling: 400 PageDowns without waiting (about 23,000 rows, past
+    // the sorted rows many times), each key + frame timed.
     app.on_key(Key::Home);
+    let mut times: Vec<Duration> = (0..400)
+        .map(|_| {
+            let start = Instant::now();
+            app.on_key(Key::PageDown);
+            terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
+            app.sockets.poll_order();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let mean = times.iter().map(|&d| ms(d)).sum::<f64>() / times.len() as f64;
+    eprintln!(
+        "PageDown x400 + frame, {n} sockets: mean {mean:.2} ms, median {:.2}, p99 {:.2}, max {:.2} ms",
+        ms(times[200]),
+        ms(times[396]),
+        ms(times[399])
+    );
+    settle(&mut app);
+    // End on a new sample, whose order is sorted only as far as the window.
+    let mut mono = 10.0;
+    let (mut waited, mut count) = (Duration::ZERO, 0u32);
+    group.bench_function(format!("End + frame, {n} sockets"), |b| {
+        b.iter_custom(|iters| {
+            let mut timed = Duration::ZERO;
+            for _ in 0..iters {
+                mono += 1.0;
+                feed(&mut app, &mut prepared, mono, n);
+                app.on_key(Key::Home);
+                terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
+                let start = Instant::now();
+                app.on_key(Key::End);
+                terminal
+                    .draw(|f| netlens::ui::draw(f, black_box(&mut app)))
+                    .unwrap();
+                timed += start.elapsed();
+                waited += settle(&mut app);
+                count += 1;
+            }
+            timed
+        })
+    });
+    group.finish();
+    eprintln!(
+        "End: the whole order shown after, mean of {count}: {:.1} ms",
+        waited.as_secs_f64() * 1000.0 / f64::from(count.max(1))
+    );
 }
 
 /// The live path: a new sample goes to the preparation worker; the UI
@@ -231,6 +332,6 @@ fn live(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(4));
-    targets = collect, frames, live
+    targets = collect, frames, keys, live
 }
 criterion_main!(benches);

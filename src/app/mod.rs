@@ -36,6 +36,7 @@ pub mod recording;
 pub mod replay;
 pub mod search;
 pub mod setup;
+pub mod socket_order;
 pub mod socket_rows;
 pub mod socket_trails;
 pub mod sockets;
@@ -437,6 +438,7 @@ impl App {
         let (worker, prepared) = prepare::Worker::start()?;
         self.preparer = Some(worker);
         self.conntrack.order.background = true;
+        self.sockets.rows.background = true;
         Ok(prepared)
     }
 
@@ -458,8 +460,11 @@ impl App {
     pub fn take_prepared(&mut self, prepared: prepare::Prepared) -> bool {
         self.sockets
             .record_candidates(&prepared.sample, &prepared.trail_rows);
-        if let Some(rows) = prepared.rows.filter(|_| !self.paused()) {
-            self.sockets.install_rows(rows);
+        match prepared.rows.filter(|_| !self.paused()) {
+            Some(rows) => self.sockets.install_rows(rows),
+            // Not shown: the rows must not keep the older sample's sockets.
+            None if !self.paused() => self.sockets.rows.forget_sample(),
+            None => {}
         }
         self.history
             .push_evaluated(prepared.sample, prepared.raised);

@@ -21,10 +21,10 @@
 //! `SocketRows::get` at the first frame (replay keeps no socket histories).
 //!
 //! What the UI asked for may change while the worker runs (a new sort, a
-//! new selection): the row order is then built again by the next frame
-//! for the new sort (a copy of the prepared unsorted rows and a partial
-//! selection), and a socket selected meanwhile gets its first history
-//! point one sample later.
+//! new selection): the row order is then built again for the new sort (a
+//! copy of the prepared unsorted rows and a partial selection; off the UI
+//! thread when the rows are many, `socket_order`), and a socket selected
+//! meanwhile gets its first history point one sample later.
 
 use super::socket_rows::{SocketRows, WantOwned};
 use super::socket_trails::trail_candidates;
@@ -65,6 +65,8 @@ pub fn prepare(previous: Option<&Sample>, sample: Arc<Sample>, ask: &Ask) -> Pre
     let rows = ask.rows.as_ref().map(|want| {
         let mut rows = SocketRows::default();
         rows.get(&sample, &want.want());
+        // Shared, so a new sort of it can run off the UI thread.
+        rows.sample = Some(sample.clone());
         rows
     });
     Prepared {

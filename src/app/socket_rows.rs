@@ -8,7 +8,8 @@
 //!   order and every later row sorts after it (a partial selection, O(n)),
 //!   and the prefix grows on demand when the window or the selection goes
 //!   further down (End sorts the rest once per sample). The tree (F5) needs
-//!   the whole order and sorts it all.
+//!   the whole order and sorts it all. At scale a new order and a growth
+//!   over many rows are made off the UI thread (`socket_order`).
 //! - The filtered, grouped rows before any sort (`base`) are kept per
 //!   sample: a new sort key copies them and selects again (O(n), no hashing
 //!   and no filter), a new sample's rows are built by the preparation
@@ -22,6 +23,7 @@ use crate::model::filter::rows::InSample;
 use crate::model::sockets::{Proto, SocketSample, TCP_TIME_WAIT};
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 /// Rows sorted past the furthest one asked for: a page of any terminal and
 /// some scrolling without another selection.
@@ -29,7 +31,7 @@ const AHEAD: usize = 1024;
 
 /// What decides the order: sample time, sort column, descending, filter,
 /// tree, the expanded TIME_WAIT peer.
-type Inputs = (
+pub(super) type Inputs = (
     f64,
     Column,
     bool,
@@ -47,12 +49,16 @@ pub struct SocketRows {
     /// `rows[..sorted]` is final; the rest sorts after it, in no order.
     sorted: usize,
     /// A TIME_WAIT group's first socket -> sockets in the group (2 or more).
-    pub groups: HashMap<u32, u32>,
+    pub groups: Arc<HashMap<u32, u32>>,
     built_for: Option<Inputs>,
     /// The rows filtered and grouped, unsorted, and what for (sample time,
     /// filter, expanded peer): each sort starts from a copy.
-    base: Vec<u32>,
+    base: Arc<Vec<u32>>,
     base_for: Option<(f64, String, Option<SocketAddr>, Option<u16>)>,
+    /// The sample the rows index, when it is shared (prepared by the
+    /// worker): a new order of it can then be made off the UI thread
+    /// (`socket_order`).
+    pub sample: Option<Arc<Sample>>,
 }
 
 /// How rows are compared: the view's sort, then endpoints, then index (so
@@ -88,6 +94,21 @@ pub struct WantOwned {
     pub upto: usize,
 }
 
+impl From<&Want<'_>> for WantOwned {
+    fn from(want: &Want) -> Self {
+        Self {
+            sort: want.sort,
+            descending: want.descending,
+            filter: want.filter.to_string(),
+            scope: want.scope.cloned(),
+            tree: want.tree,
+            expanded: want.expanded,
+            limits: want.limits,
+            upto: want.upto,
+        }
+    }
+}
+
 impl WantOwned {
     pub fn want(&self) -> Want<'_> {
         Want {
@@ -120,62 +141,122 @@ fn time_wait(socket: &SocketSample) -> bool {
     socket.proto == Proto::Tcp && socket.state == TCP_TIME_WAIT
 }
 
+/// What `current` and `want` decide the order by (`Inputs`).
+pub(super) fn inputs(current: &Sample, want: &Want) -> Inputs {
+    (
+        current.mono,
+        want.sort,
+        want.descending,
+        want.filter.to_string(),
+        want.tree,
+        want.expanded,
+        view::scope_id(want.scope),
+    )
+}
+
+/// How far a selection asked `upto` sorts: AHEAD past it (so the next steps
+/// down need no selection, each a pass over every row), every row in the
+/// tree.
+fn sort_upto(len: usize, upto: usize, tree: bool) -> usize {
+    if tree {
+        len
+    } else {
+        upto.saturating_add(AHEAD).min(len)
+    }
+}
+
 impl SocketRows {
     /// Rows for `current` as `want` asks, rebuilt only when an input
     /// changed, the sorted prefix extended when `want.upto` passes it.
     pub fn get(&mut self, current: &Sample, want: &Want) -> &[u32] {
-        let inputs = (
+        let inputs = inputs(current, want);
+        if self.built_for.as_ref() != Some(&inputs) {
+            self.rebuild(current, want, inputs);
+        }
+        self.grow(current, want.upto, want.limits);
+        &self.rows
+    }
+
+    /// The order for new inputs: the unsorted rows (filtered and grouped
+    /// again only when the sample, filter or expanded peer changed).
+    fn rebuild(&mut self, current: &Sample, want: &Want, inputs: Inputs) {
+        let base_for = (
             current.mono,
-            want.sort,
-            want.descending,
             want.filter.to_string(),
-            want.tree,
             want.expanded,
             view::scope_id(want.scope),
         );
-        if self.built_for.as_ref() != Some(&inputs) {
-            let base_for = (
-                current.mono,
-                want.filter.to_string(),
-                want.expanded,
-                view::scope_id(want.scope),
-            );
-            if self.base_for.as_ref() != Some(&base_for) {
-                self.build(current, want);
-                self.base_for = Some(base_for);
-            }
-            self.rows.clear();
-            self.rows.extend_from_slice(&self.base);
-            self.sorted = 0;
-            self.built_for = Some(inputs);
+        if self.base_for.as_ref() != Some(&base_for) {
+            self.build(current, want);
+            self.base_for = Some(base_for);
         }
-        // Sorted AHEAD past what is asked, so the next steps down need no
-        // selection (each is a pass over every row).
-        let (asked, upto) = if want.tree {
-            (self.rows.len(), self.rows.len())
-        } else {
-            let asked = want.upto.max(1).min(self.rows.len());
-            (asked, want.upto.saturating_add(AHEAD).min(self.rows.len()))
+        if self.sample.as_ref().is_some_and(|s| s.mono != current.mono) {
+            self.sample = None;
+        }
+        self.rows.clear();
+        self.rows.extend_from_slice(&self.base);
+        self.sorted = 0;
+        self.built_for = Some(inputs);
+    }
+
+    /// Sorts the rows up to `upto` (and AHEAD past it) by the inputs they
+    /// were built for; nothing when they are sorted that far.
+    pub(super) fn grow(&mut self, current: &Sample, upto: usize, limits: Thresholds) {
+        let Some((_, column, descending, _, tree, _, _)) = self.built_for.clone() else {
+            return;
         };
-        if asked > self.sorted {
-            let sorter = Sorter {
-                sockets: &current.sockets,
-                column: want.sort,
-                descending: want.descending,
-                limits: want.limits,
-            };
-            let rest = &mut self.rows[self.sorted..];
-            let take = upto - self.sorted;
-            if take < rest.len() {
-                rest.select_nth_unstable_by(take - 1, |&a, &b| sorter.cmp(a, b));
-            }
-            rest[..take].sort_unstable_by(|&a, &b| sorter.cmp(a, b));
-            self.sorted = upto;
-            if want.tree {
-                self.rows = group_by_owner(std::mem::take(&mut self.rows), &current.sockets);
-            }
+        let asked = if tree {
+            self.rows.len()
+        } else {
+            upto.max(1).min(self.rows.len())
+        };
+        if asked <= self.sorted {
+            return;
         }
-        &self.rows
+        let upto = sort_upto(self.rows.len(), upto, tree);
+        let sorter = Sorter {
+            sockets: &current.sockets,
+            column,
+            descending,
+            limits,
+        };
+        let rest = &mut self.rows[self.sorted..];
+        let take = upto - self.sorted;
+        if take < rest.len() {
+            rest.select_nth_unstable_by(take - 1, |&a, &b| sorter.cmp(a, b));
+        }
+        rest[..take].sort_unstable_by(|&a, &b| sorter.cmp(a, b));
+        self.sorted = upto;
+        if tree {
+            self.rows = group_by_owner(std::mem::take(&mut self.rows), &current.sockets);
+        }
+    }
+
+    /// What the rows are ordered for (None before the first build).
+    pub(super) fn built_for(&self) -> Option<&Inputs> {
+        self.built_for.as_ref()
+    }
+
+    /// The rows a growth to `upto` would select among: every row not yet
+    /// in its final place (0 when sorted that far already).
+    pub(super) fn to_select(&self, upto: usize) -> usize {
+        let tree = self.built_for.as_ref().is_some_and(|i| i.4);
+        let asked = if tree {
+            self.rows.len()
+        } else {
+            upto.max(1).min(self.rows.len())
+        };
+        if asked <= self.sorted {
+            0
+        } else {
+            self.rows.len() - self.sorted
+        }
+    }
+
+    /// How many rows the order holds before it is sorted (filtered and
+    /// grouped): what a new sort selects among.
+    pub(super) fn unsorted_len(&self) -> usize {
+        self.base.len()
     }
 
     /// How many rows are in their final place.
@@ -185,19 +266,21 @@ impl SocketRows {
 
     fn build(&mut self, current: &Sample, want: &Want) {
         let sockets = &current.sockets;
-        self.base.clear();
-        self.groups.clear();
+        let mut base = Vec::new();
+        let mut groups = HashMap::new();
         if !want.filter.is_empty() {
             let filter = view::scoped_filter(want.scope, want.filter);
-            self.base.extend(
+            base.extend(
                 (0..sockets.len() as u32)
                     .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current))),
             );
+            self.base = Arc::new(base);
+            self.groups = Arc::new(groups);
             return;
         }
         // Per peer: its first TIME_WAIT socket and how many it has.
         let mut peers: HashMap<SocketAddr, (u32, u32)> = HashMap::new();
-        self.base.reserve(sockets.len());
+        base.reserve(sockets.len());
         let scope = want.scope.map(|s| view::scoped_filter(Some(s), ""));
         for (i, socket) in sockets.iter().enumerate() {
             let i = i as u32;
@@ -210,15 +293,17 @@ impl SocketRows {
             if time_wait(socket) && want.expanded != Some(socket.peer) {
                 peers.entry(socket.peer).or_insert((i, 0)).1 += 1;
             } else {
-                self.base.push(i);
+                base.push(i);
             }
         }
         for (first, count) in peers.into_values() {
-            self.base.push(first);
+            base.push(first);
             if count > 1 {
-                self.groups.insert(first, count);
+                groups.insert(first, count);
             }
         }
+        self.base = Arc::new(base);
+        self.groups = Arc::new(groups);
     }
 
     /// The sockets a row stands for: 1, or a TIME_WAIT group's count.

@@ -11,6 +11,7 @@ use super::closed::{self, ClosedView};
 use super::keymap::{Action, Key, Scope};
 use super::links::Link;
 use super::search::next_match;
+use super::socket_order::SocketOrder;
 use super::socket_rows::{SocketRows, Want, WantOwned};
 use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
@@ -268,8 +269,9 @@ pub struct SocketsView {
     pub filter: String,
     pub editing_filter: bool,
     pub detail: bool,
-    /// Sorted, filtered rows of the shown sample (TIME_WAIT grouped).
-    rows: SocketRows,
+    /// Sorted, filtered rows of the shown sample (TIME_WAIT grouped),
+    /// re-sorted off the UI thread at scale (`socket_order`).
+    pub rows: SocketOrder,
     /// The peer whose TIME_WAIT sockets are listed one by one (Enter on
     /// its group row; Esc folds it again).
     pub expanded: Option<SocketAddr>,
@@ -299,7 +301,7 @@ impl Default for SocketsView {
             filter: String::new(),
             editing_filter: false,
             detail: false,
-            rows: SocketRows::default(),
+            rows: SocketOrder::default(),
             expanded: None,
             trails: HashMap::new(),
             thresholds: Thresholds::DEFAULT,
@@ -333,17 +335,28 @@ impl SocketsView {
     /// How many sockets row `row` (a socket index) stands for: 1, or the
     /// count of a TIME_WAIT group.
     pub fn row_count(&self, row: u32) -> u32 {
-        self.rows.count(row)
+        self.rows.shown.count(row)
+    }
+
+    /// Whether the order shown is not yet the one asked for (a sort runs
+    /// off the UI thread).
+    pub fn sorting(&self) -> bool {
+        self.rows.sorting()
+    }
+
+    /// Takes a sort finished off the UI thread; whether the order changed.
+    pub fn poll_order(&mut self) -> bool {
+        self.rows.poll()
     }
 
     /// Lends the cached order out (for drawing while the view is mutated);
     /// `put_order` gives it back.
     pub fn take_order(&mut self) -> Vec<u32> {
-        std::mem::take(&mut self.rows.rows)
+        std::mem::take(&mut self.rows.shown.rows)
     }
 
     pub fn put_order(&mut self, order: Vec<u32>) {
-        self.rows.rows = order;
+        self.rows.shown.rows = order;
     }
 
     /// Position of the selection in `order`, following the socket by its
@@ -353,7 +366,7 @@ impl SocketsView {
         if order.is_empty() {
             return None;
         }
-        let sorted = &order[..self.rows.sorted().min(order.len())];
+        let sorted = &order[..self.rows.shown.sorted().min(order.len())];
         self.selected
             .and_then(|key| {
                 // Where it was first: the common case costs one comparison.
@@ -393,9 +406,9 @@ impl SocketsView {
     /// it by its endpoints from now on.
     pub fn selection<'a>(&mut self, current: &'a Sample) -> Option<&'a SocketSample> {
         self.order(current);
-        let order = std::mem::take(&mut self.rows.rows);
+        let order = self.take_order();
         let at = self.selected_index(&order, current);
-        self.rows.rows = order;
+        self.put_order(order);
         self.select(current, at?);
         self.selected_socket(current)
     }
@@ -403,9 +416,9 @@ impl SocketsView {
     /// Applies a view action; returns whether anything changed.
     pub fn handle(&mut self, action: Action, current: &Sample) -> bool {
         let len = self.order(current).len();
-        let order = std::mem::take(&mut self.rows.rows);
+        let order = self.take_order();
         let at = self.selected_index(&order, current).unwrap_or(0);
-        self.rows.rows = order;
+        self.put_order(order);
         if let Some(index) = self.window.move_selection(action, at, len) {
             self.select(current, index);
             return true;
@@ -413,7 +426,7 @@ impl SocketsView {
         match action {
             Action::Open => {
                 self.select(current, at);
-                let row = self.rows.rows.get(at).copied();
+                let row = self.rows.shown.rows.get(at).copied();
                 match row.filter(|&row| self.row_count(row) > 1) {
                     // A TIME_WAIT group opens into its sockets.
                     Some(row) => self.expanded = Some(current.sockets[row as usize].peer),
@@ -466,7 +479,7 @@ impl SocketsView {
     /// frame uses them when the sort and filter are still those asked for
     /// (`SocketRows::get` checks), and builds its own otherwise.
     pub fn install_rows(&mut self, rows: SocketRows) {
-        self.rows = rows;
+        self.rows.install(rows);
     }
 }
 

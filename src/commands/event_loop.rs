@@ -306,9 +306,12 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
             _ = tokio::time::sleep_until(last_draw + CAPTURE_REDRAW), if capture_stale => {
                 dirty = true;
             }
-            // The Conntrack tab's sort runs on a thread: shown when done.
-            _ = tokio::time::sleep(SORT_POLL), if app.conntrack.order.sorting() => {
-                dirty = app.conntrack.order.poll();
+            // The Conntrack and Sockets tabs' sorts run on threads: shown
+            // when done.
+            _ = tokio::time::sleep(SORT_POLL),
+                if app.conntrack.order.sorting() || app.sockets.sorting() =>
+            {
+                dirty = app.conntrack.order.poll() | app.sockets.poll_order();
             }
             _ = resized.recv() => dirty = true,
             _ = sigtstp.recv() => {
@@ -330,7 +333,7 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
     Ok(())
 }
 
-/// How often a running Conntrack sort is checked for being done.
+/// How often a running Conntrack or Sockets sort is checked for being done.
 const SORT_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// The shortest time between two redraws caused by captured packets.

@@ -128,7 +128,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if let Some(body_area) = table::body_area(table_area) {
         app.hits.rows = Some((body_area, offset));
         if total == 0 {
-            let note = if app.sockets.filter.is_empty() {
+            let note = if app.sockets.sorting() {
+                "sorting…"
+            } else if app.sockets.filter.is_empty() {
                 "no TCP or UDP sockets"
             } else {
                 "no socket matches the filter"
@@ -136,10 +138,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             table::render_empty_note(frame, body_area, note);
         }
     }
+    // A new order is made off the UI thread: the old one shows meanwhile.
+    let mark = if app.sockets.sorting() {
+        "sorting… "
+    } else {
+        ""
+    };
     match selected_socket {
         Some(socket) if group > 1 => {
             let text = format!(
-                "TIME-WAIT: {group} sockets to {}, counted as one row; Enter lists them, Esc folds",
+                "{mark}TIME-WAIT: {group} sockets to {}, counted as one row; Enter lists them, Esc folds",
                 peer_text(socket)
             );
             frame.render_widget(
@@ -154,11 +162,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 frame,
                 info_area,
                 socket,
-                (total, container, netns),
+                (total, container, netns, mark),
                 (theme, &app.names),
             );
         }
-        None => {}
+        None => frame.render_widget(Paragraph::new(mark.trim_end()), info_area),
     }
     app.sockets.put_order(order);
 }
@@ -373,7 +381,7 @@ fn render_info(
     frame: &mut Frame,
     area: Rect,
     socket: &SocketSample,
-    (total, container, netns): (usize, Option<&Container>, Option<String>),
+    (total, container, netns, mark): (usize, Option<&Container>, Option<String>, &str),
     (theme, names): (Theme, &Names),
 ) {
     if area.height == 0 {
@@ -391,6 +399,7 @@ fn render_info(
         )
     };
     let first = Line::from(vec![
+        Span::styled(mark.to_string(), theme.title()),
         Span::styled(
             format!("{} {} ", socket.proto.name(), socket.state_name()),
             theme.title(),
