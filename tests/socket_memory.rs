@@ -15,6 +15,7 @@ fn chunk(n: usize) -> usize {
 
 #[test]
 fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let inline = size_of::<SocketSample>();
     let parts = [
         ("proto + state", 2),
@@ -55,6 +56,7 @@ fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
 /// sample does, for every socket) copies no name.
 #[test]
 fn owners_share_the_process_name() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     use netlens::model::sockets::ProcessName;
     let name = ProcessName::from("hold-conns");
     let a = SocketUser {
@@ -72,4 +74,195 @@ fn owners_share_the_process_name() {
     );
     let back: SocketUser = rmp_serde::from_slice(&rmp_serde::to_vec_named(&b).unwrap()).unwrap();
     assert_eq!(back, b);
+}
+
+// ---- Counting allocator: what the pipeline keeps alive, per socket. ----
+
+use netlens::app::App;
+use netlens::app::tabs::Tab;
+use netlens::collect::SamplerEvent;
+use netlens::collect::conn_log::ConnLog;
+use netlens::model::Sample;
+use netlens::model::sockets::{Proto, TCP_ESTABLISHED};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::Duration;
+
+/// Counts the bytes of live allocations as glibc's chunks (`chunk`), and
+/// their high-water mark since the last `reset_peak`.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+/// One measurement at a time: the counters are the whole process's.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+// SAFETY: every call is passed to System unchanged; only counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(chunk(layout.size()) as isize, Ordering::Relaxed);
+        PEAK.fetch_max(now + chunk(layout.size()) as isize, Ordering::Relaxed);
+        // SAFETY: the caller's layout, as GlobalAlloc requires.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(chunk(layout.size()) as isize, Ordering::Relaxed);
+        // SAFETY: ptr came from alloc with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let grown = chunk(new_size) as isize - chunk(layout.size()) as isize;
+        let now = LIVE.fetch_add(grown, Ordering::Relaxed);
+        PEAK.fetch_max(
+            now + grown.max(0) + chunk(layout.size()) as isize,
+            Ordering::Relaxed,
+        );
+        // SAFETY: as for dealloc and alloc.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn live() -> isize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+fn reset_peak() {
+    PEAK.store(live(), Ordering::Relaxed);
+}
+
+/// Sockets of the generator (`hold-conns`): established loopback
+/// connections, one owner each (53 processes), tcp_info and meminfo.
+fn table(count: u32, second: u32) -> Vec<SocketSample> {
+    let names: Vec<netlens::model::sockets::ProcessName> =
+        (0..53).map(|_| "hold-conns".into()).collect();
+    (0..count)
+        .map(|i| SocketSample {
+            proto: Proto::Tcp,
+            state: TCP_ESTABLISHED,
+            local: SocketAddr::from(([127, 0, 0, 1], 2000 + (i / 19_000) as u16)),
+            peer: SocketAddr::from(([127, 0, 0, 1], 10_000 + (i % 50_000) as u16)),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: 1_000_000 + i,
+            users: vec![SocketUser {
+                process: names[(i / 19_000) as usize % 53].clone(),
+                pid: 5000 + i / 19_000,
+                fd: 3 + i % 19_000,
+            }],
+            owner_denied: false,
+            tcp: Some(TcpInfoSample {
+                rtt_us: 20 + i % 7,
+                cwnd: 10,
+                mss: 65483,
+                rto_us: 201_000,
+                bytes_acked: 1,
+                last_send_ms: second * 1000,
+                ..Default::default()
+            }),
+            drops: Some(0),
+            rcvbuf: Some(131_072),
+            queue_streak: 0,
+            v6only: false,
+            netns: 0,
+        })
+        .collect()
+}
+
+fn sample(count: u32, second: u32) -> Sample {
+    Sample {
+        t: 1e9 + f64::from(second),
+        mono: f64::from(second),
+        sockets: table(count, second),
+        tcp: Some(Default::default()),
+        ..Default::default()
+    }
+}
+
+/// Sockets per measurement: enough that the per-socket figures dwarf the
+/// fixed costs; under the history's FREE_ELSEWHERE (50,000), so old lists
+/// are freed inline, before `take_prepared` returns, not on a thread.
+const COUNT: u32 = 40_000;
+
+fn per_socket(bytes: isize) -> f64 {
+    bytes as f64 / f64::from(COUNT)
+}
+
+/// What one socket table costs, and how many of them the live view's
+/// pipeline (the preparation worker, the history) keeps: after each sample
+/// is taken, and at its peak while the next is prepared. The sampler's
+/// table under construction comes on top (one more).
+#[test]
+fn the_live_pipeline_keeps_few_socket_tables() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let before = live();
+    let one = table(COUNT, 0);
+    let table_bytes = live() - before;
+    drop(one);
+    let per_table = per_socket(table_bytes);
+    eprintln!("one socket table: {per_table:.0} B per socket");
+
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), false);
+    let mut prepared = app.start_preparing().unwrap();
+    let base = live();
+    let (mut kept, mut peak) = (0.0f64, 0.0f64);
+    for second in 0..8 {
+        let next = Box::new(sample(COUNT, second));
+        reset_peak();
+        app.on_sampler(SamplerEvent::Sample(next));
+        let ready = prepared.blocking_recv().unwrap();
+        app.take_prepared(ready);
+        if second >= 3 {
+            kept = kept.max(per_socket(live() - base));
+            peak = peak.max(per_socket(PEAK.load(Ordering::Relaxed) - base));
+        }
+    }
+    eprintln!(
+        "live view, {COUNT} sockets, 8 samples: {kept:.0} B per socket kept between \
+         samples ({:.2} tables), {peak:.0} B at the peak of a new sample ({:.2} tables)",
+        kept / per_table,
+        peak / per_table
+    );
+    // The shown sample's table, and while the next is prepared that one's
+    // too (the worker's); before, the previous sample's stayed as well
+    // (2.03 and 3.07 tables).
+    assert!(kept < 1.25 * per_table, "{kept:.0} B per socket kept");
+    assert!(
+        peak < 2.25 * per_table,
+        "{peak:.0} B per socket at the peak"
+    );
+    // On the Processes tab the previous sample keeps its table: its rates
+    // per socket are drawn from the two.
+    app.on_key(netlens::app::keymap::Key::Char('9'));
+    for second in 8..10 {
+        app.on_sampler(SamplerEvent::Sample(Box::new(sample(COUNT, second))));
+        app.take_prepared(prepared.blocking_recv().unwrap());
+    }
+    let with_previous = per_socket(live() - base);
+    eprintln!("Processes tab: {with_previous:.0} B per socket kept");
+    assert!(with_previous > 1.75 * per_table && with_previous < 2.25 * per_table);
+    drop(app);
+}
+
+/// The connection log remembers every TCP socket a dump saw (its owner and
+/// counters, for the log entry when it closes): bytes per socket.
+#[test]
+fn the_connection_log_remembers_little_per_socket() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let sockets = table(COUNT, 0);
+    let cookies: Vec<u64> = (0..u64::from(COUNT)).map(|c| c + 1).collect();
+    let mut log = ConnLog::open();
+    let before = live();
+    log.observe(&sockets, &cookies, 1.0);
+    log.observe(&sockets, &cookies, 2.0);
+    let bytes = per_socket(live() - before);
+    eprintln!("connection log: {bytes:.0} B per socket");
+    // A sorted Vec of 128 B entries and the owner (32 B): it was a hash map
+    // of 136 B entries at twice as many buckets, 292 B per socket.
+    assert!(bytes < 180.0, "{bytes:.0} B per socket");
+    drop(log);
 }

@@ -24,16 +24,16 @@ if (( CONNS < 1 || CONNS > 600000 || TW < 0 || TW > 240000 )); then
   echo "CONNS must be 1..600000 and TW 0..240000" >&2; exit 2
 fi
 PIDS=()
-BIN=$(mktemp -d)
+HOLD=$(mktemp -d)   # not BIN: a caller's BIN (the netlens to measure) passes through to CMD
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   ip netns del "$NS" 2>/dev/null || true
-  rm -rf "$BIN"
+  rm -rf "$HOLD"
 }
 trap cleanup EXIT
 alive() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]; }
-gcc -O2 -o "$BIN/hold-conns" benches/scripts/hold-conns.c
+gcc -O2 -o "$HOLD/hold-conns" benches/scripts/hold-conns.c
 ip netns add "$NS"
 ip -n "$NS" link set lo up
 ip netns exec "$NS" sysctl -qw net.ipv4.ip_local_port_range="10000 65000"
@@ -43,13 +43,13 @@ start=$(date +%s.%N)
 left=$CONNS; port=2000   # listeners below the ephemeral range
 while (( left > 0 )); do
   n=$(( left < PER_PROC ? left : PER_PROC ))
-  ip netns exec "$NS" "$BIN/hold-conns" $port $n "$LIFETIME" 0 >/dev/null &
+  ip netns exec "$NS" "$HOLD/hold-conns" $port $n "$LIFETIME" 0 >/dev/null &
   PIDS+=($!)
   left=$((left - n)); port=$((port + 1))
 done
 if (( TW > 0 )); then
   for i in $(seq 1 $CHURNERS); do
-    ip netns exec "$NS" "$BIN/hold-conns" $((3000 + i)) $((TW / CHURNERS)) "$LIFETIME" 1 >/dev/null 2>&1 &
+    ip netns exec "$NS" "$HOLD/hold-conns" $((3000 + i)) $((TW / CHURNERS)) "$LIFETIME" 1 >/dev/null 2>&1 &
     PIDS+=($!)
   done
 fi

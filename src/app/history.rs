@@ -75,14 +75,19 @@ impl History {
         self.findings.get(index).map_or(&[], Vec::as_slice)
     }
 
-    /// Frees the socket lists and conntrack entry lists of all but the
-    /// newest two samples and those `keep` names (the paused pair): they
-    /// are big (a million sockets are ~300 MB a sample, a million entries
-    /// ~200 MB) and only the shown pair needs them; the socket charts keep
-    /// their own short histories. So memory is bounded by two samples' lists
-    /// whatever the history's length.
-    pub fn drop_old_sockets(&mut self, keep: impl Fn(f64) -> bool) {
-        let recent = self.samples.len().saturating_sub(2);
+    /// Frees the socket lists of all but the newest `full` samples (1 or
+    /// 2), the conntrack entry lists of all but the newest two, and neither
+    /// of the samples `keep` names (the paused pair): they are big (a
+    /// million sockets are ~240 MB a sample, a million entries ~200 MB) and
+    /// only the shown sample needs its sockets, with the one before it
+    /// where rates per socket are drawn (the Processes tab: `full` 2);
+    /// the socket charts keep their own short histories. So memory is
+    /// bounded by one or two samples' lists whatever the history's length.
+    /// A freed list is marked (`Sample::sockets_dropped`) so that no rate
+    /// is taken against it.
+    pub fn drop_old_sockets(&mut self, full: usize, keep: impl Fn(f64) -> bool) {
+        let recent = self.samples.len().saturating_sub(full.clamp(1, 2));
+        let entries_recent = self.samples.len().saturating_sub(2);
         // Entries are dumped at most once a second: at short intervals the
         // newest list may be older than the newest two samples; it stays.
         let newest_entries = self
@@ -101,8 +106,9 @@ impl History {
             };
             if !sample.sockets.is_empty() {
                 freed.0.push(std::mem::take(&mut sample.sockets));
+                sample.sockets_dropped = true;
             }
-            if Some(index) != newest_entries {
+            if index < entries_recent && Some(index) != newest_entries {
                 freed.1.extend(sample.conntrack.entries.take());
             }
         }
@@ -176,6 +182,51 @@ mod tests {
         assert_eq!(history.get(history.len() - 1).unwrap().mono, 399.0);
         assert!(399.0 - second <= WINDOW_SECONDS);
         assert!(399.0 - oldest > WINDOW_SECONDS - 1.0);
+    }
+
+    /// Only the newest `full` samples keep their sockets (and the ones
+    /// `keep` names); the freed lists are marked.
+    #[test]
+    fn old_socket_lists_are_freed_and_marked() {
+        use crate::model::sockets::{Proto, SocketSample};
+        let socket = SocketSample {
+            proto: Proto::Udp,
+            state: 7,
+            local: "198.18.0.1:53".parse().unwrap(),
+            peer: "0.0.0.0:0".parse().unwrap(),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: 1,
+            users: Vec::new(),
+            owner_denied: false,
+            tcp: None,
+            drops: None,
+            rcvbuf: None,
+            queue_streak: 0,
+            v6only: false,
+            netns: 0,
+        };
+        let mut history = History::default();
+        for second in 0..5 {
+            history.push(Sample {
+                sockets: vec![socket.clone()],
+                ..at(f64::from(second))
+            });
+        }
+        let with_sockets = |h: &History| -> Vec<bool> {
+            (0..h.len())
+                .map(|i| !h.get(i).unwrap().sockets.is_empty())
+                .collect()
+        };
+        history.drop_old_sockets(2, |mono| mono == 1.0);
+        assert_eq!(with_sockets(&history), [false, true, false, true, true]);
+        history.drop_old_sockets(1, |_| false);
+        assert_eq!(with_sockets(&history), [false, false, false, false, true]);
+        let marked: Vec<bool> = (0..5)
+            .map(|i| history.get(i).unwrap().sockets_dropped)
+            .collect();
+        assert_eq!(marked, [true, true, true, true, false]);
     }
 
     #[test]

@@ -509,14 +509,20 @@ impl App {
         self.dns.summary_of(&shown)
     }
 
-    /// Frees old samples' socket lists, keeping the paused pair's.
+    /// Frees old samples' socket lists, keeping the paused pair's, and the
+    /// shown sample's previous one only where rates per socket are drawn
+    /// from the two (the Processes tab): elsewhere it is a whole table
+    /// (~240 MB at a million sockets) kept for nothing, the findings having
+    /// been evaluated with it by then. Switching to Processes shows its
+    /// rates from the next sample on, as after the first one.
     fn drop_old_sockets(&mut self) {
+        let full = if self.tab == Tab::Processes { 2 } else { 1 };
         let keep = self.paused_at.and_then(|mono| {
             let index = self.history.index_at(mono)?;
             let (previous, current) = self.history.pair(index);
             Some((previous.map(|p| p.mono), current.map(|c| c.mono)))
         });
-        self.history.drop_old_sockets(|mono| {
+        self.history.drop_old_sockets(full, |mono| {
             keep.is_some_and(|(previous, current)| previous == Some(mono) || current == Some(mono))
         });
     }

@@ -39,18 +39,33 @@ const SO_MEMINFO: libc::c_int = 55;
 const SK_MEMINFO_DROPS: usize = 8;
 
 /// What a dump told about a socket that is (or was, a tick ago) alive.
+/// One per TCP socket: at a million sockets this table is a large part of
+/// netlens' memory, so it is a Vec sorted by cookie (128 B a socket), not
+/// a hash map (whose buckets double it), and the owners a boxed slice.
 struct Known {
+    cookie: u64,
     first_seen: f64,
     local: SocketAddr,
     peer: SocketAddr,
-    users: Vec<SocketUser>,
+    users: Box<[SocketUser]>,
     /// Data bytes acknowledged / received at the last sighting, SYN and FIN
     /// not counted: for an abort, whose counters the kernel zeroes.
     bytes_sent: u64,
     bytes_received: u64,
     rtt_us: u32,
     retrans: u32,
+    /// The tick of the last dump that listed it; 0 once its end was
+    /// logged (taken by `resolve`: as good as removed).
     last_tick: u64,
+}
+
+/// A socket of the dump being observed, before it is merged into `known`.
+struct Seen {
+    cookie: u64,
+    /// Its index in the dump.
+    row: u32,
+    /// A listener on its local port came before it in the dump.
+    accepted: bool,
 }
 
 struct Listener {
@@ -61,7 +76,8 @@ struct Listener {
 pub struct ConnLog {
     socket: Result<Socket, String>,
     buffer: Vec<u8>,
-    known: HashMap<u64, Known>,
+    /// Sorted by cookie.
+    known: Vec<Known>,
     listeners: HashMap<u16, Listener>,
     tick: u64,
     totals: [u64; Ending::ALL.len()],
@@ -76,7 +92,7 @@ impl ConnLog {
         Self {
             socket: subscribe(),
             buffer: vec![0; 256 * 1024],
-            known: HashMap::new(),
+            known: Vec::new(),
             listeners: HashMap::new(),
             tick: 0,
             totals: [0; Ending::ALL.len()],
@@ -89,7 +105,9 @@ impl ConnLog {
     /// lost its file (closed, still finishing).
     pub fn observe(&mut self, sockets: &[SocketSample], cookies: &[u64], mono: f64) {
         self.tick += 1;
-        for (socket, cookie) in sockets.iter().zip(cookies) {
+        // In dump order: a listener counts for the sockets after it.
+        let mut seen = Vec::with_capacity(sockets.len());
+        for (row, (socket, cookie)) in sockets.iter().zip(cookies).enumerate() {
             if socket.proto != Proto::Tcp {
                 continue;
             }
@@ -107,34 +125,41 @@ impl ConnLog {
                 }
                 continue;
             }
-            let known = self.known.entry(*cookie).or_insert_with(|| Known {
-                first_seen: mono,
-                local: socket.local,
-                peer: socket.peer,
-                users: Vec::new(),
-                bytes_sent: 0,
-                bytes_received: 0,
-                rtt_us: 0,
-                retrans: 0,
-                last_tick: 0,
+            seen.push(Seen {
+                cookie: *cookie,
+                row: row as u32,
+                accepted: self.listeners.contains_key(&socket.local.port()),
             });
-            known.last_tick = self.tick;
-            if !socket.users.is_empty() {
-                known.users.clone_from(&socket.users);
-            }
-            if let Some(info) = socket.tcp {
-                let accepted = self.listeners.contains_key(&socket.local.port());
-                known.bytes_sent = info.bytes_acked.saturating_sub(u64::from(!accepted));
-                known.bytes_received = info.bytes_received;
-                known.rtt_us = info.rtt_us;
-                known.retrans = info.total_retrans;
-            }
         }
-        let tick = self.tick;
-        self.known
-            .retain(|_, k| tick.saturating_sub(k.last_tick) < FORGET_AFTER_TICKS);
+        // Stable: sockets sharing a cookie (0: none was read) apply in
+        // dump order, as they did to one map entry.
+        seen.sort_by_key(|s| s.cookie);
+        self.known = merge(
+            std::mem::take(&mut self.known),
+            &seen,
+            sockets,
+            self.tick,
+            mono,
+        );
         self.listeners
             .retain(|_, l| mono - l.last_seen < LISTENER_MEMORY_S);
+    }
+
+    /// The socket `cookie` as the dumps knew it, forgotten from now on.
+    fn take_known(&mut self, cookie: u64) -> Option<Known> {
+        let index = self
+            .known
+            .binary_search_by_key(&cookie, |k| k.cookie)
+            .ok()?;
+        let known = &mut self.known[index];
+        if known.last_tick == 0 {
+            return None;
+        }
+        known.last_tick = 0;
+        Some(Known {
+            users: std::mem::take(&mut known.users),
+            ..*known
+        })
     }
 
     /// Every connection that ended since the last call.
@@ -198,14 +223,14 @@ impl ConnLog {
         }
         let info = destroyed.info.unwrap_or_default();
         let zeroed = info.segs_out == 0 && info.segs_in == 0;
-        let known = self.known.remove(&destroyed.cookie);
+        let known = self.take_known(destroyed.cookie);
         if zeroed && destroyed.wqueue == 0 && destroyed.peer.port() == 0 && known.is_none() {
             return None; // bound, never connected
         }
         let listener = self.listeners.get(&destroyed.local.port());
         let accepted = listener.is_some();
         let ending = tcp_destroy::ending(destroyed, accepted, syn_retries);
-        let mut users = known.as_ref().map(|k| k.users.clone()).unwrap_or_default();
+        let mut users = known.as_ref().map(|k| k.users.to_vec()).unwrap_or_default();
         if users.is_empty()
             && let Some(listener) = listener
         {
@@ -251,6 +276,77 @@ impl ConnLog {
             },
             ending,
         })
+    }
+}
+
+/// The known sockets after a dump: `old` and the dump's sockets (`seen`,
+/// both sorted by cookie) merged. A socket the dump lists keeps its first
+/// sighting and, when the dump found no owner, its old owners; one it no
+/// longer lists is kept FORGET_AFTER_TICKS ticks (its destroy notification
+/// may come a tick late); one whose end was logged starts anew.
+fn merge(
+    old: Vec<Known>,
+    seen: &[Seen],
+    sockets: &[SocketSample],
+    tick: u64,
+    mono: f64,
+) -> Vec<Known> {
+    let mut next: Vec<Known> = Vec::with_capacity(seen.len() + seen.len() / 64);
+    let mut old = old.into_iter().peekable();
+    for s in seen {
+        let socket = &sockets[s.row as usize];
+        if let Some(last) = next.last_mut()
+            && last.cookie == s.cookie
+            && last.last_tick == tick
+        {
+            update(last, socket, s, tick);
+            continue;
+        }
+        while let Some(before) = old.next_if(|k| k.cookie < s.cookie) {
+            keep_unseen(&mut next, before, tick);
+        }
+        let mut known = match old.next_if(|k| k.cookie == s.cookie) {
+            Some(before) if before.last_tick != 0 => before,
+            _ => Known {
+                cookie: s.cookie,
+                first_seen: mono,
+                local: socket.local,
+                peer: socket.peer,
+                users: Box::default(),
+                bytes_sent: 0,
+                bytes_received: 0,
+                rtt_us: 0,
+                retrans: 0,
+                last_tick: 0,
+            },
+        };
+        update(&mut known, socket, s, tick);
+        next.push(known);
+    }
+    for before in old {
+        keep_unseen(&mut next, before, tick);
+    }
+    next
+}
+
+/// A dump's sighting of a known socket.
+fn update(known: &mut Known, socket: &SocketSample, seen: &Seen, tick: u64) {
+    known.last_tick = tick;
+    if !socket.users.is_empty() && *known.users != *socket.users {
+        known.users = socket.users.as_slice().into();
+    }
+    if let Some(info) = socket.tcp {
+        known.bytes_sent = info.bytes_acked.saturating_sub(u64::from(!seen.accepted));
+        known.bytes_received = info.bytes_received;
+        known.rtt_us = info.rtt_us;
+        known.retrans = info.total_retrans;
+    }
+}
+
+/// Keeps a socket the dump did not list, for a few ticks.
+fn keep_unseen(next: &mut Vec<Known>, known: Known, tick: u64) {
+    if known.last_tick != 0 && tick.saturating_sub(known.last_tick) < FORGET_AFTER_TICKS {
+        next.push(known);
     }
 }
 
@@ -366,4 +462,89 @@ fn syn_retries() -> u32 {
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::sockets::{TCP_ESTABLISHED, TcpInfoSample};
+
+    fn socket(port: u16, owner: Option<u32>, acked: u64) -> SocketSample {
+        SocketSample {
+            proto: Proto::Tcp,
+            state: TCP_ESTABLISHED,
+            local: SocketAddr::from(([198, 18, 0, 1], port)),
+            peer: SocketAddr::from(([198, 18, 0, 2], 80)),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: u32::from(port),
+            users: owner
+                .map(|pid| SocketUser {
+                    process: "app".into(),
+                    pid,
+                    fd: 3,
+                })
+                .into_iter()
+                .collect(),
+            owner_denied: false,
+            tcp: Some(TcpInfoSample {
+                bytes_acked: acked,
+                ..Default::default()
+            }),
+            drops: None,
+            rcvbuf: None,
+            queue_streak: 0,
+            v6only: false,
+            netns: 0,
+        }
+    }
+
+    fn log() -> ConnLog {
+        ConnLog {
+            socket: Err("not subscribed".into()),
+            buffer: Vec::new(),
+            known: Vec::new(),
+            listeners: HashMap::new(),
+            tick: 0,
+            totals: [0; Ending::ALL.len()],
+            enobufs: 0,
+        }
+    }
+
+    /// The sorted table keeps what the map kept: first sightings, owners a
+    /// later dump did not find, counters of the last sighting; a socket
+    /// gone from the dumps for FORGET_AFTER_TICKS ticks is forgotten, and
+    /// one whose end was logged starts anew.
+    #[test]
+    fn known_sockets_merge_across_dumps() {
+        let mut log = log();
+        // Dump order is not cookie order.
+        log.observe(
+            &[socket(2, Some(7), 10), socket(1, None, 5)],
+            &[20, 10],
+            1.0,
+        );
+        log.observe(
+            &[socket(1, Some(8), 6), socket(2, None, 11)],
+            &[10, 20],
+            2.0,
+        );
+        let cookies: Vec<u64> = log.known.iter().map(|k| k.cookie).collect();
+        assert_eq!(cookies, [10, 20]);
+        let first = log.take_known(20).unwrap();
+        assert_eq!(first.first_seen, 1.0);
+        assert_eq!(first.users[0].pid, 7, "kept when the dump found no owner");
+        assert_eq!(first.bytes_sent, 10, "bytes_acked less the SYN");
+        assert!(log.take_known(20).is_none(), "taken once");
+        // 20 listed again after its end was logged: a new socket.
+        log.observe(&[socket(2, None, 1)], &[20], 3.0);
+        assert_eq!(log.take_known(20).unwrap().first_seen, 3.0);
+        // 10 was last seen at tick 2: kept through tick 4, gone at 5.
+        log.observe(&[], &[], 4.0);
+        assert_eq!(log.known.iter().filter(|k| k.cookie == 10).count(), 1);
+        log.observe(&[], &[], 5.0);
+        assert!(log.take_known(10).is_none());
+        assert!(log.known.is_empty());
+    }
 }

@@ -204,6 +204,7 @@ impl Collectors {
             processes,
             closed: Some(closed),
             namespaces: others.namespaces,
+            sockets_dropped: false,
         })
     }
 }

@@ -7,13 +7,20 @@
 //! not seen before are read. Entries go when their socket or process does.
 
 use crate::model::sockets::{ProcessName, SocketUser};
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::ErrorKind;
 
 #[derive(Default)]
 pub struct OwnerCache {
-    by_inode: HashMap<u32, Vec<SocketUser>>,
+    /// The first process found holding each socket, inline: a million
+    /// sockets are a million owners, and a Vec each was a million more
+    /// allocations (32 B apiece) kept.
+    by_inode: HashMap<u32, SocketUser>,
+    /// Every holder of the sockets more than one process holds (the
+    /// first included), in the order found.
+    shared: HashMap<u32, Vec<SocketUser>>,
     /// (pid, fd) -> socket inode, for fds already read.
     seen: HashMap<(u32, u32), u32>,
     /// Inodes no readable process held at the last scan.
@@ -29,6 +36,7 @@ impl OwnerCache {
     /// Brings the map up to date for the sockets alive now.
     pub fn update(&mut self, live: &HashSet<u32>) {
         self.by_inode.retain(|inode, _| live.contains(inode));
+        self.shared.retain(|inode, _| live.contains(inode));
         self.seen.retain(|_, inode| live.contains(inode));
         self.unowned.retain(|inode| live.contains(inode));
         let unknown = live
@@ -46,7 +54,10 @@ impl OwnerCache {
 
     /// The processes holding `inode` (empty when none is known).
     pub fn users(&self, inode: u32) -> &[SocketUser] {
-        self.by_inode.get(&inode).map_or(&[], Vec::as_slice)
+        if let Some(users) = self.shared.get(&inode) {
+            return users;
+        }
+        self.by_inode.get(&inode).map_or(&[], std::slice::from_ref)
     }
 
     /// Whether a socket without a known owner may be owned by a process
@@ -106,19 +117,43 @@ impl OwnerCache {
                 };
                 let process = self.comm.entry(pid).or_insert_with(|| comm(pid)).clone();
                 self.seen.insert((pid, fd), inode);
-                self.by_inode
-                    .entry(inode)
-                    .or_default()
-                    .push(SocketUser { process, pid, fd });
+                self.add(inode, SocketUser { process, pid, fd });
             }
         }
         // A process that is gone holds nothing (and its pid may be reused).
         self.comm.retain(|pid, _| alive.contains(pid));
         self.seen.retain(|(pid, _), _| alive.contains(pid));
-        self.by_inode.retain(|_, users| {
+        self.shared.retain(|_, users| {
             users.retain(|u| alive.contains(&u.pid));
             !users.is_empty()
         });
+        let shared = &self.shared;
+        self.by_inode.retain(|inode, user| {
+            // The first holder is gone: the next one still there leads.
+            if !alive.contains(&user.pid) {
+                match shared.get(inode).and_then(|users| users.first()) {
+                    Some(next) => *user = next.clone(),
+                    None => return false,
+                }
+            }
+            true
+        });
+        self.shared.retain(|_, users| users.len() > 1);
+    }
+
+    /// One more holder of `inode`.
+    fn add(&mut self, inode: u32, user: SocketUser) {
+        match self.by_inode.entry(inode) {
+            Entry::Vacant(entry) => {
+                entry.insert(user);
+            }
+            Entry::Occupied(first) => {
+                self.shared
+                    .entry(inode)
+                    .or_insert_with(|| vec![first.get().clone()])
+                    .push(user);
+            }
+        }
     }
 }
 

@@ -72,6 +72,11 @@ pub struct Sample {
     /// (id 0) first; empty otherwise (then every row is the watched one's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub namespaces: Vec<netns::NamespaceInfo>,
+    /// The live view freed `sockets` to bound its memory (`History`): the
+    /// list is not the sample's, so no per-socket rate is taken against it.
+    /// Never stored nor printed.
+    #[serde(skip)]
+    pub sockets_dropped: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

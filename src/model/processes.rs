@@ -213,12 +213,13 @@ pub fn socket_rates(previous: Option<&Sample>, current: &Sample) -> HashMap<Sock
 }
 
 /// The interval and the previous sample's TCP counters by socket, when
-/// the previous sample is of the same namespace and earlier.
+/// the previous sample is of the same namespace and earlier, and still has
+/// its sockets (the live view frees old samples' lists).
 fn previous_counters(
     previous: Option<&Sample>,
     current: &Sample,
 ) -> Option<(f64, HashMap<SocketKey, Counted>)> {
-    let previous = previous.filter(|p| p.netns == current.netns)?;
+    let previous = previous.filter(|p| p.netns == current.netns && !p.sockets_dropped)?;
     let seconds = interval(previous, current);
     if !(seconds > 0.0 && seconds.is_finite()) {
         return None;
@@ -450,6 +451,12 @@ mod tests {
         let mut other = sample(4.0, vec![tcp_socket(1000, 7, 0, 0)]);
         other.netns = "other".into();
         assert_eq!(process_rows(Some(&other), &now)[0].tcp_send_per_s, None);
+        // The live view freed the previous sample's list: no socket of it
+        // counts as new (all its bytes in one interval), none has a rate.
+        let mut freed = sample(4.0, Vec::new());
+        freed.sockets_dropped = true;
+        assert_eq!(process_rows(Some(&freed), &now)[0].tcp_send_per_s, None);
+        assert!(socket_rates(Some(&freed), &now).is_empty());
     }
 
     #[test]
