@@ -86,6 +86,7 @@ pub struct WantOwned {
     pub expanded: Option<SocketAddr>,
     pub limits: Thresholds,
     pub upto: usize,
+    pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
 }
 
 impl WantOwned {
@@ -99,6 +100,7 @@ impl WantOwned {
             expanded: self.expanded,
             limits: self.limits,
             upto: self.upto,
+            names: self.names.as_deref(),
         }
     }
 }
@@ -114,6 +116,8 @@ pub struct Want<'a> {
     pub limits: Thresholds,
     /// The furthest row position that must be in its final place.
     pub upto: usize,
+    /// Reverse names for `host:NAME` (names on).
+    pub names: Option<&'a crate::model::filter::KnownNames>,
 }
 
 fn time_wait(socket: &SocketSample) -> bool {
@@ -189,10 +193,10 @@ impl SocketRows {
         self.groups.clear();
         if !want.filter.is_empty() {
             let filter = view::scoped_filter(want.scope, want.filter);
-            self.base.extend(
-                (0..sockets.len() as u32)
-                    .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current))),
-            );
+            self.base.extend((0..sockets.len() as u32).filter(|&i| {
+                let row = InSample::new(&sockets[i as usize], current);
+                filter.matches(&row.with_names(want.names))
+            }));
             return;
         }
         // Per peer: its first TIME_WAIT socket and how many it has.
@@ -276,6 +280,7 @@ mod tests {
             expanded: None,
             limits: Thresholds::DEFAULT,
             upto,
+            names: None,
         }
     }
 
