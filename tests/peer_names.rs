@@ -4,7 +4,8 @@
 //! the server; with N the named peer shows its name (and its port's service
 //! name) while the peer whose lookup the server never answers keeps its
 //! address, and the UI answers keys all the while. snapshot --resolve adds
-//! the same names to its JSON.
+//! the same names to its JSON, and `host:NAME` (`--where`, the tabs' `/`)
+//! matches them in sockets, processes and flows.
 
 mod common;
 
@@ -38,6 +39,11 @@ struct PtrServer {
 
 impl PtrServer {
     fn start() -> PtrServer {
+        Self::answering(vec![(NAMED_PTR.into(), NAME.into())])
+    }
+
+    /// Answers each (PTR name, name) of `answers`; STALLED_PTR never.
+    fn answering(answers: Vec<(String, String)>) -> PtrServer {
         let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
         socket
             .set_read_timeout(Some(Duration::from_millis(100)))
@@ -47,7 +53,7 @@ impl PtrServer {
         let names = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (q, n, s) = (queries.clone(), names.clone(), stop.clone());
-        let thread = std::thread::spawn(move || serve(&socket, &q, &n, &s));
+        let thread = std::thread::spawn(move || serve(&socket, &q, &n, (&s, &answers)));
         PtrServer {
             addr,
             queries,
@@ -71,7 +77,12 @@ impl Drop for PtrServer {
     }
 }
 
-fn serve(socket: &UdpSocket, queries: &AtomicU64, names: &Mutex<Vec<String>>, stop: &AtomicBool) {
+fn serve(
+    socket: &UdpSocket,
+    queries: &AtomicU64,
+    names: &Mutex<Vec<String>>,
+    (stop, answers): (&AtomicBool, &[(String, String)]),
+) {
     let started = Instant::now();
     let mut buffer = [0u8; 1500];
     while !stop.load(Ordering::Relaxed) && started.elapsed() < MAX_RUN {
@@ -93,11 +104,12 @@ fn serve(socket: &UdpSocket, queries: &AtomicU64, names: &Mutex<Vec<String>>, st
         let mut reply = Message::response(query.metadata.id, query.metadata.op_code);
         reply.metadata.message_type = MessageType::Response;
         reply.add_query(question.clone());
-        if name == NAMED_PTR && question.query_type() == RecordType::PTR {
+        let answer = answers.iter().find(|(ptr, _)| *ptr == name);
+        if let Some((_, answer)) = answer.filter(|_| question.query_type() == RecordType::PTR) {
             reply.add_answer(Record::from_rdata(
                 question.name().clone(),
                 60,
-                RData::PTR(PTR(Name::from_ascii(format!("{NAME}.")).unwrap())),
+                RData::PTR(PTR(Name::from_ascii(format!("{answer}.")).unwrap())),
             ));
         } else {
             reply.metadata.response_code = hickory_proto::op::ResponseCode::NXDomain;
@@ -244,6 +256,86 @@ fn snapshot_resolve_adds_the_names_it_found() {
     assert!(names.get(STALLED).is_none(), "{names}");
     let asked = server.names.lock().unwrap().clone();
     assert!(asked.iter().any(|n| n == STALLED_PTR), "{asked:?}");
+}
+
+/// `host:NAME` by reverse name (--resolve): in a namespace of its own
+/// (198.18.233.1/24 on its loopback), a process sends paced UDP to two
+/// peers the PTR server names differently; `snapshot --where
+/// host:nsf-nine.test` keeps exactly the socket, the process and the
+/// captured flow to the first, and nothing without --resolve (the name
+/// is only known from the server).
+#[test]
+fn host_name_filter_matches_reverse_names() {
+    if skip_unless_root() {
+        return;
+    }
+    const NINE: &str = "198.18.233.9";
+    const TEN: &str = "198.18.233.10";
+    let server = PtrServer::answering(vec![
+        ("9.233.18.198.in-addr.arpa".into(), "nsf-nine.test".into()),
+        ("10.233.18.198.in-addr.arpa".into(), "nsf-ten.test".into()),
+    ]);
+    let ns = Netns::new("nsf-names");
+    ns.ip(&["link", "set", "lo", "up"]);
+    ns.ip(&["addr", "add", "198.18.233.1/24", "dev", "lo"]);
+    // Bounded: 300 datagrams to each at 5 a second (60 s), then it exits.
+    let script = format!(
+        "import socket,time\n\
+         a=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); a.connect(('{NINE}',443))\n\
+         b=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); b.connect(('{TEN}',40))\n\
+         for i in range(300):\n\
+         \tfor s in (a,b):\n\
+         \t\ttry: s.send(b'x'*100)\n\
+         \t\texcept OSError: pass\n\
+         \ttime.sleep(0.2)\n"
+    );
+    let holder = ChildGuard(
+        Command::new("ip")
+            .args(["netns", "exec", &ns.name, "python3", "-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn the sender"),
+    );
+    let pid = u64::from(holder.0.id());
+    let dns = server.addr.to_string();
+    let run = |resolve: bool| {
+        let mut args = vec!["--netns", &ns.name, "--no-bpf", "--interval", "1s"];
+        args.extend(["--section", "sockets", "--section", "processes"]);
+        args.extend(["--section", "flows", "--dns-server", &dns]);
+        args.extend(["--where", "host:nsf-nine.test"]);
+        if resolve {
+            args.push("--resolve");
+        }
+        common::snapshot(&args).pop().unwrap()
+    };
+    let list = |sample: &serde_json::Value, key: &str| sample[key].as_array().cloned().unwrap();
+    let plain = run(false);
+    for key in ["sockets", "processes", "flows"] {
+        assert!(list(&plain, key).is_empty(), "{key} without names: {plain}");
+    }
+    let named = run(true);
+    assert_eq!(named["names"][NINE], "nsf-nine.test", "{named}");
+    assert_eq!(named["names"][TEN], "nsf-ten.test", "{named}");
+    let sockets = list(&named, "sockets");
+    assert_eq!(sockets.len(), 1, "{sockets:?}");
+    assert_eq!(sockets[0]["peer"], format!("{NINE}:443"));
+    let processes = list(&named, "processes");
+    assert_eq!(processes.len(), 1, "{processes:?}");
+    assert_eq!(processes[0]["pid"], pid);
+    let flows = list(&named, "flows");
+    assert!(!flows.is_empty(), "no flow kept: {named}");
+    for flow in &flows {
+        let ends = [&flow["src"], &flow["dst"]];
+        assert!(
+            ends.iter().any(|e| e.as_str().unwrap().starts_with(NINE)),
+            "{flow}"
+        );
+        assert!(
+            !ends.iter().any(|e| e.as_str().unwrap().starts_with(TEN)),
+            "{flow}"
+        );
+    }
 }
 
 /// getservbyport's answer, independent of netlens' parser.

@@ -403,6 +403,7 @@ impl App {
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(mut sample) => {
+                self.share_names();
                 let (capture, dns) = (self.flows.capture.as_ref(), self.dns.monitor.as_ref());
                 crate::session::fill(&mut sample, capture, dns);
                 self.refresh_flow_detail();
@@ -430,6 +431,16 @@ impl App {
                 true
             }
         }
+    }
+
+    /// Gives the Sockets, Flows and Processes filters the reverse names
+    /// known now (N on), or none (N off), for `host:NAME`: with each sample
+    /// (names arrive between samples) and on N.
+    pub fn share_names(&mut self) {
+        let known = self.names.known().map(Arc::new);
+        self.sockets.names = known.clone();
+        self.flows.names = known.clone();
+        self.processes.names = known;
     }
 
     /// Starts the worker that prepares new samples off the UI thread; the

@@ -6,6 +6,7 @@
 
 use crate::dns::reverse::{Options, ReverseNames};
 use crate::dns::services::Services;
+use crate::model::filter::KnownNames;
 use std::net::{IpAddr, SocketAddr};
 
 #[derive(Default)]
@@ -69,6 +70,12 @@ impl Names {
             return None;
         }
         self.reverse()?.lookup(ip.to_canonical())
+    }
+
+    /// The reverse names the cache holds, while names are on (for the row
+    /// filter's `host:NAME`); None while off.
+    pub fn known(&self) -> Option<KnownNames> {
+        self.reverse().map(ReverseNames::known)
     }
 
     /// "198.18.0.1:443" as "web.test:https" (each part when known);

@@ -214,6 +214,7 @@ impl App {
             Action::Freeze => return self.freeze(),
             Action::Names => {
                 self.names.toggle();
+                self.share_names();
                 self.status = Some(match self.names.status() {
                     Some(status) => status,
                     None => "names off: addresses and ports as numbers".into(),

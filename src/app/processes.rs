@@ -154,6 +154,9 @@ pub struct ProcessesView {
     pub on_screen: Vec<Column>,
     /// The namespace scope (Enter in Namespaces), before the filter.
     pub scope: Option<view::NsScope>,
+    /// The reverse names known while names are on (N), for `host:NAME`
+    /// (`App::share_names` sets them with each sample and on N).
+    pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
     rows: Vec<ProcessRow>,
     /// What `rows` was computed for.
     rows_for: Option<RowsFor>,
@@ -172,6 +175,7 @@ impl Default for ProcessesView {
             detail: false,
             on_screen: Vec::new(),
             scope: None,
+            names: None,
             rows: Vec::new(),
             rows_for: None,
         }
@@ -198,7 +202,8 @@ impl ProcessesView {
         if self.rows_for.as_ref() != Some(&wanted) {
             let mut rows = process_rows(previous, current);
             let filter = view::scoped_filter(self.scope.as_ref(), &self.filter);
-            rows.retain(|r| filter.matches(&InSample::new(r, current)));
+            let names = self.names.as_deref();
+            rows.retain(|r| filter.matches(&InSample::new(r, current).with_names(names)));
             if let Some(column) = self.sort {
                 let descending = self.descending;
                 rows.sort_by(|a, b| {

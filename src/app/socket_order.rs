@@ -253,6 +253,7 @@ mod tests {
             expanded: None,
             limits: Thresholds::DEFAULT,
             upto,
+            names: None,
         }
     }
 

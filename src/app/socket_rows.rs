@@ -92,6 +92,7 @@ pub struct WantOwned {
     pub expanded: Option<SocketAddr>,
     pub limits: Thresholds,
     pub upto: usize,
+    pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
 }
 
 impl From<&Want<'_>> for WantOwned {
@@ -105,6 +106,7 @@ impl From<&Want<'_>> for WantOwned {
             expanded: want.expanded,
             limits: want.limits,
             upto: want.upto,
+            names: want.names.map(|names| std::sync::Arc::new(names.clone())),
         }
     }
 }
@@ -120,6 +122,7 @@ impl WantOwned {
             expanded: self.expanded,
             limits: self.limits,
             upto: self.upto,
+            names: self.names.as_deref(),
         }
     }
 }
@@ -135,6 +138,8 @@ pub struct Want<'a> {
     pub limits: Thresholds,
     /// The furthest row position that must be in its final place.
     pub upto: usize,
+    /// Reverse names for `host:NAME` (names on).
+    pub names: Option<&'a crate::model::filter::KnownNames>,
 }
 
 fn time_wait(socket: &SocketSample) -> bool {
@@ -270,10 +275,10 @@ impl SocketRows {
         let mut groups = HashMap::new();
         if !want.filter.is_empty() {
             let filter = view::scoped_filter(want.scope, want.filter);
-            base.extend(
-                (0..sockets.len() as u32)
-                    .filter(|&i| filter.matches(&InSample::new(&sockets[i as usize], current))),
-            );
+            base.extend((0..sockets.len() as u32).filter(|&i| {
+                let row = InSample::new(&sockets[i as usize], current);
+                filter.matches(&row.with_names(want.names))
+            }));
             self.base = Arc::new(base);
             self.groups = Arc::new(groups);
             return;
@@ -361,6 +366,7 @@ mod tests {
             expanded: None,
             limits: Thresholds::DEFAULT,
             upto,
+            names: None,
         }
     }
 

@@ -288,6 +288,9 @@ pub struct SocketsView {
     pub closed: ClosedView,
     /// The namespace scope (Enter in Namespaces), before the filter.
     pub scope: Option<super::view::NsScope>,
+    /// The reverse names known while names are on (N), for `host:NAME`
+    /// (`App::share_names` sets them with each sample and on N).
+    pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
 }
 
 impl Default for SocketsView {
@@ -310,6 +313,7 @@ impl Default for SocketsView {
             show_closed: false,
             closed: ClosedView::default(),
             scope: None,
+            names: None,
         }
     }
 }
@@ -328,6 +332,7 @@ impl SocketsView {
             expanded: self.expanded,
             limits: self.thresholds,
             upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
+            names: self.names.as_deref(),
         };
         self.rows.get(current, &want)
     }
@@ -472,6 +477,7 @@ impl SocketsView {
             expanded: self.expanded,
             limits: self.thresholds,
             upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
+            names: self.names.clone(),
         }
     }
 

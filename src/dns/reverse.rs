@@ -164,6 +164,23 @@ impl ReverseNames {
         None
     }
 
+    /// Every fresh name in the cache, without asking for any (the row
+    /// filter's `host:NAME` matches them; at most `max_entries`).
+    pub fn known(&self) -> HashMap<IpAddr, String> {
+        let now = Instant::now();
+        let cache = lock(&self.cache);
+        let fresh = |entry: &&Entry| entry.until.is_none_or(|until| now < until);
+        cache
+            .entries
+            .iter()
+            .filter(|(_, entry)| fresh(entry))
+            .filter_map(|(ip, entry)| match &entry.state {
+                State::Name(name) => Some((*ip, name.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Addresses in the cache (named, pending or without a name).
     pub fn cached(&self) -> usize {
         lock(&self.cache).entries.len()

@@ -48,10 +48,11 @@ The TCP, Conntrack, DNS, CPU and Drops tabs and the findings on the stack's
 counters stay those of the watched namespace; the findings on interfaces and sockets
 cover every namespace's rows, and their evidence carries the namespace's id (the
 close-wait, port-exhaustion and connect-timeout groups are formed per namespace:
-each has its own ports). In the live view the Interfaces and Sockets tables list
-every namespace's rows together, with an \fBNS\fR column (the namespace's
+each has its own ports). In the live view the Interfaces, Sockets and Flows tables
+list every namespace's rows together, with an \fBNS\fR column (the namespace's
 container, else its label) while more than one namespace is sampled; the Sockets
 tab's info line names the selected socket's namespace ("netns NAME (container)"),
+the flow screen's summary the flow's ("namespace NAME (container)"),
 and the filter \fBns:NAME\fR keeps one namespace's rows. Recordings keep the
 namespace list (with each one's conntrack count) and each socket's and interface's
 id; older recordings read as one namespace, without conntrack counts.

@@ -2,8 +2,7 @@
 
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample};
-use crate::model::filter::Expr;
-use crate::model::filter::rows::InSample;
+use crate::model::filter::Where;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -53,7 +52,7 @@ pub struct FlowJson<'a> {
 pub fn json<'a>(
     previous: &'a Sample,
     current: &'a Sample,
-    filter: &Expr,
+    filter: Where<'_>,
 ) -> (Option<CaptureJson<'a>>, Option<Vec<FlowJson<'a>>>) {
     let Some(c): Option<&CaptureSample> = current.capture.as_ref() else {
         return (None, None);
@@ -77,7 +76,7 @@ pub fn json<'a>(
     let flows = c
         .flows
         .iter()
-        .filter(|f| filter.matches(&InSample::new(*f, current)))
+        .filter(|f| filter.keeps(*f, current))
         .map(|f| {
             let (packets_per_s, bytes_per_s) = rates.flow(f);
             FlowJson {

@@ -6,8 +6,7 @@ use super::sockets_json;
 use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
-use crate::model::filter::Expr;
-use crate::model::filter::rows::InSample;
+use crate::model::filter::{Expr, Where};
 use crate::model::processes::Container;
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
 use crate::model::{Duplex, InterfaceSample, QdiscStats, Sample};
@@ -299,7 +298,7 @@ impl<'a, T, J: Serialize> Serialize for Each<'a, T, J> {
 /// serialized one by one.
 struct SocketsJson<'a> {
     sample: &'a Sample,
-    filter: &'a Expr,
+    filter: Where<'a>,
     containers: HashMap<u32, &'a Container>,
 }
 
@@ -310,7 +309,7 @@ impl Serialize for SocketsJson<'_> {
             sample
                 .sockets
                 .iter()
-                .filter(|s| self.filter.matches(&InSample::new(*s, sample)))
+                .filter(|s| self.filter.keeps(*s, sample))
                 .map(|s| {
                     let mut json = sockets_json::socket_json(s, &self.containers);
                     json.netns =
@@ -335,7 +334,7 @@ pub fn sample_line(
         current,
         sections,
         found,
-        &Expr::default(),
+        Where::new(&Expr::default()),
     )
     .expect("sample JSON has only serializable fields");
     // write_sample_line ends the line; callers write this one with writeln.
@@ -353,7 +352,7 @@ pub fn write_sample_line(
     current: &Sample,
     sections: Sections,
     found: &[Finding],
-    filter: &Expr,
+    filter: Where<'_>,
 ) -> std::io::Result<()> {
     let (capture, flows) = if sections.flows {
         super::flows::json(previous, current, filter)
@@ -402,7 +401,7 @@ pub fn write_sample_line(
                 .closed
                 .iter()
                 .flat_map(|c| &c.conns)
-                .filter(|c| filter.matches(&InSample::new(*c, current)))
+                .filter(|c| filter.keeps(*c, current))
                 .map(super::closed::json)
                 .collect()
         }),

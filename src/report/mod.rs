@@ -152,8 +152,12 @@ pub fn snapshot(
         if let Some(previous) = &previous {
             let found = engine.step(Some(previous), &sample, limits);
             let named = names.map(|n| n.wait_for(&addresses(&sample), n.options.timeout));
+            // `host:NAME` matches the names found for this sample.
+            let filter = crate::model::filter::Where {
+                expr: &options.filter,
+                names: named.as_ref(),
+            };
             let written = if options.json {
-                let filter = &options.filter;
                 match named.as_ref() {
                     // Names are added to the parsed line: a --resolve run
                     // is small enough to hold as one value.
@@ -186,7 +190,6 @@ pub fn snapshot(
                 }
             } else {
                 let first = printed == 0;
-                let filter = &options.filter;
                 text::write_table(&mut out, previous, &sample, sections, first, &found, filter)
                     .and_then(|()| write_names(&mut out, named.as_ref()))
             };

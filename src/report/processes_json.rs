@@ -2,8 +2,7 @@
 //! with its traffic over the interval (model::processes).
 
 use crate::model::Sample;
-use crate::model::filter::Expr;
-use crate::model::filter::rows::InSample;
+use crate::model::filter::Where;
 use crate::model::processes::{Container, ProcessRow, process_rows};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -45,10 +44,10 @@ fn json(row: ProcessRow) -> ProcessJson {
 }
 
 /// Every process of `current` that `filter` keeps, busiest first.
-pub fn processes(previous: &Sample, current: &Sample, filter: &Expr) -> Vec<ProcessJson> {
+pub fn processes(previous: &Sample, current: &Sample, filter: Where<'_>) -> Vec<ProcessJson> {
     process_rows(Some(previous), current)
         .into_iter()
-        .filter(|row| filter.matches(&InSample::new(row, current)))
+        .filter(|row| filter.keeps(row, current))
         .map(json)
         .collect()
 }

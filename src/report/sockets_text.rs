@@ -2,8 +2,7 @@
 //! the state counts of `ss -s`) and sockets (like `ss -tuanp`).
 
 use crate::model::Sample;
-use crate::model::filter::Expr;
-use crate::model::filter::rows::InSample;
+use crate::model::filter::Where;
 use crate::model::sockets::{TCP_SYN_RECV, TCP_TIME_WAIT};
 use crate::model::tcp_rates::TcpRates;
 use std::io::{self, Write};
@@ -73,7 +72,7 @@ pub fn write_sockets(
     out: &mut impl Write,
     time: &str,
     current: &Sample,
-    filter: &Expr,
+    filter: Where<'_>,
 ) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
@@ -82,7 +81,7 @@ pub fn write_sockets(
         "Netid", "State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port"
     )?;
     let kept = current.sockets.iter();
-    for socket in kept.filter(|s| filter.matches(&InSample::new(*s, current))) {
+    for socket in kept.filter(|s| filter.keeps(*s, current)) {
         let owner = if socket.users.is_empty() {
             if socket.owner_denied {
                 "unknown (no permission)".to_string()
@@ -118,7 +117,7 @@ pub fn write_processes(
     time: &str,
     previous: &Sample,
     current: &Sample,
-    filter: &Expr,
+    filter: Where<'_>,
 ) -> io::Result<()> {
     let rate = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.0}"));
     writeln!(out)?;
@@ -128,10 +127,7 @@ pub fn write_processes(
         "PID", "Command", "User", "TCP-sent-B/s", "TCP-recv-B/s", "UDP-B/s", "Sockets"
     )?;
     let rows = crate::model::processes::process_rows(Some(previous), current);
-    for row in rows
-        .iter()
-        .filter(|r| filter.matches(&InSample::new(*r, current)))
-    {
+    for row in rows.iter().filter(|r| filter.keeps(*r, current)) {
         writeln!(
             out,
             "{time}  {:>7} {:<15} {:<10} {:>14} {:>14} {:>12} {:>7} {}",

@@ -18,7 +18,7 @@ pub fn write_table(
     sections: Sections,
     first: bool,
     found: &[findings::Finding],
-    filter: &crate::model::filter::Expr,
+    filter: crate::model::filter::Where<'_>,
 ) -> io::Result<()> {
     let time = crate::clock::local_hms(current.t);
     if sections.interfaces {

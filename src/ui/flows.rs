@@ -214,6 +214,10 @@ const fn spec(column: Column, title: &'static str, width: u16, priority: u8) -> 
 }
 
 const FLOW_COLUMNS: &[Spec] = &[
+    // Shown only while the sample holds more than one namespace (see
+    // `fitting`); after the key, the rates and the protocol: at 80 columns
+    // it takes B/s's place when the widest key needs its 40 characters.
+    spec(Column::Netns, "NS", 12, 2),
     spec(Column::Proto, "PROTO", 5, 2),
     spec(Column::Key, "FLOW", 30, 0),
     // Shown only while a row has a name (see `fitting`), and then before
@@ -255,14 +259,16 @@ pub fn column_titles() -> Vec<&'static str> {
 }
 
 /// The columns that fit, by priority, in table order; only those the
-/// config's `[columns] flows` names, when it names any. The key (FLOW) is
+/// config's `[columns] flows` names, when it names any; NAME only while a
+/// row has a name and NS only while `many` namespaces are sampled (the
+/// Sockets tab's rule). The key (FLOW) is
 /// the row's identity, so other columns give way first: it gets `floor`
 /// (both ports whole, short addresses) before the priority-1 columns and
 /// up to `wanted` (the widest key) before the rest.
 fn fitting(
     specs: &'static [Spec],
     width: u16,
-    (shown, names): (&[String], bool),
+    (shown, names, many): (&[String], bool, bool),
     (floor, wanted): (u16, u16),
 ) -> Vec<&'static Spec> {
     let width = width.max(1);
@@ -277,6 +283,7 @@ fn fitting(
             .filter(|s| s.priority == priority)
             .filter(|s| Columns::shows(shown, s.title))
             .filter(|s| names || s.column != Column::Name)
+            .filter(|s| many || s.column != Column::Netns)
         {
             if used + 1 + s.width <= width {
                 used += 1 + s.width;
@@ -307,7 +314,14 @@ fn key_widths(rows: &[FlowRow], grouping: Grouping) -> (u16, u16) {
 }
 
 fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>, theme: Theme) {
-    let now = app.shown().1.map_or(0.0, |s| s.t);
+    // Not app.shown(): that borrows all of App, the view is mutated.
+    let shown = crate::app::view::Shown {
+        history: &app.history,
+        index: app.shown_index(),
+    };
+    let current = shown.current();
+    let now = current.map_or(0.0, |s| s.t);
+    let many = current.is_some_and(|s| s.many_namespaces());
     let view = &mut app.flows;
     view.selected = view.selected.min(rows.len().saturating_sub(1));
     let sort_title = FLOW_COLUMNS
@@ -348,7 +362,7 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
     let columns = fitting(
         specs,
         inner.width,
-        (&app.columns.flows, names),
+        (&app.columns.flows, names, many),
         key_widths(&rows, view.grouping),
     );
     // What the key column gets: the width the others leave.
@@ -379,7 +393,11 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
                 } else {
                     usize::from(s.width)
                 };
-                cell(row, (s.column, width), now, (theme, &app.names))
+                if let (Column::Netns, Some(sample)) = (s.column, current) {
+                    Cell::from(super::sockets::netns_cell(sample, row.netns, s.width))
+                } else {
+                    cell(row, (s.column, width), now, (theme, &app.names))
+                }
             });
             table::body_row(cells, i == view.selected, theme)
         });
@@ -408,7 +426,12 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
 fn right_aligned(column: Column) -> bool {
     !matches!(
         column,
-        Column::Proto | Column::Key | Column::State | Column::Process | Column::Name
+        Column::Proto
+            | Column::Key
+            | Column::State
+            | Column::Process
+            | Column::Name
+            | Column::Netns
     )
 }
 
@@ -451,6 +474,8 @@ fn cell(
         Column::LastSeen => ago(now, row.last_seen),
         Column::Process if row.process.is_empty() => "-".into(),
         Column::Process => row.process.clone(),
+        // Drawn by the caller, which has the sample (`sockets::netns_cell`).
+        Column::Netns => String::new(),
     };
     let text = format::fit(&text, width);
     let line = if right_aligned(column) {

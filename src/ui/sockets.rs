@@ -366,15 +366,18 @@ pub fn peer_name(socket: &SocketSample, names: &Names) -> String {
 /// "netns NAME (container)" for a socket of a sample that holds several
 /// namespaces (--all-netns); None when it holds one.
 fn namespace_text(sample: &Sample, socket: &SocketSample) -> Option<String> {
+    namespace_name(sample, socket.netns).map(|name| format!("netns {name}"))
+}
+
+/// "NAME (container)" of namespace `id` while the sample holds several
+/// namespaces (--all-netns); None when it holds one. The flow screen
+/// shows it too.
+pub fn namespace_name(sample: &Sample, id: u16) -> Option<String> {
     if !sample.many_namespaces() {
         return None;
     }
-    let info = sample.namespaces.iter().find(|n| n.id == socket.netns);
-    let name = info.map_or_else(
-        || sample.netns_label(socket.netns).to_string(),
-        |i| i.display(),
-    );
-    Some(format!("netns {name}"))
+    let info = sample.namespaces.iter().find(|n| n.id == id);
+    Some(info.map_or_else(|| sample.netns_label(id).to_string(), |i| i.display()))
 }
 
 fn render_info(

@@ -56,6 +56,9 @@ pub enum Column {
     Process,
     /// The server name the client sent (SNI, HTTP Host).
     Name,
+    /// The flow's namespace (or container): only while a sample holds
+    /// more than one (--all-netns), as in Sockets and Interfaces.
+    Netns,
 }
 
 /// Sortable columns, in `s` order.
@@ -98,6 +101,9 @@ pub struct FlowsView {
     /// namespace's scope keeps the flows joined with its sockets (seen on
     /// its host-side veth); traffic inside it is not seen (the tab says so).
     pub scope: Option<super::view::NsScope>,
+    /// The reverse names known while names are on (N), for `host:NAME`
+    /// (`App::share_names` sets them with each sample and on N).
+    pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
 }
 
 impl Default for FlowsView {
@@ -119,6 +125,7 @@ impl Default for FlowsView {
             capture_error: None,
             message: None,
             scope: None,
+            names: None,
         }
     }
 }

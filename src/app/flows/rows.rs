@@ -5,9 +5,7 @@ use super::{Column, FlowsView, Grouping};
 use crate::app::view::Shown;
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
-use crate::model::filter::rows::{
-    InSample, container_of, host_names_of, netns_of, parse_end, sni_of,
-};
+use crate::model::filter::rows::{InSample, container_of, netns_of, parse_end, sni_of};
 use crate::model::filter::{End, FilterFields, Side};
 use std::collections::HashMap;
 
@@ -62,7 +60,8 @@ impl FlowsView {
             grouping => aggregate(flows, grouping),
         };
         let filter = crate::app::view::scoped_filter(self.scope.as_ref(), &self.filter);
-        rows.retain(|r| filter.matches(&InSample::new(r, current)));
+        let names = self.names.as_deref();
+        rows.retain(|r| filter.matches(&InSample::new(r, current).with_names(names)));
         let sort = self.sort;
         rows.sort_by(|a, b| {
             let order = compare(a, b, sort);
@@ -131,9 +130,7 @@ impl FilterFields for InSample<'_, Row> {
             .into_iter()
             .flat_map(|s| self.ends(s));
         let ips: Vec<_> = ends.filter_map(|end| end.ip).collect();
-        ips.into_iter()
-            .flat_map(|ip| host_names_of(self.sample, ip))
-            .collect()
+        ips.into_iter().flat_map(|ip| self.names_of(ip)).collect()
     }
 
     fn sni(&self) -> Option<&str> {
@@ -272,6 +269,7 @@ fn compare(a: &Row, b: &Row, column: Column) -> std::cmp::Ordering {
         Column::Key | Column::Proto | Column::State => a.key.cmp(&b.key),
         Column::Process => a.process.cmp(&b.process),
         Column::Name => a.name.cmp(&b.name),
+        Column::Netns => a.netns.cmp(&b.netns),
         Column::Flows => a.flows.cmp(&b.flows),
         Column::Bytes => a.bytes.cmp(&b.bytes),
     }

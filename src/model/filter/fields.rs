@@ -40,7 +40,7 @@ pub const FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "host",
-        "either end: an address (ADDR:PORT too), or a server name its captured flows sent (TLS or QUIC SNI, HTTP Host; reverse DNS names are not matched)",
+        "either end: an address (ADDR:PORT too), or a whole name (any case): a server name its captured flows sent (TLS or QUIC SNI, HTTP Host) or, while names are on (N, --resolve), the reverse DNS name the cache holds for it; a process by its sockets' ends",
         "host:198.18.0.2",
     ),
     (

@@ -17,9 +17,16 @@ pub mod rows;
 #[cfg(test)]
 mod tests;
 
+use crate::model::Sample;
+use std::collections::HashMap;
 use std::net::IpAddr;
 
 pub use fields::{EXAMPLES, FIELDS, MAX_DEPTH, MAX_LEN, MAX_TERMS, STATES};
+
+/// Reverse names known for addresses (canonical: an IPv4-mapped address
+/// as its IPv4 one), while names are on (N, --resolve): `host:NAME`
+/// matches a row whose end has NAME.
+pub type KnownNames = HashMap<IpAddr, String>;
 
 /// A parse error and the character (from 0) it points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,10 +211,48 @@ impl Expr {
         Self { root }
     }
 
+    /// Whether a term asks for a host name (`host:NAME`): only then are the
+    /// known reverse names worth gathering.
+    pub fn wants_names(&self) -> bool {
+        fn wants(node: &Node) -> bool {
+            match node {
+                Node::And(parts) | Node::Or(parts) => parts.iter().any(wants),
+                Node::Not(inner) => wants(inner),
+                Node::Term(term) => matches!(term, Term::HostName(_)),
+            }
+        }
+        self.root.as_ref().is_some_and(wants)
+    }
+
     pub fn matches(&self, row: &impl FilterFields) -> bool {
         self.root
             .as_ref()
             .is_none_or(|node| eval::matches(node, row, &mut None))
+    }
+}
+
+/// `snapshot --where`'s expression with the reverse names --resolve found
+/// for the sample's addresses (so `host:NAME` matches them as in the live
+/// view with N on).
+#[derive(Debug, Clone, Copy)]
+pub struct Where<'a> {
+    pub expr: &'a Expr,
+    pub names: Option<&'a KnownNames>,
+}
+
+impl<'a> Where<'a> {
+    pub fn new(expr: &'a Expr) -> Self {
+        Self { expr, names: None }
+    }
+
+    /// Whether the expression keeps `row` of `sample`.
+    pub fn keeps<'b, T>(&self, row: &'b T, sample: &'b Sample) -> bool
+    where
+        'a: 'b,
+        rows::InSample<'b, T>: FilterFields,
+    {
+        let row = rows::InSample::new(row, sample).with_names(self.names);
+        self.expr.matches(&row)
     }
 }
 

@@ -1,9 +1,9 @@
 //! `FilterFields` for the rows of a sample, and the lookups a row's
 //! namespace, container and peer names come from: each is one function
-//! here (`netns_of`, `container_of`, `host_names_of`, `sni_of`), so a
-//! source of better answers is plugged in at one place.
+//! here (`netns_of`, `container_of`, `InSample::names_of`, `sni_of`), so
+//! a source of better answers is plugged in at one place.
 
-use super::{End, FilterFields, Side};
+use super::{End, FilterFields, KnownNames, Side};
 use crate::model::Sample;
 use crate::model::capture::FlowSample;
 use crate::model::closed::ClosedConn;
@@ -13,15 +13,46 @@ use crate::model::sockets::SocketSample;
 use std::net::{IpAddr, SocketAddr};
 
 /// A row with the sample it belongs to (for its namespace, its process's
-/// container and user).
+/// container and user) and, while reverse names are on (N, --resolve),
+/// the names known for addresses (for `host:NAME`).
 pub struct InSample<'a, T> {
     pub row: &'a T,
     pub sample: &'a Sample,
+    pub names: Option<&'a KnownNames>,
 }
 
 impl<'a, T> InSample<'a, T> {
     pub fn new(row: &'a T, sample: &'a Sample) -> Self {
-        Self { row, sample }
+        Self {
+            row,
+            sample,
+            names: None,
+        }
+    }
+
+    /// The same row, its ends also named by `names` (reverse DNS).
+    pub fn with_names(self, names: Option<&'a KnownNames>) -> Self {
+        Self { names, ..self }
+    }
+
+    /// The names known for `ip`: the server names (TLS or QUIC SNI, HTTP
+    /// Host) the sample's captured flows sent to it, and its reverse name
+    /// when names are on and the cache has it.
+    pub fn names_of(&self, ip: IpAddr) -> Vec<&'a str> {
+        let ip = ip.to_canonical();
+        let mut names = host_names_of(self.sample, ip);
+        if let Some(name) = self.names.and_then(|known| known.get(&ip)) {
+            names.push(name);
+        }
+        names
+    }
+
+    fn names_of_ends(&self, ends: [Option<End>; 2]) -> Vec<&'a str> {
+        ends.iter()
+            .flatten()
+            .filter_map(|e| e.ip)
+            .flat_map(|ip| self.names_of(ip))
+            .collect()
     }
 }
 
@@ -45,8 +76,8 @@ pub fn container_of(sample: &Sample, pid: u32) -> Option<&str> {
 
 /// The names the sample knows for `ip`: the server names (TLS or QUIC
 /// SNI, HTTP Host) its captured flows sent to it. Reverse DNS names live in
-/// the viewer's cache (`N`), not in samples, so they are not matched.
-pub fn host_names_of(sample: &Sample, ip: IpAddr) -> Vec<&str> {
+/// the viewer's cache (`N`), not in samples: `InSample::names_of` adds them.
+fn host_names_of(sample: &Sample, ip: IpAddr) -> Vec<&str> {
     let ip = ip.to_canonical();
     captured_flows(sample)
         .filter(|f| {
@@ -119,14 +150,6 @@ fn end(addr: SocketAddr) -> End {
     }
 }
 
-fn names_of_ends(sample: &Sample, ends: [Option<End>; 2]) -> Vec<&str> {
-    ends.iter()
-        .flatten()
-        .filter_map(|e| e.ip)
-        .flat_map(|ip| host_names_of(sample, ip))
-        .collect()
-}
-
 impl FilterFields for InSample<'_, SocketSample> {
     fn shown_text(&self) -> String {
         let s = self.row;
@@ -186,7 +209,7 @@ impl FilterFields for InSample<'_, SocketSample> {
 
     fn host_names(&self) -> Vec<&str> {
         let s = self.row;
-        names_of_ends(self.sample, [Some(end(s.local)), Some(end(s.peer))])
+        self.names_of_ends([Some(end(s.local)), Some(end(s.peer))])
     }
 
     fn sni(&self) -> Option<&str> {
@@ -235,7 +258,7 @@ impl FilterFields for InSample<'_, FlowSample> {
 
     fn host_names(&self) -> Vec<&str> {
         let f = self.row;
-        names_of_ends(self.sample, [parse_end(&f.src), parse_end(&f.dst)])
+        self.names_of_ends([parse_end(&f.src), parse_end(&f.dst)])
     }
 
     fn sni(&self) -> Option<&str> {
@@ -275,6 +298,23 @@ impl FilterFields for InSample<'_, ProcessRow> {
 
     fn container(&self) -> Option<&str> {
         container_of(self.sample, self.row.pid)
+    }
+
+    /// The names of its sockets' ends: a process has no ends of its own
+    /// (`port:` matches none), but `host:NAME` finds who talks to NAME.
+    fn host_names(&self) -> Vec<&str> {
+        let pid = self.row.pid;
+        let mut names: Vec<&str> = Vec::new();
+        let own = |s: &&SocketSample| s.users.iter().any(|u| u.pid == pid);
+        for socket in self.sample.sockets.iter().filter(own) {
+            let ends = [Some(end(socket.local)), Some(end(socket.peer))];
+            for name in self.names_of_ends(ends) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
     }
 }
 

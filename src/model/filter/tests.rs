@@ -411,3 +411,65 @@ fn a_scope_matches_the_whole_namespace_label() {
     assert_eq!(scoped("fltns", "port:443"), [2, 6]);
     assert!(scoped("web-1", "port:22").is_empty());
 }
+
+#[test]
+fn host_names_match_the_reverse_names_known() {
+    let sample = sample();
+    let names: KnownNames = [
+        ("198.18.7.7".parse().unwrap(), "jump.test".to_string()),
+        ("198.18.0.53".parse().unwrap(), "ns1.test".to_string()),
+    ]
+    .into();
+    let expr = |text: &str| Expr::parse(text).unwrap();
+    let sockets = |expression: &str, names: Option<&KnownNames>| -> Vec<usize> {
+        let expr = expr(expression);
+        (0..sample.sockets.len())
+            .filter(|&i| {
+                expr.matches(&InSample::new(&sample.sockets[i], &sample).with_names(names))
+            })
+            .collect()
+    };
+    // Names off (none known): a name matches nothing, as before.
+    assert_eq!(sockets("host:jump.test", None), [] as [usize; 0]);
+    assert_eq!(sockets("host:jump.test", Some(&names)), [3]);
+    // Any case, whole names only (no substring: "ns1" is not a name).
+    assert_eq!(sockets("host:NS1.TEST", Some(&names)), [4]);
+    assert_eq!(sockets("host:ns1", Some(&names)), [] as [usize; 0]);
+    assert_eq!(
+        sockets("!host:ns1.test proto:udp", Some(&names)),
+        [] as [usize; 0]
+    );
+    assert!(expr("host:jump.test or port:1").wants_names());
+    assert!(!expr("host:198.18.7.7 jump.test").wants_names());
+    // A process matches by its sockets' peers; a flow by either end.
+    let sshd = ProcessRow {
+        pid: 700,
+        command: "sshd".into(),
+        ..ProcessRow::default()
+    };
+    let nginx = ProcessRow {
+        pid: 812,
+        command: "nginx".into(),
+        ..ProcessRow::default()
+    };
+    let jump = expr("host:jump.test");
+    let process =
+        |row: &ProcessRow| jump.matches(&InSample::new(row, &sample).with_names(Some(&names)));
+    assert!(process(&sshd));
+    assert!(!process(&nginx));
+    let flow = FlowSample {
+        proto: "tcp".into(),
+        src: "198.18.7.7:60022".into(),
+        dst: "198.19.5.5:22".into(),
+        ..FlowSample::default()
+    };
+    assert!(jump.matches(&InSample::new(&flow, &sample).with_names(Some(&names))));
+    assert!(!jump.matches(&InSample::new(&flow, &sample)));
+    // snapshot --where's form.
+    let kept = Where {
+        expr: &jump,
+        names: Some(&names),
+    };
+    assert!(kept.keeps(&sample.sockets[3], &sample));
+    assert!(!Where::new(&jump).keeps(&sample.sockets[3], &sample));
+}

@@ -27,6 +27,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    // The flow's namespace, named while several are sampled (--all-netns).
+    let netns = app.shown().1.and_then(|s| {
+        let d = app.flow_detail.as_ref()?;
+        super::sockets::namespace_name(s, d.flow.netns)
+    });
     let current = app.shown().1.and_then(|s| {
         let d = app.flow_detail.as_ref()?;
         s.capture
@@ -44,16 +49,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let mut flow = current.unwrap_or_else(|| detail.flow.clone());
     flow.src = app.names.endpoint(&flow.proto, &flow.src);
     flow.dst = app.names.endpoint(&flow.proto, &flow.dst);
-    render_detail(frame, area, detail, Some(&flow), theme);
+    render_detail(frame, area, detail, (Some(&flow), netns.as_deref()), theme);
 }
 
 /// The whole flow screen for `detail`; `now` is the flow as the shown
-/// sample carries it (whole-flow counters, process), when it does.
+/// sample carries it (whole-flow counters, process), when it does;
+/// `netns` its namespace's name while several are sampled.
 pub fn render_detail(
     frame: &mut Frame,
     area: Rect,
     detail: &mut FlowDetail,
-    now: Option<&FlowSample>,
+    (now, netns): (Option<&FlowSample>, Option<&str>),
     theme: Theme,
 ) {
     if area.height < 3 || area.width < 10 {
@@ -71,7 +77,7 @@ pub fn render_detail(
     frame.render_widget(Paragraph::new(views_line(detail, flow, theme)), views);
     let height = usize::from(body.height);
     let lines: Vec<Line> = match detail.view {
-        SubView::Summary => summary::lines(detail, flow, usize::from(body.width), theme),
+        SubView::Summary => summary::lines(detail, (flow, netns), usize::from(body.width), theme),
         SubView::Timeline => timeline::lines(detail, usize::from(body.width), theme),
         SubView::Sequence => sequence::lines(detail, usize::from(body.width), theme),
         SubView::Findings => findings::lines(detail, flow, usize::from(body.width), theme),

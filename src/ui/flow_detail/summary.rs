@@ -16,7 +16,7 @@ use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType};
 
 pub fn lines(
     detail: &FlowDetail,
-    flow: &FlowSample,
+    (flow, netns): (&FlowSample, Option<&str>),
     width: usize,
     theme: Theme,
 ) -> Vec<Line<'static>> {
@@ -32,6 +32,12 @@ pub fn lines(
             width.saturating_sub(11),
         )),
     ])];
+    if let Some(netns) = netns {
+        out.push(Line::from(vec![
+            label("namespace"),
+            Span::raw(fit(netns, width.saturating_sub(11))),
+        ]));
+    }
     // What the client asked the server for, from its first packets.
     let asked = [("tls/quic sni", &flow.sni), ("http host", &flow.http_host)];
     for (what, name) in asked {
