@@ -206,41 +206,16 @@ mod tests {
     use super::*;
     use crate::app::sockets::Column;
     use crate::findings::Thresholds;
-    use crate::model::sockets::{Proto, SocketSample, TCP_ESTABLISHED, TCP_TIME_WAIT};
     use std::sync::Arc;
 
+    /// socket_rows' sample at `mono`, with Send-Q spread too (a sort key).
     fn sample(mono: f64, n: u32) -> Arc<Sample> {
-        let sockets = (0..n)
-            .map(|i| SocketSample {
-                netns: 0,
-                proto: Proto::Tcp,
-                state: if i % 7 == 0 {
-                    TCP_TIME_WAIT
-                } else {
-                    TCP_ESTABLISHED
-                },
-                local: format!("198.18.0.1:{}", 1000 + (i * 7919) % 50_000)
-                    .parse()
-                    .unwrap(),
-                peer: format!("198.18.1.{}:80", i % 5).parse().unwrap(),
-                recv_q: (i * 104_729) % 97,
-                send_q: (i * 31) % 13,
-                uid: 0,
-                inode: i,
-                users: Vec::new(),
-                owner_denied: false,
-                tcp: None,
-                drops: None,
-                rcvbuf: None,
-                queue_streak: 0,
-                v6only: false,
-            })
-            .collect();
-        Arc::new(Sample {
-            mono,
-            sockets,
-            ..Default::default()
-        })
+        let mut sample = crate::app::socket_rows::tests::sample(n);
+        sample.mono = mono;
+        for (i, socket) in (0u32..).zip(sample.sockets.iter_mut()) {
+            socket.send_q = (i * 31) % 13;
+        }
+        Arc::new(sample)
     }
 
     fn want(sort: Column, descending: bool, filter: &str, upto: usize) -> WantOwned {

@@ -318,11 +318,13 @@ impl SocketRows {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::sockets::TCP_ESTABLISHED;
 
-    fn sample(n: u32) -> Sample {
+    /// `n` sockets with spread ports and queues, every seventh TIME_WAIT
+    /// to one of five peers (the socket_order tests use it too).
+    pub(in crate::app) fn sample(n: u32) -> Sample {
         let sockets = (0..n)
             .map(|i| SocketSample {
                 netns: 0,
