@@ -192,6 +192,9 @@ fn measure(name: &str, samples: u64, budget: u64, make: impl Fn(u64) -> Sample) 
         record_ms - clone_ms,
         replay_ms,
     );
+    for file in [&path, &v1] {
+        std::fs::remove_file(file).unwrap();
+    }
 }
 
 fn bytes_per_sample(c: &mut Criterion) {
@@ -266,6 +269,69 @@ fn seek(c: &mut Criterion) {
         b.iter(|| black_box(Reader::open(&unindexed).unwrap().segments.len()));
     });
     group.finish();
+    for file in [&path, &unindexed] {
+        std::fs::remove_file(file).unwrap();
+    }
+}
+
+/// Seek in a large file: 20 minutes of 10k-socket samples (~1 GB of
+/// MessagePack), to a random second: the Reader, the Player (its segment
+/// cache rarely holds the one wanted) and the replay view's `t` (which
+/// also refills the 5-minute history).
+fn seek_large(c: &mut Criterion) {
+    const SAMPLES: u64 = 1_200;
+    let path = scratch("large.nlrec");
+    let meta = Meta {
+        interval: 1.0,
+        ..Default::default()
+    };
+    let mut writer = Writer::create(&path, &meta).unwrap();
+    for i in 0..SAMPLES {
+        let mut sample = quiet(i);
+        sample.sockets = sockets(i, 10_000);
+        writer.write_sample(&mut sample).unwrap();
+    }
+    writer.finish().unwrap();
+    eprintln!(
+        "record/large: {} bytes for {SAMPLES} samples of 10k sockets",
+        std::fs::metadata(&path).unwrap().len()
+    );
+    let mut group = c.benchmark_group("record/seek 10k sockets");
+    group.sample_size(30);
+    let reader = Reader::open(&path).unwrap();
+    let mut k = 0u64;
+    // Spread over the file, never the same segment twice in a row.
+    let mut next = move || {
+        k = (k + 617) % SAMPLES;
+        k
+    };
+    group.bench_function("Reader::seek to a second", |b| {
+        b.iter(|| {
+            let k = next();
+            let located = reader.seek(T0 + k as f64 + 0.5).unwrap().unwrap();
+            assert_eq!(located.sample.t, T0 + k as f64);
+        });
+    });
+    let mut player = Player::new(Reader::open(&path).unwrap()).unwrap();
+    group.bench_function("Player::seek to a second", |b| {
+        b.iter(|| {
+            let k = next();
+            player.seek(T0 + k as f64);
+            assert_eq!(player.current().unwrap().t, T0 + k as f64);
+        });
+    });
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
+    app.start_replay(Player::new(Reader::open(&path).unwrap()).unwrap());
+    group.bench_function("replay view t to a second (history refilled)", |b| {
+        b.iter(|| {
+            let k = next();
+            app.jump_to_text(&format!("{k}s"));
+            assert_eq!(app.history.newest().unwrap().t, T0 + k as f64);
+        });
+    });
+    group.finish();
+    drop((reader, player, app));
+    std::fs::remove_file(&path).unwrap();
 }
 
 /// Replay at 64x: each sample must be applied and drawn in under 1/64 s.
@@ -293,7 +359,11 @@ fn replay_speed(c: &mut Criterion) {
                 .unwrap();
         });
     });
+    drop(app);
+    std::fs::remove_file(&path).unwrap();
+    // Every file above was removed: the directory is empty.
+    let _ = std::fs::remove_dir(path.parent().unwrap());
 }
 
-criterion_group!(benches, bytes_per_sample, seek, replay_speed);
+criterion_group!(benches, bytes_per_sample, seek, seek_large, replay_speed);
 criterion_main!(benches);

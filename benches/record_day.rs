@@ -26,9 +26,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 const T0: f64 = 1_704_103_200.0;
-/// Seeks through the Player and the view (each decodes a whole segment:
-/// fewer than the Reader's 200, to fit the run in minutes).
-const SEEKS: usize = 20;
+/// Seeks of each kind: to random minutes, and to random seconds.
+const SEEKS: usize = 200;
 
 fn main() {
     let Some(source) = std::env::var_os("NETLENS_DAY_SOURCE") else {
@@ -80,14 +79,13 @@ fn main() {
         mb(size),
         mb(size) * 3600.0 / samples as f64
     );
-    let hours = (samples / 3600).max(1);
     if std::env::var_os("NETLENS_DAY_REPLAY_ONLY").is_some() {
         let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
         app.replay = Some(Player::new(Reader::open(&day).unwrap()).unwrap());
         play(&mut app, 3600.0, 3600.0);
         return;
     }
-    let mut app = seeks(&day, hours);
+    let mut app = seeks(&day, samples);
     replay(&mut app);
     let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
     let start = timed(|| app.start_replay(Player::new(Reader::open(&day).unwrap()).unwrap()));
@@ -218,11 +216,14 @@ fn write_day(source: &Path, day: &Path, hours: u64) -> Vec<u64> {
     let mut per_hour = Vec::new();
     let mut hour_start = recorder.stats().bytes;
     let started = Instant::now();
+    let mut making = Duration::ZERO;
     for i in 0..hours * 3600 {
+        let made = Instant::now();
         let from = &samples[(i % n) as usize];
         let mut sample = day_sample(from, i, i / n, &rise);
         let shift = sample.t.floor() as i64 - from.t.floor() as i64;
         let batch = day_batch(batches.get(&from.t.to_bits()), shift);
+        making += made.elapsed();
         recorder
             .record_with_packets(previous.as_ref(), &mut sample, batch)
             .unwrap();
@@ -231,6 +232,14 @@ fn write_day(source: &Path, day: &Path, hours: u64) -> Vec<u64> {
             let bytes = recorder.stats().bytes;
             per_hour.push(bytes - hour_start);
             hour_start = bytes;
+            eprintln!(
+                "record_day: hour {} written: {:.1} MB, {:.0} s so far ({:.0} s making samples); load {}",
+                (i + 1) / 3600,
+                mb(bytes),
+                started.elapsed().as_secs_f64(),
+                making.as_secs_f64(),
+                load()
+            );
         }
     }
     let stats = recorder.finish().unwrap();
@@ -243,28 +252,37 @@ fn write_day(source: &Path, day: &Path, hours: u64) -> Vec<u64> {
     per_hour
 }
 
-/// 200 minutes spread at random over the file (a fixed LCG: the same
-/// minutes every run).
-fn minutes(hours: u64) -> Vec<f64> {
+/// SEEKS times spread at random over the file (a fixed LCG: the same
+/// times every run): whole minutes (`step` 60 s) or any second (1 s).
+fn targets(seconds: u64, step: u64) -> Vec<f64> {
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    (0..200)
+    (0..SEEKS)
         .map(|_| {
             x = x
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            T0 + ((x >> 33) % (hours * 60)) as f64 * 60.0 + 0.5
+            T0 + ((x >> 33) % (seconds / step)) as f64 * step as f64 + 0.5
         })
         .collect()
 }
 
 fn report(what: &str, mut ms: Vec<f64>) {
     ms.sort_by(f64::total_cmp);
+    let p99 = ms[(ms.len() * 99 / 100).min(ms.len() - 1)];
     eprintln!(
-        "record_day: {what}: median {:.1} ms, max {:.1} ms ({} seeks)",
+        "record_day: {what}: median {:.1} ms, p99 {p99:.1} ms, max {:.1} ms ({} seeks; load {})",
         ms[ms.len() / 2],
         ms[ms.len() - 1],
-        ms.len()
+        ms.len(),
+        load()
     );
+}
+
+/// The load average now (the machine is shared: figures come with it).
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 fn timed(f: impl FnOnce()) -> f64 {
@@ -273,65 +291,67 @@ fn timed(f: impl FnOnce()) -> f64 {
     started.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Seeks; returns the replay view opened on the day (opening it reads the
-/// whole file once, for the timeline's finding marks).
-fn seeks(day: &Path, hours: u64) -> App {
+/// Seeks, to random minutes and to random seconds; returns the replay
+/// view opened on the day (given its player directly: opening it with
+/// `start_replay` first reads the whole file for the timeline's finding
+/// marks, timed apart at the end).
+fn seeks(day: &Path, samples: u64) -> App {
     let open = timed(|| drop(Reader::open(day).unwrap()));
     eprintln!("record_day: open (index) {open:.1} ms");
-    let targets = minutes(hours);
-    let reader = Reader::open(day).unwrap();
-    let ms = targets
-        .iter()
-        .map(|t| {
-            timed(|| {
-                let found = reader.seek(*t).unwrap().unwrap();
-                assert!(
-                    (found.sample.t - *t).abs() < 1.5,
-                    "{} for {t}",
-                    found.sample.t
-                );
-            })
-        })
-        .collect();
-    report("Reader::seek to a minute", ms);
-    let mut player = Player::new(Reader::open(day).unwrap()).unwrap();
-    let ms = targets
-        .iter()
-        .take(SEEKS)
-        .map(|t| {
-            timed(|| {
-                player.seek(*t);
-                assert!((player.current().unwrap().t - *t).abs() < 1.5);
-            })
-        })
-        .collect();
-    report("Player::seek to a minute", ms);
-    // The replay view: `t` HH:MM Enter, which seeks and refills the
-    // history a live view would hold there (its 5-minute window).
-    // (The view is given its player directly here: opening it with
-    // `start_replay` first reads the whole file for the timeline's finding
-    // marks, timed apart at the end.)
     let mut app = App::new(Tab::Sockets, Duration::from_secs(1), true);
     app.replay = Some(Player::new(Reader::open(day).unwrap()).unwrap());
-    let ms = targets
-        .iter()
-        .take(SEEKS)
-        .map(|t| {
-            let offset = format!("{}s", (*t - T0).floor());
-            timed(|| app.jump_to_text(&offset))
-        })
-        .collect();
-    report("replay view, t to a minute (history refilled)", ms);
+    for (what, step) in [("a minute", 60), ("a second", 1)] {
+        let targets = targets(samples, step);
+        let reader = Reader::open(day).unwrap();
+        let ms = targets
+            .iter()
+            .map(|t| {
+                timed(|| {
+                    let found = reader.seek(*t).unwrap().unwrap();
+                    assert!(
+                        (found.sample.t - *t).abs() < 1.5,
+                        "{} for {t}",
+                        found.sample.t
+                    );
+                })
+            })
+            .collect();
+        report(&format!("Reader::seek to {what}"), ms);
+        let mut player = Player::new(Reader::open(day).unwrap()).unwrap();
+        let ms = targets
+            .iter()
+            .map(|t| {
+                timed(|| {
+                    player.seek(*t);
+                    assert!((player.current().unwrap().t - *t).abs() < 1.5);
+                })
+            })
+            .collect();
+        report(&format!("Player::seek to {what}"), ms);
+        // The replay view: `t` then the time and Enter, which seeks and
+        // refills the history a live view would hold there (its 5 minutes).
+        let ms = targets
+            .iter()
+            .map(|t| {
+                let offset = format!("{}s", (*t - T0).floor());
+                let ms = timed(|| app.jump_to_text(&offset));
+                let shown = app.history.newest().unwrap().t;
+                assert!((shown - *t).abs() < 1.5, "{shown} for {t}");
+                ms
+            })
+            .collect();
+        report(&format!("replay view, t to {what} (history refilled)"), ms);
+    }
     app
 }
 
 /// Replay in the view (Sockets tab, drawn at 160x50 after every wake-up,
 /// as the event loop does): at 64x, where every sample is applied, and at
-/// 3600x, where the samples a frame has no time for are skipped: wall time
-/// to play `span` seconds of recording.
+/// 3600x over six hours of recording, where the samples a frame has no
+/// time for are skipped: wall time to play `span` seconds of recording.
 fn replay(app: &mut App) {
     play(app, 64.0, 120.0);
-    play(app, 3600.0, 3600.0);
+    play(app, 3600.0, 6.0 * 3600.0);
 }
 
 fn play(app: &mut App, speed: f64, span: f64) {
@@ -340,30 +360,43 @@ fn play(app: &mut App, speed: f64, span: f64) {
     let player = app.replay.as_mut().unwrap();
     player.speed = speed;
     player.playing = true;
+    let decodes_before = player.decodes();
     let first = player.current().unwrap().t;
     let started = Instant::now();
-    let (mut frames, mut shown) = (0, 0);
+    let (mut frames, mut shown, mut worst) = (0, 0, 0.0f64);
     let end = loop {
-        let now = Instant::now();
-        if app.replay_deadline(now).is_some_and(|due| due <= now) && app.replay_tick(now) {
+        let frame = Instant::now();
+        if app.replay_deadline(frame).is_some_and(|due| due <= frame) && app.replay_tick(frame) {
             shown += 1;
         }
         terminal
             .draw(|frame| netlens::ui::draw(frame, app))
             .unwrap();
         frames += 1;
-        let t = app.replay.as_mut().unwrap().current().unwrap().t;
-        // At least ten frames: a frame's cost, not one skip, is the figure.
-        if (t - first >= span && frames >= 10) || started.elapsed() > Duration::from_secs(600) {
+        worst = worst.max(frame.elapsed().as_secs_f64() * 1000.0);
+        let player = app.replay.as_mut().unwrap();
+        let t = player.current().unwrap().t;
+        // Shown on screen is the sample the player is at.
+        let drawn = app.history.newest().unwrap().t;
+        assert_eq!(drawn, t, "the view shows the player's sample");
+        if (t - first >= span && frames >= 10)
+            || !app.replay.as_ref().unwrap().playing
+            || started.elapsed() > Duration::from_secs(600)
+        {
             break t;
         }
     };
     let wall = started.elapsed().as_secs_f64();
+    let decodes = app.replay.as_ref().unwrap().decodes() - decodes_before;
     eprintln!(
-        "record_day: replay at {speed}x: {:.0} s of recording in {wall:.2} s wall ({:.0}x achieved; \
-         {frames} frames, {shown} with a new sample, {} samples in the view's history)",
+        "record_day: replay at {speed}x: {:.0} s of recording in {wall:.2} s wall ({:.0}x \
+         achieved: needs {:.0} samples/s, {:.0} samples/s decoded whole); {frames} frames \
+         ({:.1} ms mean, {worst:.0} ms worst), {shown} with a new sample; load {}",
         end - first,
         (end - first) / wall,
-        app.history.len()
+        speed,
+        decodes as f64 / wall,
+        wall * 1000.0 / frames as f64,
+        load()
     );
 }

@@ -14,7 +14,8 @@
 # Everything lives in namespace rday-rec on its loopback; processes are
 # bounded in time (LIFETIME) and killed on exit with the namespace.
 # Writing the day takes ~4 min per hour of recording on a busy 2-core VM:
-# NETLENS_DAY_HOURS=N writes N hours; OUT=FILE keeps the real recording and
+# NETLENS_DAY_HOURS=N writes N hours; OUT=FILE keeps the real recording (DAY=0
+# stops after it) and
 # NETLENS_DAY_FILE=FILE the day file (reused, not rewritten, when it exists).
 # Usage (root): benches/scripts/bench-record-day.sh [MINUTES, default 4] [CONNS, default 5000]
 set -euo pipefail
@@ -66,4 +67,6 @@ echo "real recording: $bytes bytes in $MINUTES min: $(( bytes * 60 / MINUTES / 1
 # The holders are no longer needed: free the CPU for the day's bench.
 cleanup_holders() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 cleanup_holders
+# DAY=0: stop here (OUT=FILE keeps the real recording for later runs).
+if [[ ${DAY:-1} == 0 ]]; then exit 0; fi
 NETLENS_DAY_SOURCE=$REC cargo bench --bench record_day

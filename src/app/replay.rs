@@ -18,6 +18,12 @@ use std::time::Instant;
 /// behind (then it draws and catches up on the next turn).
 const CATCH_UP: usize = 64;
 
+/// A jump refills the history with this many whole samples (the shown
+/// pair's rates, and the findings' streaks to show and calm down); older
+/// ones come without their sockets, as the live view keeps them, so a jump
+/// decodes and evaluates a bounded number of socket tables.
+const FULL_SAMPLES: usize = 12;
+
 /// What the header says about where samples come from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Mode {
@@ -91,7 +97,7 @@ impl App {
             return;
         };
         let mut history = History::new(self.thresholds);
-        for sample in player.window(WINDOW_SECONDS) {
+        for sample in player.window(WINDOW_SECONDS, FULL_SAMPLES) {
             history.push(sample);
         }
         self.history = history;

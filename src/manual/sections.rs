@@ -689,7 +689,10 @@ one chunk (one write per sample), so each compresses against those before it.
 A sample record is the sample without its sockets as MessagePack with field
 names, then its sockets as columns of differences from the previous sample's
 sockets with the same protocol and endpoints (the keyframe's are stored
-whole): an unchanged socket costs a row of zeros. Findings are JSON. An fdatasync ends each segment. A
+whole): an unchanged socket costs a row of zeros. Since format 2.1 every tenth
+sample of a segment stores its sockets whole too (a socket keyframe, which
+compresses against the records before it), so a seek decodes at most ten
+samples; format 2.0 readers read 2.1 files, and 2.1 reads 2.0 and 1. Findings are JSON. An fdatasync ends each segment. A
 recording whose index is missing (the recorder was killed) is indexed again by
 a scan: it reads up to its last complete sample; a damaged chunk loses at most
 the rest of its segment, and \fBreplay \-\-info\fR and \fB\-\-json\fR report it on

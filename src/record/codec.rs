@@ -66,17 +66,41 @@ pub struct SampleDecoder {
 
 impl SampleDecoder {
     pub fn decode(&mut self, record: &[u8]) -> Result<Sample> {
-        let len = record
-            .get(..4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
-            .context("the record is too short")?;
-        let head = record.get(4..4 + len).context("the record is cut short")?;
-        let mut sample: Sample = rmp_serde::from_slice(head)?;
+        let mut sample = decode_head(record)?;
+        let len = u32::from_le_bytes(record[..4].try_into().expect("4 bytes")) as usize;
         let mut input = Input::new(&record[4 + len..], "the socket table");
         sample.sockets = decode_sockets(&self.previous, &mut input)?;
         self.previous.clone_from(&sample.sockets);
         Ok(sample)
     }
+}
+
+/// Whether a samples record decodes without the records before it: every
+/// socket in it is new (n = new). A segment's first record is such a
+/// keyframe, and so is every `writer::SOCKET_KEY_EVERY`th (format 2.1):
+/// a seek decodes from the newest one at or before the sample it wants.
+/// A record that does not parse is not one (its decode reports why).
+pub fn self_contained(record: &[u8]) -> bool {
+    let Some(len) = record.get(..4) else {
+        return false;
+    };
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+    let Some(sockets) = record.get(4 + len..) else {
+        return false;
+    };
+    let mut input = Input::new(sockets, "the socket table");
+    matches!((input.count(), input.count()), (Ok(n), Ok(new)) if n == new)
+}
+
+/// A samples record's sample without its sockets: the head alone, which
+/// does not depend on the records before it.
+pub fn decode_head(record: &[u8]) -> Result<Sample> {
+    let len = record
+        .get(..4)
+        .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+        .context("the record is too short")?;
+    let head = record.get(4..4 + len).context("the record is cut short")?;
+    Ok(rmp_serde::from_slice(head)?)
 }
 
 /// A numeric field of a socket as a u64, and back (the value always fits:
@@ -547,6 +571,30 @@ mod tests {
         let new = SampleDecoder::default().decode(&bytes).unwrap();
         assert_eq!(new.sockets[0].rcvbuf, Some(212_992));
         assert_eq!(new, sample);
+    }
+
+    #[test]
+    fn keyframes_are_told_from_deltas() {
+        let mut encoder = SampleEncoder::default();
+        let mut sample = Sample {
+            sockets: (0..20).map(|p| socket(p, 10, false)).collect(),
+            ..Default::default()
+        };
+        let key = encoder.encode(&mut sample, true);
+        let delta = encoder.encode(&mut sample, false);
+        assert!(self_contained(&key));
+        assert!(!self_contained(&delta));
+        // A keyframe decodes alone, whatever the decoder saw before.
+        let mut decoder = SampleDecoder::default();
+        decoder.decode(&key).unwrap();
+        decoder.decode(&delta).unwrap();
+        assert_eq!(SampleDecoder::default().decode(&key).unwrap(), sample);
+        // No sockets at all: nothing refers back.
+        sample.sockets.clear();
+        assert!(self_contained(&encoder.encode(&mut sample, false)));
+        for cut in 0..delta.len() {
+            assert!(!self_contained(&delta[..cut]), "cut at {cut}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The recording file format, version 2.
+//! The recording file format, version 2.1.
 //!
 //! ```text
 //! file    = header chunk*
@@ -22,6 +22,13 @@
 //!   names (self-describing: a newer netlens may add fields, an older file
 //!   lacks them and they take their defaults), then the sockets as columns
 //!   of deltas against the previous sample of the segment (`codec`);
+//!   since 2.1, every `writer::SOCKET_KEY_EVERY`th sample of a segment
+//!   stores its sockets whole (a socket keyframe: all new, no reference
+//!   back), so a seek decodes at most that many samples. Nothing else
+//!   changed: a 2.0 reader decodes such a record as any other, and a 2.1
+//!   reader finds the keyframes by their count of new sockets
+//!   (`codec::self_contained`), so 2.0 files (keyframe only at a segment's
+//!   start) read as before;
 //! - findings: JSON, written when they change;
 //! - packets: the packets captured since the previous sample, each cut to
 //!   the default snap length (`packets`), bounded per second and segment;
@@ -42,7 +49,8 @@ pub const MAGIC: [u8; 8] = *b"\x89NLREC\r\n";
 pub const MAJOR: u16 = 2;
 /// The oldest major version still read.
 pub const OLDEST_MAJOR: u16 = 1;
-pub const MINOR: u16 = 0;
+/// 2.1: socket keyframes within segments (see above).
+pub const MINOR: u16 = 1;
 pub const HEADER_LEN: usize = 16;
 
 pub const SYNC: [u8; 4] = *b"NLck";

@@ -12,6 +12,7 @@ pub mod follow;
 pub mod format;
 pub mod headless;
 pub mod inspect;
+mod lazy;
 pub mod packets;
 pub mod player;
 pub mod reader;

@@ -3,6 +3,7 @@
 //! every view, rate and finding is computed by the same code.
 
 use super::format::{SegmentEntry, Stream};
+use super::lazy::LazySegment;
 use super::reader::{Reader, Refresh};
 use crate::capture::live::PacketBatch;
 use crate::model::Sample;
@@ -15,8 +16,9 @@ pub const MIN_SPEED: f64 = 0.25;
 /// 4096x: a day of recording in 21 s; speeds this high skip the samples
 /// a frame has no time for (`skip_to_due`).
 pub const MAX_SPEED: f64 = 4096.0;
-/// Decoded segments kept (a minute each): enough for a five-minute chart
-/// window and stepping back and forth across its edges.
+/// Segments kept (a minute each, decompressed, their samples decoded as
+/// they are asked for): enough for a five-minute chart window and stepping
+/// back and forth across its edges.
 const CACHE_SEGMENTS: usize = 8;
 
 /// A position: segment (in the samples stream) and sample within it.
@@ -52,7 +54,9 @@ pub struct Player {
     /// Samples before each segment, by the index (damage may make a
     /// segment shorter; positions shown are then approximate).
     before: Vec<usize>,
-    cache: VecDeque<(usize, Rc<Vec<Sample>>)>,
+    cache: VecDeque<(usize, LazySegment)>,
+    /// Samples decoded by segments no longer cached (`decodes`).
+    evicted_decodes: u64,
     pub cursor: Cursor,
     pub speed: f64,
     pub playing: bool,
@@ -83,6 +87,7 @@ impl Player {
             packet_cache: VecDeque::new(),
             before,
             cache: VecDeque::new(),
+            evicted_decodes: 0,
             cursor: Cursor {
                 segment: 0,
                 ordinal: 0,
@@ -146,33 +151,50 @@ impl Player {
         (self.segments, self.before, self.packet_segments) = (segments, before, packet_segments);
     }
 
-    /// The decoded samples of a segment (cached). A segment that cannot be
-    /// read at all decodes as empty, and the reason is kept in `damage`.
-    pub fn segment(&mut self, segment: usize) -> Rc<Vec<Sample>> {
-        if let Some((_, samples)) = self.cache.iter().find(|(s, _)| *s == segment) {
-            return Rc::clone(samples);
-        }
-        let samples = match self.segments.get(segment) {
-            Some(entry) => match self.reader.read_samples(entry) {
-                Ok(read) => {
-                    if let Some(damage) = read.damage {
-                        self.damage = Some(damage);
-                    }
-                    read.records
+    /// A segment, decompressed (cached); its samples decode on demand
+    /// (`LazySegment`). A segment that cannot be read at all is empty, and
+    /// the reason is kept in `damage`.
+    fn segment(&mut self, segment: usize) -> &mut LazySegment {
+        let at = match self.cache.iter().position(|(s, _)| *s == segment) {
+            Some(at) => at,
+            None => {
+                let (lazy, damage) = match self.segments.get(segment) {
+                    Some(entry) => LazySegment::read(&self.reader, entry),
+                    None => (LazySegment::read_nothing(), None),
+                };
+                if damage.is_some() {
+                    self.damage = damage;
                 }
-                Err(error) => {
-                    self.damage = Some(format!("{error:#}"));
-                    Vec::new()
+                if self.cache.len() >= CACHE_SEGMENTS
+                    && let Some((_, old)) = self.cache.pop_front()
+                {
+                    self.evicted_decodes += old.decodes;
                 }
-            },
-            None => Vec::new(),
+                self.cache.push_back((segment, lazy));
+                self.cache.len() - 1
+            }
         };
-        let samples = Rc::new(samples);
-        if self.cache.len() >= CACHE_SEGMENTS {
-            self.cache.pop_front();
+        &mut self.cache[at].1
+    }
+
+    /// Samples decoded whole so far (with their sockets): a seek's or a
+    /// skip's cost, for the benches.
+    pub fn decodes(&self) -> u64 {
+        self.evicted_decodes + self.cache.iter().map(|(_, s)| s.decodes).sum::<u64>()
+    }
+
+    /// Whether sample `ordinal` of `segment` decodes (damage met is kept).
+    fn readable(&mut self, segment: usize, ordinal: usize) -> bool {
+        if ordinal >= self.segment(segment).len() {
+            return false;
         }
-        self.cache.push_back((segment, Rc::clone(&samples)));
-        samples
+        match self.segment(segment).get(ordinal) {
+            Ok(_) => true,
+            Err(why) => {
+                self.damage = Some(why);
+                false
+            }
+        }
     }
 
     /// Whether the recording holds captured packets.
@@ -253,7 +275,7 @@ impl Player {
 
     fn first_readable(&mut self, from: usize) -> Option<Cursor> {
         (from..self.segments.len()).find_map(|segment| {
-            (!self.segment(segment).is_empty()).then_some(Cursor {
+            (!self.segment(segment).is_empty() && self.readable(segment, 0)).then_some(Cursor {
                 segment,
                 ordinal: 0,
             })
@@ -264,14 +286,22 @@ impl Player {
         (0..=until.min(self.segments.len().saturating_sub(1)))
             .rev()
             .find_map(|segment| {
-                let len = self.segment(segment).len();
-                len.checked_sub(1)
-                    .map(|ordinal| Cursor { segment, ordinal })
+                let (last, damage) = self.segment(segment).last_readable();
+                if damage.is_some() {
+                    self.damage = damage;
+                }
+                last.map(|ordinal| Cursor { segment, ordinal })
             })
     }
 
     pub fn sample_at(&mut self, cursor: Cursor) -> Option<Sample> {
-        self.segment(cursor.segment).get(cursor.ordinal).cloned()
+        if !self.readable(cursor.segment, cursor.ordinal) {
+            return None;
+        }
+        self.segment(cursor.segment)
+            .get(cursor.ordinal)
+            .ok()
+            .cloned()
     }
 
     pub fn current(&mut self) -> Option<Sample> {
@@ -280,7 +310,9 @@ impl Player {
 
     /// The cursor after `cursor`, if any.
     pub fn next(&mut self, cursor: Cursor) -> Option<Cursor> {
-        if cursor.ordinal + 1 < self.segment(cursor.segment).len() {
+        if cursor.ordinal + 1 < self.segment(cursor.segment).len()
+            && self.readable(cursor.segment, cursor.ordinal + 1)
+        {
             return Some(Cursor {
                 ordinal: cursor.ordinal + 1,
                 ..cursor
@@ -354,13 +386,13 @@ impl Player {
     fn seek_at_or_before(&mut self, t: f64) {
         let after = self.segments.partition_point(|s| s.first_t <= t);
         let segment = after.saturating_sub(1);
-        let found = {
-            let samples = self.segment(segment);
-            samples
-                .partition_point(|s| s.t <= t)
-                .checked_sub(1)
-                .map(|ordinal| Cursor { segment, ordinal })
-        };
+        let found = self
+            .segment(segment)
+            .heads
+            .partition_point(|h| h.t <= t)
+            .checked_sub(1)
+            .filter(|ordinal| self.readable(segment, *ordinal))
+            .map(|ordinal| Cursor { segment, ordinal });
         let cursor = found
             .or_else(|| {
                 if t < self.start_t() {
@@ -384,22 +416,42 @@ impl Player {
 
     /// The samples that lead up to the cursor, oldest first: what a live
     /// view would hold in its history at that moment (`window` seconds).
-    pub fn window(&mut self, window: f64) -> Vec<Sample> {
+    /// The newest `full` come whole; older ones without their sockets, as
+    /// the live view keeps them (`History::drop_old_sockets`): their heads
+    /// decode alone, so a jump costs no socket decoding beyond the newest.
+    pub fn window(&mut self, window: f64, full: usize) -> Vec<Sample> {
         let Some(current) = self.current() else {
             return Vec::new();
         };
         let mut out = vec![current.clone()];
-        let mut cursor = self.cursor;
-        while let Some(previous) = self.previous(cursor) {
-            let Some(sample) = self.sample_at(previous) else {
-                break;
+        let Cursor {
+            mut segment,
+            mut ordinal,
+        } = self.cursor;
+        loop {
+            if ordinal == 0 {
+                let Some(before) = segment.checked_sub(1) else {
+                    break;
+                };
+                segment = before;
+                ordinal = self.segment(segment).len();
+                continue;
+            }
+            ordinal -= 1;
+            let sample = if out.len() < full {
+                self.sample_at(Cursor { segment, ordinal })
+            } else {
+                self.segment(segment).head(ordinal)
+            };
+            // A sample lost to damage is left out, as stepping skips it.
+            let Some(sample) = sample else {
+                continue;
             };
             let keep_going = current.mono - sample.mono <= window;
             out.push(sample);
             if !keep_going {
                 break;
             }
-            cursor = previous;
         }
         out.reverse();
         out
@@ -507,8 +559,10 @@ impl Player {
         let segment = after.checked_sub(1)?;
         let ordinal = self
             .segment(segment)
-            .partition_point(|s| s.mono <= mono)
-            .checked_sub(1);
+            .heads
+            .partition_point(|h| h.mono <= mono)
+            .checked_sub(1)
+            .filter(|ordinal| self.readable(segment, *ordinal));
         match ordinal {
             Some(ordinal) => Some(Cursor { segment, ordinal }),
             None => self.last_readable(segment),

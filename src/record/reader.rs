@@ -359,6 +359,19 @@ impl Reader {
         (samples, None)
     }
 
+    /// The position of the newest record at or before `ordinal` that
+    /// decodes alone (`codec::self_contained`; every format 1 record does);
+    /// 0, the segment's first, when none is found.
+    pub fn keyframe_at_or_before(&self, records: &[Vec<u8>], ordinal: usize) -> usize {
+        if self.header.major == 1 {
+            return ordinal.min(records.len().saturating_sub(1));
+        }
+        records
+            .get(..=ordinal)
+            .and_then(|upto| upto.iter().rposition(|r| super::codec::self_contained(r)))
+            .unwrap_or(0)
+    }
+
     /// Decodes one segment of samples.
     pub fn read_samples(&self, entry: &SegmentEntry) -> Result<SegmentRead<Sample>> {
         let raw = self.read_raw(entry)?;
@@ -427,7 +440,10 @@ impl Reader {
             let raw = self.read_raw_until(&segments[position], t)?;
             let ordinal = raw.heads.partition_point(|h| h.t <= t).saturating_sub(1);
             if ordinal < raw.records.len() {
-                let upto = &raw.records[..=ordinal];
+                // From the newest keyframe at or before it: at most
+                // `writer::SOCKET_KEY_EVERY` samples in a format 2.1 file.
+                let from = self.keyframe_at_or_before(&raw.records, ordinal);
+                let upto = &raw.records[from..=ordinal];
                 let (mut samples, error) = self.decode_samples(upto, segments[position].segment);
                 let Some(sample) = samples.pop().filter(|_| error.is_none()) else {
                     bail!(

@@ -14,6 +14,12 @@ pub const SEGMENT_SECONDS: f64 = 60.0;
 /// ...or this many uncompressed bytes, whichever comes first (bounds the
 /// work of a seek into a recording of huge samples).
 pub const SEGMENT_RAW_BYTES: u64 = 64 << 20;
+/// Every this many samples within a segment, the sockets are written whole
+/// (a socket keyframe, `codec::self_contained`) instead of as deltas, so a
+/// seek decodes at most this many samples (at 10k sockets each decode is
+/// milliseconds) while zstd still compresses the keyframe against the
+/// records before it in the segment's stream. Format 2.1.
+pub const SOCKET_KEY_EVERY: u32 = 10;
 
 struct OpenSegment {
     encoder: zstd::stream::write::Encoder<'static, Vec<u8>>,
@@ -109,7 +115,11 @@ impl Writer {
     /// Appends a sample to the samples stream (see `codec`). Its sockets are
     /// moved out while the rest is serialized, then put back.
     pub fn write_sample(&mut self, sample: &mut crate::model::Sample) -> Result<()> {
-        let keyframe = self.starts_segment(Stream::Samples, sample.mono);
+        let ordinal = self.open[Stream::Samples as usize]
+            .as_ref()
+            .map_or(0, |open| open.ordinal);
+        let keyframe = self.starts_segment(Stream::Samples, sample.mono)
+            || ordinal.is_multiple_of(SOCKET_KEY_EVERY);
         let bytes = self.samples.encode(sample, keyframe);
         self.write_record(Stream::Samples, sample.t, sample.mono, &bytes)
     }

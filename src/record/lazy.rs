@@ -1,0 +1,164 @@
+//! A samples segment as the Player holds it: decompressed once, each
+//! sample decoded when first asked for, from the newest socket keyframe at
+//! or before it (or on from the sample decoded just before it). So a seek
+//! decodes at most `writer::SOCKET_KEY_EVERY` samples of a format 2.1
+//! file, and playing on decodes each sample once.
+
+use super::codec::SampleDecoder;
+use super::format::{DataHead, SegmentEntry};
+use super::reader::Reader;
+use crate::model::Sample;
+
+pub struct LazySegment {
+    /// Each record's time (a sample's `t` and `mono`, as written).
+    pub heads: Vec<DataHead>,
+    records: Vec<Vec<u8>>,
+    samples: Vec<Option<Sample>>,
+    /// The decoder holds the sockets of this sample (the next delta's base).
+    decoder: SampleDecoder,
+    decoder_at: Option<usize>,
+    /// Where each sample's decode starts: the newest keyframe at or before it.
+    keyframes: Vec<usize>,
+    /// Format 1: every record decodes alone (MessagePack).
+    whole: bool,
+    segment: u32,
+    /// Samples decoded so far (whole, with their sockets): what seeks and
+    /// playing cost (the replay benches report it).
+    pub decodes: u64,
+}
+
+impl LazySegment {
+    /// Reads and decompresses `entry`; damage met cuts it there and is
+    /// returned with it. An unreadable segment is empty.
+    pub fn read(reader: &Reader, entry: &SegmentEntry) -> (LazySegment, Option<String>) {
+        let (heads, records, damage) = match reader.read_raw(entry) {
+            Ok(read) => (read.heads, read.records, read.damage),
+            Err(error) => (Vec::new(), Vec::new(), Some(format!("{error:#}"))),
+        };
+        let whole = reader.header.major == 1;
+        let mut keyframes = Vec::with_capacity(records.len());
+        for (i, record) in records.iter().enumerate() {
+            let key = whole || i == 0 || super::codec::self_contained(record);
+            let previous = keyframes.last().copied().unwrap_or(0);
+            keyframes.push(if key { i } else { previous });
+        }
+        let segment = LazySegment {
+            samples: vec![None; records.len()],
+            heads,
+            records,
+            decoder: SampleDecoder::default(),
+            decoder_at: None,
+            keyframes,
+            whole,
+            segment: entry.segment,
+            decodes: 0,
+        };
+        (segment, damage)
+    }
+
+    /// A segment the index does not have: no samples.
+    pub fn read_nothing() -> LazySegment {
+        LazySegment {
+            heads: Vec::new(),
+            records: Vec::new(),
+            samples: Vec::new(),
+            decoder: SampleDecoder::default(),
+            decoder_at: None,
+            keyframes: Vec::new(),
+            whole: false,
+            segment: 0,
+            decodes: 0,
+        }
+    }
+
+    /// Records in it (the decodable ones, once damage was met).
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Sample `i`. Err says why it does not decode: the segment is then
+    /// cut before it (the samples after it refer back to it).
+    pub fn get(&mut self, i: usize) -> Result<&Sample, String> {
+        if i >= self.records.len() {
+            return Err(format!("segment {} has no sample {i}", self.segment));
+        }
+        if self.samples[i].is_none() {
+            self.decode_up_to(i)?;
+        }
+        Ok(self.samples[i].as_ref().expect("decoded above"))
+    }
+
+    fn decode_up_to(&mut self, i: usize) -> Result<(), String> {
+        let key = self.keyframes[i];
+        let start = match self.decoder_at {
+            // Going on from the sample decoded last costs less than going
+            // back to the keyframe.
+            Some(at) if at < i && at >= key => at + 1,
+            _ => {
+                self.decoder = SampleDecoder::default();
+                key
+            }
+        };
+        for k in start..=i {
+            self.decodes += 1;
+            let decoded = if self.whole {
+                rmp_serde::from_slice::<Sample>(&self.records[k]).map_err(anyhow::Error::from)
+            } else {
+                self.decoder.decode(&self.records[k])
+            };
+            match decoded {
+                Ok(sample) => {
+                    self.samples[k] = Some(sample);
+                    self.decoder_at = Some(k);
+                }
+                Err(error) => {
+                    self.records.truncate(k);
+                    self.samples.truncate(k);
+                    self.heads.truncate(k);
+                    self.keyframes.truncate(k);
+                    self.decoder_at = None;
+                    return Err(format!(
+                        "sample {k} of segment {} does not decode: {error:#}",
+                        self.segment
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sample `i` without its sockets (empty), for history that only
+    /// charts read: its head decodes alone, whatever comes before it (a
+    /// sample already decoded is copied, less its sockets).
+    pub fn head(&mut self, i: usize) -> Option<Sample> {
+        if let Some(Some(sample)) = self.samples.get_mut(i) {
+            let sockets = std::mem::take(&mut sample.sockets);
+            let copy = sample.clone();
+            sample.sockets = sockets;
+            return Some(copy);
+        }
+        let record = self.records.get(i)?;
+        if self.whole {
+            let mut sample: Sample = rmp_serde::from_slice(record).ok()?;
+            sample.sockets = Vec::new();
+            return Some(sample);
+        }
+        super::codec::decode_head(record).ok()
+    }
+
+    /// The position of the last sample that decodes (None: none does).
+    pub fn last_readable(&mut self) -> (Option<usize>, Option<String>) {
+        let mut damage = None;
+        while let Some(last) = self.len().checked_sub(1) {
+            match self.get(last) {
+                Ok(_) => return (Some(last), damage),
+                Err(why) => damage = Some(why),
+            }
+        }
+        (None, damage)
+    }
+}
