@@ -220,6 +220,38 @@ fn playing_far_behind_skips_to_the_sample_due_now() {
     assert_eq!(app.history.len(), 9);
 }
 
+/// At 3600x over several minute-long segments (a frame every 50 ms of a
+/// virtual clock), playing crosses every segment boundary and reaches the
+/// end: an hour of recording per second, so 7,200 samples in about 2 s.
+#[test]
+fn playing_at_3600x_crosses_segments_to_the_end() {
+    let mut player = Player::new(Reader::open(&recording("fast.nlrec", 7200)).unwrap()).unwrap();
+    player.utc_offset = 0;
+    let mut app = App::new(Tab::Interfaces, Duration::from_secs(5), true);
+    app.start_replay(player);
+    app.on_key(Key::Char(' '));
+    for _ in 0..12 {
+        app.on_key(Key::Char('+'));
+    }
+    assert_eq!(app.replay.as_ref().unwrap().speed, 4096.0);
+    let mut now = Instant::now();
+    let mut seen = vec![shown_t(&app)];
+    for _ in 0..200 {
+        now += Duration::from_millis(50);
+        if app.replay_deadline(now).is_some_and(|due| due <= now) {
+            app.replay_tick(now);
+        }
+        seen.push(shown_t(&app));
+        if !app.replay.as_ref().unwrap().playing {
+            break;
+        }
+    }
+    assert_eq!(shown_t(&app), 7199.0, "reached the end: {seen:?}");
+    assert!(!app.replay.as_ref().unwrap().playing);
+    // Each 50 ms frame moved about 205 recorded seconds on.
+    assert!(seen.len() < 60, "{} frames: {seen:?}", seen.len());
+}
+
 /// An Ethernet/IPv4/TCP frame from 198.18.0.1:40000 to 198.18.0.2:80 with
 /// `payload` bytes of data at sequence number `seq`.
 fn tcp_frame(seq: u32, payload: usize) -> Vec<u8> {

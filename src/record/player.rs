@@ -548,7 +548,12 @@ impl Player {
                 let gap = (following.mono - sample.mono).clamp(0.0, 3600.0) / self.speed;
                 Some(target_due + Duration::from_secs_f64(gap))
             }
-            None => None,
+            // Skipped to the last sample: playing stops there, as `advance`
+            // stops at the end (nothing would be due to call it).
+            None => {
+                self.playing = false;
+                None
+            }
         };
         Some(sample)
     }
@@ -597,12 +602,18 @@ impl Player {
         };
         // Stay on the recorded schedule even when a frame was late: the
         // next deadline counts from this one, not from now.
-        if let Some(due) = previous_due
-            && let Some(next) = self.next(self.cursor)
-            && let Some(following) = self.sample_at(next)
-        {
-            let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
-            self.due = Some(due + Duration::from_secs_f64(gap));
+        match self.next(self.cursor) {
+            Some(next) => {
+                if let Some(due) = previous_due
+                    && let Some(following) = self.sample_at(next)
+                {
+                    let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
+                    self.due = Some(due + Duration::from_secs_f64(gap));
+                }
+            }
+            // The last sample: playing stops on it (no deadline would come
+            // to call this again), unless the file is still being written.
+            None => self.playing = self.following,
         }
         sample
     }
