@@ -1,4 +1,4 @@
-//! Seeking in a real recording (format 2.1, socket keyframes every tenth
+//! Seeking in a real recording (format 2.2, socket keyframes every tenth
 //! sample): `netlens snapshot --record` records a namespace where TCP
 //! connections come and go, then every sample reached by a seek (the
 //! Reader's, the Player's, in any order) is the one sequential reading
@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use netlens::model::Sample;
 use netlens::record::codec::self_contained;
+use netlens::record::format::Stream;
 use netlens::record::player::Player;
 use netlens::record::reader::Reader;
 use netlens::record::writer::SOCKET_KEY_EVERY;
@@ -54,6 +55,17 @@ fn churn(
             std::thread::sleep(Duration::from_millis(50));
         }
     })
+}
+
+/// `samples` as a replayed history holds them: the newest `whole` with
+/// their sockets, the older ones without.
+fn heads_then_whole(samples: &[Sample], whole: usize) -> Vec<Sample> {
+    let older = samples.len().saturating_sub(whole);
+    let mut out = samples.to_vec();
+    for sample in &mut out[..older] {
+        sample.sockets.clear();
+    }
+    out
 }
 
 /// Every sample of the file, read in order, segment by segment.
@@ -102,7 +114,7 @@ fn seeks_land_on_the_samples_sequential_reading_decodes() {
     record(&path, "seek");
     let reader = Reader::open(&path).unwrap();
     assert!(reader.closed_cleanly);
-    assert_eq!((reader.header.major, reader.header.minor), (2, 1));
+    assert_eq!((reader.header.major, reader.header.minor), (2, 2));
     let samples = sequential(&reader);
     // The printed samples, and the baseline before them.
     let n = samples.len();
@@ -141,6 +153,15 @@ fn seeks_land_on_the_samples_sequential_reading_decodes() {
         assert!(&player.step_forward().unwrap() == expected, "step to {i}");
     }
     assert!(player.window(600.0, usize::MAX) == samples[..30]);
+    // With the newest 3 whole, the older ones come from the heads stream
+    // (format 2.2) without their sockets; a 1.05 s window holds the
+    // samples within it and the one before them.
+    assert!(!reader.stream_segments(Stream::Heads).is_empty());
+    assert!(player.window(600.0, 3) == heads_then_whole(&samples[..30], 3));
+    let newest = samples[29].mono;
+    let first = (0..30).rfind(|&i| newest - samples[i].mono > 1.05).unwrap();
+    assert!(first < 27, "{first}: older samples than the 3 whole ones");
+    assert!(player.window(1.05, 3) == heads_then_whole(&samples[first..30], 3));
     std::fs::remove_file(&path).unwrap();
     // The other test may still use the directory: the last one removes it.
     let _ = std::fs::remove_dir(path.parent().unwrap());

@@ -692,7 +692,10 @@ sockets with the same protocol and endpoints (the keyframe's are stored
 whole): an unchanged socket costs a row of zeros. Since format 2.1 every tenth
 sample of a segment stores its sockets whole too (a socket keyframe, which
 compresses against the records before it), so a seek decodes at most ten
-samples; format 2.0 readers read 2.1 files, and 2.1 reads 2.0 and 1. Findings are JSON. An fdatasync ends each segment. A
+samples. Since 2.2 each sample's head (the sample without its sockets) is also
+written to a stream of its own, so a jump's five minutes of chart history read
+small records. Format 2.0 and 2.1 readers read 2.2 files (they skip the heads),
+and 2.2 reads 2.1, 2.0 and 1. Findings are JSON. An fdatasync ends each segment. A
 recording whose index is missing (the recorder was killed) is indexed again by
 a scan: it reads up to its last complete sample; a damaged chunk loses at most
 the rest of its segment, and \fBreplay \-\-info\fR and \fB\-\-json\fR report it on

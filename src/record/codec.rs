@@ -92,6 +92,14 @@ pub fn self_contained(record: &[u8]) -> bool {
     matches!((input.count(), input.count()), (Ok(n), Ok(new)) if n == new)
 }
 
+/// The part of an encoded samples record that holds its head (the length
+/// and the sample without its sockets): the heads stream's record, which
+/// `decode_head` reads as it reads a whole one.
+pub fn head_part(record: &[u8]) -> &[u8] {
+    let len = u32::from_le_bytes(record[..4].try_into().expect("4 bytes")) as usize;
+    &record[..4 + len]
+}
+
 /// A samples record's sample without its sockets: the head alone, which
 /// does not depend on the records before it.
 pub fn decode_head(record: &[u8]) -> Result<Sample> {

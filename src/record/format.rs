@@ -1,4 +1,4 @@
-//! The recording file format, version 2.1.
+//! The recording file format, version 2.2.
 //!
 //! ```text
 //! file    = header chunk*
@@ -30,6 +30,11 @@
 //!   (`codec::self_contained`), so 2.0 files (keyframe only at a segment's
 //!   start) read as before;
 //! - findings: JSON, written when they change;
+//! - heads (since 2.2): each sample's head alone (the samples record up to
+//!   its sockets), so charts and a jump's five minutes of history read
+//!   small records instead of decompressing every socket table on the way
+//!   (about 50 ms instead of a second at 10k sockets). Readers before 2.2
+//!   skip the stream;
 //! - packets: the packets captured since the previous sample, each cut to
 //!   the default snap length (`packets`), bounded per second and segment;
 //! - payloads: the rest of those packets, only when whole packets were
@@ -49,8 +54,8 @@ pub const MAGIC: [u8; 8] = *b"\x89NLREC\r\n";
 pub const MAJOR: u16 = 2;
 /// The oldest major version still read.
 pub const OLDEST_MAJOR: u16 = 1;
-/// 2.1: socket keyframes within segments (see above).
-pub const MINOR: u16 = 1;
+/// 2.1: socket keyframes within segments; 2.2: the heads stream (see above).
+pub const MINOR: u16 = 2;
 pub const HEADER_LEN: usize = 16;
 
 pub const SYNC: [u8; 4] = *b"NLck";
@@ -100,14 +105,20 @@ pub enum Stream {
     Packets = 2,
     /// Packet payloads, only when capture kept them.
     Payloads = 3,
+    /// Each sample's head without its sockets (format 2.2).
+    Heads = 4,
 }
 
+/// How many streams there are (`Stream::ALL`).
+pub const STREAMS: usize = 5;
+
 impl Stream {
-    pub const ALL: [Stream; 4] = [
+    pub const ALL: [Stream; STREAMS] = [
         Stream::Samples,
         Stream::Findings,
         Stream::Packets,
         Stream::Payloads,
+        Stream::Heads,
     ];
 
     pub fn from_u8(value: u8) -> Option<Stream> {
@@ -120,6 +131,7 @@ impl Stream {
             Stream::Findings => "findings",
             Stream::Packets => "packets",
             Stream::Payloads => "payloads",
+            Stream::Heads => "heads",
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct Cursor {
 /// the sample it was recorded with.
 type Batches = Rc<Vec<(f64, PacketBatch)>>;
 
+/// A segment of the heads stream, decoded: samples without their sockets.
+type Heads = Rc<Vec<Sample>>;
+
 /// The reader's sample segments, and how many samples come before each.
 fn sample_index(reader: &Reader) -> (Vec<SegmentEntry>, Vec<usize>) {
     let segments = reader.sample_segments();
@@ -51,6 +54,10 @@ pub struct Player {
     segments: Vec<SegmentEntry>,
     packet_segments: Vec<SegmentEntry>,
     packet_cache: VecDeque<(usize, Batches)>,
+    /// The heads stream (format 2.2; empty before): the history a jump
+    /// refills reads its older samples from there.
+    head_segments: Vec<SegmentEntry>,
+    head_cache: VecDeque<(usize, Heads)>,
     /// Samples before each segment, by the index (damage may make a
     /// segment shorter; positions shown are then approximate).
     before: Vec<usize>,
@@ -80,11 +87,14 @@ impl Player {
         let (segments, before) = sample_index(&reader);
         let utc_offset = super::time::local_offset(segments.first().map_or(0.0, |s| s.first_t));
         let packet_segments = reader.stream_segments(Stream::Packets);
+        let head_segments = reader.stream_segments(Stream::Heads);
         let mut player = Player {
             reader,
             segments,
             packet_segments,
             packet_cache: VecDeque::new(),
+            head_segments,
+            head_cache: VecDeque::new(),
             before,
             cache: VecDeque::new(),
             evicted_decodes: 0,
@@ -142,6 +152,10 @@ impl Player {
         }
         let (segments, before) = sample_index(&self.reader);
         let packet_segments = self.reader.stream_segments(Stream::Packets);
+        let head_segments = self.reader.stream_segments(Stream::Heads);
+        self.head_cache
+            .retain(|(i, _)| self.head_segments.get(*i) == head_segments.get(*i));
+        self.head_segments = head_segments;
         // Keep the decodes of segments that did not change (usually all but
         // the last, which grew): a look that found nothing new costs nothing.
         self.cache
@@ -415,20 +429,29 @@ impl Player {
     }
 
     /// The samples that lead up to the cursor, oldest first: what a live
-    /// view would hold in its history at that moment (`window` seconds).
-    /// The newest `full` come whole; older ones without their sockets, as
-    /// the live view keeps them (`History::drop_old_sockets`): their heads
-    /// decode alone, so a jump costs no socket decoding beyond the newest.
+    /// view would hold in its history at that moment (`window` seconds, and
+    /// the one sample before them). The newest `full` come whole; older
+    /// ones without their sockets, as the live view keeps them
+    /// (`History::drop_old_sockets`), read from the heads stream where the
+    /// file has one (else each one's samples record is decompressed for its
+    /// head), so a jump decodes `full` socket tables at most.
     pub fn window(&mut self, window: f64, full: usize) -> Vec<Sample> {
         let Some(current) = self.current() else {
             return Vec::new();
         };
+        let within = |sample: &Sample| current.mono - sample.mono <= window;
+        let from_heads = !self.head_segments.is_empty();
         let mut out = vec![current.clone()];
         let Cursor {
             mut segment,
             mut ordinal,
         } = self.cursor;
-        loop {
+        while within(out.last().expect("holds the current one")) {
+            if out.len() >= full && from_heads {
+                let oldest = out.last().expect("holds the current one").mono;
+                out.extend(self.heads_before(oldest, within));
+                break;
+            }
             if ordinal == 0 {
                 let Some(before) = segment.checked_sub(1) else {
                     break;
@@ -444,17 +467,62 @@ impl Player {
                 self.segment(segment).head(ordinal)
             };
             // A sample lost to damage is left out, as stepping skips it.
-            let Some(sample) = sample else {
-                continue;
-            };
-            let keep_going = current.mono - sample.mono <= window;
-            out.push(sample);
-            if !keep_going {
-                break;
-            }
+            out.extend(sample);
         }
         out.reverse();
         out
+    }
+
+    /// The heads of the samples before boot time `mono`, newest first, up
+    /// to and including the first one `within` rejects.
+    fn heads_before(&mut self, mono: f64, within: impl Fn(&Sample) -> bool) -> Vec<Sample> {
+        let mut out = Vec::new();
+        let mut segment = self.head_segments.partition_point(|s| s.first_mono < mono);
+        while let Some(before) = segment.checked_sub(1) {
+            segment = before;
+            for head in self.heads(segment).iter().rev() {
+                if head.mono >= mono {
+                    continue;
+                }
+                out.push(head.clone());
+                if !within(head) {
+                    return out;
+                }
+            }
+        }
+        out
+    }
+
+    /// The decoded heads of a heads segment (cached, as samples are). Damage
+    /// cuts it where it was met, and is kept in `damage`.
+    fn heads(&mut self, segment: usize) -> Heads {
+        if let Some((_, heads)) = self.head_cache.iter().find(|(s, _)| *s == segment) {
+            return Rc::clone(heads);
+        }
+        let heads = match self.head_segments.get(segment) {
+            Some(entry) => match self.reader.read_raw(entry) {
+                Ok(read) => {
+                    if let Some(damage) = read.damage {
+                        self.damage = Some(damage);
+                    }
+                    read.records
+                        .iter()
+                        .map_while(|record| super::codec::decode_head(record).ok())
+                        .collect()
+                }
+                Err(error) => {
+                    self.damage = Some(format!("{error:#}"));
+                    Vec::new()
+                }
+            },
+            None => Vec::new(),
+        };
+        let heads = Rc::new(heads);
+        if self.head_cache.len() >= CACHE_SEGMENTS {
+            self.head_cache.pop_front();
+        }
+        self.head_cache.push_back((segment, Rc::clone(&heads)));
+        heads
     }
 
     /// Position of the cursor among all samples, and their count.

@@ -2,7 +2,8 @@
 //! time a segment closes, the index at the end.
 
 use super::format::{
-    self, DataHead, Header, Index, Kind, Meta, SegmentEntry, Stream, WINDOW_LOG, ZSTD_LEVEL,
+    self, DataHead, Header, Index, Kind, Meta, STREAMS, SegmentEntry, Stream, WINDOW_LOG,
+    ZSTD_LEVEL,
 };
 use anyhow::{Context, Result, bail};
 use std::fs::File;
@@ -32,8 +33,8 @@ struct OpenSegment {
 /// What a writer has written so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WriteStats {
-    pub records: [u64; 4],
-    pub raw_bytes: [u64; 4],
+    pub records: [u64; STREAMS],
+    pub raw_bytes: [u64; STREAMS],
     /// File size so far.
     pub bytes: u64,
     pub first_t: Option<f64>,
@@ -44,8 +45,8 @@ pub struct Writer {
     file: File,
     path: PathBuf,
     offset: u64,
-    open: [Option<OpenSegment>; 4],
-    next_segment: [u32; 4],
+    open: [Option<OpenSegment>; STREAMS],
+    next_segment: [u32; STREAMS],
     index: Vec<SegmentEntry>,
     stats: WriteStats,
     segment_seconds: f64,
@@ -78,7 +79,7 @@ impl Writer {
             path: path.to_path_buf(),
             offset: start.len() as u64,
             open: Default::default(),
-            next_segment: [0; 4],
+            next_segment: [0; STREAMS],
             index: Vec::new(),
             stats: WriteStats {
                 bytes: start.len() as u64,
@@ -112,8 +113,9 @@ impl Writer {
         }
     }
 
-    /// Appends a sample to the samples stream (see `codec`). Its sockets are
-    /// moved out while the rest is serialized, then put back.
+    /// Appends a sample to the samples stream (see `codec`), and its head
+    /// to the heads stream. Its sockets are moved out while the rest is
+    /// serialized, then put back.
     pub fn write_sample(&mut self, sample: &mut crate::model::Sample) -> Result<()> {
         let ordinal = self.open[Stream::Samples as usize]
             .as_ref()
@@ -121,7 +123,9 @@ impl Writer {
         let keyframe = self.starts_segment(Stream::Samples, sample.mono)
             || ordinal.is_multiple_of(SOCKET_KEY_EVERY);
         let bytes = self.samples.encode(sample, keyframe);
-        self.write_record(Stream::Samples, sample.t, sample.mono, &bytes)
+        self.write_record(Stream::Samples, sample.t, sample.mono, &bytes)?;
+        let head = super::codec::head_part(&bytes);
+        self.write_record(Stream::Heads, sample.t, sample.mono, head)
     }
 
     /// Appends one record (already serialized) to `stream`: one chunk, one

@@ -19,7 +19,7 @@ pub(super) struct ScanState {
     /// Offset of the first chunk not yet scanned.
     offset: u64,
     /// Per stream: position in `segments` of its newest entry.
-    newest: [Option<usize>; 4],
+    newest: [Option<usize>; crate::record::format::STREAMS],
     damage: Damage,
 }
 
