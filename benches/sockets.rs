@@ -230,25 +230,39 @@ fn keys(c: &mut Criterion) {
     }
     // Deep scrolling: 400 PageDowns without waiting (about 23,000 rows, past
     // the sorted rows many times), each key + frame timed.
+    // Each press is split in its key, its frame and the poll that takes a
+    // finished order (and starts the next sort): where the slow ones go.
     app.on_key(Key::Home);
-    let mut times: Vec<Duration> = (0..400)
+    let mut presses: Vec<[Duration; 3]> = (0..400)
         .map(|_| {
             let start = Instant::now();
             app.on_key(Key::PageDown);
+            let keyed = start.elapsed();
             terminal.draw(|f| netlens::ui::draw(f, &mut app)).unwrap();
+            let drawn = start.elapsed();
             app.sockets.poll_order();
-            start.elapsed()
+            [keyed, drawn - keyed, start.elapsed() - drawn]
         })
         .collect();
-    times.sort();
+    presses.sort_by_key(|p| p.iter().sum::<Duration>());
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let mean = times.iter().map(|&d| ms(d)).sum::<f64>() / times.len() as f64;
+    let total = |p: &[Duration; 3]| ms(p.iter().sum());
+    let mean = presses.iter().map(total).sum::<f64>() / presses.len() as f64;
     eprintln!(
-        "PageDown x400 + frame, {n} sockets: mean {mean:.2} ms, median {:.2}, p99 {:.2}, max {:.2} ms",
-        ms(times[200]),
-        ms(times[396]),
-        ms(times[399])
+        "PageDown x400 + frame, {n} sockets: mean {mean:.2} ms, median {:.2}, p99 {:.2}, max {:.2} ms; load {}",
+        total(&presses[200]),
+        total(&presses[396]),
+        total(&presses[399]),
+        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
     );
+    for press in &presses[392..] {
+        eprintln!(
+            "  slowest: key {:.2} ms, frame {:.2} ms, poll {:.2} ms",
+            ms(press[0]),
+            ms(press[1]),
+            ms(press[2])
+        );
+    }
     settle(&mut app);
     // End on a new sample, whose order is sorted only as far as the window.
     let mut mono = 10.0;
