@@ -12,7 +12,7 @@
 //!   `ip -s link`, drop/s against the stack's drop counters (`nstat`) in
 //!   the first (datagrams into a socket that never reads), retr/s against
 //!   `nstat`'s TcpRetransSegs in the second (SYNs to an address nobody
-//!   answers, each retransmitted once), all within 2%.
+//!   answers, retransmitted until the socket is closed), all within 2%.
 //!
 //! CONTAINER is "-" (no container owns these namespaces) and FIND 0 (no
 //! finding is raised in them); tests/netns_findings_list.rs checks FIND
@@ -222,7 +222,7 @@ fn row(screen: &str, label: &str) -> Option<Row> {
     let t: Vec<&str> = line.trim_start_matches("» ")[label.len()..]
         .split_whitespace()
         .collect();
-    if t.len() != 21 {
+    if t.len() != 20 {
         return None;
     }
     let per_s = |n: &str, unit: &str| -> f64 {
@@ -420,9 +420,9 @@ fn every_wide_column_matches_the_kernel_at_rest_and_under_traffic() {
     }
     // What the first namespace holds: 2+2 ESTAB (a held and a half-closed
     // connection), 1 LSTN, 2 TW, 2 other (FIN-WAIT-2, CLOSE-WAIT), 1 UDP;
-    // its tracked connections; the second nothing.
+    // its 4 connections tracked; the second nothing.
     assert_eq!(counts_after[0], [2, 1, 2, 2, 1]);
-    assert!(ct_after[0] >= 5, "{ct_after:?}");
+    assert!(ct_after[0] >= 4, "{ct_after:?}");
     assert_eq!(counts_after[1], [0; 5]);
     assert_eq!(ct_after[1], 0);
 
@@ -430,7 +430,8 @@ fn every_wide_column_matches_the_kernel_at_rest_and_under_traffic() {
     // (drained) and 100/s of 200 bytes (into the socket that never reads:
     // drops), out of it 250/s of 600 bytes to this process; from the
     // second 40 SYNs a second to an address nobody answers, each closed
-    // after 2.5 s: one retransmission each, 1 s after it.
+    // after 2.5 s: retransmitted meanwhile (twice where
+    // net.ipv4.tcp_syn_linear_timeouts keeps the first timeouts at 1 s).
     let (a, b) = (&spaces[0], &spaces[1]);
     let host_sink = UdpSocket::bind(SocketAddrV4::new(a.host_ip(), 9002)).unwrap();
     host_sink
