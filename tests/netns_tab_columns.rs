@@ -485,11 +485,26 @@ fn every_wide_column_matches_the_kernel_at_rest_and_under_traffic() {
     thread::sleep(Duration::from_secs(3));
     let start = Instant::now();
     let before: Vec<Counters> = spaces.iter().map(counters).collect();
+    let counts_before: Vec<[u64; 5]> = spaces.iter().map(ss_counts).collect();
+    let ct_before: Vec<u64> = spaces.iter().map(conntrack_count).collect();
     thread::sleep(Duration::from_secs(11));
     let screen = tmux.screen();
+    // The findings the traffic raises, as snapshot --json places them.
+    let snapshot = spawn_snapshot(&[
+        "--all-netns",
+        "--no-capture",
+        "--no-bpf",
+        "--count",
+        "3",
+        "--interval",
+        "1s",
+    ]);
     thread::sleep(Duration::from_secs(7));
     let after: Vec<Counters> = spaces.iter().map(counters).collect();
+    let counts_after: Vec<[u64; 5]> = spaces.iter().map(ss_counts).collect();
+    let ct_after: Vec<u64> = spaces.iter().map(conntrack_count).collect();
     let elapsed = start.elapsed().as_secs_f64();
+    let samples = snapshot_samples(snapshot);
     for sender in senders {
         sender.join().unwrap();
     }
@@ -526,6 +541,40 @@ fn every_wide_column_matches_the_kernel_at_rest_and_under_traffic() {
             assert!(near(shown, *theirs, 0.05), "{label} {name}: {row:?}");
         }
     }
+    // What holds still under the traffic: the first namespace's sockets
+    // (its three UDP sockets now: the drained receiver, the one that never
+    // reads, the sender) and its tracked connections (4 TCP, 3 UDP flows),
+    // the second's conntrack and sockets but its SYN_SENT ones (OTH, which
+    // come and go); and each one's findings, against snapshot --json.
+    let last = samples.last().expect("a sample");
+    let findings = last["findings"].as_array().expect("findings");
+    for (i, label) in labels.iter().enumerate() {
+        let row = row(&screen, label).unwrap();
+        let steady: Vec<usize> = if i == 0 {
+            vec![0, 1, 2, 3, 4]
+        } else {
+            vec![0, 1, 2, 4]
+        };
+        for k in steady {
+            assert_eq!(counts_before[i][k], counts_after[i][k], "{label} moved");
+            assert_eq!(row.counts[k], counts_after[i][k], "{label} {k}: {row:?}");
+        }
+        assert_eq!(ct_before[i], ct_after[i], "{label}'s conntrack moved");
+        assert_eq!(row.counts[5], ct_after[i], "{label} CT: {row:?}");
+        let id = common::netns_traffic::namespace(last, label).unwrap()["id"].as_u64();
+        let carrying = findings
+            .iter()
+            .filter(|f| f["evidence"]["netns"].as_u64() == id)
+            .count() as u64;
+        eprintln!(
+            "{label} under traffic: screen {:?}; ss {:?}, conntrack -C {}; snapshot --json \
+             findings {carrying}",
+            row.counts, counts_after[i], ct_after[i]
+        );
+        assert_eq!(row.counts[6], carrying, "{label} FIND: {row:?}");
+    }
+    assert_eq!(counts_after[0], [2, 1, 2, 2, 3]);
+
     // The traffic is what was sent: the host-side peer is the other end
     // of each namespace's eth0, and the drops and retransmits are where
     // they were made.

@@ -433,7 +433,10 @@ pub(super) mod tests {
             .iter()
             .filter(|s| s.peer.to_string() == "198.18.1.3:80")
             .count();
-        assert_eq!((shown.len(), peer(&shown)), (expected, vec!["198.18.1.3:80".into()]));
+        assert_eq!(
+            (shown.len(), peer(&shown)),
+            (expected, vec!["198.18.1.3:80".into()])
+        );
         let off_again = Want {
             names_generation: 2,
             ..want("host:web.test", usize::MAX)
