@@ -438,6 +438,9 @@ impl App {
     /// (names arrive between samples) and on N.
     pub fn share_names(&mut self) {
         let known = self.names.known().map(Arc::new);
+        if self.sockets.names != known {
+            self.sockets.names_generation += 1;
+        }
         self.sockets.names = known.clone();
         self.flows.names = known.clone();
         self.processes.names = known;

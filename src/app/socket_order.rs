@@ -229,6 +229,7 @@ mod tests {
             limits: Thresholds::DEFAULT,
             upto,
             names: None,
+            names_generation: 0,
         }
     }
 

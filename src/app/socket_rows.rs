@@ -30,7 +30,9 @@ use std::sync::Arc;
 const AHEAD: usize = 1024;
 
 /// What decides the order: sample time, sort column, descending, filter,
-/// tree, the expanded TIME_WAIT peer.
+/// tree, the expanded TIME_WAIT peer, the namespace scope and the reverse
+/// names' generation (`host:NAME` matches other rows once N turns names on
+/// or off, or new names are shared, without waiting for a sample).
 pub(super) type Inputs = (
     f64,
     Column,
@@ -39,7 +41,12 @@ pub(super) type Inputs = (
     bool,
     Option<SocketAddr>,
     Option<u16>,
+    u64,
 );
+
+/// What the rows were filtered and grouped for: sample time, filter,
+/// expanded peer, scope, names' generation.
+type BaseInputs = (f64, String, Option<SocketAddr>, Option<u16>, u64);
 
 #[derive(Debug, Clone, Default)]
 pub struct SocketRows {
@@ -54,7 +61,7 @@ pub struct SocketRows {
     /// The rows filtered and grouped, unsorted, and what for (sample time,
     /// filter, expanded peer): each sort starts from a copy.
     base: Arc<Vec<u32>>,
-    base_for: Option<(f64, String, Option<SocketAddr>, Option<u16>)>,
+    base_for: Option<BaseInputs>,
     /// The sample the rows index, when it is shared (prepared by the
     /// worker): a new order of it can then be made off the UI thread
     /// (`socket_order`).
@@ -93,6 +100,7 @@ pub struct WantOwned {
     pub limits: Thresholds,
     pub upto: usize,
     pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
+    pub names_generation: u64,
 }
 
 impl From<&Want<'_>> for WantOwned {
@@ -107,6 +115,7 @@ impl From<&Want<'_>> for WantOwned {
             limits: want.limits,
             upto: want.upto,
             names: want.names.map(|names| std::sync::Arc::new(names.clone())),
+            names_generation: want.names_generation,
         }
     }
 }
@@ -123,6 +132,7 @@ impl WantOwned {
             limits: self.limits,
             upto: self.upto,
             names: self.names.as_deref(),
+            names_generation: self.names_generation,
         }
     }
 }
@@ -140,6 +150,8 @@ pub struct Want<'a> {
     pub upto: usize,
     /// Reverse names for `host:NAME` (names on).
     pub names: Option<&'a crate::model::filter::KnownNames>,
+    /// Changes whenever `names` does (`SocketsView::names_generation`).
+    pub names_generation: u64,
 }
 
 fn time_wait(socket: &SocketSample) -> bool {
@@ -156,6 +168,7 @@ pub(super) fn inputs(current: &Sample, want: &Want) -> Inputs {
         want.tree,
         want.expanded,
         view::scope_id(want.scope),
+        want.names_generation,
     )
 }
 
@@ -190,6 +203,7 @@ impl SocketRows {
             want.filter.to_string(),
             want.expanded,
             view::scope_id(want.scope),
+            want.names_generation,
         );
         if self.base_for.as_ref() != Some(&base_for) {
             self.build(current, want);
@@ -207,7 +221,7 @@ impl SocketRows {
     /// Sorts the rows up to `upto` (and AHEAD past it) by the inputs they
     /// were built for; nothing when they are sorted that far.
     pub(super) fn grow(&mut self, current: &Sample, upto: usize, limits: Thresholds) {
-        let Some((_, column, descending, _, tree, _, _)) = self.built_for.clone() else {
+        let Some((_, column, descending, _, tree, ..)) = self.built_for.clone() else {
             return;
         };
         let asked = if tree {
@@ -369,6 +383,7 @@ pub(super) mod tests {
             limits: Thresholds::DEFAULT,
             upto,
             names: None,
+            names_generation: 0,
         }
     }
 
@@ -387,6 +402,46 @@ pub(super) mod tests {
         assert_eq!(rows.sorted(), 5000 + AHEAD);
         assert_eq!(rows.rows[..rows.sorted()], all[..5000 + AHEAD]);
         assert_eq!(rows.rows.len(), all.len());
+    }
+
+    /// N turning names on (or off) changes what `host:NAME` matches in the
+    /// same sample: the rows follow at once, not at the next sample.
+    #[test]
+    fn host_name_filters_again_when_the_names_change_within_a_sample() {
+        let current = sample(700);
+        let names: crate::model::filter::KnownNames =
+            [("198.18.1.3".parse().unwrap(), "web.test".to_string())].into();
+        let peer = |rows: &[u32]| -> Vec<String> {
+            let mut peers: Vec<String> = rows
+                .iter()
+                .map(|&r| current.sockets[r as usize].peer.to_string())
+                .collect();
+            peers.dedup();
+            peers
+        };
+        let mut rows = SocketRows::default();
+        let off = want("host:web.test", usize::MAX);
+        assert!(rows.get(&current, &off).is_empty());
+        let on = Want {
+            names: Some(&names),
+            names_generation: 1,
+            ..want("host:web.test", usize::MAX)
+        };
+        let shown = rows.get(&current, &on).to_vec();
+        let expected = current
+            .sockets
+            .iter()
+            .filter(|s| s.peer.to_string() == "198.18.1.3:80")
+            .count();
+        assert_eq!(
+            (shown.len(), peer(&shown)),
+            (expected, vec!["198.18.1.3:80".into()])
+        );
+        let off_again = Want {
+            names_generation: 2,
+            ..want("host:web.test", usize::MAX)
+        };
+        assert!(rows.get(&current, &off_again).is_empty());
     }
 
     #[test]

@@ -291,6 +291,9 @@ pub struct SocketsView {
     /// The reverse names known while names are on (N), for `host:NAME`
     /// (`App::share_names` sets them with each sample and on N).
     pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
+    /// Bumped whenever `names` changes, so the row order (filtered by
+    /// `host:NAME`) is rebuilt at once (`App::share_names`).
+    pub names_generation: u64,
 }
 
 impl Default for SocketsView {
@@ -314,6 +317,7 @@ impl Default for SocketsView {
             closed: ClosedView::default(),
             scope: None,
             names: None,
+            names_generation: 0,
         }
     }
 }
@@ -333,6 +337,7 @@ impl SocketsView {
             limits: self.thresholds,
             upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
             names: self.names.as_deref(),
+            names_generation: self.names_generation,
         };
         self.rows.get(current, &want)
     }
@@ -478,6 +483,7 @@ impl SocketsView {
             limits: self.thresholds,
             upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
             names: self.names.clone(),
+            names_generation: self.names_generation,
         }
     }
 

@@ -37,7 +37,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     // The selected finding whole (wrapped) under the list, so nothing of
     // it is lost to the width: summary, fix and where the evidence is.
     let mut detail = vec![Line::from(Span::styled("─".repeat(width), theme.dim()))];
-    detail.extend(whole(&found[selected], width, theme));
+    let current = app.shown().1;
+    detail.extend(whole(&found[selected], width, theme, current));
     // The list keeps at least 3 rows (or all it has); the detail the rest.
     let list_rows = found.len().min(
         usize::from(inner.height)
@@ -46,7 +47,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     );
     let [list_area, detail_area] =
         Layout::vertical([Constraint::Length(list_rows as u16), Constraint::Min(0)]).areas(inner);
-    let current = app.shown().1;
     let height = list_rows.max(1);
     let first = selected.saturating_sub(height - 1);
     let lines: Vec<Line> = found
@@ -98,8 +98,14 @@ fn namespace_of(finding: &Finding, sample: Option<&crate::model::Sample>) -> Str
 }
 
 /// A finding whole, wrapped to `width`: its label and summary, the fix and
-/// where the evidence is, continuation lines indented under the text.
-pub fn whole(finding: &Finding, width: usize, theme: Theme) -> Vec<Line<'static>> {
+/// where the evidence is (in which namespace, when `sample` holds several),
+/// continuation lines indented under the text.
+pub fn whole(
+    finding: &Finding,
+    width: usize,
+    theme: Theme,
+    sample: Option<&crate::model::Sample>,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let mut add = |head: String, text: &str, style| {
         let indent = head.chars().count();
@@ -121,7 +127,12 @@ pub fn whole(finding: &Finding, width: usize, theme: Theme) -> Vec<Line<'static>
     add("  fix: ".into(), &finding.hint, theme.key());
     add(
         "  evidence: ".into(),
-        &format!("{} tab, {}", finding.evidence.tab, finding.evidence.row),
+        &format!(
+            "{} tab{}, {}",
+            finding.evidence.tab,
+            namespace_of(finding, sample),
+            finding.evidence.row
+        ),
         theme.dim(),
     );
     lines

@@ -365,6 +365,7 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
         (&app.columns.flows, names, many),
         key_widths(&rows, view.grouping),
     );
+    view.netns_shown = columns.iter().any(|s| s.column == Column::Netns);
     // What the key column gets: the width the others leave.
     let key_width = usize::from(inner.width).saturating_sub(
         columns

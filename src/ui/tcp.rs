@@ -53,7 +53,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     // The findings whole (wrapped), up to half the tab.
     let finding_lines: Vec<Line> = found
         .iter()
-        .flat_map(|f| super::findings_list::whole(f, usize::from(area.width), theme))
+        .flat_map(|f| super::findings_list::whole(f, usize::from(area.width), theme, Some(current)))
         .collect();
     let findings_height = (finding_lines.len() as u16).clamp(1, (area.height / 2).max(1));
     let knobs = knob_lines(tcp, area.width, theme);

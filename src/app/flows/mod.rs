@@ -61,7 +61,8 @@ pub enum Column {
     Netns,
 }
 
-/// Sortable columns, in `s` order.
+/// Sortable columns, in `s` order (NS only while the table shows it, as
+/// in Sockets: `FlowsView::netns_shown`).
 pub const SORTS: &[Column] = &[
     Column::Bytes,
     Column::BytesPerS,
@@ -72,6 +73,7 @@ pub const SORTS: &[Column] = &[
     Column::LastSeen,
     Column::FirstSeen,
     Column::Key,
+    Column::Netns,
 ];
 
 pub struct FlowsView {
@@ -104,6 +106,10 @@ pub struct FlowsView {
     /// The reverse names known while names are on (N), for `host:NAME`
     /// (`App::share_names` sets them with each sample and on N).
     pub names: Option<std::sync::Arc<crate::model::filter::KnownNames>>,
+    /// Whether the last draw showed the NS column: only then is it in the
+    /// sort cycle (sorting by a column not shown leaves no visible reason
+    /// for the order).
+    pub netns_shown: bool,
 }
 
 impl Default for FlowsView {
@@ -126,6 +132,7 @@ impl Default for FlowsView {
             message: None,
             scope: None,
             names: None,
+            netns_shown: false,
         }
     }
 }
@@ -202,14 +209,20 @@ impl FlowsView {
             Action::Top => self.selected = 0,
             Action::Bottom => self.selected = last,
             Action::SortNext | Action::SortPrev => {
-                let at = SORTS.iter().position(|c| *c == self.sort).unwrap_or(0);
+                let cycle: Vec<Column> = SORTS
+                    .iter()
+                    .copied()
+                    .filter(|&c| c != Column::Netns || self.netns_shown)
+                    .collect();
+                let at = cycle.iter().position(|c| *c == self.sort).unwrap_or(0);
                 let next = if action == Action::SortNext {
-                    (at + 1) % SORTS.len()
+                    (at + 1) % cycle.len()
                 } else {
-                    (at + SORTS.len() - 1) % SORTS.len()
+                    (at + cycle.len() - 1) % cycle.len()
                 };
-                self.sort = SORTS[next];
-                self.descending = self.sort != Column::Key;
+                self.sort = cycle[next];
+                // Names ascending, numbers largest first (as Sockets).
+                self.descending = !matches!(self.sort, Column::Key | Column::Netns);
             }
             Action::SortInvert => self.descending = !self.descending,
             Action::Filter => self.editing_filter = true,
@@ -498,6 +511,52 @@ mod tests {
         let http = ports.iter().find(|r| r.key == "tcp/80").unwrap();
         assert_eq!(http.flows, 2);
         assert_eq!(http.bytes_per_s, None);
+    }
+
+    /// `s` reaches NS only while the table shows it (under --all-netns),
+    /// after FLOW, ascending; the rows then go by namespace.
+    #[test]
+    fn the_sort_cycle_takes_ns_while_it_is_shown() {
+        let cycle = |view: &mut FlowsView| -> Vec<Column> {
+            view.sort = Column::Bytes;
+            (0..SORTS.len())
+                .map(|_| {
+                    view.handle(Action::SortNext, 0);
+                    view.sort
+                })
+                .collect()
+        };
+        let mut view = FlowsView::default();
+        assert!(!cycle(&mut view).contains(&Column::Netns));
+        view.netns_shown = true;
+        let order = cycle(&mut view);
+        assert_eq!(order[SORTS.len() - 2..], [Column::Netns, Column::Bytes]);
+        view.sort = Column::Key;
+        view.handle(Action::SortNext, 0);
+        assert_eq!((view.sort, view.descending), (Column::Netns, false));
+        view.handle(Action::SortPrev, 0);
+        assert_eq!(view.sort, Column::Key);
+        // Sorted by NS: namespace 1's flows before 2's, whatever their bytes.
+        let in_ns = |netns: u16, src: &str, bytes: u64| FlowSample {
+            netns,
+            ..flow(src, "198.18.0.2:80", 1, bytes)
+        };
+        let current = sample(
+            1.0,
+            vec![
+                in_ns(2, "198.18.0.1:1", 900),
+                in_ns(1, "198.18.0.1:2", 10),
+                in_ns(2, "198.18.0.1:3", 5),
+                in_ns(1, "198.18.0.1:4", 70),
+            ],
+        );
+        view.handle(Action::SortNext, 0);
+        assert_eq!(view.sort, Column::Netns);
+        let order: Vec<u16> = view.rows(None, &current).iter().map(|r| r.netns).collect();
+        assert_eq!(order, [1, 1, 2, 2]);
+        view.handle(Action::SortInvert, 0);
+        let order: Vec<u16> = view.rows(None, &current).iter().map(|r| r.netns).collect();
+        assert_eq!(order, [2, 2, 1, 1]);
     }
 
     fn packet(n: u64) -> CapturedPacket {
