@@ -253,7 +253,9 @@ fn keys(c: &mut Criterion) {
         total(&presses[200]),
         total(&presses[396]),
         total(&presses[399]),
-        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     for press in &presses[392..] {
         eprintln!(

@@ -147,6 +147,13 @@ fn seeks_land_on_the_samples_sequential_reading_decodes() {
             "Player::seek to {i}"
         );
     }
+    // A fresh player's seek inflates its segment only up to the sample
+    // wanted and the one after it (for the nearer of the two).
+    let mut fresh = Player::new(Reader::open(&path).unwrap()).unwrap();
+    let first = fresh.inflated();
+    fresh.seek(samples[3].t);
+    assert!(fresh.current().unwrap() == samples[3]);
+    assert!(fresh.inflated() <= first.max(1) + 4, "{}", fresh.inflated());
     // Stepping from a seek goes on from the decoded sample.
     player.seek(samples[13].t);
     for (i, expected) in samples.iter().enumerate().take(30).skip(14) {

@@ -1,18 +1,23 @@
-//! A samples segment as the Player holds it: decompressed once, each
-//! sample decoded when first asked for, from the newest socket keyframe at
-//! or before it (or on from the sample decoded just before it). So a seek
-//! decodes at most `writer::SOCKET_KEY_EVERY` samples of a format 2.1
-//! file, and playing on decodes each sample once.
+//! A samples segment as the Player holds it: its records' heads read from
+//! their chunks (times without decompressing), each record inflated when
+//! first needed (in order: a seek inflates the segment only up to the
+//! sample it wants), each sample decoded when first asked for, from the
+//! newest socket keyframe at or before it (or on from the sample decoded
+//! just before it). So a seek decodes at most `writer::SOCKET_KEY_EVERY`
+//! samples of a format 2.1 file, and playing on decodes each sample once.
 
 use super::codec::SampleDecoder;
 use super::format::{DataHead, SegmentEntry};
-use super::reader::Reader;
+use super::reader::{Inflater, Reader};
 use crate::model::Sample;
 
 pub struct LazySegment {
     /// Each record's time (a sample's `t` and `mono`, as written).
     pub heads: Vec<DataHead>,
+    /// The records inflated so far (the first ones); the rest come from
+    /// `inflater` as they are needed.
     records: Vec<Vec<u8>>,
+    inflater: Option<Inflater>,
     samples: Vec<Option<Sample>>,
     /// The decoder holds the sockets of this sample (the next delta's base).
     decoder: SampleDecoder,
@@ -28,28 +33,29 @@ pub struct LazySegment {
 }
 
 impl LazySegment {
-    /// Reads and decompresses `entry`; damage met cuts it there and is
-    /// returned with it. An unreadable segment is empty.
+    /// Reads `entry`'s chunks (none is decompressed yet); damage met cuts
+    /// it there and is returned with it. An unreadable segment is empty.
     pub fn read(reader: &Reader, entry: &SegmentEntry) -> (LazySegment, Option<String>) {
-        let (heads, records, damage) = match reader.read_raw(entry) {
-            Ok(read) => (read.heads, read.records, read.damage),
-            Err(error) => (Vec::new(), Vec::new(), Some(format!("{error:#}"))),
+        let read = reader.read_chunks(entry).and_then(|chunks| {
+            Ok((
+                Inflater::new(chunks.compressed)?,
+                chunks.heads,
+                chunks.damage,
+            ))
+        });
+        let (inflater, heads, damage) = match read {
+            Ok((inflater, heads, damage)) => (Some(inflater), heads, damage),
+            Err(error) => (None, Vec::new(), Some(format!("{error:#}"))),
         };
-        let whole = reader.header.major == 1;
-        let mut keyframes = Vec::with_capacity(records.len());
-        for (i, record) in records.iter().enumerate() {
-            let key = whole || i == 0 || super::codec::self_contained(record);
-            let previous = keyframes.last().copied().unwrap_or(0);
-            keyframes.push(if key { i } else { previous });
-        }
         let segment = LazySegment {
-            samples: vec![None; records.len()],
+            samples: vec![None; heads.len()],
+            keyframes: Vec::with_capacity(heads.len()),
             heads,
-            records,
+            records: Vec::new(),
+            inflater,
             decoder: SampleDecoder::default(),
             decoder_at: None,
-            keyframes,
-            whole,
+            whole: reader.header.major == 1,
             segment: entry.segment,
             decodes: 0,
         };
@@ -61,6 +67,7 @@ impl LazySegment {
         LazySegment {
             heads: Vec::new(),
             records: Vec::new(),
+            inflater: None,
             samples: Vec::new(),
             decoder: SampleDecoder::default(),
             decoder_at: None,
@@ -71,22 +78,66 @@ impl LazySegment {
         }
     }
 
-    /// Records in it (the decodable ones, once damage was met).
-    pub fn len(&self) -> usize {
+    /// Inflates the records up to `i`. Err says why record `k <= i` does
+    /// not inflate: the segment is cut before it.
+    fn inflate_up_to(&mut self, i: usize) -> Result<(), String> {
+        while self.records.len() <= i && self.records.len() < self.heads.len() {
+            let next = self.inflater.as_mut().and_then(Inflater::next_record);
+            let record = match next {
+                Some(Ok(record)) => record,
+                failed => {
+                    let k = self.records.len();
+                    self.cut(k);
+                    let why = match failed {
+                        Some(Err(why)) => why,
+                        _ => "the segment decodes short".into(),
+                    };
+                    return Err(format!("segment {}: {why}", self.segment));
+                }
+            };
+            let k = self.records.len();
+            let key = self.whole || k == 0 || super::codec::self_contained(&record);
+            let previous = self.keyframes.last().copied().unwrap_or(0);
+            self.keyframes.push(if key { k } else { previous });
+            self.records.push(record);
+        }
+        Ok(())
+    }
+
+    /// Cuts the segment before record `k` (it does not inflate or decode).
+    fn cut(&mut self, k: usize) {
+        self.records.truncate(k);
+        self.samples.truncate(k);
+        self.heads.truncate(k);
+        self.keyframes.truncate(k);
+        self.inflater = None;
+        if self.decoder_at.is_some_and(|at| at >= k) {
+            self.decoder_at = None;
+        }
+    }
+
+    /// Records inflated so far (a seek's cost, with `decodes`).
+    pub fn inflated(&self) -> usize {
         self.records.len()
     }
 
+    /// Records in it (the decodable ones, once damage was met).
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.heads.is_empty()
     }
 
     /// Sample `i`. Err says why it does not decode: the segment is then
     /// cut before it (the samples after it refer back to it).
     pub fn get(&mut self, i: usize) -> Result<&Sample, String> {
-        if i >= self.records.len() {
+        if i >= self.heads.len() {
             return Err(format!("segment {} has no sample {i}", self.segment));
         }
         if self.samples[i].is_none() {
+            self.inflate_up_to(i)?;
             self.decode_up_to(i)?;
         }
         Ok(self.samples[i].as_ref().expect("decoded above"))
@@ -116,10 +167,7 @@ impl LazySegment {
                     self.decoder_at = Some(k);
                 }
                 Err(error) => {
-                    self.records.truncate(k);
-                    self.samples.truncate(k);
-                    self.heads.truncate(k);
-                    self.keyframes.truncate(k);
+                    self.cut(k);
                     self.decoder_at = None;
                     return Err(format!(
                         "sample {k} of segment {} does not decode: {error:#}",
@@ -141,6 +189,7 @@ impl LazySegment {
             sample.sockets = sockets;
             return Some(copy);
         }
+        self.inflate_up_to(i).ok()?;
         let record = self.records.get(i)?;
         if self.whole {
             let mut sample: Sample = rmp_serde::from_slice(record).ok()?;

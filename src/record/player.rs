@@ -197,6 +197,11 @@ impl Player {
         self.evicted_decodes + self.cache.iter().map(|(_, s)| s.decodes).sum::<u64>()
     }
 
+    /// Records inflated in the segments cached now (tests, benches).
+    pub fn inflated(&self) -> usize {
+        self.cache.iter().map(|(_, s)| s.inflated()).sum()
+    }
+
     /// Whether sample `ordinal` of `segment` decodes (damage met is kept).
     fn readable(&mut self, segment: usize, ordinal: usize) -> bool {
         if ordinal >= self.segment(segment).len() {
@@ -381,18 +386,26 @@ impl Player {
     /// means the one 30 s on, not the one just before it.
     pub fn seek(&mut self, t: f64) {
         self.seek_at_or_before(t);
-        let Some(before) = self.current() else {
+        // Times from the records' heads: neither sample is copied.
+        let Some(before) = self.time_at(self.cursor) else {
             return;
         };
-        if before.t >= t {
+        if before >= t {
             return;
         }
         if let Some(next) = self.next(self.cursor)
-            && let Some(after) = self.sample_at(next)
-            && after.t - t <= t - before.t
+            && let Some(after) = self.time_at(next)
+            && after - t <= t - before
         {
             self.cursor = next;
         }
+    }
+
+    /// The wall-clock time sample `cursor` was recorded at (from its
+    /// record's head: nothing is decoded).
+    fn time_at(&mut self, cursor: Cursor) -> Option<f64> {
+        let segment = self.segment(cursor.segment);
+        segment.heads.get(cursor.ordinal).map(|head| head.t)
     }
 
     /// Moves to the newest sample at or before wall-clock `t` (the first

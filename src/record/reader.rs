@@ -4,8 +4,7 @@
 
 use super::codec::SampleDecoder;
 use super::format::{
-    self, CHUNK_HEAD, ChunkHead, DataHead, Header, Index, Kind, MAX_WINDOW_LOG, Meta, SegmentEntry,
-    Stream,
+    self, CHUNK_HEAD, ChunkHead, DataHead, Header, Index, Kind, Meta, SegmentEntry, Stream,
 };
 use super::packets;
 use crate::capture::live::PacketBatch;
@@ -15,7 +14,9 @@ use std::fs::File;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+mod inflate;
 mod scan;
+pub use inflate::{Inflater, SegmentChunks};
 use scan::ScanState;
 
 /// A segment bigger than this in the file is damage, not data.
@@ -241,38 +242,61 @@ impl Reader {
     /// segment only as far as the sample it wants (at 10k sockets a
     /// segment is ~18 MB raw; a seek to a minute needs its first record).
     fn read_raw_until(&self, entry: &SegmentEntry, until: f64) -> Result<SegmentRead<Vec<u8>>> {
+        let chunks = self.read_chunks(entry)?;
+        let mut damage = chunks.damage;
+        let wanted = chunks
+            .heads
+            .iter()
+            .skip(1)
+            .position(|h| h.t > until)
+            .map_or(chunks.heads.len(), |later| later + 1);
+        let mut heads = chunks.heads;
+        let mut inflater = Inflater::new(chunks.compressed)?;
+        let mut records = Vec::with_capacity(wanted);
+        while records.len() < wanted {
+            match inflater.next_record() {
+                Some(Ok(record)) => records.push(record),
+                Some(Err(why)) => {
+                    damage = Some(format!("segment {}: {why}", entry.segment));
+                    break;
+                }
+                None => {
+                    damage.get_or_insert(format!("segment {} decodes short", entry.segment));
+                    break;
+                }
+            }
+        }
+        heads.truncate(records.len());
+        Ok(SegmentRead {
+            heads,
+            records,
+            damage,
+            disk_bytes: chunks.disk_bytes,
+        })
+    }
+
+    /// A segment's chunks, checked but not decompressed: each record's head
+    /// (its times) and zstd bytes. Damage ends them where it is met.
+    pub fn read_chunks(&self, entry: &SegmentEntry) -> Result<SegmentChunks> {
         let span = entry.end.saturating_sub(entry.start);
-        let bytes = match (span <= MAX_SEGMENT_BYTES)
+        let Some(bytes) = (span <= MAX_SEGMENT_BYTES)
             .then(|| self.read_at(entry.start, span as usize))
             .transpose()?
             .flatten()
-        {
-            Some(bytes) => bytes,
-            None => {
-                return Ok(SegmentRead {
-                    heads: Vec::new(),
-                    records: Vec::new(),
-                    damage: Some(format!(
-                        "segment at offset {} lies outside the file",
-                        entry.start
-                    )),
-                    disk_bytes: 0,
-                });
-            }
+        else {
+            return Ok(SegmentChunks {
+                damage: Some(format!(
+                    "segment at offset {} lies outside the file",
+                    entry.start
+                )),
+                ..SegmentChunks::default()
+            });
         };
-        let mut decoder = zstd::stream::raw::Decoder::new().context("cannot start zstd")?;
-        decoder
-            .set_parameter(zstd::stream::raw::DParameter::WindowLogMax(MAX_WINDOW_LOG))
-            .context("cannot set the zstd window")?;
-        let mut heads = Vec::new();
-        let mut output = Vec::new();
-        let mut damage = None;
-        let mut disk_bytes = 0u64;
+        let mut chunks = SegmentChunks::default();
         let mut at = 0usize;
-        let mut stopped = false;
-        while at < bytes.len() && heads.len() < entry.count as usize {
+        while at < bytes.len() && chunks.heads.len() < entry.count as usize {
             let Some((head, payload)) = format::check_chunk(&bytes[at..]) else {
-                damage = Some(format!(
+                chunks.damage = Some(format!(
                     "damaged chunk at offset {}",
                     entry.start + at as u64
                 ));
@@ -283,54 +307,30 @@ impl Reader {
                 continue;
             }
             let Some((data, compressed)) = DataHead::parse(payload) else {
-                damage = Some(format!("short record at offset {}", entry.start));
+                chunks.damage = Some(format!("short record at offset {}", entry.start));
                 break;
             };
-            if data.t > until && !heads.is_empty() {
-                stopped = true;
-                break;
-            }
-            if data.segment != entry.segment || data.ordinal as usize != heads.len() {
-                damage = Some(format!(
+            if data.segment != entry.segment || data.ordinal as usize != chunks.heads.len() {
+                chunks.damage = Some(format!(
                     "record out of order in segment {} at offset {}",
                     entry.segment,
                     entry.start + at as u64
                 ));
                 break;
             }
-            if let Err(error) = decompress(&mut decoder, compressed, &mut output) {
-                damage = Some(format!(
-                    "cannot decompress record {} of segment {}: {error}",
-                    data.ordinal, entry.segment
-                ));
-                break;
-            }
-            disk_bytes += head.total() as u64;
-            heads.push(data);
+            chunks.disk_bytes += head.total() as u64;
+            chunks.heads.push(data);
+            chunks.compressed.push(compressed.to_vec());
         }
-        if damage.is_none() && !stopped && heads.len() < entry.count as usize {
-            damage = Some(format!(
+        if chunks.damage.is_none() && chunks.heads.len() < entry.count as usize {
+            chunks.damage = Some(format!(
                 "segment {} ends after {} of {} records",
                 entry.segment,
-                heads.len(),
+                chunks.heads.len(),
                 entry.count
             ));
         }
-        let records: Vec<Vec<u8>> = format::split_records(&output)
-            .into_iter()
-            .take(heads.len())
-            .map(<[u8]>::to_vec)
-            .collect();
-        if records.len() < heads.len() && damage.is_none() {
-            damage = Some(format!("segment {} decodes short", entry.segment));
-        }
-        heads.truncate(records.len());
-        Ok(SegmentRead {
-            heads,
-            records,
-            damage,
-            disk_bytes,
-        })
+        Ok(chunks)
     }
 
     /// Decodes records of the samples stream, in order from the start of
@@ -468,36 +468,6 @@ impl Reader {
                 );
             }
             position -= 1;
-        }
-    }
-}
-
-/// Feeds one flushed zstd block to the segment's decoder.
-fn decompress(
-    decoder: &mut zstd::stream::raw::Decoder<'static>,
-    input: &[u8],
-    output: &mut Vec<u8>,
-) -> std::io::Result<()> {
-    use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
-    let mut input = InBuffer::around(input);
-    let mut buffer = vec![0u8; 1 << 17];
-    loop {
-        let before = input.pos();
-        let mut out = OutBuffer::around(&mut buffer[..]);
-        decoder.run(&mut input, &mut out)?;
-        let written = out.pos();
-        output.extend_from_slice(&buffer[..written]);
-        if output.len() > MAX_SEGMENT_RAW {
-            return Err(std::io::Error::other(
-                "a segment decompresses to over 1 GiB",
-            ));
-        }
-        if input.pos() == input.src.len() && written < buffer.len() {
-            return Ok(());
-        }
-        if written == 0 && input.pos() == before {
-            // No progress on input that remains: nothing more will come.
-            return Err(std::io::Error::other("zstd made no progress"));
         }
     }
 }

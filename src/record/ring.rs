@@ -156,9 +156,18 @@ impl Ring {
         }
     }
 
-    /// Closes the open file with its index.
-    pub fn finish(self) -> Result<WriteStats> {
-        self.open.finish()
+    /// Closes the open file with its index, then drops the oldest files
+    /// the index's bytes put the ring over its size with.
+    pub fn finish(mut self) -> Result<WriteStats> {
+        let stats = self.open.finish()?;
+        let closed = |ring: &VecDeque<RingFile>| ring.iter().map(|f| f.bytes).sum::<u64>();
+        while closed(&self.closed) + stats.bytes > self.options.max_bytes {
+            let Some(oldest) = self.closed.pop_front() else {
+                break;
+            };
+            let _ = std::fs::remove_file(&oldest.path);
+        }
+        Ok(stats)
     }
 }
 
