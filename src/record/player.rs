@@ -385,6 +385,15 @@ impl Player {
     /// samples come a few milliseconds after each whole interval, so "+30s"
     /// means the one 30 s on, not the one just before it.
     pub fn seek(&mut self, t: f64) {
+        // Chosen by the records' heads, only the sample landed on decodes
+        // (a minute's seek no longer decodes the previous segment's end).
+        if let Some(cursor) = self.nearest_by_heads(t)
+            && self.readable(cursor.segment, cursor.ordinal)
+        {
+            self.cursor = cursor;
+            return;
+        }
+        // Damage near `t`: the newest readable sample, as stepping finds it.
         self.seek_at_or_before(t);
         // Times from the records' heads: neither sample is copied.
         let Some(before) = self.time_at(self.cursor) else {
@@ -398,6 +407,38 @@ impl Player {
             && after - t <= t - before
         {
             self.cursor = next;
+        }
+    }
+
+    /// The sample nearest wall-clock `t` (the later one on a tie) by the
+    /// records' heads alone; None before the recording's first segment.
+    fn nearest_by_heads(&mut self, t: f64) -> Option<Cursor> {
+        let segment = self
+            .segments
+            .partition_point(|s| s.first_t <= t)
+            .checked_sub(1)?;
+        let len = self.segment(segment).len();
+        let ordinal = self
+            .segment(segment)
+            .heads
+            .partition_point(|h| h.t <= t)
+            .checked_sub(1)?;
+        let before = Cursor { segment, ordinal };
+        let before_t = self.time_at(before)?;
+        let after = if ordinal + 1 < len {
+            Cursor {
+                segment,
+                ordinal: ordinal + 1,
+            }
+        } else {
+            Cursor {
+                segment: segment + 1,
+                ordinal: 0,
+            }
+        };
+        match self.time_at(after) {
+            Some(after_t) if before_t < t && after_t - t <= t - before_t => Some(after),
+            _ => Some(before),
         }
     }
 
