@@ -95,6 +95,7 @@ fn start(made_for: OrderFor, sample: Arc<Sample>) -> (OrderFor, Receiver<Order>)
     let (done, running) = std::sync::mpsc::channel();
     let asked = made_for.clone();
     std::thread::spawn(move || {
+        crate::collect::priority::lower_this_thread();
         let (_, _, column, descending, filter) = &asked;
         let order = sort(&sample, *column, *descending, filter);
         // Nobody waits any more when the tab was closed: nothing to do.

@@ -97,7 +97,10 @@ impl Worker {
         let (done, prepared) = tokio::sync::mpsc::unbounded_channel();
         std::thread::Builder::new()
             .name("netlens-prepare".into())
-            .spawn(move || run(&queue, &done))?;
+            .spawn(move || {
+                crate::collect::priority::lower_this_thread();
+                run(&queue, &done)
+            })?;
         Ok((Self { jobs }, prepared))
     }
 

@@ -80,6 +80,7 @@ fn start(
 ) -> (Request, Receiver<SocketRows>) {
     let (done, running) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
+        crate::collect::priority::lower_this_thread();
         if let Some(sample) = rows.sample.clone() {
             rows.get(&sample, &want.want());
         }

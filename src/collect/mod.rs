@@ -14,6 +14,7 @@ pub mod neigh;
 pub mod netns;
 pub mod nic_queues;
 pub mod owners;
+pub mod priority;
 pub mod processes;
 pub mod rtnl;
 pub mod snmp;
@@ -263,6 +264,7 @@ impl Sampler {
         let thread = std::thread::Builder::new()
             .name("sampler".into())
             .spawn(move || {
+                priority::lower_this_thread();
                 // Still in netlens' own namespace: open the host-wide knobs.
                 let host_knobs = sysctl::HostKnobs::open();
                 let setup = namespace
