@@ -114,7 +114,7 @@ impl From<&Want<'_>> for WantOwned {
             expanded: want.expanded,
             limits: want.limits,
             upto: want.upto,
-            names: want.names.map(|names| std::sync::Arc::new(names.clone())),
+            names: want.names.cloned(),
             names_generation: want.names_generation,
         }
     }
@@ -131,7 +131,7 @@ impl WantOwned {
             expanded: self.expanded,
             limits: self.limits,
             upto: self.upto,
-            names: self.names.as_deref(),
+            names: self.names.as_ref(),
             names_generation: self.names_generation,
         }
     }
@@ -148,8 +148,9 @@ pub struct Want<'a> {
     pub limits: Thresholds,
     /// The furthest row position that must be in its final place.
     pub upto: usize,
-    /// Reverse names for `host:NAME` (names on).
-    pub names: Option<&'a crate::model::filter::KnownNames>,
+    /// Reverse names for `host:NAME` (names on), shared: a sort on its own
+    /// thread takes another handle, not a copy.
+    pub names: Option<&'a std::sync::Arc<crate::model::filter::KnownNames>>,
     /// Changes whenever `names` does (`SocketsView::names_generation`).
     pub names_generation: u64,
 }
@@ -291,7 +292,7 @@ impl SocketRows {
             let filter = view::scoped_filter(want.scope, want.filter);
             base.extend((0..sockets.len() as u32).filter(|&i| {
                 let row = InSample::new(&sockets[i as usize], current);
-                filter.matches(&row.with_names(want.names))
+                filter.matches(&row.with_names(want.names.map(|n| &**n)))
             }));
             self.base = Arc::new(base);
             self.groups = Arc::new(groups);
@@ -409,8 +410,8 @@ pub(super) mod tests {
     #[test]
     fn host_name_filters_again_when_the_names_change_within_a_sample() {
         let current = sample(700);
-        let names: crate::model::filter::KnownNames =
-            [("198.18.1.3".parse().unwrap(), "web.test".to_string())].into();
+        let names: Arc<crate::model::filter::KnownNames> =
+            Arc::new([("198.18.1.3".parse().unwrap(), "web.test".to_string())].into());
         let peer = |rows: &[u32]| -> Vec<String> {
             let mut peers: Vec<String> = rows
                 .iter()

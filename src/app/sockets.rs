@@ -336,7 +336,7 @@ impl SocketsView {
             expanded: self.expanded,
             limits: self.thresholds,
             upto: (self.window.offset + self.window.page).max(self.selected_position + 1),
-            names: self.names.as_deref(),
+            names: self.names.as_ref(),
             names_generation: self.names_generation,
         };
         self.rows.get(current, &want)

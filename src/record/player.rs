@@ -231,30 +231,12 @@ impl Player {
 
     /// The decoded batches of a packets segment (cached, as samples are).
     fn batches(&mut self, segment: usize) -> Batches {
-        if let Some((_, batches)) = self.packet_cache.iter().find(|(s, _)| *s == segment) {
-            return Rc::clone(batches);
-        }
-        let batches = match self.packet_segments.get(segment) {
-            Some(entry) => match self.reader.read_packets(entry) {
-                Ok(read) => {
-                    if let Some(damage) = read.damage {
-                        self.damage = Some(damage);
-                    }
-                    read.heads.iter().map(|h| h.t).zip(read.records).collect()
-                }
-                Err(error) => {
-                    self.damage = Some(format!("{error:#}"));
-                    Vec::new()
-                }
-            },
-            None => Vec::new(),
-        };
-        let batches = Rc::new(batches);
-        if self.packet_cache.len() >= CACHE_SEGMENTS {
-            self.packet_cache.pop_front();
-        }
-        self.packet_cache.push_back((segment, Rc::clone(&batches)));
-        batches
+        let (reader, damage) = (&self.reader, &mut self.damage);
+        cached(&mut self.packet_cache, segment, || {
+            let entry = self.packet_segments.get(segment)?;
+            let read = noting_damage(reader.read_packets(entry), damage)?;
+            Some(read.heads.iter().map(|h| h.t).zip(read.records).collect())
+        })
     }
 
     /// The packets recorded with the samples after `after` up to `upto`
@@ -393,21 +375,8 @@ impl Player {
             self.cursor = cursor;
             return;
         }
-        // Damage near `t`: the newest readable sample, as stepping finds it.
+        // Damage near `t`: the newest readable sample at or before it.
         self.seek_at_or_before(t);
-        // Times from the records' heads: neither sample is copied.
-        let Some(before) = self.time_at(self.cursor) else {
-            return;
-        };
-        if before >= t {
-            return;
-        }
-        if let Some(next) = self.next(self.cursor)
-            && let Some(after) = self.time_at(next)
-            && after - t <= t - before
-        {
-            self.cursor = next;
-        }
     }
 
     /// The sample nearest wall-clock `t` (the later one on a tie) by the
@@ -547,36 +516,20 @@ impl Player {
         out
     }
 
-    /// The decoded heads of a heads segment (cached, as samples are). Damage
-    /// cuts it where it was met, and is kept in `damage`.
+    /// The decoded heads of a heads segment (cached, as packets are).
+    /// Damage cuts it where it was met, and is kept in `damage`.
     fn heads(&mut self, segment: usize) -> Heads {
-        if let Some((_, heads)) = self.head_cache.iter().find(|(s, _)| *s == segment) {
-            return Rc::clone(heads);
-        }
-        let heads = match self.head_segments.get(segment) {
-            Some(entry) => match self.reader.read_raw(entry) {
-                Ok(read) => {
-                    if let Some(damage) = read.damage {
-                        self.damage = Some(damage);
-                    }
-                    read.records
-                        .iter()
-                        .map_while(|record| super::codec::decode_head(record).ok())
-                        .collect()
-                }
-                Err(error) => {
-                    self.damage = Some(format!("{error:#}"));
-                    Vec::new()
-                }
-            },
-            None => Vec::new(),
-        };
-        let heads = Rc::new(heads);
-        if self.head_cache.len() >= CACHE_SEGMENTS {
-            self.head_cache.pop_front();
-        }
-        self.head_cache.push_back((segment, Rc::clone(&heads)));
-        heads
+        let (reader, damage) = (&self.reader, &mut self.damage);
+        cached(&mut self.head_cache, segment, || {
+            let entry = self.head_segments.get(segment)?;
+            let read = noting_damage(reader.read_raw(entry), damage)?;
+            let heads = read.records.iter();
+            Some(
+                heads
+                    .map_while(|r| super::codec::decode_head(r).ok())
+                    .collect(),
+            )
+        })
     }
 
     /// Position of the cursor among all samples, and their count.
@@ -738,5 +691,43 @@ impl Player {
             None => self.playing = self.following,
         }
         sample
+    }
+}
+
+/// `segment`'s entry in `cache`, made by `make` (None: empty) when it is
+/// not there; the cache keeps the newest `CACHE_SEGMENTS`.
+fn cached<T: Default>(
+    cache: &mut VecDeque<(usize, Rc<T>)>,
+    segment: usize,
+    make: impl FnOnce() -> Option<T>,
+) -> Rc<T> {
+    if let Some((_, made)) = cache.iter().find(|(s, _)| *s == segment) {
+        return Rc::clone(made);
+    }
+    let made = Rc::new(make().unwrap_or_default());
+    if cache.len() >= CACHE_SEGMENTS {
+        cache.pop_front();
+    }
+    cache.push_back((segment, Rc::clone(&made)));
+    made
+}
+
+/// A segment read, its damage (or the error that stopped it) kept in
+/// `damage` for the error line.
+fn noting_damage<T>(
+    read: Result<super::reader::SegmentRead<T>>,
+    damage: &mut Option<String>,
+) -> Option<super::reader::SegmentRead<T>> {
+    match read {
+        Ok(read) => {
+            if read.damage.is_some() {
+                damage.clone_from(&read.damage);
+            }
+            Some(read)
+        }
+        Err(error) => {
+            *damage = Some(format!("{error:#}"));
+            None
+        }
     }
 }
