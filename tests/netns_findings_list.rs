@@ -121,14 +121,26 @@ fn select_row_of(tmux: &Tmux, label: &str) -> (String, String) {
             .position(|l| l.starts_with("│> ") && l.contains(&ours))
         {
             // The detail: from the rule under the list to the box's end.
-            let detail: Vec<&str> = lines[at..]
+            let below: Vec<&str> = lines[at..]
                 .iter()
                 .skip_while(|l| !l.starts_with("│──"))
                 .skip(1)
-                .take_while(|l| l.starts_with('│'))
-                .map(|l| l.trim_matches('│').trim())
+                .copied()
                 .collect();
-            return (lines[at].to_string(), detail.join(" "));
+            let inside = below.iter().take_while(|l| l.starts_with('│')).count();
+            // A capture taken while the frame is being written shows the
+            // old screen under the new rows: only a detail that ends on
+            // the box's bottom border is the whole frame.
+            if below.get(inside).is_some_and(|l| l.starts_with('└')) {
+                let detail: Vec<&str> = below[..inside]
+                    .iter()
+                    .map(|l| l.trim_matches('│').trim())
+                    .collect();
+                return (lines[at].to_string(), detail.join(" "));
+            }
+            assert!(Instant::now() < deadline, "no whole frame:\n{screen}");
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
         }
         assert!(
             Instant::now() < deadline,
