@@ -11,14 +11,15 @@
 mod common;
 
 use common::NETLENS;
+use common::tmux::Tmux;
 use netlens::model::sockets::{Proto, SocketSample, TCP_LISTEN, TCP_SYN_RECV, TcpSample};
 use netlens::model::{InterfaceSample, Sample};
 use netlens::record::Recorder;
 use netlens::record::format::Meta;
 use netlens::record::writer::Writer;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// 2024-01-01 10:00:00 UTC.
 const T0: f64 = 1_704_103_200.0;
@@ -228,95 +229,35 @@ fn a_flickering_condition_does_not_blink() {
     );
 }
 
-/// A private tmux server, killed on drop.
-struct Tmux {
-    socket: String,
-    tmpdir: PathBuf,
+/// The replay in a pane of the shared tmux helper.
+trait ReplayPane {
+    fn replay(&self, file: &Path);
+    fn press(&self, keys: &[&str]);
+    fn shows(&self, what: &str, ready: impl Fn(&str) -> bool) -> String;
 }
 
-impl Tmux {
-    fn new(tag: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("SKIP: tmux is not installed (apt install tmux)");
-            return None;
-        }
-        let socket = format!("netlens-findings-{}-{tag}", std::process::id());
-        let tmpdir = std::env::temp_dir().join(&socket);
-        std::fs::create_dir_all(&tmpdir).unwrap();
-        Some(Tmux { socket, tmpdir })
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out: Output = Command::new("tmux")
-            .env("TMUX_TMPDIR", &self.tmpdir)
-            .env_remove("TMUX")
-            .args(["-L", &self.socket, "-f", "/dev/null"])
-            .args(args)
-            .output()
-            .expect("run tmux");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
+impl ReplayPane for Tmux {
     /// `netlens replay FILE` in an 80x24 pane.
     fn replay(&self, file: &Path) {
         let command = format!(
             "env TERM=xterm-256color {NETLENS} replay {}",
             file.display()
         );
-        self.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            "80",
-            "-y",
-            "24",
-            &command,
-        ]);
-        self.run(&["set-option", "-t", "t", "status", "off"]);
-        self.wait_for("the replay", |s| s.contains("REPLAY"));
+        self.start(80, 24, &std::env::temp_dir(), &command);
+        self.shows("the replay", |s| s.contains("REPLAY"));
     }
 
-    fn keys(&self, keys: &[&str]) {
+    fn press(&self, keys: &[&str]) {
         for key in keys {
-            self.run(&["send-keys", "-t", "t", key]);
+            self.send_keys(&[key]);
         }
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
     }
 
     /// Polls the pane until `ready` holds (at most 15 s).
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let shown = self.screen();
-            if ready(&shown) {
-                return shown;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the pane never showed {what}:\n{shown}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .env("TMUX_TMPDIR", &self.tmpdir)
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-        let _ = std::fs::remove_dir_all(&self.tmpdir);
+    fn shows(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        self.wait(what, Duration::from_secs(15), |s| {
+            ready(s).then(|| s.to_string())
+        })
     }
 }
 
@@ -364,19 +305,19 @@ fn findings_show_whole_at_80x24_and_the_header_counts_them() {
     let fix = syn_flood_fix(&path, 2);
     assert!(fix.len() > 160, "a fix longer than two lines: {fix}");
     tmux.replay(&path);
-    tmux.keys(&["Right", "Right"]);
-    tmux.wait_for("the finding", |s| s.contains("1 finding │ WARN syn-flood"));
+    tmux.press(&["Right", "Right"]);
+    tmux.shows("the finding", |s| s.contains("1 finding │ WARN syn-flood"));
     // The ! list: the selected finding whole below the list.
     // Waited for whole: a capture can catch the frame half written.
-    tmux.keys(&["!"]);
+    tmux.press(&["!"]);
     let whole = words(&format!("fix: {fix}"));
-    let list = tmux.wait_for("the list with the whole fix", |s| {
+    let list = tmux.shows("the list with the whole fix", |s| {
         s.contains("Findings") && words(s).contains(&whole)
     });
     assert!(list.lines().all(|l| l.chars().count() <= 80));
     // The TCP tab: the fix wrapped, not cut.
-    tmux.keys(&["Escape", "3"]);
-    tmux.wait_for("the TCP tab with the whole fix", |s| {
+    tmux.press(&["Escape", "3"]);
+    tmux.shows("the TCP tab with the whole fix", |s| {
         s.contains("knobs") && words(s).contains(&whole)
     });
 }
@@ -404,12 +345,12 @@ fn a_calm_crit_never_hides_a_live_warn() {
     assert_eq!(at2[1]["severity"], "crit");
     assert_eq!(at2[1]["calm"], 1);
     tmux.replay(&path);
-    tmux.keys(&["Right", "Right"]);
-    tmux.wait_for("the header at second 2", |s| {
+    tmux.press(&["Right", "Right"]);
+    tmux.shows("the header at second 2", |s| {
         s.contains("2 findings │ WARN syn-flood")
     });
-    tmux.keys(&["!"]);
-    tmux.wait_for("the list with the calm CRIT", |s| {
+    tmux.press(&["!"]);
+    tmux.shows("the list with the calm CRIT", |s| {
         s.contains("Findings") && s.contains("calm 1 retransmits (was CRIT)")
     });
 }
@@ -428,8 +369,8 @@ fn the_tcp_tab_keeps_cited_and_moved_counters_in_view() {
     }
     let path = record("counters.nlrec", &seconds);
     tmux.replay(&path);
-    tmux.keys(&["3", "G"]);
-    let tcp = tmux.wait_for("the last sample's TCP tab", |s| {
+    tmux.press(&["3", "G"]);
+    let tcp = tmux.shows("the last sample's TCP tab", |s| {
         s.contains("#10/10") && s.contains("listen-overflow")
     });
     assert!(
@@ -470,8 +411,8 @@ fn replay_marks_where_findings_start_and_jumps_there() {
         .find(|l| l.contains("#1/80"))
         .expect("the timeline")
         .to_string();
-    shown.keys(&["}"]);
-    shown.wait_for("the first recorded start", |s| s.contains("#21/80"));
+    shown.press(&["}"]);
+    shown.shows("the first recorded start", |s| s.contains("#21/80"));
     drop(shown);
     let path = record("marks.nlrec", &seconds);
     tmux.replay(&path);
@@ -482,15 +423,15 @@ fn replay_marks_where_findings_start_and_jumps_there() {
         .expect("the timeline");
     assert_eq!(bar.matches('!').count(), 2, "two marks: {bar}");
     assert_eq!(bar, recorded_bar, "the same marks from the findings stream");
-    tmux.keys(&["}"]);
-    tmux.wait_for("the first start", |s| s.contains("#21/80"));
-    tmux.keys(&["}"]);
-    let at = tmux.wait_for("the second start", |s| s.contains("#51/80"));
+    tmux.press(&["}"]);
+    tmux.shows("the first start", |s| s.contains("#21/80"));
+    tmux.press(&["}"]);
+    let at = tmux.shows("the second start", |s| s.contains("#51/80"));
     assert!(at.contains("syn-flood"), "{at}");
-    tmux.keys(&["{"]);
-    tmux.wait_for("back to the first", |s| s.contains("#21/80"));
-    tmux.keys(&["{"]);
-    tmux.wait_for("nothing before", |s| {
+    tmux.press(&["{"]);
+    tmux.shows("back to the first", |s| s.contains("#21/80"));
+    tmux.press(&["{"]);
+    tmux.shows("nothing before", |s| {
         s.contains("no finding starts before this sample")
     });
     // The key table gives the man page (and help, footer) the keys.

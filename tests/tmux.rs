@@ -1,7 +1,7 @@
 //! netlens in real tmux: compact panes, keys, resizes, TERM, NO_COLOR and
 //! the mouse, `netlens tmux --detached`, and the layout file in assets/.
 //!
-//! Every test runs its own tmux server (`tmux -L netlens-test-<pid>-<tag>`,
+//! Every test runs its own tmux server (`tmux -L netlens-<tag>-<pid>`,
 //! with TMUX_TMPDIR in a private directory and no user config), and kills
 //! only that server. The panes run with --no-capture (except the layout's
 //! Flows pane) and watch the host's counters; nothing is sent anywhere.
@@ -9,94 +9,9 @@
 mod common;
 
 use common::NETLENS;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use common::tmux::Tmux as Server;
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// A private tmux server, killed on drop.
-struct Server {
-    socket: String,
-    tmpdir: PathBuf,
-}
-
-impl Server {
-    /// None (and a SKIP line) when tmux is not installed.
-    fn new(tag: &str) -> Option<Server> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("SKIP: tmux is not installed (apt install tmux)");
-            return None;
-        }
-        let socket = format!("netlens-test-{}-{tag}", std::process::id());
-        let tmpdir = std::env::temp_dir().join(&socket);
-        std::fs::create_dir_all(&tmpdir).unwrap();
-        Some(Server { socket, tmpdir })
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command
-            .env("TMUX_TMPDIR", &self.tmpdir)
-            .env_remove("TMUX")
-            .args(["-L", &self.socket, "-f", "/dev/null"]);
-        command
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out: Output = self.command().args(args).output().expect("run tmux");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// A detached session of `width`x`height` (no status line) running `command`.
-    fn session(&self, name: &str, width: u16, height: u16, command: &str) {
-        self.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            &width.to_string(),
-            "-y",
-            &height.to_string(),
-            command,
-        ]);
-        self.run(&["set-option", "-t", name, "status", "off"]);
-        self.run(&["set-option", "-t", name, "remain-on-exit", "on"]);
-    }
-
-    fn capture(&self, target: &str) -> Vec<String> {
-        self.run(&["capture-pane", "-p", "-t", target])
-            .lines()
-            .map(str::to_string)
-            .collect()
-    }
-
-    /// Polls the pane until `ready` holds for its text (at most 15 s).
-    fn wait_for(&self, target: &str, what: &str, ready: impl Fn(&[String]) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let shown = self.capture(target);
-            if ready(&shown) {
-                return shown;
-            }
-            if Instant::now() > deadline {
-                panic!("pane {target} never showed {what}:\n{}", shown.join("\n"));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").output();
-        let _ = std::fs::remove_dir_all(&self.tmpdir);
-    }
-}
 
 fn netlens_in(term: &str, args: &str) -> String {
     format!("env TERM={term} {NETLENS} {args}")

@@ -7,8 +7,10 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 pub struct Tmux {
-    socket: String,
-    tmpdir: PathBuf,
+    /// The server's name (`tmux -L`), for commands the tests build.
+    pub socket: String,
+    /// Its TMUX_TMPDIR.
+    pub tmpdir: PathBuf,
 }
 
 impl Tmux {
@@ -76,10 +78,24 @@ impl Tmux {
     }
 
     pub fn capture(&self, target: &str) -> Vec<String> {
-        self.run(&["capture-pane", "-p", "-t", target])
-            .lines()
-            .map(str::to_string)
-            .collect()
+        self.settled(target).lines().map(str::to_string).collect()
+    }
+
+    /// The pane's text once two captures in a row agree (at most 10
+    /// tries, then the last): a capture taken while netlens is writing a
+    /// frame shows the new rows above the old screen's, a screen that was
+    /// never drawn.
+    fn settled(&self, target: &str) -> String {
+        let mut last = self.run(&["capture-pane", "-p", "-t", target]);
+        for _ in 0..10 {
+            std::thread::sleep(Duration::from_millis(10));
+            let now = self.run(&["capture-pane", "-p", "-t", target]);
+            if now == last {
+                break;
+            }
+            last = now;
+        }
+        last
     }
 
     /// Polls the pane until `ready` holds for its text (at most 15 s).
@@ -144,7 +160,7 @@ impl Tmux {
     }
 
     pub fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
+        self.settled("t")
     }
 
     /// Polls the screen until `ready` gives Some (at most `patience`).

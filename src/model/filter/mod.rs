@@ -211,19 +211,6 @@ impl Expr {
         Self { root }
     }
 
-    /// Whether a term asks for a host name (`host:NAME`): only then are the
-    /// known reverse names worth gathering.
-    pub fn wants_names(&self) -> bool {
-        fn wants(node: &Node) -> bool {
-            match node {
-                Node::And(parts) | Node::Or(parts) => parts.iter().any(wants),
-                Node::Not(inner) => wants(inner),
-                Node::Term(term) => matches!(term, Term::HostName(_)),
-            }
-        }
-        self.root.as_ref().is_some_and(wants)
-    }
-
     pub fn matches(&self, row: &impl FilterFields) -> bool {
         self.root
             .as_ref()
