@@ -57,7 +57,7 @@ fn sample(mono: f64) -> Sample {
             send_q: 0,
             uid: 0,
             inode: u32::from(id) * PER_NS + i + 1,
-            users: Vec::new(),
+            users: Default::default(),
             owner_denied: false,
             tcp: None,
             drops: None,

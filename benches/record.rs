@@ -113,7 +113,8 @@ fn sockets(i: u64, n: u32) -> Vec<SocketSample> {
                     process: "nginx".into(),
                     pid: 1200 + (k % 4) as u32,
                     fd: 10 + k as u32,
-                }],
+                }]
+                .into(),
                 owner_denied: false,
                 tcp: Some(TcpInfoSample {
                     rtt_us: 20_000 + (id % 997) as u32 + if active { (i % 13) as u32 } else { 0 },

@@ -61,7 +61,8 @@ fn synthetic(mono: f64, count: u32) -> Sample {
                 process: "server".into(),
                 pid: 4000 + i % 5,
                 fd: 10 + i,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: Some(TcpInfoSample {
                 rtt_us: 100 + i % 1000,

@@ -47,7 +47,7 @@ fn socket(state: u8, local: &str, peer: &str, recv_q: u32, send_q: u32) -> Socke
         send_q,
         uid: 0,
         inode: 1,
-        users: Vec::new(),
+        users: Default::default(),
         owner_denied: false,
         tcp: None,
         drops: None,

@@ -107,7 +107,7 @@ fn socket(local: &str, peer: &str, inode: u32) -> SocketSample {
         send_q: 0,
         uid: 0,
         inode,
-        users: Vec::new(),
+        users: Default::default(),
         owner_denied: false,
         tcp: None,
         drops: None,

@@ -70,7 +70,7 @@ fn socket(netns: u16, state: u8, local: &str, peer: &str) -> SocketSample {
         send_q: 0,
         uid: 0,
         inode: 1,
-        users: Vec::new(),
+        users: Default::default(),
         owner_denied: false,
         tcp: None,
         drops: None,

@@ -47,7 +47,8 @@ fn sockets(i: u64) -> Vec<SocketSample> {
                     process: "curl".into(),
                     pid: 300 + k as u32,
                     fd: 3,
-                }],
+                }]
+                .into(),
                 owner_denied: false,
                 tcp: Some(TcpInfoSample {
                     rtt_us: 1000 + (i * k % 13) as u32,

@@ -32,7 +32,7 @@ fn sample(i: u64) -> Sample {
         send_q: 0,
         uid: 0,
         inode: 7,
-        users: Vec::new(),
+        users: Default::default(),
         owner_denied: false,
         tcp: None,
         drops: None,

@@ -3,7 +3,7 @@
 //! one owner adds, printed (`cargo test --release --test socket_memory --
 //! --nocapture`) and bounded so a field added without thought shows here.
 
-use netlens::model::sockets::{SocketSample, SocketUser, TcpInfoSample};
+use netlens::model::sockets::{Owners, SocketSample, SocketUser, TcpInfoSample};
 use std::mem::size_of;
 use std::net::SocketAddr;
 
@@ -21,7 +21,7 @@ fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
         ("proto + state", 2),
         ("local + peer (SocketAddr)", 2 * size_of::<SocketAddr>()),
         ("recv_q, send_q, uid, inode", 16),
-        ("users (Vec header)", size_of::<Vec<SocketUser>>()),
+        ("users (Owners, one owner inline)", size_of::<Owners>()),
         (
             "tcp (Option<TcpInfoSample>)",
             size_of::<Option<TcpInfoSample>>(),
@@ -33,23 +33,34 @@ fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
     for (what, n) in parts {
         eprintln!("  {what:<44} {n:>4} B");
     }
-    // One owner: its Vec's buffer (one SocketUser); the process name is
-    // shared by every socket of the process (ProcessName), so a copy of the
-    // socket adds no name. Before it was a String: chunk(15) more per copy.
-    let user_heap = chunk(size_of::<SocketUser>());
+    // One owner lives inside the socket (Owners); before, a Vec's buffer
+    // was a malloc chunk of one SocketUser on every copy. The process name
+    // is shared by every socket of the process (ProcessName), so a copy of
+    // the socket adds no name.
+    let vec_buffer = chunk(size_of::<SocketUser>());
     let shared_name = chunk(16 + 15);
     eprintln!(
-        "SocketSample: {inline} B inline ({named} B of fields, {} B padding); \
-         one owner adds {user_heap} B of heap per copy (malloc chunks; its name, \
-         {shared_name} B, once per process); a socket with its owner: {} B per copy \
-         (a String name: {} B)",
+        "SocketSample: {inline} B inline ({named} B of fields, {} B padding), one owner \
+         included, no heap per copy (its name, {shared_name} B, once per process); \
+         before (a Vec of owners): {} B per copy",
         inline - named.min(inline),
-        inline + user_heap,
-        inline + chunk(32) + chunk(15)
+        inline - size_of::<Owners>() + size_of::<Vec<SocketUser>>() + vec_buffer,
     );
     assert!(named <= inline, "a field is missing from the breakdown");
-    assert!(inline <= 208, "SocketSample grew to {inline} B");
+    assert!(inline <= 216, "SocketSample grew to {inline} B");
     assert_eq!(size_of::<SocketUser>(), 24);
+    assert_eq!(size_of::<Owners>(), 32, "one owner inline, and its length");
+    // A socket with one owner allocates nothing; one shared by two
+    // processes (a fork's inherited listener) spills to the heap.
+    let user = |pid| SocketUser {
+        process: "nginx".into(),
+        pid,
+        fd: 6,
+    };
+    let one: Owners = [user(1)].into_iter().collect();
+    assert!(!one.spilled());
+    let two: Owners = [user(1), user(2)].into_iter().collect();
+    assert!(two.spilled());
 }
 
 /// Owners of one process share its name: cloning a socket's owners (each
@@ -153,7 +164,8 @@ fn table(count: u32, second: u32) -> Vec<SocketSample> {
                 process: names[(i / 19_000) as usize % 53].clone(),
                 pid: 5000 + i / 19_000,
                 fd: 3 + i % 19_000,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: Some(TcpInfoSample {
                 rtt_us: 20 + i % 7,

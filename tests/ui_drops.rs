@@ -43,7 +43,8 @@ fn udp_socket(port: u16, pid: u32, process: &str) -> SocketSample {
             process: process.into(),
             pid,
             fd: 4,
-        }],
+        }]
+        .into(),
         owner_denied: false,
         tcp: None,
         drops: None,

@@ -299,7 +299,8 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
                 process: "client".into(),
                 pid: 7,
                 fd: 3,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: None,
             drops: None,

@@ -543,7 +543,8 @@ fn sock(proto: Proto, state: u8, local: &str, peer: &str, q: (u32, u32)) -> Sock
             process: "web".into(),
             pid: 4242,
             fd: 7,
-        }],
+        }]
+        .into(),
         owner_denied: false,
         tcp: (proto == Proto::Tcp).then_some(TcpInfoSample {
             rtt_us: 1500,

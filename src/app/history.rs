@@ -198,7 +198,7 @@ mod tests {
             send_q: 0,
             uid: 0,
             inode: 1,
-            users: Vec::new(),
+            users: Default::default(),
             owner_denied: false,
             tcp: None,
             drops: None,

@@ -194,7 +194,8 @@ mod tests {
                 process: ["api", "db", "api,db"][(i % 3) as usize].into(),
                 pid: 100 + i % 3,
                 fd: i,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: None,
             drops: None,

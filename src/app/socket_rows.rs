@@ -357,7 +357,7 @@ pub(super) mod tests {
                 send_q: 0,
                 uid: 0,
                 inode: i,
-                users: Vec::new(),
+                users: Default::default(),
                 owner_denied: false,
                 tcp: None,
                 drops: None,

@@ -121,7 +121,7 @@ impl ConnLog {
                     });
                 listener.last_seen = mono;
                 if !socket.users.is_empty() {
-                    listener.users.clone_from(&socket.users);
+                    listener.users = socket.users.to_vec();
                 }
                 continue;
             }

@@ -8,7 +8,7 @@
 //! (measured: memmove was the top symbol). This reader only touches the
 //! bytes netlens keeps. Its unit test checks it against the crate's parser.
 
-use crate::model::sockets::{Proto, SocketSample, TcpInfoSample};
+use crate::model::sockets::{Owners, Proto, SocketSample, TcpInfoSample};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 const INET_DIAG_MSG_LEN: usize = 72;
@@ -56,7 +56,7 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         send_q: u32_ne(payload, 60)?,
         uid: u32_ne(payload, 64)?,
         inode: u32_ne(payload, 68)?,
-        users: Vec::new(),
+        users: Owners::new(),
         owner_denied: false,
         tcp: None,
         drops: None,

@@ -372,7 +372,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         send_q: header.send_queue,
         uid: header.uid,
         inode: header.inode,
-        users: Vec::new(),
+        users: Default::default(),
         owner_denied: false,
         tcp,
         drops,

@@ -56,7 +56,7 @@ impl StackCollector {
             if socket.inode == 0 {
                 continue;
             }
-            socket.users = self.owners.users(socket.inode).to_vec();
+            socket.users = self.owners.users(socket.inode).iter().cloned().collect();
             socket.owner_denied = socket.users.is_empty() && denied;
         }
         let orphans = sockets[..primary].iter().filter(|s| s.is_orphan()).count() as u32;

@@ -188,7 +188,8 @@ fn a_matching_socket_names_its_process() {
             process: process.into(),
             pid,
             fd: 3,
-        }],
+        }]
+        .into(),
         owner_denied: false,
         tcp: None,
         drops: None,

@@ -198,7 +198,8 @@ mod tests {
                 process: "python3".into(),
                 pid: 77,
                 fd: 4,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: None,
             drops: None,

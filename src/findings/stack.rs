@@ -391,7 +391,8 @@ mod tests {
                 process: "web".into(),
                 pid: 42,
                 fd: 3,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: None,
             drops: None,

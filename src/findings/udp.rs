@@ -158,7 +158,8 @@ mod tests {
                 process: "python3".into(),
                 pid: 4242,
                 fd: 3,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: None,
             drops: Some(drops),

@@ -143,7 +143,8 @@ mod tests {
                 process: format!("p{pid}").into(),
                 pid,
                 fd: 3,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: None,
             drops: None,

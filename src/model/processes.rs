@@ -393,7 +393,8 @@ mod tests {
                 process: format!("p{pid}").into(),
                 pid,
                 fd: 3,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: Some(TcpInfoSample {
                 bytes_acked: sent,

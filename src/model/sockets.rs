@@ -53,6 +53,11 @@ pub struct SocketUser {
     pub fd: u32,
 }
 
+/// The processes holding a socket: almost always one, kept inline (a Vec
+/// was a 32 B allocation per socket, made and freed on every copy of every
+/// socket table); a socket shared by several processes spills to the heap.
+pub type Owners = smallvec::SmallVec<[SocketUser; 1]>;
+
 /// A process name (its comm), shared: a process holding 19,000 sockets has
 /// one copy of its name, not one per socket and per sample kept (at a
 /// million sockets those copies were 32 B each, four times over). Stored
@@ -154,8 +159,8 @@ pub struct SocketSample {
     pub uid: u32,
     pub inode: u32,
     /// Processes holding the socket; empty when none was found.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub users: Vec<SocketUser>,
+    #[serde(default, skip_serializing_if = "Owners::is_empty")]
+    pub users: Owners,
     /// No owner was found and some /proc/PID/fd could not be read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub owner_denied: bool,

@@ -28,7 +28,7 @@
 //! Integers are LEB128 varints unless sized; sized ones are little-endian.
 
 use crate::model::Sample;
-use crate::model::sockets::{Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample};
+use crate::model::sockets::{Owners, Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample};
 use anyhow::{Context, Result, bail};
 use std::collections::{HashMap, VecDeque};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
@@ -422,7 +422,7 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
                     send_q: 0,
                     uid: 0,
                     inode: 0,
-                    users: Vec::new(),
+                    users: Owners::new(),
                     owner_denied: false,
                     tcp: None,
                     drops: None,
@@ -444,7 +444,7 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
         if count > input.bytes.len() {
             bail!("the socket table's user list is too long");
         }
-        let mut users = Vec::with_capacity(count);
+        let mut users = Owners::with_capacity(count);
         for _ in 0..count {
             let len = input.count()?;
             let process = String::from_utf8_lossy(input.take(len)?).into_owned();
@@ -490,7 +490,8 @@ mod tests {
                 process: "nginx".into(),
                 pid: 10,
                 fd: u32::from(port),
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: port.is_multiple_of(2).then(|| TcpInfoSample {
                 rtt_us: 100,

@@ -464,7 +464,8 @@ mod tests {
                 process: "httpd".into(),
                 pid: 42,
                 fd: 3,
-            }],
+            }]
+            .into(),
             owner_denied: false,
             tcp: None,
             drops: None,
