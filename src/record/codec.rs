@@ -58,21 +58,16 @@ impl SampleEncoder {
     }
 }
 
-/// Decodes the records of one segment in order.
-#[derive(Default)]
-pub struct SampleDecoder {
-    previous: Vec<SocketSample>,
-}
-
-impl SampleDecoder {
-    pub fn decode(&mut self, record: &[u8]) -> Result<Sample> {
-        let mut sample = decode_head(record)?;
-        let len = u32::from_le_bytes(record[..4].try_into().expect("4 bytes")) as usize;
-        let mut input = Input::new(&record[4 + len..], "the socket table");
-        sample.sockets = decode_sockets(&self.previous, &mut input)?;
-        self.previous.clone_from(&sample.sockets);
-        Ok(sample)
-    }
+/// Decodes a samples record; `previous` is the sockets of the record
+/// before it in its segment (empty for a keyframe, `self_contained`): a
+/// delta's unchanged sockets are copied from there. The callers keep the
+/// samples they decode, so no copy of the table is kept here as well.
+pub fn decode(previous: &[SocketSample], record: &[u8]) -> Result<Sample> {
+    let mut sample = decode_head(record)?;
+    let len = u32::from_le_bytes(record[..4].try_into().expect("4 bytes")) as usize;
+    let mut input = Input::new(&record[4 + len..], "the socket table");
+    sample.sockets = decode_sockets(previous, &mut input)?;
+    Ok(sample)
 }
 
 /// Whether a samples record decodes without the records before it: every
@@ -510,7 +505,7 @@ mod tests {
     #[test]
     fn sockets_round_trip_through_deltas() {
         let mut encoder = SampleEncoder::default();
-        let mut decoder = SampleDecoder::default();
+        let mut previous = Vec::new();
         let mut sample = Sample::default();
         let lists = [
             (0..50).map(|p| socket(p, 10, p == 7)).collect::<Vec<_>>(),
@@ -538,15 +533,13 @@ mod tests {
             sample.sockets = list.clone();
             let bytes = encoder.encode(&mut sample, i == 0);
             assert_eq!(&sample.sockets, list, "put back");
-            let decoded = decoder.decode(&bytes).unwrap();
+            let decoded = decode(&previous, &bytes).unwrap();
             assert_eq!(decoded, sample, "sample {i}");
             // Damage is an error, never a panic.
             for cut in 0..bytes.len() {
-                let mut copy = SampleDecoder {
-                    previous: decoder.previous.clone(),
-                };
-                let _ = copy.decode(&bytes[..cut]);
+                let _ = decode(&previous, &bytes[..cut]);
             }
+            previous = decoded.sockets;
         }
     }
 
@@ -563,7 +556,7 @@ mod tests {
         // bytes, a namespace id 1.
         let before_netns = bytes.len() - 3 * NETNS_FIELDS.len();
         let old = &bytes[..before_netns - 3 * 3 * LATER_FIELDS.len()];
-        let decoded = SampleDecoder::default().decode(old).unwrap();
+        let decoded = decode(&[], old).unwrap();
         assert!(decoded.sockets.iter().all(|s| s.rcvbuf.is_none()));
         let mut expected = sample.clone();
         for s in &mut expected.sockets {
@@ -572,12 +565,10 @@ mod tests {
         }
         assert_eq!(decoded, expected);
         // One made before the namespace column reads namespace 0.
-        let no_netns = SampleDecoder::default()
-            .decode(&bytes[..before_netns])
-            .unwrap();
+        let no_netns = decode(&[], &bytes[..before_netns]).unwrap();
         assert!(no_netns.sockets.iter().all(|s| s.netns == 0));
         assert_eq!(no_netns.sockets[0].rcvbuf, Some(212_992));
-        let new = SampleDecoder::default().decode(&bytes).unwrap();
+        let new = decode(&[], &bytes).unwrap();
         assert_eq!(new.sockets[0].rcvbuf, Some(212_992));
         assert_eq!(new, sample);
     }
@@ -593,11 +584,12 @@ mod tests {
         let delta = encoder.encode(&mut sample, false);
         assert!(self_contained(&key));
         assert!(!self_contained(&delta));
-        // A keyframe decodes alone, whatever the decoder saw before.
-        let mut decoder = SampleDecoder::default();
-        decoder.decode(&key).unwrap();
-        decoder.decode(&delta).unwrap();
-        assert_eq!(SampleDecoder::default().decode(&key).unwrap(), sample);
+        // A keyframe decodes alone, whatever came before; a delta needs
+        // the sockets before it.
+        let first = decode(&[], &key).unwrap();
+        assert_eq!(decode(&first.sockets, &delta).unwrap(), sample);
+        assert_eq!(decode(&sample.sockets, &key).unwrap(), sample);
+        assert!(decode(&[], &delta).is_err());
         // No sockets at all: nothing refers back.
         sample.sockets.clear();
         assert!(self_contained(&encoder.encode(&mut sample, false)));

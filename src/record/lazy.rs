@@ -6,7 +6,6 @@
 //! just before it). So a seek decodes at most `writer::SOCKET_KEY_EVERY`
 //! samples of a format 2.1 file, and playing on decodes each sample once.
 
-use super::codec::SampleDecoder;
 use super::format::{DataHead, SegmentEntry};
 use super::reader::{Inflater, Reader};
 use crate::model::Sample;
@@ -19,9 +18,8 @@ pub struct LazySegment {
     records: Vec<Vec<u8>>,
     inflater: Option<Inflater>,
     samples: Vec<Option<Sample>>,
-    /// The decoder holds the sockets of this sample (the next delta's base).
-    decoder: SampleDecoder,
-    decoder_at: Option<usize>,
+    /// The sample decoded last: the next one decodes on from its sockets.
+    decoded_at: Option<usize>,
     /// Where each sample's decode starts: the newest keyframe at or before it.
     keyframes: Vec<usize>,
     /// Format 1: every record decodes alone (MessagePack).
@@ -53,8 +51,7 @@ impl LazySegment {
             heads,
             records: Vec::new(),
             inflater,
-            decoder: SampleDecoder::default(),
-            decoder_at: None,
+            decoded_at: None,
             whole: reader.header.major == 1,
             segment: entry.segment,
             decodes: 0,
@@ -69,8 +66,7 @@ impl LazySegment {
             records: Vec::new(),
             inflater: None,
             samples: Vec::new(),
-            decoder: SampleDecoder::default(),
-            decoder_at: None,
+            decoded_at: None,
             keyframes: Vec::new(),
             whole: false,
             segment: 0,
@@ -111,8 +107,8 @@ impl LazySegment {
         self.heads.truncate(k);
         self.keyframes.truncate(k);
         self.inflater = None;
-        if self.decoder_at.is_some_and(|at| at >= k) {
-            self.decoder_at = None;
+        if self.decoded_at.is_some_and(|at| at >= k) {
+            self.decoded_at = None;
         }
     }
 
@@ -145,30 +141,35 @@ impl LazySegment {
 
     fn decode_up_to(&mut self, i: usize) -> Result<(), String> {
         let key = self.keyframes[i];
-        let start = match self.decoder_at {
+        let start = match self.decoded_at {
             // Going on from the sample decoded last costs less than going
             // back to the keyframe.
             Some(at) if at < i && at >= key => at + 1,
-            _ => {
-                self.decoder = SampleDecoder::default();
-                key
-            }
+            _ => key,
         };
         for k in start..=i {
             self.decodes += 1;
             let decoded = if self.whole {
                 rmp_serde::from_slice::<Sample>(&self.records[k]).map_err(anyhow::Error::from)
             } else {
-                self.decoder.decode(&self.records[k])
+                // A keyframe decodes alone; a delta on the sample before
+                // it, decoded and kept (going on from it or in this loop).
+                let previous = match k.checked_sub(1).filter(|_| k > key) {
+                    Some(before) => self.samples[before]
+                        .as_ref()
+                        .map_or(&[][..], |s| &s.sockets),
+                    None => &[],
+                };
+                super::codec::decode(previous, &self.records[k])
             };
             match decoded {
                 Ok(sample) => {
                     self.samples[k] = Some(sample);
-                    self.decoder_at = Some(k);
+                    self.decoded_at = Some(k);
                 }
                 Err(error) => {
                     self.cut(k);
-                    self.decoder_at = None;
+                    self.decoded_at = None;
                     return Err(format!(
                         "sample {k} of segment {} does not decode: {error:#}",
                         self.segment

@@ -2,7 +2,6 @@
 //! decoded on demand, seek by time. Damage never panics: a bad chunk ends
 //! its segment there and is reported; the rest of the file still reads.
 
-use super::codec::SampleDecoder;
 use super::format::{
     self, CHUNK_HEAD, ChunkHead, DataHead, Header, Index, Kind, Meta, SegmentEntry, Stream,
 };
@@ -337,13 +336,13 @@ impl Reader {
     /// their segment (each may be a delta on the one before); stops at the
     /// first that does not decode and says why.
     fn decode_samples(&self, records: &[Vec<u8>], segment: u32) -> (Vec<Sample>, Option<String>) {
-        let mut samples = Vec::with_capacity(records.len());
-        let mut decoder = SampleDecoder::default();
+        let mut samples: Vec<Sample> = Vec::with_capacity(records.len());
         for record in records {
             let decoded = if self.header.major == 1 {
                 rmp_serde::from_slice::<Sample>(record).map_err(anyhow::Error::from)
             } else {
-                decoder.decode(record)
+                let previous = samples.last().map_or(&[][..], |s| &s.sockets);
+                super::codec::decode(previous, record)
             };
             match decoded {
                 Ok(sample) => samples.push(sample),
