@@ -78,7 +78,7 @@ impl History {
     /// Frees the socket lists of all but the newest `full` samples (1 or
     /// 2), the conntrack entry lists of all but the newest two, and neither
     /// of the samples `keep` names (the paused pair): they are big (a
-    /// million sockets are ~240 MB a sample, a million entries ~200 MB) and
+    /// million sockets are ~216 MB a sample, a million entries ~200 MB) and
     /// only the shown sample needs its sockets, with the one before it
     /// where rates per socket are drawn (the Processes tab: `full` 2);
     /// the socket charts keep their own short histories. So memory is
