@@ -169,7 +169,7 @@ impl App {
         let Some(player) = self.replay.as_mut() else {
             return;
         };
-        let now = player.current().map_or(player.start_t(), |s| s.t);
+        let now = player.current_t().unwrap_or(player.start_t());
         let mark = if back {
             self.finding_marks.iter().rev().find(|t| **t < now)
         } else {
@@ -274,7 +274,7 @@ impl App {
         let Some(player) = self.replay.as_mut() else {
             return;
         };
-        let current = player.current().map_or(player.start_t(), |s| s.t);
+        let current = player.current_t().unwrap_or(player.start_t());
         match time::parse_at(text, player.start_t(), current, player.utc_offset) {
             Ok(t) => {
                 player.seek(t);

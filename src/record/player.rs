@@ -296,17 +296,31 @@ impl Player {
     }
 
     pub fn sample_at(&mut self, cursor: Cursor) -> Option<Sample> {
+        self.sample_ref(cursor).cloned()
+    }
+
+    /// The sample at `cursor`, borrowed: a field read without copying
+    /// its socket table.
+    fn sample_ref(&mut self, cursor: Cursor) -> Option<&Sample> {
         if !self.readable(cursor.segment, cursor.ordinal) {
             return None;
         }
-        self.segment(cursor.segment)
-            .get(cursor.ordinal)
-            .ok()
-            .cloned()
+        self.segment(cursor.segment).get(cursor.ordinal).ok()
+    }
+
+    /// The boot time of the sample at `cursor` (None: it does not decode).
+    fn mono_at(&mut self, cursor: Cursor) -> Option<f64> {
+        self.sample_ref(cursor).map(|s| s.mono)
     }
 
     pub fn current(&mut self) -> Option<Sample> {
         self.sample_at(self.cursor)
+    }
+
+    /// The wall-clock time of the current sample, without copying it (the
+    /// timeline reads it every frame).
+    pub fn current_t(&mut self) -> Option<f64> {
+        self.sample_ref(self.cursor).map(|s| s.t)
     }
 
     /// The cursor after `cursor`, if any.
@@ -446,8 +460,8 @@ impl Player {
 
     /// Moves by `seconds` of recording time.
     pub fn jump(&mut self, seconds: f64) {
-        if let Some(current) = self.current() {
-            self.seek(current.t + seconds);
+        if let Some(t) = self.current_t() {
+            self.seek(t + seconds);
         }
     }
 
@@ -462,9 +476,10 @@ impl Player {
         let Some(current) = self.current() else {
             return Vec::new();
         };
-        let within = |sample: &Sample| current.mono - sample.mono <= window;
+        let newest = current.mono;
+        let within = |sample: &Sample| newest - sample.mono <= window;
         let from_heads = !self.head_segments.is_empty();
-        let mut out = vec![current.clone()];
+        let mut out = vec![current];
         let Cursor {
             mut segment,
             mut ordinal,
@@ -584,10 +599,11 @@ impl Player {
                 .get_or_insert(now + Duration::from_secs_f64(interval.clamp(0.1, 1.0)));
             return Some(look);
         };
-        let (Some(current), Some(following)) = (self.current(), self.sample_at(next)) else {
+        let (Some(current), Some(following)) = (self.mono_at(self.cursor), self.mono_at(next))
+        else {
             return None;
         };
-        let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
+        let gap = (following - current).clamp(0.0, 3600.0) / self.speed;
         let due = now + Duration::from_secs_f64(gap);
         self.due = Some(due);
         Some(due)
@@ -604,7 +620,7 @@ impl Player {
         }
         let due = self.deadline(now).filter(|due| *due <= now)?;
         let next = self.next(self.cursor)?;
-        let next_mono = self.sample_at(next)?.mono;
+        let next_mono = self.mono_at(next)?;
         let target_mono = next_mono + (now - due).as_secs_f64() * self.speed;
         let target = self.at_or_before_mono(target_mono)?;
         let (here, _) = self.position();
@@ -618,9 +634,9 @@ impl Player {
         // and the one after it is due a recorded gap later.
         let target_due =
             due + Duration::from_secs_f64((sample.mono - next_mono).max(0.0) / self.speed);
-        self.due = match self.next(target).and_then(|c| self.sample_at(c)) {
+        self.due = match self.next(target).and_then(|c| self.mono_at(c)) {
             Some(following) => {
-                let gap = (following.mono - sample.mono).clamp(0.0, 3600.0) / self.speed;
+                let gap = (following - sample.mono).clamp(0.0, 3600.0) / self.speed;
                 Some(target_due + Duration::from_secs_f64(gap))
             }
             // Skipped to the last sample: playing stops there, as `advance`
@@ -653,7 +669,7 @@ impl Player {
     /// start): the packets shown with a sample are those after it.
     pub fn previous_t(&mut self) -> Option<f64> {
         let previous = self.previous(self.cursor)?;
-        self.sample_at(previous).map(|s| s.t)
+        self.sample_ref(previous).map(|s| s.t)
     }
 
     /// Called when the deadline passed: the next sample to show, or None at
@@ -680,9 +696,9 @@ impl Player {
         match self.next(self.cursor) {
             Some(next) => {
                 if let Some(due) = previous_due
-                    && let Some(following) = self.sample_at(next)
+                    && let Some(following) = self.mono_at(next)
                 {
-                    let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
+                    let gap = (following - current.mono).clamp(0.0, 3600.0) / self.speed;
                     self.due = Some(due + Duration::from_secs_f64(gap));
                 }
             }

@@ -36,7 +36,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         return;
     };
     let (start, end) = (player.start_t(), player.end_t());
-    let now = player.current().map_or(start, |s| s.t);
+    let now = player.current_t().unwrap_or(start);
     let (position, total) = player.position();
     let offset = player.utc_offset;
     let state = if player.playing { "▶" } else { "‖" };
