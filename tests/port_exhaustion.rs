@@ -133,9 +133,11 @@ fn port_exhaustion_names_the_destination_the_range_and_the_fixes() {
     let near = finding_to(&found, "198.18.0.2:81").expect("the nearly full destination");
     let (count, time_wait, owner) = ss["198.18.0.2:81"];
     // The kernel now and then hands out a port still in TIME_WAIT to the
-    // same destination (a few in a thousand here, even with tcp_tw_reuse=2
-    // off loopback): ss is the reference, not the connects made.
-    assert!((830..=850).contains(&count), "ss: {count}");
+    // same destination (a few in a thousand here, 22 of 850 once in CI,
+    // even with tcp_tw_reuse=2 off loopback): ss is the reference, not the
+    // connects made. The setup only has to land in the warn band (80% of
+    // the range, below the 95% of crit).
+    assert!((800..950).contains(&count), "ss: {count}");
     assert_eq!(owner, Some((pid, 350)), "ss");
     assert_eq!(near["severity"], "warn");
     assert_eq!(
