@@ -366,15 +366,18 @@ pub fn frame_record(bytes: &[u8], out: &mut Vec<u8>) {
 /// Splits a decompressed segment into records; a torn last record is left out.
 pub fn split_records(mut bytes: &[u8]) -> Vec<&[u8]> {
     let mut records = Vec::new();
-    while let Some(len) = bytes.get(..4) {
-        let len = u32::from_le_bytes(len.try_into().unwrap()) as usize;
-        let Some(record) = bytes.get(4..4 + len) else {
-            break;
-        };
+    while let Some(record) = first_record(bytes) {
         records.push(record);
-        bytes = &bytes[4 + len..];
+        bytes = &bytes[4 + record.len()..];
     }
     records
+}
+
+/// The first whole framed record (a little-endian u32 length, then the
+/// bytes) of `bytes`; None when it is torn or absent.
+pub fn first_record(bytes: &[u8]) -> Option<&[u8]> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    bytes.get(4..4 + len)
 }
 
 #[cfg(test)]

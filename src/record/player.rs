@@ -2,7 +2,7 @@
 //! speed. It hands samples to the App exactly as the live sampler does, so
 //! every view, rate and finding is computed by the same code.
 
-use super::format::{SegmentEntry, Stream};
+use super::format::{DataHead, SegmentEntry, Stream};
 use super::lazy::LazySegment;
 use super::reader::{Reader, Refresh};
 use crate::capture::live::PacketBatch;
@@ -308,11 +308,6 @@ impl Player {
         self.segment(cursor.segment).get(cursor.ordinal).ok()
     }
 
-    /// The boot time of the sample at `cursor` (None: it does not decode).
-    fn mono_at(&mut self, cursor: Cursor) -> Option<f64> {
-        self.sample_ref(cursor).map(|s| s.mono)
-    }
-
     pub fn current(&mut self) -> Option<Sample> {
         self.sample_at(self.cursor)
     }
@@ -407,7 +402,7 @@ impl Player {
             .partition_point(|h| h.t <= t)
             .checked_sub(1)?;
         let before = Cursor { segment, ordinal };
-        let before_t = self.time_at(before)?;
+        let before_t = self.head_at(before)?.t;
         let after = if ordinal + 1 < len {
             Cursor {
                 segment,
@@ -419,17 +414,17 @@ impl Player {
                 ordinal: 0,
             }
         };
-        match self.time_at(after) {
+        match self.head_at(after).map(|h| h.t) {
             Some(after_t) if before_t < t && after_t - t <= t - before_t => Some(after),
             _ => Some(before),
         }
     }
 
-    /// The wall-clock time sample `cursor` was recorded at (from its
-    /// record's head: nothing is decoded).
-    fn time_at(&mut self, cursor: Cursor) -> Option<f64> {
+    /// The times sample `cursor` was recorded at, from its record's head:
+    /// nothing is decoded (the cursors asked about were found readable).
+    fn head_at(&mut self, cursor: Cursor) -> Option<DataHead> {
         let segment = self.segment(cursor.segment);
-        segment.heads.get(cursor.ordinal).map(|head| head.t)
+        segment.heads.get(cursor.ordinal).copied()
     }
 
     /// Moves to the newest sample at or before wall-clock `t` (the first
@@ -599,11 +594,11 @@ impl Player {
                 .get_or_insert(now + Duration::from_secs_f64(interval.clamp(0.1, 1.0)));
             return Some(look);
         };
-        let (Some(current), Some(following)) = (self.mono_at(self.cursor), self.mono_at(next))
+        let (Some(current), Some(following)) = (self.head_at(self.cursor), self.head_at(next))
         else {
             return None;
         };
-        let gap = (following - current).clamp(0.0, 3600.0) / self.speed;
+        let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
         let due = now + Duration::from_secs_f64(gap);
         self.due = Some(due);
         Some(due)
@@ -620,7 +615,7 @@ impl Player {
         }
         let due = self.deadline(now).filter(|due| *due <= now)?;
         let next = self.next(self.cursor)?;
-        let next_mono = self.mono_at(next)?;
+        let next_mono = self.head_at(next)?.mono;
         let target_mono = next_mono + (now - due).as_secs_f64() * self.speed;
         let target = self.at_or_before_mono(target_mono)?;
         let (here, _) = self.position();
@@ -634,9 +629,9 @@ impl Player {
         // and the one after it is due a recorded gap later.
         let target_due =
             due + Duration::from_secs_f64((sample.mono - next_mono).max(0.0) / self.speed);
-        self.due = match self.next(target).and_then(|c| self.mono_at(c)) {
+        self.due = match self.next(target).and_then(|c| self.head_at(c)) {
             Some(following) => {
-                let gap = (following - sample.mono).clamp(0.0, 3600.0) / self.speed;
+                let gap = (following.mono - sample.mono).clamp(0.0, 3600.0) / self.speed;
                 Some(target_due + Duration::from_secs_f64(gap))
             }
             // Skipped to the last sample: playing stops there, as `advance`
@@ -696,9 +691,9 @@ impl Player {
         match self.next(self.cursor) {
             Some(next) => {
                 if let Some(due) = previous_due
-                    && let Some(following) = self.mono_at(next)
+                    && let Some(following) = self.head_at(next)
                 {
-                    let gap = (following - current.mono).clamp(0.0, 3600.0) / self.speed;
+                    let gap = (following.mono - current.mono).clamp(0.0, 3600.0) / self.speed;
                     self.due = Some(due + Duration::from_secs_f64(gap));
                 }
             }

@@ -143,15 +143,13 @@ impl Ring {
     fn prune(&mut self, now: f64) {
         let keep = self.options.keep.as_secs_f64();
         let open_first = self.open.stats().first_t.unwrap_or(now);
-        while let Some(oldest) = self.closed.front() {
+        while !self.closed.is_empty() {
             let next_start = self.closed.get(1).map_or(open_first, |f| f.first_t);
             let covered = now - next_start >= keep;
             if !(covered || self.bytes() > self.options.max_bytes) {
                 break;
             }
-            // A file already gone (removed by hand) is gone all the same.
-            let _ = std::fs::remove_file(&oldest.path);
-            self.closed.pop_front();
+            drop_oldest(&mut self.closed);
             self.dropped += 1;
         }
     }
@@ -161,14 +159,21 @@ impl Ring {
     pub fn finish(mut self) -> Result<WriteStats> {
         let stats = self.open.finish()?;
         let closed = |ring: &VecDeque<RingFile>| ring.iter().map(|f| f.bytes).sum::<u64>();
-        while closed(&self.closed) + stats.bytes > self.options.max_bytes {
-            let Some(oldest) = self.closed.pop_front() else {
-                break;
-            };
-            let _ = std::fs::remove_file(&oldest.path);
-        }
+        while closed(&self.closed) + stats.bytes > self.options.max_bytes
+            && drop_oldest(&mut self.closed)
+        {}
         Ok(stats)
     }
+}
+
+/// Removes the oldest closed file; false when there is none. A file
+/// already gone (removed by hand) is gone all the same.
+fn drop_oldest(closed: &mut VecDeque<RingFile>) -> bool {
+    let Some(oldest) = closed.pop_front() else {
+        return false;
+    };
+    let _ = std::fs::remove_file(&oldest.path);
+    true
 }
 
 /// `ring-<UTC>-<ms>-<random>.nlrec` in `dir`: sorts by time, and nobody can

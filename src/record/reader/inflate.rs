@@ -69,28 +69,22 @@ impl Inflater {
             }
             self.fed += 1;
             // Its chunk gave no whole record: the segment decodes short.
-            if self.fed == self.compressed.len() && take_record_len(&self.pending).is_none() {
+            if self.fed == self.compressed.len() && format::first_record(&self.pending).is_none() {
                 return (!self.pending.is_empty()).then(|| Err("a record is cut short".into()));
             }
         }
     }
 }
 
-/// The length of the first whole framed record in `pending`, if any.
-fn take_record_len(pending: &[u8]) -> Option<usize> {
-    format::split_records(pending).first().map(|r| r.len())
-}
-
 /// Removes and returns the first whole framed record of `pending`.
 fn take_record(pending: &mut Vec<u8>) -> Option<Vec<u8>> {
-    let len = take_record_len(pending)?;
-    let record = pending[4..4 + len].to_vec();
-    pending.drain(..4 + len);
+    let record = format::first_record(pending)?.to_vec();
+    pending.drain(..4 + record.len());
     Some(record)
 }
 
 /// Feeds one flushed zstd block to the segment's decoder.
-pub(super) fn decompress(
+fn decompress(
     decoder: &mut zstd::stream::raw::Decoder<'static>,
     input: &[u8],
     output: &mut Vec<u8>,
