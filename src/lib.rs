@@ -23,7 +23,8 @@
 //!    clock                  sockets, rising TTL), files, local time
 //! 1  packet                 bytes in, facts out: decode, filter, the tcpdump
 //!                           printer, pcap, flows and their analysis
-//! 0  model units            plain data; text <-> durations, rates, speeds
+//! 0  model units text       plain data; text <-> durations, rates, speeds;
+//!                           names from outside bounded and escaped
 //! ```
 //!
 //! # Data flow
@@ -83,5 +84,6 @@ pub mod record;
 pub mod report;
 pub mod safe_file;
 pub mod session;
+pub mod text;
 pub mod ui;
 pub mod units;

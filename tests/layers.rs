@@ -31,7 +31,7 @@ use std::path::Path;
 
 /// Bottom to top: a module may use its own rank or below.
 const RANKS: &[&[&str]] = &[
-    /* 0 */ &["model", "units"],
+    /* 0 */ &["model", "units", "text"],
     /* 1 */ &["packet"],
     /* 2 */
     &[
