@@ -377,9 +377,47 @@ impl Input<'_> {
     }
 }
 
+/// No sample holds more sockets than this (the man page's RECORDING FILES
+/// says so): twice the million netlens is tuned to watch. A larger count
+/// is damage, refused before anything is allocated for it.
+pub const MAX_SOCKETS: usize = 1 << 21;
+
+/// Nor does a sample's socket table decode to more than this in memory
+/// (each socket's `SocketSample`, its users beyond the inline one, and
+/// their names): the budget a crafted table is charged against.
+pub const MAX_SAMPLE_BYTES: usize = 512 << 20;
+
+/// What a socket table has cost so far, against `MAX_SAMPLE_BYTES`.
+struct Budget(usize);
+
+impl Budget {
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        self.0 = self.0.saturating_add(bytes);
+        if self.0 > MAX_SAMPLE_BYTES {
+            bail!(
+                "the socket table decodes to over {} MiB",
+                MAX_SAMPLE_BYTES >> 20
+            );
+        }
+        Ok(())
+    }
+}
+
 fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<SocketSample>> {
     let n = input.count()?;
     let new = input.count()?;
+    if n > MAX_SOCKETS {
+        bail!("the socket table claims {n} sockets, more than the {MAX_SOCKETS} a sample may hold");
+    }
+    // The encoder refers to each previous socket at most once, so a table
+    // is as large as the sockets before it and its new ones, no larger:
+    // a reference repeated (1 byte, a 216-byte copy each) is damage.
+    if n > previous.len().saturating_add(new) {
+        bail!("the socket table claims more sockets than it and the previous sample hold");
+    }
+    let mut budget = Budget(0);
+    budget.charge(n.saturating_mul(size_of::<SocketSample>()))?;
+    let mut referred = vec![false; previous.len()];
     let mut refs = Vec::with_capacity(n);
     let mut expected = 0i64;
     for _ in 0..n {
@@ -388,9 +426,12 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
             refs.push(None);
             continue;
         }
-        let i = expected + unzigzag(r - 1);
+        let i = expected.saturating_add(unzigzag(r - 1));
         if i < 0 || i as usize >= previous.len() {
             bail!("a socket refers to one the previous sample does not have");
+        }
+        if std::mem::replace(&mut referred[i as usize], true) {
+            bail!("two sockets refer to the same one of the previous sample");
         }
         refs.push(Some(i as usize));
         expected = i + 1;
@@ -401,7 +442,10 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
     let mut sockets = Vec::with_capacity(n);
     for r in &refs {
         sockets.push(match r {
-            Some(i) => previous[*i].clone(),
+            Some(i) => {
+                budget.charge(spilled_users(&previous[*i].users))?;
+                previous[*i].clone()
+            }
             None => {
                 let proto = match input.take(1)?[0] {
                     6 => Proto::Tcp,
@@ -439,9 +483,11 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
         if count > input.bytes.len() {
             bail!("the socket table's user list is too long");
         }
+        budget.charge(count.saturating_mul(size_of::<SocketUser>()))?;
         let mut users = Owners::with_capacity(count);
         for _ in 0..count {
             let len = input.count()?;
+            budget.charge(len)?;
             let process = String::from_utf8_lossy(input.take(len)?).into_owned();
             let pid = u32::try_from(input.varint()?).context("a pid out of range")?;
             let fd = u32::try_from(input.varint()?).context("an fd out of range")?;
@@ -460,6 +506,15 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
         take_columns(NETNS_FIELDS, previous, &mut sockets, &refs, input)?;
     }
     Ok(sockets)
+}
+
+/// The heap a copy of `users` takes: one user is kept inline.
+fn spilled_users(users: &Owners) -> usize {
+    if users.spilled() {
+        users.len() * size_of::<SocketUser>()
+    } else {
+        0
+    }
 }
 
 #[cfg(test)]

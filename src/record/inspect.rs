@@ -61,20 +61,23 @@ pub fn print_json(reader: &Reader, out: &mut impl Write, limits: &Thresholds) ->
     let mut engine = crate::findings::Engine::default();
     let mut printed = 0u64;
     for entry in reader.sample_segments() {
-        let read = reader.read_samples(&entry)?;
-        for sample in read.records {
-            if let Some(previous) = &previous {
-                let found = engine.step(Some(previous), &sample, limits);
+        // One sample at a time: a segment's samples are never all held.
+        let (last, damage) = reader.each_sample(&entry, |before, sample| {
+            if let Some(previous) = before.or(previous.as_ref()) {
+                let found = engine.step(Some(previous), sample, limits);
                 writeln!(
                     out,
                     "{}",
-                    json::sample_line(previous, &sample, sections, &found)
+                    json::sample_line(previous, sample, sections, &found)
                 )?;
                 printed += 1;
             }
-            previous = Some(sample);
+            Ok(())
+        })?;
+        if last.is_some() {
+            previous = last;
         }
-        if let Some(damage) = read.damage {
+        if let Some(damage) = damage {
             warn(reader, &damage);
         }
     }
@@ -163,9 +166,12 @@ pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
         }
         let (mut records, mut raw, mut disk) = (0usize, 0u64, 0u64);
         for entry in &segments {
-            let read = reader.read_raw(entry)?;
-            records += read.records.len();
-            raw += read.records.iter().map(|r| r.len() as u64).sum::<u64>();
+            // Counted as they inflate, one record held at a time.
+            let mut read = reader.records_of(entry)?;
+            for record in read.by_ref() {
+                records += 1;
+                raw += record.len() as u64;
+            }
             disk += read.disk_bytes;
             if let Some(d) = read.damage {
                 damage.push(format!("{}: {d}", stream.name()));

@@ -72,6 +72,9 @@ pub fn decode(headers: &[u8], payloads: Option<&[u8]>) -> Result<PacketBatch> {
     let linktype = u32::from_le_bytes(input.take(4)?.try_into().expect("4 bytes"));
     let skipped = input.varint()?;
     let count = input.count()?;
+    if count > PACKETS_PER_SEGMENT as usize {
+        bail!("a packets record claims {count} packets, more than a segment holds");
+    }
     let mut packets = Vec::with_capacity(count);
     for _ in 0..count {
         let fixed = input.take(17)?;

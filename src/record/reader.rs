@@ -8,6 +8,7 @@ use super::format::{
 use super::packets;
 use crate::capture::live::PacketBatch;
 use crate::model::Sample;
+use crate::model::sockets::SocketSample;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -58,6 +59,45 @@ pub struct SegmentRead<T> {
     /// Bytes its chunks take in the file (other streams' chunks between
     /// them not counted).
     pub disk_bytes: u64,
+}
+
+/// A segment's records, inflated as they are taken (`Reader::records_of`):
+/// one is held at a time. `damage` says why they stopped early, once they
+/// did.
+pub struct Records {
+    left: usize,
+    inflater: Inflater,
+    segment: u32,
+    pub damage: Option<String>,
+    pub disk_bytes: u64,
+}
+
+impl Iterator for Records {
+    type Item = Vec<u8>;
+
+    fn next(&mut self) -> Option<Vec<u8>> {
+        if self.left == 0 {
+            return None;
+        }
+        match self.inflater.next_record() {
+            Some(Ok(record)) => {
+                self.left -= 1;
+                Some(record)
+            }
+            Some(Err(why)) => {
+                self.left = 0;
+                self.damage = Some(format!("segment {}: {why}", self.segment));
+                None
+            }
+            None => {
+                self.left = 0;
+                let segment = self.segment;
+                self.damage
+                    .get_or_insert_with(|| format!("segment {segment} decodes short"));
+                None
+            }
+        }
+    }
 }
 
 /// Where a seek landed.
@@ -338,13 +378,8 @@ impl Reader {
     fn decode_samples(&self, records: &[Vec<u8>], segment: u32) -> (Vec<Sample>, Option<String>) {
         let mut samples: Vec<Sample> = Vec::with_capacity(records.len());
         for record in records {
-            let decoded = if self.header.major == 1 {
-                rmp_serde::from_slice::<Sample>(record).map_err(anyhow::Error::from)
-            } else {
-                let previous = samples.last().map_or(&[][..], |s| &s.sockets);
-                super::codec::decode(previous, record)
-            };
-            match decoded {
+            let previous = samples.last().map_or(&[][..], |s| &s.sockets);
+            match self.decode_sample(previous, record) {
                 Ok(sample) => samples.push(sample),
                 Err(error) => {
                     let why = format!(
@@ -356,6 +391,60 @@ impl Reader {
             }
         }
         (samples, None)
+    }
+
+    /// One samples record; `previous` is the sockets of the one before it
+    /// in its segment (format 2 stores deltas on them).
+    fn decode_sample(&self, previous: &[SocketSample], record: &[u8]) -> Result<Sample> {
+        if self.header.major == 1 {
+            Ok(rmp_serde::from_slice::<Sample>(record)?)
+        } else {
+            super::codec::decode(previous, record)
+        }
+    }
+
+    /// Decodes one segment of samples one at a time, in order, handing each
+    /// to `each` with the one before it in the segment (None for its first):
+    /// only those two and one record are held, however many the segment
+    /// has. Returns its last sample, and why it stopped early if it did.
+    pub fn each_sample(
+        &self,
+        entry: &SegmentEntry,
+        mut each: impl FnMut(Option<&Sample>, &Sample) -> Result<()>,
+    ) -> Result<(Option<Sample>, Option<String>)> {
+        let mut records = self.records_of(entry)?;
+        let mut last: Option<Sample> = None;
+        let mut ordinal = 0usize;
+        while let Some(record) = records.next() {
+            let previous = last.as_ref().map_or(&[][..], |s| &s.sockets);
+            match self.decode_sample(previous, &record) {
+                Ok(sample) => {
+                    each(last.as_ref(), &sample)?;
+                    last = Some(sample);
+                }
+                Err(error) => {
+                    records.damage.get_or_insert(format!(
+                        "sample {ordinal} of segment {} does not decode: {error:#}",
+                        entry.segment
+                    ));
+                    break;
+                }
+            }
+            ordinal += 1;
+        }
+        Ok((last, records.damage))
+    }
+
+    /// One segment's records, inflated one at a time as they are taken.
+    pub fn records_of(&self, entry: &SegmentEntry) -> Result<Records> {
+        let chunks = self.read_chunks(entry)?;
+        Ok(Records {
+            left: chunks.heads.len(),
+            damage: chunks.damage,
+            disk_bytes: chunks.disk_bytes,
+            segment: entry.segment,
+            inflater: Inflater::new(chunks.compressed)?,
+        })
     }
 
     /// The position of the newest record at or before `ordinal` that

@@ -8,3 +8,5 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod measured;
+mod recordings;

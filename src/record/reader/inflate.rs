@@ -78,8 +78,16 @@ impl Inflater {
 
 /// Removes and returns the first whole framed record of `pending`.
 fn take_record(pending: &mut Vec<u8>) -> Option<Vec<u8>> {
-    let record = format::first_record(pending)?.to_vec();
-    pending.drain(..4 + record.len());
+    let len = format::first_record(pending)?.len();
+    if pending.len() == 4 + len {
+        // The usual case, a chunk per record: taken without a copy, so a
+        // large record is held once, not twice.
+        let mut record = std::mem::take(pending);
+        record.drain(..4);
+        return Some(record);
+    }
+    let record = pending[4..4 + len].to_vec();
+    pending.drain(..4 + len);
     Some(record)
 }
 

@@ -1,0 +1,100 @@
+//! Runs the real binary bounded in time and address space, and reports
+//! its peak RSS (from wait4's rusage, as /usr/bin/time -v does).
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// A file removed on drop, even when the test fails.
+pub struct TempPath(pub PathBuf);
+
+impl TempPath {
+    pub fn new(tag: &str) -> TempPath {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "netlens-hardening-{tag}-{}-{n}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&path);
+        TempPath(path)
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+pub struct Measured {
+    /// The exit code; None when a signal ended it.
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub max_rss_mb: u64,
+    pub seconds: f64,
+}
+
+/// Runs netlens with `args`, its address space limited to `max_as` bytes
+/// (so a binary that amplifies fails fast instead of taking the host's
+/// memory) and killed, by its PID, after `timeout`.
+pub fn run_netlens(args: &[&str], max_as: u64, timeout: Duration) -> Measured {
+    let stdout = TempPath::new("stdout");
+    let stderr = TempPath::new("stderr");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_netlens"));
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&stdout.0).expect("stdout file"))
+        .stderr(std::fs::File::create(&stderr.0).expect("stderr file"));
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs here.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: max_as,
+                rlim_max: max_as,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let child = command.spawn().expect("netlens starts");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is valid; wait4 fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: pid is our own child, reaped only here.
+        let got = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if got == pid {
+            break;
+        }
+        assert!(got == 0, "wait4: {}", std::io::Error::last_os_error());
+        if started.elapsed() > timeout {
+            // SAFETY: kill and reap our own child by its PID.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::wait4(pid, &mut status, 0, &mut usage);
+            }
+            panic!("netlens {args:?} still ran after {timeout:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    Measured {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
+        stdout: read(&stdout.0),
+        stderr: read(&stderr.0),
+        max_rss_mb: usage.ru_maxrss as u64 / 1024,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
