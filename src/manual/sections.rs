@@ -701,6 +701,15 @@ a scan: it reads up to its last complete sample; a damaged chunk loses at most
 the rest of its segment, and \fBreplay \-\-info\fR and \fB\-\-json\fR report it on
 standard error.
 .PP
+Bounds a reader holds any file to, so that a crafted one costs no more memory
+than an honest one: a sample lists at most 2097152 sockets and its socket table
+decodes to at most 512 MiB; each socket of the previous sample is referred to at
+most once (as netlens writes them); a packets record holds at most 6000 packets;
+a chunk's payload is at most 256 MiB and a segment decompresses to at most
+1 GiB. A sample or segment past a bound is damage, reported and skipped as
+above. \fBreplay \-\-json\fR and \fB\-\-info\fR hold one record and two samples at
+a time, however long a segment is.
+.PP
 A recording without its index whose recorder still runs (a process holds it
 open for writing, seen in /proc, or it changed within the last 5 seconds or two
 intervals) is "still being written": \fBreplay \-\-info\fR says so instead of
