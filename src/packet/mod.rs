@@ -11,6 +11,7 @@ pub mod filter;
 pub mod flows;
 pub mod format;
 pub mod pcap;
+pub mod pcapng;
 pub mod quic;
 pub mod refusals;
 pub mod server_name;

@@ -1,13 +1,12 @@
 //! pcap and pcapng on `io::Read`: a reader for both (classic pcap is
-//! parsed here, fast and exact about odd timestamps; pcapng through
-//! pcap-file) and the classic pcap headers a writer puts out. Opening and
+//! parsed here, fast and exact about odd timestamps; pcapng in `pcapng`,
+//! both as tolerant and as strict as libpcap) and the classic pcap headers a writer puts out. Opening and
 //! creating files is `capture::pcap_file`'s.
 
 use super::format::Timestamp;
+use super::pcapng::NgReader;
 use anyhow::{Context, Result, anyhow, bail};
-use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
-use pcap_file::pcapng::{Block, PcapNgReader};
-use std::io::{BufReader, Cursor, Read};
+use std::io::{BufReader, Read};
 
 /// What a reader reads from: a file, or any other byte stream.
 pub type Input = Box<dyn Read + Send>;
@@ -32,11 +31,7 @@ enum Kind {
         /// libpcap does (0 or an absurd value means no cut).
         snaplen: u32,
     },
-    Ng {
-        reader: Box<PcapNgReader<Input>>,
-        /// Link type and timestamp resolution of each interface, in order.
-        interfaces: Vec<(u32, u8)>,
-    },
+    Ng(Box<NgReader<BufReader<Input>>>),
 }
 
 /// Reads packets from a pcap or pcapng file, one at a time, into a reused
@@ -51,8 +46,9 @@ pub struct PcapReader {
     consumed: u64,
 }
 
-const MAX_RECORD: u32 = 256 * 1024 * 1024;
-/// libpcap's largest snapshot length for the common link types.
+/// libpcap's largest snapshot length for the common link types: a record
+/// claiming more is refused before anything is allocated for it, as
+/// libpcap refuses it.
 pub const MAXIMUM_SNAPLEN: u32 = 262_144;
 
 impl PcapReader {
@@ -67,14 +63,9 @@ impl PcapReader {
             .map_err(|_| anyhow!("{shown}: not a pcap or pcapng file (too short)"))?;
         let kind = match magic {
             [0x0a, 0x0d, 0x0d, 0x0a] => {
-                // The magic read is the section header's start: put it back.
-                let whole: Input = Box::new(Cursor::new(magic).chain(input));
-                let reader = PcapNgReader::new(whole)
-                    .map_err(|e| anyhow!("{shown}: bad pcapng section header: {e}"))?;
-                Kind::Ng {
-                    reader: Box::new(reader),
-                    interfaces: Vec::new(),
-                }
+                let reader = NgReader::new(input)
+                    .map_err(|e| anyhow!("{shown}: bad pcapng section header: {e:#}"))?;
+                Kind::Ng(Box::new(reader))
             }
             _ => {
                 let value = u32::from_le_bytes(magic);
@@ -159,9 +150,15 @@ impl PcapReader {
                     }
                 };
                 let caplen = word(8);
-                if caplen > MAX_RECORD {
+                if caplen > MAXIMUM_SNAPLEN {
+                    // libpcap's words, and like it the file stops here.
+                    let limit = if caplen > *snaplen {
+                        format!("bigger than snaplen of {snaplen}")
+                    } else {
+                        format!("bigger than maximum of {MAXIMUM_SNAPLEN}")
+                    };
                     bail!(
-                        "{}: packet {index} claims {caplen} captured bytes: the file is corrupt",
+                        "{}: packet {index}: invalid packet capture length {caplen}, {limit}",
                         self.path
                     );
                 }
@@ -188,67 +185,17 @@ impl PcapReader {
                     orig_len: word(12),
                 }
             }
-            Kind::Ng { reader, interfaces } => loop {
-                let block = match reader.next_block() {
-                    None => return Ok(None),
-                    Some(Err(e)) => bail!("{}: packet {index}: {e}", self.path),
-                    Some(Ok(block)) => block,
+            Kind::Ng(reader) => {
+                let Some(record) = reader
+                    .next_into(buf)
+                    .with_context(|| format!("{}: packet {index}", self.path))?
+                else {
+                    return Ok(None);
                 };
-                match block {
-                    Block::SectionHeader(_) => interfaces.clear(),
-                    Block::InterfaceDescription(idb) => {
-                        let resol = idb
-                            .options
-                            .iter()
-                            .find_map(|o| match o {
-                                InterfaceDescriptionOption::IfTsResol(r) => Some(*r),
-                                _ => None,
-                            })
-                            .unwrap_or(6);
-                        interfaces.push((u32::from(idb.linktype), resol));
-                    }
-                    Block::EnhancedPacket(epb) => {
-                        let (linktype, resol) = interfaces
-                            .get(epb.interface_id as usize)
-                            .copied()
-                            .unwrap_or((1, 6));
-                        let raw = epb.timestamp.as_nanos() as u64;
-                        let per_sec: u64 = if resol & 0x80 != 0 {
-                            1u64 << (resol & 0x7f).min(63)
-                        } else {
-                            10u64.saturating_pow(u32::from(resol).min(19))
-                        }
-                        .max(1);
-                        let nanos = (u128::from(raw % per_sec) * 1_000_000_000
-                            / u128::from(per_sec)) as u32;
-                        buf.clear();
-                        buf.extend_from_slice(&epb.data);
-                        // A packet block's overhead, its data padded.
-                        self.consumed += 32 + (buf.len() as u64).next_multiple_of(4);
-                        break Record {
-                            linktype,
-                            ts: Timestamp {
-                                sec: (raw / per_sec) as i64,
-                                frac: nanos,
-                                nanos: true,
-                            },
-                            orig_len: epb.original_len,
-                        };
-                    }
-                    Block::SimplePacket(spb) => {
-                        let linktype = interfaces.first().map_or(1, |i| i.0);
-                        buf.clear();
-                        buf.extend_from_slice(&spb.data);
-                        self.consumed += 16 + (buf.len() as u64).next_multiple_of(4);
-                        break Record {
-                            linktype,
-                            ts: Timestamp::default(),
-                            orig_len: spb.original_len,
-                        };
-                    }
-                    _ => continue,
-                }
-            },
+                // A packet block's overhead, its data padded.
+                self.consumed += 32 + (buf.len() as u64).next_multiple_of(4);
+                record
+            }
         };
         self.count += 1;
         Ok(Some(record))

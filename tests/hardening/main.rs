@@ -9,4 +9,5 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod measured;
+mod pcaps;
 mod recordings;

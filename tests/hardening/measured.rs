@@ -48,6 +48,7 @@ pub fn run_netlens(args: &[&str], max_as: u64, timeout: Duration) -> Measured {
     let mut command = Command::new(env!("CARGO_BIN_EXE_netlens"));
     command
         .args(args)
+        .env("TZ", "UTC")
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&stdout.0).expect("stdout file"))
         .stderr(std::fs::File::create(&stderr.0).expect("stderr file"));
