@@ -2,9 +2,7 @@
 //! config, replay time and load target parsers return Ok or Err on any
 //! input, never panic. Bounded case counts keep each to about a second.
 
-#[path = "common/random.rs"]
-#[allow(dead_code)]
-mod random;
+use crate::common::random;
 
 use netlens::packet::filter::Filter;
 use netlens::units::{parse_duration, parse_interval, parse_rate, parse_request_rate};

@@ -19,9 +19,7 @@ use pnet_packet::udp::MutableUdpPacket;
 use proptest::prelude::*;
 use std::process::Command;
 
-mod common;
-
-use common::random::{XorShift, random_filter};
+use crate::common::random::{XorShift, random_filter};
 
 const LINKTYPES: &[u32] = &[1, 0, 101, 108, 113, 276, 239, 12];
 
