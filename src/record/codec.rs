@@ -628,6 +628,38 @@ mod tests {
         assert_eq!(new, sample);
     }
 
+    /// Each byte `2` refers again to the socket before: a copy per byte
+    /// was the amplification; now it is damage, as is a count past the
+    /// maximum.
+    #[test]
+    fn repeated_references_and_huge_counts_are_damage() {
+        let previous = vec![socket(1, 10, false)];
+        let mut table = Vec::new();
+        put(&mut table, 3);
+        put(&mut table, 0);
+        table.extend_from_slice(&[1, 2, 2]);
+        table.resize(table.len() + 3 * (FIELDS.len() + 1), 0);
+        let error = decode_sockets(&previous, &mut Input::new(&table, "t")).unwrap_err();
+        assert!(error.to_string().contains("more sockets than"), "{error}");
+        let many = vec![socket(1, 10, false); 2];
+        let mut table = Vec::new();
+        put(&mut table, 2);
+        put(&mut table, 0);
+        table.extend_from_slice(&[1, 2]);
+        table.resize(table.len() + 2 * (FIELDS.len() + 1), 0);
+        let error = decode_sockets(&many, &mut Input::new(&table, "t")).unwrap_err();
+        assert!(
+            error.to_string().contains("refer to the same one"),
+            "{error}"
+        );
+        let mut table = Vec::new();
+        put(&mut table, MAX_SOCKETS as u64 + 1);
+        put(&mut table, MAX_SOCKETS as u64 + 1);
+        table.resize(table.len() + MAX_SOCKETS + 1, 0);
+        let error = decode_sockets(&[], &mut Input::new(&table, "t")).unwrap_err();
+        assert!(error.to_string().contains("a sample may hold"), "{error}");
+    }
+
     #[test]
     fn keyframes_are_told_from_deltas() {
         let mut encoder = SampleEncoder::default();

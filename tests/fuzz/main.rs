@@ -6,7 +6,6 @@
 //! an input that amplifies memory fails CI instead of passing slowly.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 mod capture;

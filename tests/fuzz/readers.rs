@@ -15,7 +15,7 @@ use std::io::Write;
 
 fn socket(port: u16, moved: u32) -> SocketSample {
     SocketSample {
-        proto: if port % 5 == 0 {
+        proto: if port.is_multiple_of(5) {
             Proto::Udp
         } else {
             Proto::Tcp

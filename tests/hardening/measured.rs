@@ -66,6 +66,8 @@ pub fn run_netlens(args: &[&str], max_as: u64, timeout: Duration) -> Measured {
         });
     }
     let started = Instant::now();
+    // Reaped below by wait4, which also gives its rusage.
+    #[allow(clippy::zombie_processes)]
     let child = command.spawn().expect("netlens starts");
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
