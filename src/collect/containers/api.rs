@@ -441,10 +441,13 @@ mod tests {
     #[test]
     fn a_full_backlog_times_out_at_the_deadline() {
         let path = socket_path("backlog");
-        let _full = full_backlog(&path);
+        let full = full_backlog(&path);
         let (done, answer) = std::sync::mpsc::channel();
         let started = Instant::now();
-        std::thread::spawn(move || done.send(inspect(&path, ID)));
+        std::thread::spawn({
+            let path = path.clone();
+            move || done.send(inspect(&path, ID))
+        });
         // Bounded: a connect that waits for the backlog would hang here.
         let result = answer
             .recv_timeout(DEADLINE * 6)
@@ -452,6 +455,8 @@ mod tests {
         assert_eq!(result.unwrap_err(), "timed out");
         let took = started.elapsed();
         assert!(took < DEADLINE + Duration::from_millis(250), "{took:?}");
+        drop(full);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
     #[test]
