@@ -83,7 +83,9 @@ fn discover() -> HashMap<u64, Found> {
             };
             let slot = found.entry(meta.ino()).or_default();
             if named && slot.name.is_none() {
-                slot.name = entry.file_name().into_string().ok();
+                slot.name = Some(crate::text::bounded_name_bytes(
+                    entry.file_name().as_encoded_bytes(),
+                ));
             }
             // A bind mount outlives any pid: open through it.
             slot.path = entry.path();
@@ -117,10 +119,11 @@ pub fn container_of(pid: u32) -> Option<String> {
     })
 }
 
-/// A process's command name.
+/// A process's command name (any 15 bytes its owner chose), bounded and
+/// without control characters.
 fn comm(pid: u32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/comm"))
-        .map(|s| s.trim_end().to_string())
+    std::fs::read(format!("/proc/{pid}/comm"))
+        .map(|b| crate::text::bounded_name_bytes(b.strip_suffix(b"\n").unwrap_or(&b)))
         .unwrap_or_else(|_| "?".into())
 }
 

@@ -13,8 +13,9 @@ pub mod files;
 
 pub use crate::model::processes::Container;
 use crate::model::processes::short_id;
+use crate::text;
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -118,10 +119,11 @@ pub fn find(parts: &[&str]) -> Option<Found> {
             .and_then(|p| p.strip_suffix(".service"))
         {
             // systemd's unit-name escaping: "\x2d" stands for "-".
-            return Some(found("nspawn", &name.replace("\\x2d", "-"), None));
+            let name = text::bounded_name(&name.replace("\\x2d", "-"));
+            return Some(found("nspawn", &name, None));
         }
         if let Some(name) = part.strip_prefix("lxc.payload.") {
-            return Some(found("lxc", name, None));
+            return Some(found("lxc", &text::bounded_name(name), None));
         }
         // cgroupfs drivers: /docker/<id>, /lxc/<name>, /kubepods/…/pod<uid>/<id>,
         // podman's /libpod_parent/libpod-<id> (matched above).
@@ -134,7 +136,7 @@ pub fn find(parts: &[&str]) -> Option<Found> {
             }
         }
         if parent == Some("lxc") {
-            return Some(found("lxc", part, None));
+            return Some(found("lxc", &text::bounded_name(part), None));
         }
     }
     None
@@ -218,8 +220,8 @@ impl Resolver {
             return container;
         }
         entry.asked = Some(Instant::now());
-        let home = uid.and_then(|uid| self.home(uid));
-        if let Some(names) = self.read_files(found, pid, home.as_deref()) {
+        let owner = uid.and_then(|uid| Some((uid, self.home(uid)?)));
+        if let Some(names) = self.read_files(found, pid, owner) {
             apply(&mut container, &names);
             self.cache.entry(found.id.clone()).or_default().names = Some(names);
             return container;
@@ -233,10 +235,12 @@ impl Resolver {
         self.cache.retain(|id, _| alive.contains(id));
     }
 
-    fn read_files(&self, found: &Found, pid: u32, home: Option<&Path>) -> Option<Names> {
+    /// `owner`: the process's uid and home (a rootless podman store).
+    fn read_files(&self, found: &Found, pid: u32, owner: Option<(u32, PathBuf)>) -> Option<Names> {
         let (root, id) = (self.root.as_path(), found.id.as_str());
+        let owner = owner.as_ref().map(|(uid, home)| (*uid, home.as_path()));
         let names = match found.runtime {
-            "podman" => files::podman(root, home, id).or_else(|| files::conmon(root, pid, id)),
+            "podman" => files::podman(root, owner, id).or_else(|| files::conmon(root, pid, id)),
             "docker" => files::docker(root, id),
             "containerd" | "crio" => files::bundle(root, id),
             // A kubepods cgroup of an unknown runtime: any of them.

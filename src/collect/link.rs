@@ -71,7 +71,9 @@ fn interface_from(link: LinkMessage) -> InterfaceSample {
     };
     for attribute in link.attributes {
         match attribute {
-            LinkAttribute::IfName(name) => iface.name = name,
+            // Up to 15 bytes, but any of them: a name made in a user's own
+            // namespace may hold control characters.
+            LinkAttribute::IfName(name) => iface.name = crate::text::bounded_name(&name),
             LinkAttribute::Mtu(mtu) => iface.mtu = mtu,
             LinkAttribute::Address(mac) if mac.len() == 6 => iface.mac = Some(format_mac(&mac)),
             LinkAttribute::Stats64(stats) => iface.counters = counters_from(&stats),

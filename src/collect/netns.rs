@@ -100,7 +100,7 @@ fn label_for(own: &Path, initial: &Path, named_dir: &Path) -> String {
         .flatten()
         .flatten()
         .filter(|entry| std::fs::metadata(entry.path()).is_ok_and(|m| m.ino() == own))
-        .filter_map(|entry| entry.file_name().into_string().ok())
+        .map(|entry| crate::text::bounded_name_bytes(entry.file_name().as_encoded_bytes()))
         .collect();
     names.sort();
     names.into_iter().next().unwrap_or_else(|| match initial {

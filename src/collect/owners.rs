@@ -7,6 +7,7 @@
 //! not seen before are read. Entries go when their socket or process does.
 
 use crate::model::sockets::{ProcessName, SocketUser};
+use crate::text;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -163,9 +164,14 @@ pub fn socket_inode(link: &[u8]) -> Option<u32> {
     std::str::from_utf8(digits).ok()?.parse().ok()
 }
 
+/// The process's name as its owner set it (prctl PR_SET_NAME: any 15
+/// bytes), bounded and without control characters.
 fn comm(pid: u32) -> ProcessName {
-    fs::read_to_string(format!("/proc/{pid}/comm"))
-        .map(|s| s.trim_end().into())
+    fs::read(format!("/proc/{pid}/comm"))
+        .map(|bytes| {
+            let name = text::bounded_name_bytes(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
+            ProcessName::from(name.as_str())
+        })
         .unwrap_or_else(|_| "?".into())
 }
 

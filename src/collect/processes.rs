@@ -7,6 +7,7 @@
 use super::containers::{self, Found, Resolver, real_uid};
 use crate::model::processes::ProcessInfo;
 use crate::model::sockets::SocketSample;
+use crate::text;
 use std::collections::{HashMap, HashSet};
 
 /// /proc/PID/cgroup is a few lines; more than this is not a cgroup file.
@@ -121,14 +122,16 @@ pub fn cgroup_name(file: &str) -> Option<String> {
         .split('/')
         .filter(|p| !p.is_empty())
         .collect();
+    // Cgroup names are chosen by whoever may create one (a delegated user's
+    // manager too): bounded, without control characters.
     if let Some(found) = containers::find(&parts) {
-        return Some(found.label());
+        return Some(text::bounded_name(&found.label()));
     }
     parts
         .iter()
         .rev()
         .find(|p| p.ends_with(".service") || p.ends_with(".scope"))
-        .map(|p| p.to_string())
+        .map(|p| text::bounded_name(p))
 }
 
 #[cfg(test)]

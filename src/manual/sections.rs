@@ -440,9 +440,18 @@ Docker's /var/lib/docker/containers/ID/config.v2.json; the OCI bundle's config.j
 containerd (/run/containerd/io.containerd.runtime.v2.task/*/ID) and CRI-O (its
 userdata), whose annotations give the Kubernetes container, pod and namespace. Where
 those files are unreadable, Docker's API (/var/run/docker.sock) or Podman's
-(/run/podman/podman.sock) is asked \fBGET /containers/ID/json\fR from a thread of its
-own (0.5 s deadline, 1 MiB answer limit), so a stalled daemon never delays a sample;
-an unnamed container is asked again at most every 5 s. The Processes tab's Cgroup
+(/run/podman/podman.sock; rootless: /run/user/UID/podman/podman.sock) is asked
+\fBGET /containers/ID/json\fR from a thread of its own (one 0.5 s deadline for
+connect, request and answer, 1 MiB answer limit), so a stalled daemon or a socket
+that never accepts never delays a sample; an unnamed container is asked again at
+most every 5 s. Every state file is opened without waiting and without following a
+symbolic link in its last place, and read only when it is a regular file of at most
+16 MiB (containers.json), 4 MiB (config.v2.json, config.json) or 64 KiB (conmon's
+command line); a rootless store only when it
+belongs to the process's user. A FIFO or device put there names nothing. Every name
+read from outside (container, pod, Kubernetes namespace, cgroup, process, interface
+and namespace names) is kept to at most 253 bytes, a cut one ending in "~", with its
+control characters written as escapes (\fB\\x1b\fR). The Processes tab's Cgroup
 column, the Sockets tab's process cell ("[web] httpd/42"), its info line and detail
 screen, \fBsnapshot \-\-json\fR and \fBexport \-\-per\-process\fR show it.
 .SH LOAD

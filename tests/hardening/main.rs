@@ -9,5 +9,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod measured;
+mod names;
 mod pcaps;
 mod recordings;

@@ -92,24 +92,31 @@ pub fn inspect(socket: &std::path::Path, id: &str) -> Result<Option<Names>, Stri
 
 /// One HTTP/1.1 GET over the unix socket: the status and the body.
 pub fn get(socket: &std::path::Path, path: &str) -> Result<(u16, Vec<u8>), String> {
-    let started = Instant::now();
-    let mut stream = UnixStream::connect(socket).map_err(|e| e.to_string())?;
+    // One deadline for the whole exchange: connect, write and each read
+    // get what is left of it, not a fresh allowance each.
+    let deadline = Instant::now() + DEADLINE;
+    let left = || {
+        deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| "timed out".to_string())
+    };
+    let mut stream = connect(socket, left()?)?;
     stream
-        .set_write_timeout(Some(DEADLINE))
+        .set_write_timeout(Some(left()?))
         .map_err(|e| e.to_string())?;
     let request = format!("GET {path} HTTP/1.1\r\nHost: d\r\nConnection: close\r\n\r\n");
     stream
         .write_all(request.as_bytes())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => "timed out".into(),
+            _ => e.to_string(),
+        })?;
     let mut response = Vec::new();
     let mut buffer = [0u8; 16 * 1024];
     loop {
-        let left = DEADLINE
-            .checked_sub(started.elapsed())
-            .filter(|d| !d.is_zero())
-            .ok_or("timed out")?;
         stream
-            .set_read_timeout(Some(left))
+            .set_read_timeout(Some(left()?))
             .map_err(|e| e.to_string())?;
         let n = match stream.read(&mut buffer) {
             Ok(n) => n,
@@ -151,6 +158,57 @@ pub fn get(socket: &std::path::Path, path: &str) -> Result<(u16, Vec<u8>), Strin
                 return Err("truncated response".into());
             }
             Ok((status, response[end + 4..].to_vec()))
+        }
+    }
+}
+
+/// A stream connected to the unix socket at `path` within `timeout`.
+/// A unix socket's connect waits while the listener's backlog is full (a
+/// daemon that stopped accepting, or a socket a user made and never
+/// serves) for as long as the socket's send timeout: set before connect,
+/// it bounds that wait (std's UnixStream::connect would wait forever).
+fn connect(path: &std::path::Path, timeout: Duration) -> Result<UnixStream, String> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    // SAFETY: sockaddr_un is plain data; all zeroes is a valid value.
+    let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    if bytes.len() >= address.sun_path.len() || bytes.contains(&0) {
+        return Err(format!("socket path too long: {}", path.display()));
+    }
+    address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (to, from) in address.sun_path.iter_mut().zip(bytes) {
+        *to = *from as libc::c_char;
+    }
+    // SAFETY: plain system call; the descriptor is owned right after.
+    let fd = unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    // SAFETY: fd is a new descriptor nothing else owns.
+    let stream = UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    stream
+        .set_write_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    let length = std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1;
+    loop {
+        // SAFETY: address is a valid sockaddr_un of at least `length` bytes.
+        let done = unsafe {
+            libc::connect(
+                fd,
+                (&raw const address).cast::<libc::sockaddr>(),
+                length as libc::socklen_t,
+            )
+        };
+        if done == 0 {
+            return Ok(stream);
+        }
+        let error = std::io::Error::last_os_error();
+        match error.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            // The send timeout ran out with the backlog still full.
+            Some(libc::EAGAIN | libc::ETIMEDOUT) => return Err("timed out".into()),
+            _ => return Err(error.to_string()),
         }
     }
 }
@@ -334,6 +392,71 @@ mod tests {
             inspect(&path, "../../etc").is_err(),
             "ids are hex, not paths"
         );
+    }
+
+    /// A listener whose backlog is full: listen(0), then connections
+    /// nobody accepts until one more would wait. Kept open by the caller.
+    fn full_backlog(path: &PathBuf) -> (UnixListener, Vec<std::os::fd::OwnedFd>) {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        let listener = UnixListener::bind(path).unwrap();
+        // SAFETY: plain system calls on descriptors this test owns.
+        assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
+        let address = std::os::unix::net::SocketAddr::from_pathname(path).unwrap();
+        let mut queued = Vec::new();
+        for _ in 0..64 {
+            let fd = unsafe {
+                libc::socket(
+                    libc::AF_UNIX,
+                    libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                    0,
+                )
+            };
+            assert!(fd >= 0);
+            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            let mut raw: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+            raw.sun_family = libc::AF_UNIX as libc::sa_family_t;
+            let bytes =
+                std::os::unix::ffi::OsStrExt::as_bytes(address.as_pathname().unwrap().as_os_str());
+            for (to, from) in raw.sun_path.iter_mut().zip(bytes) {
+                *to = *from as libc::c_char;
+            }
+            let length = std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1;
+            let done = unsafe {
+                libc::connect(
+                    fd.as_raw_fd(),
+                    (&raw const raw).cast(),
+                    length as libc::socklen_t,
+                )
+            };
+            if done != 0 {
+                let error = std::io::Error::last_os_error();
+                assert_eq!(error.raw_os_error(), Some(libc::EAGAIN), "{error}");
+                return (listener, queued);
+            }
+            queued.push(fd);
+        }
+        panic!("the backlog of {} never filled", path.display());
+    }
+
+    #[test]
+    fn a_full_backlog_times_out_at_the_deadline() {
+        let path = socket_path("backlog");
+        let full = full_backlog(&path);
+        let (done, answer) = std::sync::mpsc::channel();
+        let started = Instant::now();
+        std::thread::spawn({
+            let path = path.clone();
+            move || done.send(inspect(&path, ID))
+        });
+        // Bounded: a connect that waits for the backlog would hang here.
+        let result = answer
+            .recv_timeout(DEADLINE * 6)
+            .expect("the lookup still waits on a full backlog after 3 s");
+        assert_eq!(result.unwrap_err(), "timed out");
+        let took = started.elapsed();
+        assert!(took < DEADLINE + Duration::from_millis(250), "{took:?}");
+        drop(full);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
     #[test]

@@ -3,8 +3,14 @@
 //! config.json that containerd and CRI-O write (with the Kubernetes
 //! annotations), and conmon's command line. Every file is read whole up to
 //! a size limit; a larger one is not a state file and names nothing.
+//!
+//! Some of these files sit where other users write (a rootless podman
+//! store in the owner's home), so none is opened in a way that could wait:
+//! no final symlink followed, O_NONBLOCK, regular files only. Every name
+//! read is bounded to `text::MAX_NAME` bytes without control characters.
 
 use super::Names;
+use crate::text;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -20,15 +26,37 @@ const MAX_DEPTH: usize = 32;
 /// containerd's task namespaces ("k8s.io", "moby", "default") looked into.
 const MAX_NAMESPACES: usize = 64;
 
-/// The file's bytes, None when unreadable or over `limit`.
+/// The file's bytes, None when unreadable, not a regular file or over
+/// `limit`.
 pub fn read_capped(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    read_regular(path, limit, None)
+}
+
+/// [`read_capped`] of a file that must also belong to `owner`: a store in
+/// a user's home is that user's, never a file of root's or of another
+/// user's that a symlinked directory leads to.
+pub fn read_owned(path: &Path, limit: u64, owner: u32) -> Option<Vec<u8>> {
+    read_regular(path, limit, Some(owner))
+}
+
+fn read_regular(path: &Path, limit: u64, owner: Option<u32>) -> Option<Vec<u8>> {
     use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(limit + 1)
-        .read_to_end(&mut bytes)
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    // O_NONBLOCK: opening a FIFO for reading would wait for a writer
+    // forever; O_NOFOLLOW: a symlink in the last place is not followed.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
         .ok()?;
+    // Only a regular file's read cannot wait (a FIFO, socket or device
+    // could); /proc's files are regular, with a size of 0.
+    let meta = file.metadata().ok()?;
+    if !meta.file_type().is_file() || meta.len() > limit || owner.is_some_and(|o| meta.uid() != o) {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).ok()?;
     (bytes.len() as u64 <= limit).then_some(bytes)
 }
 
@@ -42,7 +70,7 @@ fn kubernetes(map: Option<&Value>, names: &mut Names) {
         keys.iter()
             .find_map(|k| map.get(*k)?.as_str())
             .filter(|v| !v.is_empty())
-            .map(str::to_string)
+            .map(text::bounded_name)
     };
     names.pod = first(&["io.kubernetes.pod.name", "io.kubernetes.cri.sandbox-name"]);
     names.k8s_namespace = first(&[
@@ -66,7 +94,7 @@ pub fn parse_inspect(bytes: &[u8]) -> Result<Names, String> {
         name: value
             .get("Name")
             .and_then(Value::as_str)
-            .map(|n| n.trim_start_matches('/').to_string())
+            .map(|n| text::bounded_name(n.trim_start_matches('/')))
             .filter(|n| !n.is_empty()),
         ..Names::default()
     };
@@ -93,22 +121,24 @@ struct StoreEntry {
 pub fn parse_store(bytes: &[u8], id: &str) -> Result<Option<Names>, String> {
     let entries: Vec<StoreEntry> = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
     Ok(entries.into_iter().find(|e| e.id == id).map(|e| Names {
-        name: e.names.into_iter().next(),
+        name: e.names.first().map(|n| text::bounded_name(n)),
         ..Names::default()
     }))
 }
 
 /// Podman's containers.json files: the system's, then the rootless one in
-/// the owner's home.
-pub fn podman(root: &Path, home: Option<&Path>, id: &str) -> Option<Names> {
-    let system = root.join("var/lib/containers/storage/overlay-containers/containers.json");
-    let user = home.map(|h| {
-        under(root, h).join(".local/share/containers/storage/overlay-containers/containers.json")
-    });
-    [Some(system), user]
-        .into_iter()
-        .flatten()
-        .find_map(|path| parse_store(&read_capped(&path, MAX_STORE)?, id).ok()?)
+/// the home of `owner` (uid, home), which must be that user's file.
+pub fn podman(root: &Path, owner: Option<(u32, &Path)>, id: &str) -> Option<Names> {
+    let store = "overlay-containers/containers.json";
+    let system = root.join("var/lib/containers/storage").join(store);
+    let system = read_capped(&system, MAX_STORE).and_then(|b| parse_store(&b, id).ok()?);
+    system.or_else(|| {
+        let (uid, home) = owner?;
+        let path = under(root, home)
+            .join(".local/share/containers/storage")
+            .join(store);
+        parse_store(&read_owned(&path, MAX_STORE, uid)?, id).ok()?
+    })
 }
 
 /// Docker's /var/lib/docker/containers/ID/config.v2.json.
@@ -145,10 +175,10 @@ pub fn parse_conmon(cmdline: &[u8], id: &str) -> Option<Names> {
     let value = |flags: [&[u8]; 2]| {
         args.windows(2)
             .find(|w| flags.contains(&w[0]))
-            .map(|w| String::from_utf8_lossy(w[1]).into_owned())
+            .map(|w| w[1])
     };
-    (value([b"-c", b"--cid"])? == id).then(|| Names {
-        name: value([b"-n", b"--name"]),
+    (value([b"-c", b"--cid"])? == id.as_bytes()).then(|| Names {
+        name: value([b"-n", b"--name"]).map(text::bounded_name_bytes),
         ..Names::default()
     })
 }

@@ -51,7 +51,7 @@ impl Drop for Host {
     }
 }
 
-fn store(id: &str, name: &str) -> String {
+fn store_json(id: &str, name: &str) -> String {
     format!(
         r#"[{{"id":"{id}","names":["{name}"],"image":"c4ab05ab","layer":"d1e2","metadata":"{{\"image-name\":\"localhost/busybox:1\",\"name\":\"{name}\"}}","created":"2026-11-26T07:10:01Z"}}]"#
     )
@@ -63,7 +63,7 @@ fn podman_rootful_and_rootless_from_the_container_store() {
     host.process(100, 99, "httpd", 0, &format!("/libpod_parent/libpod-{ID}"));
     host.write(
         "var/lib/containers/storage/overlay-containers/containers.json",
-        &store(ID, "web"),
+        &store_json(ID, "web"),
     );
     let other = "a".repeat(64);
     host.process(
@@ -77,15 +77,21 @@ fn podman_rootful_and_rootless_from_the_container_store() {
         "etc/passwd",
         "root:x:0:0::/root:/bin/sh\nann:x:1000:1000::/home/ann:/bin/sh\n",
     );
-    host.write(
-        "home/ann/.local/share/containers/storage/overlay-containers/containers.json",
-        &store(&other, "anns-box"),
-    );
+    let anns = "home/ann/.local/share/containers/storage/overlay-containers/containers.json";
+    host.write(anns, &store_json(&other, "anns-box"));
+    // Only ann's own file names ann's containers.
+    let ann_owns = std::os::unix::fs::chown(host.0.join(anns), Some(1000), None).is_ok();
     let mut resolver = host.resolver();
     let web = resolver.container_of_pid(100).unwrap();
     assert_eq!((web.runtime.as_str(), web.id.as_str()), ("podman", ID));
     assert_eq!(web.label(), "web");
-    assert_eq!(resolver.container_of_pid(200).unwrap().label(), "anns-box");
+    let anns_box = resolver.container_of_pid(200).unwrap();
+    if ann_owns {
+        assert_eq!(anns_box.label(), "anns-box");
+    } else {
+        eprintln!("not root: ann's store stays the runner's, so it names nothing");
+        assert_eq!(anns_box.name, None);
+    }
     // Cached by id: the store going away leaves the name known.
     std::fs::remove_file(
         host.0
@@ -102,7 +108,7 @@ fn podman_rootful_and_rootless_from_the_container_store() {
     );
     host.write(
         "var/lib/containers/storage/overlay-containers/containers.json",
-        &store(ID, "web"),
+        &store_json(ID, "web"),
     );
     assert_eq!(resolver.container_of_pid(100).unwrap().name, None);
 }
@@ -315,4 +321,54 @@ fn a_stalled_daemon_is_asked_once_and_blocks_nothing() {
     // The worker gives up at its deadline and the daemon thread ends.
     server.join().unwrap();
     assert_eq!(resolver.container_of_pid(100).unwrap().name, None);
+}
+
+#[test]
+fn hostile_stores_neither_block_nor_flood() {
+    let host = Host::new("hostile");
+    // The runner stands for the store's owner: its files are the runner's.
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    host.write(
+        "etc/passwd",
+        &format!("mal:x:{uid}:{uid}::/home/mal:/bin/sh\n"),
+    );
+    let cgroup = |id: &str| format!("/user.slice/libpod-{id}.scope");
+    let store = "home/mal/.local/share/containers/storage/overlay-containers/containers.json";
+    std::fs::create_dir_all(host.0.join(store).parent().unwrap()).unwrap();
+
+    // A FIFO where the store goes: read, it would wait for a writer forever.
+    let fifo = std::ffi::CString::new(host.0.join(store).into_os_string().into_encoded_bytes());
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.unwrap().as_ptr(), 0o600) }, 0);
+    host.process(300, 1, "sh", uid, &cgroup(ID));
+    let root = host.0.clone();
+    let (done, named) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(Resolver::new(root).container_of_pid(300)));
+    let container = named
+        .recv_timeout(Duration::from_secs(3))
+        .expect("a FIFO in place of the store still blocks the lookup after 3 s")
+        .unwrap();
+    assert_eq!(container.name, None);
+
+    // A symlink there is not followed, even to a good store.
+    std::fs::remove_file(host.0.join(store)).unwrap();
+    host.write("elsewhere.json", &store_json(ID, "web"));
+    std::os::unix::fs::symlink(host.0.join("elsewhere.json"), host.0.join(store)).unwrap();
+    assert_eq!(host.resolver().container_of_pid(300).unwrap().name, None);
+
+    // A 4 MB name with control characters is kept as 253 safe bytes.
+    std::fs::remove_file(host.0.join(store)).unwrap();
+    let huge = format!("\u{1b}]0;owned\u{7}{}", "n".repeat(4_000_000));
+    let json = store_json(ID, &huge)
+        .replace('\u{1b}', "\\u001b")
+        .replace('\u{7}', "\\u0007");
+    host.write(store, &json);
+    let name = host.resolver().container_of_pid(300).unwrap().name.unwrap();
+    assert_eq!(name.len(), crate::text::MAX_NAME, "{}", &name[..64]);
+    assert!(
+        name.starts_with("\\x1b]0;owned\\x07nnn") && name.ends_with('~'),
+        "{}",
+        &name[..64]
+    );
 }
