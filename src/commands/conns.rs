@@ -32,8 +32,9 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
     let deadline = args.duration.map(|d| Instant::now() + d);
     let mut out = std::io::stdout().lock();
     if !args.json {
-        writeln!(out, "{}", closed::header())?;
-        out.flush()?;
+        writeln!(out, "{}", closed::header())
+            .and_then(|()| out.flush())
+            .map_err(super::stdout::error)?;
     }
     let mut lost = 0;
     // Once stopped, one more sample taken after the stop still comes: it
@@ -75,8 +76,9 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
             } else {
                 closed::line(conn)
             };
-            writeln!(out, "{text}")?;
-            out.flush()?;
+            writeln!(out, "{text}")
+                .and_then(|()| out.flush())
+                .map_err(super::stdout::error)?;
         }
         if log.overflow > 0 {
             eprintln!(

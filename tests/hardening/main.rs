@@ -8,3 +8,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+
+mod device_outputs;
+mod stdout_errors;
+mod stop_signals;
+mod writers_util;
