@@ -1,6 +1,7 @@
 //! `netlens conns [--json] [--duration D]`: each TCP connection as it ends,
 //! as bcc's tcplife prints them, from the sampler's connection log (one
-//! batch per interval, each line flushed). SIGINT and SIGTERM stop it.
+//! batch per interval, each line flushed). SIGINT, SIGTERM and SIGHUP stop
+//! it.
 
 use crate::cli::{CollectArgs, ConnsArgs};
 use crate::collect::{Demand, Sampler, SamplerEvent};

@@ -10,6 +10,7 @@
 mod common;
 
 mod device_outputs;
+mod many_netns;
 mod stdout_errors;
 mod stop_signals;
 mod writers_util;
