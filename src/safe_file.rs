@@ -28,7 +28,7 @@ pub fn create_private(path: &Path) -> io::Result<File> {
 }
 
 /// An output file the user named on the command line (`capture -w`,
-/// `record -o`, `snapshot --record`, `--record`).
+/// `record -o`, `snapshot --record`, the live view's `--record`).
 pub struct Output {
     pub file: File,
     /// A new regular file netlens created: it may sync, cut and remove it.
@@ -257,6 +257,30 @@ mod tests {
         std::os::unix::fs::symlink(dir.join("nowhere"), &dangling).unwrap();
         assert!(create_private(&dangling).is_err());
         assert!(!dir.join("nowhere").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn outputs_may_be_devices_never_existing_files_or_symlinks() {
+        let dir = temp_dir("output");
+        let new = create_output(&dir.join("new")).unwrap();
+        assert!(new.created);
+        let null = create_output(Path::new("/dev/null")).unwrap();
+        assert!(!null.created);
+        // SAFETY: fcntl F_GETFL on a descriptor the test owns.
+        let flags = unsafe { libc::fcntl(null.file.as_raw_fd(), libc::F_GETFL) };
+        assert_eq!(flags & libc::O_NONBLOCK, 0, "writes block again");
+
+        let existing = dir.join("existing");
+        std::fs::write(&existing, b"keep").unwrap();
+        let err = create_output(&existing).err().unwrap();
+        assert!(create_error(&existing, &err).contains("already exists"));
+        assert!(create_output(&dir).is_err());
+        let link = dir.join("link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        let err = create_output(&link).err().unwrap();
+        assert!(create_error(&link, &err).contains("symbolic link"));
+        assert_eq!(std::fs::read(&existing).unwrap(), b"keep");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -220,10 +220,9 @@ impl AllNamespaces {
     /// One tick: finds the namespaces, opens the new ones (keeping at most
     /// `held_limit` open; the others are opened for this read only),
     /// forgets the gone ones and reads every one but the primary, whose
-    /// sockets are
-    /// in `sockets`: theirs go after them, each copied once (with 50
-    /// namespaces of 2,000 sockets, growing a vector and appending it
-    /// again copied 100,000 rows three times). A namespace that
+    /// sockets are in `sockets`: theirs go after them, each copied once
+    /// (with 50 namespaces of 2,000 sockets, growing a vector and appending
+    /// it again copied 100,000 rows three times). A namespace that
     /// cannot be opened or read this tick is left out of this sample, not
     /// an error; failing to come back home is one.
     pub fn collect(
