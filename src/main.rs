@@ -12,15 +12,22 @@ fn main() -> ExitCode {
         Err(error) => error.exit(),
     };
     if cli.print_config {
-        print!("{}", netlens::config::commented_default());
-        return ExitCode::SUCCESS;
+        let printed = commands::stdout::print(netlens::config::commented_default());
+        return exit_code(printed);
     }
     let result = netlens::config::load(cli.config.as_deref()).and_then(|config| {
         commands::config::apply(&mut cli, &matches, &config);
         dispatch(&cli, &config)
     });
+    exit_code(result)
+}
+
+/// Success, or a closed stdout pipe (the reader, e.g. `head`, has all it
+/// wants): status 0; any other error: one line and status 1.
+fn exit_code(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error) if commands::stdout::is_closed_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             // Not eprintln!: it panics when stderr is a terminal that hung
             // up, and the error (a draw that failed on it) is then moot.

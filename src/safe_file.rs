@@ -3,14 +3,18 @@
 //! Every file netlens creates (pcaps, recordings, the config it saves) goes
 //! through [`create_private`]: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600. An
 //! existing file, or a symlink planted where the file will go (dangling or
-//! not), is refused instead of followed or overwritten. [`PartialFile`]
+//! not), is refused instead of followed or overwritten. An output the user
+//! names ([`create_output`]) may also be an existing character device or
+//! FIFO (`capture -w /dev/null`), as tcpdump allows. [`PartialFile`]
 //! removes the file again unless the write finished, so a failed write
 //! leaves nothing behind.
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Creates `path` for writing: never an existing file, never through a
 /// symlink, readable by its owner only.
@@ -21,6 +25,83 @@ pub fn create_private(path: &Path) -> io::Result<File> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .mode(0o600)
         .open(path)
+}
+
+/// An output file the user named on the command line (`capture -w`,
+/// `record -o`, `snapshot --record`, the live view's `--record`).
+pub struct Output {
+    pub file: File,
+    /// A new regular file netlens created: it may sync, cut and remove it.
+    /// False for the user's character device or FIFO.
+    pub created: bool,
+}
+
+/// How long an output FIFO may wait for its reader to open it.
+pub const FIFO_READER_WAIT: Duration = Duration::from_secs(5);
+
+/// Opens `path` for output as tcpdump -w does for a device: a new file
+/// ([`create_private`]), or an existing character device (/dev/null) or
+/// FIFO, written to as it is. Never an existing regular file, never
+/// through a symlink (O_NOFOLLOW; the type is checked on the opened
+/// descriptor, so nothing swapped in after the check is written to). A FIFO
+/// is opened without blocking: when no reader has it open within
+/// [`FIFO_READER_WAIT`], the error says so.
+pub fn create_output(path: &Path) -> io::Result<Output> {
+    let exists = match create_private(path) {
+        Ok(file) => {
+            return Ok(Output {
+                file,
+                created: true,
+            });
+        }
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => error,
+        Err(error) => return Err(error),
+    };
+    let deadline = Instant::now() + FIFO_READER_WAIT;
+    let file = loop {
+        let opened = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path);
+        match opened {
+            Ok(file) => break file,
+            // A FIFO that no process reads yet (ENXIO): wait a little.
+            Err(error) if error.raw_os_error() == Some(libc::ENXIO) => {
+                let fifo = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+                if !fifo {
+                    return Err(error); // a device node without its device
+                }
+                if Instant::now() >= deadline {
+                    return Err(io::Error::other(format!(
+                        "it is a FIFO that no process opened for reading within {}s",
+                        FIFO_READER_WAIT.as_secs()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // A directory (EISDIR) or a file not ours to write: it exists.
+            Err(error) if error.raw_os_error() != Some(libc::ELOOP) => return Err(exists),
+            Err(error) => return Err(error),
+        }
+    };
+    let kind = file.metadata()?.file_type();
+    if !(kind.is_char_device() || kind.is_fifo()) {
+        return Err(exists);
+    }
+    // Writes block again from here: a slow reader slows the writer down
+    // instead of failing it with EAGAIN.
+    // SAFETY: fcntl on a descriptor this function owns.
+    unsafe {
+        let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+        if flags < 0 || libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(Output {
+        file,
+        created: false,
+    })
 }
 
 /// Random bits for the names of files netlens picks itself, so nobody can
@@ -176,6 +257,30 @@ mod tests {
         std::os::unix::fs::symlink(dir.join("nowhere"), &dangling).unwrap();
         assert!(create_private(&dangling).is_err());
         assert!(!dir.join("nowhere").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn outputs_may_be_devices_never_existing_files_or_symlinks() {
+        let dir = temp_dir("output");
+        let new = create_output(&dir.join("new")).unwrap();
+        assert!(new.created);
+        let null = create_output(Path::new("/dev/null")).unwrap();
+        assert!(!null.created);
+        // SAFETY: fcntl F_GETFL on a descriptor the test owns.
+        let flags = unsafe { libc::fcntl(null.file.as_raw_fd(), libc::F_GETFL) };
+        assert_eq!(flags & libc::O_NONBLOCK, 0, "writes block again");
+
+        let existing = dir.join("existing");
+        std::fs::write(&existing, b"keep").unwrap();
+        let err = create_output(&existing).err().unwrap();
+        assert!(create_error(&existing, &err).contains("already exists"));
+        assert!(create_output(&dir).is_err());
+        let link = dir.join("link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        let err = create_output(&link).err().unwrap();
+        assert!(create_error(&link, &err).contains("symbolic link"));
+        assert_eq!(std::fs::read(&existing).unwrap(), b"keep");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -48,14 +48,27 @@ impl App {
     /// Starts recording to `path` (a new file), of namespace `netns`.
     pub fn start_recording_at(&mut self, path: &Path, netns: &str) -> anyhow::Result<()> {
         let meta = record::meta(netns, self.interval);
-        let mut recorder = Recorder::create_with_capture(path, &meta, self.flows.capture.as_ref())?;
+        let recorder = Recorder::create_with_capture(path, &meta, self.flows.capture.as_ref())?;
+        self.start_recording(recorder, path);
+        Ok(())
+    }
+
+    /// As `start_recording_at`, to `--record`'s path: the user named it, so
+    /// it may also be an existing character device or FIFO (/dev/null).
+    pub fn start_recording_to_output(&mut self, path: &Path, netns: &str) -> anyhow::Result<()> {
+        let meta = record::meta(netns, self.interval);
+        let recorder = Recorder::create_output(path, &meta, self.flows.capture.as_ref())?;
+        self.start_recording(recorder, path);
+        Ok(())
+    }
+
+    fn start_recording(&mut self, mut recorder: Recorder, path: &Path) {
         recorder.thresholds = self.thresholds;
         self.notice = Some(Notice::info(format!(
             "recording to {} (R stops)",
             shown_path(path)
         )));
         self.recording = Some(recorder);
-        Ok(())
     }
 
     /// R: starts recording to a new file, or stops and closes the file.
@@ -82,10 +95,13 @@ impl App {
     }
 
     /// Where R records next: --record FILE if it is not there yet, else a
-    /// new timestamped file beside it, else one in the state directory.
+    /// new timestamped file beside it (in the state directory when FILE is
+    /// a device or FIFO), else one in the state directory.
     fn next_record_path(&self) -> anyhow::Result<PathBuf> {
         let dir = match &self.record_path {
             Some(path) if path.symlink_metadata().is_err() => return Ok(path.clone()),
+            // --record /dev/null or a FIFO: nothing goes beside it in /dev.
+            Some(path) if !path.symlink_metadata().is_ok_and(|m| m.is_file()) => state_dir()?,
             Some(path) => match path.parent() {
                 Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
                 _ => PathBuf::from("."),

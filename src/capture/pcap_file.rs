@@ -28,6 +28,8 @@ pub fn open(path: &Path) -> Result<PcapReader> {
 /// (never an existing file, never through a symlink, mode 0600) and removed
 /// again unless the write finishes ([`PcapFileWriter::finish`]) or the caller
 /// keeps the packets written so far ([`PcapFileWriter::keep_saved`]).
+/// [`PcapFileWriter::create_output`] also writes to a device or FIFO the
+/// user named, which is never synced, cut or removed.
 pub struct PcapFileWriter {
     out: BufWriter<Counted>,
     path: PathBuf,
@@ -41,6 +43,8 @@ pub struct PcapFileWriter {
     saved_end: u64,
     /// Finished or kept: the file stays.
     kept: bool,
+    /// netlens created the file (not the user's device or FIFO).
+    created: bool,
 }
 
 /// The file under the buffer, counting what actually reached it.
@@ -69,6 +73,29 @@ impl PcapFileWriter {
     pub fn create(path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
         let file = safe_file::create_private(path)
             .map_err(|e| anyhow!("{}", safe_file::create_error(path, &e)))?;
+        Self::start(
+            safe_file::Output {
+                file,
+                created: true,
+            },
+            path,
+            linktype,
+            snaplen,
+        )
+    }
+
+    /// As `create`, for a path the user named: an existing character
+    /// device or FIFO is written to (`capture -w /dev/null`), see
+    /// [`safe_file::create_output`].
+    pub fn create_output(path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
+        let output = safe_file::create_output(path)
+            .map_err(|e| anyhow!("{}", safe_file::create_error(path, &e)))?;
+        Self::start(output, path, linktype, snaplen)
+    }
+
+    /// Writes the file header to `output`.
+    fn start(output: safe_file::Output, path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
+        let safe_file::Output { file, created } = output;
         let mut writer = Self {
             out: BufWriter::with_capacity(1 << 16, Counted { file, written: 0 }),
             path: path.to_path_buf(),
@@ -78,6 +105,7 @@ impl PcapFileWriter {
             saved: 0,
             saved_end: PCAP_HEADER_LEN,
             kept: false,
+            created,
         };
         writer.put(&file_header(linktype, snaplen))?;
         Ok(writer)
@@ -137,11 +165,14 @@ impl PcapFileWriter {
         let flushed = self.out.flush();
         self.settle();
         flushed.map_err(|e| anyhow!("cannot write {}: {e}", self.path.display()))?;
-        self.out
-            .get_ref()
-            .file
-            .sync_data()
-            .map_err(|e| anyhow!("cannot write {}: {e}", self.path.display()))?;
+        // A device or FIFO has nothing to sync (EINVAL).
+        if self.created {
+            self.out
+                .get_ref()
+                .file
+                .sync_data()
+                .map_err(|e| anyhow!("cannot write {}: {e}", self.path.display()))?;
+        }
         self.kept = true;
         Ok(())
     }
@@ -162,6 +193,9 @@ impl PcapFileWriter {
         let (counted, _) =
             std::mem::replace(&mut self.out, BufWriter::new(Counted { file, written: 0 }))
                 .into_parts();
+        if !self.created {
+            return Ok(saved); // a device or FIFO cannot be cut
+        }
         counted
             .file
             .set_len(end)
@@ -172,7 +206,7 @@ impl PcapFileWriter {
 
 impl Drop for PcapFileWriter {
     fn drop(&mut self) {
-        if !self.kept {
+        if !self.kept && self.created {
             let _ = std::fs::remove_file(&self.path);
         }
     }

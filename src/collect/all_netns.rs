@@ -10,6 +10,15 @@
 //! from the sampler's own namespace: no thread and no setns per namespace
 //! per sample. The open sockets keep a namespace alive only for netlens; it
 //! is dropped when no process and no bind mount holds it any more.
+//!
+//! Kept open, a namespace holds six descriptors, and any user can make
+//! thousands of namespaces (`unshare -Urn`): 3,400 of them once took 19,999
+//! of 20,000, and the exporter could accept no scrape. So the namespaces
+//! kept open hold at most a quarter of RLIMIT_NOFILE (`held_limit`); the
+//! rest of the descriptors stay for the exporter's connections, the capture
+//! and the DNS probes. Every namespace past that is still read each tick:
+//! opened, read and closed again (a setns pair and six descriptors for the
+//! moment), so a sample covers every namespace whatever their number.
 //! Socket owners need no per-namespace work: socket inodes are global, so
 //! the one /proc/*/fd scan of `owners` serves every namespace.
 
@@ -156,6 +165,25 @@ struct Watched {
     container: (Option<u32>, Option<String>),
 }
 
+/// Descriptors one namespace kept open holds (see `open_inside`).
+const FDS_PER_NAMESPACE: usize = 6;
+
+/// How many namespaces may be kept open: their descriptors at most a
+/// quarter of the soft RLIMIT_NOFILE.
+fn held_limit() -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes `limit`.
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
+    } else {
+        1024
+    };
+    soft / 4 / FDS_PER_NAMESPACE
+}
+
 /// The namespaces other than the primary one, and their ids.
 pub struct AllNamespaces {
     /// The sampler thread's own namespace, to come back to.
@@ -165,6 +193,9 @@ pub struct AllNamespaces {
     ids: HashMap<u64, u16>,
     next_id: u16,
     watched: BTreeMap<u16, Watched>,
+    /// At most this many are kept in `watched`; the others are opened and
+    /// closed each tick.
+    held_limit: usize,
     primary_container: (Option<u32>, Option<String>),
     /// Sockets of the other namespaces in the last tick, to size the next.
     last_sockets: usize,
@@ -182,16 +213,19 @@ impl AllNamespaces {
             ids: HashMap::from([(home_inode, 0)]),
             next_id: 1,
             watched: BTreeMap::new(),
+            // After `export` raised the soft limit: the session starts later.
+            held_limit: held_limit(),
             primary_container: (None, None),
             last_sockets: 0,
         })
     }
 
-    /// One tick: finds the namespaces, opens the new ones, forgets the
-    /// gone ones and reads every one but the primary, whose sockets are
-    /// in `sockets`: theirs go after them, each copied once (with 50
-    /// namespaces of 2,000 sockets, growing a vector and appending it
-    /// again copied 100,000 rows three times). A namespace that
+    /// One tick: finds the namespaces, opens the new ones (keeping at most
+    /// `held_limit` open; the others are opened for this read only),
+    /// forgets the gone ones and reads every one but the primary, whose
+    /// sockets are in `sockets`: theirs go after them, each copied once
+    /// (with 50 namespaces of 2,000 sockets, growing a vector and appending
+    /// it again copied 100,000 rows three times). A namespace that
     /// cannot be opened or read this tick is left out of this sample, not
     /// an error; failing to come back home is one.
     pub fn collect(
@@ -203,6 +237,8 @@ impl AllNamespaces {
         self.watched.retain(|_, w| found.contains_key(&w.inode));
         let mut inodes: Vec<&u64> = found.keys().collect();
         inodes.sort();
+        // Every namespace but the primary this tick, by id.
+        let mut now: Vec<(u16, u64)> = Vec::with_capacity(inodes.len());
         for inode in inodes {
             if *inode == self.home_inode {
                 continue;
@@ -218,12 +254,15 @@ impl AllNamespaces {
                     id
                 }
             };
+            now.push((id, *inode));
             if !self.watched.contains_key(&id)
+                && self.watched.len() < self.held_limit
                 && let Ok(Some(watched)) = self.open(*inode, &found[inode].path)
             {
                 self.watched.insert(id, watched);
             }
         }
+        now.sort_unstable();
         let mut out = Collected::default();
         sockets.reserve(self.last_sockets + self.last_sockets / 8);
         let before = sockets.len();
@@ -242,13 +281,25 @@ impl AllNamespaces {
             // Read at the sample's mono (the caller reads its links first).
             read_mono: None,
         });
-        for (id, watched) in &mut self.watched {
-            let at = &found[&watched.inode];
+        for (id, inode) in now {
+            let at = &found[&inode];
+            // Past the limit: open it for this read, close it after.
+            let mut passing = None;
+            if !self.watched.contains_key(&id) {
+                match self.open(inode, &at.path) {
+                    Ok(Some(opened)) => passing = Some(opened),
+                    _ => continue, // it went, or cannot be entered
+                }
+            }
+            let watched = match passing.as_mut() {
+                Some(watched) => watched,
+                None => self.watched.get_mut(&id).expect("checked above"),
+            };
             let Ok((mut own, mut interfaces, counters, read_mono)) = watched.read() else {
                 continue; // it went between finding and reading
             };
-            own.iter_mut().for_each(|s| s.netns = *id);
-            interfaces.iter_mut().for_each(|i| i.netns = *id);
+            own.iter_mut().for_each(|s| s.netns = id);
+            interfaces.iter_mut().for_each(|i| i.netns = id);
             sockets.append(&mut own);
             out.interfaces.append(&mut interfaces);
             let label = match (&at.name, at.pid) {
@@ -257,7 +308,7 @@ impl AllNamespaces {
                 (None, None) => format!("net:[{}]", watched.inode),
             };
             out.namespaces.push(NamespaceInfo {
-                id: *id,
+                id,
                 label,
                 inode: watched.inode,
                 container: cached_container(&mut watched.container, at.pid),
@@ -290,7 +341,7 @@ impl AllNamespaces {
         opened.map(Some)
     }
 
-    /// Namespaces watched now besides the primary one.
+    /// Namespaces kept open now besides the primary one.
     pub fn count(&self) -> usize {
         self.watched.len()
     }

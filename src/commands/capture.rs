@@ -1,7 +1,8 @@
 //! `netlens capture [-i IF] [-f EXPR] [-w FILE.pcap] [-c N] [--duration D]`:
 //! capture without the terminal UI. Lines go to stdout as `tcpdump -n`
 //! prints them; with -w packets go to a pcap file instead and progress to
-//! stderr. SIGINT and SIGTERM stop it cleanly (the file is complete).
+//! stderr. SIGINT, SIGTERM and SIGHUP stop it cleanly (the file is
+//! complete).
 
 use crate::capture::pcap_file::PcapFileWriter;
 use crate::capture::ring::{Ring, RingOptions, ifindex};
@@ -21,9 +22,10 @@ extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::Relaxed);
 }
 
-/// Makes SIGINT and SIGTERM set a flag (`stopped`) instead of killing.
+/// Makes SIGINT, SIGTERM and SIGHUP (an SSH session that drops) set a
+/// flag (`stopped`) instead of killing.
 pub(crate) fn catch_signals() {
-    for signal in [libc::SIGINT, libc::SIGTERM] {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: installs an async-signal-safe handler (one atomic store).
         // No SA_RESTART: poll returns EINTR and the loop sees STOP at once.
         unsafe {
@@ -35,12 +37,14 @@ pub(crate) fn catch_signals() {
     }
 }
 
-/// Whether SIGINT or SIGTERM arrived since `catch_signals`.
+/// Whether SIGINT, SIGTERM or SIGHUP arrived since `catch_signals`.
 pub(crate) fn stopped() -> bool {
     STOP.load(Ordering::Relaxed)
 }
 
 pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
+    // Before the file exists: a signal then closes it whole.
+    catch_signals();
     let filter = match &args.filter {
         Some(text) => Some(Filter::parse(text)?),
         None => None,
@@ -57,14 +61,13 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
     let mut ring = Ring::open(&options, target.label())?;
     let linktype = ring.linktype();
     let mut writer = match &args.write {
-        Some(path) => Some(PcapFileWriter::create(
+        Some(path) => Some(PcapFileWriter::create_output(
             path,
             linktype,
             ring.longest_packet(),
         )?),
         None => None,
     };
-    catch_signals();
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let to_terminal = std::io::stdout().is_terminal();

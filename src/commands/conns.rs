@@ -1,6 +1,7 @@
 //! `netlens conns [--json] [--duration D]`: each TCP connection as it ends,
 //! as bcc's tcplife prints them, from the sampler's connection log (one
-//! batch per interval, each line flushed). SIGINT and SIGTERM stop it.
+//! batch per interval, each line flushed). SIGINT, SIGTERM and SIGHUP stop
+//! it.
 
 use crate::cli::{CollectArgs, ConnsArgs};
 use crate::collect::{Demand, Sampler, SamplerEvent};
@@ -32,8 +33,9 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
     let deadline = args.duration.map(|d| Instant::now() + d);
     let mut out = std::io::stdout().lock();
     if !args.json {
-        writeln!(out, "{}", closed::header())?;
-        out.flush()?;
+        writeln!(out, "{}", closed::header())
+            .and_then(|()| out.flush())
+            .map_err(super::stdout::error)?;
     }
     let mut lost = 0;
     // Once stopped, one more sample taken after the stop still comes: it
@@ -75,8 +77,9 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
             } else {
                 closed::line(conn)
             };
-            writeln!(out, "{text}")?;
-            out.flush()?;
+            writeln!(out, "{text}")
+                .and_then(|()| out.flush())
+                .map_err(super::stdout::error)?;
         }
         if log.overflow > 0 {
             eprintln!(

@@ -16,10 +16,7 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     // still named; none when /proc/net is unreadable.
     let kernel = crate::collect::snmp::read_counters().unwrap_or_default();
     match catalogue::explain(&args.name, &kernel) {
-        Ok(text) => {
-            print!("{text}");
-            Ok(())
-        }
+        Ok(text) => super::stdout::print(text),
         Err(line) => bail!("{line}"),
     }
 }

@@ -35,7 +35,7 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
         .options(false)
         .map(|hook| crate::notify::FindingHook::start(hook, config.thresholds));
     if let Some(path) = &cli.record {
-        app.start_recording_at(path, &label)?;
+        app.start_recording_to_output(path, &label)?;
     }
     super::event_loop::live(app, parts.sampler, parts.samples, parts.packets, cli.mouse)
 }

@@ -82,7 +82,7 @@ pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
         ),
     };
     if !json {
-        println!("{}", preamble(&spec));
+        super::stdout::print(format!("{}\n", preamble(&spec)))?;
     }
     let stop = Stop::new();
     let stdout = Mutex::new(std::io::stdout());
@@ -96,12 +96,12 @@ pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
         let _ = out.flush();
     };
     let outcome = spec.run(&stop, &report)?;
-    if json {
-        println!("{}", outcome.json);
+    let last = if json {
+        outcome.json.to_string()
     } else {
-        println!("{}", outcome.text);
-    }
-    Ok(())
+        outcome.text
+    };
+    super::stdout::print(last + "\n")
 }
 
 /// The first lines of the text output, as the tool it imitates prints them.
@@ -172,15 +172,16 @@ fn serve(args: &crate::cli::ServeArgs) -> Result<()> {
                 "{}",
                 serde_json::json!({"type": "listening", "address": server.addr.to_string(),
                                    "port": server.addr.port()})
-            )?;
+            )
         } else {
             writeln!(
                 out,
                 "Server listening on {} (TCP and UDP: tcp, udp and http tests)",
                 server.addr
-            )?;
+            )
         }
-        out.flush()?;
+        .and_then(|()| out.flush())
+        .map_err(super::stdout::error)?;
     }
     match args.duration {
         Some(duration) => std::thread::sleep(duration),

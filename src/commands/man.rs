@@ -1,6 +1,5 @@
 //! `netlens man`: the manual page, as roff, on stdout.
 
 pub fn run() -> anyhow::Result<()> {
-    print!("{}", crate::manual::MAN_PAGE);
-    Ok(())
+    super::stdout::print(crate::manual::MAN_PAGE)
 }

@@ -16,6 +16,7 @@ pub mod read;
 pub mod record;
 pub mod replay;
 pub mod snapshot;
+pub mod stdout;
 pub mod tmux;
 pub mod trace;
 

@@ -14,7 +14,10 @@ pub fn run(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
     let file = &recording_of(&args.file)?;
     if args.info {
         let reader = Reader::open(file)?;
-        return inspect::print_info(&reader, &mut std::io::stdout().lock());
+        // Into memory first (a few lines), so a failed write is stdout's.
+        let mut text = Vec::new();
+        inspect::print_info(&reader, &mut text)?;
+        return super::stdout::print(text);
     }
     if args.json {
         let printed = if args.follow {

@@ -13,6 +13,8 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
         Some(text) => where_expr(text)?,
         None => Expr::default(),
     };
+    // Before the recording exists: a signal then closes it whole.
+    let mut stop = crate::session::stop::Stop::new()?;
     // As the live view: capture where permitted, unless --no-capture.
     let mut session = Session::start(&SessionOptions {
         // Rates need two samples: the first is the baseline.
@@ -21,7 +23,7 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
     })?;
     let mut recorder = match &args.record {
         Some(path) => {
-            let mut recorder = crate::record::Recorder::create_with_capture(
+            let mut recorder = crate::record::Recorder::create_output(
                 path,
                 &crate::record::meta(session.label(), collect.interval),
                 session.capture(),
@@ -46,7 +48,13 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
         None
     };
     let sink = recorder.as_mut().map(|r| r as &mut dyn Sink);
-    let result = crate::report::snapshot(&mut session, &options, (sink, names.as_ref()), limits);
+    let result = crate::report::snapshot(
+        &mut session,
+        &options,
+        (sink, names.as_ref()),
+        limits,
+        &mut stop,
+    );
     drop(session);
     if let Some(recorder) = recorder {
         recorder.finish()?;

@@ -191,15 +191,15 @@ pub fn run(cli: &Cli, args: &TmuxArgs) -> Result<()> {
     tmux(args, &os(&["select-pane", "-t", &format!("{window}.0")]))?;
     if inside || args.detached {
         if args.detached {
-            println!(
-                "netlens tmux: created {} (attach with: tmux{} attach -t {})",
+            super::stdout::print(format!(
+                "netlens tmux: created {} (attach with: tmux{} attach -t {})\n",
                 if inside { "window" } else { "session" },
                 args.tmux_socket
                     .as_ref()
                     .map(|s| format!(" -L {s}"))
                     .unwrap_or_default(),
                 args.session
-            );
+            ))?;
         }
         return Ok(());
     }

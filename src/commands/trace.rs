@@ -28,8 +28,7 @@ pub fn run(collect: &CollectArgs, args: &TraceArgs, limits: &Thresholds) -> Resu
     } else {
         table(&report, &findings)
     };
-    use std::io::Write;
-    std::io::stdout().write_all(text.as_bytes())?;
+    super::stdout::print(text)?;
     match &report.error {
         Some(error) => anyhow::bail!("{error}"),
         None => Ok(()),

@@ -103,6 +103,8 @@ pub fn run(options: &ExportOptions, limits: &findings::Thresholds) -> Result<()>
 }
 
 async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result<()> {
+    // SIGINT, SIGTERM and SIGHUP close the flight recorder's file whole.
+    let mut stop = crate::session::stop::StopSignals::new()?;
     let capacity = connection_capacity();
     // Bind before entering any namespace: the listener lives in ours.
     let listener = tokio::net::TcpListener::bind(options.listen)
@@ -156,8 +158,6 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     }
 
     let server = tokio::spawn(http::serve(listener, page_rx, capacity));
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .context("cannot handle SIGTERM")?;
     let result = loop {
         tokio::select! {
             event = session.next() => match event {
@@ -186,8 +186,7 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
                 }
                 None => break Err(anyhow::anyhow!("the sampler stopped unexpectedly")),
             },
-            _ = tokio::signal::ctrl_c() => break Ok(()),
-            _ = terminate.recv() => break Ok(()),
+            () = stop.recv() => break Ok(()),
         }
     };
     server.abort();

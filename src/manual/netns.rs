@@ -21,6 +21,11 @@ stay bound to it; every later interval reads those without entering it again. A
 namespace that no process and no bind mount holds any more is dropped, and one that
 appears while netlens runs is picked up at the next interval. Socket owners come
 from the one /proc/PID/fd scan for all of them (socket inodes are global).
+A namespace kept open holds six descriptors, and any user can make thousands of
+namespaces: the ones kept open hold at most a quarter of RLIMIT_NOFILE, leaving the
+rest to the exporter's connections and the capture; every namespace past that is
+entered, read and closed again each interval, so every sample still covers them
+all (at the cost of a setns pair per namespace and interval).
 .PP
 Cost: each namespace's TCP dump (one per namespace, IPv4 and IPv6 together) walks
 the kernel's established-socket table, and that table is shared by every namespace

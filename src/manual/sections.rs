@@ -680,7 +680,10 @@ recording cleanly.
 Every file netlens creates (recordings, \fBcapture \-w\fR, the Flows tab's \fBw\fR, the
 flow screen's \fBe\fR) is opened with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600: an
 existing file or a symbolic link at the path, even a dangling one, is refused with
-a one-line error. Names netlens picks itself (\fBw\fR: netlens\-TIME\-RANDOM.pcap)
+a one-line error. An output named on the command line (\fBcapture \-w\fR, \fBrecord
+\-o\fR, \fBsnapshot \-\-record\fR) may be an existing character device or FIFO, as
+with tcpdump: \fB\-w /dev/null\fR measures, a FIFO feeds \fBtcpdump \-r \-\fR (a FIFO
+that no process opens for reading within 5 seconds is an error). Names netlens picks itself (\fBw\fR: netlens\-TIME\-RANDOM.pcap)
 carry random bits; a \fBw\fR or \fBe\fR that fails removes its partial file.
 .PP
 Format 2: a 16-byte header (magic \fB\\x89NLREC\\r\\n\fR, major and minor version;
@@ -747,8 +750,8 @@ packets). Packets the ring had no room for are counted by the kernel and shown a
 "kernel drops" in the Flows tab and "cap drops" in the header. Lines are printed
 only while the Flows tab is open, at most 2,000 per tenth of a second; flows are
 counted for every packet. \fBnetlens capture\fR prints what \fBtcpdump \-n\fR prints, or
-writes a pcap file (\fB\-w\fR) that tcpdump and Wireshark read; Ctrl-C or SIGTERM
-stops it with the file complete. A write that fails (a full disk) names the cause,
+writes a pcap file (\fB\-w\fR) that tcpdump and Wireshark read; Ctrl-C, SIGTERM or
+SIGHUP stops it with the file complete. A write that fails (a full disk) names the cause,
 exits non-zero and keeps the whole packets written as a valid pcap, saying how many. Interfaces are in the watched namespace: \fB\-\-netns\fR
 applies.
 .SH FLOW SCREEN

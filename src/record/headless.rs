@@ -9,11 +9,11 @@ use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::notify::{FindingHook, HookOptions};
 use crate::session::Session;
+use crate::session::stop::StopSignals;
 use anyhow::{Context, Result, bail};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio::signal::unix::{SignalKind, signal};
 
 /// Where to record, and for how long (None: until a signal).
 #[derive(Debug, Clone)]
@@ -86,7 +86,7 @@ pub fn record(session: Session, options: &RecordOptions, limits: &Thresholds) ->
         Output::File(path) => path,
         Output::Ring(flight) => return record_ring(session, options, flight, limits),
     };
-    let mut recorder = Recorder::create_with_capture(
+    let mut recorder = Recorder::create_output(
         output,
         &super::meta(session.label(), options.interval),
         session.capture(),
@@ -199,10 +199,7 @@ async fn write_samples(
     progress: bool,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let mut sigint = signal(SignalKind::interrupt())?;
-    let mut sigterm = signal(SignalKind::terminate())?;
-    // An SSH session that drops: close the file as on SIGTERM.
-    let mut sighup = signal(SignalKind::hangup())?;
+    let mut stop = StopSignals::new()?;
     let deadline = duration.map(|d| tokio::time::Instant::now() + d);
     let mut previous: Option<Sample> = None;
     loop {
@@ -240,9 +237,7 @@ async fn write_samples(
                 }
                 None => bail!("the sampler stopped unexpectedly"),
             },
-            _ = sigint.recv() => return Ok(()),
-            _ = sigterm.recv() => return Ok(()),
-            _ = sighup.recv() => return Ok(()),
+            () = stop.recv() => return Ok(()),
             _ = until => return Ok(()),
         }
     }

@@ -66,6 +66,22 @@ impl Recorder {
         meta: &Meta,
         capture: Option<&Capture>,
     ) -> Result<Recorder> {
+        Self::with_tap(path, meta, capture, Writer::create)
+    }
+
+    /// As `create_with_capture`, for a path the user named (`record -o`,
+    /// `snapshot --record`, `--record`): an existing character device or
+    /// FIFO is written to, see `safe_file::create_output`.
+    pub fn create_output(path: &Path, meta: &Meta, capture: Option<&Capture>) -> Result<Recorder> {
+        Self::with_tap(path, meta, capture, Writer::create_output)
+    }
+
+    fn with_tap(
+        path: &Path,
+        meta: &Meta,
+        capture: Option<&Capture>,
+        create: fn(&Path, &Meta) -> Result<Writer>,
+    ) -> Result<Recorder> {
         let tap = capture.and_then(Capture::tap);
         let meta = Meta {
             capture: tap.is_some(),
@@ -73,7 +89,7 @@ impl Recorder {
             ..meta.clone()
         };
         Ok(Recorder {
-            writer: Writer::create(path, &meta)?,
+            writer: create(path, &meta)?,
             findings: None,
             thresholds: findings::Thresholds::DEFAULT,
             engine: findings::Engine::default(),

@@ -43,6 +43,9 @@ pub struct WriteStats {
 
 pub struct Writer {
     file: File,
+    /// netlens created the file (not the user's device or FIFO, which has
+    /// nothing to sync).
+    created: bool,
     path: PathBuf,
     offset: u64,
     open: [Option<OpenSegment>; STREAMS],
@@ -64,18 +67,43 @@ impl Writer {
         Self::create_with(path, meta, SEGMENT_SECONDS)
     }
 
+    /// As `create`, for a path the user named: an existing character
+    /// device or FIFO is written to (`record -o /dev/null`), see
+    /// `safe_file::create_output`.
+    pub fn create_output(path: &Path, meta: &Meta) -> Result<Writer> {
+        let output = crate::safe_file::create_output(path)
+            .map_err(|e| anyhow::anyhow!("{}", crate::safe_file::create_error(path, &e)))?;
+        Self::start(output, path, meta, SEGMENT_SECONDS)
+    }
+
     /// As `create`, with another segment length (tests, benches).
     pub fn create_with(path: &Path, meta: &Meta, segment_seconds: f64) -> Result<Writer> {
-        let mut file = crate::safe_file::create_private(path)
+        let file = crate::safe_file::create_private(path)
             .map_err(|e| anyhow::anyhow!("{}", crate::safe_file::create_error(path, &e)))?;
+        let output = crate::safe_file::Output {
+            file,
+            created: true,
+        };
+        Self::start(output, path, meta, segment_seconds)
+    }
+
+    /// Writes the header and `meta` to `output`.
+    fn start(
+        output: crate::safe_file::Output,
+        path: &Path,
+        meta: &Meta,
+        segment_seconds: f64,
+    ) -> Result<Writer> {
+        let crate::safe_file::Output { mut file, created } = output;
         let mut start = Header::current().encode().to_vec();
         let meta_json = serde_json::to_vec(meta).expect("meta is plain data");
         start.extend_from_slice(&format::encode_chunk(Kind::Meta, 0, &meta_json));
         file.write_all(&start)
-            .and_then(|()| file.sync_data())
+            .and_then(|()| if created { file.sync_data() } else { Ok(()) })
             .with_context(|| format!("cannot write to {}", path.display()))?;
         Ok(Writer {
             file,
+            created,
             path: path.to_path_buf(),
             offset: start.len() as u64,
             open: Default::default(),
@@ -193,6 +221,16 @@ impl Writer {
         Ok(())
     }
 
+    /// Makes what was written durable; a device or FIFO has nothing to
+    /// sync (EINVAL).
+    fn sync(&self) -> std::io::Result<()> {
+        if self.created {
+            self.file.sync_data()
+        } else {
+            Ok(())
+        }
+    }
+
     fn check_broken(&self) -> Result<()> {
         match &self.broken {
             Some(why) => bail!(
@@ -208,8 +246,7 @@ impl Writer {
     fn close_segment(&mut self, stream: usize) -> Result<()> {
         if self.open[stream].take().is_some() {
             self.next_segment[stream] += 1;
-            self.file
-                .sync_data()
+            self.sync()
                 .with_context(|| format!("cannot sync {}", self.path.display()))?;
         }
         Ok(())
@@ -230,7 +267,7 @@ impl Writer {
         ));
         self.file
             .write_all(&tail)
-            .and_then(|()| self.file.sync_data())
+            .and_then(|()| self.sync())
             .with_context(|| format!("cannot finish {}", self.path.display()))?;
         self.stats.bytes = self.offset + tail.len() as u64;
         Ok(self.stats)

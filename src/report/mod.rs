@@ -12,12 +12,12 @@ pub mod sockets_json;
 pub mod sockets_text;
 pub mod text;
 
-use crate::collect::SamplerEvent;
 use crate::dns::reverse::ReverseNames;
 use crate::findings::Thresholds;
 use crate::model::Sample;
+use crate::session::stop::Stop;
 use crate::session::{Session, Sink};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::IpAddr;
@@ -119,12 +119,14 @@ pub struct SnapshotOptions {
 
 /// `netlens snapshot`: after the session's baseline sample, `count`
 /// samples one interval apart, each printed with rates over its interval
-/// (and written to `sink`, a recording, with the baseline).
+/// (and written to `sink`, a recording, with the baseline), until `stop`
+/// sees a stop signal.
 pub fn snapshot(
     session: &mut Session,
     options: &SnapshotOptions,
     (mut sink, names): (Option<&mut dyn Sink>, Option<&ReverseNames>),
     limits: &Thresholds,
+    stop: &mut Stop,
 ) -> Result<()> {
     let sections = options.sections;
     let demand = session.demand();
@@ -134,10 +136,10 @@ pub fn snapshot(
     let mut engine = crate::findings::Engine::default();
     let mut printed = 0;
     while printed < options.count {
-        let mut sample = match session.blocking_next() {
-            Some(SamplerEvent::Sample(sample)) => *sample,
-            Some(SamplerEvent::Error(error)) => bail!("{error}"),
-            None => bail!("the sampler stopped unexpectedly"),
+        // SIGINT, SIGTERM or SIGHUP: stop here; the caller closes the
+        // recording.
+        let Some(mut sample) = stop.next_sample(session)? else {
+            break;
         };
         if let Some(sink) = sink.as_mut() {
             sink.write(previous.as_ref(), &mut sample)?;

@@ -5,6 +5,8 @@
 //! a sample carries cannot differ between them. (Replay reads samples that
 //! were filled when they were recorded.)
 
+pub mod stop;
+
 use crate::capture::live::{Capture, CaptureEvent, CaptureOptions};
 use crate::collect::netns::Target;
 use crate::collect::{Demand, Sampler, SamplerEvent};
@@ -117,12 +119,6 @@ impl Session {
     /// sampler stopped.
     pub async fn next(&mut self) -> Option<SamplerEvent> {
         let event = self.events.recv().await;
-        self.filled(event)
-    }
-
-    /// As `next`, for callers without an async runtime.
-    pub fn blocking_next(&mut self) -> Option<SamplerEvent> {
-        let event = self.events.blocking_recv();
         self.filled(event)
     }
 

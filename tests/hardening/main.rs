@@ -8,7 +8,13 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+
+mod device_outputs;
+mod many_netns;
 mod measured;
 mod names;
 mod pcaps;
 mod recordings;
+mod stdout_errors;
+mod stop_signals;
+mod writers_util;
