@@ -169,19 +169,9 @@ struct Watched {
 const FDS_PER_NAMESPACE: usize = 6;
 
 /// How many namespaces may be kept open: their descriptors at most a
-/// quarter of the soft RLIMIT_NOFILE.
+/// quarter of the soft RLIMIT_NOFILE, raised to the hard limit first.
 fn held_limit() -> usize {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit only writes `limit`.
-    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
-        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
-    } else {
-        1024
-    };
-    soft / 4 / FDS_PER_NAMESPACE
+    super::raise_descriptor_limit() / 4 / FDS_PER_NAMESPACE
 }
 
 /// The namespaces other than the primary one, and their ids.

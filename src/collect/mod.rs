@@ -218,6 +218,32 @@ pub(crate) fn proc_fixture(name: &str) -> String {
 }
 
 /// CLOCK_BOOTTIME: monotonic and counts suspend, so rates stay right.
+/// Raises the soft descriptor limit to the hard one (the soft 1024 a
+/// shell gives would let a few hundred namespaces or scrapers exhaust it)
+/// and returns the soft limit in force.
+pub fn raise_descriptor_limit() -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write `limit`.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
+}
+
 pub fn boottime_seconds() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,

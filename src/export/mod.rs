@@ -40,27 +40,7 @@ pub fn page(
 /// Raises the soft descriptor limit to the hard one (the default soft 1024
 /// would cap the connections) and returns how many connections to hold.
 fn connection_capacity() -> usize {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write `limit`.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return http::MAX_CONNECTIONS;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit = raised;
-            }
-        }
-    }
-    let descriptors = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
-    descriptors
+    crate::collect::raise_descriptor_limit()
         .saturating_sub(http::RESERVED_DESCRIPTORS)
         .clamp(1, http::MAX_CONNECTIONS)
 }

@@ -22,7 +22,8 @@ namespace that no process and no bind mount holds any more is dropped, and one t
 appears while netlens runs is picked up at the next interval. Socket owners come
 from the one /proc/PID/fd scan for all of them (socket inodes are global).
 A namespace kept open holds six descriptors, and any user can make thousands of
-namespaces: the ones kept open hold at most a quarter of RLIMIT_NOFILE, leaving the
+namespaces: netlens raises its soft RLIMIT_NOFILE to the hard limit, and the ones kept
+open hold at most a quarter of it, leaving the
 rest to the exporter's connections and the capture; every namespace past that is
 entered, read and closed again each interval, so every sample still covers them
 all (at the cost of a setns pair per namespace and interval).
