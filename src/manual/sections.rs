@@ -815,6 +815,12 @@ is collected as before.
 Packet capture needs CAP_NET_RAW (the ring is locked in memory with CAP_IPC_LOCK
 when available). Without it the Flows tab says so and the other tabs work; grant
 it once with \fBsudo setcap cap_net_raw,cap_net_admin+ep $(which netlens)\fR.
+That grants both to every user who can run the file: CAP_NET_RAW reads every
+packet on the host's interfaces and sends raw probes; CAP_NET_ADMIN lists every
+conntrack entry and destroys any TCP socket. Run by a user other than root (real
+uid not 0), netlens kills (F9) only that user's own sockets (the uid \fBss \-e\fR
+shows) and says so for the others. On a shared host, let only a trusted group
+run the file.
 .TP
 \fBnetlens trace\fR and the Path view need CAP_NET_RAW too (raw sockets to send
 probes with their own TTL and to read the ICMP answers).
