@@ -10,6 +10,16 @@ bytes), then the conntrack count, max and statistics per second; the conntrack
 entries (NAT decoded, as \fBconntrack \-L\fR lists them) only with
 \fB\-\-section conntrack\fR. With \fB\-\-json\fR it prints one JSON object per sample,
 one per line, with the conntrack entries.
+.PP
+Names other users choose (process, interface, cgroup and container names, a
+recording's description) never reach the terminal as control characters: text
+output (snapshot, \fBconns\fR, \fBreplay \-\-info\fR, \fBtrace\fR, \fBread\fR) writes C0
+and C1 controls and DEL as \fB\\x1b\fR, as tcpdump does, and the bidirectional
+formatting characters and line and paragraph separators as \fB\\u{202e}\fR;
+exporter label values hold the same text, then OpenMetrics' own escapes. Every
+JSON writer (\fBsnapshot\fR, \fBconns\fR, \fBreplay\fR, \fBtrace\fR, \fBread\fR, \fBload\fR,
+\fB\-\-on\-finding\fR) writes those characters as \fB\\u001b\fR-style escapes, which
+decode back to the same name.
 .SH JSON KEYS
 .TP
 \fBt\fR, \fBinterval\fR, \fBnetns\fR
