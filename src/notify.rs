@@ -285,7 +285,8 @@ fn dispatch(options: &HookOptions, jobs: &Receiver<Event>, failures: &Mutex<VecD
 
 /// Starts the command with the event on stdin and in its environment.
 fn run(options: &HookOptions, event: &Event) -> Result<Child, String> {
-    let json = serde_json::to_vec(event).expect("events are plain data");
+    // As every JSON netlens writes: a hook that echoes it reaches a terminal.
+    let json = crate::text::json::to_string(event).expect("events are plain data");
     let mut child = Command::new("/bin/sh")
         .arg("-c")
         .arg(&options.command)
@@ -305,7 +306,7 @@ fn run(options: &HookOptions, event: &Event) -> Result<Child, String> {
     if let Some(mut stdin) = child.stdin.take() {
         // A finding's JSON is far below a pipe's 64 KiB, so this does not
         // wait on the command; one that ignores stdin closes it (EPIPE).
-        let _ = stdin.write_all(&json);
+        let _ = stdin.write_all(json.as_bytes());
     }
     Ok(child)
 }

@@ -11,6 +11,8 @@
 
 use std::borrow::Cow;
 
+pub mod json;
+
 /// The longest name netlens keeps from outside, in bytes: a DNS name's
 /// limit, a good model for container, cgroup, process, interface and
 /// namespace names alike.

@@ -1,5 +1,6 @@
 //! F9 in Sockets: kill the selected TCP socket as `ss -K` does, after a
-//! y/N question naming it and its process.
+//! y/N question naming it and its process. Without root (a setcap'd
+//! netlens), only the user's own sockets.
 
 use super::App;
 use super::keymap::Key;
@@ -36,6 +37,12 @@ impl App {
         };
         if socket.proto != Proto::Tcp {
             self.status = Some("only TCP sockets can be killed (ss -K)".into());
+            return;
+        }
+        // Refused before asking; destroy checks again against the kernel.
+        let caller = crate::collect::sock_destroy::real_uid();
+        if let Err(why) = crate::collect::sock_destroy::may_kill(socket.uid, caller) {
+            self.status = Some(format!("cannot kill {}: {why}", describe(&socket)));
             return;
         }
         let question = format!("Kill {}?", describe(&socket));

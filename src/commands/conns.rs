@@ -73,7 +73,7 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
         }
         for conn in &log.conns {
             let text = if args.json {
-                serde_json::to_string(&closed::json(conn))?
+                crate::text::json::to_string(&closed::json(conn))?
             } else {
                 closed::line(conn)
             };

@@ -89,7 +89,7 @@ pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
     let report = |interval: Interval| {
         let mut out = stdout.lock().unwrap_or_else(|e| e.into_inner());
         let _ = if json {
-            writeln!(out, "{}", interval.json)
+            writeln!(out, "{}", json_line(&interval.json))
         } else {
             writeln!(out, "{}", interval.text)
         };
@@ -97,7 +97,7 @@ pub fn command(args: &LoadArgs, collect: &CollectArgs) -> Result<()> {
     };
     let outcome = spec.run(&stop, &report)?;
     let last = if json {
-        outcome.json.to_string()
+        json_line(&outcome.json)
     } else {
         outcome.text
     };
@@ -151,7 +151,7 @@ fn serve(args: &crate::cli::ServeArgs) -> Result<()> {
     let sink = Arc::new(move |value: serde_json::Value, text: String| {
         let mut out = std::io::stdout().lock();
         let _ = if json {
-            writeln!(out, "{value}")
+            writeln!(out, "{}", json_line(&value))
         } else {
             writeln!(out, "{text}")
         };
@@ -170,8 +170,10 @@ fn serve(args: &crate::cli::ServeArgs) -> Result<()> {
             writeln!(
                 out,
                 "{}",
-                serde_json::json!({"type": "listening", "address": server.addr.to_string(),
+                json_line(
+                    &serde_json::json!({"type": "listening", "address": server.addr.to_string(),
                                    "port": server.addr.port()})
+                )
             )
         } else {
             writeln!(
@@ -191,4 +193,9 @@ fn serve(args: &crate::cli::ServeArgs) -> Result<()> {
     }
     server.stop();
     Ok(())
+}
+
+/// A JSON line as every netlens JSON writer makes it (text::json).
+fn json_line(value: &serde_json::Value) -> String {
+    crate::text::json::to_string(value).unwrap_or_default()
 }

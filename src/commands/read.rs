@@ -90,7 +90,7 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
             .flatten();
         let written = if args.json {
             flows.iter().try_for_each(|flow| {
-                let json = serde_json::to_string(&FlowLine::from(flow))
+                let json = crate::text::json::to_string(&FlowLine::from(flow))
                     .expect("flow JSON has only serializable fields");
                 writeln!(out, "{json}")
             })
@@ -102,7 +102,10 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
                             writeln!(
                                 out,
                                 "finding {} {} > {}: {}",
-                                f.id, flow.src, flow.dst, f.summary
+                                f.id,
+                                flow.src,
+                                flow.dst,
+                                crate::text::escape_control(&f.summary)
                             )?;
                         }
                     }
@@ -114,7 +117,7 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
                         "finding {} {}: {}",
                         f.severity.label(),
                         f.id,
-                        f.summary
+                        crate::text::escape_control(&f.summary)
                     ),
                     None => Ok(()),
                 })
@@ -124,7 +127,10 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
             evicted if args.json => writeln!(
                 out,
                 "{}",
-                serde_json::json!({ "evicted_flows": evicted, "max_flows": READ_MAX_FLOWS })
+                crate::text::json::to_string(
+                    &serde_json::json!({ "evicted_flows": evicted, "max_flows": READ_MAX_FLOWS })
+                )
+                .unwrap_or_default()
             ),
             _ => Ok(()),
         });

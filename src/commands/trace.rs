@@ -5,6 +5,7 @@ use crate::cli::{CollectArgs, TraceArgs};
 use crate::findings::{Finding, Thresholds};
 use crate::model::path::{Hop, PathReport, ProbeKind};
 use crate::path::{Prober, TraceOptions, destination};
+use crate::text::escape_control;
 use crate::ui::spark::spark;
 use anyhow::Result;
 use serde::Serialize;
@@ -24,7 +25,7 @@ pub fn run(collect: &CollectArgs, args: &TraceArgs, limits: &Thresholds) -> Resu
     let report = prober.wait(&AtomicBool::new(false));
     let findings = crate::findings::path::evaluate(&report, limits);
     let text = if args.json {
-        serde_json::to_string(&Json::new(&report, &findings))? + "\n"
+        crate::text::json::to_string(&Json::new(&report, &findings))? + "\n"
     } else {
         table(&report, &findings)
     };
@@ -114,7 +115,7 @@ pub fn table(report: &PathReport, findings: &[Finding]) -> String {
     let mut out = format!(
         "netlens trace {named}{}, netns {}: {} rounds, {}\n",
         report.label(),
-        report.netns,
+        escape_control(&report.netns),
         report.rounds,
         if report.reached {
             "destination reached"
@@ -138,8 +139,8 @@ pub fn table(report: &PathReport, findings: &[Finding]) -> String {
             "{} {}: {}\n    fix: {}\n",
             finding.severity.label(),
             finding.id,
-            finding.summary,
-            finding.hint
+            escape_control(&finding.summary),
+            escape_control(&finding.hint)
         ));
     }
     out
@@ -147,6 +148,8 @@ pub fn table(report: &PathReport, findings: &[Finding]) -> String {
 
 fn row(hop: &Hop) -> String {
     let [host, loss, sent, last, avg, best, worst, stddev] = hop.columns();
+    // A hop's name is its PTR record: whoever runs that DNS zone chose it.
+    let host = escape_control(&host);
     let recent: Vec<f64> = hop.recent_ms.iter().copied().collect();
     let mut line = format!(
         "{:>3}. {host:<24} {loss:>6} {sent:>5} {last:>7} {avg:>7} {best:>7} {worst:>7} {stddev:>6}  {}",

@@ -96,17 +96,20 @@ pub(super) fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str
     let _ = writeln!(out, "# HELP {name} {help}");
 }
 
-/// A label value escaped as OpenMetrics wants (backslash, quote, newline).
+/// A label value as OpenMetrics wants it: first the characters a terminal
+/// acts on written as `\x1b` (text::escape_control; a name another user
+/// chose reaches whoever reads the scrape with curl; a newline becomes
+/// `\x0a` too), then backslash and quote escaped.
 pub fn escape(value: &str) -> std::borrow::Cow<'_, str> {
-    if !value.contains(['\\', '"', '\n']) {
-        return value.into();
+    let value = crate::text::escape_control(value);
+    if !value.contains(['\\', '"']) {
+        return value;
     }
     let mut escaped = String::with_capacity(value.len() + 4);
     for c in value.chars() {
         match c {
             '\\' => escaped.push_str("\\\\"),
             '"' => escaped.push_str("\\\""),
-            '\n' => escaped.push_str("\\n"),
             c => escaped.push(c),
         }
     }
@@ -588,6 +591,18 @@ mod tests {
         assert!(
             !text.contains("netlens_tcp_connections"),
             "no tcp sample, no series"
+        );
+    }
+
+    /// A terminal escape in a name is written as text, then OpenMetrics
+    /// escapes that text's backslash like any other.
+    #[test]
+    fn label_values_hold_no_terminal_escapes() {
+        assert_eq!(escape("eth0"), "eth0");
+        assert_eq!(escape(r#"a"b\c"#), r#"a\"b\\c"#);
+        assert_eq!(
+            escape("\x1b]0;x\x07\u{9b}\u{202e}\n"),
+            r"\\x1b]0;x\\x07\\x9b\\u{202e}\\x0a"
         );
     }
 

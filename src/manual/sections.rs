@@ -10,6 +10,16 @@ bytes), then the conntrack count, max and statistics per second; the conntrack
 entries (NAT decoded, as \fBconntrack \-L\fR lists them) only with
 \fB\-\-section conntrack\fR. With \fB\-\-json\fR it prints one JSON object per sample,
 one per line, with the conntrack entries.
+.PP
+Names other users choose (process, interface, cgroup and container names, a
+recording's description) never reach the terminal as control characters: text
+output (snapshot, \fBconns\fR, \fBreplay \-\-info\fR, \fBtrace\fR, \fBread\fR) writes C0
+and C1 controls and DEL as \fB\\x1b\fR, as tcpdump does, and the bidirectional
+formatting characters and line and paragraph separators as \fB\\u{202e}\fR;
+exporter label values hold the same text, then OpenMetrics' own escapes. Every
+JSON writer (\fBsnapshot\fR, \fBconns\fR, \fBreplay\fR, \fBtrace\fR, \fBread\fR, \fBload\fR,
+\fB\-\-on\-finding\fR) writes those characters as \fB\\u001b\fR-style escapes, which
+decode back to the same name.
 .SH JSON KEYS
 .TP
 \fBt\fR, \fBinterval\fR, \fBnetns\fR
@@ -836,6 +846,12 @@ is collected as before.
 Packet capture needs CAP_NET_RAW (the ring is locked in memory with CAP_IPC_LOCK
 when available). Without it the Flows tab says so and the other tabs work; grant
 it once with \fBsudo setcap cap_net_raw,cap_net_admin+ep $(which netlens)\fR.
+That grants both to every user who can run the file: CAP_NET_RAW reads every
+packet on the host's interfaces and sends raw probes; CAP_NET_ADMIN lists every
+conntrack entry and destroys any TCP socket. Run by a user other than root (real
+uid not 0), netlens kills (F9) only that user's own sockets (the uid \fBss \-e\fR
+shows) and says so for the others. On a shared host, let only a trusted group
+run the file.
 .TP
 \fBnetlens trace\fR and the Path view need CAP_NET_RAW too (raw sockets to send
 probes with their own TTL and to read the ICMP answers).

@@ -7,6 +7,7 @@ use super::time;
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::report::{Sections, json};
+use crate::text::escape_control;
 use anyhow::{Result, bail};
 use std::io::Write;
 
@@ -126,8 +127,11 @@ fn packet_count(reader: &Reader, damage: &mut Vec<String>) -> Result<(u64, u64)>
 }
 
 /// `replay --info`: reads every segment to count what is really readable.
+/// The description's texts are whatever the file says (a recording handed
+/// over by someone else), so they are written through escape_control.
 pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
-    let path = reader.path().display();
+    let path = reader.path().display().to_string();
+    let path = escape_control(&path);
     let state = if reader.closed_cleanly {
         "closed cleanly"
     } else if super::follow::being_written(reader) {
@@ -146,10 +150,14 @@ pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
         writeln!(
             out,
             "written by: netlens {} on {}, namespace {}, interval {}s",
-            meta.netlens, meta.hostname, meta.netns, meta.interval
+            escape_control(&meta.netlens),
+            escape_control(&meta.hostname),
+            escape_control(&meta.netns),
+            meta.interval
         )?;
         if !meta.command.is_empty() {
-            writeln!(out, "command:    {}", meta.command.join(" "))?;
+            let command = meta.command.join(" ");
+            writeln!(out, "command:    {}", escape_control(&command))?;
         }
     } else {
         writeln!(
@@ -247,7 +255,7 @@ pub fn print_info(reader: &Reader, out: &mut impl Write) -> Result<()> {
         writeln!(out, "damage:     none")?;
     }
     for d in damage {
-        writeln!(out, "damage:     {d}")?;
+        writeln!(out, "damage:     {}", escape_control(&d))?;
     }
     Ok(())
 }

@@ -72,7 +72,7 @@ pub fn line(conn: &ClosedConn) -> String {
         "{:<8} {:>7} {:<15} {:<22} {:<22} {:>10} {:>10} {:>8} {:>7.2} {:>4} {}",
         crate::clock::local_hms(conn.t),
         conn.pid().map_or("-".to_string(), |p| p.to_string()),
-        conn.process(),
+        crate::text::escape_control(conn.process()),
         conn.local.to_string(),
         conn.peer.to_string(),
         unknown(conn.bytes_sent),

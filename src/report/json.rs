@@ -418,6 +418,6 @@ pub fn write_sample_line(
             .then(|| super::drops_json::json(previous, current)),
         findings: sections.findings.then(|| found.to_vec()),
     };
-    serde_json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;
+    crate::text::json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;
     out.write_all(b"\n")
 }

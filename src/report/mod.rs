@@ -90,7 +90,8 @@ fn with_names(line: String, names: Option<&HashMap<IpAddr, String>>) -> String {
         .map(|(ip, name)| (ip.to_string(), name))
         .collect();
     object.insert("names".into(), serde_json::json!(sorted));
-    serde_json::Value::Object(object).to_string()
+    let object = serde_json::Value::Object(object);
+    crate::text::json::to_string(&object).unwrap_or(line)
 }
 
 /// The text table's "Names" section (--resolve): address and name.
@@ -102,7 +103,7 @@ fn write_names(
     let sorted: std::collections::BTreeMap<&IpAddr, &String> = names.iter().collect();
     writeln!(out, "Names ({} of the addresses shown)", sorted.len())?;
     for (ip, name) in sorted {
-        writeln!(out, "  {ip:<39} {name}")?;
+        writeln!(out, "  {ip:<39} {}", crate::text::escape_control(name))?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@ use crate::model::Sample;
 use crate::model::filter::Where;
 use crate::model::sockets::{TCP_SYN_RECV, TCP_TIME_WAIT};
 use crate::model::tcp_rates::TcpRates;
+use crate::text::escape_control;
 use std::io::{self, Write};
 
 fn number(value: Option<f64>) -> String {
@@ -92,7 +93,10 @@ pub fn write_sockets(
             let users: Vec<String> = socket
                 .users
                 .iter()
-                .map(|u| format!("(\"{}\",pid={},fd={})", u.process, u.pid, u.fd))
+                .map(|u| {
+                    let process = escape_control(&u.process);
+                    format!("(\"{process}\",pid={},fd={})", u.pid, u.fd)
+                })
                 .collect();
             format!("users:({})", users.join(","))
         };
@@ -132,13 +136,13 @@ pub fn write_processes(
             out,
             "{time}  {:>7} {:<15} {:<10} {:>14} {:>14} {:>12} {:>7} {}",
             row.pid,
-            row.command,
-            row.user,
+            escape_control(&row.command),
+            escape_control(&row.user),
             rate(row.tcp_send_per_s),
             rate(row.tcp_recv_per_s),
             rate(row.udp_per_s),
             row.sockets,
-            row.place().as_deref().unwrap_or("-"),
+            escape_control(row.place().as_deref().unwrap_or("-")),
         )?;
     }
     Ok(())

@@ -1,10 +1,14 @@
 //! The plain-text `snapshot` table, laid out like `sar -n DEV` + `-n EDEV`.
+//! Names and texts from outside are written through text::escape_control:
+//! an interface, process or container name another user chose must not
+//! reach the terminal as an escape sequence.
 
 use super::Sections;
 use crate::findings;
 use crate::model::Sample;
 use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::rates::{InterfaceRates, interface_util};
+use crate::text::escape_control;
 use std::io::{self, Write};
 
 fn number(value: Option<f64>) -> String {
@@ -48,7 +52,7 @@ pub fn write_table(
             writeln!(
                 out,
                 "{time}  {:<12} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-                iface.name,
+                escape_control(&iface.name),
                 number(r.rx_packets),
                 number(r.tx_packets),
                 number(kb(r.rx_bytes)),
@@ -84,8 +88,8 @@ pub fn write_table(
                 finding.severity.label(),
                 calm_note(finding),
                 finding.id,
-                finding.summary,
-                finding.hint
+                escape_control(&finding.summary),
+                escape_control(&finding.hint)
             )?;
         }
     }
@@ -116,7 +120,7 @@ fn write_conntrack(
         return writeln!(
             out,
             "{time}  conntrack unavailable: {}",
-            ct.reason.as_deref().unwrap_or("unknown")
+            escape_control(ct.reason.as_deref().unwrap_or("unknown"))
         );
     }
     let r = ConntrackRates::for_samples(Some(previous), current);
@@ -142,7 +146,7 @@ fn write_conntrack(
         number(r.clash_resolve),
     )?;
     if let Some(reason) = &ct.reason {
-        writeln!(out, "{time}  conntrack note: {reason}")?;
+        writeln!(out, "{time}  conntrack note: {}", escape_control(reason))?;
     }
     if let Some(entries) = ct.entries.as_ref().filter(|_| list_entries) {
         for entry in entries {

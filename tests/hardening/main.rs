@@ -10,6 +10,8 @@
 mod common;
 
 mod device_outputs;
+mod escapes;
+mod kill_setcap;
 mod many_netns;
 mod measured;
 mod names;
