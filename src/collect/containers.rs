@@ -2,7 +2,9 @@
 //! /proc/PID/cgroup (docker, containerd/CRI, CRI-O, podman, systemd-nspawn
 //! and LXC layouts), then the name from the runtime's own files
 //! (`files`), else from conmon's command line, else from Docker's or
-//! Podman's API on its unix socket (`api`, on a worker thread).
+//! Podman's API on its unix socket (`api`, on a worker thread). What a
+//! user controls (their rootless podman store and API socket) is read on
+//! threads of its own, waited for briefly (`homes`).
 //!
 //! Names are cached by container id; an id still unnamed is asked again at
 //! most every `RETRY`, so a host without any readable source costs one
@@ -10,6 +12,7 @@
 
 pub mod api;
 pub mod files;
+pub mod homes;
 
 pub use crate::model::processes::Container;
 use crate::model::processes::short_id;
@@ -26,6 +29,8 @@ pub const RETRY: Duration = Duration::from_secs(5);
 const MAX_CACHED: usize = 4096;
 /// /proc/PID/cgroup is a few lines; more than this is not a cgroup file.
 const MAX_CGROUP_FILE: u64 = 64 * 1024;
+/// Rootful podman's API socket.
+const PODMAN_SOCKET: &str = "run/podman/podman.sock";
 
 /// What a runtime says of a container beyond its id.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -160,7 +165,7 @@ fn is_id(text: &str) -> bool {
 struct Entry {
     names: Option<Names>,
     asked: Option<Instant>,
-    /// Waiting for the API worker's answer.
+    /// Waiting for the API worker's or a home look-up's answer.
     in_flight: bool,
 }
 
@@ -170,6 +175,8 @@ pub struct Resolver {
     root: PathBuf,
     cache: HashMap<String, Entry>,
     worker: Option<api::Worker>,
+    /// Look-ups in what users control, off the sampler thread.
+    lookups: homes::Homes,
     /// uid -> home directory, from /etc/passwd (rootless podman's store).
     homes: Option<HashMap<u32, PathBuf>>,
 }
@@ -186,6 +193,7 @@ impl Resolver {
             root: root.into(),
             cache: HashMap::new(),
             worker: None,
+            lookups: homes::Homes::default(),
             homes: None,
         }
     }
@@ -201,7 +209,9 @@ impl Resolver {
         Some(self.resolve(&found, pid, uid))
     }
 
-    /// `found` named from the cache, the files, conmon, or (later) the API.
+    /// `found` named from the cache, the system's files, conmon, the
+    /// owner's rootless store (waited for at most `homes::WAIT`), or
+    /// (later) the API.
     pub fn resolve(&mut self, found: &Found, pid: u32, uid: Option<u32>) -> Container {
         let mut container = found.container();
         if container.name.is_some() {
@@ -220,13 +230,19 @@ impl Resolver {
             return container;
         }
         entry.asked = Some(Instant::now());
-        let owner = uid.and_then(|uid| Some((uid, self.home(uid)?)));
-        if let Some(names) = self.read_files(found, pid, owner) {
+        if let Some(names) = self.read_files(found, pid) {
             apply(&mut container, &names);
             self.cache.entry(found.id.clone()).or_default().names = Some(names);
             return container;
         }
-        self.ask_api(found, uid);
+        match (found.runtime, uid) {
+            ("podman", Some(uid)) => self.ask_home(found, uid),
+            _ => self.ask_api(found),
+        }
+        let entry = self.cache.get(&found.id);
+        if let Some(names) = entry.and_then(|e| e.names.as_ref()) {
+            apply(&mut container, names);
+        }
         container
     }
 
@@ -235,12 +251,11 @@ impl Resolver {
         self.cache.retain(|id, _| alive.contains(id));
     }
 
-    /// `owner`: the process's uid and home (a rootless podman store).
-    fn read_files(&self, found: &Found, pid: u32, owner: Option<(u32, PathBuf)>) -> Option<Names> {
+    /// The names in the files of root's runtimes and in /proc.
+    fn read_files(&self, found: &Found, pid: u32) -> Option<Names> {
         let (root, id) = (self.root.as_path(), found.id.as_str());
-        let owner = owner.as_ref().map(|(uid, home)| (*uid, home.as_path()));
         let names = match found.runtime {
-            "podman" => files::podman(root, owner, id).or_else(|| files::conmon(root, pid, id)),
+            "podman" => files::podman(root, id).or_else(|| files::conmon(root, pid, id)),
             "docker" => files::docker(root, id),
             "containerd" | "crio" => files::bundle(root, id),
             // A kubepods cgroup of an unknown runtime: any of them.
@@ -249,18 +264,40 @@ impl Resolver {
         names.filter(Names::any)
     }
 
-    /// Queues an API look-up when the runtime's socket exists.
-    fn ask_api(&mut self, found: &Found, uid: Option<u32>) {
+    /// A podman container of `uid`, named by neither the system's store nor
+    /// conmon: its owner's rootless store, else podman's API (the system's
+    /// socket, then the user's), looked up on a thread of its own as the
+    /// user controls both; waited for at most `homes::WAIT`.
+    fn ask_home(&mut self, found: &Found, uid: u32) {
+        let (root, id, home) = (self.root.clone(), found.id.clone(), self.home(uid));
+        let mut sockets = vec![root.join(PODMAN_SOCKET)];
+        if uid != 0 {
+            sockets.push(root.join(format!("run/user/{uid}/podman/podman.sock")));
+        }
+        let lookup = move || {
+            home.and_then(|home| files::rootless_podman(&root, uid, &home, &id))
+                .filter(Names::any)
+                .or_else(|| api::ask_sockets(&sockets, &id))
+        };
+        if !self.lookups.ask(uid, &found.id, lookup) {
+            return;
+        }
+        if let Some(entry) = self.cache.get_mut(&found.id) {
+            entry.in_flight = true;
+        }
+        let answers = self.lookups.wait_for(uid, &found.id);
+        self.store_answers(answers);
+    }
+
+    /// Queues an API look-up when the runtime's socket exists (all of them
+    /// root's).
+    fn ask_api(&mut self, found: &Found) {
         let docker = ["var/run/docker.sock", "run/docker.sock"];
-        let podman = ["run/podman/podman.sock"];
         let mut sockets: Vec<PathBuf> = match found.runtime {
             "docker" | "k8s" => docker.iter().map(|s| self.root.join(s)).collect(),
-            "podman" => podman.iter().map(|s| self.root.join(s)).collect(),
+            "podman" => vec![self.root.join(PODMAN_SOCKET)],
             _ => Vec::new(),
         };
-        if let (Some(uid), "podman") = (uid.filter(|u| *u != 0), found.runtime) {
-            sockets.push(self.root.join(format!("run/user/{uid}/podman/podman.sock")));
-        }
         sockets.retain(|s| s.exists());
         if sockets.is_empty() {
             return;
@@ -277,12 +314,17 @@ impl Resolver {
         }
     }
 
-    /// The API worker's answers so far.
+    /// The API worker's and the home look-ups' answers so far.
     fn take_answers(&mut self) {
-        let Some(worker) = &self.worker else {
-            return;
-        };
-        for (id, names) in worker.answers() {
+        let mut answers = self.lookups.answers();
+        if let Some(worker) = &self.worker {
+            answers.extend(worker.answers());
+        }
+        self.store_answers(answers);
+    }
+
+    fn store_answers(&mut self, answers: Vec<homes::Answer>) {
+        for (id, names) in answers {
             let entry = self.cache.entry(id).or_default();
             entry.in_flight = false;
             entry.names = names.filter(Names::any);

@@ -458,7 +458,12 @@ most every 5 s. Every state file is opened without waiting and without following
 symbolic link in its last place, and read only when it is a regular file of at most
 16 MiB (containers.json), 4 MiB (config.v2.json, config.json) or 64 KiB (conmon's
 command line); a rootless store only when it
-belongs to the process's user. A FIFO or device put there names nothing. Every name
+belongs to the process's user. A FIFO or device put there names nothing. What a
+user controls (their rootless store and API socket, where a FUSE mount can make any
+open or read wait for good) is read on a thread of its own, one per user and at most
+16 at once: a sample waits for it at most 0.2 s, and never again for a user whose
+look-up once took longer; until the answer comes, their container shows by runtime
+and id. Every name
 read from outside (container, pod, Kubernetes namespace, cgroup, process, interface
 and namespace names) is kept to at most 253 bytes, a cut one ending in "~", with its
 control characters written as escapes (\fB\\x1b\fR). The Processes tab's Cgroup

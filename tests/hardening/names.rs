@@ -5,7 +5,7 @@
 //! the real binary against a real user (useradd), a real process of that
 //! user in a real cgroup `libpod-<id>.scope`, real files and sockets.
 
-mod setup;
+pub mod setup;
 
 use crate::common::{is_root, parse_lines};
 use serde_json::Value;
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 /// What every netlens run here samples: sockets and their owners only.
 const QUIET: &[&str] = &["--no-capture", "--no-bpf"];
 
-fn skip_unless_root(test: &str) -> bool {
+pub fn skip_unless_root(test: &str) -> bool {
     if is_root() {
         return false;
     }
@@ -29,7 +29,7 @@ fn skip_unless_root(test: &str) -> bool {
 }
 
 /// `netlens snapshot --json` of sockets and processes, within `limit`.
-fn snapshot(extra: &[&str], limit: Duration) -> (Vec<Value>, usize) {
+pub fn snapshot(extra: &[&str], limit: Duration) -> (Vec<Value>, usize) {
     let mut args = vec!["snapshot", "--json", "--section", "sockets,processes"];
     args.extend_from_slice(QUIET);
     args.extend_from_slice(extra);
@@ -52,14 +52,14 @@ fn process(sample: &Value, pid: u32) -> Option<&Value> {
 }
 
 /// The container of process `pid` in the sample, which must list it.
-fn container_of(sample: &Value, pid: u32) -> &Value {
+pub fn container_of(sample: &Value, pid: u32) -> &Value {
     let process = process(sample, pid)
         .unwrap_or_else(|| panic!("process {pid} missing from {}", sample["processes"]));
     &process["container"]
 }
 
 /// `netlens export ARGS` on 127.0.0.1 (port 0) and its address.
-fn start_export(args: &[&str]) -> (Child, String) {
+pub fn start_export(args: &[&str]) -> (Child, String) {
     let mut child = Command::new(crate::common::NETLENS)
         .args(["export", "--listen", "127.0.0.1:0", "--no-bpf"])
         .args(args)
@@ -105,7 +105,7 @@ fn scrape(address: &str) -> Option<Vec<u8>> {
 
 /// Scrapes until the page has a series of process `pid` (the sampler has
 /// looked it up), at most `limit`: the last page, and whether it had one.
-fn scrape_until_listed(address: &str, pid: u32, limit: Duration) -> (Vec<u8>, bool) {
+pub fn scrape_until_listed(address: &str, pid: u32, limit: Duration) -> (Vec<u8>, bool) {
     let started = Instant::now();
     let needle = format!("pid=\"{pid}\"");
     loop {
@@ -121,7 +121,7 @@ fn scrape_until_listed(address: &str, pid: u32, limit: Duration) -> (Vec<u8>, bo
 }
 
 /// SIGTERM, then the child must be gone within 5 s.
-fn must_stop_on_sigterm(mut child: Child, what: &str) {
+pub fn must_stop_on_sigterm(mut child: Child, what: &str) {
     setup::terminate(&child);
     let status = setup::wait_within(&mut child, Duration::from_secs(5));
     let status = status.unwrap_or_else(|| panic!("{what} ignored SIGTERM for 5 s: killed"));

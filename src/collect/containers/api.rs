@@ -38,11 +38,7 @@ impl Worker {
             .name("netlens-containers".into())
             .spawn(move || {
                 for request in inbox {
-                    let names = request
-                        .sockets
-                        .iter()
-                        .filter(|path| path.exists())
-                        .find_map(|path| inspect(path, &request.id).ok().flatten());
+                    let names = ask_sockets(&request.sockets, &request.id);
                     if outbox.send((request.id, names)).is_err() {
                         return;
                     }
@@ -74,6 +70,15 @@ impl Worker {
             }
         }
     }
+}
+
+/// The names of container `id` from the first of `sockets` that exists
+/// and knows it.
+pub fn ask_sockets(sockets: &[PathBuf], id: &str) -> Option<Names> {
+    sockets
+        .iter()
+        .filter(|path| path.exists())
+        .find_map(|path| inspect(path, id).ok().flatten())
 }
 
 /// The container's names from the API at `socket`: Ok(None) when the

@@ -6,8 +6,10 @@
 //!
 //! Some of these files sit where other users write (a rootless podman
 //! store in the owner's home), so none is opened in a way that could wait:
-//! no final symlink followed, O_NONBLOCK, regular files only. Every name
-//! read is bounded to `text::MAX_NAME` bytes without control characters.
+//! no final symlink followed, O_NONBLOCK, regular files only. A FUSE mount
+//! there can still make any open or read wait for good: those are read on
+//! a thread of their own (`homes`). Every name read is bounded to
+//! `text::MAX_NAME` bytes without control characters.
 
 use super::Names;
 use crate::text;
@@ -19,6 +21,8 @@ use std::path::{Path, PathBuf};
 pub const MAX_STORE: u64 = 16 * 1024 * 1024;
 /// One container's config.v2.json or OCI config.json: tens of kB.
 pub const MAX_CONFIG: u64 = 4 * 1024 * 1024;
+/// Where a podman store lists its containers.
+const PODMAN_STORE: &str = "overlay-containers/containers.json";
 /// conmon's command line: a few hundred bytes.
 const MAX_CMDLINE: u64 = 64 * 1024;
 /// How many parents to climb looking for conmon.
@@ -126,19 +130,19 @@ pub fn parse_store(bytes: &[u8], id: &str) -> Result<Option<Names>, String> {
     }))
 }
 
-/// Podman's containers.json files: the system's, then the rootless one in
-/// the home of `owner` (uid, home), which must be that user's file.
-pub fn podman(root: &Path, owner: Option<(u32, &Path)>, id: &str) -> Option<Names> {
-    let store = "overlay-containers/containers.json";
-    let system = root.join("var/lib/containers/storage").join(store);
-    let system = read_capped(&system, MAX_STORE).and_then(|b| parse_store(&b, id).ok()?);
-    system.or_else(|| {
-        let (uid, home) = owner?;
-        let path = under(root, home)
-            .join(".local/share/containers/storage")
-            .join(store);
-        parse_store(&read_owned(&path, MAX_STORE, uid)?, id).ok()?
-    })
+/// The system's podman store, containers/storage's containers.json.
+pub fn podman(root: &Path, id: &str) -> Option<Names> {
+    let path = root.join("var/lib/containers/storage").join(PODMAN_STORE);
+    parse_store(&read_capped(&path, MAX_STORE)?, id).ok()?
+}
+
+/// The rootless podman store in `home`, which must be `uid`'s file. Read
+/// where that user writes: only off the sampler thread (see `homes`).
+pub fn rootless_podman(root: &Path, uid: u32, home: &Path, id: &str) -> Option<Names> {
+    let path = under(root, home)
+        .join(".local/share/containers/storage")
+        .join(PODMAN_STORE);
+    parse_store(&read_owned(&path, MAX_STORE, uid)?, id).ok()?
 }
 
 /// Docker's /var/lib/docker/containers/ID/config.v2.json.
