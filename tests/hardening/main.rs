@@ -12,3 +12,4 @@ mod measured;
 mod names;
 mod pcaps;
 mod recordings;
+mod segments;
