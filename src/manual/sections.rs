@@ -721,7 +721,7 @@ above. \fBreplay \-\-json\fR (with \fB\-\-follow\fR too), \fB\-\-info\fR, the re
 finding marks and an incident bundle's copy hold one record and two samples at
 a time, however long a segment is. Interactive replay keeps at most 768 MiB of
 a segment's decoded samples (each charged its sockets and its record's size;
-past that the oldest are dropped and decoded again when needed), 1.75 GiB of
+past that those farthest from the one in use are dropped and decoded again when needed), 1.75 GiB of
 segments in all, and a jump refills its history with whole samples up to
 768 MiB (at least the shown one and the one before it; older ones without
 their sockets).

@@ -7,7 +7,7 @@
 //! samples of a format 2.1 file, and playing on decodes each sample once.
 //!
 //! The decoded samples kept are charged against `MAX_DECODED_KEPT`: past
-//! it the oldest are dropped (never the one just decoded, which the next
+//! it those farthest from the one just decoded are dropped (never the one just decoded, which the next
 //! decodes on from) and decoded again from their keyframe when asked for.
 //! A crafted segment of samples that each copy a large previous one would
 //! otherwise be held whole: tens of GB from a file of a few MB.
@@ -160,7 +160,7 @@ impl LazySegment {
         self.raw + self.kept
     }
 
-    /// Keeps sample `k`, just decoded, and drops the oldest others kept
+    /// Keeps sample `k`, just decoded, and drops the farthest others kept
     /// while the samples are over `MAX_DECODED_KEPT`: `k` stays (the next
     /// sample decodes on from it); a dropped one decodes again if needed.
     fn keep(&mut self, k: usize, sample: Sample) {
@@ -168,12 +168,22 @@ impl LazySegment {
         self.samples[k] = Some(sample);
         self.kept += charge - self.charges[k];
         self.charges[k] = charge;
-        let mut oldest = 0;
-        while self.kept > MAX_DECODED_KEPT && oldest < self.samples.len() {
-            if oldest != k && self.samples[oldest].take().is_some() {
-                self.kept -= std::mem::take(&mut self.charges[oldest]);
+        // The farthest from `k` go first: playing on or stepping back
+        // finds its neighbours kept (dropping the lowest first would drop
+        // each sample of a decode from the keyframe as soon as it was
+        // made, and every step back would decode from the keyframe again).
+        let (mut low, mut high) = (0, self.samples.len());
+        while self.kept > MAX_DECODED_KEPT && low < high {
+            let far = if k.abs_diff(low) >= k.abs_diff(high - 1) {
+                low += 1;
+                low - 1
+            } else {
+                high -= 1;
+                high
+            };
+            if far != k && self.samples[far].take().is_some() {
+                self.kept -= std::mem::take(&mut self.charges[far]);
             }
-            oldest += 1;
         }
     }
 
