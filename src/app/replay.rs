@@ -347,16 +347,17 @@ fn evaluated_marks(player: &Player, limits: &crate::findings::Thresholds) -> Vec
     let mut previous: Option<Sample> = None;
     let mut marks = MarkTracker::default();
     for entry in reader.sample_segments() {
-        let Ok(read) = reader.read_samples(&entry) else {
-            continue;
-        };
-        for sample in read.records {
-            let found = engine.step(previous.as_ref(), &sample, limits);
+        // One sample at a time: a segment's samples are never all held.
+        let read = reader.each_sample(&entry, |before, sample| {
+            let found = engine.step(before.or(previous.as_ref()), sample, limits);
             let keys = found
                 .into_iter()
                 .map(|f| (f.id.to_string(), f.evidence.row));
             marks.step(sample.t, keys);
-            previous = Some(sample);
+            Ok(())
+        });
+        if let Ok((Some(last), _)) = read {
+            previous = Some(last);
         }
     }
     marks.times

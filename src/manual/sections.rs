@@ -730,12 +730,19 @@ standard error.
 .PP
 Bounds a reader holds any file to, so that a crafted one costs no more memory
 than an honest one: a sample lists at most 2097152 sockets and its socket table
-decodes to at most 512 MiB; each socket of the previous sample is referred to at
+decodes to at most 512 MiB; its head (the sample without its sockets) is
+stored in at most 64 MiB; each socket of the previous sample is referred to at
 most once (as netlens writes them); a packets record holds at most 6000 packets;
 a chunk's payload is at most 256 MiB and a segment decompresses to at most
 1 GiB. A sample or segment past a bound is damage, reported and skipped as
-above. \fBreplay \-\-json\fR and \fB\-\-info\fR hold one record and two samples at
-a time, however long a segment is.
+above. \fBreplay \-\-json\fR (with \fB\-\-follow\fR too), \fB\-\-info\fR, the replay's
+finding marks and an incident bundle's copy hold one record and two samples at
+a time, however long a segment is. Interactive replay keeps at most 768 MiB of
+a segment's decoded samples (each charged its sockets and its record's size;
+past that those farthest from the one in use are dropped and decoded again when needed), 1.75 GiB of
+segments in all, and a jump refills its history with whole samples up to
+768 MiB (at least the shown one and the one before it; older ones without
+their sockets).
 .PP
 A recording without its index whose recorder still runs (a process holds it
 open for writing, seen in /proc, or it changed within the last 5 seconds or two

@@ -232,15 +232,15 @@ pub fn copy_from_ring(
                 packets.insert(head.t.to_bits(), batch);
             }
         }
+        // One sample at a time: a segment's samples are never all held.
         for entry in reader.sample_segments() {
-            let read = reader.read_samples(&entry)?;
-            for mut sample in read.records {
+            reader.each_sample(&entry, |_, sample| {
                 if sample.t < from || sample.t > to {
-                    continue;
+                    return Ok(());
                 }
                 let batch = packets.remove(&sample.t.to_bits()).unwrap_or_default();
-                bundle.add(&mut sample, batch)?;
-            }
+                bundle.add(sample, batch)
+            })?;
         }
     }
     Ok(())

@@ -102,6 +102,9 @@ pub fn decode_head(record: &[u8]) -> Result<Sample> {
         .get(..4)
         .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
         .context("the record is too short")?;
+    if len > MAX_HEAD_BYTES {
+        bail!("the sample's head is over {} MiB", MAX_HEAD_BYTES >> 20);
+    }
     let head = record.get(4..4 + len).context("the record is cut short")?;
     Ok(rmp_serde::from_slice(head)?)
 }
@@ -382,6 +385,11 @@ impl Input<'_> {
 /// is damage, refused before anything is allocated for it.
 pub const MAX_SOCKETS: usize = 1 << 21;
 
+/// Nor is a sample's head (all but its sockets: interfaces, processes,
+/// conntrack entries...) stored in more than this (a busy host's is a few
+/// MB); replay charges it at that size (`lazy::decoded_bytes`).
+pub const MAX_HEAD_BYTES: usize = 64 << 20;
+
 /// Nor does a sample's socket table decode to more than this in memory
 /// (each socket's `SocketSample`, its users beyond the inline one, and
 /// their names): the budget a crafted table is charged against.
@@ -518,191 +526,4 @@ fn spilled_users(users: &Owners) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn socket(port: u16, bytes: u64, v6: bool) -> SocketSample {
-        let local: SocketAddr = if v6 {
-            format!("[2001:db8::1]:{port}").parse().unwrap()
-        } else {
-            format!("198.18.0.1:{port}").parse().unwrap()
-        };
-        SocketSample {
-            proto: Proto::Tcp,
-            state: 1,
-            local,
-            peer: "198.18.0.2:443".parse().unwrap(),
-            recv_q: 0,
-            send_q: (bytes % 3) as u32,
-            uid: 33,
-            inode: 1000 + u32::from(port),
-            users: vec![SocketUser {
-                process: "nginx".into(),
-                pid: 10,
-                fd: u32::from(port),
-            }]
-            .into(),
-            owner_denied: false,
-            tcp: port.is_multiple_of(2).then(|| TcpInfoSample {
-                rtt_us: 100,
-                bytes_acked: bytes,
-                last_send_ms: 5,
-                ..Default::default()
-            }),
-            drops: port.is_multiple_of(3).then_some(2),
-            rcvbuf: port.is_multiple_of(4).then_some(212_992),
-            queue_streak: 0,
-            v6only: false,
-            netns: port % 3,
-        }
-    }
-
-    #[test]
-    fn sockets_round_trip_through_deltas() {
-        let mut encoder = SampleEncoder::default();
-        let mut previous = Vec::new();
-        let mut sample = Sample::default();
-        let lists = [
-            (0..50).map(|p| socket(p, 10, p == 7)).collect::<Vec<_>>(),
-            // Counters move (one going down), one socket goes, two come,
-            // the order changes, a duplicate key appears, users change.
-            {
-                let mut l: Vec<_> = (1..50)
-                    .map(|p| socket(p, 10 + u64::from(p), p == 7))
-                    .collect();
-                if let Some(t) = l[3].tcp.as_mut() {
-                    t.bytes_acked = 0;
-                }
-                l.swap(5, 20);
-                l.push(socket(900, u64::MAX, true));
-                l.push(socket(12, 1, false));
-                l[10].users.clear();
-                l[11].tcp = None;
-                l
-            },
-            Vec::new(),
-            (0..3).map(|p| socket(p, 1, false)).collect(),
-        ];
-        for (i, list) in lists.iter().enumerate() {
-            sample.t = i as f64;
-            sample.sockets = list.clone();
-            let bytes = encoder.encode(&mut sample, i == 0);
-            assert_eq!(&sample.sockets, list, "put back");
-            let decoded = decode(&previous, &bytes).unwrap();
-            assert_eq!(decoded, sample, "sample {i}");
-            // Damage is an error, never a panic.
-            for cut in 0..bytes.len() {
-                let _ = decode(&previous, &bytes[..cut]);
-            }
-            previous = decoded.sockets;
-        }
-    }
-
-    /// A recording made before the later columns ends at the users: its
-    /// sockets read without them.
-    #[test]
-    fn a_record_without_the_later_columns_still_reads() {
-        let mut sample = Sample {
-            sockets: (1..4).map(|p| socket(p * 4, 10, false)).collect(),
-            ..Default::default()
-        };
-        let bytes = SampleEncoder::default().encode(&mut sample, true);
-        // One varint per socket per later column: 212992 + 1 takes 3
-        // bytes, a namespace id 1.
-        let before_netns = bytes.len() - 3 * NETNS_FIELDS.len();
-        let old = &bytes[..before_netns - 3 * 3 * LATER_FIELDS.len()];
-        let decoded = decode(&[], old).unwrap();
-        assert!(decoded.sockets.iter().all(|s| s.rcvbuf.is_none()));
-        let mut expected = sample.clone();
-        for s in &mut expected.sockets {
-            s.rcvbuf = None;
-            s.netns = 0;
-        }
-        assert_eq!(decoded, expected);
-        // One made before the namespace column reads namespace 0.
-        let no_netns = decode(&[], &bytes[..before_netns]).unwrap();
-        assert!(no_netns.sockets.iter().all(|s| s.netns == 0));
-        assert_eq!(no_netns.sockets[0].rcvbuf, Some(212_992));
-        let new = decode(&[], &bytes).unwrap();
-        assert_eq!(new.sockets[0].rcvbuf, Some(212_992));
-        assert_eq!(new, sample);
-    }
-
-    /// Each byte `2` refers again to the socket before: a copy per byte
-    /// was the amplification; now it is damage, as is a count past the
-    /// maximum.
-    #[test]
-    fn repeated_references_and_huge_counts_are_damage() {
-        let previous = vec![socket(1, 10, false)];
-        let mut table = Vec::new();
-        put(&mut table, 3);
-        put(&mut table, 0);
-        table.extend_from_slice(&[1, 2, 2]);
-        table.resize(table.len() + 3 * (FIELDS.len() + 1), 0);
-        let error = decode_sockets(&previous, &mut Input::new(&table, "t")).unwrap_err();
-        assert!(error.to_string().contains("more sockets than"), "{error}");
-        let many = vec![socket(1, 10, false); 2];
-        let mut table = Vec::new();
-        put(&mut table, 2);
-        put(&mut table, 0);
-        table.extend_from_slice(&[1, 2]);
-        table.resize(table.len() + 2 * (FIELDS.len() + 1), 0);
-        let error = decode_sockets(&many, &mut Input::new(&table, "t")).unwrap_err();
-        assert!(
-            error.to_string().contains("refer to the same one"),
-            "{error}"
-        );
-        let mut table = Vec::new();
-        put(&mut table, MAX_SOCKETS as u64 + 1);
-        put(&mut table, MAX_SOCKETS as u64 + 1);
-        table.resize(table.len() + MAX_SOCKETS + 1, 0);
-        let error = decode_sockets(&[], &mut Input::new(&table, "t")).unwrap_err();
-        assert!(error.to_string().contains("a sample may hold"), "{error}");
-    }
-
-    #[test]
-    fn keyframes_are_told_from_deltas() {
-        let mut encoder = SampleEncoder::default();
-        let mut sample = Sample {
-            sockets: (0..20).map(|p| socket(p, 10, false)).collect(),
-            ..Default::default()
-        };
-        let key = encoder.encode(&mut sample, true);
-        let delta = encoder.encode(&mut sample, false);
-        assert!(self_contained(&key));
-        assert!(!self_contained(&delta));
-        // A keyframe decodes alone, whatever came before; a delta needs
-        // the sockets before it.
-        let first = decode(&[], &key).unwrap();
-        assert_eq!(decode(&first.sockets, &delta).unwrap(), sample);
-        assert_eq!(decode(&sample.sockets, &key).unwrap(), sample);
-        assert!(decode(&[], &delta).is_err());
-        // No sockets at all: nothing refers back.
-        sample.sockets.clear();
-        assert!(self_contained(&encoder.encode(&mut sample, false)));
-        for cut in 0..delta.len() {
-            assert!(!self_contained(&delta[..cut]), "cut at {cut}");
-        }
-    }
-
-    #[test]
-    fn unchanged_sockets_cost_about_a_byte_per_column() {
-        let mut encoder = SampleEncoder::default();
-        let mut sample = Sample {
-            sockets: (0..1000).map(|p| socket(p, 10, false)).collect(),
-            ..Default::default()
-        };
-        let key = encoder.encode(&mut sample, true).len();
-        let delta = encoder.encode(&mut sample, false).len();
-        assert!(
-            delta < 1000 * (FIELDS.len() + LATER_FIELDS.len() + NETNS_FIELDS.len() + 3),
-            "{delta}"
-        );
-        // The namespace column costs its byte per socket in both.
-        let netns = 1000 * NETNS_FIELDS.len();
-        assert!(
-            (delta - netns) * 2 < key - netns,
-            "{delta} vs keyframe {key}"
-        );
-    }
-}
+mod tests;

@@ -132,20 +132,30 @@ impl Printer {
         let sections = Sections::ALL;
         while let Some(entry) = segments.get(self.segment) {
             if entry.count as usize > self.taken {
-                let read = reader.read_samples(entry)?;
-                for sample in read.records.into_iter().skip(self.taken) {
-                    self.taken += 1;
-                    if let Some(previous) = &self.previous {
-                        let found = self.engine.step(Some(previous), &sample, limits);
+                // One sample at a time, as `replay --json`: the segment's
+                // samples are never all held (each may copy a large one).
+                let (taken, engine, held) = (self.taken, &mut self.engine, &self.previous);
+                let mut decoded = 0;
+                let (last, damage) = reader.each_sample(entry, |before, sample| {
+                    decoded += 1;
+                    if decoded <= taken {
+                        return Ok(());
+                    }
+                    if let Some(previous) = before.or(held.as_ref()) {
+                        let found = engine.step(Some(previous), sample, limits);
                         writeln!(
                             out,
                             "{}",
-                            json::sample_line(previous, &sample, sections, &found)
+                            json::sample_line(previous, sample, sections, &found)
                         )?;
                     }
-                    self.previous = Some(sample);
+                    Ok(())
+                })?;
+                if decoded > taken {
+                    self.taken = decoded;
+                    self.previous = last;
                 }
-                if let Some(damage) = read.damage {
+                if let Some(damage) = damage {
                     self.warn(reader, damage);
                     // What did not decode will not later either.
                     self.taken = entry.count as usize;

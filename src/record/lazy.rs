@@ -5,10 +5,36 @@
 //! newest socket keyframe at or before it (or on from the sample decoded
 //! just before it). So a seek decodes at most `writer::SOCKET_KEY_EVERY`
 //! samples of a format 2.1 file, and playing on decodes each sample once.
+//!
+//! The decoded samples kept are charged against `MAX_DECODED_KEPT`: past
+//! it those farthest from the one just decoded are dropped (never the one just decoded, which the next
+//! decodes on from) and decoded again from their keyframe when asked for.
+//! A crafted segment of samples that each copy a large previous one would
+//! otherwise be held whole: tens of GB from a file of a few MB.
 
 use super::format::{DataHead, SegmentEntry};
 use super::reader::{Inflater, Reader};
 use crate::model::Sample;
+use crate::model::sockets::{SocketSample, SocketUser};
+
+/// Decoded samples a segment keeps, in bytes (`decoded_bytes`): three
+/// samples of a million sockets (~216 MB each), the current one, the one
+/// before it and a keyframe. The man page's RECORDING FILES says so.
+pub const MAX_DECODED_KEPT: usize = 768 << 20;
+
+/// What a decoded sample holds in memory, as replay charges it: its
+/// sockets (and their users beyond the inline one), and its record's
+/// size for the head and the users' names (they decode to about as many
+/// bytes as they are stored in).
+pub fn decoded_bytes(sample: &Sample, record: &[u8]) -> usize {
+    let users: usize = sample
+        .sockets
+        .iter()
+        .filter(|s| s.users.spilled())
+        .map(|s| s.users.len() * size_of::<SocketUser>())
+        .sum();
+    size_of::<Sample>() + sample.sockets.len() * size_of::<SocketSample>() + users + record.len()
+}
 
 pub struct LazySegment {
     /// Each record's time (a sample's `t` and `mono`, as written).
@@ -18,6 +44,12 @@ pub struct LazySegment {
     records: Vec<Vec<u8>>,
     inflater: Option<Inflater>,
     samples: Vec<Option<Sample>>,
+    /// What each sample kept in `samples` is charged (`decoded_bytes`).
+    charges: Vec<usize>,
+    /// Their sum, held under `MAX_DECODED_KEPT` (`keep`).
+    kept: usize,
+    /// Bytes of the records inflated so far.
+    raw: usize,
     /// The sample decoded last: the next one decodes on from its sockets.
     decoded_at: Option<usize>,
     /// Where each sample's decode starts: the newest keyframe at or before it.
@@ -47,6 +79,9 @@ impl LazySegment {
         };
         let segment = LazySegment {
             samples: vec![None; heads.len()],
+            charges: vec![0; heads.len()],
+            kept: 0,
+            raw: 0,
             keyframes: Vec::with_capacity(heads.len()),
             heads,
             records: Vec::new(),
@@ -66,6 +101,9 @@ impl LazySegment {
             records: Vec::new(),
             inflater: None,
             samples: Vec::new(),
+            charges: Vec::new(),
+            kept: 0,
+            raw: 0,
             decoded_at: None,
             keyframes: Vec::new(),
             whole: false,
@@ -95,6 +133,7 @@ impl LazySegment {
             let key = self.whole || k == 0 || super::codec::self_contained(&record);
             let previous = self.keyframes.last().copied().unwrap_or(0);
             self.keyframes.push(if key { k } else { previous });
+            self.raw += record.len();
             self.records.push(record);
         }
         Ok(())
@@ -103,12 +142,48 @@ impl LazySegment {
     /// Cuts the segment before record `k` (it does not inflate or decode).
     fn cut(&mut self, k: usize) {
         self.records.truncate(k);
+        self.raw = self.records.iter().map(Vec::len).sum();
         self.samples.truncate(k);
+        self.charges.truncate(k);
+        self.kept = self.charges.iter().sum();
         self.heads.truncate(k);
         self.keyframes.truncate(k);
         self.inflater = None;
         if self.decoded_at.is_some_and(|at| at >= k) {
             self.decoded_at = None;
+        }
+    }
+
+    /// Bytes this segment holds: its inflated records and the decoded
+    /// samples it keeps (the Player's cache is charged these).
+    pub fn held_bytes(&self) -> usize {
+        self.raw + self.kept
+    }
+
+    /// Keeps sample `k`, just decoded, and drops the farthest others kept
+    /// while the samples are over `MAX_DECODED_KEPT`: `k` stays (the next
+    /// sample decodes on from it); a dropped one decodes again if needed.
+    fn keep(&mut self, k: usize, sample: Sample) {
+        let charge = decoded_bytes(&sample, &self.records[k]);
+        self.samples[k] = Some(sample);
+        self.kept += charge - self.charges[k];
+        self.charges[k] = charge;
+        // The farthest from `k` go first: playing on or stepping back
+        // finds its neighbours kept (dropping the lowest first would drop
+        // each sample of a decode from the keyframe as soon as it was
+        // made, and every step back would decode from the keyframe again).
+        let (mut low, mut high) = (0, self.samples.len());
+        while self.kept > MAX_DECODED_KEPT && low < high {
+            let far = if k.abs_diff(low) >= k.abs_diff(high - 1) {
+                low += 1;
+                low - 1
+            } else {
+                high -= 1;
+                high
+            };
+            if far != k && self.samples[far].take().is_some() {
+                self.kept -= std::mem::take(&mut self.charges[far]);
+            }
         }
     }
 
@@ -164,7 +239,7 @@ impl LazySegment {
             };
             match decoded {
                 Ok(sample) => {
-                    self.samples[k] = Some(sample);
+                    self.keep(k, sample);
                     self.decoded_at = Some(k);
                 }
                 Err(error) => {

@@ -12,6 +12,8 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+mod window;
+
 pub const MIN_SPEED: f64 = 0.25;
 /// 4096x: a day of recording in 21 s; speeds this high skip the samples
 /// a frame has no time for (`skip_to_due`).
@@ -20,6 +22,11 @@ pub const MAX_SPEED: f64 = 4096.0;
 /// they are asked for): enough for a five-minute chart window and stepping
 /// back and forth across its edges.
 const CACHE_SEGMENTS: usize = 8;
+/// Bytes the cached segments may hold in all (records inflated and
+/// samples kept, `LazySegment::held_bytes`): a segment's records at their
+/// bound (1 GiB) and its decoded samples at theirs. Past it the oldest
+/// segments are dropped, never the one in use.
+const MAX_CACHED_BYTES: usize = (1 << 30) + super::lazy::MAX_DECODED_KEPT;
 
 /// A position: segment (in the samples stream) and sample within it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -188,7 +195,28 @@ impl Player {
                 self.cache.len() - 1
             }
         };
+        let at = self.evict_past_budget(at);
         &mut self.cache[at].1
+    }
+
+    /// Drops the oldest cached segments other than the one at `keep` while
+    /// they hold more than `MAX_CACHED_BYTES`; returns where `keep` is now.
+    fn evict_past_budget(&mut self, mut keep: usize) -> usize {
+        let mut held: usize = self.cache.iter().map(|(_, s)| s.held_bytes()).sum();
+        let mut oldest = 0;
+        while held > MAX_CACHED_BYTES && oldest < self.cache.len() {
+            if oldest == keep {
+                oldest += 1;
+                continue;
+            }
+            let (_, old) = self.cache.remove(oldest).expect("in the cache");
+            held -= old.held_bytes();
+            self.evicted_decodes += old.decodes;
+            if keep > oldest {
+                keep -= 1;
+            }
+        }
+        keep
     }
 
     /// Samples decoded whole so far (with their sockets): a seek's or a
@@ -458,88 +486,6 @@ impl Player {
         if let Some(t) = self.current_t() {
             self.seek(t + seconds);
         }
-    }
-
-    /// The samples that lead up to the cursor, oldest first: what a live
-    /// view would hold in its history at that moment (`window` seconds, and
-    /// the one sample before them). The newest `full` come whole; older
-    /// ones without their sockets, as the live view keeps them
-    /// (`History::drop_old_sockets`), read from the heads stream where the
-    /// file has one (else each one's samples record is decompressed for its
-    /// head), so a jump decodes `full` socket tables at most.
-    pub fn window(&mut self, window: f64, full: usize) -> Vec<Sample> {
-        let Some(current) = self.current() else {
-            return Vec::new();
-        };
-        let newest = current.mono;
-        let within = |sample: &Sample| newest - sample.mono <= window;
-        let from_heads = !self.head_segments.is_empty();
-        let mut out = vec![current];
-        let Cursor {
-            mut segment,
-            mut ordinal,
-        } = self.cursor;
-        while within(out.last().expect("holds the current one")) {
-            if out.len() >= full && from_heads {
-                let oldest = out.last().expect("holds the current one").mono;
-                out.extend(self.heads_before(oldest, within));
-                break;
-            }
-            if ordinal == 0 {
-                let Some(before) = segment.checked_sub(1) else {
-                    break;
-                };
-                segment = before;
-                ordinal = self.segment(segment).len();
-                continue;
-            }
-            ordinal -= 1;
-            let sample = if out.len() < full {
-                self.sample_at(Cursor { segment, ordinal })
-            } else {
-                self.segment(segment).head(ordinal)
-            };
-            // A sample lost to damage is left out, as stepping skips it.
-            out.extend(sample);
-        }
-        out.reverse();
-        out
-    }
-
-    /// The heads of the samples before boot time `mono`, newest first, up
-    /// to and including the first one `within` rejects.
-    fn heads_before(&mut self, mono: f64, within: impl Fn(&Sample) -> bool) -> Vec<Sample> {
-        let mut out = Vec::new();
-        let mut segment = self.head_segments.partition_point(|s| s.first_mono < mono);
-        while let Some(before) = segment.checked_sub(1) {
-            segment = before;
-            for head in self.heads(segment).iter().rev() {
-                if head.mono >= mono {
-                    continue;
-                }
-                out.push(head.clone());
-                if !within(head) {
-                    return out;
-                }
-            }
-        }
-        out
-    }
-
-    /// The decoded heads of a heads segment (cached, as packets are).
-    /// Damage cuts it where it was met, and is kept in `damage`.
-    fn heads(&mut self, segment: usize) -> Heads {
-        let (reader, damage) = (&self.reader, &mut self.damage);
-        cached(&mut self.head_cache, segment, || {
-            let entry = self.head_segments.get(segment)?;
-            let read = noting_damage(reader.read_raw(entry), damage)?;
-            let heads = read.records.iter();
-            Some(
-                heads
-                    .map_while(|r| super::codec::decode_head(r).ok())
-                    .collect(),
-            )
-        })
     }
 
     /// Position of the cursor among all samples, and their count.

@@ -393,6 +393,24 @@ impl Reader {
         (samples, None)
     }
 
+    /// As `decode_samples`, holding only the sample before the one being
+    /// decoded: the last one, or why one did not decode.
+    fn decode_last(&self, records: &[Vec<u8>], segment: u32) -> (Option<Sample>, Option<String>) {
+        let mut last: Option<Sample> = None;
+        for (ordinal, record) in records.iter().enumerate() {
+            let previous = last.as_ref().map_or(&[][..], |s| &s.sockets);
+            match self.decode_sample(previous, record) {
+                Ok(sample) => last = Some(sample),
+                Err(error) => {
+                    let why =
+                        format!("sample {ordinal} of segment {segment} does not decode: {error:#}");
+                    return (last, Some(why));
+                }
+            }
+        }
+        (last, None)
+    }
+
     /// One samples record; `previous` is the sockets of the one before it
     /// in its segment (format 2 stores deltas on them).
     fn decode_sample(&self, previous: &[SocketSample], record: &[u8]) -> Result<Sample> {
@@ -406,11 +424,13 @@ impl Reader {
     /// Decodes one segment of samples one at a time, in order, handing each
     /// to `each` with the one before it in the segment (None for its first):
     /// only those two and one record are held, however many the segment
-    /// has. Returns its last sample, and why it stopped early if it did.
+    /// has (`each` may take the sample's sockets out for a while, as the
+    /// encoder does, but puts them back: the next one decodes on from them).
+    /// Returns its last sample, and why it stopped early if it did.
     pub fn each_sample(
         &self,
         entry: &SegmentEntry,
-        mut each: impl FnMut(Option<&Sample>, &Sample) -> Result<()>,
+        mut each: impl FnMut(Option<&Sample>, &mut Sample) -> Result<()>,
     ) -> Result<(Option<Sample>, Option<String>)> {
         let mut records = self.records_of(entry)?;
         let mut last: Option<Sample> = None;
@@ -418,8 +438,8 @@ impl Reader {
         while let Some(record) = records.next() {
             let previous = last.as_ref().map_or(&[][..], |s| &s.sockets);
             match self.decode_sample(previous, &record) {
-                Ok(sample) => {
-                    each(last.as_ref(), &sample)?;
+                Ok(mut sample) => {
+                    each(last.as_ref(), &mut sample)?;
                     last = Some(sample);
                 }
                 Err(error) => {
@@ -460,7 +480,9 @@ impl Reader {
             .unwrap_or(0)
     }
 
-    /// Decodes one segment of samples.
+    /// Decodes one segment of samples, holding them all (tests and benches
+    /// over files netlens wrote; replay goes one sample at a time with
+    /// `each_sample` or a `LazySegment`, which charges what it keeps).
     pub fn read_samples(&self, entry: &SegmentEntry) -> Result<SegmentRead<Sample>> {
         let raw = self.read_raw(entry)?;
         let (samples, error) = self.decode_samples(&raw.records, entry.segment);
@@ -532,8 +554,8 @@ impl Reader {
                 // `writer::SOCKET_KEY_EVERY` samples in a format 2.1 file.
                 let from = self.keyframe_at_or_before(&raw.records, ordinal);
                 let upto = &raw.records[from..=ordinal];
-                let (mut samples, error) = self.decode_samples(upto, segments[position].segment);
-                let Some(sample) = samples.pop().filter(|_| error.is_none()) else {
+                let (last, error) = self.decode_last(upto, segments[position].segment);
+                let Some(sample) = last.filter(|_| error.is_none()) else {
                     bail!(
                         "{}: the sample at offset {} does not decode ({})",
                         self.path.display(),

@@ -18,6 +18,7 @@ mod measured;
 mod names;
 mod pcaps;
 mod recordings;
+mod segments;
 mod stdout_errors;
 mod stop_signals;
 mod writers_util;
