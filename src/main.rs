@@ -32,7 +32,9 @@ fn exit_code(result: anyhow::Result<()>) -> ExitCode {
             // Not eprintln!: it panics when stderr is a terminal that hung
             // up, and the error (a draw that failed on it) is then moot.
             use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "netlens: {error:#}");
+            // Escaped: an error may quote a file name or a name from outside.
+            let line = netlens::text::escape_control(&format!("{error:#}")).into_owned();
+            let _ = writeln!(std::io::stderr(), "netlens: {line}");
             ExitCode::FAILURE
         }
     }

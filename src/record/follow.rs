@@ -176,7 +176,8 @@ impl Printer {
 
     fn warn(&mut self, reader: &Reader, damage: String) {
         if self.warned.insert(damage.clone()) {
-            eprintln!("netlens: warning: {}: {damage}", reader.path().display());
+            let line = format!("{}: {damage}", reader.path().display());
+            eprintln!("netlens: warning: {}", crate::text::escape_control(&line));
         }
     }
 }

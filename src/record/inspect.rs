@@ -99,7 +99,8 @@ pub fn print_json(reader: &Reader, out: &mut impl Write, limits: &Thresholds) ->
 }
 
 fn warn(reader: &Reader, damage: &str) {
-    eprintln!("netlens: warning: {}: {damage}", reader.path().display());
+    let line = format!("{}: {damage}", reader.path().display());
+    eprintln!("netlens: warning: {}", crate::text::escape_control(&line));
 }
 
 struct StreamInfo {
