@@ -184,3 +184,13 @@ fn unchanged_sockets_cost_about_a_byte_per_column() {
         "{delta} vs keyframe {key}"
     );
 }
+
+/// A head stored in more than MAX_HEAD_BYTES is damage, refused before
+/// it is deserialized (what it would decode to is not charged otherwise).
+#[test]
+fn a_head_past_its_bound_is_damage() {
+    let mut record = ((MAX_HEAD_BYTES + 1) as u32).to_le_bytes().to_vec();
+    record.resize(4 + MAX_HEAD_BYTES + 1, 0x90);
+    let error = decode_head(&record).unwrap_err();
+    assert!(error.to_string().contains("head is over 64 MiB"), "{error}");
+}
