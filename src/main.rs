@@ -32,9 +32,14 @@ fn exit_code(result: anyhow::Result<()>) -> ExitCode {
             // Not eprintln!: it panics when stderr is a terminal that hung
             // up, and the error (a draw that failed on it) is then moot.
             use std::io::Write;
-            // Escaped: an error may quote a file name or a name from outside.
-            let line = netlens::text::escape_control(&format!("{error:#}")).into_owned();
-            let _ = writeln!(std::io::stderr(), "netlens: {line}");
+            // Escaped line by line: an error may quote a file name or a
+            // name from outside; its own line breaks (a --where caret) stay.
+            let text = format!("{error:#}");
+            let lines: Vec<_> = text
+                .split('\n')
+                .map(netlens::text::escape_control)
+                .collect();
+            let _ = writeln!(std::io::stderr(), "netlens: {}", lines.join("\n"));
             ExitCode::FAILURE
         }
     }

@@ -372,3 +372,25 @@ fn hostile_names_reach_no_output_raw() {
         "conns --json:\n{lines}"
     );
 }
+
+/// An error quoting a hostile file name (one another user left in a
+/// shared directory) reaches stderr escaped; needs no root.
+#[test]
+fn an_error_naming_a_hostile_file_is_escaped() {
+    let dir = std::env::temp_dir().join(format!("netlens-esc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = dir.join(format!("ring{HOST}.nlrec"));
+    std::fs::write(&name, b"not a recording").unwrap();
+    let output = netlens(
+        &["replay", "--info", name.to_str().unwrap()],
+        Duration::from_secs(20),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success(), "a bad file must fail: {stderr}");
+    assert_clean("replay --info's error", &stderr);
+    assert!(
+        stderr.contains(HOST_ESCAPED),
+        "escaped name missing: {stderr}"
+    );
+}
