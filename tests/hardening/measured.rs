@@ -3,7 +3,7 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -39,19 +39,12 @@ pub struct Measured {
     pub seconds: f64,
 }
 
-/// Runs netlens with `args`, its address space limited to `max_as` bytes
-/// (so a binary that amplifies fails fast instead of taking the host's
-/// memory) and killed, by its PID, after `timeout`.
-pub fn run_netlens(args: &[&str], max_as: u64, timeout: Duration) -> Measured {
-    let stdout = TempPath::new("stdout");
-    let stderr = TempPath::new("stderr");
+/// netlens with `args`, its address space limited to `max_as` bytes (so a
+/// binary that amplifies fails fast instead of taking the host's memory);
+/// stdout and stderr are the caller's to set.
+pub fn capped_netlens(args: &[&str], max_as: u64) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_netlens"));
-    command
-        .args(args)
-        .env("TZ", "UTC")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&stdout.0).expect("stdout file"))
-        .stderr(std::fs::File::create(&stderr.0).expect("stderr file"));
+    command.args(args).env("TZ", "UTC").stdin(Stdio::null());
     // SAFETY: setrlimit is async-signal-safe; nothing else runs here.
     unsafe {
         command.pre_exec(move || {
@@ -65,10 +58,18 @@ pub fn run_netlens(args: &[&str], max_as: u64, timeout: Duration) -> Measured {
             Ok(())
         });
     }
-    let started = Instant::now();
-    // Reaped below by wait4, which also gives its rusage.
-    #[allow(clippy::zombie_processes)]
-    let child = command.spawn().expect("netlens starts");
+    command
+}
+
+/// Waits for `child`, started at `started`, killing it by its PID after
+/// `timeout`; its exit, peak RSS (wait4's rusage) and time, with stdout
+/// and stderr left empty for the caller.
+pub fn wait_measured(
+    child: &Child,
+    args: &[&str],
+    started: Instant,
+    timeout: Duration,
+) -> Measured {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: a zeroed rusage is valid; wait4 fills it.
@@ -90,14 +91,34 @@ pub fn run_netlens(args: &[&str], max_as: u64, timeout: Duration) -> Measured {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let read =
-        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
     Measured {
         code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
         signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
-        stdout: read(&stdout.0),
-        stderr: read(&stderr.0),
+        stdout: String::new(),
+        stderr: String::new(),
         max_rss_mb: usage.ru_maxrss as u64 / 1024,
         seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Runs netlens with `args` under [`capped_netlens`] and [`wait_measured`].
+pub fn run_netlens(args: &[&str], max_as: u64, timeout: Duration) -> Measured {
+    let stdout = TempPath::new("stdout");
+    let stderr = TempPath::new("stderr");
+    let mut command = capped_netlens(args, max_as);
+    command
+        .stdout(std::fs::File::create(&stdout.0).expect("stdout file"))
+        .stderr(std::fs::File::create(&stderr.0).expect("stderr file"));
+    let started = Instant::now();
+    // Reaped by wait4 in wait_measured, which also gives its rusage.
+    #[allow(clippy::zombie_processes)]
+    let child = command.spawn().expect("netlens starts");
+    let measured = wait_measured(&child, args, started, timeout);
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    Measured {
+        stdout: read(&stdout.0),
+        stderr: read(&stderr.0),
+        ..measured
     }
 }

@@ -7,7 +7,7 @@
 //! at a time or charge what they keep (`lazy::MAX_DECODED_KEPT`).
 
 use crate::common::tmux::Tmux;
-use crate::measured::{Measured, TempPath};
+use crate::measured::{Measured, TempPath, capped_netlens, wait_measured};
 use netlens::model::Sample;
 use netlens::model::sockets::{Owners, Proto, SocketSample};
 use netlens::record::codec::{self, SampleEncoder};
@@ -149,31 +149,14 @@ fn report(what: &str, run: &Measured) {
 /// dropped rather than kept: the JSON of a long segment is gigabytes.
 fn run_counting_lines(args: &[&str], max_as: u64, timeout: Duration) -> (Measured, usize) {
     use std::io::Read;
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let stderr = TempPath::new("stderr");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_netlens"));
+    let mut command = capped_netlens(args, max_as);
     command
-        .args(args)
-        .env("TZ", "UTC")
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(&stderr.0).expect("stderr file"));
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs here.
-    unsafe {
-        command.pre_exec(move || {
-            let limit = libc::rlimit {
-                rlim_cur: max_as,
-                rlim_max: max_as,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
     let started = Instant::now();
-    // Reaped below by wait4, which also gives its rusage.
+    // Reaped by wait4 in wait_measured, which also gives its rusage.
     #[allow(clippy::zombie_processes)]
     let mut child = command.spawn().expect("netlens starts");
     let mut stdout = child.stdout.take().expect("piped");
@@ -188,35 +171,11 @@ fn run_counting_lines(args: &[&str], max_as: u64, timeout: Duration) -> (Measure
         }
         lines
     });
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is valid; wait4 fills it.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: pid is our own child, reaped only here.
-        let got = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if got == pid {
-            break;
-        }
-        assert!(got == 0, "wait4: {}", std::io::Error::last_os_error());
-        if started.elapsed() > timeout {
-            // SAFETY: kill and reap our own child by its PID.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::wait4(pid, &mut status, 0, &mut usage);
-            }
-            panic!("netlens {args:?} still ran after {timeout:?}: killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let run = wait_measured(&child, args, started, timeout);
     let lines = counter.join().expect("the counter ends with the pipe");
     let run = Measured {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
-        stdout: String::new(),
         stderr: std::fs::read_to_string(&stderr.0).unwrap_or_default(),
-        max_rss_mb: usage.ru_maxrss as u64 / 1024,
-        seconds: started.elapsed().as_secs_f64(),
+        ..run
     };
     (run, lines)
 }
