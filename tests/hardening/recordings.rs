@@ -8,33 +8,11 @@
 
 use crate::measured::{TempPath, run_netlens};
 use netlens::model::Sample;
-use netlens::model::sockets::{Owners, Proto, SocketSample};
 use netlens::record::codec::{self, SampleEncoder};
 use netlens::record::format::{self, DataHead, Header, Kind, Stream};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
-
-fn socket() -> SocketSample {
-    SocketSample {
-        proto: Proto::Tcp,
-        state: 1,
-        local: "198.18.0.1:80".parse().unwrap(),
-        peer: "198.18.0.2:443".parse().unwrap(),
-        recv_q: 0,
-        send_q: 0,
-        uid: 0,
-        inode: 1,
-        users: Owners::new(),
-        owner_denied: false,
-        tcp: None,
-        drops: None,
-        rcvbuf: None,
-        queue_streak: 0,
-        v6only: false,
-        netns: 0,
-    }
-}
 
 fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -55,7 +33,7 @@ pub fn write_crafted(path: &Path, crafted: usize, n: usize) -> u64 {
     let mut records = Vec::new();
     let mut first = Sample {
         t: 1.0,
-        sockets: vec![socket()],
+        sockets: vec![crate::segments::socket(1)],
         ..Default::default()
     };
     records.push(SampleEncoder::default().encode(&mut first, true));

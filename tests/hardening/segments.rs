@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 const T0: f64 = 1_700_000_000.0;
 
 /// Socket `i`, distinct from every other by its endpoints.
-fn socket(i: usize) -> SocketSample {
+pub(crate) fn socket(i: usize) -> SocketSample {
     SocketSample {
         proto: Proto::Tcp,
         state: 1,
