@@ -75,6 +75,19 @@ fn capture_closes_its_pcap_on_hup_term_and_int() {
     }
 }
 
+/// Starts netlens with `args`, and once `file` grows sends `signal`: it
+/// must then exit 0 within 15 s.
+fn stop_once_grown(args: &[&str], file: &Path, signal: i32, what: &str) {
+    stop_when_grown(Running::start(args), file, signal, what);
+}
+
+fn stop_when_grown(running: Running, file: &Path, signal: i32, what: &str) {
+    wait_for_growth(file, &running);
+    running.signal(signal);
+    let (status, stderr) = running.wait(Duration::from_secs(15));
+    assert!(status.success(), "{what}: {status}: {stderr}");
+}
+
 #[test]
 fn record_closes_its_recording_on_hup_term_and_int() {
     if !is_root() {
@@ -86,14 +99,7 @@ fn record_closes_its_recording_on_hup_term_and_int() {
         let file = dir.join(&format!("{name}.nlrec"));
         let path = file.to_str().unwrap();
         let args = ["record", "--interval", "200ms", "--no-capture", "-o", path];
-        let running = Running::start(&args);
-        wait_for_growth(&file, &running);
-        running.signal(signal);
-        let (status, stderr) = running.wait(Duration::from_secs(15));
-        assert!(
-            status.success(),
-            "record after SIG{name}: {status}: {stderr}"
-        );
+        stop_once_grown(&args, &file, signal, &format!("record after SIG{name}"));
         assert_closed(&file, &format!("record, SIG{name}"));
     }
 }
@@ -119,14 +125,7 @@ fn snapshot_closes_its_recording_on_hup_term_and_int() {
             "--record",
             path,
         ];
-        let running = Running::start(&args);
-        wait_for_growth(&file, &running);
-        running.signal(signal);
-        let (status, stderr) = running.wait(Duration::from_secs(15));
-        assert!(
-            status.success(),
-            "snapshot after SIG{name}: {status}: {stderr}"
-        );
+        stop_once_grown(&args, &file, signal, &format!("snapshot after SIG{name}"));
         assert_closed(&file, &format!("snapshot --record, SIG{name}"));
     }
 }
@@ -169,13 +168,7 @@ fn export_closes_its_ring_on_hup_term_and_int() {
             );
             std::thread::sleep(Duration::from_millis(50));
         };
-        wait_for_growth(&file, &running);
-        running.signal(signal);
-        let (status, stderr) = running.wait(Duration::from_secs(15));
-        assert!(
-            status.success(),
-            "export after SIG{name}: {status}: {stderr}"
-        );
+        stop_when_grown(running, &file, signal, &format!("export after SIG{name}"));
         for entry in std::fs::read_dir(&ring).unwrap().flatten() {
             if entry.path().extension().is_some_and(|x| x == "nlrec") {
                 assert_closed(&entry.path(), &format!("export --ring, SIG{name}"));
