@@ -167,3 +167,62 @@ fn write_conntrack(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::filter::{Expr, Where};
+
+    /// A finding's text quotes names from outside (a process's comm, an
+    /// interface); the findings line writes it escaped.
+    #[test]
+    fn a_finding_naming_a_hostile_process_is_written_escaped() {
+        let sample = Sample::default();
+        let finding = findings::Finding {
+            id: "close-wait",
+            severity: findings::Severity::Warn,
+            summary: "PID 7 (\x1b]0;pwn\x07\u{9b}\u{202e}) holds 150 CLOSE_WAIT".into(),
+            hint: "fix \x1b[2J".into(),
+            evidence: findings::Evidence {
+                tab: "Sockets",
+                row: String::new(),
+                netns: None,
+            },
+            hold: Default::default(),
+        };
+        let only_findings = Sections {
+            interfaces: false,
+            conntrack: false,
+            conntrack_entries: false,
+            findings: true,
+            sockets: false,
+            tcp: false,
+            flows: false,
+            dns: false,
+            drops: false,
+            processes: false,
+        };
+        let mut out = Vec::new();
+        let expr = Expr::default();
+        write_table(
+            &mut out,
+            &sample,
+            &sample,
+            only_findings,
+            true,
+            &[finding],
+            Where::new(&expr),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            !text.chars().any(|c| c != '\n' && crate::text::is_unsafe(c)),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("PID 7 (\\x1b]0;pwn\\x07\\x9b\\u{202e})"),
+            "{text}"
+        );
+        assert!(text.contains("(hint: fix \\x1b[2J)"), "{text}");
+    }
+}
