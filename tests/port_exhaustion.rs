@@ -106,9 +106,9 @@ fn port_exhaustion_names_the_destination_the_range_and_the_fixes() {
 
     let full = finding_to(&found, "198.18.0.2:80").expect("the full destination");
     let (count, time_wait, _) = ss["198.18.0.2:80"];
-    assert_eq!(
-        (count, time_wait),
-        (1000, 1000),
+    // The crit band (95% of the range): ss's count, as the kernel gives it.
+    assert!(
+        (950..=1000).contains(&count) && time_wait <= count,
         "ss: {:?}",
         ss["198.18.0.2:80"]
     );
@@ -165,12 +165,16 @@ fn port_exhaustion_names_the_destination_the_range_and_the_fixes() {
     let ss = per_destination(&pair.a.name);
     let found = last_findings(&lines, "port-exhaustion");
     let full = finding_to(&found, "198.18.0.2:80").expect("the full destination");
-    assert_eq!(ss["198.18.0.2:80"].0, 200);
+    // ss is the reference again: a port or two may have been handed back
+    // (198 once in CI). The setup only has to land in the crit band (95%).
+    let (count, time_wait, _) = ss["198.18.0.2:80"];
+    assert!((190..=200).contains(&count), "ss: {count}");
+    assert_eq!(full["severity"], "crit");
     assert!(
-        text(full, "summary").contains(
-            "200 of 200 ephemeral ports in use (200 in TIME_WAIT; \
-                                         ip_local_port_range 50000-50199)"
-        ),
+        text(full, "summary").contains(&format!(
+            "{count} of 200 ephemeral ports in use ({time_wait} in TIME_WAIT; \
+             ip_local_port_range 50000-50199)"
+        )),
         "{full}"
     );
     assert!(
