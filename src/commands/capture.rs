@@ -68,8 +68,7 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         )?),
         None => None,
     };
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, super::stdout::Stdout::lock());
     let to_terminal = std::io::stdout().is_terminal();
     let progress = writer.is_some() && std::io::stderr().is_terminal();
     eprintln!(
@@ -175,9 +174,7 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         stats.received, stats.dropped
     );
     if let Some(e) = failure {
-        if let Some(io) = e.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::BrokenPipe
-        {
+        if out.get_ref().closed_pipe() {
             return finished;
         }
         return Err(e);

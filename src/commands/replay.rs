@@ -20,27 +20,18 @@ pub fn run(cli: &Cli, args: &ReplayArgs, config: &Config) -> Result<()> {
         return super::stdout::print(text);
     }
     if args.json {
+        let mut out = super::stdout::Stdout::lock();
         let printed = if args.follow {
-            crate::record::follow::print_json(
-                file,
-                &mut std::io::stdout().lock(),
-                &config.thresholds,
-            )
+            crate::record::follow::print_json(file, &mut out, &config.thresholds)
         } else {
             let reader = Reader::open(file)?;
             inspect::note_if_being_written(&reader);
-            inspect::print_json(&reader, &mut std::io::stdout().lock(), &config.thresholds)
+            inspect::print_json(&reader, &mut out, &config.thresholds)
         };
-        return match printed {
-            Err(error)
-                if error
-                    .downcast_ref::<std::io::Error>()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
-            {
-                Ok(())
-            }
-            other => other,
-        };
+        if out.closed_pipe() {
+            return Ok(());
+        }
+        return printed;
     }
     if !stdout().is_terminal() {
         bail!(

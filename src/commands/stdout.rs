@@ -41,6 +41,47 @@ pub fn print(text: impl AsRef<[u8]>) -> anyhow::Result<()> {
         .map_err(error)
 }
 
+/// Stdout that remembers how its last write failed, so a command whose
+/// printer returns its own error type can still tell a closed pipe (the
+/// reader has all it wanted) from a real failure, without downcasting.
+pub struct Stdout {
+    out: io::StdoutLock<'static>,
+    failed: Option<io::ErrorKind>,
+}
+
+impl Stdout {
+    pub fn lock() -> Self {
+        Stdout {
+            out: io::stdout().lock(),
+            failed: None,
+        }
+    }
+
+    /// A write failed because the reader closed the pipe.
+    pub fn closed_pipe(&self) -> bool {
+        self.failed == Some(io::ErrorKind::BrokenPipe)
+    }
+
+    fn note<T>(&mut self, result: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &result {
+            self.failed = Some(e.kind());
+        }
+        result
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.out.write(bytes);
+        self.note(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let flushed = self.out.flush();
+        self.note(flushed)
+    }
+}
+
 /// Whether `error` is a closed stdout pipe, anywhere in its chain.
 pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|e| {
