@@ -213,8 +213,9 @@ sample), \fBtimeout_s\fR (after which an unanswered query is a timeout).
 The kernel's drop reasons, counted by an eBPF program on \fBskb:kfree_skb\fR since
 netlens started (null in a recording made without them). \fBavailable\fR (false
 with \fB\-\-no\-bpf\fR or when the program cannot load), \fBunavailable\fR (why, and
-what would fix it; null while counting), \fBlost\fR (drops not counted because the
-kernel map was full), \fBrows[]\fR, busiest first (by \fBper_s\fR, then
+what would fix it; null while counting), \fBlost\fR (the watched namespace's drops,
+every namespace's when it is the initial one, not counted because the kernel map
+was full), \fBrows[]\fR, busiest first (by \fBper_s\fR, then
 \fBpackets\fR): \fBnetns\fR ("host", the \fBip netns\fR name, or "netns:INODE"; "\-"
 for a packet with neither device nor socket), \fBreason\fR (the kernel's name
 without SKB_DROP_REASON_, e.g. NO_SOCKET; "reason N" when the running kernel has
@@ -885,7 +886,8 @@ stays visible in reverse video.
 .TP
 \fBNETLENS_BPF_ATTACH\fR
 \fBtracepoint\fR: count drop reasons with the classic tracepoint program, as on a
-kernel where the faster tp_btf one cannot attach (for comparison and tests).
+kernel where the faster tp_btf one cannot attach; \fBtp_btf3\fR: the tp_btf program
+of kernels before 6.11, without the receiving socket (for comparison and tests).
 .TP
 \fBNETLENS_DEBUG_BPF\fR
 When set, prints which drop-reason program attached and how long loading took.
