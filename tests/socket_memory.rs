@@ -167,6 +167,7 @@ fn table(count: u32, second: u32) -> Vec<SocketSample> {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 rtt_us: 20 + i % 7,
                 cwnd: 10,

@@ -46,6 +46,7 @@ fn udp_socket(port: u16, pid: u32, process: &str) -> SocketSample {
         }]
         .into(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

@@ -488,6 +488,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             owner_denied: false,
+            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 bytes_acked: acked,
                 ..Default::default()

@@ -137,7 +137,7 @@ impl Collectors {
             link: link::LinkCollector::new()?,
             conntrack: conntrack::ConntrackCollector::new(),
             demand,
-            stack: stack::StackCollector::new(host_knobs)?,
+            stack: stack::StackCollector::new(host_knobs, drop_reasons)?,
             drops: drops::DropsCollector::new(drop_reasons, label),
             processes: processes::ProcessTable::default(),
             conn_log: conn_log::ConnLog::open(),
@@ -161,6 +161,7 @@ impl Collectors {
         if self.demand.all_netns() && self.all.is_none() {
             self.all = Some(all_netns::AllNamespaces::new()?);
         }
+        self.stack.set_all_netns(self.all.is_some());
         let mut others = all_netns::Collected::default();
         let (label, all) = (&self.label, &mut self.all);
         let (sockets, tcp) = self

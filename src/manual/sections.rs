@@ -142,7 +142,9 @@ the text snapshot and the Sockets tab print addresses as \fBss\fR does: "0.0.0.0
 (IPV6_V6ONLY: an IPv6 socket that takes no IPv4), \fBrecv_q\fR,
 \fBsend_q\fR (for LISTEN: the accept queue length and the backlog limit), \fBpid\fR
 and \fBprocess\fR (the first owner; null when unknown), \fBowner_note\fR ("unknown (no
-permission)" when a /proc/PID/fd could not be read), \fBusers\fR [{\fBprocess\fR,
+permission)" when a /proc/PID/fd could not be read, "looking" while \fBowner_pending\fR),
+\fBowner_pending\fR (true while the owner is still being looked for, by a thread beside
+the sampler: it fills in at a later sample; absent otherwise), \fBusers\fR [{\fBprocess\fR,
 \fBpid\fR, \fBfd\fR}], \fBcontainer\fR (the first owner's container, absent
 outside containers: as in \fBprocesses[]\fR), \fBuid\fR, \fBinode\fR; from tcp_info (null for UDP, TIME\-WAIT
 and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans\fR and
@@ -842,9 +844,11 @@ come in. It fits 80x24; a narrow pane drops the BEST, WORST, STDEV and sparkline
 Esc closes it and stops the probing.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
-counters need no privileges. The owner of a socket comes from /proc/PID/fd, which
-only root (or the owner) may read: without it, sockets of other users show
-"unknown (no permission)". Watching
+counters need no privileges. The owner of a socket comes from an eBPF task_file
+iterator (root; every socket fd of the watched namespace in one pass in the kernel), else
+from /proc/PID/fd of the processes in the watched namespace, which only root (or the
+owner) may read: without it, sockets of other users show "unknown (no permission)". A
+socket whose owner is still being looked for shows "(looking)". Watching
 another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter it, in
 practice root. The conntrack entry list and the exact statistics come from
 ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the

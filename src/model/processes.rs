@@ -396,6 +396,7 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 bytes_acked: sent,
                 bytes_received: received,

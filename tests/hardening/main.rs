@@ -22,6 +22,7 @@ mod kill_setcap;
 mod many_netns;
 mod measured;
 mod names;
+mod owners;
 mod pcaps;
 mod recordings;
 mod segments;
