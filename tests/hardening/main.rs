@@ -11,6 +11,7 @@ mod common;
 
 mod device_outputs;
 mod escapes;
+mod flow_counts;
 mod fuse;
 mod kill_setcap;
 mod many_netns;
