@@ -46,7 +46,7 @@ pub struct CaptureSample {
     pub newest_packet_t: f64,
     /// Whether the kernel counted the flows' bytes and packets (eBPF at tc)
     /// or why not; None: the capture counted them (older recordings).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub kernel_counts: Option<super::flow_counts::KernelCounts>,
 }
 

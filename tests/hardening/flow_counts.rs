@@ -81,6 +81,31 @@ fn json_flow(stdout: &[u8], server: &str) -> (u64, Value) {
     (bytes, last["capture"].clone())
 }
 
+/// Waits for a snapshot to end and returns its stdout; fails with its
+/// stderr when it failed.
+fn finish(mut snapshot: ChildGuard) -> Vec<u8> {
+    use std::io::Read;
+    let (mut stdout, mut stderr) = (Vec::new(), String::new());
+    let child = &mut snapshot.0;
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        child.wait().unwrap().success(),
+        "netlens snapshot: {stderr}"
+    );
+    stdout
+}
+
 fn within_headers(what: &str, counted: f64, payload: u64) {
     let ratio = counted / payload as f64;
     assert!(
@@ -184,13 +209,8 @@ fn a_flood_beside_a_transfer_leaves_the_transfer_counted_exactly() {
     thread::sleep(Duration::from_millis(300));
     let payload = iperf3_tcp(&sender, "198.18.40.2");
     drop(flood);
-    let out = snapshot.0.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (bytes, capture) = json_flow(&out.stdout, "198.18.40.2");
+    let stdout = finish(snapshot);
+    let (bytes, capture) = json_flow(&stdout, "198.18.40.2");
     eprintln!(
         "flow_counts: iperf3 payload {payload}, kernel-counted {bytes}, capture dropped {}, counted by {}",
         capture["kernel_dropped"], capture["flow_counts"]
@@ -266,13 +286,8 @@ fn a_forwarded_flow_is_counted_once_in_the_router() {
     );
     thread::sleep(Duration::from_millis(1500));
     let payload = iperf3_tcp(&client, "198.18.42.2");
-    let out = snapshot.0.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (bytes, capture) = json_flow(&out.stdout, "198.18.42.2");
+    let stdout = finish(snapshot);
+    let (bytes, capture) = json_flow(&stdout, "198.18.42.2");
     eprintln!(
         "flow_counts router: iperf3 payload {payload}, kernel-counted {bytes}, \
          capture's own total {} (both interfaces)",
