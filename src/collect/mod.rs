@@ -7,6 +7,7 @@ pub mod containers;
 pub mod ctnetlink;
 pub mod drops;
 pub mod ethtool;
+pub mod flows;
 pub mod inet_diag;
 pub mod interrupts;
 pub mod link;
@@ -106,6 +107,7 @@ pub struct Collectors {
     /// For the neighbour dump (a socket of its own: one dump at a time).
     neigh: rtnl::Rtnl,
     drops: drops::DropsCollector,
+    flows: flows::FlowCounter,
     processes: processes::ProcessTable,
     conn_log: conn_log::ConnLog,
     /// Every other namespace, once `Demand::all_netns` asked for them.
@@ -139,6 +141,7 @@ impl Collectors {
             demand,
             stack: stack::StackCollector::new(host_knobs, drop_reasons)?,
             drops: drops::DropsCollector::new(drop_reasons, label),
+            flows: flows::FlowCounter::new(drop_reasons),
             processes: processes::ProcessTable::default(),
             conn_log: conn_log::ConnLog::open(),
             all: None,
@@ -155,6 +158,7 @@ impl Collectors {
         // two samples' monos, which the socket dumps after (long, and of
         // varying length with many sockets or namespaces) would stretch.
         let mut interfaces = self.link.collect().context("interface dump failed")?;
+        let flow_counts = self.flows.collect(&interfaces);
         // Drained before the dump: the previous dumps know the sockets
         // that ended since, with their owners.
         let closed = self.conn_log.drain(t, mono);
@@ -207,6 +211,7 @@ impl Collectors {
             closed: Some(closed),
             namespaces: others.namespaces,
             sockets_dropped: false,
+            flow_counts: Some(flow_counts),
         })
     }
 }

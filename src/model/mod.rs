@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod dns;
 pub mod drops;
 pub mod filter;
+pub mod flow_counts;
 pub mod neigh;
 pub mod netns;
 pub mod path;
@@ -77,6 +78,10 @@ pub struct Sample {
     /// Never stored nor printed.
     #[serde(skip)]
     pub sockets_dropped: bool,
+    /// Per-flow counts from the kernel, folded into `capture` by
+    /// `session::fill`; never stored nor printed themselves.
+    #[serde(skip)]
+    pub flow_counts: Option<flow_counts::KernelFlows>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

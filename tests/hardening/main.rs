@@ -17,6 +17,7 @@ mod bpf_support;
 mod device_outputs;
 mod drop_map;
 mod escapes;
+mod flow_counts;
 mod fuse;
 mod kill_setcap;
 mod many_netns;
