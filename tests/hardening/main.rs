@@ -19,6 +19,7 @@ mod names;
 mod pcaps;
 mod recordings;
 mod segments;
+mod short_connections;
 mod stdout_errors;
 mod stop_signals;
 mod writers_util;
