@@ -2,6 +2,7 @@
 
 pub mod all_netns;
 pub mod conn_log;
+pub mod conn_owners;
 pub mod conntrack;
 pub mod containers;
 pub mod ctnetlink;
@@ -123,8 +124,8 @@ impl Collectors {
 
     /// As `new`, collecting also what `demand` asks for; `host_knobs` were
     /// opened before the thread entered the namespace; `drop_reasons`
-    /// loads the eBPF drop counter (a failure only leaves its reason in
-    /// each sample).
+    /// loads the eBPF programs, the drop counter and the connection
+    /// owners (a failure only leaves its reason in each sample).
     pub fn with_demand(
         label: &str,
         demand: Arc<Demand>,
@@ -143,7 +144,7 @@ impl Collectors {
             drops: drops::DropsCollector::new(drop_reasons, label),
             flows: flows::FlowCounter::new(drop_reasons),
             processes: processes::ProcessTable::default(),
-            conn_log: conn_log::ConnLog::open(),
+            conn_log: conn_log::ConnLog::open(drop_reasons),
             all: None,
         })
     }
@@ -187,7 +188,7 @@ impl Collectors {
             .iter()
             .map(|i| (i.index, i.name.clone()))
             .collect();
-        let processes = self.processes.collect(&sockets);
+        let processes = self.processes.collect(&sockets, &closed.conns);
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
         let conntrack = self.conntrack.collect(self.demand.conntrack_entries());

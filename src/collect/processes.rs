@@ -5,6 +5,7 @@
 //! it comes back, so a reused pid is not mistaken for the old process).
 
 use super::containers::{self, Found, Resolver, real_uid};
+use crate::model::closed::ClosedConn;
 use crate::model::processes::ProcessInfo;
 use crate::model::sockets::SocketSample;
 use crate::text;
@@ -29,12 +30,22 @@ struct Known {
 }
 
 impl ProcessTable {
-    /// The processes holding `sockets`, by pid.
-    pub fn collect(&mut self, sockets: &[SocketSample]) -> Vec<ProcessInfo> {
-        let owners: HashSet<(u32, &str)> = sockets
+    /// The processes holding `sockets`, and those still running that
+    /// owned the `closed` connections (a short connection's owner may hold
+    /// no socket at the dump), by pid.
+    pub fn collect(&mut self, sockets: &[SocketSample], closed: &[ClosedConn]) -> Vec<ProcessInfo> {
+        let mut owners: HashSet<(u32, &str)> = sockets
             .iter()
             .flat_map(|s| s.users.iter().map(|u| (u.pid, u.process.as_str())))
             .collect();
+        let holding: HashSet<u32> = owners.iter().map(|(pid, _)| *pid).collect();
+        let mut checked = HashSet::new();
+        let running = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+        for user in closed.iter().filter_map(|c| c.users.first()) {
+            if !holding.contains(&user.pid) && checked.insert(user.pid) && running(user.pid) {
+                owners.insert((user.pid, user.process.as_str()));
+            }
+        }
         let pids: HashSet<u32> = owners.iter().map(|(pid, _)| *pid).collect();
         self.known.retain(|pid, _| pids.contains(pid));
         let users = self.users.get_or_insert_with(read_passwd);

@@ -27,6 +27,7 @@ mod owners;
 mod pcaps;
 mod recordings;
 mod segments;
+mod short_connections;
 mod stdout_errors;
 mod stop_signals;
 mod writers_util;
