@@ -31,17 +31,18 @@ struct Known {
 impl ProcessTable {
     /// The processes holding `sockets`, by pid.
     pub fn collect(&mut self, sockets: &[SocketSample]) -> Vec<ProcessInfo> {
-        let owners: HashSet<(u32, &str)> = sockets
-            .iter()
-            .flat_map(|s| s.users.iter().map(|u| (u.pid, u.process.as_str())))
-            .collect();
+        self.collect_owners(owners(sockets))
+    }
+
+    /// The processes `owners` lists (pid and command), by pid.
+    pub fn collect_owners(&mut self, owners: Vec<(u32, String)>) -> Vec<ProcessInfo> {
         let pids: HashSet<u32> = owners.iter().map(|(pid, _)| *pid).collect();
         self.known.retain(|pid, _| pids.contains(pid));
         let users = self.users.get_or_insert_with(read_passwd);
         for (pid, name) in owners {
             self.known
                 .entry(pid)
-                .or_insert_with(|| read_process(pid, name, users));
+                .or_insert_with(|| read_process(pid, &name, users));
         }
         // Named on first sight when a state file says; else asked again
         // each sample (an API answer on its way, a file not written yet),
@@ -63,6 +64,24 @@ impl ProcessTable {
         list.sort_by_key(|p| p.pid);
         list
     }
+
+    /// Since when a container look-up has been outstanding past its wait
+    /// (a user's store that never answers), if one has.
+    pub fn containers_late_since(&self) -> Option<std::time::Instant> {
+        self.containers.late_since()
+    }
+}
+
+/// Each (pid, command) holding one of `sockets`, once.
+pub fn owners(sockets: &[SocketSample]) -> Vec<(u32, String)> {
+    let owners: HashSet<(u32, &str)> = sockets
+        .iter()
+        .flat_map(|s| s.users.iter().map(|u| (u.pid, u.process.as_str())))
+        .collect();
+    owners
+        .into_iter()
+        .map(|(pid, name)| (pid, name.to_string()))
+        .collect()
 }
 
 fn read_process(pid: u32, name: &str, users: &HashMap<u32, String>) -> Known {
