@@ -29,6 +29,13 @@ without \fB\-\-netns\fR/\fB\-\-pid\fR, "host" in the initial namespace, else its
 from /run/netns as \fBip netns identify\fR prints it (so under
 \fBip netns exec NAME netlens\fR it is NAME), else "net:[INODE]".
 .TP
+\fBage\fR, \fBlate[]\fR
+Seconds from when the sample was taken to when its line was written (from a
+recording: to when it was recorded). The parts that missed their deadline (three quarters of
+the interval) that tick: \fBpart\fR ("conntrack", "processes", "containers") and
+\fBage_ms\fR, the age of the data shown for it (its last good collection; a part
+never collected shows empty). Left out when no part was late.
+.TP
 \fBinterfaces[]\fR
 \fBname\fR, \fBindex\fR, \fBkind\fR (veth, bridge... or null), \fBup\fR (IFF_UP),
 \fBlower_up\fR (IFF_LOWER_UP: carrier), \fBmtu\fR, \fBmac\fR, \fBaddresses\fR ("addr/prefix"),
@@ -550,7 +557,11 @@ namespace's ARP entries as node_exporter's arp collector names them:
 (gauges) and \fBnetlens_neigh_{table_fulls,forced_gc_runs,unresolved_discards}_total\fR
 (label \fBtable\fR: arp, ndisc). netlens' own: \fBnetlens_tcp_connections\fR{\fBstate\fR} (gauge, the 11 TCP
 states), \fBnetlens_finding\fR{\fBid\fR,\fBseverity\fR} (gauge: how many instances of that
-finding are active), \fBnetlens_sample_timestamp_seconds\fR, and
+finding are active), \fBnetlens_sample_timestamp_seconds\fR,
+\fBnetlens_sample_age_seconds\fR (seconds since the sample served was taken, at the
+scrape), \fBnetlens_collector_late\fR{\fBpart\fR} (gauge, 1 when conntrack, processes or
+containers missed their deadline and show their last good data) with
+\fBnetlens_collector_data_age_seconds\fR{\fBpart\fR} (that data's age), and
 \fBnetlens_dns_probe_duration_seconds\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR} (histogram,
 only emitted when there are DNS probe results: \fB\-\-dns\-probe\fR; cumulative since the
 exporter started, answered probes (NOERROR and NXDOMAIN) only, buckets 1 ms to 5 s) and
