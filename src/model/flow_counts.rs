@@ -235,9 +235,9 @@ pub fn merge(capture: &mut CaptureSample, kernel: &KernelFlows, mono_to_wall: f6
 fn keep_top(flows: &mut Vec<FlowSample>, n: usize) {
     if flows.len() > n {
         let half = n / 2;
-        flows.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        flows.sort_by_key(|f| std::cmp::Reverse(f.bytes));
         let mut rest = flows.split_off(half);
-        rest.sort_by(|a, b| b.packets.cmp(&a.packets));
+        rest.sort_by_key(|f| std::cmp::Reverse(f.packets));
         rest.truncate(n - half);
         flows.append(&mut rest);
     }

@@ -261,10 +261,10 @@ impl Program {
 fn already_exists(error: &tc::TcError) -> bool {
     let mut source: Option<&dyn std::error::Error> = Some(error);
     while let Some(e) = source {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            if io.raw_os_error() == Some(libc::EEXIST) {
-                return true;
-            }
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && io.raw_os_error() == Some(libc::EEXIST)
+        {
+            return true;
         }
         source = e.source();
     }
@@ -364,10 +364,11 @@ impl Program {
     /// is lost; such a flow was idle.
     fn fold(&mut self, now: &HashMap<FlowKey, u64>, counts: &HashMap<FlowKey, FlowCount>) {
         for (key, packets) in now {
-            if self.last.get(key) == Some(packets) && self.flows.remove(key).is_ok() {
-                if let Some(count) = counts.get(key) {
-                    self.folded.insert(*key, *count);
-                }
+            if self.last.get(key) == Some(packets)
+                && self.flows.remove(key).is_ok()
+                && let Some(count) = counts.get(key)
+            {
+                self.folded.insert(*key, *count);
             }
         }
         if self.folded.len() > MAX_FOLDED {
