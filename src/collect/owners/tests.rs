@@ -165,6 +165,13 @@ fn a_reused_pid_is_a_new_process() {
     map.scan_now(&mut walk, &live, false);
     assert_eq!(walk.readlinks, 4);
     assert_eq!(map.owner(88), Owner::Unowned);
+    // Reused again, by a process in the namespace: an outside pid is
+    // looked at again only by a recheck.
+    fake.process(100, 15, "fourth", true, &[(5, "socket:[88]")]);
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(map.owner(88), Owner::Unowned);
+    map.scan_now(&mut walk, &live, true);
+    assert_eq!(pids(&map, 88), [("fourth".to_string(), 100, 5)]);
 }
 
 #[test]
