@@ -12,7 +12,8 @@ use std::os::unix::fs::MetadataExt;
 use std::process::Command;
 use std::time::Duration;
 
-/// A namespace `nlt<pid><tag>` with a dummy interface; deleted on drop.
+/// A namespace `nlt<pid><tag>` with a veth pair of its own (`dummy` and
+/// its peer); deleted on drop.
 struct Namespace {
     name: String,
 }
@@ -22,10 +23,11 @@ impl Namespace {
         let name = format!("nlt{}{tag}", std::process::id());
         run("ip", &["netns", "add", &name]);
         let ns = Namespace { name };
-        run(
-            "ip",
-            &["-n", &ns.name, "link", "add", dummy, "type", "dummy"],
-        );
+        let peer = format!("{dummy}p");
+        let add = [
+            "-n", &ns.name, "link", "add", dummy, "type", "veth", "peer", "name", &peer,
+        ];
+        run("ip", &add);
         run("ip", &["-n", &ns.name, "link", "set", dummy, "up"]);
         ns
     }
