@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Socket owners on a host holding a million open files elsewhere (issue 40):
+# Socket owners on a host holding a million open files elsewhere:
 # 52 processes x 19,500 descriptors of /dev/null in one namespace, and a
 # small watched namespace (a listener and one connection: 3 sockets).
 #

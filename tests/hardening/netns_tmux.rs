@@ -1,5 +1,5 @@
 //! `ip netns exec NS netlens tmux` with the tmux server started outside
-//! NS (issue 40, part 4): the server spawns the panes in its own namespace,
+//! NS: the server spawns the panes in its own namespace,
 //! so each pane must be told which one to watch. Every pane's sampler is in
 //! NS, every pane names NS, and the Interfaces pane lists NS's interfaces,
 //! not the host's.

@@ -1,4 +1,4 @@
-//! Never stale unseen (issue 40, part 4). A part that blocks for real (a
+//! Never stale unseen. A part that blocks for real (a
 //! container look-up on a user's podman API socket whose backlog is full)
 //! delays nothing but itself, and the samples say that part is late; the live view's
 //! header turns "stale" only when the whole sample is: the sampler thread
