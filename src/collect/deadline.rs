@@ -22,6 +22,9 @@ pub struct Deadlined<In, Out> {
     last: Option<(Out, Instant)>,
     /// When the first job was sent: the age of a part never answered.
     first: Option<Instant>,
+    /// Whether this tick's `start` sent a job: only such a job is waited
+    /// for; one stuck since an earlier tick is only checked.
+    sent_now: bool,
 }
 
 /// What a part gives a tick: fresh data, or the last good one (or the
@@ -62,6 +65,7 @@ where
             outstanding: None,
             last: None,
             first: None,
+            sent_now: false,
         })
     }
 
@@ -69,6 +73,7 @@ where
     /// again: its job would only queue behind the stuck one).
     pub fn start(&mut self, job: In) {
         self.take_answer();
+        self.sent_now = false;
         if self.outstanding.is_some() {
             return;
         }
@@ -76,6 +81,7 @@ where
         if self.jobs.send(job).is_ok() {
             self.outstanding = Some(now);
             self.first.get_or_insert(now);
+            self.sent_now = true;
         }
     }
 
@@ -83,7 +89,11 @@ where
     /// most; else the last good answer, marked late.
     pub fn finish(&mut self, deadline: Instant) -> Answer<Out> {
         if self.outstanding.is_some() {
-            let wait = deadline.saturating_duration_since(Instant::now());
+            let wait = if self.sent_now {
+                deadline.saturating_duration_since(Instant::now())
+            } else {
+                Duration::ZERO
+            };
             match self.answers.recv_timeout(wait) {
                 Ok(answer) => return self.fresh(answer),
                 Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
