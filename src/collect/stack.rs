@@ -55,7 +55,8 @@ impl StackCollector {
             .map(|s| s.inode)
             .filter(|i| *i != 0)
             .collect();
-        self.owners.request(live, self.all_netns);
+        self.owners
+            .request(live, self.all_netns, super::owners::OWNER_WAIT);
         let owners = self.owners.map();
         let denied = owners.denied();
         for socket in &mut sockets {

@@ -4,10 +4,10 @@
 //! fd of the namespace listed in one pass in the kernel (`bpf`).
 //!
 //! The lookup runs on a thread of its own beside the sampler: a sample
-//! takes the owners known when it is taken and never waits for a scan (a
-//! host with a million open files once froze the sampler 9 s per new
-//! socket). A socket whose owner is still being looked for is `Pending`;
-//! it fills in at a later sample.
+//! waits for a scan at most `OWNER_WAIT` (a host with a million open files
+//! once froze the sampler 9 s per new socket), then takes the owners known.
+//! A socket whose owner is still being looked for is `Pending`; it fills
+//! in at a later sample.
 
 pub mod bpf;
 pub mod procfs;
@@ -18,7 +18,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -26,6 +26,11 @@ use std::time::{Duration, Instant};
 /// remembered as not ours are read again at most this often (or 20 times
 /// as long as the last recheck took, so rechecks use at most 5% of a core).
 const RECHECK: Duration = Duration::from_secs(5);
+
+/// How long a sample waits for the scan its new sockets asked for: enough
+/// for the cached walk of a namespace's processes (milliseconds), short
+/// of any interval, so that a slow first scan only marks owners pending.
+pub const OWNER_WAIT: Duration = Duration::from_millis(150);
 
 /// What a scan found changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,6 +188,9 @@ struct Request {
 pub struct OwnerLookup {
     map: Arc<Mutex<OwnerMap>>,
     requests: Option<Sender<Request>>,
+    /// Requests sent, and (shared with the thread) requests answered.
+    sent: u64,
+    answered: Arc<(Mutex<u64>, Condvar)>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -196,6 +204,7 @@ impl OwnerLookup {
         let map = Arc::new(Mutex::new(OwnerMap::default()));
         let stop = Arc::new(AtomicBool::new(false));
         let (requests, received) = mpsc::channel();
+        let answered = Arc::new((Mutex::new(0), Condvar::new()));
         let bpf = bpf && std::env::var("NETLENS_OWNERS").as_deref() != Ok("proc");
         let worker = Worker {
             walk: ProcWalk::new(netns),
@@ -206,6 +215,7 @@ impl OwnerLookup {
             live: HashSet::new(),
             next_recheck: Instant::now() + RECHECK,
             stop: Arc::clone(&stop),
+            answered: Arc::clone(&answered),
         };
         let shared = Arc::clone(&map);
         let thread = std::thread::Builder::new()
@@ -220,16 +230,26 @@ impl OwnerLookup {
         Self {
             map,
             requests: thread.as_ref().map(|_| requests),
+            sent: 0,
+            answered,
             stop,
             thread,
         }
     }
 
-    /// Asks for the owners of the sockets in `live` (not waiting).
-    pub fn request(&self, live: HashSet<u32>, all_netns: bool) {
-        if let Some(requests) = &self.requests {
-            let _ = requests.send(Request { live, all_netns });
+    /// Asks for the owners of the sockets in `live`, and waits at most
+    /// `wait` for the answer.
+    pub fn request(&mut self, live: HashSet<u32>, all_netns: bool, wait: Duration) {
+        let Some(requests) = &self.requests else {
+            return;
+        };
+        if requests.send(Request { live, all_netns }).is_err() {
+            return;
         }
+        self.sent += 1;
+        let (answered, changed) = &*self.answered;
+        let answered = answered.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = changed.wait_timeout_while(answered, wait, |n| *n < self.sent);
     }
 
     /// The owners known now.
@@ -264,6 +284,8 @@ struct Worker {
     live: HashSet<u32>,
     next_recheck: Instant,
     stop: Arc<AtomicBool>,
+    /// Requests answered, for `OwnerLookup::request` to wait on.
+    answered: Arc<(Mutex<u64>, Condvar)>,
 }
 
 impl Worker {
@@ -290,17 +312,23 @@ impl Worker {
     }
 
     fn run(mut self, map: &Mutex<OwnerMap>, requests: &Receiver<Request>) {
+        let mut received = 0;
         while let Ok(request) = requests.recv() {
+            received += 1;
             self.retire(map, request);
             // Samples that came during a long scan: only the newest is
             // looked up, but every socket that ended is forgotten.
             while let Ok(newer) = requests.try_recv() {
+                received += 1;
                 self.retire(map, newer);
             }
             if self.stop.load(Ordering::Relaxed) {
                 return;
             }
             self.look_up(map);
+            let (answered, changed) = &*self.answered;
+            *answered.lock().unwrap_or_else(PoisonError::into_inner) = received;
+            changed.notify_all();
         }
     }
 

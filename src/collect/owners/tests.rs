@@ -213,8 +213,8 @@ fn the_lookup_thread_finds_our_own_socket_and_scans_only_for_new_inodes() {
     let fd = listener.as_raw_fd() as u32;
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
     // No process is in namespace 1: only netlens itself is read.
-    let lookup = OwnerLookup::start(Some(1), false);
-    lookup.request([inode].into(), false);
+    let mut lookup = OwnerLookup::start(Some(1), false);
+    lookup.request([inode].into(), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     let Owner::Known(users) = map.owner(inode) else {
         panic!("{:?}", map.owner(inode));
@@ -228,9 +228,9 @@ fn the_lookup_thread_finds_our_own_socket_and_scans_only_for_new_inodes() {
     let scans = map.scans();
     drop(map);
     // A known socket needs no scan; an unknown one needs one, once.
-    lookup.request([inode].into(), false);
+    lookup.request([inode].into(), false, Duration::ZERO);
     let ghost = u32::MAX - 1;
-    lookup.request([inode, ghost].into(), false);
+    lookup.request([inode, ghost].into(), false, Duration::ZERO);
     let map = wait_for(&lookup, ghost);
     assert_eq!(map.owner(ghost), Owner::Unowned);
     assert_eq!(map.scans(), scans + 1);
@@ -246,8 +246,8 @@ fn the_iterator_finds_our_socket_in_one_pass_where_it_loads() {
     let fd = listener.as_raw_fd() as u32;
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
     let netns = fs::metadata("/proc/thread-self/ns/net").unwrap().ino();
-    let lookup = OwnerLookup::start(Some(netns), true);
-    lookup.request([inode].into(), false);
+    let mut lookup = OwnerLookup::start(Some(netns), true);
+    lookup.request([inode].into(), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     assert_eq!(map.source(), "bpf task_file iterator");
     let Owner::Known(users) = map.owner(inode) else {
@@ -259,4 +259,19 @@ fn the_iterator_finds_our_socket_in_one_pass_where_it_loads() {
             .any(|u| u.pid == std::process::id() && u.fd == fd),
         "{users:?}"
     );
+}
+
+#[test]
+fn a_request_waits_for_its_scan_within_the_bound() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let fd = listener.as_raw_fd() as u32;
+    let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
+    let mut lookup = OwnerLookup::start(Some(1), false);
+    // Answered as soon as the scan ends (milliseconds), not at the bound.
+    lookup.request([inode].into(), false, Duration::from_secs(30));
+    let map = lookup.map();
+    let Owner::Known(users) = map.owner(inode) else {
+        panic!("still {:?} after the wait", map.owner(inode));
+    };
+    assert!(users.iter().any(|u| u.fd == fd), "{users:?}");
 }
