@@ -197,7 +197,6 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
-            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

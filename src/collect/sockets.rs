@@ -374,7 +374,6 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         inode: header.inode,
         users: Default::default(),
         owner_denied: false,
-        owner_pending: false,
         tcp,
         drops,
         rcvbuf,

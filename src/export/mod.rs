@@ -34,8 +34,7 @@ pub fn page(
     dns: &dns::Accumulator,
     processes: Option<&processes::Accumulator>,
 ) -> format::Pages {
-    let text = render::render(current, found, &dns.series(), processes);
-    format::Pages::new(text, current.t, &current.netns)
+    format::Pages::new(render::render(current, found, &dns.series(), processes))
 }
 
 /// Raises the soft descriptor limit to the hard one (the default soft 1024

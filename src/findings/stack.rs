@@ -394,7 +394,6 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
-            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

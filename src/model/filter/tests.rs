@@ -35,7 +35,6 @@ fn socket(
             .into_iter()
             .collect(),
         owner_denied: false,
-        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,
