@@ -22,12 +22,17 @@ use std::time::{Duration, Instant};
 
 const NAMED: &str = "198.18.77.9";
 const STALLED: &str = "198.18.77.10";
-const NAMED_PTR: &str = "9.77.18.198.in-addr.arpa";
-const STALLED_PTR: &str = "10.77.18.198.in-addr.arpa";
 const NAME: &str = "peer-nine.test";
 const MAX_RUN: Duration = Duration::from_secs(90);
 
-/// A PTR server on 127.0.0.1: NAMED_PTR answered with NAME, STALLED_PTR
+/// The name a PTR query for the IPv4 `address` asks (its octets reversed
+/// under in-addr.arpa), written out here rather than taken from netlens.
+fn ptr(address: &str) -> String {
+    let octets: Vec<&str> = address.split('.').rev().collect();
+    format!("{}.in-addr.arpa", octets.join("."))
+}
+
+/// A PTR server on 127.0.0.1: NAMED's PTR name answered with NAME, STALLED's
 /// never answered, others NXDOMAIN; every query counted.
 struct PtrServer {
     addr: SocketAddr,
@@ -39,10 +44,10 @@ struct PtrServer {
 
 impl PtrServer {
     fn start() -> PtrServer {
-        Self::answering(vec![(NAMED_PTR.into(), NAME.into())])
+        Self::answering(vec![(ptr(NAMED), NAME.into())])
     }
 
-    /// Answers each (PTR name, name) of `answers`; STALLED_PTR never.
+    /// Answers each (PTR name, name) of `answers`; STALLED's never.
     fn answering(answers: Vec<(String, String)>) -> PtrServer {
         let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
         socket
@@ -98,7 +103,7 @@ fn serve(
         };
         let name = question.name().to_ascii().trim_end_matches('.').to_string();
         names.lock().unwrap().push(name.clone());
-        if name == STALLED_PTR {
+        if name == ptr(STALLED) {
             continue; // the stall
         }
         let mut reply = Message::response(query.metadata.id, query.metadata.op_code);
@@ -183,8 +188,8 @@ fn n_names_peers_from_the_server_and_a_stalled_lookup_never_blocks() {
     // The stalled lookup: the address shows, and the server was asked.
     assert!(text.contains(&format!("{STALLED}:40")), "{text}");
     let asked = server.names.lock().unwrap().clone();
-    assert!(asked.iter().any(|n| n == NAMED_PTR), "{asked:?}");
-    assert!(asked.iter().any(|n| n == STALLED_PTR), "{asked:?}");
+    assert!(asked.iter().any(|n| *n == ptr(NAMED)), "{asked:?}");
+    assert!(asked.iter().any(|n| *n == ptr(STALLED)), "{asked:?}");
     // Still answering keys while a lookup hangs: help opens and closes.
     tmux.keys("n", &["?"]);
     tmux.wait_for("n", "the help screen", |lines| {
@@ -210,7 +215,7 @@ fn n_names_peers_from_the_server_and_a_stalled_lookup_never_blocks() {
     // while pending or known within the timeout's negative TTL).
     let asked = server.names.lock().unwrap().clone();
     assert_eq!(
-        asked.iter().filter(|n| *n == NAMED_PTR).count(),
+        asked.iter().filter(|n| **n == ptr(NAMED)).count(),
         1,
         "{asked:?}"
     );
@@ -255,7 +260,7 @@ fn snapshot_resolve_adds_the_names_it_found() {
     // The stalled one timed out: left out, not waited for forever.
     assert!(names.get(STALLED).is_none(), "{names}");
     let asked = server.names.lock().unwrap().clone();
-    assert!(asked.iter().any(|n| n == STALLED_PTR), "{asked:?}");
+    assert!(asked.iter().any(|n| *n == ptr(STALLED)), "{asked:?}");
 }
 
 /// `host:NAME` by reverse name (--resolve): in a namespace of its own
@@ -272,8 +277,8 @@ fn host_name_filter_matches_reverse_names() {
     const NINE: &str = "198.18.233.9";
     const TEN: &str = "198.18.233.10";
     let server = PtrServer::answering(vec![
-        ("9.233.18.198.in-addr.arpa".into(), "nsf-nine.test".into()),
-        ("10.233.18.198.in-addr.arpa".into(), "nsf-ten.test".into()),
+        (ptr(NINE), "nsf-nine.test".into()),
+        (ptr(TEN), "nsf-ten.test".into()),
     ]);
     let ns = Netns::new("nsf-names");
     ns.ip(&["link", "set", "lo", "up"]);
