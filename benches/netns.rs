@@ -59,6 +59,7 @@ fn sample(mono: f64) -> Sample {
             inode: u32::from(id) * PER_NS + i + 1,
             users: Default::default(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

@@ -17,7 +17,7 @@
 //!
 //! The socket-owner scan (`owners` group, 15,000 UDP sockets in this
 //! process): procfs' all_processes + Process::fd() 81.7 ms per scan,
-//! netlens' OwnerCache 65.1 ms for the first scan and 13.0 ms for each
+//! netlens' OwnerCache (now ProcWalk) 65.1 ms for the first scan and 13.0 ms for each
 //! rescan after (the rescan includes cloning the 15,000-inode live set).
 //! procfs reads every fd link on every scan; the cache reads only new fds.
 //! The scan grows with the sockets: at 200,000 sockets procfs would pass
@@ -98,7 +98,8 @@ fn benches(c: &mut Criterion) {
 /// the scan has real work. procfs' `Process::fd()` reads every fd link on
 /// every scan; the cache reads only fds it has not seen.
 fn owner_scan(c: &mut Criterion) {
-    use netlens::collect::owners::OwnerCache;
+    use netlens::collect::owners::OwnerMap;
+    use netlens::collect::owners::procfs::ProcWalk;
     use std::collections::HashSet;
     use std::os::unix::fs::MetadataExt;
     const SOCKETS: usize = 15_000;
@@ -130,25 +131,19 @@ fn owner_scan(c: &mut Criterion) {
             black_box(owned)
         })
     });
-    group.bench_function("netlens OwnerCache first scan", |b| {
+    group.bench_function("netlens ProcWalk first scan", |b| {
         b.iter(|| {
-            let mut cache = OwnerCache::default();
-            cache.update(&live);
-            black_box(cache.scans())
+            let (mut walk, mut map) = (ProcWalk::new(None), OwnerMap::default());
+            map.scan_now(&mut walk, &live, false);
+            black_box(map.scans())
         })
     });
     // The steady state of a busy server: each tick brings a socket not
     // seen before, so the cache rescans, reading only the new fds.
-    let mut cache = OwnerCache::default();
-    cache.update(&live);
-    let mut unseen = u32::MAX;
-    group.bench_function("netlens OwnerCache rescan for one new socket", |b| {
-        b.iter(|| {
-            unseen -= 1;
-            let mut now = live.clone();
-            now.insert(unseen);
-            cache.update(&now);
-        })
+    let (mut walk, mut map) = (ProcWalk::new(None), OwnerMap::default());
+    map.scan_now(&mut walk, &live, false);
+    group.bench_function("netlens ProcWalk rescan for one new socket", |b| {
+        b.iter(|| map.scan_now(&mut walk, &live, false))
     });
     group.finish();
 }

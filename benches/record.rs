@@ -116,6 +116,7 @@ fn sockets(i: u64, n: u32) -> Vec<SocketSample> {
                 }]
                 .into(),
                 owner_denied: false,
+                owner_pending: false,
                 tcp: Some(TcpInfoSample {
                     rtt_us: 20_000 + (id % 997) as u32 + if active { (i % 13) as u32 } else { 0 },
                     rttvar_us: 5_000 + (id % 331) as u32,

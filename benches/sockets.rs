@@ -64,6 +64,7 @@ fn synthetic(mono: f64, count: u32) -> Sample {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 rtt_us: 100 + i % 1000,
                 cwnd: 10,

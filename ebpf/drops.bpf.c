@@ -10,6 +10,12 @@
  * tp_btf reads kernel memory directly (~100 ns a drop, no tracefs); the
  * tracepoint goes through bpf_probe_read_kernel (~300 ns).
  *
+ * Only the watched namespace's drops are counted (WATCHED below): every
+ * entry point reads the netns the same way (the device's, else the
+ * socket's) and returns before touching DROPS or LOST for any other, so
+ * another namespace's drops can neither fill the map nor show as "not
+ * counted" here.
+ *
  * Rebuild with ebpf/build.sh (pinned clang, reproducible object). */
 #include "vmlinux.h"
 
@@ -18,6 +24,7 @@
 #define __type(name, val) typeof(val) *name
 #define __always_inline inline __attribute__((always_inline))
 
+#define BPF_MAP_TYPE_ARRAY 2
 #define BPF_MAP_TYPE_PERCPU_HASH 5
 #define BPF_MAP_TYPE_PERCPU_ARRAY 6
 #define BPF_NOEXIST 1
@@ -48,7 +55,20 @@ struct {
 	__type(value, __u64);
 } DROPS SEC(".maps");
 
-/* Drops not counted because DROPS was full. */
+/* The watched namespace's nsfs inode, written by netlens before it
+ * attaches; 0 counts every namespace (netlens watching the initial one
+ * shows them all). One inode, not a set: each sampler loads its own
+ * program for the one namespace it watches. Filtering here is simpler
+ * than per-namespace eviction and exact: a watched drop finds the map
+ * holding watched keys only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} WATCHED SEC(".maps");
+
+/* The watched namespace's drops not counted because DROPS was full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -56,8 +76,18 @@ struct {
 	__type(value, __u64);
 } LOST SEC(".maps");
 
+static __always_inline int watched(__u32 netns)
+{
+	__u32 zero = 0;
+	__u32 *inode = bpf_map_lookup_elem(&WATCHED, &zero);
+	return !inode || !*inode || *inode == netns;
+}
+
+/* Counts the drop unless it is another namespace's. */
 static __always_inline void count(struct drop_key *key)
 {
+	if (!watched(key->netns))
+		return;
 	__u64 *packets = bpf_map_lookup_elem(&DROPS, key);
 	if (packets) {
 		*packets += 1; /* per-CPU: no other writer */

@@ -95,8 +95,9 @@ pub struct CollectArgs {
     #[arg(long, global = true, conflicts_with_all = ["netns", "pid"])]
     pub all_netns: bool,
 
-    /// Do not load the eBPF program that counts the kernel's drop reasons
-    /// (skb:kfree_skb); everything else is collected as before
+    /// Do not load the eBPF programs (drop reasons, per-flow counts, socket
+    /// owners, short connections' owners); each part falls back to /proc or
+    /// the packet capture, or is left out, and says so
     #[arg(long, global = true)]
     pub no_bpf: bool,
 }

@@ -144,6 +144,7 @@ pub fn process_of(socket: &crate::model::sockets::SocketSample) -> String {
         ),
         Some(user) => pid_name(user.pid, &user.process),
         None if socket.owner_denied => "(owner unreadable: run as root)".to_string(),
+        None if socket.owner_pending => "(owner: looking)".to_string(),
         None => "(no process holds it)".to_string(),
     }
 }

@@ -49,6 +49,7 @@ fn socket(state: u8, local: &str, peer: &str, recv_q: u32, send_q: u32) -> Socke
         inode: 1,
         users: Default::default(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

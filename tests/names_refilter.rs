@@ -109,6 +109,7 @@ fn socket(local: &str, peer: &str, inode: u32) -> SocketSample {
         inode,
         users: Default::default(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

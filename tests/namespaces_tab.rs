@@ -72,6 +72,7 @@ fn socket(netns: u16, state: u8, local: &str, peer: &str) -> SocketSample {
         inode: 1,
         users: Default::default(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

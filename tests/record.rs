@@ -50,6 +50,7 @@ fn sockets(i: u64) -> Vec<SocketSample> {
                 }]
                 .into(),
                 owner_denied: false,
+                owner_pending: false,
                 tcp: Some(TcpInfoSample {
                     rtt_us: 1000 + (i * k % 13) as u32,
                     bytes_acked: i * 1448 * k,

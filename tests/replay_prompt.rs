@@ -34,6 +34,7 @@ fn sample(i: u64) -> Sample {
         inode: 7,
         users: Default::default(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

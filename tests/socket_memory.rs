@@ -167,6 +167,7 @@ fn table(count: u32, second: u32) -> Vec<SocketSample> {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 rtt_us: 20 + i % 7,
                 cwnd: 10,
@@ -267,7 +268,7 @@ fn the_connection_log_remembers_little_per_socket() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let sockets = table(COUNT, 0);
     let cookies: Vec<u64> = (0..u64::from(COUNT)).map(|c| c + 1).collect();
-    let mut log = ConnLog::open();
+    let mut log = ConnLog::open(false);
     let before = live();
     log.observe(&sockets, &cookies, 1.0);
     log.observe(&sockets, &cookies, 2.0);

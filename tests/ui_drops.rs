@@ -46,6 +46,7 @@ fn udp_socket(port: u16, pid: u32, process: &str) -> SocketSample {
         }]
         .into(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,
@@ -360,6 +361,20 @@ fn drops_the_kernel_could_not_count_are_said() {
     let screen = text(&mut app, 80, 24);
     assert!(
         screen.contains("126 drops not counted (the kernel map was full); QDISC_DROP: "),
+        "{screen}"
+    );
+    // Watching another namespace, the kernel counts only its drops: the
+    // note names whose drops went uncounted.
+    let mut app = App::new(Tab::Drops, Duration::from_secs(1), false);
+    for i in 1..=3 {
+        let mut s = sample(i, None);
+        s.netns = "blue".into();
+        s.drops.as_mut().unwrap().lost = 7 * i;
+        app.on_sampler(SamplerEvent::Sample(Box::new(s)));
+    }
+    let screen = text(&mut app, 100, 24);
+    assert!(
+        screen.contains("21 drops in blue not counted (the kernel map was full)"),
         "{screen}"
     );
 }

@@ -302,6 +302,7 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

@@ -546,6 +546,7 @@ fn sock(proto: Proto, state: u8, local: &str, peer: &str, q: (u32, u32)) -> Sock
         }]
         .into(),
         owner_denied: false,
+        owner_pending: false,
         tcp: (proto == Proto::Tcp).then_some(TcpInfoSample {
             rtt_us: 1500,
             rttvar_us: 300,

@@ -52,8 +52,12 @@ pub struct Table {
     pub unavailable: Option<String>,
     /// Rows from more than one namespace: the NETNS column is shown.
     pub many_netns: bool,
-    /// Drops the kernel could not count (its map was full).
+    /// The watched namespace's drops the kernel could not count (its map
+    /// was full); every namespace's when the initial one is watched.
     pub lost: u64,
+    /// The watched namespace's label, None for the initial one (whose
+    /// view counts every namespace): whose drops `lost` are.
+    pub lost_in: Option<String>,
     pub counters: Vec<Moved>,
 }
 
@@ -101,6 +105,7 @@ pub fn table(shown: &Shown) -> Table {
         unavailable: None,
         many_netns: inodes.len() > 1,
         lost: drops.lost,
+        lost_in: (current.netns != "host").then(|| current.netns.clone()),
         counters,
     }
 }

@@ -109,6 +109,39 @@ pub struct FlowDetail {
     pub scroll: usize,
     /// The outcome of `e`, for the status line.
     pub message: Option<String>,
+    /// Who counted the flow's whole packets and bytes, as the shown sample
+    /// says: the kernel (exact), the capture, or the capture short of what
+    /// it dropped (set each time the screen is drawn).
+    pub counted_by: CountedBy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CountedBy {
+    #[default]
+    Capture,
+    CaptureShort,
+    Kernel,
+}
+
+impl CountedBy {
+    pub fn of(capture: &crate::model::capture::CaptureSample) -> Self {
+        if capture.counted_by_kernel() {
+            CountedBy::Kernel
+        } else if capture.counts_short() {
+            CountedBy::CaptureShort
+        } else {
+            CountedBy::Capture
+        }
+    }
+
+    /// How the flow screen names the whole flow's count.
+    pub fn label(self) -> &'static str {
+        match self {
+            CountedBy::Kernel => "kernel count",
+            CountedBy::Capture => "flow table",
+            CountedBy::CaptureShort => "flow table (capture dropped packets) ≥",
+        }
+    }
 }
 
 impl FlowDetail {
@@ -134,6 +167,7 @@ impl FlowDetail {
             view: SubView::Summary,
             scroll: 0,
             message: None,
+            counted_by: CountedBy::default(),
         }
     }
 

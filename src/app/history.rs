@@ -200,6 +200,7 @@ mod tests {
             inode: 1,
             users: Default::default(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

@@ -85,6 +85,9 @@ pub struct App {
     pub history: History,
     /// The frozen sample's monotonic time while paused.
     paused_at: Option<f64>,
+    /// When the sampler's newest sample was taken (live): the header says
+    /// "stale" once that is two intervals ago.
+    sampled_at: Option<std::time::Instant>,
     pub interfaces: InterfacesView,
     pub conntrack: ConntrackView,
     pub flows: flows::FlowsView,
@@ -166,6 +169,7 @@ impl App {
             tab,
             history: History::default(),
             paused_at: None,
+            sampled_at: None,
             interfaces: InterfacesView::default(),
             conntrack: ConntrackView::default(),
             flows: flows::FlowsView::default(),
@@ -403,6 +407,7 @@ impl App {
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(mut sample) => {
+                self.sampled_at = Some(taken_at(&sample));
                 self.share_names();
                 let (capture, dns) = (self.flows.capture.as_ref(), self.dns.monitor.as_ref());
                 crate::session::fill(&mut sample, capture, dns);
@@ -559,4 +564,12 @@ fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "localhost".into())
+}
+
+/// The instant `sample` was taken, from its age by CLOCK_BOOTTIME now.
+fn taken_at(sample: &Sample) -> std::time::Instant {
+    let age = crate::collect::boottime_seconds() - sample.mono;
+    let age = Duration::try_from_secs_f64(age).unwrap_or_default();
+    let now = std::time::Instant::now();
+    now.checked_sub(age).unwrap_or(now)
 }

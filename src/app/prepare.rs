@@ -197,6 +197,7 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

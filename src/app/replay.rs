@@ -51,6 +51,17 @@ impl App {
         }
     }
 
+    /// How old the live view's newest sample is, when that is more than
+    /// two intervals (the sampler has not delivered): the header then says
+    /// "stale" and this age instead of "live".
+    pub fn stale_for(&self) -> Option<std::time::Duration> {
+        if self.mode() != Mode::Live {
+            return None;
+        }
+        let age = self.sampled_at?.elapsed();
+        (age > self.interval * 2).then_some(age)
+    }
+
     /// Makes `player` the source of samples, at its cursor.
     pub fn start_replay(&mut self, mut player: Player) {
         // The file's interval is data, not trusted: a damaged one must not

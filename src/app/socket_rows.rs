@@ -359,6 +359,7 @@ pub(super) mod tests {
                 inode: i,
                 users: Default::default(),
                 owner_denied: false,
+                owner_pending: false,
                 tcp: None,
                 drops: None,
                 rcvbuf: None,

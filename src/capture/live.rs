@@ -410,6 +410,7 @@ impl Capture {
             services: group_flows(shared.table.flows(), false, SAMPLE_FLOWS),
             refused: shared.table.refusals.sample(),
             newest_packet_t: shared.newest_packet_t,
+            kernel_counts: None,
         }
     }
 }

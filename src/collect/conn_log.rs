@@ -3,12 +3,17 @@
 //! SKNLGRP_INET6_TCP_DESTROY), with its owner and first sighting taken from
 //! the socket dumps that saw it alive (keyed by the socket cookie).
 //!
+//! A connection that opened and closed between two dumps has no owner in
+//! them: the eBPF program of `conn_owners` names the process that
+//! connected or closed it, keyed by the same cookie (when it loads).
+//!
 //! The subscription is per network namespace: `open` must run on the
 //! sampler thread after it entered the watched namespace. The socket is
 //! non-blocking and drained once per tick; a full receive buffer makes the
 //! kernel drop notifications, which netlens reads back as the socket's
 //! drop count (SO_MEMINFO) and reports as `lost`, never silently.
 
+use super::conn_owners::{self, ConnOwners};
 use super::tcp_destroy::{self, Destroyed, TCP_LISTEN};
 use crate::model::closed::{ClosedConn, ClosedSample, Ending, MAX_PER_SAMPLE};
 use crate::model::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN as LISTEN};
@@ -82,15 +87,33 @@ pub struct ConnLog {
     tick: u64,
     totals: [u64; Ending::ALL.len()],
     enobufs: u64,
+    /// The eBPF owners of connections no dump saw, or why there are none.
+    owners: Result<ConnOwners, String>,
 }
+
+/// What `--no-bpf` leaves in every sample's `owners_unavailable`.
+pub const OWNERS_DISABLED: &str = "disabled by --no-bpf";
 
 impl ConnLog {
     /// Subscribes in the calling thread's namespace. A failure (no
     /// CAP_NET_ADMIN, a kernel without sock_diag) is kept and reported in
-    /// every sample; the other collectors go on.
-    pub fn open() -> Self {
+    /// every sample; the other collectors go on. `bpf` loads the owner
+    /// program (a failure leaves its reason in each sample).
+    pub fn open(bpf: bool) -> Self {
+        let socket = subscribe();
+        let owners = match (&socket, bpf) {
+            (Err(_), _) => Err("no connection log".to_string()),
+            (Ok(_), false) => Err(OWNERS_DISABLED.to_string()),
+            (Ok(_), true) => {
+                let netns =
+                    super::netns::link_inode(std::path::Path::new("/proc/thread-self/ns/net"))
+                        .unwrap_or(0);
+                conn_owners::load(netns)
+            }
+        };
         Self {
-            socket: subscribe(),
+            socket,
+            owners,
             buffer: vec![0; 256 * 1024],
             known: Vec::new(),
             listeners: HashMap::new(),
@@ -199,6 +222,7 @@ impl ConnLog {
         }
         sample.totals = self.totals.to_vec();
         sample.lost = self.lost();
+        sample.owners_unavailable = self.owners.as_ref().err().cloned();
         sample
     }
 
@@ -231,6 +255,13 @@ impl ConnLog {
         let accepted = listener.is_some();
         let ending = tcp_destroy::ending(destroyed, accepted, syn_retries);
         let mut users = known.as_ref().map(|k| k.users.to_vec()).unwrap_or_default();
+        // No dump saw it with a file: the process that connected or closed
+        // it, else the listener's owner.
+        if users.is_empty()
+            && let Ok(owners) = &mut self.owners
+        {
+            users.extend(owners.take(destroyed));
+        }
         if users.is_empty()
             && let Some(listener) = listener
         {
@@ -488,6 +519,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             owner_denied: false,
+            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 bytes_acked: acked,
                 ..Default::default()
@@ -509,6 +541,7 @@ mod tests {
             tick: 0,
             totals: [0; Ending::ALL.len()],
             enobufs: 0,
+            owners: Err("not loaded".into()),
         }
     }
 

@@ -246,6 +246,12 @@ impl Resolver {
         container
     }
 
+    /// Since when a look-up has outlasted its wait and is still
+    /// outstanding (the oldest), if one has.
+    pub fn late_since(&self) -> Option<Instant> {
+        self.lookups.late_since()
+    }
+
     /// Forgets the ids not in `alive` (containers gone).
     pub fn retain(&mut self, alive: &HashSet<String>) {
         self.cache.retain(|id, _| alive.contains(id));

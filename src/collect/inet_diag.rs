@@ -58,6 +58,7 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         inode: u32_ne(payload, 68)?,
         users: Owners::new(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

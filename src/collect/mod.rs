@@ -2,11 +2,14 @@
 
 pub mod all_netns;
 pub mod conn_log;
+pub mod conn_owners;
 pub mod conntrack;
 pub mod containers;
 pub mod ctnetlink;
+pub mod deadline;
 pub mod drops;
 pub mod ethtool;
+pub mod flows;
 pub mod inet_diag;
 pub mod interrupts;
 pub mod link;
@@ -26,8 +29,10 @@ pub mod stack;
 pub mod sysctl;
 pub mod tcp_destroy;
 
-use crate::model::Sample;
+use crate::model::processes::ProcessInfo;
+use crate::model::{ConntrackSample, LatePart, Sample};
 use anyhow::{Context, Result};
+use deadline::Deadlined;
 use netns::Target;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -94,11 +99,22 @@ impl Demand {
     }
 }
 
+/// The processes holding sockets, and since when a container look-up
+/// has been outstanding past its wait, if one has.
+type ProcessesAnswer = (Vec<ProcessInfo>, Option<Instant>);
+
+/// The interval a sampler starts with unless told: the deadline's base.
+const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Every collector, created inside the watched namespace.
 pub struct Collectors {
     label: String,
     link: link::LinkCollector,
-    conntrack: conntrack::ConntrackCollector,
+    /// On threads of their own, waited for until the tick's deadline.
+    conntrack: Deadlined<bool, ConntrackSample>,
+    processes: Deadlined<Vec<(u32, String)>, ProcessesAnswer>,
+    /// The interval in force: the parts' deadline is within it.
+    interval: Duration,
     demand: Arc<Demand>,
     stack: stack::StackCollector,
     /// Host-wide proc files (CPUs, neighbour statistics) and knobs.
@@ -106,7 +122,7 @@ pub struct Collectors {
     /// For the neighbour dump (a socket of its own: one dump at a time).
     neigh: rtnl::Rtnl,
     drops: drops::DropsCollector,
-    processes: processes::ProcessTable,
+    flows: flows::FlowCounter,
     conn_log: conn_log::ConnLog,
     /// Every other namespace, once `Demand::all_netns` asked for them.
     all: Option<all_netns::AllNamespaces>,
@@ -121,8 +137,8 @@ impl Collectors {
 
     /// As `new`, collecting also what `demand` asks for; `host_knobs` were
     /// opened before the thread entered the namespace; `drop_reasons`
-    /// loads the eBPF drop counter (a failure only leaves its reason in
-    /// each sample).
+    /// loads the eBPF programs, the drop counter and the connection
+    /// owners (a failure only leaves its reason in each sample).
     pub fn with_demand(
         label: &str,
         demand: Arc<Demand>,
@@ -135,12 +151,14 @@ impl Collectors {
             neigh: rtnl::Rtnl::new()?,
             label: label.to_string(),
             link: link::LinkCollector::new()?,
-            conntrack: conntrack::ConntrackCollector::new(),
+            conntrack: conntrack_part()?,
+            processes: processes_part()?,
+            interval: DEFAULT_INTERVAL,
             demand,
-            stack: stack::StackCollector::new(host_knobs)?,
+            stack: stack::StackCollector::new(host_knobs, drop_reasons)?,
             drops: drops::DropsCollector::new(drop_reasons, label),
-            processes: processes::ProcessTable::default(),
-            conn_log: conn_log::ConnLog::open(),
+            flows: flows::FlowCounter::new(drop_reasons),
+            conn_log: conn_log::ConnLog::open(drop_reasons),
             all: None,
         })
     }
@@ -151,16 +169,21 @@ impl Collectors {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         let mono = boottime_seconds();
+        let deadline = deadline::tick_deadline(Instant::now(), self.interval);
+        // Runs meanwhile on its own thread.
+        self.conntrack.start(self.demand.conntrack_entries());
         // The links first, at `mono`: their rates are over the time between
         // two samples' monos, which the socket dumps after (long, and of
         // varying length with many sockets or namespaces) would stretch.
         let mut interfaces = self.link.collect().context("interface dump failed")?;
+        let flow_counts = self.flows.collect(&interfaces);
         // Drained before the dump: the previous dumps know the sockets
         // that ended since, with their owners.
         let closed = self.conn_log.drain(t, mono);
         if self.demand.all_netns() && self.all.is_none() {
             self.all = Some(all_netns::AllNamespaces::new()?);
         }
+        self.stack.set_all_netns(self.all.is_some());
         let mut others = all_netns::Collected::default();
         let (label, all) = (&self.label, &mut self.all);
         let (sockets, tcp) = self
@@ -182,10 +205,15 @@ impl Collectors {
             .iter()
             .map(|i| (i.index, i.name.clone()))
             .collect();
-        let processes = self.processes.collect(&sockets);
+        self.processes
+            .start(processes::owners(&sockets, &closed.conns));
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
-        let conntrack = self.conntrack.collect(self.demand.conntrack_entries());
+        let drops = Some(self.drops.collect(&ifnames));
+        let mut late = Vec::new();
+        let conntrack = take_late(self.conntrack.finish(deadline), &mut late);
+        let (processes, containers) = take_late(self.processes.finish(deadline), &mut late);
+        late.extend(containers.map(|since| late_since("containers", since)));
         if let Some(primary) = others.namespaces.first_mut() {
             primary.conntrack_count = conntrack.count;
         }
@@ -193,7 +221,7 @@ impl Collectors {
             t,
             mono,
             netns: self.label.clone(),
-            drops: Some(self.drops.collect(&ifnames)),
+            drops,
             interfaces,
             conntrack,
             sockets,
@@ -206,7 +234,40 @@ impl Collectors {
             closed: Some(closed),
             namespaces: others.namespaces,
             sockets_dropped: false,
+            flow_counts: Some(flow_counts),
+            late,
+            age: None,
         })
+    }
+}
+
+/// The conntrack collector on a thread of its own: a dump of a huge table
+/// takes long, and ctnetlink may wait on the kernel.
+fn conntrack_part() -> Result<Deadlined<bool, ConntrackSample>> {
+    let mut collector = conntrack::ConntrackCollector::new();
+    Deadlined::spawn("conntrack", move |entries| collector.collect(entries))
+}
+
+/// The sockets' owners on a thread of their own: /proc of a process stuck
+/// in the kernel, or a user's container store, may not answer.
+fn processes_part() -> Result<Deadlined<Vec<(u32, String)>, ProcessesAnswer>> {
+    let mut table = processes::ProcessTable::default();
+    Deadlined::spawn("processes", move |owners| {
+        let list = table.collect_owners(owners);
+        (list, table.containers_late_since())
+    })
+}
+
+/// The data of `answer`, its lateness (if late) pushed onto `late`.
+fn take_late<T>(answer: deadline::Answer<T>, late: &mut Vec<LatePart>) -> T {
+    late.extend(answer.late);
+    answer.data
+}
+
+fn late_since(part: &str, since: Instant) -> LatePart {
+    LatePart {
+        part: part.to_string(),
+        age_ms: u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
     }
 }
 
@@ -355,6 +416,7 @@ fn run(
     // collection time.
     let mut next = Instant::now();
     loop {
+        collectors.interval = collectors.demand.interval(interval);
         let event = match collectors.collect() {
             Ok(sample) => SamplerEvent::Sample(Box::new(sample)),
             Err(error) => SamplerEvent::Error(format!("{error:#}")),

@@ -84,6 +84,23 @@ pub fn own_label() -> String {
     )
 }
 
+/// How another process (a tmux pane, started by a server that may live
+/// elsewhere) names the namespace this one runs in for `--netns`: None in
+/// the initial one (PID 1's, or when that cannot be read), else its name in
+/// /run/netns, else /proc/PID/ns/net of this process (valid while it runs).
+pub fn own_reference() -> Option<String> {
+    let label = own_label();
+    if label == "host" {
+        return None;
+    }
+    let own = link_inode(Path::new("/proc/self/ns/net"));
+    let named = Path::new(RUN_NETNS).join(&label);
+    if !label.contains('/') && std::fs::metadata(&named).is_ok_and(|m| Some(m.ino()) == own) {
+        return Some(label);
+    }
+    Some(format!("/proc/{}/ns/net", std::process::id()))
+}
+
 /// Where `ip netns add` bind-mounts the namespaces it names.
 const RUN_NETNS: &str = "/run/netns";
 

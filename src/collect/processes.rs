@@ -5,6 +5,7 @@
 //! it comes back, so a reused pid is not mistaken for the old process).
 
 use super::containers::{self, Found, Resolver, real_uid};
+use crate::model::closed::ClosedConn;
 use crate::model::processes::ProcessInfo;
 use crate::model::sockets::SocketSample;
 use crate::text;
@@ -31,17 +32,18 @@ struct Known {
 impl ProcessTable {
     /// The processes holding `sockets`, by pid.
     pub fn collect(&mut self, sockets: &[SocketSample]) -> Vec<ProcessInfo> {
-        let owners: HashSet<(u32, &str)> = sockets
-            .iter()
-            .flat_map(|s| s.users.iter().map(|u| (u.pid, u.process.as_str())))
-            .collect();
+        self.collect_owners(owners(sockets, &[]))
+    }
+
+    /// The processes `owners` lists (pid and command), by pid.
+    pub fn collect_owners(&mut self, owners: Vec<(u32, String)>) -> Vec<ProcessInfo> {
         let pids: HashSet<u32> = owners.iter().map(|(pid, _)| *pid).collect();
         self.known.retain(|pid, _| pids.contains(pid));
         let users = self.users.get_or_insert_with(read_passwd);
         for (pid, name) in owners {
             self.known
                 .entry(pid)
-                .or_insert_with(|| read_process(pid, name, users));
+                .or_insert_with(|| read_process(pid, &name, users));
         }
         // Named on first sight when a state file says; else asked again
         // each sample (an API answer on its way, a file not written yet),
@@ -63,6 +65,34 @@ impl ProcessTable {
         list.sort_by_key(|p| p.pid);
         list
     }
+
+    /// Since when a container look-up has been outstanding past its wait
+    /// (a user's store that never answers), if one has.
+    pub fn containers_late_since(&self) -> Option<std::time::Instant> {
+        self.containers.late_since()
+    }
+}
+
+/// Each (pid, command) holding one of `sockets`, once, and those still
+/// running that owned the `closed` connections (a short connection's
+/// owner may hold no socket at the dump).
+pub fn owners(sockets: &[SocketSample], closed: &[ClosedConn]) -> Vec<(u32, String)> {
+    let mut owners: HashSet<(u32, &str)> = sockets
+        .iter()
+        .flat_map(|s| s.users.iter().map(|u| (u.pid, u.process.as_str())))
+        .collect();
+    let holding: HashSet<u32> = owners.iter().map(|(pid, _)| *pid).collect();
+    let mut checked = HashSet::new();
+    let running = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+    for user in closed.iter().filter_map(|c| c.users.first()) {
+        if !holding.contains(&user.pid) && checked.insert(user.pid) && running(user.pid) {
+            owners.insert((user.pid, user.process.as_str()));
+        }
+    }
+    owners
+        .into_iter()
+        .map(|(pid, name)| (pid, name.to_string()))
+        .collect()
 }
 
 fn read_process(pid: u32, name: &str, users: &HashMap<u32, String>) -> Known {

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use netlink_packet_core::{
-    NLM_F_DUMP, NLM_F_REQUEST, NetlinkHeader, NetlinkMessage, NetlinkPayload,
+    NLM_F_ACK, NLM_F_DUMP, NLM_F_REQUEST, NetlinkHeader, NetlinkMessage, NetlinkPayload,
 };
 use netlink_packet_route::RouteNetlinkMessage;
 use netlink_sys::{Socket, SocketAddr, protocols::NETLINK_ROUTE};
@@ -33,6 +33,41 @@ impl Rtnl {
             // The kernel sends dump batches of up to 32 KiB; leave headroom.
             buffer: vec![0; 256 * 1024],
         })
+    }
+
+    /// Sends one request (a change: add, delete) and waits for its
+    /// acknowledgement; a netlink error is the error.
+    pub fn request(&mut self, request: RouteNetlinkMessage) -> Result<()> {
+        self.sequence = self.sequence.wrapping_add(1);
+        let mut packet =
+            NetlinkMessage::new(NetlinkHeader::default(), NetlinkPayload::from(request));
+        packet.header.flags = NLM_F_REQUEST | NLM_F_ACK;
+        packet.header.sequence_number = self.sequence;
+        packet.finalize();
+        let mut out = vec![0; packet.buffer_len()];
+        packet.serialize(&mut out);
+        self.socket.send(&out, 0).context("netlink send failed")?;
+        loop {
+            let size = self
+                .socket
+                .recv(&mut &mut self.buffer[..], 0)
+                .context("netlink receive failed")?;
+            let Ok(message) =
+                NetlinkMessage::<RouteNetlinkMessage>::deserialize(&self.buffer[..size])
+            else {
+                bail!("malformed netlink acknowledgement");
+            };
+            if message.header.sequence_number != self.sequence {
+                continue;
+            }
+            return match message.payload {
+                NetlinkPayload::Error(error) => match error.code {
+                    Some(code) => Err(std::io::Error::from_raw_os_error(-code.get()).into()),
+                    None => Ok(()),
+                },
+                _ => Ok(()),
+            };
+        }
     }
 
     /// Sends a dump request and returns every reply message that parsed.

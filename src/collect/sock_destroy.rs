@@ -218,6 +218,7 @@ mod tests {
             inode: 0,
             users: Default::default(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

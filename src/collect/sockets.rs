@@ -374,6 +374,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         inode: header.inode,
         users: Default::default(),
         owner_denied: false,
+        owner_pending: false,
         tcp,
         drops,
         rcvbuf,

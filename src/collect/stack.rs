@@ -1,7 +1,7 @@
 //! The sockets and TCP part of a sample: the sock_diag dump with owners,
 //! state counts, snmp/netstat counters, sockstat and the knobs.
 
-use super::owners::OwnerCache;
+use super::owners::{Owner, OwnerLookup};
 use super::sockets::SockDiag;
 use super::{snmp, sysctl};
 use crate::model::sockets::{SocketSample, TcpSample};
@@ -10,18 +10,23 @@ use std::collections::{BTreeMap, HashSet};
 
 pub struct StackCollector {
     diag: SockDiag,
-    owners: OwnerCache,
+    owners: OwnerLookup,
+    /// `--all-netns`: the sockets of every namespace are dumped, so any
+    /// process may hold one.
+    all_netns: bool,
     host_knobs: sysctl::HostKnobs,
     /// The socket cookies of the last dump, in the order of its sockets.
     cookies: Vec<u64>,
 }
 
 impl StackCollector {
-    /// `host_knobs`: the host-wide knobs, opened in the host's namespace.
-    pub fn new(host_knobs: sysctl::HostKnobs) -> Result<Self> {
+    /// `host_knobs`: the host-wide knobs, opened in the host's namespace;
+    /// `bpf`: socket owners may come from an eBPF iterator.
+    pub fn new(host_knobs: sysctl::HostKnobs, bpf: bool) -> Result<Self> {
         Ok(Self {
             diag: SockDiag::new()?,
-            owners: OwnerCache::default(),
+            owners: OwnerLookup::start(watched_netns(), bpf),
+            all_netns: false,
             host_knobs,
             cookies: Vec::new(),
         })
@@ -50,15 +55,21 @@ impl StackCollector {
             .map(|s| s.inode)
             .filter(|i| *i != 0)
             .collect();
-        self.owners.update(&live);
-        let denied = self.owners.denied();
+        self.owners
+            .request(live, self.all_netns, super::owners::OWNER_WAIT);
+        let owners = self.owners.map();
+        let denied = owners.denied();
         for socket in &mut sockets {
             if socket.inode == 0 {
                 continue;
             }
-            socket.users = self.owners.users(socket.inode).iter().cloned().collect();
-            socket.owner_denied = socket.users.is_empty() && denied;
+            match owners.owner(socket.inode) {
+                Owner::Known(users) => socket.users = users.iter().cloned().collect(),
+                Owner::Unowned => socket.owner_denied = denied,
+                Owner::Pending => socket.owner_pending = true,
+            }
         }
+        drop(owners);
         let orphans = sockets[..primary].iter().filter(|s| s.is_orphan()).count() as u32;
         let tcp = TcpSample {
             states: dump.states,
@@ -76,8 +87,23 @@ impl StackCollector {
         Ok((sockets, tcp))
     }
 
+    /// Whether the sockets of every namespace are dumped (`--all-netns`).
+    pub fn set_all_netns(&mut self, on: bool) {
+        self.all_netns = on;
+    }
+
     /// The socket cookies of the last dump, in the order of its sockets.
     pub fn cookies(&self) -> &[u64] {
         &self.cookies
     }
+}
+
+/// The nsfs inode of the namespace this thread is in (the watched one, on
+/// the sampler thread); None when unreadable: then every process is
+/// looked at.
+fn watched_netns() -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/thread-self/ns/net")
+        .ok()
+        .map(|m| m.ino())
 }

@@ -249,6 +249,8 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
     // stale, and it is redrawn at most every CAPTURE_REDRAW.
     let mut capture_stale = false;
     let mut last_draw = tokio::time::Instant::now();
+    // The "stale" age the screen shows (whole seconds), None for "live".
+    let mut drawn_stale = None;
     while !app.quit {
         app.publish_demand();
         if dirty {
@@ -256,6 +258,7 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
                 screen.invalidate();
             }
             screen.draw(app)?;
+            drawn_stale = stale_seconds(app);
             last_draw = tokio::time::Instant::now();
             capture_stale = false;
         }
@@ -313,6 +316,11 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
             {
                 dirty = app.conntrack.order.poll() | app.sockets.poll_order();
             }
+            // No sample for a while: the header turns "stale", its age
+            // counting up, with no event to say so.
+            _ = tokio::time::sleep(STALE_POLL), if samples.is_some() => {
+                dirty = stale_seconds(app) != drawn_stale;
+            }
             _ = resized.recv() => dirty = true,
             _ = sigtstp.recv() => {
                 guard.suspend();
@@ -331,6 +339,13 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
         }
     }
     Ok(())
+}
+
+/// How often the live view checks whether its newest sample went stale.
+const STALE_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+fn stale_seconds(app: &App) -> Option<u64> {
+    app.stale_for().map(|age| age.as_secs())
 }
 
 /// How often a running Conntrack or Sockets sort is checked for being done.

@@ -45,7 +45,7 @@ pub fn pane_command(
     argv.push(tab.name().into());
     argv.push("--interval".into());
     argv.push(format!("{}ms", cli.collect.interval.as_millis()).into());
-    if let Some(netns) = &cli.collect.netns {
+    if let Some(netns) = watched_netns(cli) {
         argv.push("--netns".into());
         argv.push(netns.into());
     }
@@ -103,6 +103,59 @@ pub fn pane_command(
         }
     }
     argv
+}
+
+/// The `--netns` each pane gets: the one given, else (no --pid, no
+/// --all-netns) the namespace `netlens tmux` runs in when it is not the
+/// initial one. The panes are started by the tmux server, which may run in
+/// another namespace: without it, `ip netns exec NS netlens tmux` would
+/// watch the server's.
+fn watched_netns(cli: &Cli) -> Option<String> {
+    if cli.collect.netns.is_some() || cli.collect.pid.is_some() || cli.collect.all_netns {
+        return cli.collect.netns.clone();
+    }
+    crate::collect::netns::own_reference()
+}
+
+/// With the panes watching this process's /proc/PID/ns/net (a namespace
+/// with no name), waits until each pane's netlens has entered it before
+/// this process, and that path, go; at most `PANES_ENTER`.
+fn wait_for_panes(cli: &Cli, args: &TmuxArgs, window: &str) -> Result<()> {
+    let path = format!("/proc/{}/ns/net", std::process::id());
+    if watched_netns(cli).as_ref() != Some(&path) {
+        return Ok(());
+    }
+    let inode = crate::collect::netns::link_inode(std::path::Path::new(&path));
+    let started = std::time::Instant::now();
+    while started.elapsed() < PANES_ENTER {
+        let pids = tmux(
+            args,
+            &os(&["list-panes", "-t", window, "-F", "#{pane_pid}"]),
+        )?;
+        if pids.lines().all(|pid| has_thread_in(pid, inode)) {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    bail!(
+        "the panes did not enter this network namespace within {PANES_ENTER:?}; name it \
+         (ip netns attach NAME {}) and run netlens tmux --netns NAME",
+        std::process::id()
+    )
+}
+
+/// How long `netlens tmux` waits for its panes to enter its namespace.
+const PANES_ENTER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether a thread of process `pid` (a pane's netlens: its sampler
+/// thread) is in the namespace of `inode`.
+fn has_thread_in(pid: &str, inode: Option<u64>) -> bool {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"));
+    tasks
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|task| crate::collect::netns::link_inode(&task.path().join("ns/net")) == inode)
 }
 
 /// `tmux [-L SOCKET] ARGS...`, its stdout on success, and tmux's own words
@@ -189,6 +242,7 @@ pub fn run(cli: &Cli, args: &TmuxArgs) -> Result<()> {
         tmux(args, &os(&["select-layout", "-t", &window, "tiled"]))?;
     }
     tmux(args, &os(&["select-pane", "-t", &format!("{window}.0")]))?;
+    wait_for_panes(cli, args, &window)?;
     if inside || args.detached {
         if args.detached {
             super::stdout::print(format!(

@@ -58,7 +58,7 @@ pub fn render(out: &mut String, sample: &Sample, ns: &str) {
         "netlens_drops_lost",
         "counter",
         None,
-        "Drops the kernel saw that netlens could not count (its map was full)",
+        "The watched namespace's drops (every namespace's from the initial one) that netlens could not count (its map was full)",
     );
     let _ = writeln!(
         out,

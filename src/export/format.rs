@@ -28,19 +28,50 @@ impl Format {
 
 /// One sample's page in both formats, rendered once and shared by every
 /// scrape until the next sample.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pages {
     pub openmetrics: Arc<str>,
     pub classic: Arc<str>,
+    /// When the sample was taken (Unix seconds) and its namespace's label
+    /// (escaped): each scrape adds the sample's age at that time.
+    pub taken: f64,
+    pub netns: String,
 }
 
+/// The one series written at each scrape rather than with the sample.
+const AGE: &str = "netlens_sample_age_seconds";
+
 impl Pages {
-    pub fn new(openmetrics: String) -> Self {
+    pub fn new(openmetrics: String, taken: f64, netns: &str) -> Self {
         let classic = classic(&openmetrics);
         Self {
             openmetrics: openmetrics.into(),
             classic: classic.into(),
+            taken,
+            netns: super::render::escape(netns).into_owned(),
         }
+    }
+
+    /// The page in `format` served at `now_t` (Unix seconds), in two parts:
+    /// the shared text, then the sample's age at `now_t` (and OpenMetrics'
+    /// closing `# EOF`, which must come last).
+    pub fn served(&self, format: Format, now_t: f64) -> (&str, String) {
+        let text: &str = self.get(format);
+        let shared = text.strip_suffix("# EOF\n").unwrap_or(text);
+        let mut tail = format!("# TYPE {AGE} gauge\n");
+        if format == Format::OpenMetrics {
+            tail.push_str(&format!("# UNIT {AGE} seconds\n"));
+        }
+        tail.push_str(&format!(
+            "# HELP {AGE} Seconds since the sample served was taken, at the scrape\n\
+             {AGE}{{netns=\"{}\"}} {}\n",
+            self.netns,
+            (now_t - self.taken).max(0.0)
+        ));
+        if shared.len() < text.len() {
+            tail.push_str("# EOF\n");
+        }
+        (shared, tail)
     }
 
     pub fn get(&self, format: Format) -> &Arc<str> {

@@ -253,9 +253,9 @@ async fn handle(mut stream: TcpStream, page: Page, slot: &Slot) -> std::io::Resu
             let pages = page.borrow().clone();
             match pages {
                 Some(pages) => {
-                    let text = pages.get(format);
-                    let body = if head { "" } else { text };
-                    let length = text.len().to_string();
+                    let (shared, age) = pages.served(format, now_t());
+                    let length = (shared.len() + age.len()).to_string();
+                    let body: &[&str] = if head { &[] } else { &[shared, &age] };
                     respond_raw(
                         &mut stream,
                         200,
@@ -317,7 +317,14 @@ async fn respond(
         ("Content-Length", &length),
     ];
     headers.extend_from_slice(extra);
-    respond_raw(stream, status, reason, &headers, body).await
+    respond_raw(stream, status, reason, &headers, &[body]).await
+}
+
+/// The wall clock now, in Unix seconds.
+fn now_t() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 async fn respond_raw(
@@ -325,7 +332,7 @@ async fn respond_raw(
     status: u16,
     reason: &str,
     headers: &[(&str, &str)],
-    body: &str,
+    body: &[&str],
 ) -> std::io::Result<()> {
     let mut head = format!("HTTP/1.1 {status} {reason}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -337,7 +344,9 @@ async fn respond_raw(
     head.push_str("\r\n");
     let write = async {
         stream.write_all(head.as_bytes()).await?;
-        stream.write_all(body.as_bytes()).await?;
+        for part in body {
+            stream.write_all(part.as_bytes()).await?;
+        }
         stream.shutdown().await
     };
     // A client that does not read cannot hold the connection forever.

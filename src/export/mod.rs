@@ -34,7 +34,8 @@ pub fn page(
     dns: &dns::Accumulator,
     processes: Option<&processes::Accumulator>,
 ) -> format::Pages {
-    format::Pages::new(render::render(current, found, &dns.series(), processes))
+    let text = render::render(current, found, &dns.series(), processes);
+    format::Pages::new(text, current.t, &current.netns)
 }
 
 /// Raises the soft descriptor limit to the hard one (the default soft 1024

@@ -70,6 +70,7 @@ pub fn render(
         escape(ns),
         current.t
     );
+    late_parts(&mut out, current, ns);
     interfaces(&mut out, current);
     super::netns::render(&mut out, current);
     tcp(&mut out, current, ns);
@@ -86,6 +87,47 @@ pub fn render(
     findings_gauge(&mut out, findings, ns);
     out.push_str("# EOF\n");
     out
+}
+
+/// Which collector parts missed their deadline this sample (each part
+/// always listed, 0 or 1, so an alert sees it turn), and the age of the
+/// data shown for a late one.
+fn late_parts(out: &mut String, current: &Sample, ns: &str) {
+    family(
+        out,
+        "netlens_collector_late",
+        "gauge",
+        None,
+        "1 when the part missed its deadline and its data is the last good one",
+    );
+    for part in crate::model::DEADLINED_PARTS {
+        let late = current.late.iter().any(|l| l.part == part);
+        let _ = writeln!(
+            out,
+            "netlens_collector_late{{netns=\"{}\",part=\"{part}\"}} {}",
+            escape(ns),
+            u8::from(late)
+        );
+    }
+    if current.late.is_empty() {
+        return;
+    }
+    family(
+        out,
+        "netlens_collector_data_age_seconds",
+        "gauge",
+        Some("seconds"),
+        "Age of a late part's data (its last good collection) at the sample",
+    );
+    for late in &current.late {
+        let _ = writeln!(
+            out,
+            "netlens_collector_data_age_seconds{{netns=\"{}\",part=\"{}\"}} {}",
+            escape(ns),
+            escape(&late.part),
+            late.age_ms as f64 / 1000.0
+        );
+    }
 }
 
 pub(super) fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str>, help: &str) {

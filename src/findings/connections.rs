@@ -391,6 +391,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

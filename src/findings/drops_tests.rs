@@ -191,6 +191,7 @@ fn a_matching_socket_names_its_process() {
         }]
         .into(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

@@ -394,6 +394,7 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

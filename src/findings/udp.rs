@@ -161,6 +161,7 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: Some(drops),
             rcvbuf: Some(212_992),

@@ -20,7 +20,7 @@ sock_diag socket, a route netlink socket and its /proc/net/snmp and netstat, whi
 stay bound to it; every later interval reads those without entering it again. A
 namespace that no process and no bind mount holds any more is dropped, and one that
 appears while netlens runs is picked up at the next interval. Socket owners come
-from the one /proc/PID/fd scan for all of them (socket inodes are global).
+from one lookup for all of them (socket inodes are global), looking at every process.
 A namespace kept open holds six descriptors, and any user can make thousands of
 namespaces: netlens raises its soft RLIMIT_NOFILE to the hard limit, and the ones kept
 open hold at most a quarter of it, leaving the

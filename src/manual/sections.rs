@@ -29,6 +29,13 @@ without \fB\-\-netns\fR/\fB\-\-pid\fR, "host" in the initial namespace, else its
 from /run/netns as \fBip netns identify\fR prints it (so under
 \fBip netns exec NAME netlens\fR it is NAME), else "net:[INODE]".
 .TP
+\fBage\fR, \fBlate[]\fR
+Seconds from when the sample was taken to when its line was written (from a
+recording: to when it was recorded). The parts that missed their deadline (three quarters of
+the interval) that tick: \fBpart\fR ("conntrack", "processes", "containers") and
+\fBage_ms\fR, the age of the data shown for it (its last good collection; a part
+never collected shows empty). Left out when no part was late.
+.TP
 \fBinterfaces[]\fR
 \fBname\fR, \fBindex\fR, \fBkind\fR (veth, bridge... or null), \fBup\fR (IFF_UP),
 \fBlower_up\fR (IFF_LOWER_UP: carrier), \fBmtu\fR, \fBmac\fR, \fBaddresses\fR ("addr/prefix"),
@@ -142,7 +149,9 @@ the text snapshot and the Sockets tab print addresses as \fBss\fR does: "0.0.0.0
 (IPV6_V6ONLY: an IPv6 socket that takes no IPv4), \fBrecv_q\fR,
 \fBsend_q\fR (for LISTEN: the accept queue length and the backlog limit), \fBpid\fR
 and \fBprocess\fR (the first owner; null when unknown), \fBowner_note\fR ("unknown (no
-permission)" when a /proc/PID/fd could not be read), \fBusers\fR [{\fBprocess\fR,
+permission)" when a /proc/PID/fd could not be read, "looking" while \fBowner_pending\fR),
+\fBowner_pending\fR (true while the owner is still being looked for, by a thread beside
+the sampler: it fills in at a later sample; absent otherwise), \fBusers\fR [{\fBprocess\fR,
 \fBpid\fR, \fBfd\fR}], \fBcontainer\fR (the first owner's container, absent
 outside containers: as in \fBprocesses[]\fR), \fBuid\fR, \fBinode\fR; from tcp_info (null for UDP, TIME\-WAIT
 and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans\fR and
@@ -213,8 +222,9 @@ sample), \fBtimeout_s\fR (after which an unanswered query is a timeout).
 The kernel's drop reasons, counted by an eBPF program on \fBskb:kfree_skb\fR since
 netlens started (null in a recording made without them). \fBavailable\fR (false
 with \fB\-\-no\-bpf\fR or when the program cannot load), \fBunavailable\fR (why, and
-what would fix it; null while counting), \fBlost\fR (drops not counted because the
-kernel map was full), \fBrows[]\fR, busiest first (by \fBper_s\fR, then
+what would fix it; null while counting), \fBlost\fR (the watched namespace's drops,
+every namespace's when it is the initial one, not counted because the kernel map
+was full), \fBrows[]\fR, busiest first (by \fBper_s\fR, then
 \fBpackets\fR): \fBnetns\fR ("host", the \fBip netns\fR name, or "netns:INODE"; "\-"
 for a packet with neither device nor socket), \fBreason\fR (the kernel's name
 without SKB_DROP_REASON_, e.g. NO_SOCKET; "reason N" when the running kernel has
@@ -547,7 +557,11 @@ namespace's ARP entries as node_exporter's arp collector names them:
 (gauges) and \fBnetlens_neigh_{table_fulls,forced_gc_runs,unresolved_discards}_total\fR
 (label \fBtable\fR: arp, ndisc). netlens' own: \fBnetlens_tcp_connections\fR{\fBstate\fR} (gauge, the 11 TCP
 states), \fBnetlens_finding\fR{\fBid\fR,\fBseverity\fR} (gauge: how many instances of that
-finding are active), \fBnetlens_sample_timestamp_seconds\fR, and
+finding are active), \fBnetlens_sample_timestamp_seconds\fR,
+\fBnetlens_sample_age_seconds\fR (seconds since the sample served was taken, at the
+scrape), \fBnetlens_collector_late\fR{\fBpart\fR} (gauge, 1 when conntrack, processes or
+containers missed their deadline and show their last good data) with
+\fBnetlens_collector_data_age_seconds\fR{\fBpart\fR} (that data's age), and
 \fBnetlens_dns_probe_duration_seconds\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR} (histogram,
 only emitted when there are DNS probe results: \fB\-\-dns\-probe\fR; cumulative since the
 exporter started, answered probes (NOERROR and NXDOMAIN) only, buckets 1 ms to 5 s) and
@@ -841,9 +855,11 @@ come in. It fits 80x24; a narrow pane drops the BEST, WORST, STDEV and sparkline
 Esc closes it and stops the probing.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
-counters need no privileges. The owner of a socket comes from /proc/PID/fd, which
-only root (or the owner) may read: without it, sockets of other users show
-"unknown (no permission)". Watching
+counters need no privileges. The owner of a socket comes from an eBPF task_file
+iterator (root; every socket fd of the watched namespace in one pass in the kernel), else
+from /proc/PID/fd of the processes in the watched namespace, which only root (or the
+owner) may read: without it, sockets of other users show "unknown (no permission)". A
+socket whose owner is still being looked for shows "(looking)". Watching
 another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter it, in
 practice root. The conntrack entry list and the exact statistics come from
 ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the
@@ -885,7 +901,8 @@ stays visible in reverse video.
 .TP
 \fBNETLENS_BPF_ATTACH\fR
 \fBtracepoint\fR: count drop reasons with the classic tracepoint program, as on a
-kernel where the faster tp_btf one cannot attach (for comparison and tests).
+kernel where the faster tp_btf one cannot attach; \fBtp_btf3\fR: the tp_btf program
+of kernels before 6.11, without the receiving socket (for comparison and tests).
 .TP
 \fBNETLENS_DEBUG_BPF\fR
 When set, prints which drop-reason program attached and how long loading took.

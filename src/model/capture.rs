@@ -44,6 +44,23 @@ pub struct CaptureSample {
     /// moment, not the sample's; rates over its counters divide by this.
     #[serde(default)]
     pub newest_packet_t: f64,
+    /// Whether the kernel counted the flows' bytes and packets (eBPF at tc)
+    /// or why not; None: the capture counted them (older recordings).
+    #[serde(default)]
+    pub kernel_counts: Option<super::flow_counts::KernelCounts>,
+}
+
+impl CaptureSample {
+    /// The kernel counted the flows' bytes and packets (not the capture).
+    pub fn counted_by_kernel(&self) -> bool {
+        super::flow_counts::KernelCounts::counting(self.kernel_counts.as_ref())
+    }
+
+    /// The flows' counts are lower bounds: the capture counted them and
+    /// its ring dropped packets.
+    pub fn counts_short(&self) -> bool {
+        !self.counted_by_kernel() && self.kernel_dropped > 0
+    }
 }
 
 /// One refusing address:port: SYNs it answered with an RST, since the

@@ -119,6 +119,11 @@ pub struct ClosedSample {
     /// Why there is no log (one line), e.g. a missing CAP_NET_ADMIN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why no eBPF program names the owners of connections that opened and
+    /// closed between two samples (one line); None when it does, and in
+    /// recordings made before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owners_unavailable: Option<String>,
 }
 
 impl ClosedSample {

@@ -21,7 +21,9 @@ pub struct DropsSample {
     /// with its cumulative count.
     #[serde(default)]
     pub rows: Vec<DropRow>,
-    /// Drops the kernel saw but could not count because the map was full.
+    /// The watched namespace's drops (every namespace's when it is the
+    /// initial one) the kernel saw but could not count because the map
+    /// was full. Other namespaces' drops never reach the map.
     #[serde(default)]
     pub lost: u64,
 }
@@ -146,6 +148,7 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

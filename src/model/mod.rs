@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod dns;
 pub mod drops;
 pub mod filter;
+pub mod flow_counts;
 pub mod neigh;
 pub mod netns;
 pub mod path;
@@ -77,6 +78,38 @@ pub struct Sample {
     /// Never stored nor printed.
     #[serde(skip)]
     pub sockets_dropped: bool,
+    /// Per-flow counts from the kernel, folded into `capture` by
+    /// `session::fill`; never stored nor printed themselves.
+    #[serde(skip)]
+    pub flow_counts: Option<flow_counts::KernelFlows>,
+    /// The parts that outlasted their deadline this tick: each shows its
+    /// last good data, this old (empty in older recordings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub late: Vec<LatePart>,
+    /// Seconds from when the sample was taken to when it was written to a
+    /// recording (None in memory and in older recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age: Option<f64>,
+}
+
+/// The parts of a sample collected under a deadline (`LatePart::part`).
+pub const DEADLINED_PARTS: [&str; 3] = ["conntrack", "processes", "containers"];
+
+/// A part of a sample whose collector missed its deadline: the sample
+/// holds that part's last good data, taken `age_ms` before the sample.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LatePart {
+    /// The part: "conntrack", "processes", "containers".
+    pub part: String,
+    pub age_ms: u64,
+}
+
+impl Sample {
+    /// Seconds since the sample was taken, by the wall clock at `now_t`
+    /// (never negative: a clock stepped back reads 0).
+    pub fn age_at(&self, now_t: f64) -> f64 {
+        (now_t - self.t).max(0.0)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]

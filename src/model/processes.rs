@@ -7,10 +7,12 @@
 //!
 //! A socket that closes between two samples is gone from the next dump;
 //! its bytes since its last sample come from the connection log (its
-//! final tcp_info, `model::closed`). What is not counted: the traffic of
-//! sockets no process is known to hold (other users' without root), and
-//! a closing socket's last bytes when there is no connection log (older
-//! recordings).
+//! final tcp_info, `model::closed`), and so do all the bytes of one that
+//! opened and closed in between, under the process the eBPF owner program
+//! named. What is not counted: the traffic of sockets no process is known
+//! to hold (other users' without root), a closing socket's last bytes when
+//! there is no connection log (older recordings), and without the eBPF
+//! program the connections that opened and closed between two samples.
 
 use super::Sample;
 use super::capture::CaptureRates;
@@ -22,6 +24,30 @@ use std::collections::{BTreeMap, HashMap};
 /// Said wherever per-process rates are shown.
 pub const NOT_COUNTED: &str = "not counted: sockets with no known owner, and without a \
      connection log a closing socket's bytes after its last sample";
+
+/// NOT_COUNTED when no eBPF program names short connections' owners.
+pub const NOT_COUNTED_WITHOUT_BPF: &str = "not counted: sockets with no known owner, \
+     connections that opened and closed between two samples (their owner needs the \
+     eBPF program), and without a connection log a closing socket's bytes after its \
+     last sample";
+
+/// Whether `sample`'s short connections went without an owner: its
+/// connection log says the eBPF owner program is not there.
+pub fn short_connections_unowned(sample: &Sample) -> bool {
+    sample
+        .closed
+        .as_ref()
+        .is_none_or(|c| c.error.is_some() || c.owners_unavailable.is_some())
+}
+
+/// What the per-process rates of `sample` leave out.
+pub fn not_counted(sample: &Sample) -> &'static str {
+    if short_connections_unowned(sample) {
+        NOT_COUNTED_WITHOUT_BPF
+    } else {
+        NOT_COUNTED
+    }
+}
 
 /// One process that held sockets when the sample was taken, as /proc
 /// describes it.
@@ -396,6 +422,7 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 bytes_acked: sent,
                 bytes_received: received,

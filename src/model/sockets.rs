@@ -164,6 +164,10 @@ pub struct SocketSample {
     /// No owner was found and some /proc/PID/fd could not be read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub owner_denied: bool,
+    /// The owner is still being looked for (by a thread beside the
+    /// sampler): it fills in at a later sample.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub owner_pending: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpInfoSample>,
     /// Packets dropped on this socket (sk_meminfo SK_MEMINFO_DROPS).

@@ -129,13 +129,15 @@ const FIELDS: &[Field] = &[
     (|s| u64::from(s.send_q), |s, v| s.send_q = v as u32),
     (|s| u64::from(s.uid), |s, v| s.uid = v as u32),
     (|s| u64::from(s.inode), |s, v| s.inode = v as u32),
-    // Flags: bit 0 owner_denied, bit 1 v6only (recordings made before
-    // v6only have 0 or 1 here, so theirs reads as false).
+    // Flags: bit 0 owner_denied, bit 1 v6only, bit 2 owner_pending
+    // (recordings made before either have 0 or 1 here, so theirs read
+    // as false).
     (
-        |s| u64::from(s.owner_denied) | u64::from(s.v6only) << 1,
+        |s| u64::from(s.owner_denied) | u64::from(s.v6only) << 1 | u64::from(s.owner_pending) << 2,
         |s, v| {
             s.owner_denied = v & 1 != 0;
             s.v6only = v & 2 != 0;
+            s.owner_pending = v & 4 != 0;
         },
     ),
     (
@@ -471,6 +473,7 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
                     inode: 0,
                     users: Owners::new(),
                     owner_denied: false,
+                    owner_pending: false,
                     tcp: None,
                     drops: None,
                     rcvbuf: None,

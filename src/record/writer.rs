@@ -150,6 +150,11 @@ impl Writer {
             .map_or(0, |open| open.ordinal);
         let keyframe = self.starts_segment(Stream::Samples, sample.mono)
             || ordinal.is_multiple_of(SOCKET_KEY_EVERY);
+        // How long the sample took to get here: a late sampler shows.
+        let now_t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        sample.age = Some(sample.age_at(now_t));
         let bytes = self.samples.encode(sample, keyframe);
         self.write_record(Stream::Samples, sample.t, sample.mono, &bytes)?;
         let head = super::codec::head_part(&bytes);

@@ -28,6 +28,8 @@ pub struct ClosedLogJson<'a> {
     pub lost: u64,
     pub overflow: u64,
     pub error: Option<&'a str>,
+    /// Why no eBPF program names short connections' owners; null when one does.
+    pub owners_unavailable: Option<&'a str>,
 }
 
 pub fn json(conn: &ClosedConn) -> ClosedJson<'_> {
@@ -53,6 +55,7 @@ pub fn log_json(closed: &ClosedSample) -> ClosedLogJson<'_> {
         lost: closed.lost,
         overflow: closed.overflow,
         error: closed.error.as_deref(),
+        owners_unavailable: closed.owners_unavailable.as_deref(),
     }
 }
 

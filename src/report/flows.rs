@@ -20,6 +20,16 @@ pub struct CaptureJson<'a> {
     kernel_dropped_in_interval: Option<u64>,
     flows_active: u64,
     flows_evicted: u64,
+    /// Who counted the flows' bytes and packets: "kernel" (eBPF at tc,
+    /// exact) or "capture" (short by what the capture dropped).
+    flow_counts: &'static str,
+    /// The flows' counts are lower bounds: the capture counted them and
+    /// dropped packets.
+    flow_counts_short: bool,
+    /// The kernel's counting: how it attached, its totals and what its map
+    /// had no room for, or why it did not count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernel_counts: Option<&'a crate::model::flow_counts::KernelCounts>,
 }
 
 #[derive(Serialize)]
@@ -72,6 +82,13 @@ pub fn json<'a>(
         kernel_dropped_in_interval: rates.dropped,
         flows_active: c.flows_active,
         flows_evicted: c.flows_evicted,
+        flow_counts: if c.counted_by_kernel() {
+            "kernel"
+        } else {
+            "capture"
+        },
+        flow_counts_short: c.counts_short(),
+        kernel_counts: c.kernel_counts.as_ref(),
     };
     let flows = c
         .flows

@@ -17,6 +17,11 @@ use std::collections::HashMap;
 struct SampleJson<'a> {
     t: f64,
     interval: f64,
+    /// Seconds since the sample was taken, when this line was written.
+    age: f64,
+    /// The parts that missed their deadline: their data is this old.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    late: &'a [crate::model::LatePart],
     netns: &'a str,
     /// `--all-netns`: every namespace sampled.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -362,6 +367,9 @@ pub fn write_sample_line(
     let json = SampleJson {
         t: current.t,
         interval: interval(previous, current),
+        // A recorded sample keeps the age it had when recorded.
+        age: current.age.unwrap_or_else(|| current.age_at(now_t())),
+        late: &current.late,
         netns: &current.netns,
         namespaces: super::netns_json::namespaces(previous, current, found),
         interfaces: sections.interfaces.then(|| {
@@ -420,4 +428,11 @@ pub fn write_sample_line(
     };
     crate::text::json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;
     out.write_all(b"\n")
+}
+
+/// The wall clock now, in Unix seconds.
+fn now_t() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }

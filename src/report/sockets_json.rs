@@ -89,9 +89,12 @@ pub struct SocketJson<'a> {
     send_q: u32,
     pid: Option<u32>,
     process: Option<String>,
-    /// "unknown (no permission)" when that is why process is null.
+    /// "unknown (no permission)", or "looking" while owner_pending.
     #[serde(skip_serializing_if = "Option::is_none")]
     owner_note: Option<&'static str>,
+    /// The owner is still being looked for: it fills in at a later sample.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    owner_pending: bool,
     users: &'a [crate::model::sockets::SocketUser],
     /// The container its owner (the first user) runs in.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,7 +137,14 @@ pub fn socket_json<'a>(
         send_q: socket.send_q,
         pid: socket.users.first().map(|u| u.pid),
         process: socket.process_names(),
-        owner_note: socket.owner_denied.then_some("unknown (no permission)"),
+        owner_note: if socket.owner_denied {
+            Some("unknown (no permission)")
+        } else if socket.owner_pending {
+            Some("looking")
+        } else {
+            None
+        },
+        owner_pending: socket.owner_pending,
         users: &socket.users,
         container: socket
             .users

@@ -86,6 +86,8 @@ pub fn write_sockets(
         let owner = if socket.users.is_empty() {
             if socket.owner_denied {
                 "unknown (no permission)".to_string()
+            } else if socket.owner_pending {
+                "(looking)".to_string()
             } else {
                 String::new()
             }

@@ -152,6 +152,10 @@ impl Session {
 pub fn fill(sample: &mut Sample, capture: Option<&Capture>, dns: Option<&DnsMonitor>) {
     if let Some(capture) = capture {
         let mut summary = capture.summary();
+        if let Some(kernel) = sample.flow_counts.take() {
+            let mono_to_wall = sample.t - sample.mono;
+            crate::model::flow_counts::merge(&mut summary, &kernel, mono_to_wall);
+        }
         crate::model::capture::join_owners(&mut summary.flows, &sample.sockets);
         sample.capture = Some(summary);
     }

@@ -33,7 +33,10 @@ const HEADER_DETAIL_LEVELS: u8 = 5;
 fn header_line(app: &App, theme: Theme, shed: u8) -> Line<'static> {
     let (_, current) = app.shown();
     let mode = match app.mode() {
-        Mode::Live => Span::styled("live", theme.good()),
+        Mode::Live => match app.stale_for() {
+            Some(age) => Span::styled(format!(" stale {} ", age_text(age)), theme.alert()),
+            None => Span::styled("live", theme.good()),
+        },
         Mode::Paused => Span::styled(" PAUSED ", theme.active_tab()),
         Mode::Replay {
             playing,
@@ -68,6 +71,7 @@ fn header_line(app: &App, theme: Theme, shed: u8) -> Line<'static> {
         Span::raw(interval),
         mode,
     ];
+    spans.extend(late_span(current, theme));
     if let Some(running) = &app.load.running {
         // A load runs while the user watches the other tabs: say so everywhere.
         let text = if shed >= 3 {
@@ -120,6 +124,35 @@ fn header_line(app: &App, theme: Theme, shed: u8) -> Line<'static> {
         spans.push(Span::raw(tcp.unix_sockets.to_string()));
     }
     Line::from(spans)
+}
+
+/// An age as the header gives it: whole seconds, or milliseconds below one.
+pub fn age_text(age: std::time::Duration) -> String {
+    if age.as_secs() >= 1 {
+        format!("{}s", age.as_secs())
+    } else {
+        format!("{}ms", age.as_millis())
+    }
+}
+
+/// The parts of the shown sample that came late, each with the age of the
+/// data shown for it ("late conntrack 3s"); None when none did.
+fn late_span(current: Option<&crate::model::Sample>, theme: Theme) -> Option<Span<'static>> {
+    let late = &current?.late;
+    if late.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = late
+        .iter()
+        .map(|p| {
+            let age = std::time::Duration::from_millis(p.age_ms);
+            format!("{} {}", format::fit(&p.part, 12), age_text(age))
+        })
+        .collect();
+    Some(Span::styled(
+        format!(" late {} ", parts.join(", ")),
+        theme.warn(),
+    ))
 }
 
 pub fn render_findings(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
@@ -383,8 +416,24 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
         format!("{} {}", app.tab.key(), app.tab.title()),
         theme.active_tab(),
     )];
+    let current = app.shown().1;
+    // The namespace watched, unless the host's: panes of `netlens tmux`
+    // started in another one say which.
+    if let Some(sample) = current.filter(|s| s.netns != "host") {
+        spans.push(Span::styled(
+            format!(" ns:{}", format::fit(&sample.netns, 16)),
+            theme.dim(),
+        ));
+    }
     match app.mode() {
-        Mode::Live => {}
+        Mode::Live => {
+            if let Some(age) = app.stale_for() {
+                spans.push(Span::styled(
+                    format!(" stale {}", age_text(age)),
+                    theme.alert(),
+                ));
+            }
+        }
         Mode::Paused => spans.push(Span::styled(" PAUSED", theme.warn())),
         Mode::Replay { playing, speed, .. } => spans.push(Span::styled(
             format!(
@@ -394,6 +443,12 @@ pub fn render_compact_status(frame: &mut Frame, area: Rect, app: &App, theme: Th
             ),
             theme.warn(),
         )),
+    }
+    if let Some(late) = late_span(current, theme) {
+        spans.push(Span::styled(
+            late.content.trim_end().to_string(),
+            late.style,
+        ));
     }
     if app.recording.is_some() {
         spans.push(Span::styled(" REC", theme.alert()));

@@ -165,9 +165,12 @@ fn render_sites(
         super::table::render_empty_note(frame, body, note);
     }
     // Uncounted drops first: they make every rate above a lower bound.
-    let mut note = match data.lost {
-        0 => String::new(),
-        lost => format!("{lost} drops not counted (the kernel map was full); "),
+    let mut note = match (data.lost, &data.lost_in) {
+        (0, _) => String::new(),
+        (lost, None) => format!("{lost} drops not counted (the kernel map was full); "),
+        (lost, Some(netns)) => {
+            format!("{lost} drops in {netns} not counted (the kernel map was full); ")
+        }
     };
     if let Some(line) = selected.map(|at| &data.lines[at]) {
         note.push_str(&format!("{}: {}", line.row.reason, meaning(line)));

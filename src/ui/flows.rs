@@ -125,6 +125,7 @@ fn status_line(
         },
     );
     spans.push(drops);
+    spans.push(counts_note(c, theme));
     spans.push(Span::raw(format!(
         "  flows {} ({} evicted)",
         c.flows_active, c.flows_evicted
@@ -136,6 +137,31 @@ fn status_line(
         ));
     }
     Line::from(spans)
+}
+
+/// Who counted the flows' bytes and packets, and what the capture's drops
+/// thin: with the kernel counting, only packet lines and the flow screen's
+/// packets; without, every flow count (marked ≥).
+fn counts_note(c: &CaptureSample, theme: Theme) -> Span<'static> {
+    let kernel = c.kernel_counts.as_ref().filter(|_| c.counted_by_kernel());
+    match kernel {
+        Some(k) if k.not_counted_packets > 0 => Span::styled(
+            format!(
+                "  counts: kernel ({}), {} packets not counted (map full)",
+                k.attach, k.not_counted_packets
+            ),
+            theme.warn(),
+        ),
+        Some(k) if c.kernel_dropped > 0 => Span::styled(
+            format!("  counts: kernel ({}), exact; packet lines thin", k.attach),
+            theme.warn(),
+        ),
+        Some(k) => Span::styled(format!("  counts: kernel ({})", k.attach), theme.dim()),
+        None if c.kernel_dropped > 0 => {
+            Span::styled("  counts ≥ (capture dropped packets)", theme.alert())
+        }
+        None => Span::styled("  counts: capture", theme.dim()),
+    }
 }
 
 fn render_editor(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
@@ -322,6 +348,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
     let current = shown.current();
     let now = current.map_or(0.0, |s| s.t);
     let many = current.is_some_and(|s| s.many_namespaces());
+    // The capture counted and dropped packets: each count is a lower bound.
+    let short = current
+        .and_then(|s| s.capture.as_ref())
+        .is_some_and(CaptureSample::counts_short);
     let view = &mut app.flows;
     view.selected = view.selected.min(rows.len().saturating_sub(1));
     let sort_title = FLOW_COLUMNS
@@ -397,7 +427,7 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
                 if let (Column::Netns, Some(sample)) = (s.column, current) {
                     Cell::from(super::sockets::netns_cell(sample, row.netns, s.width))
                 } else {
-                    cell(row, (s.column, width), now, (theme, &app.names))
+                    cell(row, (s.column, width), now, (theme, &app.names, short))
                 }
             });
             table::body_row(cells, i == view.selected, theme)
@@ -454,7 +484,7 @@ fn cell(
     row: &FlowRow,
     (column, width): (Column, usize),
     now: f64,
-    (theme, names): (Theme, &Names),
+    (theme, names, short): (Theme, &Names, bool),
 ) -> Cell<'static> {
     let text = match column {
         Column::Proto => row.proto.clone(),
@@ -462,7 +492,12 @@ fn cell(
         Column::Name if row.name.is_empty() => "-".into(),
         Column::Name => row.name.clone(),
         Column::Flows => format::count_short(row.flows, width),
+        Column::Packets if short => format!(
+            "≥{}",
+            format::count_short(row.packets, width.saturating_sub(1))
+        ),
         Column::Packets => format::count_short(row.packets, width),
+        Column::Bytes if short => format!("≥{}", format::bytes_short(row.bytes as f64)),
         Column::Bytes => format::bytes_short(row.bytes as f64),
         Column::PacketsPerS => row
             .packets_per_s

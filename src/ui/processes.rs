@@ -16,7 +16,8 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::processes::{COLUMNS, Column, ColumnSpec};
 use crate::app::view::Shown;
-use crate::model::processes::{ProcessRow, owner, socket_rates};
+use crate::model::Sample;
+use crate::model::processes::{ProcessRow, owner, short_connections_unowned, socket_rates};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -25,6 +26,9 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 /// `model::processes::NOT_COUNTED` in one 80-column line.
 pub const NOT_COUNTED_SHORT: &str =
     "not counted: unowned sockets; closing sockets' last bytes without the conn log";
+/// `model::processes::NOT_COUNTED_WITHOUT_BPF` in one 80-column line.
+pub const NOT_COUNTED_SHORT_WITHOUT_BPF: &str =
+    "not counted: unowned sockets; conns opened+closed between samples (no eBPF)";
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
@@ -93,10 +97,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let summary = selected.and_then(|i| rows.get(i)).map(summary);
     let lines: Vec<Line> = summary
         .into_iter()
-        .chain([NOT_COUNTED_SHORT.to_string()])
+        .chain([not_counted_short(shown.current()).to_string()])
         .map(|text| Line::raw(fit(&text, usize::from(info_area.width))))
         .collect();
     frame.render_widget(Paragraph::new(lines), info_area);
+}
+
+/// What the rates leave out, in one 80-column line.
+fn not_counted_short(current: Option<&Sample>) -> &'static str {
+    if current.is_some_and(short_connections_unowned) {
+        NOT_COUNTED_SHORT_WITHOUT_BPF
+    } else {
+        NOT_COUNTED_SHORT
+    }
 }
 
 fn right_aligned(column: Column) -> bool {

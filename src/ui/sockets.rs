@@ -263,6 +263,8 @@ pub fn owner_text(socket: &SocketSample) -> String {
         format!("{names}/{}", pids.join(","))
     } else if socket.owner_denied {
         "unknown (no permission)".into()
+    } else if socket.owner_pending {
+        "(looking)".into()
     } else {
         "–".into()
     }
@@ -467,6 +469,7 @@ mod tests {
             }]
             .into(),
             owner_denied: false,
+            owner_pending: false,
             tcp: None,
             drops: None,
             rcvbuf: None,

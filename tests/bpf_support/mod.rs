@@ -22,7 +22,11 @@ pub struct BpfNs {
 
 impl BpfNs {
     pub fn new(tag: &str) -> Self {
-        let name = format!("bpf-{}-{tag}", std::process::id());
+        Self::named(format!("bpf-{}-{tag}", std::process::id()))
+    }
+
+    /// A namespace of exactly this name (unique to the caller).
+    pub fn named(name: String) -> Self {
         let _ = Command::new("ip").args(["netns", "del", &name]).output();
         run("ip", &["netns", "add", &name]);
         let ns = BpfNs { name };

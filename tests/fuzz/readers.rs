@@ -35,6 +35,7 @@ fn socket(port: u16, moved: u32) -> SocketSample {
         .into_iter()
         .collect::<Owners>(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: Some(moved),
         rcvbuf: None,

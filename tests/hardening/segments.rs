@@ -31,6 +31,7 @@ pub(crate) fn socket(i: usize) -> SocketSample {
         inode: i as u32,
         users: Owners::new(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

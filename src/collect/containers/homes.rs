@@ -13,7 +13,7 @@
 //! - nothing joins these threads: one stuck in FUSE ends with the process.
 
 use super::Names;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -33,8 +33,8 @@ pub type Answer = (String, Option<Names>);
 pub struct Homes {
     outbox: Sender<(u32, Answer)>,
     inbox: Receiver<(u32, Answer)>,
-    /// uids with a look-up outstanding.
-    busy: HashSet<u32>,
+    /// uids with a look-up outstanding, and since when.
+    busy: HashMap<u32, Instant>,
     /// uids whose look-up once outlasted `WAIT`: not waited for again.
     slow: HashSet<u32>,
 }
@@ -45,7 +45,7 @@ impl Default for Homes {
         Homes {
             outbox,
             inbox,
-            busy: HashSet::new(),
+            busy: HashMap::new(),
             slow: HashSet::new(),
         }
     }
@@ -61,7 +61,7 @@ impl Homes {
         id: &str,
         lookup: impl FnOnce() -> Option<Names> + Send + 'static,
     ) -> bool {
-        if self.busy.contains(&uid) || self.busy.len() >= MAX_THREADS {
+        if self.busy.contains_key(&uid) || self.busy.len() >= MAX_THREADS {
             return false;
         }
         let (outbox, id) = (self.outbox.clone(), id.to_string());
@@ -72,7 +72,7 @@ impl Homes {
                 let _ = outbox.send((uid, (id, names)));
             });
         // Dropping the handle detaches the thread: nothing ever joins it.
-        started.is_ok() && self.busy.insert(uid)
+        started.is_ok() && self.busy.insert(uid, Instant::now()).is_none()
     }
 
     /// The answers in so far, waiting up to `WAIT` for the one of `id`
@@ -100,6 +100,16 @@ impl Homes {
                 }
             }
         }
+    }
+
+    /// Since when the oldest look-up that outlasted `WAIT` has been
+    /// outstanding, if one is.
+    pub fn late_since(&self) -> Option<Instant> {
+        self.busy
+            .iter()
+            .filter(|(uid, since)| self.slow.contains(uid) && since.elapsed() >= WAIT)
+            .map(|(_, since)| *since)
+            .min()
     }
 
     /// The answers in so far, without waiting.

@@ -1,7 +1,7 @@
 //! Loads ebpf/drops.bpf.o (committed, built by ebpf/build.sh), attaches it
 //! to skb:kfree_skb and reads its per-CPU counts.
 
-use aya::maps::{MapData, PerCpuArray, PerCpuHashMap};
+use aya::maps::{Array, MapData, PerCpuArray, PerCpuHashMap};
 use aya::programs::{BtfTracePoint, TracePoint};
 use aya::{Btf, Ebpf, EbpfLoader};
 use std::collections::HashMap;
@@ -40,7 +40,8 @@ pub struct Program {
     _ebpf: Ebpf,
     drops: PerCpuHashMap<MapData, DropKey, u64>,
     lost: PerCpuArray<MapData, u64>,
-    /// Which entry point attached ("tp_btf", "tracepoint").
+    /// Which entry point attached ("tp_btf", "tp_btf3" without rx_sk,
+    /// "tracepoint").
     pub attached: &'static str,
     /// Counts of keys deleted from the kernel map to make room, by
     /// normalized key (so their number stays bounded).
@@ -49,8 +50,10 @@ pub struct Program {
     last: HashMap<DropKey, u64>,
 }
 
-/// Loads and attaches, or says in one line why not and what would fix it.
-pub fn load() -> Result<Program, String> {
+/// Loads and attaches, counting only the drops of the namespace whose
+/// nsfs inode is `watched` (0: every namespace), or says in one line why
+/// not and what would fix it.
+pub fn load(watched: u64) -> Result<Program, String> {
     let btf = Btf::from_sys_fs().map_err(|e| {
         format!(
             "kernel has no BTF (/sys/kernel/btf/vmlinux: {}): drop reasons need CONFIG_DEBUG_INFO_BTF",
@@ -61,6 +64,8 @@ pub fn load() -> Result<Program, String> {
         .btf(Some(&btf))
         .load(OBJECT)
         .map_err(|e| why("cannot load the drop-reason program", &chain(&e)))?;
+    // Before attaching: no other namespace's drop may reach the map.
+    watch(&mut ebpf, watched)?;
     let attached = attach(&mut ebpf, &btf)?;
     let drops = ebpf
         .take_map("DROPS")
@@ -78,16 +83,32 @@ pub fn load() -> Result<Program, String> {
     })
 }
 
+/// Writes the watched namespace into the program's WATCHED map.
+fn watch(ebpf: &mut Ebpf, watched: u64) -> Result<(), String> {
+    // The kernel's inode numbers (ns.inum) are 32 bits.
+    let inode = u32::try_from(watched)
+        .map_err(|_| format!("namespace inode {watched} is not the kernel's 32-bit inum"))?;
+    let map = ebpf
+        .map_mut("WATCHED")
+        .ok_or("the drop-reason program has no WATCHED map")?;
+    let mut array: Array<_, u32> = Array::try_from(map).map_err(|e| chain(&e))?;
+    array
+        .set(0, inode, 0)
+        .map_err(|e| format!("cannot set the watched namespace: {}", chain(&e)))
+}
+
 /// tp_btf with rx_sk (>= 6.11), tp_btf without it, then the classic
 /// tracepoint; the first that loads and attaches wins.
 fn attach(ebpf: &mut Ebpf, btf: &Btf) -> Result<&'static str, String> {
     let mut failures = Vec::new();
-    // NETLENS_BPF_ATTACH=tracepoint skips tp_btf (the fallback's test).
-    let tp_btf: &[&str] = match std::env::var("NETLENS_BPF_ATTACH").as_deref() {
+    // NETLENS_BPF_ATTACH=tracepoint skips tp_btf, =tp_btf3 its rx_sk
+    // variant (the fallbacks' tests, on a kernel where the first attaches).
+    let tp_btf: &[(&str, &'static str)] = match std::env::var("NETLENS_BPF_ATTACH").as_deref() {
         Ok("tracepoint") => &[],
-        _ => &["kfree_skb_btf", "kfree_skb_btf3"],
+        Ok("tp_btf3") => &[("kfree_skb_btf3", "tp_btf3")],
+        _ => &[("kfree_skb_btf", "tp_btf"), ("kfree_skb_btf3", "tp_btf3")],
     };
-    for &name in tp_btf {
+    for &(name, attached) in tp_btf {
         let program: &mut BtfTracePoint = match ebpf.program_mut(name).map(TryInto::try_into) {
             Some(Ok(program)) => program,
             _ => continue,
@@ -96,7 +117,7 @@ fn attach(ebpf: &mut Ebpf, btf: &Btf) -> Result<&'static str, String> {
             .load("kfree_skb", btf)
             .and_then(|()| program.attach())
         {
-            Ok(_) => return Ok("tp_btf"),
+            Ok(_) => return Ok(attached),
             Err(e) => failures.push(chain(&e)),
         }
     }

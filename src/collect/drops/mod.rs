@@ -2,8 +2,9 @@
 //! dropped packet by (namespace, reason, location, device, socket) in a
 //! per-CPU map; each tick this reads the map, names what it counted
 //! (reasons from the running kernel, locations from /proc/kallsyms,
-//! namespaces as `ip netns` does) and keeps the watched namespace's rows.
-//! Loading is global: one program sees every namespace.
+//! namespaces as `ip netns` does). The program counts only the watched
+//! namespace's drops (every namespace's when that is the initial one), so
+//! another namespace's cannot fill its map.
 
 mod kallsyms;
 mod labels;
@@ -37,8 +38,11 @@ impl DropsCollector {
     /// `label` is the sampler's name for its namespace ("host"...).
     pub fn new(enabled: bool, label: &str) -> Self {
         let started = Instant::now();
+        let watched =
+            super::netns::link_inode(std::path::Path::new("/proc/thread-self/ns/net")).unwrap_or(0);
+        let labels = labels::NetnsLabels::new(watched, label == "host");
         let program = if enabled {
-            loader::load()
+            loader::load(kernel_filter(watched, &labels))
         } else {
             Err(DISABLED.to_string())
         };
@@ -49,8 +53,6 @@ impl DropsCollector {
                 started.elapsed().as_secs_f64() * 1e3
             );
         }
-        let watched =
-            super::netns::link_inode(std::path::Path::new("/proc/thread-self/ns/net")).unwrap_or(0);
         Self {
             reasons: if program.is_ok() {
                 reasons::ReasonNames::from_kernel()
@@ -59,7 +61,7 @@ impl DropsCollector {
             },
             program,
             symbols: kallsyms::Symbols::default(),
-            labels: labels::NetnsLabels::new(watched, label == "host"),
+            labels,
             watched,
             ephemeral: ephemeral_range(),
         }
@@ -82,13 +84,8 @@ impl DropsCollector {
             port if (low..=high).contains(&port) => loader::DropKey { port: 0, ..key },
             _ => key,
         });
-        // In the initial namespace every namespace's drops show; in any
-        // other only its own.
-        let everything = self.watched == 0 || self.labels.initial() == Some(self.watched);
-        let keys: Vec<_> = counts
-            .into_iter()
-            .filter(|(key, _)| everything || u64::from(key.netns) == self.watched)
-            .collect();
+        // Only the watched namespace's keys: the kernel filters (WATCHED).
+        let keys: Vec<_> = counts.into_iter().collect();
         self.symbols.learn(keys.iter().map(|(key, _)| key.location));
         self.labels
             .refresh_for(keys.iter().map(|(key, _)| u64::from(key.netns)));
@@ -136,6 +133,16 @@ impl DropsCollector {
             socket: socket(key.family, key.proto, key.port),
             packets: 0,
         }
+    }
+}
+
+/// The namespace whose drops the kernel counts: in the initial namespace
+/// every namespace's drops show (0), in any other only its own.
+fn kernel_filter(watched: u64, labels: &labels::NetnsLabels) -> u64 {
+    if labels.initial() == Some(watched) {
+        0
+    } else {
+        watched
     }
 }
 

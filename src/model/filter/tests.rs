@@ -35,6 +35,7 @@ fn socket(
             .into_iter()
             .collect(),
         owner_denied: false,
+        owner_pending: false,
         tcp: None,
         drops: None,
         rcvbuf: None,

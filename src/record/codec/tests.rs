@@ -22,6 +22,7 @@ fn socket(port: u16, bytes: u64, v6: bool) -> SocketSample {
         }]
         .into(),
         owner_denied: false,
+        owner_pending: false,
         tcp: port.is_multiple_of(2).then(|| TcpInfoSample {
             rtt_us: 100,
             bytes_acked: bytes,

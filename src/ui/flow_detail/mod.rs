@@ -41,9 +41,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             .find(|f| f.proto == d.flow.proto && f.src == d.flow.src && f.dst == d.flow.dst)
             .cloned()
     });
+    let counted_by = app
+        .shown()
+        .1
+        .and_then(|s| s.capture.as_ref())
+        .map(crate::app::flow_detail::CountedBy::of);
     let Some(detail) = app.flow_detail.as_mut() else {
         return;
     };
+    detail.counted_by = counted_by.unwrap_or_default();
     // With names on (N) the endpoints show named; the flow's identity
     // (detail.flow) keeps its addresses.
     let mut flow = current.unwrap_or_else(|| detail.flow.clone());

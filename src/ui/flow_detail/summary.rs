@@ -51,15 +51,17 @@ pub fn lines(
     out.extend([
         // Two counts that need not agree, each named: the packets this
         // screen took (the capture's recent ones when it opened, then every
-        // new one), and the flow table's count of every packet (and its
-        // bytes on the wire) as of the last sample.
+        // new one), and the whole flow's count of every packet (and its
+        // bytes on the wire) as of the last sample: the kernel's, else the
+        // capture's flow table, marked when the capture dropped packets.
         Line::from(vec![
             label("duration"),
             Span::raw(fit(
                 &format!(
-                    "{:.3} s  {} packets on screen, flow table {} ({})",
+                    "{:.3} s  {} packets on screen, {} {} ({})",
                     duration.max(0.0),
                     a.n,
+                    detail.counted_by.label(),
                     flow.packets,
                     format::bytes(flow.bytes as f64)
                 ),

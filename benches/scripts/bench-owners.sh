@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Socket owners on a host holding a million open files elsewhere:
+# 52 processes x 19,500 descriptors of /dev/null in one namespace, and a
+# small watched namespace (a listener and one connection: 3 sockets).
+#
+# 1. CPU (user + system, getrusage of the finished child) of
+#    `snapshot --count 1` of the small namespace: start-up, the baseline
+#    sample and the printed one. Budget: 0.5 s. Beside it, `ss -tanp` in
+#    the namespace (which reads every fd of every process on the host).
+# 2. Under churn (a new connection every 100 ms in the watched namespace),
+#    what a new socket adds to a sample: CPU per sample of 20 samples at
+#    200 ms with churn minus without, and the latest sample (largest gap
+#    between consecutive samples' times minus the interval). Budget: 5 ms.
+# Each is run with the eBPF iterator (default) and the /proc walk
+# (NETLENS_OWNERS=proc). Loopback only, in namespaces this script creates
+# and removes on exit; every process it starts is killed by PID. Root.
+# Usage: benches/scripts/bench-owners.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+HOLDERS=52
+FILES=19500   # under the hard RLIMIT_NOFILE (20,000 here)
+PIDS=()
+FAR=nlo-bench-far-$$
+NS=nlo-bench-w-$$
+[ "$(id -u)" = 0 ] || { echo "needs root (network namespaces)" >&2; exit 1; }
+if [ -z "${NETLENS:-}" ]; then
+  cargo build --release --quiet
+  NETLENS=$(realpath "${CARGO_TARGET_DIR:-target}/release/netlens")
+fi
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  ip netns del "$FAR" 2>/dev/null || true
+  ip netns del "$NS" 2>/dev/null || true
+}
+trap cleanup EXIT
+ip netns add "$FAR"
+ip netns add "$NS"
+ip -n "$NS" link set lo up
+
+# The holders: FILES descriptors each, for at most 600 s.
+for _ in $(seq 1 "$HOLDERS"); do
+  ip netns exec "$FAR" python3 -c "
+import os, resource, time
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+fds = [os.open('/dev/null', os.O_RDONLY) for _ in range($FILES)]
+open('/dev/shm/nlo-bench-$$-' + str(os.getpid()), 'w').close()
+time.sleep(600)" &
+  PIDS+=($!)
+done
+until [ "$(ls /dev/shm/nlo-bench-$$-* 2>/dev/null | wc -l)" -ge "$HOLDERS" ]; do sleep 0.5; done
+rm -f /dev/shm/nlo-bench-$$-*
+echo "open files on the host: $(cut -f1 /proc/sys/fs/file-nr)"
+
+# The watched namespace: a listener and one connection (3 sockets); it
+# accepts the churn's connections, keeping the newest 4.
+ip netns exec "$NS" python3 -c "
+import socket, threading, time
+s = socket.socket(); s.bind(('127.0.0.1', 7200)); s.listen(64)
+c = socket.create_connection(('127.0.0.1', 7200)); first, _ = s.accept()
+held = []
+def serve():  # the churn's connections: the newest 4 kept
+    while True:
+        held.append(s.accept()[0])
+        if len(held) > 4: held.pop(0).close()
+threading.Thread(target=serve, daemon=True).start()
+time.sleep(600)" &
+PIDS+=($!)
+sleep 1
+
+# cpu [ENV...] -- ARGS: CPU seconds of `netlens snapshot ARGS`, and the
+# largest gap between consecutive samples.
+cpu() {
+  env "$@" python3 - "$NETLENS" "$NS" <<'PY'
+import json, resource, subprocess, sys, os
+netlens, ns = sys.argv[1], sys.argv[2]
+args = os.environ["ARGS"].split()
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+out = subprocess.run([netlens, "snapshot", "--json", "--no-capture", "--section", "sockets",
+                      "--netns", ns] + args, capture_output=True, check=True).stdout
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+t = [json.loads(l)["t"] for l in out.decode().splitlines() if l.strip()]
+gap = max((b - a for a, b in zip(t, t[1:])), default=0)
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+print(f"{cpu:.3f} {gap:.3f} {len(t)}")
+PY
+}
+
+echo "== first sample (snapshot --count 1, 1 s interval) =="
+for mode in bpf proc; do
+  envs=(ARGS="--count 1"); [ "$mode" = proc ] && envs+=(NETLENS_OWNERS=proc)
+  read -r c _ _ < <(cpu "${envs[@]}")
+  echo "netlens ($mode): ${c} s CPU (budget 0.5 s)"
+done
+python3 - "$NS" <<'PY'
+import resource, subprocess, sys, time
+before = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.time()
+subprocess.run(["ip", "netns", "exec", sys.argv[1], "ss", "-tanp"], stdout=subprocess.DEVNULL, check=True)
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+print(f"ss -tanp: {cpu:.3f} s CPU, {time.time() - t0:.3f} s wall")
+PY
+
+echo "== churn: 20 samples at 200 ms =="
+churn() {
+  ip netns exec "$NS" python3 -c "
+import socket, time
+end = time.time() + 30
+held = []
+for _ in range(600):
+    if time.time() > end: break
+    held.append(socket.create_connection(('127.0.0.1', 7200)))
+    if len(held) > 4: held.pop(0).close()
+    time.sleep(0.1)" &
+  CHURN=$!
+  PIDS+=($CHURN)
+}
+for mode in bpf proc; do
+  envs=(ARGS="--count 20 --interval 200ms"); [ "$mode" = proc ] && envs+=(NETLENS_OWNERS=proc)
+  read -r quiet qgap _ < <(cpu "${envs[@]}")
+  churn
+  read -r busy bgap _ < <(cpu "${envs[@]}")
+  kill "$CHURN" 2>/dev/null || true
+  python3 -c "
+q, b = $quiet, $busy
+print(f'netlens ($mode): {q/20*1000:.2f} ms CPU per sample quiet, {b/20*1000:.2f} ms with churn: '
+      f'+{(b-q)/20*1000:.2f} ms per sample (4 new sockets a sample; budget 5 ms); '
+      f'largest gap {$qgap*1000:.0f} / {$bgap*1000:.0f} ms (interval 200 ms)')"
+done

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Names the process behind each TCP connection, for the connection log:
+ * sock_diag's destroy notification carries the socket cookie and the final
+ * tcp_info but no inode or uid, so a connection that opened and closed
+ * between two socket dumps has no owner without this.
+ *
+ * On sock:inet_sock_set_state it records the current process (tgid, comm)
+ * on the transitions that only a system call makes, so `current` is the
+ * socket's user, never an interrupted bystander:
+ *   -> SYN_SENT              connect() (the client)
+ *   ESTABLISHED -> FIN_WAIT1 close()/shutdown() by either side
+ *   CLOSE_WAIT  -> LAST_ACK  close()/shutdown() after the peer's FIN
+ * An accepted socket is named by its close: the server process that
+ * closes it (first, as nginx does with "Connection: close", or after the
+ * client) is the one that held it. Accept-time naming (fexit on
+ * inet_csk_accept) would also name sockets the peer resets before the
+ * server closes them, but that function's signature changed in 6.10; the
+ * close needs nothing beyond this one tracepoint. A later record for the
+ * same socket replaces the earlier (the closer held it last).
+ *
+ * Two entry points, tried in this order by the loader:
+ *   set_state_btf  tp_btf, keyed by the socket cookie (the destroy
+ *                  notification's idiag_cookie; bpf_get_socket_cookie
+ *                  generates it as sock_diag does)
+ *   set_state_tp   the classic tracepoint, keyed by (netns, family,
+ *                  addresses, ports): it cannot get the cookie
+ * Both write LRU maps that user space reads and deletes from as the
+ * destroy notifications arrive; the LRU bounds them when it does not.
+ *
+ * Rebuild with ebpf/build.sh (pinned clang, reproducible object). */
+#include "vmlinux.h"
+
+#define SEC(name) __attribute__((section(name), used))
+#define __uint(name, val) int (*name)[val]
+#define __type(name, val) typeof(val) *name
+#define __always_inline inline __attribute__((always_inline))
+
+#define BPF_MAP_TYPE_LRU_HASH 9
+#define BPF_ANY 0
+#define AF_INET 2
+#define AF_INET6 10
+#define IPPROTO_TCP 6
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_SENT 2
+#define TCP_FIN_WAIT1 4
+#define TCP_CLOSE_WAIT 8
+#define TCP_LAST_ACK 9
+
+static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,
+				   __u64 flags) = (void *)2;
+static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
+static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
+static __u64 (*bpf_get_socket_cookie)(void *sk) = (void *)46;
+static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
+
+/* Must match collect/conn_owners.rs's Owner byte for byte. */
+struct owner {
+	__u32 tgid;
+	__u32 pad;
+	char comm[16];
+};
+
+/* Must match collect/conn_owners.rs's Tuple byte for byte. Ports in host
+ * order; an IPv4 address in the first 4 bytes, the rest 0. */
+struct tuple {
+	__u32 netns;
+	__u16 family;
+	__u16 sport;
+	__u16 dport;
+	__u16 pad;
+	__u8 saddr[16];
+	__u8 daddr[16];
+};
+
+/* Sized for ~64k connections closing between two reads host-wide. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct owner);
+} BY_COOKIE SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct tuple);
+	__type(value, struct owner);
+} BY_TUPLE SEC(".maps");
+
+/* Whether `current` made this transition in a system call on the socket. */
+static __always_inline int by_the_user(int oldstate, int newstate)
+{
+	return newstate == TCP_SYN_SENT ||
+	       (oldstate == TCP_ESTABLISHED && newstate == TCP_FIN_WAIT1) ||
+	       (oldstate == TCP_CLOSE_WAIT && newstate == TCP_LAST_ACK);
+}
+
+static __always_inline void current_owner(struct owner *owner)
+{
+	owner->tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(owner->comm, sizeof(owner->comm));
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int set_state_btf(__u64 *ctx)
+{
+	struct sock *sk = (struct sock *)ctx[0];
+	if (!by_the_user((int)ctx[1], (int)ctx[2]) || sk->sk_protocol != IPPROTO_TCP)
+		return 0;
+	__u64 cookie = bpf_get_socket_cookie(sk);
+	struct owner owner = {};
+	current_owner(&owner);
+	bpf_map_update_elem(&BY_COOKIE, &cookie, &owner, BPF_ANY);
+	return 0;
+}
+
+/* The classic tracepoint's record (tracefs events/sock/inet_sock_set_state
+ * /format), unchanged since 4.16. Fixed offsets, not CO-RE: a relocated
+ * array field is reached through a moved ctx pointer, which the verifier
+ * refuses ("dereference of modified ctx ptr"). */
+struct inet_sock_set_state_record {
+	__u64 common;
+	const void *skaddr;
+	int oldstate;
+	int newstate;
+	__u16 sport;
+	__u16 dport;
+	__u16 family;
+	__u16 protocol;
+	__u8 saddr[4];
+	__u8 daddr[4];
+	__u8 saddr_v6[16];
+	__u8 daddr_v6[16];
+};
+
+#define READ(dst, src)                                                          \
+	bpf_probe_read_kernel(&(dst), sizeof(dst), __builtin_preserve_access_index(&(src)))
+
+SEC("tracepoint/sock/inet_sock_set_state")
+int set_state_tp(struct inet_sock_set_state_record *ctx)
+{
+	if (!by_the_user(ctx->oldstate, ctx->newstate) || ctx->protocol != IPPROTO_TCP)
+		return 0;
+	struct tuple key = {};
+	struct sock *sk = (struct sock *)ctx->skaddr;
+	struct net *net = 0;
+	READ(net, sk->__sk_common.skc_net.net);
+	if (net)
+		READ(key.netns, net->ns.inum);
+	key.family = ctx->family;
+	key.sport = ctx->sport;
+	key.dport = ctx->dport;
+	if (key.family == AF_INET) {
+		__builtin_memcpy(key.saddr, ctx->saddr, 4);
+		__builtin_memcpy(key.daddr, ctx->daddr, 4);
+	} else if (key.family == AF_INET6) {
+		__builtin_memcpy(key.saddr, ctx->saddr_v6, 16);
+		__builtin_memcpy(key.daddr, ctx->daddr_v6, 16);
+	} else {
+		return 0;
+	}
+	struct owner owner = {};
+	current_owner(&owner);
+	bpf_map_update_elem(&BY_TUPLE, &key, &owner, BPF_ANY);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,404 @@
+//! Which process holds a socket, as `ss -p` finds it: the /proc/PID/fd
+//! links "socket:[INODE]" of the processes in the watched namespace
+//! (`procfs`), or where the eBPF task_file iterator loads, every socket
+//! fd of the namespace listed in one pass in the kernel (`bpf`).
+//!
+//! The lookup runs on a thread of its own beside the sampler: a sample
+//! waits for a scan at most `OWNER_WAIT` (a host with a million open files
+//! once froze the sampler 9 s per new socket), then takes the owners known.
+//! A socket whose owner is still being looked for is `Pending`; it fills
+//! in at a later sample.
+
+pub mod bpf;
+pub mod procfs;
+
+use crate::model::sockets::SocketUser;
+use procfs::ProcWalk;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// While a live socket stays without an owner, fds and processes
+/// remembered as not ours are read again at most this often (or 20 times
+/// as long as the last recheck took, so rechecks use at most 5% of a core).
+const RECHECK: Duration = Duration::from_secs(5);
+
+/// How long a sample waits for the scan its new sockets asked for: enough
+/// for the cached walk of a namespace's processes (milliseconds), short
+/// of any interval, so that a slow first scan only marks owners pending.
+pub const OWNER_WAIT: Duration = Duration::from_millis(150);
+
+/// What a scan found changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Opened { inode: u32, user: SocketUser },
+    Closed { inode: u32, pid: u32, fd: u32 },
+}
+
+/// What is known of a socket's owner.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Owner<'a> {
+    Known(&'a [SocketUser]),
+    /// The last scan found no process (that netlens may look at) holding it.
+    Unowned,
+    /// Not looked for yet: a scan is under way or about to be.
+    Pending,
+}
+
+/// Every known holder of every socket, shared by the lookup thread (which
+/// writes it between scans) and the sampler (which reads it each tick).
+#[derive(Default)]
+pub struct OwnerMap {
+    /// The first process found holding each socket, inline: a million
+    /// sockets are a million owners, and a Vec each was a million more
+    /// allocations (32 B apiece) kept.
+    by_inode: HashMap<u32, SocketUser>,
+    /// Every holder of the sockets more than one process holds (the
+    /// first included), in the order found.
+    shared: HashMap<u32, Vec<SocketUser>>,
+    /// Live inodes no process held at the last scan.
+    unowned: HashSet<u32>,
+    /// The last scan met a process it could not look at.
+    denied: bool,
+    scans: u64,
+    /// How owners are found: the iterator, or /proc and why.
+    source: String,
+}
+
+impl OwnerMap {
+    pub fn owner(&self, inode: u32) -> Owner<'_> {
+        if let Some(users) = self.shared.get(&inode) {
+            return Owner::Known(users);
+        }
+        match self.by_inode.get(&inode) {
+            Some(user) => Owner::Known(std::slice::from_ref(user)),
+            None if self.unowned.contains(&inode) => Owner::Unowned,
+            None => Owner::Pending,
+        }
+    }
+
+    /// Whether a socket without a known owner may be owned by a process
+    /// netlens may not look at.
+    pub fn denied(&self) -> bool {
+        self.denied
+    }
+
+    /// "bpf task_file iterator", or "/proc" and why not the iterator.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Scans so far (for tests of the cache).
+    pub fn scans(&self) -> u64 {
+        self.scans
+    }
+
+    pub fn apply(&mut self, change: Change) {
+        match change {
+            Change::Opened { inode, user } => self.add(inode, user),
+            Change::Closed { inode, pid, fd } => self.remove(inode, pid, fd),
+        }
+    }
+
+    /// After a scan of the processes: the live sockets still without an
+    /// owner have none to be found.
+    pub fn finish_scan(&mut self, live: &HashSet<u32>, denied: bool) {
+        self.unowned = live
+            .iter()
+            .filter(|i| !self.by_inode.contains_key(i))
+            .copied()
+            .collect();
+        self.denied = denied;
+        self.scans += 1;
+    }
+
+    /// One scan by `walk`, applied at once: what the lookup thread does
+    /// for a sample, without the thread (for tests and benches).
+    pub fn scan_now(&mut self, walk: &mut ProcWalk, live: &HashSet<u32>, recheck: bool) {
+        let mut changes = Vec::new();
+        walk.scan(live, recheck, &AtomicBool::new(false), &mut changes);
+        for change in changes {
+            self.apply(change);
+        }
+        self.finish_scan(live, walk.denied);
+    }
+
+    /// One more holder of `inode`.
+    fn add(&mut self, inode: u32, user: SocketUser) {
+        self.unowned.remove(&inode);
+        match self.by_inode.entry(inode) {
+            Entry::Vacant(entry) => {
+                entry.insert(user);
+            }
+            Entry::Occupied(first) => {
+                self.shared
+                    .entry(inode)
+                    .or_insert_with(|| vec![first.get().clone()])
+                    .push(user);
+            }
+        }
+    }
+
+    /// `fd` of `pid` no longer holds `inode`: the next holder, if any, leads.
+    fn remove(&mut self, inode: u32, pid: u32, fd: u32) {
+        let holds = |u: &SocketUser| u.pid == pid && u.fd == fd;
+        if let Some(users) = self.shared.get_mut(&inode) {
+            users.retain(|u| !holds(u));
+            if let Some(next) = users.first() {
+                self.by_inode.insert(inode, next.clone());
+            }
+            if users.len() <= 1 {
+                self.shared.remove(&inode);
+            }
+        } else if self.by_inode.get(&inode).is_some_and(holds) {
+            self.by_inode.remove(&inode);
+        }
+    }
+
+    /// Knows nothing (the scans and the source stay).
+    fn reset(&mut self) {
+        let (scans, source) = (self.scans, std::mem::take(&mut self.source));
+        *self = Self {
+            scans,
+            source,
+            ..Self::default()
+        };
+    }
+
+    /// Forgets a socket that ended; returns the (pid, fd)s that held it.
+    fn remove_inode(&mut self, inode: u32) -> Vec<(u32, u32)> {
+        let first = self.by_inode.remove(&inode);
+        let users = self.shared.remove(&inode).unwrap_or_default();
+        first.iter().chain(&users).map(|u| (u.pid, u.fd)).collect()
+    }
+}
+
+/// The live sockets of one sample.
+struct Request {
+    live: HashSet<u32>,
+    /// `--all-netns`: every process may hold them.
+    all_netns: bool,
+}
+
+/// The lookup thread and the map it fills.
+pub struct OwnerLookup {
+    map: Arc<Mutex<OwnerMap>>,
+    requests: Option<Sender<Request>>,
+    /// Requests sent, and (shared with the thread) requests answered.
+    sent: u64,
+    answered: Arc<(Mutex<u64>, Condvar)>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl OwnerLookup {
+    /// `netns`: the watched namespace's nsfs inode (its processes are
+    /// looked at); None: every process. Called on the sampler thread, the
+    /// lookup thread inherits its namespace. `bpf`: try the iterator first
+    /// (NETLENS_OWNERS=proc also says no).
+    pub fn start(netns: Option<u64>, bpf: bool) -> Self {
+        let map = Arc::new(Mutex::new(OwnerMap::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (requests, received) = mpsc::channel();
+        let answered = Arc::new((Mutex::new(0), Condvar::new()));
+        let bpf = bpf && std::env::var("NETLENS_OWNERS").as_deref() != Ok("proc");
+        let worker = Worker {
+            walk: ProcWalk::new(netns),
+            kernel: None,
+            bpf,
+            netns,
+            all_netns: false,
+            live: HashSet::new(),
+            next_recheck: Instant::now() + RECHECK,
+            stop: Arc::clone(&stop),
+            answered: Arc::clone(&answered),
+        };
+        let shared = Arc::clone(&map);
+        let thread = std::thread::Builder::new()
+            .name("owners".into())
+            .spawn(move || {
+                super::priority::lower_this_thread();
+                let mut worker = worker;
+                worker.load_kernel(&shared);
+                worker.run(&shared, &received);
+            })
+            .ok();
+        Self {
+            map,
+            requests: thread.as_ref().map(|_| requests),
+            sent: 0,
+            answered,
+            stop,
+            thread,
+        }
+    }
+
+    /// Asks for the owners of the sockets in `live`, and waits at most
+    /// `wait` for the answer.
+    pub fn request(&mut self, live: HashSet<u32>, all_netns: bool, wait: Duration) {
+        let Some(requests) = &self.requests else {
+            return;
+        };
+        if requests.send(Request { live, all_netns }).is_err() {
+            return;
+        }
+        self.sent += 1;
+        let (answered, changed) = &*self.answered;
+        let answered = answered.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = changed.wait_timeout_while(answered, wait, |n| *n < self.sent);
+    }
+
+    /// The owners known now.
+    pub fn map(&self) -> MutexGuard<'_, OwnerMap> {
+        lock(&self.map)
+    }
+}
+
+impl Drop for OwnerLookup {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        drop(self.requests.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn lock(map: &Mutex<OwnerMap>) -> MutexGuard<'_, OwnerMap> {
+    map.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct Worker {
+    walk: ProcWalk,
+    /// The iterator, when it loads; the /proc walk otherwise.
+    kernel: Option<bpf::Walk>,
+    /// The iterator may be tried.
+    bpf: bool,
+    netns: Option<u64>,
+    all_netns: bool,
+    /// The live sockets of the newest request.
+    live: HashSet<u32>,
+    next_recheck: Instant,
+    stop: Arc<AtomicBool>,
+    /// Requests answered, for `OwnerLookup::request` to wait on.
+    answered: Arc<(Mutex<u64>, Condvar)>,
+}
+
+impl Worker {
+    /// The iterator for the namespace(s) watched now, or why not.
+    fn load_kernel(&mut self, map: &Mutex<OwnerMap>) {
+        let netns = if self.all_netns { None } else { self.netns };
+        let loaded = if self.bpf {
+            // nsfs inodes are 32-bit (ns.inum); 0 asks for every namespace.
+            bpf::load(netns.map_or(0, |n| n as u32))
+        } else {
+            Err("eBPF not asked for".into())
+        };
+        let source = match loaded {
+            Ok(walk) => {
+                self.kernel = Some(walk);
+                "bpf task_file iterator".to_string()
+            }
+            Err(why) => {
+                self.kernel = None;
+                format!("/proc ({why})")
+            }
+        };
+        lock(map).source = source;
+    }
+
+    fn run(mut self, map: &Mutex<OwnerMap>, requests: &Receiver<Request>) {
+        let mut received = 0;
+        while let Ok(request) = requests.recv() {
+            received += 1;
+            self.retire(map, request);
+            // Samples that came during a long scan: only the newest is
+            // looked up, but every socket that ended is forgotten.
+            while let Ok(newer) = requests.try_recv() {
+                received += 1;
+                self.retire(map, newer);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            self.look_up(map);
+            let (answered, changed) = &*self.answered;
+            *answered.lock().unwrap_or_else(PoisonError::into_inner) = received;
+            changed.notify_all();
+        }
+    }
+
+    /// Forgets the sockets that ended since the last request: their fds
+    /// were closed, and are read again if listed.
+    fn retire(&mut self, map_mutex: &Mutex<OwnerMap>, request: Request) {
+        let mut map = lock(map_mutex);
+        if request.all_netns != self.all_netns {
+            self.all_netns = request.all_netns;
+            self.walk
+                .set_netns(if request.all_netns { None } else { self.netns });
+            map.reset();
+            drop(map);
+            self.load_kernel(map_mutex);
+            map = lock(map_mutex);
+        }
+        for inode in self.live.iter().filter(|i| !request.live.contains(i)) {
+            for (pid, fd) in map.remove_inode(*inode) {
+                self.walk.forget(pid, fd);
+                if let Some(kernel) = &mut self.kernel {
+                    kernel.forget(pid, fd);
+                }
+            }
+        }
+        map.unowned.retain(|i| request.live.contains(i));
+        self.live = request.live;
+    }
+
+    /// Scans when a live socket's owner is not known, or (a recheck) when
+    /// some stayed without one and the last recheck is long enough ago.
+    fn look_up(&mut self, map: &Mutex<OwnerMap>) {
+        let (pending, unowned) = {
+            let map = lock(map);
+            let pending = self.live.iter().any(|i| map.owner(*i) == Owner::Pending);
+            (pending, !map.unowned.is_empty())
+        };
+        let recheck = unowned && Instant::now() >= self.next_recheck;
+        if !pending && !recheck {
+            return;
+        }
+        let started = Instant::now();
+        let mut changes = Vec::new();
+        let failed = match self.kernel.as_mut().map(|k| k.scan(&mut changes)) {
+            Some(Ok(())) => None,
+            Some(Err(why)) => Some(why),
+            None => {
+                self.walk
+                    .scan(&self.live, recheck, &self.stop, &mut changes);
+                None
+            }
+        };
+        if let Some(why) = failed {
+            // The iterator stopped working: /proc from scratch.
+            self.kernel = None;
+            let mut map = lock(map);
+            map.reset();
+            map.source = format!("/proc (the iterator failed: {why})");
+            return;
+        }
+        if recheck {
+            self.next_recheck = Instant::now() + RECHECK.max(started.elapsed() * 20);
+        }
+        let denied = self.kernel.is_none() && self.walk.denied;
+        let mut map = lock(map);
+        for change in changes {
+            map.apply(change);
+        }
+        map.finish_scan(&self.live, denied);
+    }
+}
+
+#[cfg(test)]
+mod tests;

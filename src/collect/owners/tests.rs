@@ -1,0 +1,277 @@
+use super::procfs::{ProcWalk, socket_inode};
+use super::*;
+use std::fs;
+use std::net::TcpListener;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, symlink};
+use std::path::PathBuf;
+
+#[test]
+fn parses_socket_links() {
+    assert_eq!(socket_inode(b"socket:[4242]"), Some(4242));
+    assert_eq!(socket_inode(b"pipe:[4242]"), None);
+    assert_eq!(socket_inode(b"socket:[x]"), None);
+}
+
+/// A directory shaped like /proc: PID/{stat,comm,ns/net,fd/N}, the fd
+/// and ns links being plain symlinks (readlink and stat treat them alike).
+struct FakeProc {
+    root: PathBuf,
+    /// Stands for the watched namespace: ns/net links to it.
+    watched: PathBuf,
+    elsewhere: PathBuf,
+}
+
+impl FakeProc {
+    fn new(tag: &str) -> Self {
+        let root = std::env::temp_dir().join(format!("nlo-proc-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("ns")).unwrap();
+        let (watched, elsewhere) = (root.join("ns/watched"), root.join("ns/elsewhere"));
+        fs::write(&watched, "").unwrap();
+        fs::write(&elsewhere, "").unwrap();
+        Self {
+            root,
+            watched,
+            elsewhere,
+        }
+    }
+
+    fn netns(&self) -> u64 {
+        fs::metadata(&self.watched).unwrap().ino()
+    }
+
+    fn walk(&self) -> ProcWalk {
+        ProcWalk::with_root(self.root.join("p"), Some(self.netns()), 0)
+    }
+
+    /// (Re)creates process `pid` started at `start`, in the watched
+    /// namespace or not, with the fd links given.
+    fn process(&self, pid: u32, start: u64, name: &str, watched: bool, fds: &[(u32, &str)]) {
+        let dir = self.root.join("p").join(pid.to_string());
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("fd")).unwrap();
+        fs::create_dir_all(dir.join("ns")).unwrap();
+        // The name may hold ") (": fields count from the last ')'.
+        let stat = format!("{pid} ({name}) x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 {start} 0 0");
+        fs::write(dir.join("stat"), stat).unwrap();
+        fs::write(dir.join("comm"), format!("{name}\n")).unwrap();
+        let ns = if watched {
+            &self.watched
+        } else {
+            &self.elsewhere
+        };
+        symlink(ns, dir.join("ns/net")).unwrap();
+        for (fd, target) in fds {
+            self.link(pid, *fd, target);
+        }
+    }
+
+    fn link(&self, pid: u32, fd: u32, target: &str) {
+        let path = self
+            .root
+            .join("p")
+            .join(pid.to_string())
+            .join("fd")
+            .join(fd.to_string());
+        let _ = fs::remove_file(&path);
+        symlink(target, path).unwrap();
+    }
+}
+
+impl Drop for FakeProc {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn pids(map: &OwnerMap, inode: u32) -> Vec<(String, u32, u32)> {
+    match map.owner(inode) {
+        Owner::Known(users) => users
+            .iter()
+            .map(|u| (u.process.to_string(), u.pid, u.fd))
+            .collect(),
+        other => panic!("{inode}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_non_socket_fd_is_read_once_and_again_only_by_a_recheck() {
+    let fake = FakeProc::new("once");
+    let files: Vec<(u32, String)> = (10..510).map(|fd| (fd, format!("/tmp/f{fd}"))).collect();
+    let mut fds: Vec<(u32, &str)> = files.iter().map(|(fd, t)| (*fd, t.as_str())).collect();
+    fds.push((3, "socket:[77]"));
+    fake.process(100, 5, "web", true, &fds);
+    // Another namespace's process: never read, however many fds.
+    fake.process(200, 5, "other", false, &fds);
+    let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
+    let live: HashSet<u32> = [77, 88].into();
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(walk.readlinks, 501, "each fd of the watched process once");
+    assert_eq!(pids(&map, 77), [("web".to_string(), 100, 3)]);
+    assert_eq!(map.owner(88), Owner::Unowned);
+    // Scans for new sockets read only the new fd.
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(walk.readlinks, 501, "nothing new, nothing read");
+    fake.link(100, 600, "socket:[88]");
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(walk.readlinks, 502);
+    assert_eq!(pids(&map, 88), [("web".to_string(), 100, 600)]);
+    // fd 10 closed and reused for a socket between two scans looks the
+    // same in the listing: a scan keeps it as a file, a recheck reads it.
+    fake.link(100, 10, "socket:[99]");
+    let live: HashSet<u32> = [77, 88, 99].into();
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(walk.readlinks, 502);
+    assert_eq!(map.owner(99), Owner::Unowned);
+    map.scan_now(&mut walk, &live, true);
+    assert_eq!(
+        walk.readlinks,
+        502 + 500,
+        "the 500 fds remembered as files (fd 10 among them), not the live sockets"
+    );
+    assert_eq!(pids(&map, 99), [("web".to_string(), 100, 10)]);
+}
+
+#[test]
+fn a_reused_pid_is_a_new_process() {
+    let fake = FakeProc::new("reuse");
+    fake.process(
+        100,
+        5,
+        "first",
+        true,
+        &[(3, "socket:[77]"), (4, "/dev/null")],
+    );
+    let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
+    let live: HashSet<u32> = [77, 88].into();
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(pids(&map, 77), [("first".to_string(), 100, 3)]);
+    assert_eq!(walk.readlinks, 2);
+    // Same pid, another start time, same fd numbers: all read again.
+    fake.process(
+        100,
+        9,
+        "second",
+        true,
+        &[(3, "socket:[88]"), (4, "/dev/null")],
+    );
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(walk.readlinks, 4);
+    assert_eq!(map.owner(77), Owner::Unowned, "the first process is gone");
+    assert_eq!(pids(&map, 88), [("second".to_string(), 100, 3)]);
+    // A reused pid outside the namespace holds nothing we read.
+    fake.process(100, 12, "third", false, &[(3, "socket:[88]")]);
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(walk.readlinks, 4);
+    assert_eq!(map.owner(88), Owner::Unowned);
+    // Reused again, by a process in the namespace: an outside pid is
+    // looked at again only by a recheck.
+    fake.process(100, 15, "fourth", true, &[(5, "socket:[88]")]);
+    map.scan_now(&mut walk, &live, false);
+    assert_eq!(map.owner(88), Owner::Unowned);
+    map.scan_now(&mut walk, &live, true);
+    assert_eq!(pids(&map, 88), [("fourth".to_string(), 100, 5)]);
+}
+
+#[test]
+fn a_socket_that_ended_has_its_fd_read_again() {
+    let fake = FakeProc::new("ended");
+    fake.process(100, 5, "web", true, &[(3, "socket:[77]")]);
+    fake.process(101, 5, "peer", true, &[(4, "socket:[77]")]);
+    let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
+    map.scan_now(&mut walk, &[77].into(), false);
+    assert_eq!(pids(&map, 77).len(), 2, "a shared socket lists both");
+    // Socket 77 ended and both fd numbers now hold socket 88: a socket fd
+    // is trusted only while its socket is live, so both are read again.
+    fake.link(100, 3, "socket:[88]");
+    fake.link(101, 4, "socket:[88]");
+    map.scan_now(&mut walk, &[88].into(), false);
+    assert_eq!(
+        map.owner(77),
+        Owner::Pending,
+        "no longer live, no longer known"
+    );
+    assert_eq!(pids(&map, 88).len(), 2);
+}
+
+fn wait_for<'a>(lookup: &'a OwnerLookup, inode: u32) -> MutexGuard<'a, OwnerMap> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let map = lookup.map();
+        if map.owner(inode) != Owner::Pending || Instant::now() > deadline {
+            return map;
+        }
+        drop(map);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn the_lookup_thread_finds_our_own_socket_and_scans_only_for_new_inodes() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let fd = listener.as_raw_fd() as u32;
+    let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
+    // No process is in namespace 1: only netlens itself is read.
+    let mut lookup = OwnerLookup::start(Some(1), false);
+    lookup.request([inode].into(), false, Duration::ZERO);
+    let map = wait_for(&lookup, inode);
+    let Owner::Known(users) = map.owner(inode) else {
+        panic!("{:?}", map.owner(inode));
+    };
+    assert!(
+        users
+            .iter()
+            .any(|u| u.pid == std::process::id() && u.fd == fd),
+        "{users:?}"
+    );
+    let scans = map.scans();
+    drop(map);
+    // A known socket needs no scan; an unknown one needs one, once.
+    lookup.request([inode].into(), false, Duration::ZERO);
+    let ghost = u32::MAX - 1;
+    lookup.request([inode, ghost].into(), false, Duration::ZERO);
+    let map = wait_for(&lookup, ghost);
+    assert_eq!(map.owner(ghost), Owner::Unowned);
+    assert_eq!(map.scans(), scans + 1);
+}
+
+#[test]
+fn the_iterator_finds_our_socket_in_one_pass_where_it_loads() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIP the_iterator_finds_our_socket: needs root");
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let fd = listener.as_raw_fd() as u32;
+    let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
+    let netns = fs::metadata("/proc/thread-self/ns/net").unwrap().ino();
+    let mut lookup = OwnerLookup::start(Some(netns), true);
+    lookup.request([inode].into(), false, Duration::ZERO);
+    let map = wait_for(&lookup, inode);
+    assert_eq!(map.source(), "bpf task_file iterator");
+    let Owner::Known(users) = map.owner(inode) else {
+        panic!("{:?}", map.owner(inode));
+    };
+    assert!(
+        users
+            .iter()
+            .any(|u| u.pid == std::process::id() && u.fd == fd),
+        "{users:?}"
+    );
+}
+
+#[test]
+fn a_request_waits_for_its_scan_within_the_bound() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let fd = listener.as_raw_fd() as u32;
+    let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
+    let mut lookup = OwnerLookup::start(Some(1), false);
+    // Answered as soon as the scan ends (milliseconds), not at the bound.
+    lookup.request([inode].into(), false, Duration::from_secs(30));
+    let map = lookup.map();
+    let Owner::Known(users) = map.owner(inode) else {
+        panic!("still {:?} after the wait", map.owner(inode));
+    };
+    assert!(users.iter().any(|u| u.fd == fd), "{users:?}");
+}
