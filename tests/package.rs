@@ -125,21 +125,43 @@ fn the_units_capabilities_see_what_root_sees() {
         root["drops"], capable["drops"]
     );
 
-    // Each capability the owner lookup needs is needed.
+    // Owners come from /proc (CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH) or
+    // from the eBPF task_file iterator (CAP_BPF and CAP_PERFMON): without
+    // the BPF ones, each /proc one is needed.
+    let without_bpf: Vec<String> = caps
+        .iter()
+        .filter(|c| *c != "+bpf" && *c != "+perfmon")
+        .cloned()
+        .collect();
+    assert_eq!(
+        owner_of(&snapshot_as(Some(&without_bpf)), port),
+        Some(me),
+        "/proc alone finds the owner"
+    );
     for needed in ["+sys_ptrace", "+dac_read_search"] {
-        let fewer: Vec<String> = caps.iter().filter(|c| *c != needed).cloned().collect();
-        let without = snapshot_as(Some(&fewer));
-        assert_eq!(owner_of(&without, port), None, "without {needed}");
-    }
-    // And so are the BPF ones, where root can load the program at all.
-    if root["drops"]["available"] == true {
-        let fewer: Vec<String> = caps
+        let fewer: Vec<String> = without_bpf
             .iter()
-            .filter(|c| *c != "+bpf" && *c != "+perfmon")
+            .filter(|c| *c != needed)
             .cloned()
             .collect();
         let without = snapshot_as(Some(&fewer));
+        assert_eq!(owner_of(&without, port), None, "without {needed} nor BPF");
+    }
+    // And the BPF ones, where root can load the program at all: then they
+    // find owners without the /proc ones.
+    if root["drops"]["available"] == true {
+        let without = snapshot_as(Some(&without_bpf));
         assert_eq!(without["drops"]["available"], false, "without CAP_BPF");
+        let no_proc: Vec<String> = caps
+            .iter()
+            .filter(|c| *c != "+sys_ptrace" && *c != "+dac_read_search")
+            .cloned()
+            .collect();
+        assert_eq!(
+            owner_of(&snapshot_as(Some(&no_proc)), port),
+            Some(me),
+            "the iterator finds the owner with CAP_BPF alone"
+        );
     }
     drop(listener);
 }

@@ -169,9 +169,12 @@ fn meta() -> Meta {
 /// file unless `kill` (as a killed recorder leaves it).
 fn write(path: &Path, n: u64, segment_seconds: f64, kill: bool) -> Vec<Sample> {
     let mut writer = Writer::create_with(path, &meta(), segment_seconds).unwrap();
-    let samples: Vec<Sample> = (0..n).map(sample).collect();
-    for (i, s) in samples.iter().enumerate() {
-        writer.write_sample(&mut s.clone()).unwrap();
+    let mut samples: Vec<Sample> = (0..n).map(sample).collect();
+    for (i, s) in samples.iter_mut().enumerate() {
+        // The writer stamps each sample with its age when written; what is
+        // read back must be exactly what was written, age included.
+        writer.write_sample(s).unwrap();
+        assert!(s.age.is_some_and(|age| age >= 0.0), "sample {i} has no age");
         let batch = batch(i as u64);
         writer
             .write_record(

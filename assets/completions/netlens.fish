@@ -47,7 +47,7 @@ complete -c netlens -n "__fish_netlens_needs_command" -l record -d 'Record the s
 complete -c netlens -n "__fish_netlens_needs_command" -l on-finding -d 'Run CMD (with /bin/sh -c) when a finding starts and when it clears, the finding as JSON on its stdin (see ON-FINDING in the man page)' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l on-finding-timeout -d 'Kill an --on-finding command (its process group) still running after D' -r
 complete -c netlens -n "__fish_netlens_needs_command" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_needs_command" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_needs_command" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_needs_command" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_needs_command" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
 complete -c netlens -n "__fish_netlens_needs_command" -l resolve -d 'Show reverse DNS names for addresses (PTR queries to the first --dns-server, else the first nameserver of /etc/resolv.conf; at most 20 a second, 2s timeout, cached) and service names for ports (from /etc/services); N toggles it in the live view. snapshot adds a names map (JSON) or section (text)'
@@ -98,7 +98,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-capture 
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l resolve -d 'Show reverse DNS names for addresses (PTR queries to the first --dns-server, else the first nameserver of /etc/resolv.conf; at most 20 a second, 2s timeout, cached) and service names for ports (from /etc/services); N toggles it in the live view. snapshot adds a names map (JSON) or section (text)'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -s f -l filter -d 'Only packets matching this pcap-filter expression, e.g. "tcp port 80"' -r
 complete -c netlens -n "__fish_netlens_using_subcommand read" -s c -l count -d 'Stop after this many matching packets' -r
@@ -109,14 +109,14 @@ complete -c netlens -n "__fish_netlens_using_subcommand read" -l config -d 'Read
 complete -c netlens -n "__fish_netlens_using_subcommand read" -l flows -d 'Print the flow table instead of packet lines'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -l json -d 'With --flows: one JSON object per flow, one per line'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand read" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand read" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand read" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -f -a "serve" -d 'Serve the tcp, udp and http tests, like `iperf3 -s` (TCP and UDP on one port)'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and not __fish_seen_subcommand_from serve tcp udp http pktgen probe help" -f -a "tcp" -d 'TCP throughput like iperf3: per-interval reports, sender/receiver summary'
@@ -136,7 +136,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l json -d 'One JSON object per finished test, one per line'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l to -d 'Server to send to: a `netlens load serve` or an `iperf3 -s` (told apart at the start)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -s t -l time -d 'How long to run (at most 1h)' -r
@@ -149,7 +149,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -s R -l reverse -d 'The server sends and netlens receives'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l json -d 'Per-interval lines, then a summary object, as JSON'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from tcp" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l to -d 'Server to send to (a `netlens load serve` reports what it received)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -s t -l time -d 'How long to run (at most 1h)' -r
@@ -161,7 +161,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l json -d 'Per-interval lines, then a summary object, as JSON'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from udp" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -s c -l connections -d 'Connections kept open' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -s t -l time -d 'How long to run (at most 1h)' -r
@@ -174,7 +174,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l json -d 'Per-interval lines, then a summary object, as JSON'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from http" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l dev -d 'Interface to send from' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l dst -d 'Destination IP address' -r
@@ -192,7 +192,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l json -d 'The summary as one JSON object'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from pktgen" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -s c -l count -d 'Number of probes' -r
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -s i -l every -d 'Time between probes' -r
@@ -203,7 +203,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_su
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l json -d 'One JSON object per probe, then a summary object'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from probe" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve the tcp, udp and http tests, like `iperf3 -s` (TCP and UDP on one port)'
 complete -c netlens -n "__fish_netlens_using_subcommand load; and __fish_seen_subcommand_from help" -f -a "tcp" -d 'TCP throughput like iperf3: per-interval reports, sender/receiver summary'
@@ -235,7 +235,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand record" -l config -d 'Re
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l no-capture -d 'Do not capture packets (no Flows data, no flow findings)'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand record" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand record" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand record" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l speed -d 'Playback speed, 0.25 to 4096 (times real time; above about 64 the samples a frame has no time for are skipped)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l at -d 'Start at this time: HH:MM[:SS] (clock time), or an offset from the start such as 90s or 5m' -r
@@ -247,7 +247,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand replay" -l json -d 'Prin
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l info -d 'Print the duration, sample count, sizes and streams of the file'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l follow -d 'Follow a recording still being written, as `tail -f`: the view plays from its end and shows each sample as it is appended (with --json, prints it), until the recorder closes the file or Ctrl-C'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand replay" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand replay" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s i -l iface -d 'Interface to capture on (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s f -l filter -d 'Only packets matching this pcap-filter expression, e.g. "tcp port 80"' -r
@@ -260,7 +260,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand capture" -l pid -d 'Watc
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l payload -d 'Keep whole packets (up to 64 KiB) instead of the first 384 bytes'
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand capture" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand capture" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l listen -d 'Address and port to serve /metrics on (port 0 picks a free port)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l dns-probe -d 'Probe a name on every DNS server once per interval (repeatable): NAME or A:NAME, AAAA:NAME, PTR:ADDR, or an IP address (its PTR)' -r
@@ -281,7 +281,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand export" -l pid -d 'Watch
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l per-process -d 'Also serve per-process TCP/UDP byte and retransmit counters (labels pid, command, cgroup, container: one series per process holding a socket)'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand export" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand export" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand export" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l duration -d 'Stop after this long (default: until SIGINT or SIGTERM)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
@@ -290,7 +290,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand conns" -l pid -d 'Watch 
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l json -d 'Print one JSON object per connection, one per line'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand conns" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l session -d 'Name of the tmux session to create (inside tmux: of the new window)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l iface -d 'Capture on this interface only, in the Flows pane' -r
@@ -304,14 +304,14 @@ complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l pid -d 'Watch t
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l detached -d 'Create the session without attaching to it'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand tmux" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand tmux" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand explain" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand explain" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -s p -l port -d 'Destination port (TCP, UDP), as traceroute -p; overrides HOST:PORT\'s' -r
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l max-ttl -d 'Highest TTL probed' -r
@@ -328,21 +328,21 @@ complete -c netlens -n "__fish_netlens_using_subcommand trace" -l icmp -d 'Send 
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l json -d 'Print one JSON object: the hops, their figures and the findings'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l resolve -d 'Name the hops by reverse DNS (PTR queries to the first nameserver of /etc/resolv.conf, as the live view\'s --resolve/N), asynchronously, waiting at most 2s at the end; without it no name is looked up'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand trace" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand trace" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand trace" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand man" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand man" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand man" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand man" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l netns -d 'Watch another network namespace: a name from `ip netns` or a path such as /proc/PID/ns/net' -r
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
-complete -c netlens -n "__fish_netlens_using_subcommand completions" -l no-bpf -d 'Do not load the eBPF program that counts the kernel\'s drop reasons (skb:kfree_skb); everything else is collected as before'
+complete -c netlens -n "__fish_netlens_using_subcommand completions" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "snapshot" -d 'Print samples for scripts: a sar-like table, or JSON Lines with --json'
 complete -c netlens -n "__fish_netlens_using_subcommand help; and not __fish_seen_subcommand_from snapshot read load record replay capture export conns tmux explain trace man completions help" -f -a "read" -d 'Print a pcap/pcapng file as tcpdump -n lines, or its flow table'
