@@ -2,7 +2,8 @@
 //! NS: the server spawns the panes in its own namespace,
 //! so each pane must be told which one to watch. Every pane's sampler is in
 //! NS, every pane names NS, and the Interfaces pane lists NS's interfaces,
-//! not the host's.
+//! not the host's. The other subcommands (snapshot, record and its
+//! replay, export, conns) watch the namespace they run in too.
 
 use crate::common::tmux::Tmux;
 use crate::common::{NETLENS, run};
@@ -132,4 +133,156 @@ fn tmux_run_in_a_netns_watches_it_in_every_pane() {
     );
     let _ = tmux.run(&["kill-session", "-t", "nlt"]);
     std::thread::sleep(Duration::from_millis(200));
+}
+
+/// `ip netns exec NS netlens SUBCOMMAND`: snapshot, record (then replay),
+/// export and conns all watch NS, the namespace they run in, and say so.
+#[test]
+fn every_subcommand_watches_the_namespace_it_runs_in() {
+    let test = "every_subcommand_watches_the_namespace_it_runs_in";
+    if skip_unless_root(test) {
+        return;
+    }
+    let dummy = "nlsdummy0";
+    let ns = Namespace::new("s", dummy);
+    run("ip", &["-n", &ns.name, "link", "set", "lo", "up"]);
+    let in_ns = |args: &[&str]| -> String {
+        let out = Command::new("ip")
+            .args(["netns", "exec", &ns.name, NETLENS])
+            .args(args)
+            .output()
+            .expect("run netlens in the namespace");
+        assert!(
+            out.status.success(),
+            "netlens {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let names_of = |json: &str| -> (String, Vec<String>) {
+        let sample: serde_json::Value =
+            serde_json::from_str(json.lines().next().expect("a sample")).expect("JSON");
+        let names = sample["interfaces"]
+            .as_array()
+            .expect("interfaces")
+            .iter()
+            .map(|i| i["name"].as_str().unwrap_or_default().to_string())
+            .collect();
+        (
+            sample["netns"].as_str().unwrap_or_default().to_string(),
+            names,
+        )
+    };
+    let mut want = vec!["lo".to_string(), format!("{dummy}p"), dummy.to_string()];
+    want.sort();
+    let check = |what: &str, (netns, mut names): (String, Vec<String>)| {
+        names.sort();
+        assert_eq!(netns, ns.name, "{what}: the sample's namespace");
+        assert_eq!(names, want, "{what}: the interfaces");
+    };
+
+    check(
+        "snapshot",
+        names_of(&in_ns(&["--no-bpf", "snapshot", "--json", "--count", "1"])),
+    );
+
+    let dir = tempfile_dir(test);
+    let recording = dir.join("ns.netlens");
+    let path = recording.to_str().unwrap();
+    in_ns(&["--no-bpf", "record", "-o", path, "--duration", "2s"]);
+    let replayed = crate::common::run(NETLENS, &["replay", path, "--json"]);
+    check(
+        "replay",
+        names_of(&String::from_utf8_lossy(&replayed.stdout)),
+    );
+
+    let scraped = scrape_in(&ns.name);
+    for name in &want {
+        let line = format!("node_network_up{{device=\"{name}\",netns=\"{}\"}}", ns.name);
+        assert!(scraped.contains(&line), "export: no {line} in\n{scraped}");
+    }
+    assert!(
+        !scraped.contains("netns=\"host\""),
+        "export: the host's data"
+    );
+
+    // A connection that ends in NS is logged; one that ends on the host
+    // meanwhile is not.
+    let conns = Command::new("ip")
+        .args(["netns", "exec", &ns.name, NETLENS, "--no-bpf", "conns"])
+        .args(["--json", "--duration", "3s"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start conns");
+    std::thread::sleep(Duration::from_millis(1500));
+    let connect_and_close = "import socket\n\
+        s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n\
+        c = socket.create_connection(s.getsockname()); a, _ = s.accept()\n\
+        print(c.getsockname()[1]); c.close(); a.close()";
+    let in_ns_port = String::from_utf8_lossy(
+        &run(
+            "ip",
+            &[
+                "netns",
+                "exec",
+                &ns.name,
+                "python3",
+                "-c",
+                connect_and_close,
+            ],
+        )
+        .stdout,
+    )
+    .trim()
+    .to_string();
+    let host_port = String::from_utf8_lossy(&run("python3", &["-c", connect_and_close]).stdout)
+        .trim()
+        .to_string();
+    let logged = conns.wait_with_output().expect("conns ends");
+    let logged = String::from_utf8_lossy(&logged.stdout);
+    assert!(
+        logged.contains(&format!("127.0.0.1:{in_ns_port}")),
+        "conns: NS's connection (port {in_ns_port}) missing:\n{logged}"
+    );
+    assert!(
+        !logged.contains(&format!("127.0.0.1:{host_port}")),
+        "conns: the host's connection (port {host_port}) logged:\n{logged}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh directory for `test`'s files.
+fn tempfile_dir(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir(&dir).unwrap();
+    dir
+}
+
+/// One scrape of `netlens export` started with `ip netns exec NS`, from
+/// inside NS (its loopback is NS's own).
+fn scrape_in(ns: &str) -> String {
+    let mut export = Command::new("ip")
+        .args(["netns", "exec", ns, NETLENS, "--no-bpf", "export"])
+        .args(["--listen", "127.0.0.1:19466"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the exporter");
+    let mut page = String::new();
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(200));
+        let out = Command::new("ip")
+            .args(["netns", "exec", ns, "curl", "-sf"])
+            .arg("http://127.0.0.1:19466/metrics")
+            .output()
+            .expect("run curl");
+        page = String::from_utf8_lossy(&out.stdout).into_owned();
+        if page.contains("node_network_up") {
+            break;
+        }
+    }
+    let _ = export.kill();
+    let _ = export.wait();
+    page
 }
