@@ -15,7 +15,7 @@
 
 use super::conn_owners::{self, ConnOwners};
 use super::tcp_destroy::{self, Destroyed, TCP_LISTEN};
-use crate::model::closed::{ClosedConn, ClosedSample, Ending, MAX_PER_SAMPLE};
+use crate::model::closed::{ClosedConn, ClosedSample, Ending};
 use crate::model::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN as LISTEN};
 use netlink_sys::{Socket, SocketAddr as NetlinkAddr, protocols::NETLINK_SOCK_DIAG};
 use std::collections::HashMap;
@@ -206,7 +206,7 @@ impl ConnLog {
                     last_seen: mono,
                 });
         }
-        let mut sample = ClosedSample::default();
+        let mut conns = Vec::new();
         for destroyed in messages {
             let Some(conn) = self.resolve(&destroyed, t, mono, syn_retries) else {
                 continue;
@@ -214,12 +214,10 @@ impl ConnLog {
             if let Some(i) = Ending::ALL.iter().position(|e| *e == conn.ending) {
                 self.totals[i] += 1;
             }
-            if sample.conns.len() < MAX_PER_SAMPLE {
-                sample.conns.push(conn);
-            } else {
-                sample.overflow += 1;
-            }
+            conns.push(conn);
         }
+        let mut sample = ClosedSample::default();
+        sample.list(conns);
         sample.totals = self.totals.to_vec();
         sample.lost = self.lost();
         sample.owners_unavailable = self.owners.as_ref().err().cloned();

@@ -188,7 +188,7 @@ impl Collectors {
         let (label, all) = (&self.label, &mut self.all);
         let (sockets, tcp) = self
             .stack
-            .collect_with(|counters, sockets| {
+            .collect_with(deadline, |counters, sockets| {
                 let Some(all) = all else {
                     return Ok(());
                 };
@@ -205,8 +205,7 @@ impl Collectors {
             .iter()
             .map(|i| (i.index, i.name.clone()))
             .collect();
-        self.processes
-            .start(processes::owners(&sockets, &closed.conns));
+        self.processes.start(processes::owners(&sockets, &closed));
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
         let drops = Some(self.drops.collect(&ifnames));

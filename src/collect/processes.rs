@@ -5,7 +5,7 @@
 //! it comes back, so a reused pid is not mistaken for the old process).
 
 use super::containers::{self, Found, Resolver, real_uid};
-use crate::model::closed::ClosedConn;
+use crate::model::closed::ClosedSample;
 use crate::model::processes::ProcessInfo;
 use crate::model::sockets::SocketSample;
 use crate::text;
@@ -32,7 +32,7 @@ struct Known {
 impl ProcessTable {
     /// The processes holding `sockets`, by pid.
     pub fn collect(&mut self, sockets: &[SocketSample]) -> Vec<ProcessInfo> {
-        self.collect_owners(owners(sockets, &[]))
+        self.collect_owners(owners(sockets, &ClosedSample::default()))
     }
 
     /// The processes `owners` lists (pid and command), by pid.
@@ -76,7 +76,7 @@ impl ProcessTable {
 /// Each (pid, command) holding one of `sockets`, once, and those still
 /// running that owned the `closed` connections (a short connection's
 /// owner may hold no socket at the dump).
-pub fn owners(sockets: &[SocketSample], closed: &[ClosedConn]) -> Vec<(u32, String)> {
+pub fn owners(sockets: &[SocketSample], closed: &ClosedSample) -> Vec<(u32, String)> {
     let mut owners: HashSet<(u32, &str)> = sockets
         .iter()
         .flat_map(|s| s.users.iter().map(|u| (u.pid, u.process.as_str())))
@@ -84,7 +84,13 @@ pub fn owners(sockets: &[SocketSample], closed: &[ClosedConn]) -> Vec<(u32, Stri
     let holding: HashSet<u32> = owners.iter().map(|(pid, _)| *pid).collect();
     let mut checked = HashSet::new();
     let running = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
-    for user in closed.iter().filter_map(|c| c.users.first()) {
+    let folded = closed.overflow_bytes.iter().map(|o| &o.user);
+    for user in closed
+        .conns
+        .iter()
+        .filter_map(|c| c.users.first())
+        .chain(folded)
+    {
         if !holding.contains(&user.pid) && checked.insert(user.pid) && running(user.pid) {
             owners.insert((user.pid, user.process.as_str()));
         }

@@ -32,16 +32,15 @@ impl StackCollector {
         })
     }
 
-    pub fn collect(&mut self) -> Result<(Vec<SocketSample>, TcpSample)> {
-        self.collect_with(|_, _| Ok(()))
-    }
-
     /// As `collect`, with the sockets `others` returns (other namespaces'
     /// under `--all-netns`) after this namespace's: one owner scan serves
     /// them all, socket inodes being global. `others` gets this namespace's
-    /// counters (snmp and netstat) to label its own namespace with.
+    /// counters (snmp and netstat) to label its own namespace with. New
+    /// sockets' owners are waited for until `deadline` (the tick's: the
+    /// other parts run meanwhile), then left pending.
     pub fn collect_with(
         &mut self,
+        deadline: std::time::Instant,
         others: impl FnOnce(&BTreeMap<String, u64>, &mut Vec<SocketSample>) -> Result<()>,
     ) -> Result<(Vec<SocketSample>, TcpSample)> {
         let dump = self.diag.dump()?;
@@ -55,8 +54,8 @@ impl StackCollector {
             .map(|s| s.inode)
             .filter(|i| *i != 0)
             .collect();
-        self.owners
-            .request(live, self.all_netns, super::owners::OWNER_WAIT);
+        let wait = deadline.saturating_duration_since(std::time::Instant::now());
+        self.owners.request(live, self.all_netns, wait);
         let owners = self.owners.map();
         let denied = owners.denied();
         for socket in &mut sockets {

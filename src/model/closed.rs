@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 
 /// At most this many closed connections are kept in one sample; the rest
-/// of the interval's are counted in `ClosedSample::overflow`.
+/// of the interval's are counted in `ClosedSample::overflow`, their bytes
+/// (of those that opened within it) in `ClosedSample::overflow_bytes`.
 pub const MAX_PER_SAMPLE: usize = 4096;
 
 /// How many closed connections the Sockets tab's Closed view lists unless
@@ -108,6 +109,12 @@ pub struct ClosedSample {
     /// Connections of this interval left out beyond `MAX_PER_SAMPLE`.
     #[serde(default)]
     pub overflow: u64,
+    /// What the left-out connections that opened and closed within the
+    /// interval moved, per process: its traffic stays whole however many
+    /// connections end (the others' bytes need the previous sample's
+    /// counts, so they are listed first and only the surplus is lost).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overflow_bytes: Vec<OverflowBytes>,
     /// Notifications the kernel dropped because netlens' receive buffer was
     /// full (ENOBUFS), since netlens started: a lower bound.
     #[serde(default)]
@@ -126,7 +133,56 @@ pub struct ClosedSample {
     pub owners_unavailable: Option<String>,
 }
 
+/// The bytes of one process's connections left out of a sample's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverflowBytes {
+    pub user: SocketUser,
+    pub conns: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
 impl ClosedSample {
+    /// Lists `conns` up to `MAX_PER_SAMPLE`, those seen in an earlier
+    /// sample first; the rest are counted, and the bytes of those that
+    /// lived and died between two samples are summed per process.
+    pub fn list(&mut self, mut conns: Vec<ClosedConn>) {
+        if conns.len() > MAX_PER_SAMPLE {
+            // Stable: the kernel's order within each kind.
+            conns.sort_by_key(|c| c.duration_s.is_none());
+        }
+        let rest = conns.split_off(conns.len().min(MAX_PER_SAMPLE));
+        self.overflow += rest.len() as u64;
+        for conn in rest.iter().filter(|c| c.duration_s.is_none()) {
+            let (Some(user), Some(sent), Some(received)) =
+                (conn.users.first(), conn.bytes_sent, conn.bytes_received)
+            else {
+                continue;
+            };
+            let i = match self
+                .overflow_bytes
+                .iter()
+                .position(|o| o.user.pid == user.pid)
+            {
+                Some(i) => i,
+                None => {
+                    self.overflow_bytes.push(OverflowBytes {
+                        user: user.clone(),
+                        conns: 0,
+                        bytes_sent: 0,
+                        bytes_received: 0,
+                    });
+                    self.overflow_bytes.len() - 1
+                }
+            };
+            let folded = &mut self.overflow_bytes[i];
+            folded.conns += 1;
+            folded.bytes_sent += sent;
+            folded.bytes_received += received;
+        }
+        self.conns = conns;
+    }
+
     /// A sample that only says why the log is missing.
     pub fn unavailable(error: String) -> Self {
         Self {

@@ -373,6 +373,16 @@ fn add_closed(
         add(&mut row.tcp_send_per_s, sent as f64 / seconds);
         add(&mut row.tcp_recv_per_s, received as f64 / seconds);
     }
+    for folded in &closed.overflow_bytes {
+        let row = rows
+            .entry(folded.user.pid)
+            .or_insert_with(|| new_row(&folded.user, "-".into(), info));
+        add(&mut row.tcp_send_per_s, folded.bytes_sent as f64 / seconds);
+        add(
+            &mut row.tcp_recv_per_s,
+            folded.bytes_received as f64 / seconds,
+        );
+    }
 }
 
 fn add(total: &mut Option<f64>, value: f64) {
@@ -538,6 +548,64 @@ mod tests {
         assert_eq!(row(7).tcp_send_per_s, Some(4_000.0));
         assert_eq!(row(9).tcp_send_per_s, Some(700.0));
         assert_eq!(row(9).sockets, 0);
+    }
+
+    #[test]
+    fn connections_beyond_the_list_still_count_every_byte() {
+        use crate::model::closed::{ClosedConn, ClosedSample, Ending, MAX_PER_SAMPLE};
+        let before = sample(1.0, vec![tcp_socket(1000, 7, 1_000, 0)]);
+        let mut after = sample(2.0, Vec::new());
+        let conn = |port: u16, pid: u32, sent: u64, seen: bool| ClosedConn {
+            t: 2.0,
+            cookie: u64::from(port),
+            local: format!("198.18.0.1:{port}").parse().unwrap(),
+            peer: tcp_socket(1000, 7, 0, 0).peer,
+            users: vec![SocketUser {
+                process: format!("p{pid}").into(),
+                pid,
+                fd: 3,
+            }],
+            accepted: false,
+            bytes_sent: Some(sent),
+            bytes_received: Some(sent / 2),
+            duration_s: seen.then_some(1.0),
+            rtt_us: 0,
+            retrans: 0,
+            ending: Ending::Fin,
+        };
+        // 5,000 short connections of pid 9, then the long one of pid 7
+        // (seen before with 1,000 sent), last in the kernel's order.
+        let short = 5_000u16;
+        let mut conns: Vec<ClosedConn> = (0..short)
+            .map(|i| conn(10_000 + i, 9, 100 + u64::from(i % 3), false))
+            .collect();
+        conns.push(conn(1000, 7, 5_000, true));
+        let sent_by_9: u64 = conns
+            .iter()
+            .filter(|c| c.users[0].pid == 9)
+            .map(|c| c.bytes_sent.unwrap())
+            .sum();
+        let received_by_9: u64 = conns
+            .iter()
+            .filter(|c| c.users[0].pid == 9)
+            .map(|c| c.bytes_received.unwrap())
+            .sum();
+        let mut closed = ClosedSample::default();
+        closed.list(conns);
+        assert_eq!(closed.conns.len(), MAX_PER_SAMPLE);
+        assert_eq!(
+            closed.overflow,
+            u64::from(short) + 1 - MAX_PER_SAMPLE as u64
+        );
+        assert_eq!(closed.conns[0].users[0].pid, 7, "the long one is listed");
+        assert_eq!(closed.overflow_bytes.len(), 1);
+        assert_eq!(closed.overflow_bytes[0].conns, closed.overflow);
+        after.closed = Some(closed);
+        let rows = process_rows(Some(&before), &after);
+        let row = |pid| rows.iter().find(|r| r.pid == pid).unwrap();
+        assert_eq!(row(7).tcp_send_per_s, Some(4_000.0));
+        assert_eq!(row(9).tcp_send_per_s, Some(sent_by_9 as f64));
+        assert_eq!(row(9).tcp_recv_per_s, Some(received_by_9 as f64));
     }
 
     #[test]

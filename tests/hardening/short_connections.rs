@@ -208,8 +208,10 @@ fn counted(samples: &[Value], key: &str, keep: impl Fn(&Value) -> bool) -> f64 {
         .sum()
 }
 
-/// Every sample's connection log kept every connection (no overflow, no
-/// loss) and had its owner program unless `owners` is Off.
+/// Every sample's connection log saw every connection (no loss; those
+/// beyond its list, when a slow sample holds more than it lists, count
+/// their bytes per process) and had its owner program unless `owners` is
+/// Off.
 fn assert_log_complete(samples: &[Value], side: &str, owners: Owners) {
     let unavailable = match owners {
         Owners::Off => Value::from("disabled by --no-bpf"),
@@ -219,7 +221,6 @@ fn assert_log_complete(samples: &[Value], side: &str, owners: Owners) {
         let log = &sample["closed_log"];
         assert!(log.is_object(), "{side}: no connection log: {sample}");
         assert_eq!(log["owners_unavailable"], unavailable, "{side}: {log}");
-        assert_eq!(log["overflow"], 0, "{side}: {log}");
         assert_eq!(log["lost"], 0, "{side}: {log}");
     }
 }

@@ -10,7 +10,7 @@ use crate::text;
 use aya::programs::Iter;
 use aya::{Btf, Ebpf, EbpfLoader};
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 
 /// The object, aligned for the ELF parser. Rebuilt by ebpf/build.sh; CI
 /// checks it matches its source.
@@ -109,10 +109,29 @@ impl Walk {
         let link = program.attach().map_err(|e| chain(&e))?;
         let link = program.take_link(link).map_err(|e| chain(&e))?;
         let mut file = link.into_file().map_err(|e| chain(&e))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(|e| format!("reading the socket-owner iterator: {e}"))?;
-        Ok(bytes)
+        read_all(&mut file).map_err(|e| format!("reading the socket-owner iterator: {e}"))
+    }
+}
+
+/// Records at most this large in all (a million sockets' are ~40 MB).
+const MAX_OUTPUT: usize = 256 << 20;
+
+/// The iterator's whole output. The kernel ends a read with EAGAIN after
+/// visiting a million objects that printed nothing (another namespace's
+/// open files): reading again goes on from there.
+fn read_all(file: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) if bytes.len() + n > MAX_OUTPUT => {
+                return Err(std::io::Error::other("over 256 MiB of records"));
+            }
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 

@@ -4,10 +4,11 @@
 //! fd of the namespace listed in one pass in the kernel (`bpf`).
 //!
 //! The lookup runs on a thread of its own beside the sampler: a sample
-//! waits for a scan at most `OWNER_WAIT` (a host with a million open files
-//! once froze the sampler 9 s per new socket), then takes the owners known.
-//! A socket whose owner is still being looked for is `Pending`; it fills
-//! in at a later sample.
+//! waits for a scan at most until its tick's deadline, as for its other
+//! parts (a host with a million open files once froze the sampler 9 s per
+//! new socket), then takes the owners known. A socket whose owner is
+//! still being looked for is `Pending`; it fills in at a later sample. The
+//! thread keeps the sampler's priority: the sampler waits on it.
 
 pub mod bpf;
 pub mod procfs;
@@ -26,11 +27,6 @@ use std::time::{Duration, Instant};
 /// remembered as not ours are read again at most this often (or 20 times
 /// as long as the last recheck took, so rechecks use at most 5% of a core).
 const RECHECK: Duration = Duration::from_secs(5);
-
-/// How long a sample waits for the scan its new sockets asked for: enough
-/// for the cached walk of a namespace's processes (milliseconds), short
-/// of any interval, so that a slow first scan only marks owners pending.
-pub const OWNER_WAIT: Duration = Duration::from_millis(150);
 
 /// What a scan found changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,7 +217,6 @@ impl OwnerLookup {
         let thread = std::thread::Builder::new()
             .name("owners".into())
             .spawn(move || {
-                super::priority::lower_this_thread();
                 let mut worker = worker;
                 worker.load_kernel(&shared);
                 worker.run(&shared, &received);
