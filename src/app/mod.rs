@@ -85,8 +85,10 @@ pub struct App {
     pub history: History,
     /// The frozen sample's monotonic time while paused.
     paused_at: Option<f64>,
-    /// When the sampler's newest sample was taken (live): the header says
-    /// "stale" once that is two intervals ago.
+    /// When the sampler's newest sample arrived (live): the header says
+    /// "stale" once that is two intervals ago. (Arrival, not the sample's
+    /// own clock: the sampler sends each sample the moment it is whole,
+    /// and a sample built elsewhere, a test's, has a clock of its own.)
     sampled_at: Option<std::time::Instant>,
     pub interfaces: InterfacesView,
     pub conntrack: ConntrackView,
@@ -407,7 +409,7 @@ impl App {
     pub fn on_sampler(&mut self, event: SamplerEvent) -> bool {
         match event {
             SamplerEvent::Sample(mut sample) => {
-                self.sampled_at = Some(taken_at(&sample));
+                self.sampled_at = Some(std::time::Instant::now());
                 self.share_names();
                 let (capture, dns) = (self.flows.capture.as_ref(), self.dns.monitor.as_ref());
                 crate::session::fill(&mut sample, capture, dns);
@@ -564,12 +566,4 @@ fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "localhost".into())
-}
-
-/// The instant `sample` was taken, from its age by CLOCK_BOOTTIME now.
-fn taken_at(sample: &Sample) -> std::time::Instant {
-    let age = crate::collect::boottime_seconds() - sample.mono;
-    let age = Duration::try_from_secs_f64(age).unwrap_or_default();
-    let now = std::time::Instant::now();
-    now.checked_sub(age).unwrap_or(now)
 }

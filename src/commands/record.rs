@@ -16,6 +16,9 @@ pub fn run(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Res
         (None, Some(path)) => Output::File(path.clone()),
         (None, None) => anyhow::bail!("record needs -o FILE or --ring D --ring-dir DIR"),
     };
+    // Before the session starts (loading eBPF may take a while on a busy
+    // box): a stop signal from then on closes the recording whole.
+    let stop = crate::session::stop::Stop::new()?;
     let session = Session::start(&SessionOptions {
         // Replay should show the Conntrack tab's entries too (dumped at
         // most once a second).
@@ -29,5 +32,5 @@ pub fn run(collect: &CollectArgs, args: &RecordArgs, limits: &Thresholds) -> Res
         interval: collect.interval,
         hook: args.hook.options(true),
     };
-    crate::record::headless::record(session, &options, limits)
+    crate::record::headless::record(session, stop, &options, limits)
 }

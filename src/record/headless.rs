@@ -9,8 +9,8 @@ use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::notify::{FindingHook, HookOptions};
 use crate::session::Session;
-use crate::session::stop::StopSignals;
-use anyhow::{Context, Result, bail};
+use crate::session::stop::{Stop, StopSignals};
+use anyhow::{Result, bail};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -78,13 +78,18 @@ impl Headless for FlightRecorder {
 /// Records `session` until the duration is up or SIGINT / SIGTERM /
 /// SIGHUP; either way the file is closed with its index. A write error
 /// stops it with the reason and what was saved.
-pub fn record(session: Session, options: &RecordOptions, limits: &Thresholds) -> Result<()> {
+pub fn record(
+    session: Session,
+    stop: Stop,
+    options: &RecordOptions,
+    limits: &Thresholds,
+) -> Result<()> {
     if let Some(error) = session.capture().and_then(|c| c.summary().error) {
         eprintln!("netlens: warning: no packets recorded: {error}");
     }
     let output = match &options.output {
         Output::File(path) => path,
-        Output::Ring(flight) => return record_ring(session, options, flight, limits),
+        Output::Ring(flight) => return record_ring(session, stop, options, flight, limits),
     };
     let mut recorder = Recorder::create_output(
         output,
@@ -92,7 +97,7 @@ pub fn record(session: Session, options: &RecordOptions, limits: &Thresholds) ->
         session.capture(),
     )?;
     recorder.thresholds = *limits;
-    let (outcome, hook) = drive(session, &mut recorder, options, limits)?;
+    let (outcome, hook) = drive(session, stop, &mut recorder, options, limits);
     let path = recorder.path().to_path_buf();
     let mut stderr = std::io::stderr();
     if let Err(error) = outcome {
@@ -122,6 +127,7 @@ pub fn record(session: Session, options: &RecordOptions, limits: &Thresholds) ->
 /// is closed, and an incident still open gets its bundle.
 fn record_ring(
     session: Session,
+    stop: Stop,
     options: &RecordOptions,
     flight: &FlightOptions,
     limits: &Thresholds,
@@ -132,7 +138,7 @@ fn record_ring(
         session.capture(),
         *limits,
     )?;
-    let (outcome, hook) = drive(session, &mut recorder, options, limits)?;
+    let (outcome, hook) = drive(session, stop, &mut recorder, options, limits);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
@@ -157,14 +163,15 @@ fn record_ring(
 /// and the hook, to finish once the file is closed.
 fn drive(
     mut session: Session,
+    stop: Stop,
     sink: &mut dyn Headless,
     options: &RecordOptions,
     limits: &Thresholds,
-) -> Result<(Result<()>, Option<FindingHook>)> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+) -> (Result<()>, Option<FindingHook>) {
+    let Stop {
+        runtime,
+        mut signals,
+    } = stop;
     let progress = std::io::stderr().is_terminal();
     let mut hook = options
         .hook
@@ -172,6 +179,7 @@ fn drive(
         .map(|options| FindingHook::start(options, *limits));
     let outcome = runtime.block_on(write_samples(
         &mut session,
+        &mut signals,
         sink,
         &mut hook,
         options.duration,
@@ -181,7 +189,7 @@ fn drive(
     if progress {
         let _ = writeln!(std::io::stderr());
     }
-    Ok((outcome, hook))
+    (outcome, hook)
 }
 
 /// Waits for the hook's last commands and prints its failures.
@@ -193,13 +201,13 @@ fn finish_hook(hook: Option<FindingHook>) {
 
 async fn write_samples(
     session: &mut Session,
+    stop: &mut StopSignals,
     recorder: &mut dyn Headless,
     hook: &mut Option<FindingHook>,
     duration: Option<Duration>,
     progress: bool,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let mut stop = StopSignals::new()?;
     let deadline = duration.map(|d| tokio::time::Instant::now() + d);
     let mut previous: Option<Sample> = None;
     loop {

@@ -40,8 +40,8 @@ impl StopSignals {
 /// The stop signals for a command without an async runtime of its own
 /// (`snapshot`): waits for samples and for them at once.
 pub struct Stop {
-    runtime: tokio::runtime::Runtime,
-    signals: StopSignals,
+    pub runtime: tokio::runtime::Runtime,
+    pub signals: StopSignals,
 }
 
 impl Stop {
