@@ -232,19 +232,14 @@ fn recorded_tcp_flows_and_packets_replay_as_seen_live() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let live = ChildGuard(live);
-    // Capture is up well before the connection starts.
-    std::thread::sleep(Duration::from_millis(800));
-    let port = tcp_conversation(pair.a.path(), pair.b.path(), 100);
-    let mut child = live;
+    let mut child = ChildGuard(live);
+    // The first sample printed: capture and the kernel's flow counter are
+    // up (loading eBPF takes a while on a busy box) before the connection.
+    let mut out = std::io::BufReader::new(child.0.stdout.take().unwrap());
     let mut stdout = Vec::new();
-    child
-        .0
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut stdout)
-        .unwrap();
+    std::io::BufRead::read_until(&mut out, b'\n', &mut stdout).unwrap();
+    let port = tcp_conversation(pair.a.path(), pair.b.path(), 100);
+    out.read_to_end(&mut stdout).unwrap();
     let status = child.0.wait().unwrap();
     assert!(status.success(), "snapshot failed: {status}");
     let replayed = replay(&["--json", path.to_str().unwrap()]);
@@ -314,7 +309,18 @@ fn headless_record_captures_and_no_capture_records_no_packets() {
         .spawn()
         .unwrap();
     let mut recorder = ChildGuard(recorder);
-    std::thread::sleep(Duration::from_millis(800));
+    // Capture and the kernel's flow counter are up (loading eBPF takes a
+    // while on a busy box) once the file, created with its header, grows.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let size = || std::fs::metadata(&path).map_or(0, |m| m.len());
+    let mut created = 0;
+    while created == 0 || size() <= created {
+        assert!(std::time::Instant::now() < deadline, "no sample recorded");
+        std::thread::sleep(Duration::from_millis(50));
+        if created == 0 {
+            created = size();
+        }
+    }
     let port = tcp_conversation(pair.a.path(), pair.b.path(), 50);
     assert!(recorder.0.wait().unwrap().success());
     let json = replay(&["--json", path.to_str().unwrap()]);

@@ -158,7 +158,8 @@ fn counts_note(c: &CaptureSample, theme: Theme) -> Span<'static> {
         ),
         Some(k) => Span::styled(format!("  counts: kernel ({})", k.attach), theme.dim()),
         None if c.kernel_dropped > 0 => {
-            Span::styled("  counts ≥ (capture dropped packets)", theme.alert())
+            // Beside "kernel drops N": the capture's counts are at least.
+            Span::styled("  counts ≥", theme.alert())
         }
         None => Span::styled("  counts: capture", theme.dim()),
     }
@@ -497,7 +498,10 @@ fn cell(
             format::count_short(row.packets, width.saturating_sub(1))
         ),
         Column::Packets => format::count_short(row.packets, width),
-        Column::Bytes if short => format!("≥{}", format::bytes_short(row.bytes as f64)),
+        // "≥2.67MiB": the mark takes the space's place, to fit 8 columns.
+        Column::Bytes if short => {
+            format!("≥{}", format::bytes_short(row.bytes as f64)).replacen(' ', "", 1)
+        }
         Column::Bytes => format::bytes_short(row.bytes as f64),
         Column::PacketsPerS => row
             .packets_per_s
