@@ -503,10 +503,22 @@ fn cell(
             format!("≥{}", format::bytes_short(row.bytes as f64)).replacen(' ', "", 1)
         }
         Column::Bytes => format::bytes_short(row.bytes as f64),
-        Column::PacketsPerS => row
-            .packets_per_s
-            .map_or("-".into(), |p| format::count_short(p.round() as u64, width)),
-        Column::BytesPerS => row.bytes_per_s.map_or("-".into(), format::bytes_short),
+        Column::PacketsPerS => row.packets_per_s.map_or("-".into(), |p| {
+            let p = p.round() as u64;
+            if short {
+                format!("≥{}", format::count_short(p, width.saturating_sub(1)))
+            } else {
+                format::count_short(p, width)
+            }
+        }),
+        Column::BytesPerS => row.bytes_per_s.map_or("-".into(), |b| {
+            let text = format::bytes_short(b);
+            if short {
+                format!("≥{text}").replacen(' ', "", 1)
+            } else {
+                text
+            }
+        }),
         Column::State => row.state.clone(),
         Column::Rtt => row.rtt_ms.map_or("-".into(), |r| format!("{r:.2}")),
         Column::Retransmits => format::count_short(row.retransmits, width),
