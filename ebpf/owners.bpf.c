@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Socket owners in one pass in the kernel: a task_file iterator that
- * writes one record (tgid, fd, socket inode, comm) per open socket file of
- * the watched network namespace, and nothing for the other files. netlens
- * reads the iterator's file when a socket's owner is unknown; the /proc
- * walk (readlink of every fd) is its fallback.
+/* Socket owners in the kernel, two iterators:
+ * - watched_tasks (task): the tgid of every thread in the watched network
+ *   namespace, one pass over the host's threads;
+ * - socket_owners (task_file): one record (tgid, fd, socket inode, comm)
+ *   per open socket file of the watched namespace, nothing for the other
+ *   files. netlens runs it once per watched process (the link's task
+ *   filter), so the million fds of other processes are never visited.
+ * netlens reads them when a socket's owner is unknown; the /proc walk
+ * (readlink of every fd) is their fallback.
  *
  * The task_file iterator visits each process once (threads sharing their
  * file table are skipped) and every fd in it.
@@ -23,9 +27,14 @@ struct bpf_iter_meta {
 	struct seq_file *seq;
 } __attribute__((preserve_access_index));
 
+struct nsproxy {
+	struct net *net_ns;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int tgid;
 	char comm[16];
+	struct nsproxy *nsproxy;
 } __attribute__((preserve_access_index));
 
 struct inode {
@@ -38,6 +47,11 @@ struct file {
 
 struct socket {
 	struct sock *sk;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
 } __attribute__((preserve_access_index));
 
 struct bpf_iter__task_file {
@@ -99,6 +113,34 @@ int socket_owners(struct bpf_iter__task_file *ctx)
 	record.fd = ctx->fd;
 	record.inode = ino;
 	bpf_seq_write(ctx->meta->seq, &record, sizeof(record));
+	return 0;
+}
+
+/* The tgid of each thread whose network namespace is the watched one (a
+ * process may have only some threads there, as netlens's sampler). */
+SEC("iter/task")
+int watched_tasks(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct nsproxy *nsproxy = 0;
+	struct net *net = 0;
+	unsigned int inum = 0;
+	__u32 tgid = 0;
+
+	if (!task)
+		return 0;
+	/* NULL once the task is exiting. */
+	bpf_probe_read_kernel(&nsproxy, sizeof(nsproxy), &task->nsproxy);
+	if (!nsproxy)
+		return 0;
+	bpf_probe_read_kernel(&net, sizeof(net), &nsproxy->net_ns);
+	if (!net)
+		return 0;
+	bpf_probe_read_kernel(&inum, sizeof(inum), &net->ns.inum);
+	if (watched_netns && inum != watched_netns)
+		return 0;
+	bpf_probe_read_kernel(&tgid, sizeof(tgid), &task->tgid);
+	bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
 	return 0;
 }
 

@@ -11,13 +11,18 @@
 #    what a new socket adds to a sample: CPU per sample of 20 samples at
 #    200 ms with churn minus without, and the latest sample (largest gap
 #    between consecutive samples' times minus the interval). Budget: 5 ms.
+#    Beside it, what the owners thread alone gains (its /proc task stat):
+#    the rest is the sampler's own work for the new sockets.
+# Each figure is the median of RUNS runs (default 5): the CPU time of a
+# run varies with the load the machine is under.
 # Each is run with the eBPF iterator (default) and the /proc walk
 # (NETLENS_OWNERS=proc). Loopback only, in namespaces this script creates
 # and removes on exit; every process it starts is killed by PID. Root.
-# Usage: benches/scripts/bench-owners.sh
+# Usage: [RUNS=5] benches/scripts/bench-owners.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 HOLDERS=52
+RUNS=${RUNS:-5}
 FILES=19500   # under the hard RLIMIT_NOFILE (20,000 here)
 PIDS=()
 FAR=nlo-bench-far-$$
@@ -69,29 +74,54 @@ time.sleep(600)" &
 PIDS+=($!)
 sleep 1
 
-# cpu [ENV...] -- ARGS: CPU seconds of `netlens snapshot ARGS`, and the
-# largest gap between consecutive samples.
+# cpu [ENV...] -- ARGS: CPU seconds of `netlens snapshot ARGS`, the
+# largest gap between consecutive samples, the sample count, and the CPU
+# seconds of its owners thread alone (its /proc task stat, polled).
 cpu() {
   env "$@" python3 - "$NETLENS" "$NS" <<'PY'
-import json, resource, subprocess, sys, os
+import json, os, resource, subprocess, sys, tempfile, time
 netlens, ns = sys.argv[1], sys.argv[2]
 args = os.environ["ARGS"].split()
+tick = os.sysconf("SC_CLK_TCK")
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-out = subprocess.run([netlens, "snapshot", "--json", "--no-capture", "--section", "sockets",
-                      "--netns", ns] + args, capture_output=True, check=True).stdout
+with tempfile.TemporaryFile() as out:
+    child = subprocess.Popen([netlens, "snapshot", "--json", "--no-capture", "--section", "sockets",
+                              "--netns", ns] + args, stdout=out)
+    owners = {}  # tid -> utime + stime, the last read
+    while child.poll() is None:
+        task = f"/proc/{child.pid}/task"
+        for tid in os.listdir(task) if os.path.isdir(task) else []:
+            try:
+                stat = open(f"{task}/{tid}/stat").read()
+            except OSError:
+                continue
+            if stat[stat.index("(") + 1:stat.rindex(")")] == "owners":
+                fields = stat[stat.rindex(")") + 2:].split()
+                owners[tid] = int(fields[11]) + int(fields[12])
+        time.sleep(0.02)
+    assert child.returncode == 0, child.returncode
+    out.seek(0)
+    lines = out.read().decode().splitlines()
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
-t = [json.loads(l)["t"] for l in out.decode().splitlines() if l.strip()]
+t = [json.loads(l)["t"] for l in lines if l.strip()]
 gap = max((b - a for a, b in zip(t, t[1:])), default=0)
 cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-print(f"{cpu:.3f} {gap:.3f} {len(t)}")
+print(f"{cpu:.3f} {gap:.3f} {len(t)} {sum(owners.values()) / tick:.3f}")
 PY
 }
 
-echo "== first sample (snapshot --count 1, 1 s interval) =="
+# median NUMBERS...: the middle one (the mean of the two middle ones).
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2}'; }
+
+echo "== first sample (snapshot --count 1, 1 s interval), median of $RUNS =="
 for mode in bpf proc; do
   envs=(ARGS="--count 1"); [ "$mode" = proc ] && envs+=(NETLENS_OWNERS=proc)
-  read -r c _ _ < <(cpu "${envs[@]}")
-  echo "netlens ($mode): ${c} s CPU (budget 0.5 s)"
+  cs=(); os=()
+  for _ in $(seq 1 "$RUNS"); do
+    read -r c _ _ o < <(cpu "${envs[@]}")
+    cs+=("$c"); os+=("$o")
+  done
+  echo "netlens ($mode): $(median "${cs[@]}") s CPU (budget 0.5 s; runs: ${cs[*]}), its owners thread $(median "${os[@]}") s"
 done
 python3 - "$NS" <<'PY'
 import resource, subprocess, sys, time
@@ -116,15 +146,23 @@ for _ in range(600):
   CHURN=$!
   PIDS+=($CHURN)
 }
+echo "(median of $RUNS; CPU per sample, the owners thread's in brackets)"
 for mode in bpf proc; do
   envs=(ARGS="--count 20 --interval 200ms"); [ "$mode" = proc ] && envs+=(NETLENS_OWNERS=proc)
-  read -r quiet qgap _ < <(cpu "${envs[@]}")
-  churn
-  read -r busy bgap _ < <(cpu "${envs[@]}")
-  kill "$CHURN" 2>/dev/null || true
-  python3 -c "
-q, b = $quiet, $busy
-print(f'netlens ($mode): {q/20*1000:.2f} ms CPU per sample quiet, {b/20*1000:.2f} ms with churn: '
-      f'+{(b-q)/20*1000:.2f} ms per sample (4 new sockets a sample; budget 5 ms); '
-      f'largest gap {$qgap*1000:.0f} / {$bgap*1000:.0f} ms (interval 200 ms)')"
+  gains=(); own_gains=(); quiets=(); gaps=()
+  for _ in $(seq 1 "$RUNS"); do
+    read -r quiet qgap _ qown < <(cpu "${envs[@]}")
+    churn
+    read -r busy bgap _ bown < <(cpu "${envs[@]}")
+    kill "$CHURN" 2>/dev/null || true
+    wait "$CHURN" 2>/dev/null || true
+    quiets+=("$(awk "BEGIN {print $quiet / 20 * 1000}")")
+    gains+=("$(awk "BEGIN {print ($busy - $quiet) / 20 * 1000}")")
+    own_gains+=("$(awk "BEGIN {print ($bown - $qown) / 20 * 1000}")")
+    gaps+=("$(awk "BEGIN {print ($bgap > $qgap ? $bgap : $qgap) * 1000}")")
+  done
+  echo "netlens ($mode): $(median "${quiets[@]}") ms per sample quiet;" \
+    "with churn +$(median "${gains[@]}") ms (+$(median "${own_gains[@]}") ms)" \
+    "per sample (4 new sockets a sample; budget 5 ms; runs: ${gains[*]});" \
+    "largest gap $(median "${gaps[@]}") ms (interval 200 ms)"
 done

@@ -69,17 +69,16 @@ pub struct ConnOwners {
 /// Loads and attaches, or says in one line why not. `netns` is the
 /// watched namespace's inode (the fallback's keys carry it).
 pub fn load(netns: u64) -> Result<ConnOwners, String> {
-    let btf = Btf::from_sys_fs().map_err(|e| {
+    let btf = crate::collect::btf::kernel().map_err(|e| {
         format!(
-            "kernel has no BTF (/sys/kernel/btf/vmlinux: {}): naming short connections' owners needs CONFIG_DEBUG_INFO_BTF",
-            chain(&e)
+            "kernel has no BTF (/sys/kernel/btf/vmlinux: {e}): naming short connections' owners needs CONFIG_DEBUG_INFO_BTF",
         )
     })?;
     let mut ebpf = EbpfLoader::new()
-        .btf(Some(&btf))
+        .btf(Some(btf))
         .load(OBJECT)
         .map_err(|e| why(&chain(&e)))?;
-    let attached = attach(&mut ebpf, &btf)?;
+    let attached = attach(&mut ebpf, btf)?;
     let name = if attached == "tp_btf" {
         "BY_COOKIE"
     } else {

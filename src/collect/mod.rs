@@ -1,6 +1,7 @@
 //! Collectors and the Sampler thread that runs them once per interval.
 
 pub mod all_netns;
+pub mod btf;
 pub mod conn_log;
 pub mod conn_owners;
 pub mod conntrack;

@@ -855,8 +855,8 @@ come in. It fits 80x24; a narrow pane drops the BEST, WORST, STDEV and sparkline
 Esc closes it and stops the probing.
 .SH PRIVILEGES
 Interfaces, their counters, addresses and speed, sockets (sock_diag) and the TCP
-counters need no privileges. The owner of a socket comes from an eBPF task_file
-iterator (root; every socket fd of the watched namespace in one pass in the kernel), else
+counters need no privileges. The owner of a socket comes from eBPF task iterators
+(root; the socket fds of the watched namespace's processes, listed in the kernel), else
 from /proc/PID/fd of the processes in the watched namespace, which only root (or the
 owner) may read: without it, sockets of other users show "unknown (no permission)". A
 socket whose owner is still being looked for shows "(looking)". Watching

@@ -54,19 +54,18 @@ pub struct Program {
 /// nsfs inode is `watched` (0: every namespace), or says in one line why
 /// not and what would fix it.
 pub fn load(watched: u64) -> Result<Program, String> {
-    let btf = Btf::from_sys_fs().map_err(|e| {
+    let btf = crate::collect::btf::kernel().map_err(|e| {
         format!(
-            "kernel has no BTF (/sys/kernel/btf/vmlinux: {}): drop reasons need CONFIG_DEBUG_INFO_BTF",
-            chain(&e)
+            "kernel has no BTF (/sys/kernel/btf/vmlinux: {e}): drop reasons need CONFIG_DEBUG_INFO_BTF",
         )
     })?;
     let mut ebpf = EbpfLoader::new()
-        .btf(Some(&btf))
+        .btf(Some(btf))
         .load(OBJECT)
         .map_err(|e| why("cannot load the drop-reason program", &chain(&e)))?;
     // Before attaching: no other namespace's drop may reach the map.
     watch(&mut ebpf, watched)?;
-    let attached = attach(&mut ebpf, &btf)?;
+    let attached = attach(&mut ebpf, btf)?;
     let drops = ebpf
         .take_map("DROPS")
         .ok_or("the drop-reason program has no DROPS map")?;

@@ -1,7 +1,7 @@
 //! Which process holds a socket, as `ss -p` finds it: the /proc/PID/fd
 //! links "socket:[INODE]" of the processes in the watched namespace
-//! (`procfs`), or where the eBPF task_file iterator loads, every socket
-//! fd of the namespace listed in one pass in the kernel (`bpf`).
+//! (`procfs`), or where the eBPF iterators load, the same processes and
+//! their socket fds listed in the kernel (`bpf`).
 //!
 //! The lookup runs on a thread of its own beside the sampler: a sample
 //! waits for a scan at most until its tick's deadline, as for its other

@@ -237,7 +237,7 @@ fn the_lookup_thread_finds_our_own_socket_and_scans_only_for_new_inodes() {
 }
 
 #[test]
-fn the_iterator_finds_our_socket_in_one_pass_where_it_loads() {
+fn the_iterator_finds_our_socket_where_it_loads() {
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("SKIP the_iterator_finds_our_socket: needs root");
         return;
@@ -259,6 +259,58 @@ fn the_iterator_finds_our_socket_in_one_pass_where_it_loads() {
             .any(|u| u.pid == std::process::id() && u.fd == fd),
         "{users:?}"
     );
+}
+
+/// A child process holding a listener; killed (by its pid) on drop.
+struct Holder(std::process::Child);
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_iterator_runs_per_process_and_names_another_process_by_its_pid() {
+    use std::io::BufRead;
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIP the_iterator_runs_per_process: needs root");
+        return;
+    }
+    let script = "import os, socket, time\n\
+                  s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n\
+                  print(os.fstat(s.fileno()).st_ino, s.fileno(), flush=True)\n\
+                  time.sleep(30)\n";
+    let mut holder = Holder(
+        std::process::Command::new("python3")
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    let stdout = holder.0.stdout.take().unwrap();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let [inode, fd]: [u32; 2] = line
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap();
+    let netns = fs::metadata("/proc/thread-self/ns/net").unwrap().ino();
+    let mut lookup = OwnerLookup::start(Some(netns), true);
+    lookup.request([inode].into(), false, Duration::ZERO);
+    let map = wait_for(&lookup, inode);
+    assert_eq!(map.source(), "bpf task_file iterator");
+    let Owner::Known(users) = map.owner(inode) else {
+        panic!("{:?}", map.owner(inode));
+    };
+    let found: Vec<(u32, u32)> = users.iter().map(|u| (u.pid, u.fd)).collect();
+    assert_eq!(found, [(holder.0.id(), fd)]);
+    assert_eq!(users[0].process.to_string(), "python3");
 }
 
 #[test]
