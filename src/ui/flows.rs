@@ -205,7 +205,7 @@ fn render_packets(frame: &mut Frame, area: Rect, app: &App, sampled: Option<u32>
     let title = if frozen {
         " Packets (frozen: F follows) ".to_string()
     } else if let Some(every) = sampled {
-        format!(" Packets (sampled 1 in {every}; counts from the kernel) ")
+        format!(" Packets (sampled 1 in {every}) ")
     } else {
         format!(" Packets (following, {} kept) ", app.flows.packets.len())
     };
