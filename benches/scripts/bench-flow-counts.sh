@@ -6,6 +6,10 @@
 # rate and seconds) sends small packets as fast as it can. Prints:
 #   - each one's CPU per packet (user + system from /proc/PID/stat, and
 #     on-CPU ns from schedstat), and what each counted against what arrived;
+#   - the live view's CPU over as many seconds with no traffic before the
+#     flood (redraws, the sampler), what is left per packet beyond it, and
+#     its threads' shares (the capture samples while the kernel counts:
+#     docs/flow-counts.md);
 #   - the eBPF program's own cost per packet (run_time_ns / run_cnt from the
 #     program's fdinfo; kernel.bpf_stats_enabled is set for the run and put
 #     back);
@@ -60,12 +64,14 @@ tmux -L "$TMUX_SOCKET" -f /dev/null new-session -d -x 120 -y 30 \
 NL=$(tmux -L "$TMUX_SOCKET" list-panes -F '#{pane_pid}')
 ip netns exec "$CAP" tcpdump -n -i nlfb-cap -w /dev/null 2> "$WORK/td.err" &
 TD=$!; PIDS+=($TD)
-"$NETLENS" snapshot --json --section flows --netns "$CAP" --interval "$((SECS + 4))s" \
+"$NETLENS" snapshot --json --section flows --netns "$CAP" --interval "$((2 * SECS + 4))s" \
     > "$WORK/snap.json" 2> "$WORK/snap.err" &
 SNAP=$!; PIDS+=($SNAP)
 sleep 2
 
 cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Each thread of the live view: name and user + system ticks.
+threads_of() { for t in /proc/"$1"/task/*; do echo "$(cat "$t/comm") $(awk '{print $14 + $15}' "$t/stat")"; done; }
 oncpu_of() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {print s}'; }
 # The live view's SCHED_CLS programs (prog_type 3): run time and runs.
 bpf_of() {
@@ -73,8 +79,13 @@ bpf_of() {
         xargs -r awk '/^run_time_ns/ {t += $2} /^run_cnt/ {c += $2} END {print t + 0, c + 0}'
 }
 rx() { ip netns exec "$CAP" cat /sys/class/net/nlfb-cap/statistics/rx_packets; }
+# The live view's own cost with no traffic (redraws, the sampler's scans):
+# what the same seconds cost it before the flood.
+idle0=$(cpu_of "$NL"); idle_n0=$(oncpu_of "$NL"); sleep "$SECS"
+idle1=$(cpu_of "$NL"); idle_n1=$(oncpu_of "$NL")
 nl_t0=$(cpu_of "$NL"); td_t0=$(cpu_of "$TD")
 nl_n0=$(oncpu_of "$NL"); td_n0=$(oncpu_of "$TD")
+threads_of "$NL" > "$WORK/threads0"
 read -r bpf_t0 bpf_c0 <<< "$(bpf_of "$NL")"
 before=$(rx)
 ip netns exec "$GEN" "$NETLENS" load udp --to 198.18.43.2:9000 --size "$SIZE" \
@@ -83,6 +94,7 @@ sleep 0.5
 after=$(rx)
 nl_t1=$(cpu_of "$NL"); td_t1=$(cpu_of "$TD")
 nl_n1=$(oncpu_of "$NL"); td_n1=$(oncpu_of "$TD")
+threads_of "$NL" > "$WORK/threads1"
 read -r bpf_t1 bpf_c1 <<< "$(bpf_of "$NL")"
 tmux -L "$TMUX_SOCKET" capture-pane -p > "$WORK/screen"
 kill -INT "$TD"; wait "$TD" || true
@@ -93,11 +105,15 @@ sent=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get(
 td_got=$(awk '/packets captured/ {print $1}' "$WORK/td.err" | tail -1)
 td_drop=$(awk '/dropped by kernel/ {print $1}' "$WORK/td.err" | tail -1)
 echo "veth, ${SECS}s of ${SIZE}-byte UDP at up to ${PPS} pps: generator says sent $sent; $packets arrived ($((packets / SECS)) pps); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-awk -v p="$packets" -v a="$nl_t0" -v b="$nl_t1" -v c="$td_t0" -v d="$td_t1" -v hz="$HZ" \
+awk -v p="$packets" -v a="$nl_t0" -v b="$nl_t1" -v c="$td_t0" -v d="$td_t1" -v hz="$HZ" -v i="$((idle1 - idle0))" -v j="$((idle_n1 - idle_n0))" \
     -v na="$nl_n0" -v nb="$nl_n1" -v ta="$td_n0" -v tb="$td_n1" 'BEGIN {
     printf "live view  CPU %.2f s  %.0f ns/packet  (on CPU %.0f ns/packet)\n", (b - a) / hz, (b - a) / hz * 1e9 / p, (nb - na) / p
+    printf "live view  idle %.2f s over as long; beyond it %.0f ns/packet  (on CPU %.0f ns/packet)\n", i / hz, (b - a - i) / hz * 1e9 / p, (nb - na - j) / p
     printf "tcpdump    CPU %.2f s  %.0f ns/packet  (on CPU %.0f ns/packet)\n", (d - c) / hz, (d - c) / hz * 1e9 / p, (tb - ta) / p
 }'
+awk -v hz="$HZ" 'NR == FNR {t0[$1] += $2; next} {t1[$1] += $2}
+    END {printf "live view threads (CPU s):"; for (n in t1) if (t1[n] > t0[n]) printf " %s %.2f", n, (t1[n] - t0[n]) / hz; print ""}' \
+    "$WORK/threads0" "$WORK/threads1"
 awk -v t="$((bpf_t1 - bpf_t0))" -v c="$((bpf_c1 - bpf_c0))" 'BEGIN {
     if (c > 0) printf "eBPF flow counter: %d runs, %.0f ns/run (in softirq, charged to no process above)\n", c, t / c
 }'
@@ -114,6 +130,7 @@ udp = [f for f in s.get("flows") or [] if f["proto"] == "udp" and f["dst"].endsw
 counted = sum(f["packets"] for f in udp)
 print(f"snapshot --json: flow counts by {c.get('flow_counts')}; generator flow {counted} packets "
       f"({counted / max(arrived, 1):.4f} of arrived, the flow also counts the run's first and last seconds)")
-print(f"capture: {c.get('packets')} packets, dropped by kernel {c.get('kernel_dropped')}")
+print(f"capture: {c.get('packets')} packets (sampled 1 in {c.get('sample_every')}, scaled), "
+      f"dropped by kernel {c.get('kernel_dropped')}")
 EOF
 grep -m1 -o 'counts[^│]*' "$WORK/screen" | head -1 | sed 's/^/live view header: /' || true

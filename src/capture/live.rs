@@ -12,6 +12,7 @@ mod tap;
 pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 
 use super::ring::{Ring, RingOptions, RingStats, permission_message};
+use super::sampling;
 use crate::collect::netns::{self, Target};
 use crate::model::capture::{CaptureSample, SAMPLE_FLOWS};
 use crate::packet::decode::{Summary, summarize};
@@ -95,12 +96,20 @@ struct Shared {
     dns: crate::packet::dns_passive::Matcher,
     /// A recorder's copy of the packets, while one is attached.
     tap: Option<tap::Tap>,
+    /// The ring keeps one in so many packets that are not control ones.
+    sample_every: u32,
+    /// The kernel counts every packet of the captured interfaces, so the
+    /// capture may sample (see `Capture::set_kernel_counts`).
+    kernel_counts_all: bool,
+    /// The kernel's "not counted" packets when last told.
+    not_counted: u64,
 }
 
 /// Accounts one packet that passed the filter (live and replay alike).
+/// A sampled packet counts as `shared.table.weight` packets.
 fn account(shared: &mut Shared, s: &Summary, ts: Timestamp, orig_len: u32, data: &[u8]) {
-    shared.packets += 1;
-    shared.bytes += u64::from(s.wire_len);
+    shared.packets += shared.table.weight;
+    shared.bytes += shared.table.weight * u64::from(s.wire_len);
     shared.newest_packet_t = shared.newest_packet_t.max(ts.as_secs_f64());
     shared.table.add_packet(s, data, ts.as_secs_f64());
     shared.keep(ts, orig_len, data, s);
@@ -122,7 +131,16 @@ impl Shared {
             watch: None,
             dns: crate::packet::dns_passive::Matcher::new(DNS_TIMEOUT_S),
             tap: None,
+            sample_every: 1,
+            kernel_counts_all: false,
+            not_counted: 0,
         }
+    }
+
+    /// Every packet is owed to someone: flow counts (the kernel does not
+    /// count them all), a filter's flows, a drill-down, a recording.
+    fn owes_every_packet(&self, filtering: bool) -> bool {
+        !self.kernel_counts_all || filtering || self.watch.is_some() || self.tap.is_some()
     }
 
     /// Keeps a copy of the packet in the recent ring (reusing the oldest
@@ -328,6 +346,18 @@ impl Capture {
         }
     }
 
+    /// What the kernel's flow counter counts, each sample: `all` when it
+    /// counts every packet of the captured interfaces, `not_counted` its
+    /// running total of packets its map had no room for. The capture
+    /// samples only while all are counted and none went uncounted since
+    /// the last call.
+    pub fn set_kernel_counts(&self, all: bool, not_counted: u64) {
+        let mut shared = lock(&self.shared);
+        let grew = not_counted > shared.not_counted;
+        shared.not_counted = not_counted;
+        shared.kernel_counts_all = all && !grew;
+    }
+
     /// Seconds after which a DNS query seen without a response counts as
     /// a timeout (the client's resolver timeout).
     pub fn set_dns_timeout(&self, seconds: f64) {
@@ -411,6 +441,7 @@ impl Capture {
             refused: shared.table.refusals.sample(),
             newest_packet_t: shared.newest_packet_t,
             kernel_counts: None,
+            sample_every: shared.sample_every,
         }
     }
 }
@@ -494,6 +525,21 @@ struct Engine {
     formatter: Formatter,
 }
 
+/// Sets how sparsely the ring samples: every packet while one is owed,
+/// else from the packets that passed the filter in the last `seconds`
+/// (None: keep the rate). A filter the kernel refuses leaves the old one,
+/// which `sample_every` then still names.
+fn pace(ring: &mut Ring, shared: &mut Shared, filtering: bool, passed: Option<(u64, f64)>) {
+    let every = ring.sample_every();
+    let next = match passed {
+        _ if shared.owes_every_packet(filtering) => 1,
+        Some((passed, seconds)) => sampling::next_every(every, passed, seconds),
+        None => every,
+    };
+    let _ = ring.set_sample_every(next);
+    shared.sample_every = ring.sample_every();
+}
+
 impl Engine {
     fn run(&mut self) {
         let linktype = self.ring.linktype();
@@ -501,6 +547,7 @@ impl Engine {
         let mut unprinted = 0u64;
         let mut last_send = Instant::now();
         let mut last_stats = Instant::now();
+        let mut passed_before = 0u64;
         let mut line = String::with_capacity(256);
         while !self.stop.load(Ordering::Relaxed) {
             loop {
@@ -523,9 +570,14 @@ impl Engine {
             {
                 let mut shared = lock(&self.shared);
                 let shared = &mut *shared;
+                if shared.owes_every_packet(self.filter.is_some()) {
+                    pace(&mut self.ring, shared, self.filter.is_some(), None);
+                }
+                let every = self.ring.sample_every();
                 let filter = &self.filter;
                 let formatter = &mut self.formatter;
                 self.ring.drain(|p| {
+                    shared.table.weight = sampling::weight(every, linktype, p.data);
                     let s = summarize(linktype, p.data, p.orig_len);
                     // Before the display filter: DNS figures do not depend
                     // on what the Flows tab is filtering for.
@@ -559,12 +611,22 @@ impl Engine {
                 });
             }
             if last_stats.elapsed() >= Duration::from_secs(1) {
+                let seconds = last_stats.elapsed().as_secs_f64();
                 last_stats = Instant::now();
                 let stats = self.ring.stats();
+                let passed = stats.received - passed_before;
+                passed_before = stats.received;
                 let now = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0.0, |d| d.as_secs_f64());
                 let mut shared = lock(&self.shared);
+                let filtering = self.filter.is_some();
+                pace(
+                    &mut self.ring,
+                    &mut shared,
+                    filtering,
+                    Some((passed, seconds)),
+                );
                 shared.stats = stats;
                 shared.table.expire(now);
                 shared.dns.expire(now);

@@ -4,6 +4,7 @@
 pub mod live;
 pub mod pcap_file;
 pub mod ring;
+pub mod sampling;
 
 /// This machine for the packet printer: the local time zone (TZ) and the
 /// interface names of the calling thread's network namespace.

@@ -14,10 +14,13 @@
 //! - On a loopback device every packet is seen twice, once leaving and once
 //!   arriving: the PACKET_OUTGOING copy is skipped, as libpcap does.
 //! - The snap length is enforced in the kernel with a one-instruction
-//!   classic BPF program (`ret #snaplen`), so only that much is copied.
+//!   classic BPF program (`ret #snaplen`), so only that much is copied;
+//!   the live view swaps in a sampling program (`capture::sampling`)
+//!   while the kernel counts the flows.
 //! - PACKET_STATISTICS gives what the kernel saw and dropped; reading it
 //!   resets it, so the counts are accumulated here.
 
+use super::sampling;
 use crate::packet::decode::linktype;
 use crate::packet::format::Timestamp;
 use anyhow::{Result, anyhow};
@@ -106,6 +109,8 @@ pub struct Ring {
     cooked: bool,
     linktype: u32,
     snaplen: u32,
+    /// One packet in this many of those not always kept reaches the ring.
+    every: u32,
     stats: RingStats,
     scratch: Vec<u8>,
 }
@@ -143,6 +148,21 @@ fn setsockopt<T>(fd: i32, level: i32, name: i32, value: &T, what: &str) -> Resul
         return Err(os_error(what));
     }
     Ok(())
+}
+
+/// Puts a classic BPF program on the socket (replacing the one before).
+fn attach_filter(fd: i32, program: &[libc::sock_filter]) -> Result<()> {
+    let fprog = libc::sock_fprog {
+        len: u16::try_from(program.len()).map_err(|_| anyhow!("filter too long"))?,
+        filter: program.as_ptr().cast_mut(),
+    };
+    setsockopt(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_ATTACH_FILTER,
+        &fprog,
+        "cannot set the capture's socket filter",
+    )
 }
 
 /// The interface index for a name in the current namespace, or a one-line
@@ -203,23 +223,7 @@ impl Ring {
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         let s = fd.as_raw_fd();
         // Truncate in the kernel: `ret #snaplen`.
-        let mut program = [libc::sock_filter {
-            code: 0x06,
-            jt: 0,
-            jf: 0,
-            k: options.snaplen,
-        }];
-        let fprog = libc::sock_fprog {
-            len: 1,
-            filter: program.as_mut_ptr(),
-        };
-        setsockopt(
-            s,
-            libc::SOL_SOCKET,
-            libc::SO_ATTACH_FILTER,
-            &fprog,
-            "cannot set the snap length",
-        )?;
+        attach_filter(s, &sampling::program(0, options.snaplen, 1))?;
         let version: libc::c_int = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
         setsockopt(
             s,
@@ -288,6 +292,7 @@ impl Ring {
                 linktype::ETHERNET
             },
             snaplen: options.snaplen,
+            every: 1,
             stats: RingStats::default(),
             scratch: Vec::with_capacity(options.snaplen as usize + 16),
         };
@@ -320,6 +325,25 @@ impl Ring {
 
     pub fn snaplen(&self) -> u32 {
         self.snaplen
+    }
+
+    /// Samples from now on: control packets and one in `every` of the rest
+    /// (`capture::sampling`); 1 keeps every packet.
+    pub fn set_sample_every(&mut self, every: u32) -> Result<()> {
+        let every = every.clamp(1, sampling::MOST);
+        if every != self.every {
+            // The link header is in the data on a raw socket only.
+            let net = if self.cooked { 0 } else { 14 };
+            let program = sampling::program(net, self.snaplen, every);
+            attach_filter(self.fd.as_raw_fd(), &program)?;
+            self.every = every;
+        }
+        Ok(())
+    }
+
+    /// See `set_sample_every`.
+    pub fn sample_every(&self) -> u32 {
+        self.every
     }
 
     /// The most bytes one packet this ring yields can hold: the snap length,

@@ -48,12 +48,23 @@ pub struct CaptureSample {
     /// or why not; None: the capture counted them (older recordings).
     #[serde(default)]
     pub kernel_counts: Option<super::flow_counts::KernelCounts>,
+    /// The capture kept one in so many packets that are not control ones
+    /// (TCP SYN/FIN/RST, DNS, ICMP, not IP), the kernel counting them all;
+    /// its own counts are scaled by it. 0 or 1: every packet (0 in older
+    /// recordings).
+    #[serde(default)]
+    pub sample_every: u32,
 }
 
 impl CaptureSample {
     /// The kernel counted the flows' bytes and packets (not the capture).
     pub fn counted_by_kernel(&self) -> bool {
         super::flow_counts::KernelCounts::counting(self.kernel_counts.as_ref())
+    }
+
+    /// One in how many packets the capture samples, when it samples.
+    pub fn sampled(&self) -> Option<u32> {
+        (self.sample_every > 1).then_some(self.sample_every)
     }
 
     /// The flows' counts are lower bounds: the capture counted them and

@@ -70,6 +70,15 @@ impl KernelCounts {
     }
 }
 
+impl KernelFlows {
+    /// The kernel counts every packet a capture on `iface` ("any": every
+    /// interface) sees.
+    pub fn counts_all_of(&self, iface: &str) -> bool {
+        self.unavailable.is_none()
+            && (iface == "any" || self.interfaces.iter().any(|(_, name)| name == iface))
+    }
+}
+
 /// A direction-independent flow: protocol and the two endpoints, lower
 /// first (as the capture's flow table keys them).
 type Both = (u8, SocketAddr, SocketAddr);

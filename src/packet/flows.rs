@@ -240,6 +240,9 @@ pub struct FlowTable {
     pub other_packets: u64,
     /// SYNs answered by an RST, per refusing port and peer.
     pub refusals: super::refusals::Refusals,
+    /// Packets the next `add` stands for (a sampled capture keeps one in
+    /// so many): packet, byte and retransmit counts grow by this much.
+    pub weight: u64,
 }
 
 impl FlowTable {
@@ -255,6 +258,7 @@ impl FlowTable {
             bytes: 0,
             other_packets: 0,
             refusals: Default::default(),
+            weight: 1,
         }
     }
 
@@ -276,10 +280,11 @@ impl FlowTable {
 
     /// Accounts one packet seen at time `t` (seconds).
     pub fn add(&mut self, s: &Summary, t: f64) {
-        self.packets += 1;
-        self.bytes += u64::from(s.wire_len);
+        let weight = self.weight;
+        self.packets += weight;
+        self.bytes += weight * u64::from(s.wire_len);
         let Some((key, reverse)) = FlowKey::of(s) else {
-            self.other_packets += 1;
+            self.other_packets += weight;
             return;
         };
         let slot = match self.last {
@@ -288,8 +293,8 @@ impl FlowTable {
         };
         self.last = Some((key, slot));
         let flow = &mut self.slots[slot];
-        flow.packets += 1;
-        flow.bytes += u64::from(s.wire_len);
+        flow.packets += weight;
+        flow.bytes += weight * u64::from(s.wire_len);
         flow.last_seen = t;
         if flow.notes.len() == NOTES_PER_FLOW {
             flow.notes.pop_front();
@@ -307,7 +312,7 @@ impl FlowTable {
             let refused = s.tcp_flags & 4 != 0
                 && flow.state == TcpState::SynSent
                 && reverse != flow.initiator_is_b;
-            tcp(flow, s, reverse, t);
+            tcp(flow, s, reverse, t, weight);
             if let Some(analysis) = flow.analysis.as_mut() {
                 analysis.add(&Seg::of(s, reverse, t));
             }
@@ -430,7 +435,7 @@ impl FlowTable {
     }
 }
 
-fn tcp(flow: &mut Flow, s: &Summary, reverse: bool, t: f64) {
+fn tcp(flow: &mut Flow, s: &Summary, reverse: bool, t: f64, weight: u64) {
     const FIN: u8 = 1;
     const SYN: u8 = 2;
     const RST: u8 = 4;
@@ -468,7 +473,7 @@ fn tcp(flow: &mut Flow, s: &Summary, reverse: bool, t: f64) {
     if len > 0 {
         let end = s.tcp_seq.wrapping_add(len);
         match flow.next_seq[dir] {
-            Some(high) if (end.wrapping_sub(high) as i32) <= 0 => flow.retransmits += 1,
+            Some(high) if (end.wrapping_sub(high) as i32) <= 0 => flow.retransmits += weight,
             Some(high) if (end.wrapping_sub(high) as i32) > 0 => flow.next_seq[dir] = Some(end),
             _ => flow.next_seq[dir] = Some(end),
         }

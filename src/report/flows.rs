@@ -26,6 +26,10 @@ pub struct CaptureJson<'a> {
     /// The flows' counts are lower bounds: the capture counted them and
     /// dropped packets.
     flow_counts_short: bool,
+    /// The capture kept control packets and one in this many of the rest
+    /// (1: every packet): the kernel counts them all, so packet lines and
+    /// the capture's own totals are a sample.
+    sample_every: u32,
     /// The kernel's counting: how it attached, its totals and what its map
     /// had no room for, or why it did not count.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,6 +92,7 @@ pub fn json<'a>(
             "capture"
         },
         flow_counts_short: c.counts_short(),
+        sample_every: c.sample_every.max(1),
         kernel_counts: c.kernel_counts.as_ref(),
     };
     let flows = c

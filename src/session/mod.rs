@@ -151,6 +151,10 @@ impl Session {
 /// results since the last call (None: leave them for the next sample).
 pub fn fill(sample: &mut Sample, capture: Option<&Capture>, dns: Option<&DnsMonitor>) {
     if let Some(capture) = capture {
+        if let Some(kernel) = &sample.flow_counts {
+            let all = kernel.counts_all_of(capture.iface());
+            capture.set_kernel_counts(all, kernel.not_counted_packets);
+        }
         let mut summary = capture.summary();
         if let Some(kernel) = sample.flow_counts.take() {
             let mono_to_wall = sample.t - sample.mono;

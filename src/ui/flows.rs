@@ -64,7 +64,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let table_height = table_height(rest.height, rows.len());
     let [packets, table] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(table_height)]).areas(rest);
-    render_packets(frame, packets, app, theme);
+    let sampled = capture.and_then(CaptureSample::sampled);
+    render_packets(frame, packets, app, sampled, theme);
     render_table(frame, table, app, rows, theme);
 }
 
@@ -152,6 +153,10 @@ fn counts_note(c: &CaptureSample, theme: Theme) -> Span<'static> {
             ),
             theme.warn(),
         ),
+        Some(k) if c.sampled().is_some() => Span::styled(
+            format!("  counts: kernel ({}); lines sampled", k.attach),
+            theme.dim(),
+        ),
         Some(k) if c.kernel_dropped > 0 => Span::styled(
             format!("  counts: kernel ({}), exact; packet lines thin", k.attach),
             theme.warn(),
@@ -194,10 +199,14 @@ fn render_editor(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-fn render_packets(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+/// `sampled`: the capture keeps one in so many packets (control packets
+/// all), so the lines are a sample.
+fn render_packets(frame: &mut Frame, area: Rect, app: &App, sampled: Option<u32>, theme: Theme) {
     let frozen = app.flows.frozen_at.is_some() || app.paused();
     let title = if frozen {
         " Packets (frozen: F follows) ".to_string()
+    } else if let Some(every) = sampled {
+        format!(" Packets (sampled 1 in {every}) ")
     } else {
         format!(" Packets (following, {} kept) ", app.flows.packets.len())
     };

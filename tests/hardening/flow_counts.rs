@@ -312,3 +312,260 @@ fn a_forwarded_flow_is_counted_once_in_the_router() {
         assert!(!text.contains("clsact"), "{dev}: {text}");
     }
 }
+
+/// In the receiver: a TCP listener on :5300 that holds what it accepts and
+/// a DNS responder on :53 (NOERROR, no answer), both gone after 30 s.
+const CONTROL_SERVER: &str = r#"
+import socket, threading, time
+end = time.time() + 30
+tcp = socket.socket(); tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+tcp.bind(("198.18.45.2", 5300)); tcp.listen(8); tcp.settimeout(0.5)
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+udp.bind(("198.18.45.2", 53)); udp.settimeout(0.5)
+held = []
+def accept():
+    while time.time() < end:
+        try: held.append(tcp.accept()[0])
+        except OSError: pass
+threading.Thread(target=accept, daemon=True).start()
+print("ready", flush=True)
+while time.time() < end:
+    try: query, peer = udp.recvfrom(512)
+    except OSError: continue
+    if len(query) >= 12:
+        udp.sendto(query[:2] + bytes([0x81, 0x80]) + query[4:], peer)
+"#;
+
+/// From the sender: one TCP handshake to :5300 and one DNS query for
+/// sampled.test to :53, answered within 2 s; prints "ok".
+const CONTROL_CLIENT: &str = r#"
+import socket, struct
+s = socket.create_connection(("198.18.45.2", 5300), timeout=2)
+q = struct.pack(">HHHHHH", 0x5a5a, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(p)]) + p for p in [b"sampled", b"test"]) + b"\0" + struct.pack(">HH", 1, 1)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)
+u.sendto(q, ("198.18.45.2", 53))
+answer = u.recv(512)
+s.close()
+print("ok" if answer[:2] == q[:2] else "bad answer", flush=True)
+"#;
+
+fn snapshot_of(ns: &Netns, count: &str, more: &[&str]) -> ChildGuard {
+    ChildGuard(
+        Command::new(NETLENS)
+            .args(["snapshot", "--json", "--interval", "1s", "--count", count])
+            .args(["--netns", &ns.name])
+            .args(more)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// 32-byte datagrams to the receiver's :5202 for `seconds`, capped at 600
+/// kpps (at most 600k packets a second of the run).
+fn flood(sender: &Netns, seconds: &str) -> ChildGuard {
+    spawn_in(
+        sender,
+        &[
+            NETLENS,
+            "load",
+            "udp",
+            "--to",
+            &format!("198.18.45.2:{UDP_PORT}"),
+            "--size",
+            "32",
+            "-b",
+            "153600k",
+            "-t",
+            seconds,
+            "--json",
+        ],
+    )
+}
+
+/// Waits for the flood; the packets it sent.
+fn flood_sent(mut flood: ChildGuard) -> u64 {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let stdout = flood.0.stdout.as_mut().unwrap();
+    stdout.read_to_end(&mut out).unwrap();
+    assert!(flood.0.wait().unwrap().success(), "the generator failed");
+    let last = crate::common::parse_lines(&out)
+        .pop()
+        .expect("the generator's summary");
+    crate::common::u64f(&last, "sent_packets")
+}
+
+/// The receiver side of a sampling test: its veth's drops so far.
+fn rx_dropped(receiver: &Netns) -> u64 {
+    let path = "/sys/class/net/nlc1b0/statistics/rx_dropped";
+    let out = ns_exec(&receiver.name, &["cat", path]);
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0)
+}
+
+/// The flood's flow in a sample: its packets.
+fn flood_packets(sample: &Value) -> u64 {
+    let to = format!("198.18.45.2:{UDP_PORT}");
+    sample["flows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["proto"] == "udp" && f["dst"] == to.as_str())
+        .map(|f| crate::common::u64f(f, "packets"))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The kernel's count of the flood equals what the generator sent, less
+/// what the receiving veth dropped before tc saw it; a few more are the
+/// generator's exchanges with the server on the same ports.
+fn counted_exactly(what: &str, counted: u64, sent: u64, dropped: u64) {
+    assert!(
+        counted + dropped >= sent && counted <= sent + 16,
+        "{what}: {counted} packets counted, {sent} sent, {dropped} dropped at the veth"
+    );
+}
+
+fn sampling_pair() -> (Netns, Netns, ChildGuard, ChildGuard) {
+    let sender = Netns::new("nlc1a");
+    let receiver = Netns::new("nlc1b");
+    link(
+        &sender,
+        "nlc1a0",
+        "198.18.45.1/24",
+        &receiver,
+        "nlc1b0",
+        "198.18.45.2/24",
+    );
+    let sink = spawn_in(
+        &receiver,
+        &[
+            NETLENS,
+            "load",
+            "serve",
+            "--bind",
+            "198.18.45.2",
+            "--port",
+            "5202",
+            "--duration",
+            "30s",
+        ],
+    );
+    let mut control = spawn_in(&receiver, &["python3", "-c", CONTROL_SERVER]);
+    let mut ready = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(control.0.stdout.as_mut().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    (sender, receiver, sink, control)
+}
+
+#[test]
+fn a_flood_is_sampled_and_control_packets_still_reach_the_capture() {
+    if !is_root() {
+        eprintln!(
+            "SKIP a_flood_is_sampled_and_control_packets_still_reach_the_capture: needs root"
+        );
+        return;
+    }
+    let (sender, receiver, _sink, _control) = sampling_pair();
+    let sampled = snapshot_of(&receiver, "10", &["--section", "flows,dns"]);
+    let whole = snapshot_of(&receiver, "10", &["--section", "flows", "--no-bpf"]);
+    thread::sleep(Duration::from_millis(1500));
+    let dropped_before = rx_dropped(&receiver);
+    let generator = flood(&sender, "6s");
+    thread::sleep(Duration::from_secs(3));
+    let client = ns_exec(
+        &sender.name,
+        &["timeout", "10", "python3", "-c", CONTROL_CLIENT],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&client.stdout).trim(),
+        "ok",
+        "{client:?}"
+    );
+    let sent = flood_sent(generator);
+    let dropped = rx_dropped(&receiver) - dropped_before;
+    let samples = crate::common::parse_lines(&finish(sampled));
+    let most = samples
+        .iter()
+        .map(|s| crate::common::u64f(&s["capture"], "sample_every"))
+        .max()
+        .unwrap_or(0);
+    // A state is the capture's (the kernel's own flows have "-"): it saw
+    // the SYN, SYN-ACK and FINs. The handshake's last ACK is a plain ACK,
+    // sampled like data, so the RTT is not asked for.
+    let handshake = samples
+        .iter()
+        .flat_map(|s| s["flows"].as_array().cloned().unwrap_or_default())
+        .find(|f| f["proto"] == "tcp" && f["dst"] == "198.18.45.2:5300" && f["state"] != "-");
+    let dns = samples
+        .iter()
+        .flat_map(|s| s["dns"]["passive"].as_array().cloned().unwrap_or_default())
+        .find(|r| r["name"] == "sampled.test" && r["server"] == "198.18.45.2:53");
+    let counted = flood_packets(samples.last().unwrap());
+    eprintln!(
+        "sampling: sent {sent}, kernel-counted {counted}, veth dropped {dropped}, \
+         sampled 1 in {most} at most, handshake {handshake:?}, dns {dns:?}"
+    );
+    assert!(
+        most > 1,
+        "the capture never sampled: {:?}",
+        samples.last().unwrap()["capture"]
+    );
+    assert!(handshake.is_some(), "the capture missed the handshake");
+    assert_eq!(
+        dns.expect("the capture missed the DNS query")["outcome"],
+        "ok"
+    );
+    counted_exactly("sampled capture", counted, sent, dropped);
+    let unsampled = crate::common::parse_lines(&finish(whole));
+    for sample in &unsampled {
+        assert_eq!(sample["capture"]["sample_every"], 1, "--no-bpf sampled");
+        assert_eq!(sample["capture"]["flow_counts"], "capture");
+    }
+}
+
+/// A capture stopped (SIGSTOP) for 2 s while a flood fills its ring drops
+/// packets; the kernel's counts do not. A capture filter keeps every
+/// packet owed to the capture, so the ring is not sampled here.
+#[test]
+fn a_stopped_capture_drops_and_the_kernel_counts_stay_exact() {
+    if !is_root() {
+        eprintln!("SKIP a_stopped_capture_drops_and_the_kernel_counts_stay_exact: needs root");
+        return;
+    }
+    let (sender, receiver, _sink, _control) = sampling_pair();
+    let snapshot = snapshot_of(&receiver, "8", &["--section", "flows", "--filter", "udp"]);
+    thread::sleep(Duration::from_millis(1500));
+    let dropped_before = rx_dropped(&receiver);
+    let generator = flood(&sender, "4s");
+    thread::sleep(Duration::from_millis(500));
+    let pid = snapshot.pid().to_string();
+    crate::common::run("kill", &["-STOP", &pid]);
+    thread::sleep(Duration::from_secs(2));
+    crate::common::run("kill", &["-CONT", &pid]);
+    let sent = flood_sent(generator);
+    let dropped = rx_dropped(&receiver) - dropped_before;
+    let samples = crate::common::parse_lines(&finish(snapshot));
+    let last = samples.last().unwrap();
+    let counted = flood_packets(last);
+    eprintln!(
+        "stopped capture: sent {sent}, kernel-counted {counted}, capture dropped {}, sampled 1 in {}",
+        last["capture"]["kernel_dropped"], last["capture"]["sample_every"]
+    );
+    assert!(
+        crate::common::u64f(&last["capture"], "kernel_dropped") > 0,
+        "{}",
+        last["capture"]
+    );
+    assert_eq!(last["capture"]["sample_every"], 1);
+    assert_eq!(last["capture"]["flow_counts"], "kernel");
+    counted_exactly("stopped capture", counted, sent, dropped);
+}
