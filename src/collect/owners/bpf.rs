@@ -78,18 +78,22 @@ pub fn load(netns: u32) -> Result<Walk, String> {
 }
 
 impl Walk {
-    /// Every socket's holders now, as changes since the last scan.
-    pub fn scan(&mut self, changes: &mut Vec<Change>) -> Result<(), String> {
-        let bytes = if self.netns == 0 {
-            run(self.sockets.as_fd(), None).map_err(|e| read_error(&e))?
-        } else {
-            let mut bytes = Vec::new();
-            for pid in self.processes()? {
-                bytes.extend(self.sockets_of(pid)?);
-            }
-            bytes
-        };
-        self.compare(&bytes, changes);
+    /// Every socket's holders now, as changes since the last scan: those
+    /// of the processes in the watched namespace, or with `host_wide` of
+    /// every process (a process elsewhere may hold one of its sockets, as
+    /// `ss -p` would find: a recheck, for sockets left without an owner).
+    pub fn scan(&mut self, host_wide: bool, changes: &mut Vec<Change>) -> Result<(), String> {
+        if self.netns == 0 || host_wide {
+            let bytes = run(self.sockets.as_fd(), None).map_err(|e| read_error(&e))?;
+            self.compare(&bytes, None, changes);
+            return Ok(());
+        }
+        let pids = self.processes()?;
+        let mut bytes = Vec::new();
+        for pid in &pids {
+            bytes.extend(self.sockets_of(*pid)?);
+        }
+        self.compare(&bytes, Some(&pids), changes);
         Ok(())
     }
 
@@ -136,9 +140,22 @@ impl Walk {
         Ok(bytes)
     }
 
-    /// The changes from the last scan's records to `bytes`.
-    fn compare(&mut self, bytes: &[u8], changes: &mut Vec<Change>) {
+    /// The changes from the last scan's records to `bytes`, the records of
+    /// the processes `scanned` (None: all): the others' stay as they were.
+    fn compare(
+        &mut self,
+        bytes: &[u8],
+        scanned: Option<&BTreeSet<u32>>,
+        changes: &mut Vec<Change>,
+    ) {
         let mut now = HashMap::with_capacity(bytes.len() / RECORD);
+        if let Some(scanned) = scanned {
+            now.extend(
+                self.last
+                    .iter()
+                    .filter(|((pid, _), _)| !scanned.contains(pid)),
+            );
+        }
         let mut names: HashMap<u32, ProcessName> = HashMap::new();
         for record in bytes.chunks_exact(RECORD) {
             let (pid, fd, inode) = (word(record, 0), word(record, 4), word(record, 8));

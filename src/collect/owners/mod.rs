@@ -209,7 +209,9 @@ impl OwnerLookup {
             netns,
             all_netns: false,
             live: HashSet::new(),
-            next_recheck: Instant::now() + RECHECK,
+            // The first socket left without an owner by the namespace's
+            // processes is looked for at once; later ones within the rule.
+            next_recheck: Instant::now(),
             stop: Arc::clone(&stop),
             answered: Arc::clone(&answered),
         };
@@ -366,7 +368,7 @@ impl Worker {
         }
         let started = Instant::now();
         let mut changes = Vec::new();
-        let failed = match self.kernel.as_mut().map(|k| k.scan(&mut changes)) {
+        let failed = match self.kernel.as_mut().map(|k| k.scan(recheck, &mut changes)) {
             Some(Ok(())) => None,
             Some(Err(why)) => Some(why),
             None => {
