@@ -208,13 +208,19 @@ fn every_subcommand_watches_the_namespace_it_runs_in() {
 
     // A connection that ends in NS is logged; one that ends on the host
     // meanwhile is not.
-    let conns = Command::new("ip")
+    let mut conns = Command::new("ip")
         .args(["netns", "exec", &ns.name, NETLENS, "--no-bpf", "conns"])
-        .args(["--json", "--duration", "3s"])
+        .args(["--json", "--duration", "4s"])
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start conns");
-    std::thread::sleep(Duration::from_millis(1500));
+    // Its first line says it is subscribed: closes from then on are seen.
+    // (The reader lives on: netlens may write to stderr again.)
+    let mut said = String::new();
+    let mut stderr = std::io::BufReader::new(conns.stderr.take().expect("stderr"));
+    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
+    assert!(said.contains(&ns.name), "conns: {said}");
     let connect_and_close = "import socket\n\
         s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n\
         c = socket.create_connection(s.getsockname()); a, _ = s.accept()\n\
@@ -239,6 +245,7 @@ fn every_subcommand_watches_the_namespace_it_runs_in() {
         .trim()
         .to_string();
     let logged = conns.wait_with_output().expect("conns ends");
+    drop(stderr);
     let logged = String::from_utf8_lossy(&logged.stdout);
     assert!(
         logged.contains(&format!("127.0.0.1:{in_ns_port}")),
