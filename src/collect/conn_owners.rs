@@ -8,12 +8,12 @@
 //! takes, and deletes, the entry of each connection whose end it reads.
 
 use super::tcp_destroy::Destroyed;
+use crate::collect::btf::chain;
 use crate::model::sockets::{ProcessName, SocketUser};
 use crate::text;
 use aya::maps::{HashMap as BpfHashMap, MapData};
 use aya::programs::{BtfTracePoint, TracePoint};
 use aya::{Btf, Ebpf, EbpfLoader};
-use std::error::Error;
 use std::net::{IpAddr, SocketAddr};
 
 /// The object, aligned for the ELF parser. Rebuilt by ebpf/build.sh; CI
@@ -201,26 +201,6 @@ fn tuple(netns: u32, local: SocketAddr, peer: SocketAddr) -> Option<Tuple> {
         _ => return None,
     }
     Some(key)
-}
-
-/// An error and its causes on one line, bounded.
-fn chain(error: &dyn Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let line = cause.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        source = cause.source();
-    }
-    let joined: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    text::bounded_name(&joined.join("; "))
 }
 
 /// What went wrong, with the fix when it is a missing privilege.

@@ -1,11 +1,11 @@
 //! Loads ebpf/drops.bpf.o (committed, built by ebpf/build.sh), attaches it
 //! to skb:kfree_skb and reads its per-CPU counts.
 
+use crate::collect::btf::chain;
 use aya::maps::{Array, MapData, PerCpuArray, PerCpuHashMap};
 use aya::programs::{BtfTracePoint, TracePoint};
 use aya::{Btf, Ebpf, EbpfLoader};
 use std::collections::HashMap;
-use std::error::Error;
 
 /// The object, aligned for the ELF parser. Rebuilt by ebpf/build.sh; CI
 /// checks it matches its source.
@@ -172,37 +172,6 @@ impl Program {
     }
 }
 
-/// An error and its causes on one line: a verifier log's lines are joined
-/// with "; " and the whole is cut at MAX_WHY characters.
-fn chain(error: &dyn Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let line = cause.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        source = cause.source();
-    }
-    one_line(&text)
-}
-
-const MAX_WHY: usize = 400;
-
-fn one_line(text: &str) -> String {
-    let joined = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ");
-    match joined.char_indices().nth(MAX_WHY) {
-        Some((cut, _)) => format!("{}...", &joined[..cut]),
-        None => joined,
-    }
-}
-
 /// What went wrong, with the fix when the cause is a known one.
 fn why(what: &str, cause: &str) -> String {
     let lockdown = std::fs::read_to_string("/sys/kernel/security/lockdown").unwrap_or_default();
@@ -222,22 +191,4 @@ fn why(what: &str, cause: &str) -> String {
         );
     }
     format!("{what}: {cause}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_verifier_log_becomes_one_bounded_line() {
-        let log = "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx()\n\n1: invalid mem access\n";
-        assert_eq!(
-            one_line(log),
-            "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx(); 1: invalid mem access"
-        );
-        let long = "x\n".repeat(1000);
-        let line = one_line(&long);
-        assert!(!line.contains('\n'));
-        assert!(line.chars().count() <= MAX_WHY + 3);
-    }
 }

@@ -19,6 +19,7 @@
 //! interface had none, and a direct-action `bpf` filter in it; on drop both
 //! filters are removed, and the qdisc too when netlens added it.
 
+use crate::collect::btf::chain;
 use crate::collect::rtnl::Rtnl;
 use aya::maps::{MapData, PerCpuArray, PerCpuHashMap};
 use aya::programs::tc::{self, SchedClassifierLinkId, TcAttachOptions};
@@ -294,22 +295,6 @@ impl Drop for Program {
         for attached in all {
             self.detach_links(attached);
         }
-    }
-}
-
-/// An error and its causes on one line, at most 300 characters (a
-/// verifier log is long).
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text = format!("{text}: {cause}");
-        source = cause.source();
-    }
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(300) {
-        Some((cut, _)) => format!("{}...", &line[..cut]),
-        None => line,
     }
 }
 

@@ -8,6 +8,7 @@
 //! compares the list with the last one.
 
 use super::Change;
+use crate::collect::btf::chain;
 use crate::model::sockets::{ProcessName, SocketUser};
 use crate::text;
 use aya::programs::{Iter, ProgramFd};
@@ -273,15 +274,4 @@ fn read_error(error: &io::Error) -> String {
 fn comm(raw: &[u8]) -> ProcessName {
     let end = raw.iter().position(|b| *b == 0).unwrap_or(raw.len());
     ProcessName::from(text::bounded_name_bytes(&raw[..end]))
-}
-
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
