@@ -6,8 +6,11 @@
 //! is bounded in packets and in seconds.
 #![allow(dead_code)]
 
+pub mod bpf_support;
 pub mod dns_server;
 pub mod exporter;
+pub mod heap;
+pub mod need;
 pub mod netns_traffic;
 pub mod path_chain;
 pub mod random;
@@ -15,11 +18,17 @@ pub mod socket_findings;
 pub mod tmux;
 pub mod transfer;
 
+// One binary may not use them all.
+#[allow(unused_imports)]
+pub use need::{heavy, host_alone, is_root, need, need_root, skip_unless_root};
+
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
 use std::sync::mpsc;
@@ -45,22 +54,11 @@ pub const UDP_FRAME_OVERHEAD: u64 = 14 + 20 + 8;
 
 /// Serialises `ip netns add/del`: concurrent first-time `ip netns add` calls
 /// race on the /run/netns bind mount.
-static NETNS_LOCK: Mutex<()> = Mutex::new(());
+pub static NETNS_LOCK: Mutex<()> = Mutex::new(());
 
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// Returns true (and prints the skip notice) when the test must be skipped.
-pub fn skip_unless_root() -> bool {
-    if is_root() {
-        false
-    } else {
-        eprintln!("SKIP netns_counters: needs root");
-        true
-    }
-}
+/// Namespace names in use by this process' tests: one binary runs every
+/// test, so two modules choosing the same tag would share a namespace.
+static NETNS_NAMES: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 /// True when `ip` lies in 198.18.0.0/15.
 pub fn is_bench_addr(ip: Ipv4Addr) -> bool {
@@ -115,6 +113,13 @@ impl Netns {
     /// IPv6 is disabled (all/default) right away, before any link exists.
     pub fn new(tag: &str) -> Netns {
         let name = format!("netlens-t{}-{}", std::process::id(), tag);
+        assert!(
+            NETNS_NAMES
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(name.clone()),
+            "two tests use the namespace tag {tag}: give one another"
+        );
         {
             let _g = NETNS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
             // A stale namespace of the same name can only come from a crashed
@@ -168,6 +173,10 @@ impl Netns {
 
 impl Drop for Netns {
     fn drop(&mut self) {
+        NETNS_NAMES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.name);
         let _g = NETNS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         match Command::new("ip")
             .args(["netns", "del", &self.name])
@@ -538,4 +547,42 @@ pub fn stop_for_stderr(child: &mut ChildGuard) -> String {
     }
     assert!(child.0.wait().unwrap().success(), "{stderr}");
     stderr
+}
+
+/// A python3 helper run in `ns`, killed (by PID) on drop. The socket
+/// helpers' scripts print "ready" once set up: see
+/// `socket_findings::wait_ready`.
+pub fn python_in(ns: &str, script: &str) -> ChildGuard {
+    ChildGuard(
+        Command::new("ip")
+            .args(["netns", "exec", ns, "python3", "-c", script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3"),
+    )
+}
+
+/// This process' scratch directory for `tag` (`netlens-TAG-PID` under the
+/// temporary directory), made if missing and shared by the tests that
+/// name it.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("netlens-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `name` in [`scratch_dir`]`(tag)`, no file there yet.
+pub fn scratch(tag: &str, name: &str) -> PathBuf {
+    let path = scratch_dir(tag).join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// A directory of one test's own (`netlens-KIND-TAG-PID`), emptied first.
+pub fn scratch_dir_for(kind: &str, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("netlens-{kind}-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }

@@ -1,6 +1,6 @@
 //! Namespaces joined to the test's own by a veth, with paced UDP into
 //! them, and their TCP sockets as `snapshot --json` and `ss -tan` list them
-//! (tests/all_netns.rs, tests/namespaces_tab.rs).
+//! (tests/system/all_netns.rs, tests/system/namespaces_tab.rs).
 //!
 //! Network safety: each test picks its own prefix and 198.18.0.0/15 /24s;
 //! every datagram goes from the test to a namespace it created, every
@@ -13,6 +13,16 @@ use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::thread;
 use std::time::{Duration, Instant};
+
+/// The `h27` set (198.18.234.0/24 and 198.18.235.0/24), which
+/// tests/system/netns_tab_columns.rs and netns_findings_list.rs share: its
+/// tests take turns, as they run in one process.
+static H27: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Held while a test uses the `h27` set.
+pub fn h27_turn() -> std::sync::MutexGuard<'static, ()> {
+    H27.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// One namespace of a test: `PREFIX-<pid>-K`, joined to the test's own
 /// namespace by a veth ("PREFIXh<pid>xK" here, "eth0" there), addressed
@@ -28,8 +38,12 @@ impl Ns {
     /// Namespace `k` of a test's set named `prefix` on 198.18.`base`+k.
     pub fn new(prefix: &'static str, base: u8, k: u8) -> Ns {
         let name = format!("{prefix}-{}-{k}", std::process::id());
-        let _ = Command::new("ip").args(["netns", "del", &name]).output();
-        run("ip", &["netns", "add", &name]);
+        {
+            // As Netns::new: concurrent `ip netns add` race on /run/netns.
+            let _g = NETNS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = Command::new("ip").args(["netns", "del", &name]).output();
+            run("ip", &["netns", "add", &name]);
+        }
         let ns = Ns {
             ns: Netns { name },
             k,

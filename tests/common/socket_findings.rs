@@ -2,23 +2,10 @@
 //! port-exhaustion, connect-timeout): python3 helpers in a namespace, a
 //! snapshot running beside them, `ss` rows to compare with.
 
-use super::{ChildGuard, NETLENS, ns_exec};
+use super::{ChildGuard, NETLENS, ns_exec, python_in};
 use serde_json::Value;
 use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
-
-/// A python3 helper run in `ns`, killed (by PID) on drop. It prints
-/// "ready" once set up: see `wait_ready`.
-pub fn python_in(ns: &str, script: &str) -> ChildGuard {
-    ChildGuard(
-        Command::new("ip")
-            .args(["netns", "exec", ns, "python3", "-c", script])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3"),
-    )
-}
 
 /// Reads the helper's lines up to "ready"; returns the lines before it.
 pub fn wait_ready(child: &mut ChildGuard) -> Vec<String> {

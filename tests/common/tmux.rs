@@ -1,9 +1,10 @@
-//! A private tmux server for screen tests: `tmux -L netlens-<tag>-<pid>`
+//! A private tmux server for screen tests: `tmux -L netlens-<tag>-<pid>-<n>`
 //! with TMUX_TMPDIR in a private directory and no user config, killed (only
 //! that server) on drop.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct Tmux {
@@ -16,11 +17,17 @@ pub struct Tmux {
 impl Tmux {
     /// None (and a SKIP line) when tmux is not installed.
     pub fn new(tag: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("SKIP: tmux is not installed (apt install tmux)");
+        if super::need(&["tmux"]) {
             return None;
         }
-        let socket = format!("netlens-{tag}-{}", std::process::id());
+        // The number: one process runs every test, and two modules may
+        // choose the same tag.
+        static MADE: AtomicU32 = AtomicU32::new(0);
+        let socket = format!(
+            "netlens-{tag}-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        );
         // Not the tests' own `netlens-<tag>-<pid>` work directories: a
         // test that removes its directory would take the server's socket
         // with it, and kill-server on drop would no longer reach it.

@@ -1,0 +1,163 @@
+//! Skipping a test that cannot run here: not root, or a tool it runs is not
+//! installed. One SKIP line names the test (libtest names each test's
+//! thread after it) and what is missing, with the Debian package to
+//! install, so `cargo test --release` passes on a box with only the Rust
+//! toolchain; .ci/run installs every package, so CI runs every test.
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// The Debian package that installs each tool the tests run.
+const PACKAGES: &[(&str, &str)] = &[
+    ("busybox", "busybox-static"),
+    ("conntrack", "conntrack"),
+    ("curl", "curl"),
+    ("fuse-overlayfs", "fuse-overlayfs"),
+    ("getent", "libc-bin"),
+    ("ip", "iproute2"),
+    ("iperf3", "iperf3"),
+    ("iptables", "iptables"),
+    ("kill", "procps"),
+    ("modprobe", "kmod"),
+    ("mount", "mount"),
+    ("nft", "nftables"),
+    ("nginx", "nginx"),
+    ("nsenter", "util-linux"),
+    ("openssl", "openssl"),
+    ("podman", "podman"),
+    ("prometheus", "prometheus"),
+    ("promtool", "prometheus"),
+    ("python3", "python3"),
+    ("setcap", "libcap2-bin"),
+    ("setpriv", "util-linux"),
+    ("ss", "iproute2"),
+    ("sysctl", "procps"),
+    ("tc", "iproute2"),
+    ("tcpdump", "tcpdump"),
+    ("tmux", "tmux"),
+    ("umount", "mount"),
+    ("unshare", "util-linux"),
+    ("useradd", "passwd"),
+    ("userdel", "passwd"),
+    ("wrk", "wrk"),
+];
+
+/// The running test's name ("module::test"), from its thread's name.
+pub fn test_name() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("a test helper")
+        .to_string()
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// True when `tool` is an executable file in a directory of $PATH (where
+/// Command looks for it).
+pub fn installed(tool: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        std::fs::metadata(Path::new(&dir).join(tool))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// The package to install for `tool`.
+pub fn package_of(tool: &str) -> &str {
+    PACKAGES
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map_or(tool, |(_, package)| package)
+}
+
+/// True (after printing `SKIP <test>: needs <tool> (apt-get install
+/// <package>)`) when one of `tools` is not installed: the test returns.
+pub fn need(tools: &[&str]) -> bool {
+    tools
+        .iter()
+        .find(|tool| !installed(tool))
+        .is_some_and(|tool| missing(tool))
+}
+
+/// Prints the SKIP line for a `tool` found missing (where the test looks
+/// for it itself); returns true.
+pub fn missing(tool: &str) -> bool {
+    eprintln!(
+        "SKIP {}: needs {tool} (apt-get install {})",
+        test_name(),
+        package_of(tool)
+    );
+    true
+}
+
+/// True (after one SKIP line) when this test cannot run here: not root,
+/// or one of `tools` is not installed. Else the test shares the host
+/// with the other root tests until it ends (see [`host_alone`]).
+pub fn need_root(tools: &[&str]) -> bool {
+    if !is_root() {
+        eprintln!("SKIP {}: needs root", test_name());
+        return true;
+    }
+    if need(tools) {
+        return true;
+    }
+    share_host();
+    false
+}
+
+/// Root tests share the host, except the few that change it for every
+/// namespace (net.ipv4.tcp_mem, nf_conntrack_max): those hold it alone.
+static HOST: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// This test's share of the host. libtest runs each test on a thread of
+    /// its own, so the share ends with the test, whichever way it returns.
+    static SHARE: RefCell<Option<RwLockReadGuard<'static, ()>>> = const { RefCell::new(None) };
+}
+
+fn share_host() {
+    SHARE.with(|share| {
+        let mut share = share.borrow_mut();
+        // Taken once: a second read lock behind a waiting writer would wait
+        // for this test itself.
+        if share.is_none() {
+            *share = Some(HOST.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        }
+    });
+}
+
+/// For a root test that changes what every namespace sees: waits until no
+/// other root test runs and keeps them out until the guard drops.
+pub fn host_alone() -> RwLockWriteGuard<'static, ()> {
+    // Its own share first, or it would wait for itself.
+    SHARE.with(|share| share.borrow_mut().take());
+    HOST.write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Root and iproute2, which every namespace test needs.
+pub fn skip_unless_root() -> bool {
+    need_root(&["ip"])
+}
+
+/// Tests that load the CPUs (floods, iperf3, wrk, thousands of
+/// connections, fuzzing) take turns: side by side they would slow each
+/// other and the waiting tests past their deadlines. Tests that only wait
+/// (tmux, timers, namespaces) run beside them and beside each other.
+static HEAVY: Mutex<()> = Mutex::new(());
+
+/// Held for the whole of a CPU-heavy test: `let _heavy = common::heavy();`.
+pub fn heavy() -> MutexGuard<'static, ()> {
+    // A heavy test that failed (and poisoned the lock) must not fail the
+    // next one too.
+    HEAVY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

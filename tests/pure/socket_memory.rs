@@ -1,0 +1,232 @@
+//! What one socket costs in memory (issue 21: 1M sockets against a 400 MB
+//! budget): the inline size of a SocketSample and its parts, and the heap
+//! one owner adds, printed (`cargo test --release --test pure socket_memory --
+//! --nocapture`) and bounded so a field added without thought shows here.
+
+use netlens::model::sockets::{Owners, SocketSample, SocketUser, TcpInfoSample};
+use std::mem::size_of;
+use std::net::SocketAddr;
+
+use crate::common::heap::{self, chunk, live, reset_peak};
+
+#[test]
+fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
+    let inline = size_of::<SocketSample>();
+    let parts = [
+        ("proto + state", 2),
+        ("local + peer (SocketAddr)", 2 * size_of::<SocketAddr>()),
+        ("recv_q, send_q, uid, inode", 16),
+        ("users (Owners, one owner inline)", size_of::<Owners>()),
+        (
+            "tcp (Option<TcpInfoSample>)",
+            size_of::<Option<TcpInfoSample>>(),
+        ),
+        ("drops, rcvbuf (Option<u32>)", 2 * size_of::<Option<u32>>()),
+        ("queue_streak, owner_denied, v6only, netns", 4 + 1 + 1 + 2),
+    ];
+    let named: usize = parts.iter().map(|(_, n)| n).sum();
+    for (what, n) in parts {
+        eprintln!("  {what:<44} {n:>4} B");
+    }
+    // One owner lives inside the socket (Owners); before, a Vec's buffer
+    // was a malloc chunk of one SocketUser on every copy. The process name
+    // is shared by every socket of the process (ProcessName), so a copy of
+    // the socket adds no name.
+    let vec_buffer = chunk(size_of::<SocketUser>());
+    let shared_name = chunk(16 + 15);
+    eprintln!(
+        "SocketSample: {inline} B inline ({named} B of fields, {} B padding), one owner \
+         included, no heap per copy (its name, {shared_name} B, once per process); \
+         before (a Vec of owners): {} B per copy",
+        inline - named.min(inline),
+        inline - size_of::<Owners>() + size_of::<Vec<SocketUser>>() + vec_buffer,
+    );
+    assert!(named <= inline, "a field is missing from the breakdown");
+    assert!(inline <= 216, "SocketSample grew to {inline} B");
+    assert_eq!(size_of::<SocketUser>(), 24);
+    assert_eq!(size_of::<Owners>(), 32, "one owner inline, and its length");
+    // A socket with one owner allocates nothing; one shared by two
+    // processes (a fork's inherited listener) spills to the heap.
+    let user = |pid| SocketUser {
+        process: "nginx".into(),
+        pid,
+        fd: 6,
+    };
+    let one: Owners = [user(1)].into_iter().collect();
+    assert!(!one.spilled());
+    let two: Owners = [user(1), user(2)].into_iter().collect();
+    assert!(two.spilled());
+}
+
+/// Owners of one process share its name: cloning a socket's owners (each
+/// sample does, for every socket) copies no name.
+#[test]
+fn owners_share_the_process_name() {
+    use netlens::model::sockets::ProcessName;
+    let name = ProcessName::from("hold-conns");
+    let a = SocketUser {
+        process: name.clone(),
+        pid: 7,
+        fd: 3,
+    };
+    let b = a.clone();
+    assert!(std::ptr::eq(a.process.as_str(), b.process.as_str()));
+    assert_eq!(b.process, "hold-conns");
+    // Stored and printed as a plain string, as before.
+    assert_eq!(
+        serde_json::to_string(&b).unwrap(),
+        r#"{"process":"hold-conns","pid":7,"fd":3}"#
+    );
+    let back: SocketUser = rmp_serde::from_slice(&rmp_serde::to_vec_named(&b).unwrap()).unwrap();
+    assert_eq!(back, b);
+}
+
+// ---- The heap (tests/common/heap.rs): what the pipeline keeps alive. ----
+
+use netlens::app::App;
+use netlens::app::tabs::Tab;
+use netlens::collect::SamplerEvent;
+use netlens::collect::conn_log::ConnLog;
+use netlens::model::Sample;
+use netlens::model::sockets::{Proto, TCP_ESTABLISHED};
+use std::time::Duration;
+
+/// Sockets of the generator (`hold-conns`): established loopback
+/// connections, one owner each (53 processes), tcp_info and meminfo.
+fn table(count: u32, second: u32) -> Vec<SocketSample> {
+    let names: Vec<netlens::model::sockets::ProcessName> =
+        (0..53).map(|_| "hold-conns".into()).collect();
+    (0..count)
+        .map(|i| SocketSample {
+            proto: Proto::Tcp,
+            state: TCP_ESTABLISHED,
+            local: SocketAddr::from(([127, 0, 0, 1], 2000 + (i / 19_000) as u16)),
+            peer: SocketAddr::from(([127, 0, 0, 1], 10_000 + (i % 50_000) as u16)),
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: 1_000_000 + i,
+            users: vec![SocketUser {
+                process: names[(i / 19_000) as usize % 53].clone(),
+                pid: 5000 + i / 19_000,
+                fd: 3 + i % 19_000,
+            }]
+            .into(),
+            owner_denied: false,
+            owner_pending: false,
+            tcp: Some(TcpInfoSample {
+                rtt_us: 20 + i % 7,
+                cwnd: 10,
+                mss: 65483,
+                rto_us: 201_000,
+                bytes_acked: 1,
+                last_send_ms: second * 1000,
+                ..Default::default()
+            }),
+            drops: Some(0),
+            rcvbuf: Some(131_072),
+            queue_streak: 0,
+            v6only: false,
+            netns: 0,
+        })
+        .collect()
+}
+
+fn sample(count: u32, second: u32) -> Sample {
+    Sample {
+        t: 1e9 + f64::from(second),
+        mono: f64::from(second),
+        sockets: table(count, second),
+        tcp: Some(Default::default()),
+        ..Default::default()
+    }
+}
+
+/// Sockets per measurement: enough that the per-socket figures dwarf the
+/// fixed costs; under the history's FREE_ELSEWHERE (50,000), so old lists
+/// are freed inline, before `take_prepared` returns, not on a thread.
+const COUNT: u32 = 40_000;
+
+fn per_socket(bytes: isize) -> f64 {
+    bytes as f64 / f64::from(COUNT)
+}
+
+/// What one socket table costs, and how many of them the live view's
+/// pipeline (the preparation worker, the history) keeps: after each sample
+/// is taken, and at its peak while the next is prepared. The sampler's
+/// table under construction comes on top (one more).
+#[test]
+fn the_live_pipeline_keeps_few_socket_tables() {
+    // The heap counts are the process's: measured with no other test beside.
+    if heap::alone() {
+        return;
+    }
+    let before = live();
+    let one = table(COUNT, 0);
+    let table_bytes = live() - before;
+    drop(one);
+    let per_table = per_socket(table_bytes);
+    eprintln!("one socket table: {per_table:.0} B per socket");
+
+    let mut app = App::new(Tab::Sockets, Duration::from_secs(1), false);
+    let mut prepared = app.start_preparing().unwrap();
+    let base = live();
+    let (mut kept, mut peak) = (0.0f64, 0.0f64);
+    for second in 0..8 {
+        let next = Box::new(sample(COUNT, second));
+        reset_peak();
+        app.on_sampler(SamplerEvent::Sample(next));
+        let ready = prepared.blocking_recv().unwrap();
+        app.take_prepared(ready);
+        if second >= 3 {
+            kept = kept.max(per_socket(live() - base));
+            peak = peak.max(per_socket(heap::peak() - base));
+        }
+    }
+    eprintln!(
+        "live view, {COUNT} sockets, 8 samples: {kept:.0} B per socket kept between \
+         samples ({:.2} tables), {peak:.0} B at the peak of a new sample ({:.2} tables)",
+        kept / per_table,
+        peak / per_table
+    );
+    // The shown sample's table, and while the next is prepared that one's
+    // too (the worker's); before, the previous sample's stayed as well
+    // (2.03 and 3.07 tables).
+    assert!(kept < 1.25 * per_table, "{kept:.0} B per socket kept");
+    assert!(
+        peak < 2.25 * per_table,
+        "{peak:.0} B per socket at the peak"
+    );
+    // On the Processes tab the previous sample keeps its table: its rates
+    // per socket are drawn from the two.
+    app.on_key(netlens::app::keymap::Key::Char('9'));
+    for second in 8..10 {
+        app.on_sampler(SamplerEvent::Sample(Box::new(sample(COUNT, second))));
+        app.take_prepared(prepared.blocking_recv().unwrap());
+    }
+    let with_previous = per_socket(live() - base);
+    eprintln!("Processes tab: {with_previous:.0} B per socket kept");
+    assert!(with_previous > 1.75 * per_table && with_previous < 2.25 * per_table);
+    drop(app);
+}
+
+/// The connection log remembers every TCP socket a dump saw (its owner and
+/// counters, for the log entry when it closes): bytes per socket.
+#[test]
+fn the_connection_log_remembers_little_per_socket() {
+    if heap::alone() {
+        return;
+    }
+    let sockets = table(COUNT, 0);
+    let cookies: Vec<u64> = (0..u64::from(COUNT)).map(|c| c + 1).collect();
+    let mut log = ConnLog::open(false);
+    let before = live();
+    log.observe(&sockets, &cookies, 1.0);
+    log.observe(&sockets, &cookies, 2.0);
+    let bytes = per_socket(live() - before);
+    eprintln!("connection log: {bytes:.0} B per socket");
+    // A sorted Vec of 128 B entries and the owner (32 B): it was a hash map
+    // of 136 B entries at twice as many buckets, 292 B per socket.
+    assert!(bytes < 180.0, "{bytes:.0} B per socket");
+    drop(log);
+}

@@ -1,0 +1,238 @@
+//! connect-refused against the kernel: a python3 client in one namespace
+//! connects to a port nothing listens on in another (the server listens on
+//! 127.0.0.1 only: "listens on another address"), at two rates. The
+//! server's namespace must name the refusals it sends (Tcp OutRsts), the
+//! client's the connects that failed (Tcp AttemptFails), each rate agreeing
+//! with the counters in the same JSON, those counters bracketed by nstat
+//! read just before and after, and the client's own count of
+//! ECONNREFUSED. Severity follows the rate. With the capture on (the
+//! default), both sides' summaries name the refusing address:port and the
+//! peer refused, at the rate the client's own log of ECONNREFUSED gives
+//! over the same interval.
+//!
+//! Network safety: traffic only between the two namespaces of this test
+//! (198.18.0.1 -> 198.18.0.2); the client is bounded (rate * 8 connects,
+//! 8 s); namespaces and helpers are removed by their guards.
+
+use crate::common;
+use crate::common::python_in;
+
+use common::{IP_A, IP_B, VethPair};
+use serde_json::Value;
+use std::time::Duration;
+
+/// nstat's absolute value of `name` in `ns`, without touching its history.
+fn nstat(ns: &str, name: &str) -> u64 {
+    let out = common::ns_exec(ns, &["nstat", "-asz", name]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some(name)).then(|| words.next()?.parse().ok())?
+        })
+        .unwrap_or_else(|| panic!("no {name} in nstat output: {text}"))
+}
+
+fn snapshot_of(ns: &str) -> std::process::Child {
+    common::spawn_snapshot(&[
+        "--section",
+        "findings,tcp",
+        "--count",
+        "3",
+        "--interval",
+        "1s",
+        "--netns",
+        ns,
+    ])
+}
+
+fn counter(sample: &Value, name: &str) -> u64 {
+    sample["tcp"]["counters"][name]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {name} in {}", sample["tcp"]["counters"]))
+}
+
+/// The finding in the last sample; its rate (the number before `marker`)
+/// against `counter`'s rise over the last interval of the same JSON, and
+/// the JSON's counters between nstat's `before` and `after`.
+fn check(samples: &[Value], marker: &str, name: &str, nstat: (u64, u64), severity: &str) -> f64 {
+    let last = samples.last().unwrap();
+    let finding = last["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "connect-refused")
+        .unwrap_or_else(|| panic!("no connect-refused: {last}"));
+    let summary = finding["summary"].as_str().unwrap();
+    eprintln!("{summary}");
+    assert_eq!(finding["severity"], severity, "{summary}");
+    let head = &summary[..summary
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in {summary}"))];
+    let per_s: f64 = head.rsplit(' ').next().unwrap().parse().unwrap();
+    let before = &samples[samples.len() - 2];
+    let seconds = last["t"].as_f64().unwrap() - before["t"].as_f64().unwrap();
+    let rise = counter(last, name) - counter(before, name);
+    let expected = rise as f64 / seconds;
+    // Nothing else in the namespace aborts connections: the rate is the
+    // counter's.
+    assert!(
+        (per_s - expected).abs() <= expected * 0.05 + 1.0,
+        "{per_s}/s in the finding, {name} +{rise} in {seconds:.3} s"
+    );
+    let (first, latest) = (counter(&samples[0], name), counter(last, name));
+    assert!(
+        nstat.0 <= first && first <= latest && latest <= nstat.1,
+        "nstat {name} {} .. {}, netlens {first} .. {latest}",
+        nstat.0,
+        nstat.1
+    );
+    assert_eq!(
+        finding["evidence"],
+        serde_json::json!({"tab": "tcp", "row": name})
+    );
+    per_s
+}
+
+/// The client's refused count at wall-clock time `t`: its last log line
+/// at or before `t`.
+fn refused_by(log: &[(f64, u64)], t: f64) -> u64 {
+    log.iter()
+        .take_while(|(at, _)| *at <= t)
+        .last()
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The last sample's connect-refused summary starts "refused N/s: " and
+/// names `port_name` ("198.18.0.2:8081 refused 198.18.0.1 (") at a rate
+/// within a few of the client's own count of ECONNREFUSED over the same
+/// interval.
+fn named_at_client_rate(samples: &[Value], port_name: &str, log: &[(f64, u64)]) {
+    let last = samples.last().unwrap();
+    let before = &samples[samples.len() - 2];
+    let finding = last["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "connect-refused")
+        .unwrap_or_else(|| panic!("no connect-refused: {last}"));
+    let summary = finding["summary"].as_str().unwrap();
+    assert!(summary.starts_with("refused "), "{summary}");
+    let at = summary
+        .find(port_name)
+        .unwrap_or_else(|| panic!("no {port_name:?} in {summary}"));
+    let rest = &summary[at + port_name.len()..];
+    let per_s: f64 = rest[..rest.find("/s)").unwrap()].parse().unwrap();
+    let (t0, t1) = (before["t"].as_f64().unwrap(), last["t"].as_f64().unwrap());
+    let client = (refused_by(log, t1) - refused_by(log, t0)) as f64 / (t1 - t0);
+    eprintln!("capture: {per_s}/s; client ECONNREFUSED {client:.1}/s");
+    assert!(
+        (per_s - client).abs() <= client * 0.05 + 2.0,
+        "capture {per_s}/s, client {client:.1}/s: {summary}"
+    );
+}
+
+fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
+    let (client_ns, server_ns) = (&pair.a.name, &pair.b.name);
+    // The service listens, but on loopback only.
+    let mut server = python_in(
+        server_ns,
+        &format!(
+            "import socket,time\n\
+             s=socket.socket(); s.bind(('127.0.0.1',{port})); s.listen(16)\n\
+             print('ready',flush=True); time.sleep(30)"
+        ),
+    );
+    {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(server.0.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "ready");
+    }
+    let mut client = python_in(
+        client_ns,
+        &format!(
+            "import socket,time\n\
+             t0=time.time(); n=0; refused=0\n\
+             while time.time()<t0+8:\n\
+             \x20   want=int((time.time()-t0)*{rate})\n\
+             \x20   while n<want:\n\
+             \x20       s=socket.socket(); s.settimeout(2)\n\
+             \x20       try: s.connect(('{IP_B}',{port}))\n\
+             \x20       except ConnectionRefusedError: refused+=1\n\
+             \x20       s.close(); n+=1\n\
+             \x20   print(time.time(),refused,flush=True)\n\
+             \x20   time.sleep(0.005)\n\
+             print('done',n,refused,flush=True)"
+        ),
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    let rsts_before = nstat(server_ns, "TcpOutRsts");
+    let fails_before = nstat(client_ns, "TcpAttemptFails");
+    let (server_view, client_view) = (snapshot_of(server_ns), snapshot_of(client_ns));
+    let (server_samples, client_samples) = (
+        common::snapshot_samples(server_view),
+        common::snapshot_samples(client_view),
+    );
+    let rsts_after = nstat(server_ns, "TcpOutRsts");
+    let fails_after = nstat(client_ns, "TcpAttemptFails");
+    let here = check(
+        &server_samples,
+        " connections/s",
+        "Tcp.OutRsts",
+        (rsts_before, rsts_after),
+        severity,
+    );
+    let there = check(
+        &client_samples,
+        " connects/s from here failed",
+        "Tcp.AttemptFails",
+        (fails_before, fails_after),
+        severity,
+    );
+    // Every connect the client made was refused: its count and the kernel's
+    // agree.
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut client.0.stdout.take().unwrap(), &mut text).unwrap();
+    let done = text.lines().last().unwrap();
+    let mut words = done
+        .strip_prefix("done ")
+        .unwrap_or_else(|| panic!("client did not finish: {done}"))
+        .split_whitespace()
+        .map(|w| w.parse::<u64>().unwrap());
+    let (made, refused) = (words.next().unwrap(), words.next().unwrap());
+    // The capture names the port and the peer on both sides, at the rate
+    // the client's log gives over the same interval.
+    let log: Vec<(f64, u64)> = text
+        .lines()
+        .filter(|l| !l.starts_with("done"))
+        .map(|l| {
+            let (t, n) = l.split_once(' ').unwrap();
+            (t.parse().unwrap(), n.parse().unwrap())
+        })
+        .collect();
+    let port_name = format!("{IP_B}:{port} refused {IP_A} (");
+    for samples in [&server_samples, &client_samples] {
+        named_at_client_rate(samples, &port_name, &log);
+    }
+    assert_eq!(made, refused, "{text}");
+    eprintln!("{rate}/s asked: refused here {here}/s, there {there}/s; {refused} refused in all");
+    assert!(
+        fails_after - fails_before <= refused,
+        "AttemptFails +{} but {refused} refused",
+        fails_after - fails_before
+    );
+}
+
+#[test]
+fn refused_connections_are_named_on_both_sides_at_two_rates() {
+    if crate::common::need_root(&["ip", "python3"]) {
+        return;
+    }
+    let pair = VethPair::new("countfindrst");
+    pair.b.ip(&["link", "set", "lo", "up"]);
+    refused_at(&pair, 8081, 25, "warn");
+    refused_at(&pair, 8082, 400, "crit");
+}

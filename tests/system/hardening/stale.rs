@@ -1,0 +1,189 @@
+//! Never stale unseen. A part that blocks for real (a
+//! container look-up on a user's podman API socket whose backlog is full)
+//! delays nothing but itself, and the samples say that part is late; the live view's
+//! header turns "stale" only when the whole sample is: the sampler thread
+//! itself stopped (ptrace, that one thread only), and "live" again once it
+//! goes on.
+
+use super::names::setup::{Contained, FullBacklog, MadeDir, TestUser, container_id};
+use super::names::snapshot;
+use crate::common::tmux::Tmux;
+use serde_json::Value;
+use std::time::Duration;
+
+/// The late parts a sample names.
+fn late_parts(sample: &Value) -> Vec<String> {
+    sample["late"]
+        .as_array()
+        .map(|late| {
+            late.iter()
+                .map(|l| l["part"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_blocked_lookup_is_late_alone_and_a_stopped_sampler_is_stale() {
+    let test = "a_blocked_lookup_is_late_alone_and_a_stopped_sampler_is_stale";
+    if crate::common::need_root(&["useradd", "userdel", "setpriv", "tmux"]) {
+        return;
+    }
+    // A rootless podman user without a store: netlens asks their API
+    // socket, whose backlog is full, so the look-up waits (for its own
+    // 500 ms deadline), longer than the 200 ms the sampler gives it.
+    let user = TestUser::new("s");
+    let dir = MadeDir::new(format!("/run/user/{}/podman", user.uid).into(), user.uid);
+    let _stuck = FullBacklog::new(&dir.path.join("podman.sock"));
+    let id = container_id("57a1e");
+    let Some(process) = Contained::start(test, &user, &format!("libpod-{id}.scope")) else {
+        return;
+    };
+
+    // Every sample comes on time and fresh; the ones taken while the
+    // look-up waits name the containers part late, with its age; nothing
+    // else is ever late.
+    let extra = ["--interval", "500ms", "--count", "12"];
+    let (samples, _) = snapshot(&extra, Duration::from_secs(30));
+    assert_eq!(samples.len(), 12);
+    let mut late_ages = Vec::new();
+    for sample in &samples {
+        let parts = late_parts(sample);
+        assert!(parts.iter().all(|p| p == "containers"), "{parts:?}");
+        if !parts.is_empty() {
+            late_ages.push(sample["late"][0]["age_ms"].as_u64().unwrap());
+        }
+        let age = sample["age"].as_f64().unwrap();
+        assert!(age < 0.5, "the sample was {age} s old when written");
+        let container = super::names::container_of(sample, process.pid());
+        assert_eq!(container["id"], id.as_str(), "{container}");
+    }
+    assert!(!late_ages.is_empty(), "no sample marked containers late");
+    assert!(late_ages.iter().all(|age| *age >= 200), "{late_ages:?}");
+    let gaps: Vec<f64> = samples
+        .windows(2)
+        .map(|s| s[1]["t"].as_f64().unwrap() - s[0]["t"].as_f64().unwrap())
+        .collect();
+    eprintln!("full API backlog: containers late at {late_ages:?} ms; gaps {gaps:?}");
+    assert!(gaps.iter().all(|gap| *gap < 0.9), "{gaps:?}");
+
+    live_view_turns_stale_only_with_its_sampler(test);
+}
+
+/// The live view in tmux: "live" with the late part and its age in the
+/// header; "stale" once its sampler thread is stopped; "live" again after.
+fn live_view_turns_stale_only_with_its_sampler(test: &str) {
+    let Some(tmux) = Tmux::new("stale") else {
+        return;
+    };
+    let home = std::env::temp_dir().join(format!("netlens-stale-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let command = format!(
+        "env TERM=tmux-256color HOME={} {} --no-capture --no-bpf --interval 500ms",
+        home.display(),
+        crate::common::NETLENS
+    );
+    tmux.start(220, 30, &home, &command);
+    let header = |screen: &str| screen.lines().next().unwrap_or("").to_string();
+    // The look-up is retried every 5 s, late each time.
+    let late = tmux.wait("live with containers late", Duration::from_secs(20), |s| {
+        let line = header(s);
+        (line.contains("live") && line.contains("late containers")).then_some(line)
+    });
+    assert!(!late.contains("stale"), "{late}");
+
+    let pane_pid = tmux.run(&["display-message", "-p", "-t", "t", "#{pane_pid}"]);
+    let Some(netlens) = netlens_in(pane_pid.trim()) else {
+        panic!("no netlens process under pane pid {pane_pid}");
+    };
+    let Some(sampler) = thread_named(netlens, "sampler") else {
+        panic!("netlens {netlens} has no thread named sampler");
+    };
+    let Some(stopped) = StoppedThread::stop(sampler) else {
+        eprintln!("SKIP {test} (stale half): cannot ptrace thread {sampler}");
+        let _ = std::fs::remove_dir_all(&home);
+        return;
+    };
+    // Two intervals (1 s) without a sample: stale, its age counting.
+    let stale = tmux.wait("stale", Duration::from_secs(10), |s| {
+        let line = header(s);
+        line.contains(" stale ").then_some(line)
+    });
+    assert!(!stale.contains("live"), "{stale}");
+    let seconds = tmux.wait("stale for 3 s", Duration::from_secs(10), |s| {
+        let line = header(s);
+        let after = line.split(" stale ").nth(1)?;
+        let seconds: u64 = after.split('s').next()?.trim().parse().ok()?;
+        (seconds >= 3).then_some(seconds)
+    });
+    eprintln!("header with the sampler stopped: {stale:?}, then stale {seconds}s");
+    drop(stopped);
+    tmux.wait("live again", Duration::from_secs(10), |s| {
+        let line = header(s);
+        (line.contains("live") && !line.contains("stale")).then_some(())
+    });
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The netlens process a tmux pane runs: the pane's own, or its child
+/// (the pane's shell, when it did not exec).
+pub fn netlens_in(pane_pid: &str) -> Option<u32> {
+    let pid: u32 = pane_pid.parse().ok()?;
+    let comm = |pid: u32| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    if comm(pid).trim() == "netlens" {
+        return Some(pid);
+    }
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    children
+        .split_whitespace()
+        .filter_map(|c| c.parse().ok())
+        .find(|c| comm(*c).trim() == "netlens")
+}
+
+/// The id of the thread of `pid` named `name`.
+pub fn thread_named(pid: u32, name: &str) -> Option<i32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+        .find(|task| {
+            std::fs::read_to_string(task.path().join("comm")).is_ok_and(|c| c.trim() == name)
+        })
+        .and_then(|task| task.file_name().to_str()?.parse().ok())
+}
+
+/// One thread of another process held in a ptrace stop (PTRACE_SEIZE and
+/// PTRACE_INTERRUPT stop only that thread; its process's other threads run
+/// on). Let go on drop, pass or fail.
+struct StoppedThread {
+    tid: libc::pid_t,
+}
+
+impl StoppedThread {
+    fn stop(tid: i32) -> Option<StoppedThread> {
+        let null = std::ptr::null_mut::<libc::c_void>();
+        // SAFETY: ptrace(2) and waitpid(2) on a thread id, with no memory
+        // passed but the status we own.
+        unsafe {
+            if libc::ptrace(libc::PTRACE_SEIZE, tid, null, null) != 0 {
+                return None;
+            }
+            let stopped = StoppedThread { tid };
+            if libc::ptrace(libc::PTRACE_INTERRUPT, tid, null, null) != 0 {
+                return None;
+            }
+            let mut status = 0;
+            if libc::waitpid(tid, &mut status, libc::__WALL) != tid {
+                return None;
+            }
+            Some(stopped)
+        }
+    }
+}
+
+impl Drop for StoppedThread {
+    fn drop(&mut self) {
+        let null = std::ptr::null_mut::<libc::c_void>();
+        // SAFETY: detaching the thread this test seized.
+        unsafe { libc::ptrace(libc::PTRACE_DETACH, self.tid, null, null) };
+    }
+}
