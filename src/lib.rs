@@ -3,7 +3,7 @@
 //! # Layers
 //!
 //! Each module imports only from its own row or the rows below it, and the
-//! modules of one row do not import each other in a loop. `tests/layers.rs`
+//! modules of one row do not import each other in a loop. `tests/docs/layers.rs`
 //! holds the same table and fails, naming the file and line, on an import
 //! that climbs.
 //!
@@ -55,7 +55,7 @@
 //!   `findings/catalogue/`. Its Prometheus alerting rule and the rule's
 //!   promtool unit test are generated (`export::alerts`; regenerate
 //!   assets/netlens-alerts.yml with NETLENS_UPDATE_README=1 cargo test
-//!   --release --test alerts).
+//!   --release --test docs alerts).
 //!   A kernel drop reason (`drop:<REASON>`, the Drops tab, `explain`) is one
 //!   row in `findings/catalogue/reasons.rs`.
 //! - A tab: its state and keys in `app/` implementing `app::view::TabView`,

@@ -11,7 +11,7 @@ pub mod netns;
 pub mod sections;
 
 /// README.md's "What netlens names" table, from the same names table the man
-/// page's FINDINGS renders (tests/readme.rs keeps README.md's copy fresh).
+/// page's FINDINGS renders (tests/docs/readme.rs keeps README.md's copy fresh).
 pub fn findings_table() -> String {
     let cell = |text: &str| text.replace('|', "\\|");
     let mut out = String::from("| id | what it means | evidence | fix |\n|---|---|---|---|\n");

@@ -135,7 +135,7 @@ fn death_info(b: &[u8]) -> Option<DeathInfo> {
 /// namespace's net.ipv4.tcp_syn_retries.
 ///
 /// Worked out on Linux 6.18 with real sockets in namespaces (the tests in
-/// tests/conn_log.rs repeat each case):
+/// tests/system/conn_log.rs repeat each case):
 ///
 /// 1. Counters zeroed (segs_out = segs_in = 0): tcp_disconnect() ran, which
 ///    a SO_LINGER 0 close and a failed blocking connect() both call. It

@@ -1,6 +1,6 @@
 //! The column titles each table has, as `[columns]` names them. The
 //! tables' own specs (widths, priorities) are in app and ui; the
-//! `config_column_titles` test in tests/config.rs checks they agree.
+//! `config_column_titles` test in tests/system/config.rs checks they agree.
 
 use super::Tab;
 
