@@ -9,7 +9,7 @@ use super::catalogue::{self, Entry, Level, Source};
 use super::{Evidence, Finding, Hold, IFACE_SATURATED, Severity};
 use crate::model::conntrack::ConntrackStats;
 use crate::model::cpu::{self, CpuRate};
-use crate::model::rates::{counter_rate, interval};
+use crate::model::rates::{counter_rate, interval, links_interval};
 use crate::model::tcp_rates::TcpRates;
 use crate::model::{InterfaceSample, LinkCounters, QdiscStats, Sample};
 
@@ -36,6 +36,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
                         continue;
                     };
                     let pick = |c: &LinkCounters| netdev(c, entry.name());
+                    let seconds = links_interval(previous, current, iface.netns);
                     if let (Some(b), Some(a)) = (pick(&before.counters), pick(&iface.counters))
                         && let Some(rate) = counter_rate(b, a, seconds)
                     {
@@ -57,6 +58,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
                     if saturated || a.handle != b.handle || a.kind != b.kind {
                         continue;
                     }
+                    let seconds = links_interval(previous, current, iface.netns);
                     if let (Some(b), Some(a)) = (qdisc(b, entry.name()), qdisc(a, entry.name()))
                         && let Some(rate) = counter_rate(b, a, seconds)
                     {
@@ -219,6 +221,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
                 for iface in &current.interfaces {
                     let before = previous.same_interface(iface);
                     let pick = |c: &LinkCounters| netdev(c, entry.name());
+                    let seconds = links_interval(previous, current, iface.netns);
                     let rate = before
                         .and_then(|b| Some((pick(&b.counters)?, pick(&iface.counters)?)))
                         .and_then(|(b, a)| counter_rate(b, a, seconds));
@@ -236,6 +239,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
                         .same_interface(iface)
                         .and_then(|i| i.qdisc.as_ref());
                     let pick = |q: &QdiscStats| qdisc(q, entry.name());
+                    let seconds = links_interval(previous, current, iface.netns);
                     let rate = before
                         .zip(iface.qdisc.as_ref())
                         .filter(|(b, a)| a.handle == b.handle && a.kind == b.kind)

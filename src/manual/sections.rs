@@ -31,8 +31,9 @@ from /run/netns as \fBip netns identify\fR prints it (so under
 .TP
 \fBage\fR, \fBlate[]\fR
 Seconds from when the sample was taken to when its line was written (from a
-recording: to when it was recorded). The parts that missed their deadline (three quarters of
-the interval) that tick: \fBpart\fR ("conntrack", "processes", "containers") and
+recording: to when it was recorded). The parts that missed their deadline that tick
+(half the interval for "interfaces", which the rest reads; three quarters for the others):
+\fBpart\fR ("interfaces", "neighbours", "conntrack", "processes", "containers") and
 \fBage_ms\fR, the age of the data shown for it (its last good collection; a part
 never collected shows empty). Left out when no part was late.
 .TP
@@ -559,8 +560,9 @@ namespace's ARP entries as node_exporter's arp collector names them:
 states), \fBnetlens_finding\fR{\fBid\fR,\fBseverity\fR} (gauge: how many instances of that
 finding are active), \fBnetlens_sample_timestamp_seconds\fR,
 \fBnetlens_sample_age_seconds\fR (seconds since the sample served was taken, at the
-scrape), \fBnetlens_collector_late\fR{\fBpart\fR} (gauge, 1 when conntrack, processes or
-containers missed their deadline and show their last good data) with
+scrape), \fBnetlens_collector_late\fR{\fBpart\fR} (gauge, 1 when interfaces, neighbours,
+conntrack, processes or containers missed their deadline and show their last good
+data; no interface rate is taken over a late read) with
 \fBnetlens_collector_data_age_seconds\fR{\fBpart\fR} (that data's age), and
 \fBnetlens_dns_probe_duration_seconds\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR} (histogram,
 only emitted when there are DNS probe results: \fB\-\-dns\-probe\fR; cumulative since the

@@ -19,7 +19,9 @@ pub fn interval(previous: &Sample, current: &Sample) -> f64 {
 
 /// The seconds between the two reads of namespace `netns`'s links and
 /// counters: its own read times where the samples have them
-/// (`NamespaceInfo::read_mono`), else the samples' times.
+/// (`NamespaceInfo::read_mono`, `Sample::links_mono` of a late link
+/// dump), else the samples' times. A late dump's counters are an earlier
+/// read's: over the same read the interval is 0, and no rate is taken.
 pub fn links_interval(previous: &Sample, current: &Sample, netns: u16) -> f64 {
     let read_at = |sample: &Sample| {
         sample
@@ -27,6 +29,7 @@ pub fn links_interval(previous: &Sample, current: &Sample, netns: u16) -> f64 {
             .iter()
             .find(|n| n.id == netns)
             .and_then(|n| n.read_mono)
+            .or(sample.links_mono)
             .unwrap_or(sample.mono)
     };
     read_at(current) - read_at(previous)
@@ -244,6 +247,22 @@ mod tests {
     #[test]
     fn rates_near_u64_max_do_not_overflow() {
         assert_eq!(counter_rate(u64::MAX - 10, u64::MAX, 2.0), Some(5.0));
+    }
+
+    /// A late link dump leaves the sample an earlier read's counters: no
+    /// rate over it (not a false 0), and the next read's rate is over the
+    /// whole time since that earlier read.
+    #[test]
+    fn a_late_link_read_gives_no_rate_and_the_next_spans_both_ticks() {
+        let first = sample(10.0, vec![iface(2, "eth0", counters(1_000, 100_000))]);
+        let mut late = sample(11.0, first.interfaces.clone());
+        late.links_mono = Some(10.0);
+        let rates = InterfaceRates::for_interface(Some(&first), &late, &late.interfaces[0]);
+        assert_eq!((rates.rx_packets, rates.rx_bytes), (None, None));
+        let next = sample(12.0, vec![iface(2, "eth0", counters(3_000, 500_000))]);
+        let rates = InterfaceRates::for_interface(Some(&late), &next, &next.interfaces[0]);
+        assert_eq!(rates.rx_packets, Some(1_000.0));
+        assert_eq!(rates.rx_bytes, Some(200_000.0));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::format;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
-use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, interval, sum_known};
+use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, links_interval, sum_known};
 use crate::model::{InterfaceRef, InterfaceSample, LinkCounters, netns};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -135,7 +135,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
         counters,
         before.map(|(_, b)| &b.counters),
         &iface.counters,
-        before.map_or(0.0, |(p, _)| interval(p, current)),
+        before.map_or(0.0, |(p, _)| links_interval(p, current, iface.netns)),
         theme,
     );
     let rx_trouble = sum_known([rates.rx_errors, rates.rx_dropped, rates.rx_overruns]);
@@ -206,7 +206,8 @@ fn series(app: &App, index: usize, at: &InterfaceRef) -> Series {
         if a.index != b.index {
             continue;
         }
-        let r = InterfaceRates::between(&a.counters, &b.counters, interval(before, after));
+        let seconds = links_interval(before, after, b.netns);
+        let r = InterfaceRates::between(&a.counters, &b.counters, seconds);
         let x = after.mono - now;
         let push = |list: &mut Vec<(f64, f64)>, value: Option<f64>| {
             if let Some(v) = value {
