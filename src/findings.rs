@@ -456,7 +456,7 @@ mod tests {
     }
 
     /// Every id evaluate() can raise (IDS, which the man page and export
-    /// list) has its entry in the names table the man page and README render,
+    /// list) has its entry in the names table the man page and docs/findings.md render,
     /// once; and the names table's own ids are well formed.
     #[test]
     fn every_id_is_in_the_names_table() {

@@ -10,8 +10,8 @@ pub mod connlog;
 pub mod netns;
 pub mod sections;
 
-/// README.md's "What netlens names" table, from the same names table the man
-/// page's FINDINGS renders (tests/readme.rs keeps README.md's copy fresh).
+/// docs/findings.md's table, from the same names table the man page's
+/// FINDINGS renders (tests/readme.rs keeps the page's copy fresh).
 pub fn findings_table() -> String {
     let cell = |text: &str| text.replace('|', "\\|");
     let mut out = String::from("| id | what it means | evidence | fix |\n|---|---|---|---|\n");
