@@ -58,6 +58,11 @@
 //!   --release --test alerts).
 //!   A kernel drop reason (`drop:<REASON>`, the Drops tab, `explain`) is one
 //!   row in `findings/catalogue/reasons.rs`.
+//! - An interface counter: a field of `model::LinkCounters` (filled in
+//!   `collect/link.rs`) and one row in `model/netdev.rs` with its names for
+//!   JSON, the text table, the detail screen and the exporter (a test fails
+//!   on a field without a row). An snmp/netstat counter read by name: a
+//!   constant in `model/snmp.rs`.
 //! - A tab: its state and keys in `app/` implementing `app::view::TabView`,
 //!   its keys in `app/keymap.rs`, its drawing in `ui/`, its name in
 //!   `config::Tab`.
