@@ -8,6 +8,7 @@ use super::table::{self, Window};
 use super::view::{self, Reply, Shown, TabView};
 use crate::model::filter::rows::{InSample, netns_of, parse_end};
 use crate::model::filter::{End, FilterFields, Side};
+use crate::model::netdev;
 use crate::model::rates::{InterfaceRates, interface_util};
 use crate::model::{InterfaceRef, InterfaceSample, Sample};
 use std::cmp::Ordering;
@@ -151,16 +152,16 @@ impl Row<'_> {
         let r = &self.rates;
         match column {
             Column::Name | Column::State | Column::Netns => None,
-            Column::RxPackets => r.rx_packets,
-            Column::TxPackets => r.tx_packets,
-            Column::RxKBytes => r.rx_bytes.map(|b| b / 1024.0),
-            Column::TxKBytes => r.tx_bytes.map(|b| b / 1024.0),
+            Column::RxPackets => r.rate(&netdev::RX_PACKETS),
+            Column::TxPackets => r.rate(&netdev::TX_PACKETS),
+            Column::RxKBytes => r.rate(&netdev::RX_BYTES).map(|b| b / 1024.0),
+            Column::TxKBytes => r.rate(&netdev::TX_BYTES).map(|b| b / 1024.0),
             Column::Util => self.util,
             Column::Errors => r.errors_total(),
             Column::Dropped => r.dropped_total(),
-            Column::Overruns => r.rx_overruns,
-            Column::Carrier => r.tx_carrier,
-            Column::Collisions => r.collisions,
+            Column::Overruns => r.rate(&netdev::RX_OVER_ERRORS),
+            Column::Carrier => r.rate(&netdev::TX_CARRIER_ERRORS),
+            Column::Collisions => r.rate(&netdev::COLLISIONS),
             Column::Mtu => Some(f64::from(self.iface.mtu)),
             Column::Speed => self.iface.link_speed().map(f64::from),
         }

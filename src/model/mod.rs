@@ -12,10 +12,12 @@ pub mod drops;
 pub mod filter;
 pub mod flow_counts;
 pub mod neigh;
+pub mod netdev;
 pub mod netns;
 pub mod path;
 pub mod processes;
 pub mod rates;
+pub mod snmp;
 pub mod sockets;
 pub mod tcp_rates;
 
