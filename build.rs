@@ -6,6 +6,14 @@
 #[allow(dead_code)]
 mod cli;
 
+#[path = "src/config/tab.rs"]
+#[allow(dead_code)]
+mod tab;
+/// cli.rs names the tabs as `crate::config::{ALL, Tab}`.
+mod config {
+    pub use super::tab::{ALL, Tab};
+}
+
 #[path = "src/units.rs"]
 #[allow(dead_code)]
 mod units;
@@ -40,6 +48,7 @@ use std::io::Write;
 fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
     println!("cargo:rerun-if-changed=src/units.rs");
+    println!("cargo:rerun-if-changed=src/config/tab.rs");
     println!("cargo:rerun-if-changed=src/app/keymap.rs");
     println!("cargo:rerun-if-changed=src/manual/sections.rs");
     println!("cargo:rerun-if-changed=src/manual/connlog.rs");

@@ -1,8 +1,9 @@
 //! Command-line definitions. This file imports nothing from the project but
-//! `units` (its value parsers): build.rs includes both with #[path] to
-//! render man/netlens.1. The conversions into the core's option structs are
-//! in commands::options.
+//! `units` (its value parsers) and `config::Tab` (the tab table): build.rs
+//! includes those with #[path] to render man/netlens.1. The conversions
+//! into the core's option structs are in commands::options.
 
+use crate::config::{ALL, Tab};
 use crate::units::{
     parse_dns_timeout, parse_duration, parse_duration_or_zero, parse_interval, parse_probe_rate,
     parse_probe_timeout, parse_rate, parse_request_rate, parse_size, parse_speed,
@@ -31,7 +32,7 @@ pub struct Cli {
 
     /// Tab to open first (default: the config's `tab`, else interfaces)
     #[arg(long, value_enum)]
-    pub tab: Option<TabName>,
+    pub tab: Option<Tab>,
 
     /// Only the tab's essentials, no header or footer: for small tmux panes
     /// (automatic below 60 columns or 12 rows)
@@ -520,18 +521,15 @@ pub enum Section {
     Processes,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TabName {
-    Interfaces,
-    Sockets,
-    Tcp,
-    Conntrack,
-    Dns,
-    Flows,
-    Load,
-    Drops,
-    Processes,
-    Namespaces,
+/// `--tab` takes the names of the tab table, `config::TABS`.
+impl ValueEnum for Tab {
+    fn value_variants<'a>() -> &'a [Self] {
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
 }
 
 // ---------------------------------------------------------------- load
