@@ -59,9 +59,9 @@
 //!   A kernel drop reason (`drop:<REASON>`, the Drops tab, `explain`) is one
 //!   row in `findings/catalogue/reasons.rs`.
 //! - A tab: its state and keys in `app/` implementing `app::view::TabView`,
-//!   its keys in `app/keymap.rs`, its drawing in `ui/`, its name, title
+//!   its keys in `app/keymap/bindings.rs`, its drawing in `ui/`, its name, title
 //!   and number key one row of `config::TABS`.
-//! - A subcommand: its clap arguments in `cli.rs`, a module in `commands/`
+//! - A subcommand: its clap arguments in `cli/`, a module in `commands/`
 //!   turning them into the core's options, one line in `main.rs`.
 
 pub mod app;
