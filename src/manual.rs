@@ -1,4 +1,4 @@
-//! The man page: rendered by build.rs from src/cli.rs, the keymap, the
+//! The man page: rendered by build.rs from src/cli/, the keymap, the
 //! threshold table (src/findings/thresholds/table.rs) and the sections
 //! below, and committed as man/netlens.1 (a test keeps it fresh).
 

@@ -3,11 +3,10 @@
 
 use super::keymap::{Action, Key};
 use super::links::Link;
-use super::search::next_match;
 use super::table::{self, Window};
-use super::view::{self, Reply, Shown, TabView};
+use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::filter::rows::{InSample, netns_of, parse_end};
-use crate::model::filter::{End, FilterFields, Side};
+use crate::model::filter::{End, Expr, FilterFields, Side};
 use crate::model::netdev;
 use crate::model::rates::{InterfaceRates, interface_util};
 use crate::model::{InterfaceRef, InterfaceSample, Sample};
@@ -448,47 +447,42 @@ impl TabView for InterfacesView {
         Reply::Redraw(self.handle(action, previous, current))
     }
 
-    fn prompt_key(&mut self, key: Key) -> Option<bool> {
-        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    fn row_filter(&self) -> Option<(&str, bool)> {
+        Some((&self.filter, self.editing_filter))
     }
 
-    fn editing_filter(&self) -> Option<&str> {
-        self.editing_filter.then_some(self.filter.as_str())
+    fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
+        Some((&mut self.filter, &mut self.editing_filter))
     }
 
-    fn filter(&self) -> Option<&str> {
-        view::applied(&self.filter)
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
+        Some(self)
+    }
+}
+
+impl TableRows for InterfacesView {
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
+        let (previous, current) = shown.pair();
+        self.refresh(previous, current?);
+        let rows = self.rows(current?);
+        Some((rows.len(), self.selected_index(&rows)))
     }
 
-    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
-        let (previous, Some(current)) = shown.pair() else {
-            return Some(false);
-        };
-        self.refresh(previous, current);
-        let rows = self.rows(current);
-        let at = self.selected_index(&rows).unwrap_or(0);
-        let Some(search) = view::search_filter(text) else {
-            return Some(false);
-        };
-        let found = next_match(rows.len(), at + skip, |i| {
-            let row = rows.get(i);
-            row.is_some_and(|row| search.matches(&InSample::new(&row, current)))
-        });
-        Some(
-            found
-                .inspect(|&i| self.select_row(previous, current, i))
-                .is_some(),
-        )
-    }
-
-    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
-        if self.detail {
+    fn row_matches(&self, index: usize, search: &Expr, shown: &Shown) -> bool {
+        let Some(current) = shown.current() else {
             return false;
+        };
+        let row = self.rows(current).get(index);
+        row.is_some_and(|row| search.matches(&InSample::new(&row, current)))
+    }
+
+    fn select_at(&mut self, index: usize, shown: &Shown) {
+        if let (previous, Some(current)) = shown.pair() {
+            self.select_row(previous, current, index);
         }
-        let (previous, Some(current)) = shown.pair() else {
-            return false;
-        };
-        self.select_row(previous, current, index);
-        true
+    }
+
+    fn covered(&self) -> bool {
+        self.detail
     }
 }

@@ -15,7 +15,7 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
 use crate::model::netdev::{self, LinkCounter};
-use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, interval, links_interval, sum_known};
+use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, links_interval, sum_known};
 use crate::model::{InterfaceRef, InterfaceSample, LinkCounters, netns};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
