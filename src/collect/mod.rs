@@ -173,6 +173,7 @@ impl Collectors {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         let mut mono = boottime_seconds();
+        let tick_mono = mono;
         let started = Instant::now();
         let deadline = deadline::tick_deadline(started, self.interval);
         // Runs meanwhile on its own thread.
@@ -230,7 +231,12 @@ impl Collectors {
         interfaces.append(&mut others.interfaces);
         let drops = Some(self.drops.collect(&ifnames));
         let neighbours = take_late(self.neighbours.finish(deadline), &mut late);
-        let conntrack = take_late(self.conntrack.finish(deadline), &mut late);
+        let mut conntrack = take_late(self.conntrack.finish(deadline), &mut late);
+        // This tick's read is timed by the sample; a late part's keeps its
+        // own time, over which no rate is taken (`stats_interval`).
+        if conntrack.read_mono.is_some_and(|read| read >= tick_mono) {
+            conntrack.read_mono = None;
+        }
         let (processes, containers) = take_late(self.processes.finish(deadline), &mut late);
         late.extend(containers.map(|since| late_since("containers", since)));
         if let Some(primary) = others.namespaces.first_mut() {

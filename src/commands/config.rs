@@ -1,4 +1,4 @@
-//! The config file merged into the parsed command line. Not in cli.rs:
+//! The config file merged into the parsed command line. Not in cli/:
 //! build.rs includes that file on its own (for the man page), where the
 //! crate's other modules do not exist.
 

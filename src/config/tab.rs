@@ -1,6 +1,6 @@
-//! The live view's tabs: the one table that names them. `--tab` (cli.rs),
+//! The live view's tabs: the one table that names them. `--tab` (cli/),
 //! the config file, the tab bar and the number keys all read [`TABS`].
-//! Free of the crate's other modules: build.rs includes it with cli.rs.
+//! Free of the crate's other modules: build.rs includes it with cli/.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {

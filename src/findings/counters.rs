@@ -7,10 +7,10 @@
 
 use super::catalogue::{self, Entry, Level, Source};
 use super::{Evidence, Finding, Hold, IFACE_SATURATED, Severity};
-use crate::model::conntrack::ConntrackStats;
+use crate::model::conntrack::{ConntrackStats, stats_interval};
 use crate::model::cpu::{self, CpuRate};
 use crate::model::netdev;
-use crate::model::rates::{counter_rate, interval, links_interval};
+use crate::model::rates::{counter_rate, links_interval};
 use crate::model::tcp_rates::TcpRates;
 use crate::model::{InterfaceSample, LinkCounters, QdiscStats, Sample};
 
@@ -22,7 +22,6 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
     let Some(previous) = previous.filter(|p| p.netns == current.netns) else {
         return out;
     };
-    let seconds = interval(previous, current);
     let tcp = TcpRates::new(Some(previous), current);
     for entry in catalogue::entries().filter(|e| e.raises()) {
         match entry.source {
@@ -77,6 +76,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
                 else {
                     continue;
                 };
+                let seconds = stats_interval(previous, current);
                 if let (Some(b), Some(a)) = (conntrack(b, entry.name()), conntrack(a, entry.name()))
                     && let Some(rate) = counter_rate(b, a, seconds)
                 {
@@ -182,7 +182,6 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
     let Some(previous) = previous.filter(|p| p.netns == current.netns) else {
         return out;
     };
-    let seconds = interval(previous, current);
     let mut push = |id: String, entry, iface, rate: Option<f64>| {
         if let Some(per_s) = rate.filter(|r| *r > 0.0) {
             out.push(Moved {
@@ -250,7 +249,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
                     .and_then(|(b, a)| {
                         Some((conntrack(b, entry.name())?, conntrack(a, entry.name())?))
                     })
-                    .and_then(|(b, a)| counter_rate(b, a, seconds));
+                    .and_then(|(b, a)| counter_rate(b, a, stats_interval(previous, current)));
                 push(entry.id.to_string(), Some(entry), None, rate);
             }
             Source::Softnet => push(
