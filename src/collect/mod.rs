@@ -106,6 +106,10 @@ impl Demand {
 /// has been outstanding past its wait, if one has.
 type ProcessesAnswer = (Vec<ProcessInfo>, Option<Instant>);
 
+/// The watched namespace's interfaces' names by index, shared by the
+/// parts that label rows with them.
+type InterfaceNames = Arc<HashMap<u32, String>>;
+
 /// The interval a sampler starts with unless told: the deadline's base.
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -115,7 +119,7 @@ pub struct Collectors {
     /// On threads of their own, waited for until a deadline: the links
     /// (read first) until `links_deadline`, the others until the tick's.
     links: Deadlined<(), link::LinkRead>,
-    neighbours: Deadlined<HashMap<u32, String>, Option<NeighSample>>,
+    neighbours: Deadlined<InterfaceNames, Option<NeighSample>>,
     conntrack: Deadlined<bool, ConntrackSample>,
     processes: Deadlined<Vec<(u32, String)>, ProcessesAnswer>,
     /// The interval in force: the parts' deadline is within it.
@@ -191,7 +195,7 @@ impl Collectors {
         // This tick's read times the sample; an earlier one's (the last
         // good one of a late part, or a stuck job's answer) keeps its own
         // time, the interval rates are taken over (`rates::links_interval`).
-        let links_mono = if read.mono >= mono {
+        let links_mono = if read.mono >= tick_mono {
             mono = read.mono;
             None
         } else {
@@ -221,11 +225,14 @@ impl Collectors {
         // The cookies are the watched namespace's, its sockets first.
         self.conn_log.observe(&sockets, self.stack.cookies(), mono);
         let cpu = softnet::collect(&self.host_files, &interfaces);
-        let ifnames: HashMap<u32, String> = interfaces
-            .iter()
-            .map(|i| (i.index, i.name.clone()))
-            .collect();
-        self.neighbours.start(ifnames.clone());
+        // Shared with the neighbours' thread, not copied for it.
+        let ifnames: InterfaceNames = Arc::new(
+            interfaces
+                .iter()
+                .map(|i| (i.index, i.name.clone()))
+                .collect(),
+        );
+        self.neighbours.start(Arc::clone(&ifnames));
         self.processes.start(processes::owners(&sockets, &closed));
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
@@ -287,11 +294,13 @@ fn links_part() -> Result<Deadlined<(), link::LinkRead>> {
 /// tick.
 fn neighbours_part(
     files: Arc<softnet::HostFiles>,
-) -> Result<Deadlined<HashMap<u32, String>, Option<NeighSample>>> {
+) -> Result<Deadlined<InterfaceNames, Option<NeighSample>>> {
     let mut rtnl = rtnl::Rtnl::new()?;
-    Deadlined::spawn_at("neighbours", false, move |names| {
-        neigh::collect(&mut rtnl, &files, &names).ok()
-    })
+    Deadlined::spawn_at(
+        "neighbours",
+        false,
+        move |names: Arc<HashMap<u32, String>>| neigh::collect(&mut rtnl, &files, &names).ok(),
+    )
 }
 
 /// The conntrack collector on a thread of its own: a dump of a huge table
