@@ -2,19 +2,27 @@
 //! cannot drift from the code. `netlens man` prints it; man/netlens.1 is the
 //! committed copy.
 
-#[path = "src/cli.rs"]
-#[allow(dead_code)]
+#[path = "src/cli/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod cli;
+
+#[path = "src/config/tab.rs"]
+#[allow(dead_code)]
+mod tab;
+/// cli.rs names the tabs as `crate::config::{ALL, Tab}`.
+mod config {
+    pub use super::tab::{ALL, Tab};
+}
 
 #[path = "src/units.rs"]
 #[allow(dead_code)]
 mod units;
 
-#[path = "src/app/keymap.rs"]
+#[path = "src/app/keymap/mod.rs"]
 #[allow(dead_code)]
 mod keymap;
 
-#[path = "src/manual/sections.rs"]
+#[path = "src/manual/sections/mod.rs"]
 mod sections;
 
 #[path = "src/manual/connlog.rs"]
@@ -38,10 +46,11 @@ use clap::CommandFactory;
 use std::io::Write;
 
 fn main() {
-    println!("cargo:rerun-if-changed=src/cli.rs");
+    println!("cargo:rerun-if-changed=src/cli");
     println!("cargo:rerun-if-changed=src/units.rs");
-    println!("cargo:rerun-if-changed=src/app/keymap.rs");
-    println!("cargo:rerun-if-changed=src/manual/sections.rs");
+    println!("cargo:rerun-if-changed=src/config/tab.rs");
+    println!("cargo:rerun-if-changed=src/app/keymap");
+    println!("cargo:rerun-if-changed=src/manual/sections");
     println!("cargo:rerun-if-changed=src/manual/connlog.rs");
     println!("cargo:rerun-if-changed=src/model/filter/fields.rs");
     println!("cargo:rerun-if-changed=src/manual/netns.rs");
@@ -63,7 +72,7 @@ fn main() {
     write_subcommands(&cli::Cli::command(), &mut page);
     write_keys(&mut page);
     write_configuration(&mut page);
-    page.extend_from_slice(with_findings(sections::SECTIONS).as_bytes());
+    page.extend_from_slice(with_findings(&sections::SECTIONS.concat()).as_bytes());
     page.extend_from_slice(filter_fields::man_section().as_bytes());
     page.extend_from_slice(connlog::CONNECTION_LOG.as_bytes());
     page.extend_from_slice(netns::ALL_NAMESPACES.as_bytes());

@@ -89,7 +89,7 @@ fn benches(c: &mut Criterion) {
     });
     let mut rtnl = netlens::collect::rtnl::Rtnl::new().expect("rtnetlink");
     c.bench_function("live: neigh::collect (stat files + RTM_GETNEIGH x2)", |b| {
-        b.iter(|| neigh::collect(&mut rtnl, &files, &[]).unwrap())
+        b.iter(|| neigh::collect(&mut rtnl, &files, &Default::default()).unwrap())
     });
 }
 

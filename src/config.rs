@@ -15,7 +15,7 @@ pub mod save;
 mod tab;
 
 pub use save::{interval_text, threshold_text};
-pub use tab::Tab;
+pub use tab::{ALL, TABS, Tab, TabInfo};
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]

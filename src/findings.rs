@@ -32,6 +32,7 @@ pub use hysteresis::{Engine, Hold};
 
 use crate::model::InterfaceSample;
 use crate::model::Sample;
+use crate::model::netdev::{self, LinkCounter};
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util};
 use serde::Serialize;
 
@@ -234,7 +235,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
             } else {
                 Severity::Warn
             };
-            let direction = if rates.rx_bytes >= rates.tx_bytes {
+            let direction = if rates.rate(&netdev::RX_BYTES) >= rates.rate(&netdev::TX_BYTES) {
                 "rx"
             } else {
                 "tx"
@@ -359,51 +360,48 @@ fn backlog_size(bytes: u64) -> String {
 /// `backlog` is net.core.netdev_max_backlog (host-wide: a namespace other
 /// than the host's cannot read it).
 fn interface_errors(name: &str, rates: &InterfaceRates, backlog: Option<&str>) -> Option<Finding> {
-    let kinds: [(&str, Option<f64>, &str); 7] = [
+    // Each named by its row's detail word ("rx overruns"), with its fix.
+    let kinds: [(LinkCounter, &str); 7] = [
         (
-            "rx errors",
-            rates.rx_errors,
+            netdev::RX_ERRORS,
             "check cabling and duplex, and `ethtool -S {IF}` for the kind",
         ),
         (
-            "tx errors",
-            rates.tx_errors,
+            netdev::TX_ERRORS,
             "check cabling and duplex, and `ethtool -S {IF}` for the kind",
         ),
         (
-            "rx dropped",
-            rates.rx_dropped,
+            netdev::RX_DROPPED,
             "rx backlog full or no protocol handler: raise the ring (`ethtool -G {IF} rx N`) or net.core.netdev_max_backlog{BACKLOG}",
         ),
         (
-            "tx dropped",
-            rates.tx_dropped,
+            netdev::TX_DROPPED,
             "qdisc or driver queue full: check `tc -s qdisc show dev {IF}`",
         ),
         (
-            "rx overruns",
-            rates.rx_overruns,
+            netdev::RX_OVER_ERRORS,
             "the NIC ring overflowed: raise it with `ethtool -G {IF} rx N`, spread IRQs (RSS, irqbalance)",
         ),
         (
-            "tx carrier",
-            rates.tx_carrier,
+            netdev::TX_CARRIER_ERRORS,
             "carrier lost while sending: check the cable and the switch port",
         ),
         (
-            "collisions",
-            rates.collisions,
+            netdev::COLLISIONS,
             "collisions mean half duplex or a duplex mismatch: check `ethtool {IF}`",
         ),
     ];
     let active: Vec<_> = kinds
         .iter()
-        .filter(|(_, rate, _)| rate.is_some_and(|r| r > 0.0))
+        .filter_map(|(counter, hint)| {
+            let rate = rates.rate(counter).filter(|r| *r > 0.0)?;
+            Some((counter.detail.unwrap_or(counter.kernel), rate, hint))
+        })
         .collect();
     let (_, _, first_hint) = active.first()?;
     let summary = active
         .iter()
-        .map(|(label, rate, _)| format!("{:.1} {label}/s", rate.unwrap_or_default()))
+        .map(|(label, rate, _)| format!("{rate:.1} {label}/s"))
         .collect::<Vec<_>>()
         .join(", ");
     Some(Finding {
@@ -429,6 +427,7 @@ fn interface_errors(name: &str, rates: &InterfaceRates, backlog: Option<&str>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snmp;
     use crate::model::{Duplex, InterfaceSample, LinkCounters};
 
     const D: Thresholds = Thresholds::DEFAULT;
@@ -456,7 +455,7 @@ mod tests {
     }
 
     /// Every id evaluate() can raise (IDS, which the man page and export
-    /// list) has its entry in the names table the man page and README render,
+    /// list) has its entry in the names table the man page and docs/findings.md render,
     /// once; and the names table's own ids are well formed.
     #[test]
     fn every_id_is_in_the_names_table() {
@@ -497,12 +496,15 @@ mod tests {
         };
         let a = Sample {
             mono: 0.0,
-            tcp: tcp(0, &[("Tcp.OutRsts", 0), ("Udp.RcvbufErrors", 0)]),
+            tcp: tcp(0, &[(snmp::TCP_OUT_RSTS, 0), (snmp::UDP_RCVBUF_ERRORS, 0)]),
             ..Default::default()
         };
         let b = Sample {
             mono: 1.0,
-            tcp: tcp(25, &[("Tcp.OutRsts", 50), ("Udp.RcvbufErrors", 9)]),
+            tcp: tcp(
+                25,
+                &[(snmp::TCP_OUT_RSTS, 50), (snmp::UDP_RCVBUF_ERRORS, 9)],
+            ),
             ..Default::default()
         };
         let raised: Vec<&str> = evaluate(Some(&a), &b, &D).iter().map(|f| f.id).collect();

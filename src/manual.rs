@@ -1,4 +1,4 @@
-//! The man page: rendered by build.rs from src/cli.rs, the keymap, the
+//! The man page: rendered by build.rs from src/cli/, the keymap, the
 //! threshold table (src/findings/thresholds/table.rs) and the sections
 //! below, and committed as man/netlens.1 (a test keeps it fresh).
 
@@ -10,8 +10,8 @@ pub mod connlog;
 pub mod netns;
 pub mod sections;
 
-/// README.md's "What netlens names" table, from the same names table the man
-/// page's FINDINGS renders (tests/docs/readme.rs keeps README.md's copy fresh).
+/// docs/findings.md's table, from the same names table the man page's
+/// FINDINGS renders (tests/docs/readme.rs keeps the page's copy fresh).
 pub fn findings_table() -> String {
     let cell = |text: &str| text.replace('|', "\\|");
     let mut out = String::from("| id | what it means | evidence | fix |\n|---|---|---|---|\n");

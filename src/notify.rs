@@ -320,6 +320,7 @@ fn host_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snmp;
     use crate::model::sockets::TcpSample;
 
     /// Retransmitting (50% of 1000 segments) in the seconds `storm` says.
@@ -332,8 +333,8 @@ mod tests {
                     retrans += 500;
                 }
                 let mut tcp = TcpSample::default();
-                tcp.counters.insert("Tcp.OutSegs".into(), out);
-                tcp.counters.insert("Tcp.RetransSegs".into(), retrans);
+                tcp.counters.insert(snmp::TCP_OUT_SEGS.into(), out);
+                tcp.counters.insert(snmp::TCP_RETRANS_SEGS.into(), retrans);
                 Sample {
                     t: 1000.0 + f64::from(s),
                     mono: f64::from(s),

@@ -3,11 +3,11 @@
 
 use super::conntrack_order::{Orders, Rows};
 use super::keymap::{Action, Key};
-use super::search::next_match;
 use super::table::{self, Window};
-use super::view::{self, Reply, Shown, TabView};
+use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::conntrack::{ConntrackEntry, Tuple};
 use crate::model::conntrack_rates::Summary;
+use crate::model::filter::Expr;
 use std::cmp::Ordering;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,37 +254,32 @@ impl TabView for ConntrackView {
         Reply::Redraw(self.handle(action, shown))
     }
 
-    fn prompt_key(&mut self, key: Key) -> Option<bool> {
-        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    fn row_filter(&self) -> Option<(&str, bool)> {
+        Some((&self.filter, self.editing_filter))
     }
 
-    fn editing_filter(&self) -> Option<&str> {
-        self.editing_filter.then_some(self.filter.as_str())
+    fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
+        Some((&mut self.filter, &mut self.editing_filter))
     }
 
-    fn filter(&self) -> Option<&str> {
-        view::applied(&self.filter)
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
+        Some(self)
     }
+}
 
-    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
+impl TableRows for ConntrackView {
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
         self.refresh(shown);
         let rows = self.rows();
-        if rows.is_empty() {
-            return Some(false);
-        }
-        let at = self.selected_index(&rows).unwrap_or(0);
-        let Some(search) = view::search_filter(text) else {
-            return Some(false);
-        };
-        let found = next_match(rows.len(), at + skip, |i| {
-            rows.get(i).is_some_and(|e| search.matches(e))
-        });
-        Some(found.inspect(|&i| self.select(i)).is_some())
+        Some((rows.len(), self.selected_index(&rows)))
     }
 
-    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
-        self.select_row(shown, index);
-        true
+    fn row_matches(&self, index: usize, search: &Expr, _shown: &Shown) -> bool {
+        self.rows().get(index).is_some_and(|e| search.matches(e))
+    }
+
+    fn select_at(&mut self, index: usize, _shown: &Shown) {
+        self.select(index);
     }
 }
 

@@ -3,11 +3,11 @@
 
 use super::keymap::{Action, Key};
 use super::links::Link;
-use super::search::next_match;
 use super::table::{self, Window};
-use super::view::{self, Reply, Shown, TabView};
+use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::filter::rows::{InSample, netns_of, parse_end};
-use crate::model::filter::{End, FilterFields, Side};
+use crate::model::filter::{End, Expr, FilterFields, Side};
+use crate::model::netdev;
 use crate::model::rates::{InterfaceRates, interface_util};
 use crate::model::{InterfaceRef, InterfaceSample, Sample};
 use std::cmp::Ordering;
@@ -151,16 +151,16 @@ impl Row<'_> {
         let r = &self.rates;
         match column {
             Column::Name | Column::State | Column::Netns => None,
-            Column::RxPackets => r.rx_packets,
-            Column::TxPackets => r.tx_packets,
-            Column::RxKBytes => r.rx_bytes.map(|b| b / 1024.0),
-            Column::TxKBytes => r.tx_bytes.map(|b| b / 1024.0),
+            Column::RxPackets => r.rate(&netdev::RX_PACKETS),
+            Column::TxPackets => r.rate(&netdev::TX_PACKETS),
+            Column::RxKBytes => r.rate(&netdev::RX_BYTES).map(|b| b / 1024.0),
+            Column::TxKBytes => r.rate(&netdev::TX_BYTES).map(|b| b / 1024.0),
             Column::Util => self.util,
             Column::Errors => r.errors_total(),
             Column::Dropped => r.dropped_total(),
-            Column::Overruns => r.rx_overruns,
-            Column::Carrier => r.tx_carrier,
-            Column::Collisions => r.collisions,
+            Column::Overruns => r.rate(&netdev::RX_OVER_ERRORS),
+            Column::Carrier => r.rate(&netdev::TX_CARRIER_ERRORS),
+            Column::Collisions => r.rate(&netdev::COLLISIONS),
             Column::Mtu => Some(f64::from(self.iface.mtu)),
             Column::Speed => self.iface.link_speed().map(f64::from),
         }
@@ -447,47 +447,42 @@ impl TabView for InterfacesView {
         Reply::Redraw(self.handle(action, previous, current))
     }
 
-    fn prompt_key(&mut self, key: Key) -> Option<bool> {
-        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    fn row_filter(&self) -> Option<(&str, bool)> {
+        Some((&self.filter, self.editing_filter))
     }
 
-    fn editing_filter(&self) -> Option<&str> {
-        self.editing_filter.then_some(self.filter.as_str())
+    fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
+        Some((&mut self.filter, &mut self.editing_filter))
     }
 
-    fn filter(&self) -> Option<&str> {
-        view::applied(&self.filter)
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
+        Some(self)
+    }
+}
+
+impl TableRows for InterfacesView {
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
+        let (previous, current) = shown.pair();
+        self.refresh(previous, current?);
+        let rows = self.rows(current?);
+        Some((rows.len(), self.selected_index(&rows)))
     }
 
-    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
-        let (previous, Some(current)) = shown.pair() else {
-            return Some(false);
-        };
-        self.refresh(previous, current);
-        let rows = self.rows(current);
-        let at = self.selected_index(&rows).unwrap_or(0);
-        let Some(search) = view::search_filter(text) else {
-            return Some(false);
-        };
-        let found = next_match(rows.len(), at + skip, |i| {
-            let row = rows.get(i);
-            row.is_some_and(|row| search.matches(&InSample::new(&row, current)))
-        });
-        Some(
-            found
-                .inspect(|&i| self.select_row(previous, current, i))
-                .is_some(),
-        )
-    }
-
-    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
-        if self.detail {
+    fn row_matches(&self, index: usize, search: &Expr, shown: &Shown) -> bool {
+        let Some(current) = shown.current() else {
             return false;
+        };
+        let row = self.rows(current).get(index);
+        row.is_some_and(|row| search.matches(&InSample::new(&row, current)))
+    }
+
+    fn select_at(&mut self, index: usize, shown: &Shown) {
+        if let (previous, Some(current)) = shown.pair() {
+            self.select_row(previous, current, index);
         }
-        let (previous, Some(current)) = shown.pair() else {
-            return false;
-        };
-        self.select_row(previous, current, index);
-        true
+    }
+
+    fn covered(&self) -> bool {
+        self.detail
     }
 }

@@ -7,11 +7,11 @@
 //! Drawing: ui/namespaces.rs.
 
 use super::keymap::{Action, Key};
-use super::search::next_match;
 use super::table::{self, ColumnSpec as Spec, Window};
-use super::view::{self, NsScope, Reply, Shown, TabView};
+use super::view::{self, NsScope, Reply, Shown, TabView, TableRows};
 use crate::findings::Finding;
 use crate::model::Sample;
+use crate::model::filter::Expr;
 use crate::model::filter::FilterFields;
 use crate::model::filter::rows::InSample;
 use crate::model::netns::{NamespaceInfo, NamespaceRates, all_namespace_rates};
@@ -283,35 +283,34 @@ impl TabView for NamespacesView {
         Reply::Redraw(true)
     }
 
-    fn prompt_key(&mut self, key: Key) -> Option<bool> {
-        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    fn row_filter(&self) -> Option<(&str, bool)> {
+        Some((&self.filter, self.editing_filter))
     }
 
-    fn editing_filter(&self) -> Option<&str> {
-        self.editing_filter.then_some(self.filter.as_str())
+    fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
+        Some((&mut self.filter, &mut self.editing_filter))
     }
 
-    fn filter(&self) -> Option<&str> {
-        view::applied(&self.filter)
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
+        Some(self)
+    }
+}
+
+impl TableRows for NamespacesView {
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
+        shown.current()?;
+        let count = self.rows(shown).len();
+        Some((count, self.selected_index()))
     }
 
-    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
-        let rows = self.rows(shown).to_vec();
-        let at = self.selected_index().unwrap_or(0);
-        let (Some(search), Some(current)) = (view::search_filter(text), shown.current()) else {
-            return Some(false);
-        };
-        let found = next_match(rows.len(), at + skip, |i| {
-            search.matches(&InSample::new(&rows[i], current))
-        });
-        Some(found.inspect(|&i| self.select(i)).is_some())
-    }
-
-    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
-        if index >= self.rows(shown).len() {
+    fn row_matches(&self, index: usize, search: &Expr, shown: &Shown) -> bool {
+        let (Some(row), Some(current)) = (self.rows.get(index), shown.current()) else {
             return false;
-        }
+        };
+        search.matches(&InSample::new(row, current))
+    }
+
+    fn select_at(&mut self, index: usize, _shown: &Shown) {
         self.select(index);
-        true
     }
 }

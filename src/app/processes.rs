@@ -6,9 +6,9 @@
 
 use super::keymap::{Action, Key};
 use super::links::Link;
-use super::search::next_match;
 use super::table::{self, ColumnSpec as Spec, Window};
-use super::view::{self, Reply, Shown, TabView};
+use super::view::{self, Reply, Shown, TabView, TableRows};
+use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
 use crate::model::processes::{ProcessRow, process_rows};
 use std::cmp::Ordering;
@@ -292,35 +292,38 @@ impl TabView for ProcessesView {
         Reply::Redraw(true)
     }
 
-    fn prompt_key(&mut self, key: Key) -> Option<bool> {
-        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    fn row_filter(&self) -> Option<(&str, bool)> {
+        Some((&self.filter, self.editing_filter))
     }
 
-    fn editing_filter(&self) -> Option<&str> {
-        self.editing_filter.then_some(self.filter.as_str())
+    fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
+        Some((&mut self.filter, &mut self.editing_filter))
     }
 
-    fn filter(&self) -> Option<&str> {
-        view::applied(&self.filter)
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
+        Some(self)
+    }
+}
+
+impl TableRows for ProcessesView {
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
+        shown.current()?;
+        let count = self.rows(shown).len();
+        Some((count, self.selected_index()))
     }
 
-    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
-        let rows = self.rows(shown).to_vec();
-        let at = self.selected_index().unwrap_or(0);
-        let (Some(search), Some(current)) = (view::search_filter(text), shown.current()) else {
-            return Some(false);
-        };
-        let found = next_match(rows.len(), at + skip, |i| {
-            search.matches(&InSample::new(&rows[i], current))
-        });
-        Some(found.inspect(|&i| self.select(i)).is_some())
-    }
-
-    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
-        if self.detail || index >= self.rows(shown).len() {
+    fn row_matches(&self, index: usize, search: &Expr, shown: &Shown) -> bool {
+        let (Some(row), Some(current)) = (self.rows.get(index), shown.current()) else {
             return false;
-        }
+        };
+        search.matches(&InSample::new(row, current))
+    }
+
+    fn select_at(&mut self, index: usize, _shown: &Shown) {
         self.select(index);
-        true
+    }
+
+    fn covered(&self) -> bool {
+        self.detail
     }
 }

@@ -555,16 +555,12 @@ impl TabView for SocketsView {
         }
     }
 
-    fn prompt_key(&mut self, key: Key) -> Option<bool> {
-        view::filter_key(&mut self.filter, &mut self.editing_filter, key)
+    fn row_filter(&self) -> Option<(&str, bool)> {
+        Some((&self.filter, self.editing_filter))
     }
 
-    fn editing_filter(&self) -> Option<&str> {
-        self.editing_filter.then_some(self.filter.as_str())
-    }
-
-    fn filter(&self) -> Option<&str> {
-        view::applied(&self.filter)
+    fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
+        Some((&mut self.filter, &mut self.editing_filter))
     }
 
     fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {

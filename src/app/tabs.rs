@@ -1,36 +1,11 @@
-//! The tabs, in tab-bar order.
+//! The tabs, in tab-bar order: their names and titles are one table,
+//! `config::TABS` (the config file and `--tab` name tabs too).
 
-/// The plain tab enum lives in config (the config file names tabs too).
-pub use crate::config::Tab;
-
-pub const ALL: [Tab; 10] = [
-    Tab::Interfaces,
-    Tab::Sockets,
-    Tab::Tcp,
-    Tab::Conntrack,
-    Tab::Dns,
-    Tab::Flows,
-    Tab::Load,
-    Tab::Drops,
-    Tab::Processes,
-    Tab::Namespaces,
-];
+pub use crate::config::{ALL, Tab};
 
 impl Tab {
     pub fn title(self) -> &'static str {
-        match self {
-            // "Ifaces": ten tabs' titles fit one 80-column line.
-            Tab::Interfaces => "Ifaces",
-            Tab::Sockets => "Sockets",
-            Tab::Tcp => "TCP",
-            Tab::Conntrack => "Conntrack",
-            Tab::Dns => "DNS",
-            Tab::Flows => "Flows",
-            Tab::Load => "Load",
-            Tab::Drops => "Drops",
-            Tab::Processes => "Procs",
-            Tab::Namespaces => "NS",
-        }
+        self.info().title
     }
 
     /// The key that goes to this tab: its number, 0 for the tenth.
@@ -44,10 +19,7 @@ impl Tab {
     /// Whether Enter opens the selected row's own screen here (the
     /// footer offers "Enter detail" only where it does).
     pub fn opens_rows(self) -> bool {
-        matches!(
-            self,
-            Tab::Interfaces | Tab::Sockets | Tab::Flows | Tab::Drops | Tab::Processes
-        )
+        self.info().opens_rows
     }
 
     pub fn position(self) -> usize {

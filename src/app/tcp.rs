@@ -64,14 +64,15 @@ impl TabView for TcpView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snmp;
 
     #[test]
     fn a_mark_matches_the_full_or_short_counter_name() {
         let mut view = TcpView::default();
         view.mark("ListenOverflows");
         assert!(view.scroll_to_mark);
-        assert!(view.is_marked("TcpExt.ListenOverflows"));
-        assert!(!view.is_marked("TcpExt.ListenDrops"));
+        assert!(view.is_marked(snmp::TCP_EXT_LISTEN_OVERFLOWS));
+        assert!(!view.is_marked(snmp::TCP_EXT_LISTEN_DROPS));
         view.mark("SYN_RECV");
         assert!(view.is_marked("SYN_RECV") && !view.is_marked("SYN_SENT"));
         assert!(view.handle(Action::Close));

@@ -7,6 +7,7 @@ use super::history::History;
 use super::keymap::{Action, Key, Scope};
 use super::line_edit;
 use super::links::Link;
+use super::search::next_match;
 use crate::model::Sample;
 use crate::model::capture::FlowSample;
 use crate::model::conntrack::ConntrackEntry;
@@ -147,30 +148,96 @@ pub trait TabView {
     /// A prompt of the tab's own that is open (the `/` filter line, the
     /// capture filter, a DNS probe, the load form's field or y/N) takes
     /// every key: Some(whether to redraw). None: no prompt is open.
-    fn prompt_key(&mut self, _key: Key) -> Option<bool> {
+    fn prompt_key(&mut self, key: Key) -> Option<bool> {
+        let (text, editing) = self.row_filter_mut()?;
+        filter_key(text, editing, key)
+    }
+
+    /// The `/` row filter's text and whether it is being typed, in a tab
+    /// that has one (the table tabs).
+    fn row_filter(&self) -> Option<(&str, bool)> {
+        None
+    }
+
+    /// The same, to change.
+    fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
         None
     }
 
     /// The row filter being typed, if it is.
     fn editing_filter(&self) -> Option<&str> {
-        None
+        let (text, editing) = self.row_filter()?;
+        editing.then_some(text)
     }
 
     /// The row filter applied, if any.
     fn filter(&self) -> Option<&str> {
+        applied(self.row_filter()?.0)
+    }
+
+    /// The tab's table of selectable rows, for F3 and clicks.
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
         None
     }
 
     /// F3: selects the first row matching `text`, `skip` rows after the
     /// selection (0: the selected row itself may match); whether one did.
     /// None: the tab has no table to search.
-    fn find(&mut self, _text: &str, _skip: usize, _shown: &Shown) -> Option<bool> {
-        None
+    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
+        Some(find_in_table(self.table()?, text, skip, shown))
     }
 
     /// A click on the `index`th row of the table; whether to redraw.
-    fn click_row(&mut self, _index: usize, _shown: &Shown) -> bool {
+    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
+        self.table()
+            .is_some_and(|table| click_in_table(table, index, shown))
+    }
+}
+
+/// What a table tab answers so that F3's search and a click on a row work
+/// alike in each: Interfaces, Conntrack, Processes and Namespaces. Sockets
+/// (its order is sorted only as far as it is shown) and Flows (rows built
+/// per draw) search their own way; all six share the `/` filter line.
+pub trait TableRows {
+    /// Brings the rows up to date with the shown sample: how many there
+    /// are and which is selected. None: there is no sample.
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)>;
+
+    /// Whether row `index` (as last refreshed) matches F3's `search`.
+    fn row_matches(&self, index: usize, search: &Expr, shown: &Shown) -> bool;
+
+    /// Selects row `index` (as last refreshed).
+    fn select_at(&mut self, index: usize, shown: &Shown);
+
+    /// A detail pane covers the table: clicks do not reach its rows.
+    fn covered(&self) -> bool {
         false
+    }
+}
+
+/// F3 in a table: the first row from the selection (`skip` rows on)
+/// matching `text`, selected; whether there was one.
+pub fn find_in_table(table: &mut dyn TableRows, text: &str, skip: usize, shown: &Shown) -> bool {
+    let (Some((count, selected)), Some(search)) = (table.refresh_rows(shown), search_filter(text))
+    else {
+        return false;
+    };
+    let from = selected.unwrap_or(0) + skip;
+    let found = next_match(count, from, |i| table.row_matches(i, &search, shown));
+    found.inspect(|&i| table.select_at(i, shown)).is_some()
+}
+
+/// A click on row `index` of a table selects it; whether it did.
+pub fn click_in_table(table: &mut dyn TableRows, index: usize, shown: &Shown) -> bool {
+    if table.covered() {
+        return false;
+    }
+    match table.refresh_rows(shown) {
+        Some((count, _)) if index < count => {
+            table.select_at(index, shown);
+            true
+        }
+        _ => false,
     }
 }
 
@@ -212,6 +279,122 @@ pub fn search_filter(text: &str) -> Option<Expr> {
 }
 
 /// A filter as `TabView::filter` gives it: None when empty.
-pub fn applied(filter: &str) -> Option<&str> {
+fn applied(filter: &str) -> Option<&str> {
     (!filter.is_empty()).then_some(filter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table whose rows are filter texts: a row matches the search that
+    /// parses to the same expression.
+    #[derive(Default)]
+    struct Texts {
+        rows: Vec<&'static str>,
+        selected: Option<usize>,
+        covered: bool,
+        filter: String,
+        editing: bool,
+    }
+
+    impl TableRows for Texts {
+        fn refresh_rows(&mut self, _shown: &Shown) -> Option<(usize, Option<usize>)> {
+            Some((self.rows.len(), self.selected))
+        }
+
+        fn row_matches(&self, index: usize, search: &Expr, _shown: &Shown) -> bool {
+            Expr::parse(self.rows[index]).is_ok_and(|row| row == *search)
+        }
+
+        fn select_at(&mut self, index: usize, _shown: &Shown) {
+            self.selected = Some(index);
+        }
+
+        fn covered(&self) -> bool {
+            self.covered
+        }
+    }
+
+    impl TabView for Texts {
+        fn on_action(&mut self, _action: Action, _key: Key, _shown: &Shown) -> Reply {
+            Reply::Redraw(false)
+        }
+
+        fn row_filter(&self) -> Option<(&str, bool)> {
+            Some((&self.filter, self.editing))
+        }
+
+        fn row_filter_mut(&mut self) -> Option<(&mut String, &mut bool)> {
+            Some((&mut self.filter, &mut self.editing))
+        }
+
+        fn table(&mut self) -> Option<&mut dyn TableRows> {
+            Some(self)
+        }
+    }
+
+    fn texts(rows: &[&'static str]) -> Texts {
+        Texts {
+            rows: rows.to_vec(),
+            ..Texts::default()
+        }
+    }
+
+    #[test]
+    fn f3_searches_on_from_the_selection_and_wraps() {
+        let history = History::default();
+        let shown = Shown {
+            history: &history,
+            index: None,
+        };
+        let mut table = texts(&["port:22", "port:443", "port:22"]);
+        assert_eq!(table.find("port:22", 0, &shown), Some(true));
+        assert_eq!(table.selected, Some(0));
+        assert_eq!(table.find("port:22", 1, &shown), Some(true));
+        assert_eq!(table.selected, Some(2));
+        assert_eq!(table.find("port:22", 1, &shown), Some(true));
+        assert_eq!(table.selected, Some(0));
+        assert_eq!(table.find("port:80", 0, &shown), Some(false));
+        assert_eq!(table.find("port:", 0, &shown), Some(false));
+        assert_eq!(table.selected, Some(0));
+    }
+
+    #[test]
+    fn a_click_selects_a_row_in_range_and_not_under_a_pane() {
+        let history = History::default();
+        let shown = Shown {
+            history: &history,
+            index: None,
+        };
+        let mut table = texts(&["port:22", "port:443"]);
+        assert!(table.click_row(1, &shown));
+        assert_eq!(table.selected, Some(1));
+        assert!(!table.click_row(2, &shown));
+        table.covered = true;
+        assert!(!table.click_row(0, &shown));
+        assert_eq!(table.selected, Some(1));
+    }
+
+    #[test]
+    fn the_filter_line_is_typed_kept_and_cleared() {
+        let mut table = texts(&[]);
+        assert_eq!(table.prompt_key(Key::Char('p')), None, "not being typed");
+        table.editing = true;
+        for c in "port:".chars() {
+            assert_eq!(table.prompt_key(Key::Char(c)), Some(true));
+        }
+        assert_eq!(table.editing_filter(), Some("port:"));
+        // Does not parse: Enter keeps the line open.
+        assert_eq!(table.prompt_key(Key::Enter), Some(false));
+        table.prompt_key(Key::Char('1'));
+        assert_eq!(table.prompt_key(Key::Enter), Some(true));
+        assert_eq!(
+            (table.editing_filter(), table.filter()),
+            (None, Some("port:1"))
+        );
+        table.editing = true;
+        table.prompt_key(Key::Esc);
+        assert_eq!((table.editing_filter(), table.filter()), (None, None));
+    }
 }

@@ -28,6 +28,7 @@ use super::snmp::parse_pairs;
 use super::sockets::SockDiag;
 use crate::model::InterfaceSample;
 use crate::model::netns::{DROP_COUNTERS, NamespaceInfo};
+use crate::model::snmp;
 use crate::model::sockets::SocketSample;
 use anyhow::{Context, Result, bail};
 use std::collections::{BTreeMap, HashMap};
@@ -405,7 +406,7 @@ fn cached_container(cache: &mut (Option<u32>, Option<String>), pid: Option<u32>)
 }
 
 fn retrans(counters: &BTreeMap<String, u64>) -> u64 {
-    counters.get("Tcp.RetransSegs").copied().unwrap_or(0)
+    counters.get(snmp::TCP_RETRANS_SEGS).copied().unwrap_or(0)
 }
 
 fn drops(counters: &BTreeMap<String, u64>) -> u64 {
@@ -440,9 +441,9 @@ mod tests {
     #[test]
     fn drops_sum_the_listed_counters() {
         let counters: BTreeMap<String, u64> = [
-            ("Ip.InDiscards".to_string(), 2),
-            ("TcpExt.ListenDrops".to_string(), 3),
-            ("Tcp.RetransSegs".to_string(), 7),
+            (snmp::IP_IN_DISCARDS.to_string(), 2),
+            (snmp::TCP_EXT_LISTEN_DROPS.to_string(), 3),
+            (snmp::TCP_RETRANS_SEGS.to_string(), 7),
         ]
         .into();
         assert_eq!(drops(&counters), 5);

@@ -75,6 +75,7 @@ impl ConntrackCollector {
     /// One tick. `want_entries`: the tab is open or a snapshot asked.
     pub fn collect(&mut self, want_entries: bool) -> ConntrackSample {
         let mut sample = ConntrackSample {
+            read_mono: Some(super::boottime_seconds()),
             buckets: read_sysctl("nf_conntrack_buckets"),
             acct: read_sysctl("nf_conntrack_acct").map(|v| v != 0),
             ..Default::default()

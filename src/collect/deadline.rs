@@ -39,10 +39,19 @@ where
     In: Send + 'static,
     Out: Clone + Default + Send + 'static,
 {
-    /// Starts the thread that runs `work` on each job. It is created by the
-    /// caller's thread, so it lives in the caller's network namespace.
-    pub fn spawn(
+    /// Starts the thread that runs `work` on each job, at the lowest
+    /// priority. It is created by the caller's thread, so it lives in the
+    /// caller's network namespace.
+    pub fn spawn(part: &'static str, work: impl FnMut(In) -> Out + Send + 'static) -> Result<Self> {
+        Self::spawn_at(part, true, work)
+    }
+
+    /// As `spawn`, at the sampler's own priority unless `lowered`: a part
+    /// every tick needs at once (the links) must not wait behind the
+    /// load it measures.
+    pub fn spawn_at(
         part: &'static str,
+        lowered: bool,
         mut work: impl FnMut(In) -> Out + Send + 'static,
     ) -> Result<Self> {
         let (jobs, inbox) = channel::<In>();
@@ -50,7 +59,9 @@ where
         std::thread::Builder::new()
             .name(format!("netlens-{part}"))
             .spawn(move || {
-                super::priority::lower_this_thread();
+                if lowered {
+                    super::priority::lower_this_thread();
+                }
                 for job in inbox {
                     if outbox.send(work(job)).is_err() {
                         return;

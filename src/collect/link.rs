@@ -11,6 +11,16 @@ use netlink_packet_route::link::{LinkAttribute, LinkFlags, LinkInfo, LinkMessage
 use netlink_packet_route::tc::{TcAttribute, TcHandle, TcMessage, TcStats2};
 use std::collections::HashMap;
 
+/// One read of the links by the deadlined "interfaces" part: when it
+/// began (CLOCK_BOOTTIME seconds, 0 before any), and the interfaces or
+/// why the dump failed.
+#[derive(Debug, Clone, Default)]
+pub struct LinkRead {
+    pub mono: f64,
+    pub interfaces: Vec<InterfaceSample>,
+    pub error: Option<String>,
+}
+
 /// Collects every interface of the namespace it was created in.
 pub struct LinkCollector {
     rtnl: Rtnl,
@@ -23,6 +33,25 @@ impl LinkCollector {
             rtnl: Rtnl::new()?,
             ethtool: Ethtool::new()?,
         })
+    }
+
+    /// A read stamped with its time, for the deadlined part: an RTNL
+    /// lock held by a driver, or an ethtool query to a hung device, can
+    /// block it for seconds.
+    pub fn read(&mut self) -> LinkRead {
+        let mono = super::boottime_seconds();
+        match self.collect() {
+            Ok(interfaces) => LinkRead {
+                mono,
+                interfaces,
+                error: None,
+            },
+            Err(error) => LinkRead {
+                mono,
+                interfaces: Vec::new(),
+                error: Some(format!("{error:#}")),
+            },
+        }
     }
 
     pub fn collect(&mut self) -> Result<Vec<InterfaceSample>> {

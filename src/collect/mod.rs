@@ -30,11 +30,13 @@ pub mod stack;
 pub mod sysctl;
 pub mod tcp_destroy;
 
+use crate::model::neigh::NeighSample;
 use crate::model::processes::ProcessInfo;
 use crate::model::{ConntrackSample, LatePart, Sample};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use deadline::Deadlined;
 use netns::Target;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -104,24 +106,29 @@ impl Demand {
 /// has been outstanding past its wait, if one has.
 type ProcessesAnswer = (Vec<ProcessInfo>, Option<Instant>);
 
+/// The watched namespace's interfaces' names by index, shared by the
+/// parts that label rows with them.
+type InterfaceNames = Arc<HashMap<u32, String>>;
+
 /// The interval a sampler starts with unless told: the deadline's base.
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Every collector, created inside the watched namespace.
 pub struct Collectors {
     label: String,
-    link: link::LinkCollector,
-    /// On threads of their own, waited for until the tick's deadline.
+    /// On threads of their own, waited for until a deadline: the links
+    /// (read first) until `links_deadline`, the others until the tick's.
+    links: Deadlined<(), link::LinkRead>,
+    neighbours: Deadlined<InterfaceNames, Option<NeighSample>>,
     conntrack: Deadlined<bool, ConntrackSample>,
     processes: Deadlined<Vec<(u32, String)>, ProcessesAnswer>,
     /// The interval in force: the parts' deadline is within it.
     interval: Duration,
     demand: Arc<Demand>,
     stack: stack::StackCollector,
-    /// Host-wide proc files (CPUs, neighbour statistics) and knobs.
-    host_files: softnet::HostFiles,
-    /// For the neighbour dump (a socket of its own: one dump at a time).
-    neigh: rtnl::Rtnl,
+    /// Host-wide proc files (CPUs, neighbour statistics) and knobs,
+    /// shared with the neighbours' thread.
+    host_files: Arc<softnet::HostFiles>,
     drops: drops::DropsCollector,
     flows: flows::FlowCounter,
     conn_log: conn_log::ConnLog,
@@ -146,12 +153,12 @@ impl Collectors {
         mut host_knobs: sysctl::HostKnobs,
         drop_reasons: bool,
     ) -> Result<Self> {
-        let host_files = std::mem::take(&mut host_knobs.host_files);
+        let host_files = Arc::new(std::mem::take(&mut host_knobs.host_files));
         Ok(Self {
+            neighbours: neighbours_part(Arc::clone(&host_files))?,
             host_files,
-            neigh: rtnl::Rtnl::new()?,
             label: label.to_string(),
-            link: link::LinkCollector::new()?,
+            links: links_part()?,
             conntrack: conntrack_part()?,
             processes: processes_part()?,
             interval: DEFAULT_INTERVAL,
@@ -169,14 +176,32 @@ impl Collectors {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
-        let mono = boottime_seconds();
-        let deadline = deadline::tick_deadline(Instant::now(), self.interval);
+        let mut mono = boottime_seconds();
+        let tick_mono = mono;
+        let started = Instant::now();
+        let deadline = deadline::tick_deadline(started, self.interval);
         // Runs meanwhile on its own thread.
         self.conntrack.start(self.demand.conntrack_entries());
-        // The links first, at `mono`: their rates are over the time between
-        // two samples' monos, which the socket dumps after (long, and of
+        // The links first, near `mono`: their rates are over the time
+        // between two reads, which the socket dumps after (long, and of
         // varying length with many sockets or namespaces) would stretch.
-        let mut interfaces = self.link.collect().context("interface dump failed")?;
+        let mut late = Vec::new();
+        self.links.start(());
+        let links_late = links_deadline(started, self.interval);
+        let read = take_late(self.links.finish(links_late), &mut late);
+        if let Some(error) = read.error {
+            bail!("interface dump failed: {error}");
+        }
+        // This tick's read times the sample; an earlier one's (the last
+        // good one of a late part, or a stuck job's answer) keeps its own
+        // time, the interval rates are taken over (`rates::links_interval`).
+        let links_mono = if read.mono >= tick_mono {
+            mono = read.mono;
+            None
+        } else {
+            (read.mono > 0.0).then_some(read.mono)
+        };
+        let mut interfaces = read.interfaces;
         let flow_counts = self.flows.collect(&interfaces);
         // Drained before the dump: the previous dumps know the sockets
         // that ended since, with their owners.
@@ -200,18 +225,25 @@ impl Collectors {
         // The cookies are the watched namespace's, its sockets first.
         self.conn_log.observe(&sockets, self.stack.cookies(), mono);
         let cpu = softnet::collect(&self.host_files, &interfaces);
-        // A failed neighbour dump leaves the section empty, not the tick.
-        let neighbours = neigh::collect(&mut self.neigh, &self.host_files, &interfaces).ok();
-        let ifnames = interfaces
-            .iter()
-            .map(|i| (i.index, i.name.clone()))
-            .collect();
+        // Shared with the neighbours' thread, not copied for it.
+        let ifnames: InterfaceNames = Arc::new(
+            interfaces
+                .iter()
+                .map(|i| (i.index, i.name.clone()))
+                .collect(),
+        );
+        self.neighbours.start(Arc::clone(&ifnames));
         self.processes.start(processes::owners(&sockets, &closed));
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
         let drops = Some(self.drops.collect(&ifnames));
-        let mut late = Vec::new();
-        let conntrack = take_late(self.conntrack.finish(deadline), &mut late);
+        let neighbours = take_late(self.neighbours.finish(deadline), &mut late);
+        let mut conntrack = take_late(self.conntrack.finish(deadline), &mut late);
+        // This tick's read is timed by the sample; a late part's keeps its
+        // own time, over which no rate is taken (`stats_interval`).
+        if conntrack.read_mono.is_some_and(|read| read >= tick_mono) {
+            conntrack.read_mono = None;
+        }
         let (processes, containers) = take_late(self.processes.finish(deadline), &mut late);
         late.extend(containers.map(|since| late_since("containers", since)));
         if let Some(primary) = others.namespaces.first_mut() {
@@ -237,8 +269,38 @@ impl Collectors {
             flow_counts: Some(flow_counts),
             late,
             age: None,
+            links_mono,
         })
     }
+}
+
+/// How long a tick waits for the links, which everything after reads:
+/// half the interval, so a blocked dump leaves the rest of the tick its
+/// time.
+fn links_deadline(started: Instant, interval: Duration) -> Instant {
+    started + interval / 2
+}
+
+/// The links on a thread of their own: the dumps take the RTNL lock, which
+/// a driver or another tool may hold for seconds, and ethtool asks the
+/// driver itself.
+fn links_part() -> Result<Deadlined<(), link::LinkRead>> {
+    let mut collector = link::LinkCollector::new()?;
+    Deadlined::spawn_at("interfaces", false, move |()| collector.read())
+}
+
+/// The neighbour tables on a thread of their own (a socket of its own:
+/// one dump at a time); a failed dump leaves the section empty, not the
+/// tick.
+fn neighbours_part(
+    files: Arc<softnet::HostFiles>,
+) -> Result<Deadlined<InterfaceNames, Option<NeighSample>>> {
+    let mut rtnl = rtnl::Rtnl::new()?;
+    Deadlined::spawn_at(
+        "neighbours",
+        false,
+        move |names: Arc<HashMap<u32, String>>| neigh::collect(&mut rtnl, &files, &names).ok(),
+    )
 }
 
 /// The conntrack collector on a thread of its own: a dump of a huge table

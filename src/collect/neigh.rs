@@ -7,12 +7,11 @@
 
 use super::rtnl::Rtnl;
 use super::softnet::{HostFiles, reread};
-use crate::model::InterfaceSample;
 use crate::model::neigh::{NeighCount, NeighSample, NeighTable};
 use anyhow::Result;
 use netlink_packet_route::neighbour::{NeighbourMessage, NeighbourState};
 use netlink_packet_route::{AddressFamily, RouteNetlinkMessage};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The garbage collector's thresholds of both tables (host-wide: only the
 /// host's namespace has them).
@@ -71,11 +70,12 @@ pub fn state_name(state: NeighbourState) -> String {
     }
 }
 
-/// The statistics, thresholds and entries.
+/// The statistics, thresholds and entries; `names` are the interfaces'
+/// by index.
 pub fn collect(
     rtnl: &mut Rtnl,
     files: &HostFiles,
-    interfaces: &[InterfaceSample],
+    names: &HashMap<u32, String>,
 ) -> Result<NeighSample> {
     let table = |file: &Option<std::fs::File>, family: &str| {
         let mut table = parse_stat(&reread(&mut file.as_ref()?)?)?;
@@ -88,10 +88,6 @@ pub fn collect(
         (table.gc_thresh1, table.gc_thresh2, table.gc_thresh3) = (knob(1), knob(2), knob(3));
         Some(table)
     };
-    let names: BTreeMap<u32, &str> = interfaces
-        .iter()
-        .map(|i| (i.index, i.name.as_str()))
-        .collect();
     let mut counts: BTreeMap<(String, String, String), u64> = BTreeMap::new();
     for (family, label) in [
         (AddressFamily::Inet, "inet"),
@@ -106,7 +102,7 @@ pub fn collect(
             let index = entry.header.ifindex;
             let interface = names
                 .get(&index)
-                .map_or_else(|| format!("if{index}"), |n| n.to_string());
+                .map_or_else(|| format!("if{index}"), String::clone);
             let key = (label.to_string(), interface, state_name(entry.header.state));
             *counts.entry(key).or_default() += 1;
         }

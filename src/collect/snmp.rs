@@ -113,6 +113,7 @@ pub fn parse_sockstat(text: &str) -> Sockstat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snmp;
 
     #[test]
     fn pairs_parse_and_skip_negative() {
@@ -121,10 +122,10 @@ mod tests {
                     Udp: InDatagrams InErrors\n\
                     Udp: 75 2\n";
         let map = parse_pairs(text);
-        assert_eq!(map.get("Tcp.ActiveOpens"), Some(&39));
-        assert_eq!(map.get("Tcp.RetransSegs"), Some(&7));
+        assert_eq!(map.get(snmp::TCP_ACTIVE_OPENS), Some(&39));
+        assert_eq!(map.get(snmp::TCP_RETRANS_SEGS), Some(&7));
         assert_eq!(map.get("Tcp.MaxConn"), None);
-        assert_eq!(map.get("Udp.InErrors"), Some(&2));
+        assert_eq!(map.get(snmp::UDP_IN_ERRORS), Some(&2));
     }
 
     #[test]
@@ -134,8 +135,8 @@ mod tests {
                     IpExt: InOctets\n\
                     Bogus: 5\n";
         let map = parse_pairs(text);
-        assert_eq!(map.get("TcpExt.ListenOverflows"), Some(&10));
-        assert_eq!(map.get("TcpExt.ListenDrops"), Some(&12));
+        assert_eq!(map.get(snmp::TCP_EXT_LISTEN_OVERFLOWS), Some(&10));
+        assert_eq!(map.get(snmp::TCP_EXT_LISTEN_DROPS), Some(&12));
         assert!(!map.keys().any(|k| k.starts_with("IpExt")));
     }
 
@@ -144,7 +145,7 @@ mod tests {
         let map = parse_snmp6(
             "Ip6InDiscards 3\nUdpLite6NoPorts 4\nUdp6NoPorts 5\nIcmp6InType1 6\nbogus\n",
         );
-        assert_eq!(map.get("Ip6.InDiscards"), Some(&3));
+        assert_eq!(map.get(snmp::IP6_IN_DISCARDS), Some(&3));
         assert_eq!(map.get("UdpLite6.NoPorts"), Some(&4));
         assert_eq!(map.get("Udp6.NoPorts"), Some(&5));
         assert_eq!(map.get("Icmp6.InType1"), Some(&6));
@@ -174,9 +175,9 @@ mod tests {
     #[test]
     fn reads_this_namespace() {
         let counters = read_counters().expect("snmp is readable");
-        assert!(counters.contains_key("Tcp.OutSegs"));
-        assert!(counters.contains_key("TcpExt.ListenOverflows"));
-        assert!(counters.contains_key("Ip6.InDiscards"), "{counters:?}");
+        assert!(counters.contains_key(snmp::TCP_OUT_SEGS));
+        assert!(counters.contains_key(snmp::TCP_EXT_LISTEN_OVERFLOWS));
+        assert!(counters.contains_key(snmp::IP6_IN_DISCARDS), "{counters:?}");
         read_sockstat().expect("sockstat is readable");
     }
 }

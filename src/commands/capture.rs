@@ -180,7 +180,7 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         return Err(e);
     }
     if let Err(e) = flushed
-        && e.kind() != std::io::ErrorKind::BrokenPipe
+        && !out.get_ref().closed_pipe()
     {
         return Err(e.into());
     }

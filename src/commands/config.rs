@@ -1,42 +1,9 @@
-//! The config file merged into the parsed command line, and clap's tab
-//! names mapped to the plain tab enum. Not in cli.rs: build.rs includes
-//! that file on its own (for the man page), where the crate's other
-//! modules do not exist.
+//! The config file merged into the parsed command line. Not in cli/:
+//! build.rs includes that file on its own (for the man page), where the
+//! crate's other modules do not exist.
 
-use crate::cli::{Cli, Command, DnsArgs, TabName};
-use crate::config::{Config, Dns, Tab, ThemeName};
-
-/// The tab `--tab` names.
-pub fn tab(name: TabName) -> Tab {
-    match name {
-        TabName::Interfaces => Tab::Interfaces,
-        TabName::Sockets => Tab::Sockets,
-        TabName::Tcp => Tab::Tcp,
-        TabName::Conntrack => Tab::Conntrack,
-        TabName::Dns => Tab::Dns,
-        TabName::Flows => Tab::Flows,
-        TabName::Load => Tab::Load,
-        TabName::Drops => Tab::Drops,
-        TabName::Processes => Tab::Processes,
-        TabName::Namespaces => Tab::Namespaces,
-    }
-}
-
-/// `--tab`'s name for the tab.
-pub fn tab_name(tab: Tab) -> TabName {
-    match tab {
-        Tab::Interfaces => TabName::Interfaces,
-        Tab::Sockets => TabName::Sockets,
-        Tab::Tcp => TabName::Tcp,
-        Tab::Conntrack => TabName::Conntrack,
-        Tab::Dns => TabName::Dns,
-        Tab::Flows => TabName::Flows,
-        Tab::Load => TabName::Load,
-        Tab::Drops => TabName::Drops,
-        Tab::Processes => TabName::Processes,
-        Tab::Namespaces => TabName::Namespaces,
-    }
-}
+use crate::cli::{Cli, Command, DnsArgs};
+use crate::config::{Config, Dns, ThemeName};
 
 /// Merges the config file into the parsed command line: `config` applies
 /// where the command line did not say otherwise.
@@ -47,7 +14,7 @@ pub fn apply(cli: &mut Cli, matches: &clap::ArgMatches, config: &Config) {
         cli.collect.interval = interval;
     }
     if cli.tab.is_none() {
-        cli.tab = config.tab.map(tab_name);
+        cli.tab = config.tab;
     }
     if config.theme == ThemeName::Mono {
         cli.no_color = true;

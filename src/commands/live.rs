@@ -44,9 +44,7 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
 /// by main) ask: first tab, colour, compact layout, thresholds, columns.
 pub fn configured_app(cli: &Cli, config: &Config) -> App {
     let color = !cli.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let tab = cli
-        .tab
-        .map_or(crate::config::Tab::Interfaces, super::config::tab);
+    let tab = cli.tab.unwrap_or(crate::config::Tab::Interfaces);
     let mut app = App::new(tab, cli.collect.interval, color);
     app.set_thresholds(config.thresholds);
     app.columns = config.columns.clone();

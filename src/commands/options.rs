@@ -1,5 +1,5 @@
 //! The clap arguments as the core's plain option structs. These live here,
-//! not in cli.rs, because build.rs compiles cli.rs alone (for the man page)
+//! not in cli/, because build.rs compiles cli/ alone (for the man page)
 //! without the rest of the crate.
 
 use crate::capture::live::CaptureOptions;

@@ -8,20 +8,33 @@
 use std::fmt;
 use std::io::{self, Write};
 
-/// Writing to stdout failed.
+/// Writing to stdout failed: the reader went away, or the write did.
+/// Told apart once, where the write fails; callers match the variant.
 #[derive(Debug)]
-pub struct StdoutError(pub io::Error);
-
-impl StdoutError {
+pub enum StdoutError {
     /// The reader closed the pipe: it has all it wanted, not an error.
-    pub fn is_closed_pipe(&self) -> bool {
-        self.0.kind() == io::ErrorKind::BrokenPipe
+    ClosedPipe(io::Error),
+    /// Any other failure (a full device).
+    Failed(io::Error),
+}
+
+impl From<io::Error> for StdoutError {
+    fn from(error: io::Error) -> Self {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            StdoutError::ClosedPipe(error)
+        } else {
+            StdoutError::Failed(error)
+        }
     }
 }
 
 impl fmt::Display for StdoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot write to stdout: {}", self.0)
+        match self {
+            StdoutError::ClosedPipe(error) | StdoutError::Failed(error) => {
+                write!(f, "cannot write to stdout: {error}")
+            }
+        }
     }
 }
 
@@ -29,7 +42,7 @@ impl std::error::Error for StdoutError {}
 
 /// `error` as a [`StdoutError`].
 pub fn error(error: io::Error) -> anyhow::Error {
-    StdoutError(error).into()
+    StdoutError::from(error).into()
 }
 
 /// Writes `text` to stdout and flushes it (an error in the flush is one
@@ -46,27 +59,33 @@ pub fn print(text: impl AsRef<[u8]>) -> anyhow::Result<()> {
 /// reader has all it wanted) from a real failure, without downcasting.
 pub struct Stdout {
     out: io::StdoutLock<'static>,
-    failed: Option<io::ErrorKind>,
+    closed_pipe: bool,
 }
 
 impl Stdout {
     pub fn lock() -> Self {
         Stdout {
             out: io::stdout().lock(),
-            failed: None,
+            closed_pipe: false,
         }
     }
 
     /// A write failed because the reader closed the pipe.
     pub fn closed_pipe(&self) -> bool {
-        self.failed == Some(io::ErrorKind::BrokenPipe)
+        self.closed_pipe
     }
 
     fn note<T>(&mut self, result: io::Result<T>) -> io::Result<T> {
-        if let Err(e) = &result {
-            self.failed = Some(e.kind());
-        }
-        result
+        result.map_err(|error| match StdoutError::from(error) {
+            StdoutError::ClosedPipe(error) => {
+                self.closed_pipe = true;
+                error
+            }
+            StdoutError::Failed(error) => {
+                self.closed_pipe = false;
+                error
+            }
+        })
     }
 }
 
@@ -85,7 +104,30 @@ impl Write for Stdout {
 /// Whether `error` is a closed stdout pipe, anywhere in its chain.
 pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|e| {
-        e.downcast_ref::<StdoutError>()
-            .is_some_and(StdoutError::is_closed_pipe)
+        matches!(
+            e.downcast_ref::<StdoutError>(),
+            Some(StdoutError::ClosedPipe(_))
+        )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn a_closed_pipe_is_told_by_its_type_through_context() {
+        let closed = Err::<(), _>(error(io::ErrorKind::BrokenPipe.into()))
+            .context("printing the table")
+            .unwrap_err();
+        assert!(is_closed_pipe(&closed));
+        let full = error(io::Error::from_raw_os_error(libc::ENOSPC));
+        assert!(!is_closed_pipe(&full));
+        assert!(full.to_string().starts_with("cannot write to stdout: "));
+        // A bare io::Error is not stdout's: it is not taken for a closed pipe.
+        assert!(!is_closed_pipe(
+            &io::Error::from(io::ErrorKind::BrokenPipe).into()
+        ));
+    }
 }

@@ -11,6 +11,7 @@
 
 use crate::findings::Finding;
 use crate::model::Sample;
+use crate::model::netdev::{self, LinkCounter};
 use crate::model::sockets::TCP_STATES;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -165,84 +166,23 @@ fn name_part(text: &str) -> String {
         .collect()
 }
 
-type LinkField = fn(&crate::model::LinkCounters) -> u64;
-
-const LINK_COUNTERS: &[(&str, Option<&str>, &str, LinkField)] = &[
-    (
-        "node_network_receive_bytes",
-        Some("bytes"),
-        "Bytes received",
-        |c| c.rx_bytes,
-    ),
-    (
-        "node_network_transmit_bytes",
-        Some("bytes"),
-        "Bytes sent",
-        |c| c.tx_bytes,
-    ),
-    (
-        "node_network_receive_packets",
-        None,
-        "Packets received",
-        |c| c.rx_packets,
-    ),
-    ("node_network_transmit_packets", None, "Packets sent", |c| {
-        c.tx_packets
-    }),
-    ("node_network_receive_errs", None, "Receive errors", |c| {
-        c.rx_errors
-    }),
-    ("node_network_transmit_errs", None, "Transmit errors", |c| {
-        c.tx_errors
-    }),
-    (
-        "node_network_receive_drop",
-        None,
-        "Received packets dropped",
-        |c| c.rx_dropped,
-    ),
-    (
-        "node_network_transmit_drop",
-        None,
-        "Packets dropped on transmit",
-        |c| c.tx_dropped,
-    ),
-    (
-        "node_network_receive_fifo",
-        None,
-        "Receive FIFO overruns",
-        |c| c.rx_fifo_errors,
-    ),
-    (
-        "node_network_transmit_fifo",
-        None,
-        "Transmit FIFO errors",
-        |c| c.tx_fifo_errors,
-    ),
-    (
-        "node_network_receive_frame",
-        None,
-        "Receive frame errors",
-        |c| c.rx_frame_errors,
-    ),
-    (
-        "node_network_receive_multicast",
-        None,
-        "Multicast packets received",
-        |c| c.multicast,
-    ),
-    (
-        "node_network_transmit_colls",
-        None,
-        "Collisions on transmit",
-        |c| c.collisions,
-    ),
-    (
-        "node_network_transmit_carrier",
-        None,
-        "Carrier errors on transmit",
-        |c| c.tx_carrier_errors,
-    ),
+/// The exported interface counters in node_exporter's order; each row's
+/// `metric` names its family (a test checks every such row is here).
+const EXPORTED: [LinkCounter; 14] = [
+    netdev::RX_BYTES,
+    netdev::TX_BYTES,
+    netdev::RX_PACKETS,
+    netdev::TX_PACKETS,
+    netdev::RX_ERRORS,
+    netdev::TX_ERRORS,
+    netdev::RX_DROPPED,
+    netdev::TX_DROPPED,
+    netdev::RX_FIFO_ERRORS,
+    netdev::TX_FIFO_ERRORS,
+    netdev::RX_FRAME_ERRORS,
+    netdev::MULTICAST,
+    netdev::COLLISIONS,
+    netdev::TX_CARRIER_ERRORS,
 ];
 
 fn interfaces(out: &mut String, sample: &Sample) {
@@ -251,14 +191,18 @@ fn interfaces(out: &mut String, sample: &Sample) {
         .iter()
         .map(|i| super::netns::iface_labels(sample, i))
         .collect();
-    for (name, unit, help, field) in LINK_COUNTERS {
-        family(out, name, "counter", *unit, help);
+    for counter in &EXPORTED {
+        let Some(metric) = counter.metric else {
+            continue;
+        };
+        let name = metric.name;
+        family(out, name, metric.kind, counter.unit(), metric.help);
         for (iface, labels) in sample.interfaces.iter().zip(&labels) {
             let _ = writeln!(
                 out,
                 "{name}_total{{device=\"{}\",{labels}}} {}",
                 escape(&iface.name),
-                field(&iface.counters)
+                counter.of(&iface.counters)
             );
         }
     }
@@ -610,6 +554,15 @@ mod tests {
                 ..Default::default()
             }],
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn every_interface_counter_with_a_metric_is_exported_once() {
+        let exported = |c: &LinkCounter| EXPORTED.iter().filter(|e| e.kernel == c.kernel).count();
+        for counter in &netdev::ALL {
+            let wanted = usize::from(counter.metric.is_some());
+            assert_eq!(exported(counter), wanted, "{}", counter.kernel);
         }
     }
 

@@ -11,6 +11,7 @@
 
 use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::model::Sample;
+use crate::model::snmp;
 use crate::model::sockets::{
     Proto, SocketKey, SocketSample, TCP_CLOSE_WAIT, TCP_LISTEN, TCP_SYN_SENT, TCP_TIME_WAIT,
     TcpSample,
@@ -302,7 +303,8 @@ fn connect_timeout(
             None => to.unowned += 1,
         }
     }
-    let syn_retrans = TcpRates::new(previous, current).and_then(|r| r.rate("TcpExt.TCPSynRetrans"));
+    let syn_retrans =
+        TcpRates::new(previous, current).and_then(|r| r.rate(snmp::TCP_EXT_TCP_SYN_RETRANS));
     destinations
         .into_iter()
         .filter(|(_, to)| to.count >= limits.connect_timeout_warn_sockets)
@@ -575,13 +577,13 @@ mod tests {
             .as_mut()
             .unwrap()
             .counters
-            .insert("TcpExt.TCPSynRetrans".into(), 100);
+            .insert(snmp::TCP_EXT_TCP_SYN_RETRANS.into(), 100);
         let mut b = sample(2.0, sockets, &[]);
         b.tcp
             .as_mut()
             .unwrap()
             .counters
-            .insert("TcpExt.TCPSynRetrans".into(), 108);
+            .insert(snmp::TCP_EXT_TCP_SYN_RETRANS.into(), 108);
         let found = connect_timeout(Some(&a), &b, &D);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].severity, Severity::Warn);

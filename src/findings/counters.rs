@@ -7,9 +7,10 @@
 
 use super::catalogue::{self, Entry, Level, Source};
 use super::{Evidence, Finding, Hold, IFACE_SATURATED, Severity};
-use crate::model::conntrack::ConntrackStats;
+use crate::model::conntrack::{ConntrackStats, stats_interval};
 use crate::model::cpu::{self, CpuRate};
-use crate::model::rates::{counter_rate, interval};
+use crate::model::netdev;
+use crate::model::rates::{counter_rate, links_interval};
 use crate::model::tcp_rates::TcpRates;
 use crate::model::{InterfaceSample, LinkCounters, QdiscStats, Sample};
 
@@ -21,7 +22,6 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
     let Some(previous) = previous.filter(|p| p.netns == current.netns) else {
         return out;
     };
-    let seconds = interval(previous, current);
     let tcp = TcpRates::new(Some(previous), current);
     for entry in catalogue::entries().filter(|e| e.raises()) {
         match entry.source {
@@ -35,7 +35,8 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
                     let Some(before) = previous.same_interface(iface) else {
                         continue;
                     };
-                    let pick = |c: &LinkCounters| netdev(c, entry.name());
+                    let pick = |c: &LinkCounters| link_counter(c, entry.name());
+                    let seconds = links_interval(previous, current, iface.netns);
                     if let (Some(b), Some(a)) = (pick(&before.counters), pick(&iface.counters))
                         && let Some(rate) = counter_rate(b, a, seconds)
                     {
@@ -57,6 +58,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
                     if saturated || a.handle != b.handle || a.kind != b.kind {
                         continue;
                     }
+                    let seconds = links_interval(previous, current, iface.netns);
                     if let (Some(b), Some(a)) = (qdisc(b, entry.name()), qdisc(a, entry.name()))
                         && let Some(rate) = counter_rate(b, a, seconds)
                     {
@@ -74,6 +76,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, raised: &[Finding])
                 else {
                     continue;
                 };
+                let seconds = stats_interval(previous, current);
                 if let (Some(b), Some(a)) = (conntrack(b, entry.name()), conntrack(a, entry.name()))
                     && let Some(rate) = counter_rate(b, a, seconds)
                 {
@@ -128,23 +131,10 @@ fn push(
     });
 }
 
-/// A netdev stats64 counter by its name ("rx_missed_errors").
-fn netdev(c: &LinkCounters, name: &str) -> Option<u64> {
-    Some(match name {
-        "rx_errors" => c.rx_errors,
-        "tx_errors" => c.tx_errors,
-        "rx_dropped" => c.rx_dropped,
-        "tx_dropped" => c.tx_dropped,
-        "rx_over_errors" => c.rx_over_errors,
-        "rx_crc_errors" => c.rx_crc_errors,
-        "rx_frame_errors" => c.rx_frame_errors,
-        "rx_fifo_errors" => c.rx_fifo_errors,
-        "rx_missed_errors" => c.rx_missed_errors,
-        "tx_carrier_errors" => c.tx_carrier_errors,
-        "tx_fifo_errors" => c.tx_fifo_errors,
-        "collisions" => c.collisions,
-        _ => return None,
-    })
+/// A netdev stats64 counter by its kernel name ("rx_missed_errors"), from
+/// its row in `model::netdev`.
+fn link_counter(c: &LinkCounters, name: &str) -> Option<u64> {
+    netdev::by_kernel(name).map(|counter| counter.of(c))
 }
 
 fn qdisc(q: &QdiscStats, name: &str) -> Option<u64> {
@@ -192,7 +182,6 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
     let Some(previous) = previous.filter(|p| p.netns == current.netns) else {
         return out;
     };
-    let seconds = interval(previous, current);
     let mut push = |id: String, entry, iface, rate: Option<f64>| {
         if let Some(per_s) = rate.filter(|r| *r > 0.0) {
             out.push(Moved {
@@ -218,7 +207,8 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
             Source::Netdev => {
                 for iface in &current.interfaces {
                     let before = previous.same_interface(iface);
-                    let pick = |c: &LinkCounters| netdev(c, entry.name());
+                    let pick = |c: &LinkCounters| link_counter(c, entry.name());
+                    let seconds = links_interval(previous, current, iface.netns);
                     let rate = before
                         .and_then(|b| Some((pick(&b.counters)?, pick(&iface.counters)?)))
                         .and_then(|(b, a)| counter_rate(b, a, seconds));
@@ -236,6 +226,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
                         .same_interface(iface)
                         .and_then(|i| i.qdisc.as_ref());
                     let pick = |q: &QdiscStats| qdisc(q, entry.name());
+                    let seconds = links_interval(previous, current, iface.netns);
                     let rate = before
                         .zip(iface.qdisc.as_ref())
                         .filter(|(b, a)| a.handle == b.handle && a.kind == b.kind)
@@ -258,7 +249,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
                     .and_then(|(b, a)| {
                         Some((conntrack(b, entry.name())?, conntrack(a, entry.name())?))
                     })
-                    .and_then(|(b, a)| counter_rate(b, a, seconds));
+                    .and_then(|(b, a)| counter_rate(b, a, stats_interval(previous, current)));
                 push(entry.id.to_string(), Some(entry), None, rate);
             }
             Source::Softnet => push(
@@ -295,7 +286,7 @@ fn softnet(rate: &CpuRate, name: &str) -> Option<Option<f64>> {
 pub fn readable(entry: &Entry) -> bool {
     let name = entry.name();
     match entry.source {
-        Source::Netdev => netdev(&LinkCounters::default(), name).is_some(),
+        Source::Netdev => link_counter(&LinkCounters::default(), name).is_some(),
         Source::Qdisc => qdisc(&QdiscStats::default(), name).is_some(),
         Source::Conntrack => conntrack(&ConntrackStats::default(), name).is_some(),
         Source::Softnet => softnet(&CpuRate::default(), name).is_some(),
@@ -307,6 +298,7 @@ pub fn readable(entry: &Entry) -> bool {
 mod tests {
     use super::*;
     use crate::findings::{IDS, Thresholds, evaluate as all};
+    use crate::model::snmp;
     use crate::model::sockets::TcpSample;
 
     fn sample(mono: f64, counters: &[(&str, u64)]) -> Sample {
@@ -324,8 +316,20 @@ mod tests {
 
     #[test]
     fn a_counter_past_its_threshold_raises_its_finding() {
-        let a = sample(0.0, &[("Udp.NoPorts", 100), ("TcpExt.TCPBacklogDrop", 0)]);
-        let b = sample(2.0, &[("Udp.NoPorts", 200), ("TcpExt.TCPBacklogDrop", 0)]);
+        let a = sample(
+            0.0,
+            &[
+                (snmp::UDP_NO_PORTS, 100),
+                (snmp::TCP_EXT_TCP_BACKLOG_DROP, 0),
+            ],
+        );
+        let b = sample(
+            2.0,
+            &[
+                (snmp::UDP_NO_PORTS, 200),
+                (snmp::TCP_EXT_TCP_BACKLOG_DROP, 0),
+            ],
+        );
         let found = all(Some(&a), &b, &Thresholds::DEFAULT);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].id, "counter:Udp.NoPorts");
@@ -337,17 +341,29 @@ mod tests {
             "{}",
             found[0].summary
         );
-        assert_eq!(found[0].hint, catalogue::get("Udp.NoPorts").unwrap().fix);
-        assert_eq!(found[0].evidence.row, "Udp.NoPorts");
+        assert_eq!(
+            found[0].hint,
+            catalogue::get(snmp::UDP_NO_PORTS).unwrap().fix
+        );
+        assert_eq!(found[0].evidence.row, snmp::UDP_NO_PORTS);
         // At or under the threshold (5/s): nothing.
-        let slow = sample(2.0, &[("Udp.NoPorts", 110)]);
+        let slow = sample(2.0, &[(snmp::UDP_NO_PORTS, 110)]);
         assert!(all(Some(&a), &slow, &Thresholds::DEFAULT).is_empty());
     }
 
     #[test]
     fn covered_and_info_counters_raise_nothing_of_their_own() {
-        let a = sample(0.0, &[("TcpExt.ListenOverflows", 0), ("Tcp.OutRsts", 0)]);
-        let b = sample(1.0, &[("TcpExt.ListenOverflows", 50), ("Tcp.OutRsts", 500)]);
+        let a = sample(
+            0.0,
+            &[(snmp::TCP_EXT_LISTEN_OVERFLOWS, 0), (snmp::TCP_OUT_RSTS, 0)],
+        );
+        let b = sample(
+            1.0,
+            &[
+                (snmp::TCP_EXT_LISTEN_OVERFLOWS, 50),
+                (snmp::TCP_OUT_RSTS, 500),
+            ],
+        );
         let found = all(Some(&a), &b, &Thresholds::DEFAULT);
         assert!(
             found.iter().all(|f| !f.id.starts_with("counter:")),
@@ -362,8 +378,8 @@ mod tests {
 
     #[test]
     fn another_namespace_or_no_previous_sample_raises_nothing() {
-        let a = sample(0.0, &[("Udp.NoPorts", 0)]);
-        let mut b = sample(1.0, &[("Udp.NoPorts", 1000)]);
+        let a = sample(0.0, &[(snmp::UDP_NO_PORTS, 0)]);
+        let mut b = sample(1.0, &[(snmp::UDP_NO_PORTS, 1000)]);
         assert!(evaluate(None, &b, &[]).is_empty());
         b.netns = "other".into();
         assert!(evaluate(Some(&a), &b, &[]).is_empty());
@@ -376,6 +392,26 @@ mod tests {
                 assert!(IDS.contains(&id), "{}: covered by unknown {id}", entry.id);
             }
             assert!(readable(entry), "{}: no reader for it", entry.id);
+        }
+    }
+
+    /// The catalogue spells its counters itself (build.rs reads it without
+    /// the crate): every name `model::snmp` spells must be one it knows.
+    #[test]
+    fn every_snmp_name_is_in_the_catalogue() {
+        let source = include_str!("../model/snmp.rs");
+        let names: Vec<&str> = source
+            .lines()
+            .filter(|line| line.starts_with("pub const "))
+            .filter_map(|line| line.split('"').nth(1))
+            .collect();
+        assert!(names.len() >= 30, "{names:?}");
+        for name in names {
+            let class = catalogue::classify(name);
+            assert!(
+                !matches!(class, catalogue::Class::Unknown),
+                "{name} is not in the catalogue"
+            );
         }
     }
 
@@ -453,19 +489,19 @@ mod tests {
         let a = sample(
             0.0,
             &[
-                ("Udp.NoPorts", 10),
-                ("Tcp.InSegs", 0),
+                (snmp::UDP_NO_PORTS, 10),
+                (snmp::TCP_IN_SEGS, 0),
                 ("MPTcpExt.MPJoinSynRx", 0),
-                ("TcpExt.TCPBacklogDrop", 4),
+                (snmp::TCP_EXT_TCP_BACKLOG_DROP, 4),
             ],
         );
         let b = sample(
             2.0,
             &[
-                ("Udp.NoPorts", 30),
-                ("Tcp.InSegs", 900),
+                (snmp::UDP_NO_PORTS, 30),
+                (snmp::TCP_IN_SEGS, 900),
                 ("MPTcpExt.MPJoinSynRx", 2),
-                ("TcpExt.TCPBacklogDrop", 4),
+                (snmp::TCP_EXT_TCP_BACKLOG_DROP, 4),
             ],
         );
         let found = moved(Some(&a), &b);
@@ -476,7 +512,7 @@ mod tests {
         assert_eq!(
             ids,
             [
-                ("Udp.NoPorts", true, 10.0),
+                (snmp::UDP_NO_PORTS, true, 10.0),
                 ("MPTcpExt.MPJoinSynRx", false, 1.0)
             ]
         );

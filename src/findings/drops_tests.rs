@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::findings::{Engine, Thresholds, evaluate as all};
+use crate::model::snmp;
 use crate::model::sockets::{Proto, SocketUser, TcpSample};
 
 const NS: u64 = 4026532999;
@@ -234,11 +235,11 @@ fn with_counters(mut s: Sample, counters: &[(&str, u64)]) -> Sample {
 fn a_raised_reason_suppresses_the_counters_that_list_it() {
     let a = with_counters(
         sample(0.0, vec![row("NO_SOCKET", "__udp4_lib_rcv", 0)]),
-        &[("Udp.NoPorts", 0)],
+        &[(snmp::UDP_NO_PORTS, 0)],
     );
     let b = with_counters(
         sample(1.0, vec![row("NO_SOCKET", "__udp4_lib_rcv", 80)]),
-        &[("Udp.NoPorts", 80)],
+        &[(snmp::UDP_NO_PORTS, 80)],
     );
     let found = all(Some(&a), &b, &Thresholds::DEFAULT);
     assert!(ids(&found).contains(&"drop:NO_SOCKET"), "{found:?}");
@@ -255,7 +256,7 @@ fn a_raised_reason_suppresses_the_counters_that_list_it() {
     // Another reason raised does not silence an unrelated counter.
     let b3 = with_counters(
         sample(1.0, vec![row("NETFILTER_DROP", "nf_hook_slow", 80)]),
-        &[("Udp.NoPorts", 80)],
+        &[(snmp::UDP_NO_PORTS, 80)],
     );
     let found = all(Some(&a), &b3, &Thresholds::DEFAULT);
     assert!(ids(&found).contains(&"counter:Udp.NoPorts"), "{found:?}");

@@ -116,13 +116,15 @@ pub fn order(findings: &mut [Finding]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snmp;
     use crate::model::sockets::TcpSample;
 
     /// A sample whose retransmit counters make `retransmits` fire or not.
     fn sample(second: u32, segments: u64, retransmitted: u64) -> Sample {
         let mut tcp = TcpSample::default();
-        tcp.counters.insert("Tcp.OutSegs".into(), segments);
-        tcp.counters.insert("Tcp.RetransSegs".into(), retransmitted);
+        tcp.counters.insert(snmp::TCP_OUT_SEGS.into(), segments);
+        tcp.counters
+            .insert(snmp::TCP_RETRANS_SEGS.into(), retransmitted);
         Sample {
             t: 1000.0 + f64::from(second),
             mono: f64::from(second),

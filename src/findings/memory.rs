@@ -8,6 +8,7 @@
 
 use super::{Evidence, Finding, Hold, Severity, Thresholds, process_of};
 use crate::model::Sample;
+use crate::model::snmp;
 use crate::model::sockets::{Proto, SocketSample, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 
@@ -42,8 +43,8 @@ pub fn evaluate(
     let rates = TcpRates::new(previous, current);
     let rate = |name| rates.and_then(|r| r.rate(name)).unwrap_or(0.0);
     let (pressures, aborts) = (
-        rate("TcpExt.TCPMemoryPressures"),
-        rate("TcpExt.TCPAbortOnMemory"),
+        rate(snmp::TCP_EXT_TCP_MEMORY_PRESSURES),
+        rate(snmp::TCP_EXT_TCP_ABORT_ON_MEMORY),
     );
     let pages = tcp.sockstat.tcp_mem_pages;
     let mem = tcp_mem(tcp);
@@ -243,8 +244,8 @@ mod tests {
         let limit = evaluate(None, &sample(1.0, 3000, &[]), &D).unwrap();
         assert_eq!(limit.severity, Severity::Crit);
         // Back under pressure, but the counter says it was there: warn.
-        let a = sample(0.0, 1500, &[("TcpExt.TCPMemoryPressures", 3)]);
-        let b = sample(1.0, 1500, &[("TcpExt.TCPMemoryPressures", 4)]);
+        let a = sample(0.0, 1500, &[(snmp::TCP_EXT_TCP_MEMORY_PRESSURES, 3)]);
+        let b = sample(1.0, 1500, &[(snmp::TCP_EXT_TCP_MEMORY_PRESSURES, 4)]);
         assert_eq!(evaluate(Some(&a), &b, &D).unwrap().severity, Severity::Warn);
     }
 

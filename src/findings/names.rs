@@ -1,7 +1,7 @@
 //! What netlens names: every finding id with what it means, its evidence
 //! and its fix. Pure data (no imports): build.rs includes this file to
-//! render the man page's FINDINGS, and README.md's "What netlens names"
-//! table is generated from it too (tests/docs/readme.rs keeps it fresh), so the
+//! render the man page's FINDINGS, and docs/findings.md's table is
+//! generated from it too (tests/docs/readme.rs keeps it fresh), so the
 //! two cannot drift. A test in src/findings.rs checks that every id
 //! `findings::evaluate` can raise is here. Plain text: the renderers escape.
 

@@ -20,16 +20,17 @@
 use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::model::Sample;
 use crate::model::capture::RefusedSample;
+use crate::model::snmp;
 use crate::model::tcp_rates::TcpRates;
 
 pub const CONNECT_REFUSED: &str = "connect-refused";
 
 /// The RSTs an application caused, each also counted in Tcp.OutRsts.
 const ABORTS: [&str; 4] = [
-    "TcpExt.TCPAbortOnData",
-    "TcpExt.TCPAbortOnClose",
-    "TcpExt.TCPAbortOnMemory",
-    "TcpExt.TCPAbortOnLinger",
+    snmp::TCP_EXT_TCP_ABORT_ON_DATA,
+    snmp::TCP_EXT_TCP_ABORT_ON_CLOSE,
+    snmp::TCP_EXT_TCP_ABORT_ON_MEMORY,
+    snmp::TCP_EXT_TCP_ABORT_ON_LINGER,
 ];
 
 /// Per second: RSTs this host sent on its own, and connects of its own that
@@ -37,8 +38,8 @@ const ABORTS: [&str; 4] = [
 pub fn refused_rates(rates: &TcpRates) -> (f64, f64) {
     let rate = |name| rates.rate(name).unwrap_or(0.0);
     let aborts: f64 = ABORTS.iter().map(|name| rate(name)).sum();
-    let here = (rate("Tcp.OutRsts") - aborts).max(0.0);
-    let there = (rate("Tcp.AttemptFails") - rate("TcpExt.TCPAbortOnTimeout")).max(0.0);
+    let here = (rate(snmp::TCP_OUT_RSTS) - aborts).max(0.0);
+    let there = (rate(snmp::TCP_ATTEMPT_FAILS) - rate(snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT)).max(0.0);
     (here, there)
 }
 
@@ -60,7 +61,7 @@ pub fn evaluate(
     } else {
         Severity::Warn
     };
-    let opens = rates.rate("Tcp.PassiveOpens").unwrap_or(0.0);
+    let opens = rates.rate(snmp::TCP_PASSIVE_OPENS).unwrap_or(0.0);
     let mut parts: Vec<String> = previous
         .and_then(|p| named(p, current))
         .into_iter()
@@ -69,15 +70,17 @@ pub fn evaluate(
         parts.push(format!(
             "this host refused {here:.0} connections/s (RSTs sent with no abort behind them: \
              Tcp OutRsts {:.0}/s; {opens:.0} accepted/s)",
-            rates.rate("Tcp.OutRsts").unwrap_or(0.0)
+            rates.rate(snmp::TCP_OUT_RSTS).unwrap_or(0.0)
         ));
     }
     if there_fires {
         parts.push(format!(
             "{there:.0} connects/s from here failed, refused (Tcp AttemptFails {:.0}/s, {:.0}/s of \
              them timeouts)",
-            rates.rate("Tcp.AttemptFails").unwrap_or(0.0),
-            rates.rate("TcpExt.TCPAbortOnTimeout").unwrap_or(0.0)
+            rates.rate(snmp::TCP_ATTEMPT_FAILS).unwrap_or(0.0),
+            rates
+                .rate(snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT)
+                .unwrap_or(0.0)
         ));
     }
     let hint = if here_fires {
@@ -101,9 +104,9 @@ pub fn evaluate(
             netns: None,
             tab: "tcp",
             row: if here_fires {
-                "Tcp.OutRsts"
+                snmp::TCP_OUT_RSTS
             } else {
-                "Tcp.AttemptFails"
+                snmp::TCP_ATTEMPT_FAILS
             }
             .into(),
         },
@@ -179,14 +182,14 @@ mod tests {
     fn sample(mono: f64, counters: &[(&str, u64)]) -> Sample {
         let mut tcp = TcpSample::default();
         for name in [
-            "Tcp.OutRsts",
-            "Tcp.AttemptFails",
-            "Tcp.PassiveOpens",
-            "TcpExt.TCPAbortOnTimeout",
-            "TcpExt.TCPAbortOnData",
-            "TcpExt.TCPAbortOnClose",
-            "TcpExt.TCPAbortOnMemory",
-            "TcpExt.TCPAbortOnLinger",
+            snmp::TCP_OUT_RSTS,
+            snmp::TCP_ATTEMPT_FAILS,
+            snmp::TCP_PASSIVE_OPENS,
+            snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT,
+            snmp::TCP_EXT_TCP_ABORT_ON_DATA,
+            snmp::TCP_EXT_TCP_ABORT_ON_CLOSE,
+            snmp::TCP_EXT_TCP_ABORT_ON_MEMORY,
+            snmp::TCP_EXT_TCP_ABORT_ON_LINGER,
         ] {
             tcp.counters.insert(name.into(), 0);
         }
@@ -203,7 +206,7 @@ mod tests {
     #[test]
     fn rsts_without_aborts_are_refusals() {
         let a = sample(0.0, &[]);
-        let b = sample(2.0, &[("Tcp.OutRsts", 400)]);
+        let b = sample(2.0, &[(snmp::TCP_OUT_RSTS, 400)]);
         let found = evaluate(Some(&a), &b, &D).unwrap();
         assert_eq!(
             (found.id, found.severity),
@@ -216,14 +219,14 @@ mod tests {
             "{}",
             found.summary
         );
-        assert_eq!(found.evidence.row, "Tcp.OutRsts");
+        assert_eq!(found.evidence.row, snmp::TCP_OUT_RSTS);
         // The same RSTs explained by aborts (linger 0, unread data): none.
         let c = sample(
             2.0,
             &[
-                ("Tcp.OutRsts", 400),
-                ("TcpExt.TCPAbortOnData", 300),
-                ("TcpExt.TCPAbortOnClose", 100),
+                (snmp::TCP_OUT_RSTS, 400),
+                (snmp::TCP_EXT_TCP_ABORT_ON_DATA, 300),
+                (snmp::TCP_EXT_TCP_ABORT_ON_CLOSE, 100),
             ],
         );
         assert!(evaluate(Some(&a), &c, &D).is_none());
@@ -232,19 +235,22 @@ mod tests {
     #[test]
     fn failed_connects_that_did_not_time_out_are_refusals() {
         let a = sample(0.0, &[]);
-        let b = sample(1.0, &[("Tcp.AttemptFails", 20)]);
+        let b = sample(1.0, &[(snmp::TCP_ATTEMPT_FAILS, 20)]);
         let found = evaluate(Some(&a), &b, &D).unwrap();
         assert_eq!(found.severity, Severity::Warn);
-        assert_eq!(found.evidence.row, "Tcp.AttemptFails");
+        assert_eq!(found.evidence.row, snmp::TCP_ATTEMPT_FAILS);
         assert!(found.summary.starts_with("20 connects/s from here failed"));
         // Timeouts are connect-timeout's, not refusals.
         let c = sample(
             1.0,
-            &[("Tcp.AttemptFails", 20), ("TcpExt.TCPAbortOnTimeout", 20)],
+            &[
+                (snmp::TCP_ATTEMPT_FAILS, 20),
+                (snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT, 20),
+            ],
         );
         assert!(evaluate(Some(&a), &c, &D).is_none());
         // Under the threshold: quiet.
-        let d = sample(1.0, &[("Tcp.AttemptFails", 2)]);
+        let d = sample(1.0, &[(snmp::TCP_ATTEMPT_FAILS, 2)]);
         assert!(evaluate(Some(&a), &d, &D).is_none());
     }
 
@@ -272,7 +278,7 @@ mod tests {
         };
         let a = with(sample(0.0, &[]), vec![refused(10, &[("198.18.0.1", 10)])]);
         let b = with(
-            sample(2.0, &[("Tcp.OutRsts", 60)]),
+            sample(2.0, &[(snmp::TCP_OUT_RSTS, 60)]),
             vec![refused(70, &[("198.18.0.1", 60), ("198.18.0.3", 20)])],
         );
         let found = evaluate(Some(&a), &b, &D).unwrap();
@@ -287,7 +293,7 @@ mod tests {
         // Capture off: today's text.
         let found = evaluate(
             Some(&sample(0.0, &[])),
-            &sample(2.0, &[("Tcp.OutRsts", 60)]),
+            &sample(2.0, &[(snmp::TCP_OUT_RSTS, 60)]),
             &D,
         )
         .unwrap();

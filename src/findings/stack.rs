@@ -4,7 +4,9 @@
 
 use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::model::Sample;
+use crate::model::netdev;
 use crate::model::rates::InterfaceRates;
+use crate::model::snmp;
 use crate::model::sockets::{SocketSample, TCP_SYN_RECV, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use std::collections::HashMap;
@@ -54,10 +56,10 @@ fn syn_flood(
         })
         .unwrap_or(0.0);
     let cookies = rates
-        .and_then(|r| r.rate("TcpExt.SyncookiesSent"))
+        .and_then(|r| r.rate(snmp::TCP_EXT_SYNCOOKIES_SENT))
         .unwrap_or(0.0);
     let queue_full_drops = rates
-        .and_then(|r| r.rate("TcpExt.TCPReqQFullDrop"))
+        .and_then(|r| r.rate(snmp::TCP_EXT_TCP_REQ_Q_FULL_DROP))
         .unwrap_or(0.0);
     // With syncookies off a full SYN queue drops SYNs (TCPReqQFullDrop)
     // instead of sending cookies: the same flood, counted the same way.
@@ -217,7 +219,8 @@ fn small_packet_interface(
         .iter()
         .filter_map(|iface| {
             let rates = InterfaceRates::for_interface(previous, current, iface);
-            let (pps, bytes) = (rates.rx_packets?, rates.rx_bytes?);
+            let pps = rates.rate(&netdev::RX_PACKETS)?;
+            let bytes = rates.rate(&netdev::RX_BYTES)?;
             let size = bytes / pps.max(1.0);
             (pps >= limits.small_packet_pps && size <= limits.small_packet_bytes)
                 .then(|| (iface.name.clone(), pps, size))
@@ -234,7 +237,7 @@ fn owner(socket: &SocketSample) -> String {
 
 fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -> Option<Finding> {
     let overflows = rates
-        .and_then(|r| r.rate("TcpExt.ListenOverflows"))
+        .and_then(|r| r.rate(snmp::TCP_EXT_LISTEN_OVERFLOWS))
         .unwrap_or(0.0);
     let mut full: Vec<&SocketSample> = current
         .sockets
@@ -342,7 +345,7 @@ fn socket_backlog(current: &Sample, limits: &Thresholds) -> Option<Finding> {
 fn retransmits(rates: Option<TcpRates>, limits: &Thresholds) -> Option<Finding> {
     let rates = rates?;
     let percent = rates.retrans_percent()?;
-    let out = rates.rate("Tcp.OutSegs")?;
+    let out = rates.rate(snmp::TCP_OUT_SEGS)?;
     if percent < limits.retrans_warn_percent || out < limits.retrans_min_out_segs_per_s {
         return None;
     }
@@ -357,7 +360,7 @@ fn retransmits(rates: Option<TcpRates>, limits: &Thresholds) -> Option<Finding> 
         severity,
         summary: format!(
             "{percent:.1}% of segments retransmitted ({:.0}/s of {out:.0}/s)",
-            rates.rate("Tcp.RetransSegs").unwrap_or_default()
+            rates.rate(snmp::TCP_RETRANS_SEGS).unwrap_or_default()
         ),
         hint: "packet loss or congestion on the path: check interface drops and errors, \
                `ss -ti` for the sockets with retrans, and the path with mtr"
@@ -365,7 +368,7 @@ fn retransmits(rates: Option<TcpRates>, limits: &Thresholds) -> Option<Finding> 
         evidence: Evidence {
             netns: None,
             tab: "tcp",
-            row: "Tcp.RetransSegs".into(),
+            row: snmp::TCP_RETRANS_SEGS.into(),
         },
     })
 }
@@ -482,18 +485,18 @@ mod tests {
 
     #[test]
     fn syncookies_alone_raise_syn_flood() {
-        let a = sample(0.0, vec![], &[("TcpExt.SyncookiesSent", 0)]);
-        let b = sample(1.0, vec![], &[("TcpExt.SyncookiesSent", 500)]);
+        let a = sample(0.0, vec![], &[(snmp::TCP_EXT_SYNCOOKIES_SENT, 0)]);
+        let b = sample(1.0, vec![], &[(snmp::TCP_EXT_SYNCOOKIES_SENT, 500)]);
         assert_eq!(ids(&a, &b), [SYN_FLOOD]);
-        let c = sample(2.0, vec![], &[("TcpExt.SyncookiesSent", 500)]);
+        let c = sample(2.0, vec![], &[(snmp::TCP_EXT_SYNCOOKIES_SENT, 500)]);
         assert!(ids(&b, &c).is_empty());
     }
 
     #[test]
     fn full_accept_queue_names_the_listener() {
         let listener = socket(TCP_LISTEN, "198.18.0.2:8080", "0.0.0.0:0", 5, 4);
-        let a = sample(0.0, vec![], &[("TcpExt.ListenOverflows", 10)]);
-        let b = sample(1.0, vec![listener], &[("TcpExt.ListenOverflows", 13)]);
+        let a = sample(0.0, vec![], &[(snmp::TCP_EXT_LISTEN_OVERFLOWS, 10)]);
+        let b = sample(1.0, vec![listener], &[(snmp::TCP_EXT_LISTEN_OVERFLOWS, 13)]);
         let mut found = Vec::new();
         evaluate(Some(&a), &b, &D, &mut found);
         assert_eq!(found[0].id, LISTEN_OVERFLOW);
@@ -513,7 +516,7 @@ mod tests {
         );
         // Room in the queue and no overflow: nothing.
         let ok = socket(TCP_LISTEN, "198.18.0.2:8080", "0.0.0.0:0", 4, 4);
-        let c = sample(2.0, vec![ok], &[("TcpExt.ListenOverflows", 13)]);
+        let c = sample(2.0, vec![ok], &[(snmp::TCP_EXT_LISTEN_OVERFLOWS, 13)]);
         assert!(ids(&b, &c).is_empty());
     }
 
@@ -538,24 +541,32 @@ mod tests {
 
     #[test]
     fn retransmit_percent_threshold() {
-        let a = sample(0.0, vec![], &[("Tcp.RetransSegs", 0), ("Tcp.OutSegs", 0)]);
+        let a = sample(
+            0.0,
+            vec![],
+            &[(snmp::TCP_RETRANS_SEGS, 0), (snmp::TCP_OUT_SEGS, 0)],
+        );
         let low = sample(
             1.0,
             vec![],
-            &[("Tcp.RetransSegs", 1), ("Tcp.OutSegs", 1000)],
+            &[(snmp::TCP_RETRANS_SEGS, 1), (snmp::TCP_OUT_SEGS, 1000)],
         );
         assert!(ids(&a, &low).is_empty());
         let high = sample(
             1.0,
             vec![],
-            &[("Tcp.RetransSegs", 150), ("Tcp.OutSegs", 1000)],
+            &[(snmp::TCP_RETRANS_SEGS, 150), (snmp::TCP_OUT_SEGS, 1000)],
         );
         let mut found = Vec::new();
         evaluate(Some(&a), &high, &D, &mut found);
         assert_eq!(found[0].id, RETRANSMITS);
         assert_eq!(found[0].severity, Severity::Crit);
         // Few segments: a percentage of little traffic is noise.
-        let few = sample(1.0, vec![], &[("Tcp.RetransSegs", 5), ("Tcp.OutSegs", 20)]);
+        let few = sample(
+            1.0,
+            vec![],
+            &[(snmp::TCP_RETRANS_SEGS, 5), (snmp::TCP_OUT_SEGS, 20)],
+        );
         assert!(ids(&a, &few).is_empty());
     }
 }

@@ -7,6 +7,7 @@
 
 use super::{Evidence, Finding, Hold, Severity, Thresholds, process_of};
 use crate::model::Sample;
+use crate::model::snmp;
 use crate::model::sockets::{Proto, SocketSample, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use std::collections::HashMap;
@@ -26,7 +27,7 @@ pub fn evaluate(
     let tcp = current.tcp.as_ref()?;
     let rates = TcpRates::new(Some(previous), current);
     let rate = |name| rates.and_then(|r| r.rate(name)).unwrap_or(0.0);
-    let (rcvbuf_errors, in_errors) = (rate("Udp.RcvbufErrors"), rate("Udp.InErrors"));
+    let (rcvbuf_errors, in_errors) = (rate(snmp::UDP_RCVBUF_ERRORS), rate(snmp::UDP_IN_ERRORS));
     let mut dropping = dropping_sockets(previous, current, seconds, limits);
     dropping.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.local.cmp(&b.0.local)));
     let counters = format!("Udp RcvbufErrors {rcvbuf_errors:.0}/s, InErrors {in_errors:.0}/s");
@@ -46,7 +47,7 @@ pub fn evaluate(
             evidence: Evidence {
                 netns: None,
                 tab: "tcp",
-                row: "Udp.RcvbufErrors".into(),
+                row: snmp::UDP_RCVBUF_ERRORS.into(),
             },
         });
     };
@@ -174,8 +175,9 @@ mod tests {
     fn sample(mono: f64, sockets: Vec<SocketSample>, rcvbuf_errors: u64) -> Sample {
         let mut tcp = TcpSample::default();
         tcp.counters
-            .insert("Udp.RcvbufErrors".into(), rcvbuf_errors);
-        tcp.counters.insert("Udp.InErrors".into(), rcvbuf_errors);
+            .insert(snmp::UDP_RCVBUF_ERRORS.into(), rcvbuf_errors);
+        tcp.counters
+            .insert(snmp::UDP_IN_ERRORS.into(), rcvbuf_errors);
         tcp.knobs
             .insert("net.core.rmem_max".into(), "106496".into());
         Sample {
@@ -218,7 +220,7 @@ mod tests {
         let a = sample(10.0, vec![], 0);
         let b = sample(11.0, vec![], 40);
         let found = evaluate(Some(&a), &b, &D).unwrap();
-        assert_eq!(found.evidence.row, "Udp.RcvbufErrors");
+        assert_eq!(found.evidence.row, snmp::UDP_RCVBUF_ERRORS);
         assert!(
             found.summary.contains("RcvbufErrors 40/s"),
             "{}",

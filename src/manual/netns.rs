@@ -34,7 +34,7 @@ unless \fBnet.ipv4.tcp_child_ehash_entries\fR gave the namespace its own when it
 was created. So on a host whose namespaces share it, one \fB\-\-all\-netns\fR sample
 walks every socket of the host once per namespace: 50 namespaces of 2,000 sockets
 cost about 4 times one namespace of the same 100,000 sockets, and about the same
-with their own tables (README, "At scale").
+with their own tables (docs/performance.md in the source tree).
 .PP
 Each namespace gets an id for the session (0: netlens' own, "host"; never reused), a
 label (its \fBip netns\fR name, else "pid N COMM" of the lowest pid in it, else

@@ -235,6 +235,19 @@ pub struct ConntrackSample {
     /// Why the entries could not be listed, when stats could.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries_error: Option<String>,
+    /// CLOCK_BOOTTIME seconds of the read these counters come from, when
+    /// not this tick's (the part was late: an earlier read's counters).
+    /// None otherwise and in older recordings (then the sample's `mono`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_mono: Option<f64>,
+}
+
+/// The seconds between the two reads of the conntrack counters of
+/// `previous` and `current`: 0 (no rate) when a late part repeats the same
+/// read, the whole time since it when the next read comes.
+pub fn stats_interval(previous: &super::Sample, current: &super::Sample) -> f64 {
+    let read_at = |s: &super::Sample| s.conntrack.read_mono.unwrap_or(s.mono);
+    read_at(current) - read_at(previous)
 }
 
 impl ConntrackSample {

@@ -2,8 +2,9 @@
 //! sources and destination ports, counts by state and protocol.
 
 use super::Sample;
+use super::conntrack::stats_interval;
 use super::conntrack::{ConntrackEntry, ConntrackStats};
-use super::rates::{counter_rate, interval};
+use super::rates::counter_rate;
 use std::collections::HashMap;
 use std::net::IpAddr;
 
@@ -46,7 +47,7 @@ impl ConntrackRates {
         };
         match (&previous.conntrack.stats, &current.conntrack.stats) {
             (Some(before), Some(after)) => {
-                Self::between(before, after, interval(previous, current))
+                Self::between(before, after, stats_interval(previous, current))
             }
             _ => Self::default(),
         }
@@ -125,6 +126,20 @@ mod tests {
         assert_eq!(r.found, Some(100.0));
         assert_eq!(r.drop, Some(4.0));
         assert_eq!(r.invalid, Some(0.0));
+    }
+
+    /// A late conntrack part repeats an earlier read: no rate over it,
+    /// and the next read's rate spans the whole time since that read.
+    #[test]
+    fn a_late_read_gives_no_rate_and_the_next_spans_both_ticks() {
+        let a = sample(10.0, "host", Some(stats(100, 0)));
+        let mut late = sample(11.0, "host", Some(stats(100, 0)));
+        late.conntrack.read_mono = Some(10.0);
+        let r = ConntrackRates::for_samples(Some(&a), &late);
+        assert_eq!((r.found, r.drop), (None, None));
+        let b = sample(12.0, "host", Some(stats(300, 8)));
+        let r = ConntrackRates::for_samples(Some(&late), &b);
+        assert_eq!((r.found, r.drop), (Some(100.0), Some(4.0)));
     }
 
     #[test]

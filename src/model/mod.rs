@@ -12,10 +12,12 @@ pub mod drops;
 pub mod filter;
 pub mod flow_counts;
 pub mod neigh;
+pub mod netdev;
 pub mod netns;
 pub mod path;
 pub mod processes;
 pub mod rates;
+pub mod snmp;
 pub mod sockets;
 pub mod tcp_rates;
 
@@ -90,16 +92,28 @@ pub struct Sample {
     /// recording (None in memory and in older recordings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub age: Option<f64>,
+    /// CLOCK_BOOTTIME seconds of the read `interfaces` come from, when
+    /// that is not this tick's: the link dump was late, and the sample
+    /// holds an earlier read's counters. None otherwise and in older
+    /// recordings (then `mono` is the read's time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links_mono: Option<f64>,
 }
 
 /// The parts of a sample collected under a deadline (`LatePart::part`).
-pub const DEADLINED_PARTS: [&str; 3] = ["conntrack", "processes", "containers"];
+pub const DEADLINED_PARTS: [&str; 5] = [
+    "interfaces",
+    "neighbours",
+    "conntrack",
+    "processes",
+    "containers",
+];
 
 /// A part of a sample whose collector missed its deadline: the sample
 /// holds that part's last good data, taken `age_ms` before the sample.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct LatePart {
-    /// The part: "conntrack", "processes", "containers".
+    /// The part: one of `DEADLINED_PARTS`.
     pub part: String,
     pub age_ms: u64,
 }

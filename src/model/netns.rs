@@ -3,7 +3,9 @@
 //! Sockets and interfaces carry only the small id (`netns` on their rows);
 //! the label lives here once.
 
+use super::netdev::{self, LinkCounter};
 use super::rates::{InterfaceRates, counter_rate, links_interval};
+use super::snmp;
 use super::sockets::{Proto, SocketSample, TCP_ESTABLISHED, TCP_TIME_WAIT};
 use super::{InterfaceSample, Sample};
 use serde::{Deserialize, Serialize};
@@ -53,12 +55,12 @@ pub struct NamespaceInfo {
 /// its stack dropped: IP discards, a full accept queue or socket backlog,
 /// full UDP receive buffers.
 pub const DROP_COUNTERS: &[&str] = &[
-    "Ip.InDiscards",
-    "Ip.OutDiscards",
-    "TcpExt.ListenDrops",
-    "TcpExt.TCPBacklogDrop",
-    "Udp.RcvbufErrors",
-    "Udp.InErrors",
+    snmp::IP_IN_DISCARDS,
+    snmp::IP_OUT_DISCARDS,
+    snmp::TCP_EXT_LISTEN_DROPS,
+    snmp::TCP_EXT_TCP_BACKLOG_DROP,
+    snmp::UDP_RCVBUF_ERRORS,
+    snmp::UDP_IN_ERRORS,
 ];
 
 impl NamespaceInfo {
@@ -101,7 +103,7 @@ impl Sample {
         std::borrow::Cow::Owned(vec![NamespaceInfo {
             id: PRIMARY,
             label: self.netns.clone(),
-            retrans_segs: counter("Tcp.RetransSegs").unwrap_or(0),
+            retrans_segs: counter(snmp::TCP_RETRANS_SEGS).unwrap_or(0),
             drops: DROP_COUNTERS.iter().filter_map(|n| counter(n)).sum(),
             conntrack_count: self.conntrack.count,
             ..Default::default()
@@ -222,24 +224,24 @@ fn rates_with(
         .iter()
         .filter(|i| i.netns == info.id && !i.loopback)
         .collect();
-    let sum = |ifaces: &[&InterfaceSample], pick: fn(&InterfaceRates) -> Option<f64>| {
+    let sum = |ifaces: &[&InterfaceSample], counter: LinkCounter| {
         ifaces
             .iter()
-            .map(|i| pick(&InterfaceRates::for_interface(previous, current, i)))
+            .map(|i| InterfaceRates::for_interface(previous, current, i).rate(&counter))
             .try_fold(0.0, |total, rate| rate.map(|r| total + r))
             .filter(|_| previous.is_some())
     };
-    out.rx_bytes = sum(&own, |r| r.rx_bytes);
-    out.tx_bytes = sum(&own, |r| r.tx_bytes);
-    out.rx_packets = sum(&own, |r| r.rx_packets);
-    out.tx_packets = sum(&own, |r| r.tx_packets);
+    out.rx_bytes = sum(&own, netdev::RX_BYTES);
+    out.tx_bytes = sum(&own, netdev::TX_BYTES);
+    out.rx_packets = sum(&own, netdev::RX_PACKETS);
+    out.tx_packets = sum(&own, netdev::TX_PACKETS);
     if info.id != PRIMARY {
         let peers: Vec<&InterfaceSample> =
             own.iter().filter_map(|i| host_peer(current, i)).collect();
         out.host_peers = peers.iter().map(|p| p.name.clone()).collect();
         if !peers.is_empty() {
-            out.peer_rx_bytes = sum(&peers, |r| r.rx_bytes);
-            out.peer_tx_bytes = sum(&peers, |r| r.tx_bytes);
+            out.peer_rx_bytes = sum(&peers, netdev::RX_BYTES);
+            out.peer_tx_bytes = sum(&peers, netdev::TX_BYTES);
         }
     }
     (out.retrans, out.drops) = stack_rates(previous, current, info);

@@ -1,5 +1,6 @@
 //! Rate math: per-second rates from two raw samples.
 
+use super::netdev::{self, LinkCounter};
 use super::{Duplex, InterfaceSample, LinkCounters, Sample};
 
 /// Per-second change of a monotonic counter. None when there is no usable
@@ -19,7 +20,9 @@ pub fn interval(previous: &Sample, current: &Sample) -> f64 {
 
 /// The seconds between the two reads of namespace `netns`'s links and
 /// counters: its own read times where the samples have them
-/// (`NamespaceInfo::read_mono`), else the samples' times.
+/// (`NamespaceInfo::read_mono`, `Sample::links_mono` of a late link
+/// dump), else the samples' times. A late dump's counters are an earlier
+/// read's: over the same read the interval is 0, and no rate is taken.
 pub fn links_interval(previous: &Sample, current: &Sample, netns: u16) -> f64 {
     let read_at = |sample: &Sample| {
         sample
@@ -27,63 +30,45 @@ pub fn links_interval(previous: &Sample, current: &Sample, netns: u16) -> f64 {
             .iter()
             .find(|n| n.id == netns)
             .and_then(|n| n.read_mono)
+            .or(sample.links_mono)
             .unwrap_or(sample.mono)
     };
     read_at(current) - read_at(previous)
 }
 
-/// Per-second rates of one interface over one interval. Every field is None
-/// when the interface is new, was re-created (its index changed) or its
-/// counters went backwards.
+/// Per-second rates of one interface over one interval, of any counter
+/// (`rate(&netdev::RX_ERRORS)`). Every rate is None when the interface is
+/// new, was re-created (its index changed) or its counters went backwards.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct InterfaceRates {
-    pub rx_packets: Option<f64>,
-    pub tx_packets: Option<f64>,
-    pub rx_bytes: Option<f64>,
-    pub tx_bytes: Option<f64>,
-    pub rx_errors: Option<f64>,
-    pub tx_errors: Option<f64>,
-    pub rx_dropped: Option<f64>,
-    pub tx_dropped: Option<f64>,
-    pub rx_overruns: Option<f64>,
-    pub tx_carrier: Option<f64>,
-    pub collisions: Option<f64>,
+    /// The counters at both ends and the seconds between; None: no rates.
+    span: Option<(LinkCounters, LinkCounters, f64)>,
 }
+
+/// A reset of these means the whole counter block restarted.
+const RESET_WITNESSES: [LinkCounter; 4] = [
+    netdev::RX_PACKETS,
+    netdev::TX_PACKETS,
+    netdev::RX_BYTES,
+    netdev::TX_BYTES,
+];
 
 impl InterfaceRates {
     pub fn between(previous: &LinkCounters, current: &LinkCounters, seconds: f64) -> Self {
-        let counters = [
-            (previous.rx_packets, current.rx_packets),
-            (previous.tx_packets, current.tx_packets),
-            (previous.rx_bytes, current.rx_bytes),
-            (previous.tx_bytes, current.tx_bytes),
-            (previous.rx_errors, current.rx_errors),
-            (previous.tx_errors, current.tx_errors),
-            (previous.rx_dropped, current.rx_dropped),
-            (previous.tx_dropped, current.tx_dropped),
-            (previous.rx_over_errors, current.rx_over_errors),
-            (previous.tx_carrier_errors, current.tx_carrier_errors),
-            (previous.collisions, current.collisions),
-        ];
         // A reset of the byte or packet counters means the whole counter
         // block restarted: trust none of it for this interval.
-        if counters[..4].iter().any(|(p, c)| c < p) {
-            return Self::default();
-        }
-        let rate = |(p, c): (u64, u64)| counter_rate(p, c, seconds);
+        let reset = RESET_WITNESSES
+            .iter()
+            .any(|c| c.of(current) < c.of(previous));
         Self {
-            rx_packets: rate(counters[0]),
-            tx_packets: rate(counters[1]),
-            rx_bytes: rate(counters[2]),
-            tx_bytes: rate(counters[3]),
-            rx_errors: rate(counters[4]),
-            tx_errors: rate(counters[5]),
-            rx_dropped: rate(counters[6]),
-            tx_dropped: rate(counters[7]),
-            rx_overruns: rate(counters[8]),
-            tx_carrier: rate(counters[9]),
-            collisions: rate(counters[10]),
+            span: (!reset).then_some((*previous, *current, seconds)),
         }
+    }
+
+    /// The per-second rate of `counter`; None also when it went backwards.
+    pub fn rate(&self, counter: &LinkCounter) -> Option<f64> {
+        let (previous, current, seconds) = self.span.as_ref()?;
+        counter_rate(counter.of(previous), counter.of(current), *seconds)
     }
 
     /// Rates of `current` against the same interface in `previous`: the same
@@ -112,24 +97,29 @@ impl InterfaceRates {
 
     /// Errors of every kind, both directions, per second.
     pub fn errors_total(&self) -> Option<f64> {
-        sum([self.rx_errors, self.tx_errors])
+        self.sum([netdev::RX_ERRORS, netdev::TX_ERRORS])
     }
 
     pub fn dropped_total(&self) -> Option<f64> {
-        sum([self.rx_dropped, self.tx_dropped])
+        self.sum([netdev::RX_DROPPED, netdev::TX_DROPPED])
     }
 
     /// Every error-like counter: errors, drops, overruns, carrier, collisions.
     pub fn trouble_total(&self) -> Option<f64> {
-        sum([
-            self.rx_errors,
-            self.tx_errors,
-            self.rx_dropped,
-            self.tx_dropped,
-            self.rx_overruns,
-            self.tx_carrier,
-            self.collisions,
+        self.sum([
+            netdev::RX_ERRORS,
+            netdev::TX_ERRORS,
+            netdev::RX_DROPPED,
+            netdev::TX_DROPPED,
+            netdev::RX_OVER_ERRORS,
+            netdev::TX_CARRIER_ERRORS,
+            netdev::COLLISIONS,
         ])
+    }
+
+    /// The summed rates of `counters`; None when one is unknown.
+    fn sum<const N: usize>(&self, counters: [LinkCounter; N]) -> Option<f64> {
+        sum(counters.map(|c| self.rate(&c)))
     }
 }
 
@@ -163,8 +153,8 @@ pub fn util_percent(
 /// Utilisation of one interface over an interval, from its rates.
 pub fn interface_util(iface: &InterfaceSample, rates: &InterfaceRates) -> Option<f64> {
     util_percent(
-        rates.rx_bytes?,
-        rates.tx_bytes?,
+        rates.rate(&netdev::RX_BYTES)?,
+        rates.rate(&netdev::TX_BYTES)?,
         iface.link_speed(),
         iface.duplex,
     )
@@ -184,10 +174,11 @@ pub fn host_totals(previous: Option<&Sample>, current: &Sample) -> Option<HostTo
     let mut totals = HostTotals::default();
     for iface in current.interfaces.iter().filter(|i| !i.loopback) {
         let rates = InterfaceRates::for_interface(previous, current, iface);
-        totals.rx_bits += rates.rx_bytes.unwrap_or(0.0) * 8.0;
-        totals.tx_bits += rates.tx_bytes.unwrap_or(0.0) * 8.0;
-        totals.rx_packets += rates.rx_packets.unwrap_or(0.0);
-        totals.tx_packets += rates.tx_packets.unwrap_or(0.0);
+        let rate = |counter| rates.rate(&counter).unwrap_or(0.0);
+        totals.rx_bits += rate(netdev::RX_BYTES) * 8.0;
+        totals.tx_bits += rate(netdev::TX_BYTES) * 8.0;
+        totals.rx_packets += rate(netdev::RX_PACKETS);
+        totals.tx_packets += rate(netdev::TX_PACKETS);
     }
     Some(totals)
 }
@@ -246,6 +237,22 @@ mod tests {
         assert_eq!(counter_rate(u64::MAX - 10, u64::MAX, 2.0), Some(5.0));
     }
 
+    /// A late link dump leaves the sample an earlier read's counters: no
+    /// rate over it (not a false 0), and the next read's rate is over the
+    /// whole time since that earlier read.
+    #[test]
+    fn a_late_link_read_gives_no_rate_and_the_next_spans_both_ticks() {
+        let first = sample(10.0, vec![iface(2, "eth0", counters(1_000, 100_000))]);
+        let mut late = sample(11.0, first.interfaces.clone());
+        late.links_mono = Some(10.0);
+        let rates = InterfaceRates::for_interface(Some(&first), &late, &late.interfaces[0]);
+        let rx = |r: &InterfaceRates| (r.rate(&netdev::RX_PACKETS), r.rate(&netdev::RX_BYTES));
+        assert_eq!(rx(&rates), (None, None));
+        let next = sample(12.0, vec![iface(2, "eth0", counters(3_000, 500_000))]);
+        let rates = InterfaceRates::for_interface(Some(&late), &next, &next.interfaces[0]);
+        assert_eq!(rx(&rates), (Some(1_000.0), Some(200_000.0)));
+    }
+
     #[test]
     fn recreated_interface_gets_no_rates() {
         let before = sample(0.0, vec![iface(5, "veth0", counters(1_000_000, 9_000_000))]);
@@ -263,8 +270,8 @@ mod tests {
         let before = sample(0.0, vec![iface(5, "eth0", counters(1_000_000, 9_000_000))]);
         let after = sample(1.0, vec![iface(5, "eth0", counters(10, 900))]);
         let rates = InterfaceRates::for_interface(Some(&before), &after, &after.interfaces[0]);
-        assert_eq!(rates.rx_packets, None);
-        assert_eq!(rates.rx_bytes, None);
+        assert_eq!(rates.rate(&netdev::RX_PACKETS), None);
+        assert_eq!(rates.rate(&netdev::RX_BYTES), None);
         assert_eq!(rates.errors_total(), None);
     }
 
@@ -274,10 +281,10 @@ mod tests {
         let second = sample(1.0, vec![iface(3, "d1", counters(10, 1000))]);
         let third = sample(3.0, vec![iface(3, "d1", counters(30, 5000))]);
         let r = InterfaceRates::for_interface(Some(&first), &second, &second.interfaces[0]);
-        assert_eq!(r.rx_packets, None);
+        assert_eq!(r.rate(&netdev::RX_PACKETS), None);
         let r = InterfaceRates::for_interface(Some(&second), &third, &third.interfaces[0]);
-        assert_eq!(r.rx_packets, Some(10.0));
-        assert_eq!(r.rx_bytes, Some(2000.0));
+        assert_eq!(r.rate(&netdev::RX_PACKETS), Some(10.0));
+        assert_eq!(r.rate(&netdev::RX_BYTES), Some(2000.0));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! /proc/net/netstat, /proc/net/sockstat and /proc/sys report. Raw values only;
 //! rates come from two samples (see `tcp_rates`).
 
+use super::snmp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -360,35 +361,47 @@ impl TcpSample {
 
 /// The counters netlens keeps, in display order: group, name, what it means.
 pub const COUNTERS: &[(&str, &str)] = &[
-    ("Tcp.ActiveOpens", "connections opened (connect)"),
-    ("Tcp.PassiveOpens", "connections accepted"),
-    ("Tcp.AttemptFails", "connect attempts that failed"),
-    ("Tcp.EstabResets", "established connections reset"),
-    ("Tcp.OutRsts", "resets sent"),
-    ("TcpExt.TCPAbortOnData", "reset: data after close"),
-    ("TcpExt.TCPAbortOnClose", "reset: closed with unread data"),
-    ("TcpExt.TCPAbortOnMemory", "reset: out of memory"),
-    ("TcpExt.TCPMemoryPressures", "TCP memory pressure entered"),
-    ("TcpExt.TCPAbortOnTimeout", "reset: retries exhausted"),
-    ("TcpExt.TCPAbortOnLinger", "reset: linger timeout"),
-    ("Tcp.InSegs", "segments received"),
-    ("Tcp.OutSegs", "segments sent"),
-    ("Tcp.RetransSegs", "segments retransmitted"),
-    ("Tcp.InErrs", "bad segments received"),
-    ("TcpExt.TCPTimeouts", "retransmission timeouts"),
-    ("TcpExt.TCPSynRetrans", "SYN/SYN-ACK retransmits"),
-    ("TcpExt.ListenOverflows", "accept queue full"),
-    ("TcpExt.ListenDrops", "SYNs dropped by listeners"),
-    ("TcpExt.TCPReqQFullDrop", "SYN queue full, no cookies"),
-    ("TcpExt.SyncookiesSent", "syncookies sent"),
-    ("TcpExt.SyncookiesRecv", "syncookies received"),
-    ("TcpExt.SyncookiesFailed", "syncookies invalid"),
-    ("Udp.InDatagrams", "UDP datagrams received"),
-    ("Udp.OutDatagrams", "UDP datagrams sent"),
-    ("Udp.InErrors", "UDP receive errors"),
-    ("Udp.RcvbufErrors", "UDP receive buffer full"),
-    ("Udp.SndbufErrors", "UDP send buffer full"),
-    ("Udp.NoPorts", "UDP to a closed port"),
+    (snmp::TCP_ACTIVE_OPENS, "connections opened (connect)"),
+    (snmp::TCP_PASSIVE_OPENS, "connections accepted"),
+    (snmp::TCP_ATTEMPT_FAILS, "connect attempts that failed"),
+    (snmp::TCP_ESTAB_RESETS, "established connections reset"),
+    (snmp::TCP_OUT_RSTS, "resets sent"),
+    (snmp::TCP_EXT_TCP_ABORT_ON_DATA, "reset: data after close"),
+    (
+        snmp::TCP_EXT_TCP_ABORT_ON_CLOSE,
+        "reset: closed with unread data",
+    ),
+    (snmp::TCP_EXT_TCP_ABORT_ON_MEMORY, "reset: out of memory"),
+    (
+        snmp::TCP_EXT_TCP_MEMORY_PRESSURES,
+        "TCP memory pressure entered",
+    ),
+    (
+        snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT,
+        "reset: retries exhausted",
+    ),
+    (snmp::TCP_EXT_TCP_ABORT_ON_LINGER, "reset: linger timeout"),
+    (snmp::TCP_IN_SEGS, "segments received"),
+    (snmp::TCP_OUT_SEGS, "segments sent"),
+    (snmp::TCP_RETRANS_SEGS, "segments retransmitted"),
+    (snmp::TCP_IN_ERRS, "bad segments received"),
+    (snmp::TCP_EXT_TCP_TIMEOUTS, "retransmission timeouts"),
+    (snmp::TCP_EXT_TCP_SYN_RETRANS, "SYN/SYN-ACK retransmits"),
+    (snmp::TCP_EXT_LISTEN_OVERFLOWS, "accept queue full"),
+    (snmp::TCP_EXT_LISTEN_DROPS, "SYNs dropped by listeners"),
+    (
+        snmp::TCP_EXT_TCP_REQ_Q_FULL_DROP,
+        "SYN queue full, no cookies",
+    ),
+    (snmp::TCP_EXT_SYNCOOKIES_SENT, "syncookies sent"),
+    (snmp::TCP_EXT_SYNCOOKIES_RECV, "syncookies received"),
+    (snmp::TCP_EXT_SYNCOOKIES_FAILED, "syncookies invalid"),
+    (snmp::UDP_IN_DATAGRAMS, "UDP datagrams received"),
+    (snmp::UDP_OUT_DATAGRAMS, "UDP datagrams sent"),
+    (snmp::UDP_IN_ERRORS, "UDP receive errors"),
+    (snmp::UDP_RCVBUF_ERRORS, "UDP receive buffer full"),
+    (snmp::UDP_SNDBUF_ERRORS, "UDP send buffer full"),
+    (snmp::UDP_NO_PORTS, "UDP to a closed port"),
 ];
 
 /// The kernel knobs shown beside the counters, by sysctl name.

@@ -2,6 +2,7 @@
 
 use super::Sample;
 use super::rates::{counter_rate, interval};
+use super::snmp;
 use super::sockets::TcpSample;
 
 /// Rates of the stack counters over one interval.
@@ -46,8 +47,8 @@ impl<'a> TcpRates<'a> {
     /// Retransmitted segments as a percentage of segments sent, over the
     /// interval (as `nstat` would give it: RetransSegs / OutSegs).
     pub fn retrans_percent(&self) -> Option<f64> {
-        let retrans = self.delta("Tcp.RetransSegs")?;
-        let out = self.delta("Tcp.OutSegs")?;
+        let retrans = self.delta(snmp::TCP_RETRANS_SEGS)?;
+        let out = self.delta(snmp::TCP_OUT_SEGS)?;
         (out > 0).then(|| retrans as f64 * 100.0 / out as f64)
     }
 
@@ -62,8 +63,8 @@ mod tests {
 
     fn tcp(retrans: u64, out: u64) -> Sample {
         let mut tcp = TcpSample::default();
-        tcp.counters.insert("Tcp.RetransSegs".into(), retrans);
-        tcp.counters.insert("Tcp.OutSegs".into(), out);
+        tcp.counters.insert(snmp::TCP_RETRANS_SEGS.into(), retrans);
+        tcp.counters.insert(snmp::TCP_OUT_SEGS.into(), out);
         Sample {
             tcp: Some(tcp),
             ..Default::default()
@@ -77,8 +78,8 @@ mod tests {
         let mut b = tcp(30, 1400);
         b.mono = 3.0;
         let rates = TcpRates::new(Some(&a), &b).unwrap();
-        assert_eq!(rates.rate("Tcp.RetransSegs"), Some(10.0));
-        assert_eq!(rates.rate("Tcp.OutSegs"), Some(200.0));
+        assert_eq!(rates.rate(snmp::TCP_RETRANS_SEGS), Some(10.0));
+        assert_eq!(rates.rate(snmp::TCP_OUT_SEGS), Some(200.0));
         assert_eq!(rates.retrans_percent(), Some(5.0));
         assert_eq!(rates.rate("Tcp.Missing"), None);
     }
@@ -86,13 +87,16 @@ mod tests {
     #[test]
     fn reset_or_first_sample_has_no_rate() {
         let b = tcp(30, 1400);
-        assert_eq!(TcpRates::new(None, &b).unwrap().rate("Tcp.OutSegs"), None);
+        assert_eq!(
+            TcpRates::new(None, &b).unwrap().rate(snmp::TCP_OUT_SEGS),
+            None
+        );
         let mut a = tcp(50, 2000);
         a.mono = 0.0;
         let mut b = b;
         b.mono = 1.0;
         let rates = TcpRates::new(Some(&a), &b).unwrap();
-        assert_eq!(rates.rate("Tcp.OutSegs"), None);
+        assert_eq!(rates.rate(snmp::TCP_OUT_SEGS), None);
         assert_eq!(rates.retrans_percent(), None);
     }
 }

@@ -7,10 +7,12 @@ use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::filter::{Expr, Where};
+use crate::model::netdev::{self, Kind, LinkCounter};
 use crate::model::processes::Container;
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
-use crate::model::{Duplex, InterfaceSample, QdiscStats, Sample};
+use crate::model::{Duplex, InterfaceSample, LinkCounters, QdiscStats, Sample};
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 use std::collections::HashMap;
 
 #[derive(Serialize)]
@@ -78,29 +80,15 @@ struct InterfaceJson<'a> {
     addresses: &'a [String],
     speed_mbps: Option<u32>,
     duplex: Option<Duplex>,
-    rx_packets_per_s: Option<f64>,
-    tx_packets_per_s: Option<f64>,
-    rx_bytes_per_s: Option<f64>,
-    tx_bytes_per_s: Option<f64>,
+    /// `<key>_per_s` of the packet and byte counters.
+    #[serde(flatten)]
+    volume_per_s: PerSecondJson,
     util_percent: Option<f64>,
-    rx_errors_per_s: Option<f64>,
-    tx_errors_per_s: Option<f64>,
-    rx_dropped_per_s: Option<f64>,
-    tx_dropped_per_s: Option<f64>,
-    rx_overruns_per_s: Option<f64>,
-    tx_carrier_per_s: Option<f64>,
-    collisions_per_s: Option<f64>,
-    rx_bytes: u64,
-    tx_bytes: u64,
-    rx_packets: u64,
-    tx_packets: u64,
-    rx_errors: u64,
-    tx_errors: u64,
-    rx_dropped: u64,
-    tx_dropped: u64,
-    rx_overruns: u64,
-    tx_carrier: u64,
-    collisions: u64,
+    /// `<key>_per_s` of the error and drop counters.
+    #[serde(flatten)]
+    trouble_per_s: PerSecondJson,
+    #[serde(flatten)]
+    totals: TotalsJson,
     /// The root qdisc; null when not collected (an old recording).
     qdisc: Option<QdiscJson<'a>>,
 }
@@ -149,7 +137,7 @@ fn interface_json<'a>(
     iface: &'a InterfaceSample,
 ) -> InterfaceJson<'a> {
     let rates = InterfaceRates::for_interface(Some(previous), current, iface);
-    let c = &iface.counters;
+    let (volume, trouble) = netdev::volume_then_trouble(|c| c.json.is_some());
     InterfaceJson {
         netns: (!current.namespaces.is_empty()).then(|| current.netns_label(iface.netns)),
         name: &iface.name,
@@ -162,33 +150,46 @@ fn interface_json<'a>(
         addresses: &iface.addresses,
         speed_mbps: iface.link_speed(),
         duplex: (iface.duplex != Duplex::Unknown).then_some(iface.duplex),
-        rx_packets_per_s: rates.rx_packets,
-        tx_packets_per_s: rates.tx_packets,
-        rx_bytes_per_s: rates.rx_bytes,
-        tx_bytes_per_s: rates.tx_bytes,
+        volume_per_s: PerSecondJson(volume, rates),
         util_percent: interface_util(iface, &rates),
-        rx_errors_per_s: rates.rx_errors,
-        tx_errors_per_s: rates.tx_errors,
-        rx_dropped_per_s: rates.rx_dropped,
-        tx_dropped_per_s: rates.tx_dropped,
-        rx_overruns_per_s: rates.rx_overruns,
-        tx_carrier_per_s: rates.tx_carrier,
-        collisions_per_s: rates.collisions,
-        rx_bytes: c.rx_bytes,
-        tx_bytes: c.tx_bytes,
-        rx_packets: c.rx_packets,
-        tx_packets: c.tx_packets,
-        rx_errors: c.rx_errors,
-        tx_errors: c.tx_errors,
-        rx_dropped: c.rx_dropped,
-        tx_dropped: c.tx_dropped,
-        rx_overruns: c.rx_over_errors,
-        tx_carrier: c.tx_carrier_errors,
-        collisions: c.collisions,
+        trouble_per_s: PerSecondJson(trouble, rates),
+        totals: TotalsJson(iface.counters),
         qdisc: iface
             .qdisc
             .as_ref()
             .map(|q| qdisc_json(q, QdiscRates::for_interface(Some(previous), current, iface))),
+    }
+}
+
+/// The rates of the interface counters JSON names, as `<key>_per_s`.
+struct PerSecondJson(Vec<&'static LinkCounter>, InterfaceRates);
+
+impl Serialize for PerSecondJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let PerSecondJson(counters, rates) = self;
+        let mut map = serializer.serialize_map(Some(counters.len()))?;
+        for counter in counters {
+            let key = format!("{}_per_s", counter.json.unwrap_or(counter.kernel));
+            map.serialize_entry(&key, &rates.rate(counter))?;
+        }
+        map.end()
+    }
+}
+
+/// The totals of the interface counters JSON names, bytes first as
+/// `ip -s link` puts them.
+struct TotalsJson(LinkCounters);
+
+impl Serialize for TotalsJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let named = netdev::ALL.iter().filter(|c| c.json.is_some());
+        let (bytes, others): (Vec<&LinkCounter>, Vec<_>) =
+            named.partition(|c| c.kind == Kind::Bytes);
+        let mut map = serializer.serialize_map(None)?;
+        for counter in bytes.into_iter().chain(others) {
+            map.serialize_entry(counter.json.unwrap_or(counter.kernel), &counter.of(&self.0))?;
+        }
+        map.end()
     }
 }
 
@@ -435,4 +436,66 @@ fn now_t() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::LinkCounters;
+
+    /// The interface keys, in the order scripts have always seen them.
+    #[test]
+    fn interface_counter_keys_keep_their_names_and_order() {
+        let at = |mono: f64, n: u64| Sample {
+            mono,
+            interfaces: vec![InterfaceSample {
+                index: 2,
+                name: "eth0".into(),
+                counters: LinkCounters {
+                    rx_bytes: 100 * n,
+                    rx_over_errors: 2 * n,
+                    ..LinkCounters::default()
+                },
+                ..InterfaceSample::default()
+            }],
+            ..Sample::default()
+        };
+        let (before, after) = (at(0.0, 0), at(2.0, 1));
+        let json = interface_json(&before, &after, &after.interfaces[0]);
+        let text = crate::text::json::to_string(&json).unwrap();
+        let keys = [
+            "duplex",
+            "rx_packets_per_s",
+            "tx_packets_per_s",
+            "rx_bytes_per_s",
+            "tx_bytes_per_s",
+            "util_percent",
+            "rx_errors_per_s",
+            "tx_errors_per_s",
+            "rx_dropped_per_s",
+            "tx_dropped_per_s",
+            "rx_overruns_per_s",
+            "tx_carrier_per_s",
+            "collisions_per_s",
+            "rx_bytes",
+            "tx_bytes",
+            "rx_packets",
+            "tx_packets",
+            "rx_errors",
+            "tx_errors",
+            "rx_dropped",
+            "tx_dropped",
+            "rx_overruns",
+            "tx_carrier",
+            "collisions",
+            "qdisc",
+        ];
+        let at_key = |key: &str| text.find(&format!("\"{key}\":"));
+        let found: Vec<_> = keys.iter().map(|k| at_key(k)).collect();
+        assert!(found.iter().all(Option::is_some), "{text}");
+        assert!(found.is_sorted(), "{text}");
+        assert!(text.contains("\"rx_bytes_per_s\":50.0,"), "{text}");
+        assert!(text.contains("\"rx_overruns\":2,"), "{text}");
+        assert_eq!(text.matches("_per_s\"").count(), 11, "{text}");
+    }
 }

@@ -3,6 +3,7 @@
 
 use crate::model::Sample;
 use crate::model::processes::Container;
+use crate::model::snmp;
 use crate::model::sockets::{Proto, SocketSample, Sockstat, TCP_STATES, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use serde::Serialize;
@@ -46,20 +47,20 @@ pub fn tcp_json<'a>(previous: &'a Sample, current: &'a Sample) -> Option<TcpJson
             .enumerate()
             .map(|(i, name)| (*name, tcp.states[i]))
             .collect(),
-        retrans_segs_per_s: rate("Tcp.RetransSegs"),
-        out_segs_per_s: rate("Tcp.OutSegs"),
+        retrans_segs_per_s: rate(snmp::TCP_RETRANS_SEGS),
+        out_segs_per_s: rate(snmp::TCP_OUT_SEGS),
         retrans_percent: rates.retrans_percent(),
-        listen_overflows_per_s: rate("TcpExt.ListenOverflows"),
-        listen_drops_per_s: rate("TcpExt.ListenDrops"),
-        syncookies_sent_per_s: rate("TcpExt.SyncookiesSent"),
-        active_opens_per_s: rate("Tcp.ActiveOpens"),
-        passive_opens_per_s: rate("Tcp.PassiveOpens"),
-        attempt_fails_per_s: rate("Tcp.AttemptFails"),
-        estab_resets_per_s: rate("Tcp.EstabResets"),
-        out_rsts_per_s: rate("Tcp.OutRsts"),
-        udp_in_errors_per_s: rate("Udp.InErrors"),
-        udp_rcvbuf_errors_per_s: rate("Udp.RcvbufErrors"),
-        udp_sndbuf_errors_per_s: rate("Udp.SndbufErrors"),
+        listen_overflows_per_s: rate(snmp::TCP_EXT_LISTEN_OVERFLOWS),
+        listen_drops_per_s: rate(snmp::TCP_EXT_LISTEN_DROPS),
+        syncookies_sent_per_s: rate(snmp::TCP_EXT_SYNCOOKIES_SENT),
+        active_opens_per_s: rate(snmp::TCP_ACTIVE_OPENS),
+        passive_opens_per_s: rate(snmp::TCP_PASSIVE_OPENS),
+        attempt_fails_per_s: rate(snmp::TCP_ATTEMPT_FAILS),
+        estab_resets_per_s: rate(snmp::TCP_ESTAB_RESETS),
+        out_rsts_per_s: rate(snmp::TCP_OUT_RSTS),
+        udp_in_errors_per_s: rate(snmp::UDP_IN_ERRORS),
+        udp_rcvbuf_errors_per_s: rate(snmp::UDP_RCVBUF_ERRORS),
+        udp_sndbuf_errors_per_s: rate(snmp::UDP_SNDBUF_ERRORS),
         counters: &tcp.counters,
         counters_per_s: tcp
             .counters

@@ -3,6 +3,7 @@
 
 use crate::model::Sample;
 use crate::model::filter::Where;
+use crate::model::snmp;
 use crate::model::sockets::{TCP_SYN_RECV, TCP_TIME_WAIT};
 use crate::model::tcp_rates::TcpRates;
 use crate::text::escape_control;
@@ -44,15 +45,15 @@ pub fn write_tcp(
     writeln!(
         out,
         "{time}  {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>10} {:>6}",
-        number(rates.rate("Tcp.ActiveOpens")),
-        number(rates.rate("Tcp.PassiveOpens")),
-        number(rates.rate("Tcp.InSegs")),
-        number(rates.rate("Tcp.OutSegs")),
-        number(rates.rate("Tcp.RetransSegs")),
+        number(rates.rate(snmp::TCP_ACTIVE_OPENS)),
+        number(rates.rate(snmp::TCP_PASSIVE_OPENS)),
+        number(rates.rate(snmp::TCP_IN_SEGS)),
+        number(rates.rate(snmp::TCP_OUT_SEGS)),
+        number(rates.rate(snmp::TCP_RETRANS_SEGS)),
         number(rates.retrans_percent()),
-        number(rates.rate("TcpExt.ListenOverflows")),
-        number(rates.rate("TcpExt.ListenDrops")),
-        number(rates.rate("TcpExt.SyncookiesSent")),
+        number(rates.rate(snmp::TCP_EXT_LISTEN_OVERFLOWS)),
+        number(rates.rate(snmp::TCP_EXT_LISTEN_DROPS)),
+        number(rates.rate(snmp::TCP_EXT_SYNCOOKIES_SENT)),
         tcp.state_count(1),
         tcp.state_count(TCP_SYN_RECV),
         tcp.state_count(TCP_TIME_WAIT),
@@ -62,9 +63,9 @@ pub fn write_tcp(
     writeln!(
         out,
         "{time}  udp: inerr/s {}  rcvbuf/s {}  sndbuf/s {}  unix sockets {}",
-        number(rates.rate("Udp.InErrors")),
-        number(rates.rate("Udp.RcvbufErrors")),
-        number(rates.rate("Udp.SndbufErrors")),
+        number(rates.rate(snmp::UDP_IN_ERRORS)),
+        number(rates.rate(snmp::UDP_RCVBUF_ERRORS)),
+        number(rates.rate(snmp::UDP_SNDBUF_ERRORS)),
         tcp.unix_sockets
     )
 }

@@ -7,12 +7,50 @@ use super::Sections;
 use crate::findings;
 use crate::model::Sample;
 use crate::model::conntrack_rates::ConntrackRates;
+use crate::model::netdev::{self, Kind, LinkCounter};
 use crate::model::rates::{InterfaceRates, interface_util};
 use crate::text::escape_control;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 fn number(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
+}
+
+/// One line per interface, columns from the netdev rows' `column`
+/// (sar's titles), %ifutil between the volume and the trouble ones.
+fn write_interfaces(
+    out: &mut impl Write,
+    time: &str,
+    previous: &Sample,
+    current: &Sample,
+) -> io::Result<()> {
+    let (volume, trouble) = netdev::volume_then_trouble(|c| c.column.is_some());
+    let cells = |first: String, cell: &dyn Fn(&LinkCounter) -> String, util: String| {
+        let mut line = format!("{time}  {first:<12}");
+        let mut push = |text: &str, width: usize| {
+            let _ = write!(line, " {text:>width$}");
+        };
+        let width = |c: &LinkCounter| c.column.map_or(0, |c| c.width);
+        volume.iter().for_each(|c| push(&cell(c), width(c)));
+        push(&util, 8);
+        trouble.iter().for_each(|c| push(&cell(c), width(c)));
+        line
+    };
+    let title = |c: &LinkCounter| c.column.map_or("", |c| c.title).to_string();
+    writeln!(out, "{}", cells("IFACE".into(), &title, "%ifutil".into()))?;
+    for iface in &current.interfaces {
+        let r = InterfaceRates::for_interface(Some(previous), current, iface);
+        let rate = |c: &LinkCounter| {
+            let per_s = r.rate(c);
+            // sar shows bytes as kB/s.
+            number(per_s.map(|v| if c.kind == Kind::Bytes { v / 1024.0 } else { v }))
+        };
+        let name = escape_control(&iface.name).into_owned();
+        let util = number(interface_util(iface, &r));
+        writeln!(out, "{}", cells(name, &rate, util))?;
+    }
+    Ok(())
 }
 
 pub fn write_table(
@@ -29,44 +67,7 @@ pub fn write_table(
         if !first {
             writeln!(out)?;
         }
-        writeln!(
-            out,
-            "{time}  {:<12} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-            "IFACE",
-            "rxpck/s",
-            "txpck/s",
-            "rxkB/s",
-            "txkB/s",
-            "%ifutil",
-            "rxerr/s",
-            "txerr/s",
-            "rxdrop/s",
-            "txdrop/s",
-            "rxovr/s",
-            "txcarr/s",
-            "coll/s"
-        )?;
-        for iface in &current.interfaces {
-            let r = InterfaceRates::for_interface(Some(previous), current, iface);
-            let kb = |v: Option<f64>| v.map(|b| b / 1024.0);
-            writeln!(
-                out,
-                "{time}  {:<12} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-                escape_control(&iface.name),
-                number(r.rx_packets),
-                number(r.tx_packets),
-                number(kb(r.rx_bytes)),
-                number(kb(r.tx_bytes)),
-                number(interface_util(iface, &r)),
-                number(r.rx_errors),
-                number(r.tx_errors),
-                number(r.rx_dropped),
-                number(r.tx_dropped),
-                number(r.rx_overruns),
-                number(r.tx_carrier),
-                number(r.collisions),
-            )?;
-        }
+        write_interfaces(out, &time, previous, current)?;
     }
     if sections.conntrack {
         write_conntrack(out, previous, current, &time, sections.conntrack_entries)?;
@@ -172,6 +173,92 @@ fn write_conntrack(
 mod tests {
     use super::*;
     use crate::model::filter::{Expr, Where};
+
+    /// The interface table is sar's `-n DEV` + `-n EDEV`, column for column.
+    #[test]
+    fn interface_table_keeps_sars_columns() {
+        use crate::model::{InterfaceSample, LinkCounters};
+        let at = |mono: f64, n: u64| Sample {
+            mono,
+            interfaces: vec![InterfaceSample {
+                index: 2,
+                name: "eth0".into(),
+                counters: LinkCounters {
+                    rx_packets: 10 * n,
+                    rx_bytes: 2048 * n,
+                    tx_dropped: 3 * n,
+                    rx_over_errors: n,
+                    collisions: 5 * n,
+                    ..LinkCounters::default()
+                },
+                ..InterfaceSample::default()
+            }],
+            ..Sample::default()
+        };
+        let only_interfaces = Sections {
+            interfaces: true,
+            conntrack: false,
+            conntrack_entries: false,
+            findings: false,
+            sockets: false,
+            tcp: false,
+            flows: false,
+            dns: false,
+            drops: false,
+            processes: false,
+        };
+        let mut out = Vec::new();
+        let expr = Expr::default();
+        let (before, after) = (at(0.0, 0), at(2.0, 1));
+        write_table(
+            &mut out,
+            &before,
+            &after,
+            only_interfaces,
+            true,
+            &[],
+            Where::new(&expr),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text
+            .lines()
+            .map(|l| l.split_once("  ").unwrap().1)
+            .collect();
+        let header = format!(
+            "{:<12} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            "IFACE",
+            "rxpck/s",
+            "txpck/s",
+            "rxkB/s",
+            "txkB/s",
+            "%ifutil",
+            "rxerr/s",
+            "txerr/s",
+            "rxdrop/s",
+            "txdrop/s",
+            "rxovr/s",
+            "txcarr/s",
+            "coll/s"
+        );
+        let row = format!(
+            "{:<12} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            "eth0",
+            "5.00",
+            "0.00",
+            "1.00",
+            "0.00",
+            "-",
+            "0.00",
+            "0.00",
+            "0.00",
+            "1.50",
+            "0.50",
+            "0.00",
+            "2.50"
+        );
+        assert_eq!(lines, [header, row]);
+    }
 
     /// A finding's text quotes names from outside (a process's comm, an
     /// interface); the findings line writes it escaped.

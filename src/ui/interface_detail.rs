@@ -14,7 +14,8 @@ use super::format;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
-use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, interval, sum_known};
+use crate::model::netdev::{self, LinkCounter};
+use crate::model::rates::{InterfaceRates, QdiscRates, counter_rate, links_interval, sum_known};
 use crate::model::{InterfaceRef, InterfaceSample, LinkCounters, netns};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -106,11 +107,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
         "bits/s",
         (
             &series.rx_bits,
-            rates.rx_bytes.map(|b| format::bits(b * 8.0)),
+            rates.rate(&netdev::RX_BYTES).map(|b| format::bits(b * 8.0)),
         ),
         (
             &series.tx_bits,
-            rates.tx_bytes.map(|b| format::bits(b * 8.0)),
+            rates.rate(&netdev::TX_BYTES).map(|b| format::bits(b * 8.0)),
         ),
         format::bits,
         theme,
@@ -119,8 +120,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
         frame,
         packets,
         "packets/s",
-        (&series.rx_packets, rates.rx_packets.map(format::packets)),
-        (&series.tx_packets, rates.tx_packets.map(format::packets)),
+        (
+            &series.rx_packets,
+            rates.rate(&netdev::RX_PACKETS).map(format::packets),
+        ),
+        (
+            &series.tx_packets,
+            rates.rate(&netdev::TX_PACKETS).map(format::packets),
+        ),
         format::packets,
         theme,
     );
@@ -135,11 +142,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
         counters,
         before.map(|(_, b)| &b.counters),
         &iface.counters,
-        before.map_or(0.0, |(p, _)| interval(p, current)),
+        before.map_or(0.0, |(p, _)| links_interval(p, current, iface.netns)),
         theme,
     );
-    let rx_trouble = sum_known([rates.rx_errors, rates.rx_dropped, rates.rx_overruns]);
-    let tx_trouble = sum_known([rates.tx_errors, rates.tx_dropped, rates.tx_carrier]);
+    let rx_trouble = sum_known(RX_TROUBLE.map(|c| rates.rate(&c)));
+    let tx_trouble = sum_known(TX_TROUBLE.map(|c| rates.rate(&c)));
     chart(
         frame,
         trouble,
@@ -152,6 +159,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
 }
 
 const COUNTERS_WIDTH: u16 = 32;
+
+/// The counters the err+drop chart sums per direction.
+const RX_TROUBLE: [LinkCounter; 3] = [
+    netdev::RX_ERRORS,
+    netdev::RX_DROPPED,
+    netdev::RX_OVER_ERRORS,
+];
+const TX_TROUBLE: [LinkCounter; 3] = [
+    netdev::TX_ERRORS,
+    netdev::TX_DROPPED,
+    netdev::TX_CARRIER_ERRORS,
+];
 
 /// The root qdisc in `tc -s qdisc show`'s words, backlog and drops first:
 /// for a device without a link speed this is where it shows its limit.
@@ -206,24 +225,26 @@ fn series(app: &App, index: usize, at: &InterfaceRef) -> Series {
         if a.index != b.index {
             continue;
         }
-        let r = InterfaceRates::between(&a.counters, &b.counters, interval(before, after));
+        let seconds = links_interval(before, after, b.netns);
+        let r = InterfaceRates::between(&a.counters, &b.counters, seconds);
         let x = after.mono - now;
         let push = |list: &mut Vec<(f64, f64)>, value: Option<f64>| {
             if let Some(v) = value {
                 list.push((x, v));
             }
         };
-        push(&mut out.rx_bits, r.rx_bytes.map(|v| v * 8.0));
-        push(&mut out.tx_bits, r.tx_bytes.map(|v| v * 8.0));
-        push(&mut out.rx_packets, r.rx_packets);
-        push(&mut out.tx_packets, r.tx_packets);
+        let bits = |counter| r.rate(&counter).map(|v| v * 8.0);
+        push(&mut out.rx_bits, bits(netdev::RX_BYTES));
+        push(&mut out.tx_bits, bits(netdev::TX_BYTES));
+        push(&mut out.rx_packets, r.rate(&netdev::RX_PACKETS));
+        push(&mut out.tx_packets, r.rate(&netdev::TX_PACKETS));
         push(
             &mut out.rx_trouble,
-            sum_known([r.rx_errors, r.rx_dropped, r.rx_overruns]),
+            sum_known(RX_TROUBLE.map(|c| r.rate(&c))),
         );
         push(
             &mut out.tx_trouble,
-            sum_known([r.tx_errors, r.tx_dropped, r.tx_carrier]),
+            sum_known(TX_TROUBLE.map(|c| r.rate(&c))),
         );
     }
     out
@@ -295,33 +316,25 @@ fn render_counters(
     seconds: f64,
     theme: Theme,
 ) {
-    let row = |name: &'static str, field: fn(&LinkCounters) -> u64| {
-        let rate = before.and_then(|b| counter_rate(field(b), field(c), seconds));
+    let row = |counter: &LinkCounter| {
+        let rate = before.and_then(|b| counter_rate(counter.of(b), counter.of(c), seconds));
         let style = if rate.is_some_and(|v| v > 0.0) {
             theme.alert()
         } else {
             Style::new()
         };
         Row::new([
-            Cell::from(name),
-            Cell::from(Line::from(field(c).to_string()).right_aligned()),
+            Cell::from(counter.detail.unwrap_or(counter.kernel)),
+            Cell::from(Line::from(counter.of(c).to_string()).right_aligned()),
             Cell::from(Line::from(Span::styled(format::rate(rate), style)).right_aligned()),
         ])
     };
-    let rows = [
-        row("rx errors", |c| c.rx_errors),
-        row("rx dropped", |c| c.rx_dropped),
-        row("rx overruns", |c| c.rx_over_errors),
-        row("rx crc", |c| c.rx_crc_errors),
-        row("rx frame", |c| c.rx_frame_errors),
-        row("rx fifo", |c| c.rx_fifo_errors),
-        row("rx missed", |c| c.rx_missed_errors),
-        row("tx errors", |c| c.tx_errors),
-        row("tx dropped", |c| c.tx_dropped),
-        row("tx carrier", |c| c.tx_carrier_errors),
-        row("tx fifo", |c| c.tx_fifo_errors),
-        row("collisions", |c| c.collisions),
-    ];
+    // The receive side first, then the rest, each in the rows' order.
+    let (rx, others): (Vec<_>, Vec<_>) = netdev::ALL
+        .iter()
+        .filter(|counter| counter.detail.is_some())
+        .partition(|counter| counter.kernel.starts_with("rx_"));
+    let rows: Vec<Row> = rx.into_iter().chain(others).map(row).collect();
     let header = Row::new(["counter", "total", "/s"]).style(theme.header());
     let widths = [
         Constraint::Length(11),

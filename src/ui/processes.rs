@@ -56,34 +56,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
     let view = &mut app.processes;
-    let visible = usize::from(table_area.height.saturating_sub(1));
-    view.window.fit(selected, rows.len(), visible);
-    let columns = table::fitting(COLUMNS, table_area.width, |_| true);
-    view.on_screen = columns.iter().map(|spec| spec.column).collect();
-    let sort = view.sort;
-    let header = table::header(
-        &columns,
-        |c| sort == Some(c),
-        view.descending,
+    let drawn = table::Drawn {
+        columns: COLUMNS,
+        window: &mut view.window,
+        on_screen: &mut view.on_screen,
+        sorted: view.sort,
+        descending: view.descending,
+        selected,
+        flexible: Column::Cgroup,
         right_aligned,
-        theme,
-    );
-    let body = rows
-        .iter()
-        .enumerate()
-        .skip(view.window.offset)
-        .take(visible)
-        .map(|(i, row)| {
-            let cells = columns.iter().map(|spec| cell(row, spec));
-            table::body_row(cells, Some(i) == selected, theme)
-        });
-    let widths = table::widths(&columns, |c| c == Column::Cgroup);
-    frame.render_widget(
-        Table::new(body, widths).header(header).column_spacing(1),
-        table_area,
-    );
-    let offset = view.window.offset;
-    if let Some(body_area) = table::body_area(table_area) {
+    };
+    if let Some((body_area, offset)) =
+        table::render_rows(frame, table_area, drawn, &rows, cell, theme)
+    {
         app.hits.rows = Some((body_area, offset));
         if rows.is_empty() {
             let note = if app.processes.filter.is_empty() {

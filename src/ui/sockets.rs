@@ -20,6 +20,7 @@ use crate::app::names::Names;
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
 use crate::model::Sample;
 use crate::model::processes::{Container, containers_by_pid, short_id};
+use crate::model::snmp;
 use crate::model::sockets::SocketSample;
 use crate::model::tcp_rates::TcpRates;
 use ratatui::Frame;
@@ -46,7 +47,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         return;
     };
     let overflows_rising = TcpRates::new(previous, current)
-        .and_then(|r| r.rate("TcpExt.ListenOverflows"))
+        .and_then(|r| r.rate(snmp::TCP_EXT_LISTEN_OVERFLOWS))
         .is_some_and(|r| r > 0.0);
     let containers = containers_by_pid(current);
     let names = &app.names;

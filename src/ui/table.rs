@@ -3,11 +3,11 @@
 //! empty table.
 
 use super::theme::Theme;
-use crate::app::table::ColumnSpec;
+use crate::app::table::{ColumnSpec, Window};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Cell, Paragraph, Row};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 /// The `wanted` columns that fit in `width`, by priority, kept in table
 /// order. The first by priority is kept even when it does not fit.
@@ -98,6 +98,64 @@ pub fn body_area(table_area: Rect) -> Option<Rect> {
         height: table_area.height - 1,
         ..table_area
     })
+}
+
+/// What a table tab's table is drawn from besides its rows: the columns,
+/// the view's window, sort and selection.
+pub struct Drawn<'a, C: 'static> {
+    pub columns: &'static [ColumnSpec<C>],
+    pub window: &'a mut Window,
+    /// The columns that fit, noted for the sort cycle.
+    pub on_screen: &'a mut Vec<C>,
+    pub sorted: Option<C>,
+    pub descending: bool,
+    pub selected: Option<usize>,
+    /// The column that takes the width left over.
+    pub flexible: C,
+    pub right_aligned: fn(C) -> bool,
+}
+
+/// Draws `rows` in `area`: the columns that fit, the header with the sort
+/// marker, and the rows the window shows around the selection, `cell`
+/// filling each. Returns the body's area and first row (for clicks and
+/// the empty note); None when only the header fits.
+pub fn render_rows<C: Copy + PartialEq, R>(
+    frame: &mut Frame,
+    area: Rect,
+    drawn: Drawn<'_, C>,
+    rows: &[R],
+    cell: impl Fn(&R, &ColumnSpec<C>) -> Cell<'static>,
+    theme: Theme,
+) -> Option<(Rect, usize)> {
+    let visible = usize::from(area.height.saturating_sub(1));
+    drawn.window.fit(drawn.selected, rows.len(), visible);
+    let columns = fitting(drawn.columns, area.width, |_| true);
+    *drawn.on_screen = columns.iter().map(|spec| spec.column).collect();
+    let sorted = drawn.sorted;
+    let header = header(
+        &columns,
+        |c| sorted == Some(c),
+        drawn.descending,
+        drawn.right_aligned,
+        theme,
+    );
+    let offset = drawn.window.offset;
+    let body = rows
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(visible)
+        .map(|(i, row)| {
+            let cells = columns.iter().map(|spec| cell(row, spec));
+            body_row(cells, Some(i) == drawn.selected, theme)
+        });
+    let flexible = drawn.flexible;
+    let widths = widths(&columns, |c| c == flexible);
+    frame.render_widget(
+        Table::new(body, widths).header(header).column_spacing(1),
+        area,
+    );
+    body_area(area).map(|body| (body, offset))
 }
 
 /// Says on the first body row why the table is empty.

@@ -15,6 +15,7 @@ use crate::app::history::History;
 use crate::app::tcp::TcpView;
 use crate::findings;
 use crate::model::Sample;
+use crate::model::snmp;
 use crate::model::sockets::{COUNTERS, KNOBS, TCP_STATES, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use ratatui::Frame;
@@ -175,20 +176,25 @@ fn cited_counters(found: &[findings::Finding]) -> Vec<&'static str> {
     let mut cited = Vec::new();
     for finding in found {
         cited.extend_from_slice(match finding.id {
-            findings::LISTEN_OVERFLOW => &["TcpExt.ListenOverflows", "TcpExt.ListenDrops"][..],
+            findings::LISTEN_OVERFLOW => {
+                &[snmp::TCP_EXT_LISTEN_OVERFLOWS, snmp::TCP_EXT_LISTEN_DROPS][..]
+            }
             findings::SYN_FLOOD => &[
-                "TcpExt.SyncookiesSent",
-                "TcpExt.TCPReqQFullDrop",
-                "TcpExt.ListenDrops",
+                snmp::TCP_EXT_SYNCOOKIES_SENT,
+                snmp::TCP_EXT_TCP_REQ_Q_FULL_DROP,
+                snmp::TCP_EXT_LISTEN_DROPS,
             ],
-            findings::RETRANSMITS => &["Tcp.RetransSegs", "TcpExt.TCPTimeouts"],
-            findings::UDP_DROPS => &["Udp.RcvbufErrors", "Udp.InErrors"],
+            findings::RETRANSMITS => &[snmp::TCP_RETRANS_SEGS, snmp::TCP_EXT_TCP_TIMEOUTS],
+            findings::UDP_DROPS => &[snmp::UDP_RCVBUF_ERRORS, snmp::UDP_IN_ERRORS],
             findings::CONNECT_REFUSED => &[
-                "Tcp.OutRsts",
-                "Tcp.AttemptFails",
-                "TcpExt.TCPAbortOnTimeout",
+                snmp::TCP_OUT_RSTS,
+                snmp::TCP_ATTEMPT_FAILS,
+                snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT,
             ],
-            findings::TCP_MEMORY => &["TcpExt.TCPMemoryPressures", "TcpExt.TCPAbortOnMemory"],
+            findings::TCP_MEMORY => &[
+                snmp::TCP_EXT_TCP_MEMORY_PRESSURES,
+                snmp::TCP_EXT_TCP_ABORT_ON_MEMORY,
+            ],
             _ => &[],
         });
     }
@@ -256,7 +262,7 @@ fn render_counters(
     let rows = entries.iter().skip(view.offset).take(visible).map(
         |(name, meaning, rate, total, series)| {
             let short = name.split_once('.').map_or(*name, |(_, n)| n);
-            let label = if *name == "Tcp.RetransSegs" {
+            let label = if *name == snmp::TCP_RETRANS_SEGS {
                 match retrans {
                     Some(p) => format!("{short} ({p:.1}%)"),
                     None => short.to_string(),

@@ -1,7 +1,7 @@
-//! The counter catalogue (issue 26): the man page and README are generated
-//! from it, `netlens explain` prints its entries, and its findings fire in a
-//! namespace for counters no hand-written finding covers (and stay quiet in
-//! a healthy busy one).
+//! The counter catalogue (issue 26): the man page and docs/catalogue.md are
+//! generated from it, `netlens explain` prints its entries, and its findings
+//! fire in a namespace for counters no hand-written finding covers (and stay
+//! quiet in a healthy busy one).
 
 use crate::common;
 
@@ -10,47 +10,55 @@ use netlens::findings::catalogue;
 use serde_json::Value;
 use std::process::{Command, Stdio};
 
+/// The page the catalogue and the drop reasons are rendered into.
+const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/catalogue.md");
 const BEGIN: &str = "<!-- catalogue:begin -->";
 const END: &str = "<!-- catalogue:end -->";
 
-/// README's block between the markers is the catalogue rendered; rewrite it with
-/// `NETLENS_UPDATE_README=1 cargo test --release --test docs catalogue`.
+/// Whether this run rewrites the page's blocks instead of checking them.
+fn updating() -> bool {
+    std::env::var_os("NETLENS_UPDATE_DOCS").is_some()
+        || std::env::var_os("NETLENS_UPDATE_README").is_some()
+}
+
+/// docs/catalogue.md's block between the markers is the catalogue rendered;
+/// rewrite it with `NETLENS_UPDATE_DOCS=1 cargo test --release --test docs catalogue`.
 #[test]
-fn readme_catalogue_block_is_generated_from_the_table() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
-    let text = std::fs::read_to_string(path).expect("README.md");
-    let (head, rest) = text.split_once(BEGIN).expect("README has the begin marker");
-    let (old, tail) = rest.split_once(END).expect("README has the end marker");
+fn docs_catalogue_block_is_generated_from_the_table() {
+    let text = std::fs::read_to_string(PAGE).expect("docs/catalogue.md");
+    let (head, rest) = text
+        .split_once(BEGIN)
+        .expect("the page has the begin marker");
+    let (old, tail) = rest.split_once(END).expect("the page has the end marker");
     let wanted = format!("\n{}", catalogue::readme_block());
-    if std::env::var_os("NETLENS_UPDATE_README").is_some() {
-        std::fs::write(path, format!("{head}{BEGIN}{wanted}{END}{tail}")).unwrap();
+    if updating() {
+        std::fs::write(PAGE, format!("{head}{BEGIN}{wanted}{END}{tail}")).unwrap();
         return;
     }
     assert!(
         old == wanted,
-        "README.md's catalogue is stale: NETLENS_UPDATE_README=1 cargo test --release --test docs catalogue"
+        "docs/catalogue.md's catalogue is stale: NETLENS_UPDATE_DOCS=1 cargo test --release --test docs catalogue"
     );
     for entry in catalogue::entries() {
         assert!(old.contains(&format!("| `{}` |", entry.id)), "{}", entry.id);
     }
 }
 
-/// README's drop reasons block is the reasons table rendered (rewritten by
-/// the same NETLENS_UPDATE_README=1 run).
+/// docs/catalogue.md's drop reasons block is the reasons table rendered
+/// (rewritten by the same NETLENS_UPDATE_DOCS=1 run).
 #[test]
-fn readme_reasons_block_is_generated_from_the_table() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
-    let text = std::fs::read_to_string(path).expect("README.md");
+fn docs_reasons_block_is_generated_from_the_table() {
+    let text = std::fs::read_to_string(PAGE).expect("docs/catalogue.md");
     let (head, rest) = text
         .split_once("<!-- reasons:begin -->")
-        .expect("README has the reasons begin marker");
+        .expect("the page has the reasons begin marker");
     let (old, tail) = rest
         .split_once("<!-- reasons:end -->")
-        .expect("README has the reasons end marker");
+        .expect("the page has the reasons end marker");
     let wanted = format!("\n{}", catalogue::reasons_readme_block());
-    if std::env::var_os("NETLENS_UPDATE_README").is_some() {
+    if updating() {
         std::fs::write(
-            path,
+            PAGE,
             format!("{head}<!-- reasons:begin -->{wanted}<!-- reasons:end -->{tail}"),
         )
         .unwrap();
@@ -58,7 +66,7 @@ fn readme_reasons_block_is_generated_from_the_table() {
     }
     assert!(
         old == wanted,
-        "README.md's drop reasons are stale: NETLENS_UPDATE_README=1 cargo test --release --test docs catalogue"
+        "docs/catalogue.md's drop reasons are stale: NETLENS_UPDATE_DOCS=1 cargo test --release --test docs catalogue"
     );
     for r in catalogue::REASONS {
         assert!(old.contains(&format!("| `{}` |", r.name)), "{}", r.name);

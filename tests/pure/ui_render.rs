@@ -357,6 +357,7 @@ mod conntrack_tab {
             stats: Some(stats),
             entries: Some(entries(acct)),
             entries_error: None,
+            read_mono: None,
         }
     }
 

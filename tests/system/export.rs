@@ -640,7 +640,9 @@ fn dashboard_and_scrape_config_use_real_series() {
             "promtool check config: {}",
             String::from_utf8_lossy(&out.stdout)
         ),
-        Err(_) => panic!("promtool is needed (Debian: apt-get install prometheus)"),
+        Err(_) => {
+            crate::common::need::missing("promtool");
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The catalogue: every kernel counter that means trouble, in one table
 //! that the findings (`counter:<Id>`), `netlens explain`, the man page's
-//! COUNTER CATALOGUE section and README's catalogue block are generated
+//! COUNTER CATALOGUE section and docs/catalogue.md's block are generated
 //! from. Adding a finding for a new counter is one row here.
 //!
 //! Plain data and string rendering only: build.rs includes this folder by
@@ -126,7 +126,7 @@ impl Entry {
     }
 }
 
-/// The tables, in the order the man page and README list them.
+/// The tables, in the order the man page and docs/catalogue.md list them.
 pub const TABLES: &[&[Entry]] = &[
     tcp::TCP,
     tcp_ext::TCP_EXT,

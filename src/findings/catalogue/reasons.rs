@@ -4,7 +4,7 @@
 //! include/net/dropreason-core.h), the fix to try, a level, a rate
 //! threshold and the hand-written finding that already reports it. The
 //! findings `drop:<REASON>`, the Drops tab, `netlens explain`, the man page
-//! and README are generated from this table; the counters counting the same
+//! and docs/catalogue.md are generated from this table; the counters counting the same
 //! packets come from the counter entries' `reasons` (`related_counters`).
 //!
 //! Levels. Info is normal life: the packet was freed on a path that is not

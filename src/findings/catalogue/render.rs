@@ -1,5 +1,5 @@
 //! The catalogue as text: `netlens explain`, the man page section and the
-//! README block.
+//! docs/catalogue.md blocks.
 
 use super::{
     Entry, Level, NOT_FAILURES, REASONS, Reason, entries, is_not_failure, reason, related_counters,
@@ -231,7 +231,8 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
-/// README's catalogue block (between its markers): a table of every entry.
+/// docs/catalogue.md's catalogue block (between its markers, checked by
+/// tests/docs/catalogue.rs): a table of every entry.
 pub fn readme_block() -> String {
     let count = entries().count();
     let raising = entries().filter(|e| e.raises()).count();
@@ -293,7 +294,7 @@ pub fn reasons_man_section() -> String {
     out
 }
 
-/// README's drop reasons block (between its markers).
+/// docs/catalogue.md's drop reasons block (between its markers).
 pub fn reasons_readme_block() -> String {
     let count = REASONS.len();
     let raising = REASONS.iter().filter(|r| r.raises()).count();

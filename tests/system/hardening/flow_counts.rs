@@ -431,7 +431,19 @@ fn counted_exactly(what: &str, counted: u64, sent: u64, dropped: u64) {
     );
 }
 
-fn sampling_pair() -> (Netns, Netns, ChildGuard, ChildGuard) {
+/// The sampling tests' pair of namespaces, one test at a time: they share
+/// the namespaces' names, and two floods side by side would starve each
+/// other's counts. The guard is held while the returned namespaces live.
+static SAMPLING_PAIR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn sampling_pair() -> (
+    std::sync::MutexGuard<'static, ()>,
+    Netns,
+    Netns,
+    ChildGuard,
+    ChildGuard,
+) {
+    let turn = SAMPLING_PAIR.lock().unwrap_or_else(|e| e.into_inner());
     let sender = Netns::new("nlc1a");
     let receiver = Netns::new("nlc1b");
     link(
@@ -463,7 +475,7 @@ fn sampling_pair() -> (Netns, Netns, ChildGuard, ChildGuard) {
         .read_line(&mut ready)
         .unwrap();
     assert_eq!(ready.trim(), "ready");
-    (sender, receiver, sink, control)
+    (turn, sender, receiver, sink, control)
 }
 
 #[test]
@@ -472,7 +484,7 @@ fn a_flood_is_sampled_and_control_packets_still_reach_the_capture() {
         return;
     }
     let _heavy = crate::common::heavy();
-    let (sender, receiver, _sink, _control) = sampling_pair();
+    let (_turn, sender, receiver, _sink, _control) = sampling_pair();
     let sampled = snapshot_of(&receiver, "10", &["--section", "flows,dns"]);
     let whole = snapshot_of(&receiver, "10", &["--section", "flows", "--no-bpf"]);
     thread::sleep(Duration::from_millis(1500));
@@ -539,7 +551,7 @@ fn a_stopped_capture_drops_and_the_kernel_counts_stay_exact() {
         return;
     }
     let _heavy = crate::common::heavy();
-    let (sender, receiver, _sink, _control) = sampling_pair();
+    let (_turn, sender, receiver, _sink, _control) = sampling_pair();
     let snapshot = snapshot_of(&receiver, "8", &["--section", "flows", "--filter", "udp"]);
     thread::sleep(Duration::from_millis(1500));
     let dropped_before = rx_dropped(&receiver);

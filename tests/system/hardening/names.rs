@@ -123,7 +123,7 @@ pub fn must_stop_on_sigterm(mut child: Child, what: &str) {
 #[test]
 fn a_fifo_for_the_store_stalls_no_sample() {
     let test = "a_fifo_for_the_store_stalls_no_sample";
-    if crate::common::need_root(&["useradd", "userdel", "setpriv"]) {
+    if crate::common::need_root(&["useradd", "userdel", "setpriv", "python3"]) {
         return;
     }
     let user = TestUser::new("f");
@@ -203,7 +203,7 @@ fn hostile_name(len: usize) -> String {
 #[test]
 fn a_16_mb_container_name_costs_253_bytes() {
     let test = "a_16_mb_container_name_costs_253_bytes";
-    if crate::common::need_root(&["useradd", "userdel", "setpriv"]) {
+    if crate::common::need_root(&["useradd", "userdel", "setpriv", "python3"]) {
         return;
     }
     let user = TestUser::new("s");
@@ -312,7 +312,7 @@ impl Drop for Daemon {
 #[test]
 fn a_full_api_backlog_holds_up_no_other_lookup() {
     let test = "a_full_api_backlog_holds_up_no_other_lookup";
-    if crate::common::need_root(&["useradd", "userdel", "setpriv"]) {
+    if crate::common::need_root(&["useradd", "userdel", "setpriv", "python3"]) {
         return;
     }
     // Two rootless podman users without stores: netlens asks each one's

@@ -187,3 +187,109 @@ impl Drop for StoppedThread {
         unsafe { libc::ptrace(libc::PTRACE_DETACH, self.tid, null, null) };
     }
 }
+
+/// A link dump that blocks (its thread held in a ptrace stop, where an
+/// RTNL lock held by a hung driver would hold it) delays nothing else: the
+/// samples keep coming and name the interfaces part late with its age and
+/// the last read's counters, give no interface rate over that read (not a
+/// false 0), and the first read after gives the rate over the whole time
+/// since the last one, not over one interval.
+#[test]
+fn a_blocked_link_dump_is_late_alone_and_its_rates_span_the_gap() {
+    let test = "a_blocked_link_dump_is_late_alone_and_its_rates_span_the_gap";
+    if crate::common::need_root(&["ip", "python3"]) {
+        return;
+    }
+    let ns = crate::common::Netns::new("links");
+    ns.ip(&["link", "set", "lo", "up"]);
+    let args = [
+        "--netns",
+        &ns.name,
+        "--section",
+        "interfaces",
+        "--no-bpf",
+        "--interval",
+        "500ms",
+        "--count",
+        "16",
+    ];
+    let mut child = crate::common::spawn_snapshot(&args);
+    let stdout = child.stdout.take().unwrap();
+    let (lines, samples) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(serde_json::from_str::<Value>(&line).unwrap());
+        }
+    });
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        seen.push(
+            samples
+                .recv_timeout(Duration::from_secs(20))
+                .expect("a sample"),
+        );
+    }
+    // "netlens-interfaces", cut to the 15 bytes a thread's name keeps.
+    let thread = thread_named(child.id(), "netlens-interfa").expect("the links' thread");
+    let stopped = StoppedThread::stop(thread);
+    if stopped.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        eprintln!("SKIP {test}: cannot ptrace thread {thread}");
+        return;
+    }
+    // 2,000 datagrams of 1,000 B to the namespace's own loopback while the
+    // dump is held (bounded: about 2.5 s).
+    let send = "import socket, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
+                for _ in range(2000):\n    s.sendto(b'x' * 1000, ('127.0.0.1', 9))\n    \
+                time.sleep(0.001)\n";
+    let sent = crate::common::ns_exec(&ns.name, &["python3", "-c", send]);
+    assert!(sent.status.success(), "{sent:?}");
+    drop(stopped);
+    let out = child.wait_with_output().expect("snapshot");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    seen.extend(samples.try_iter());
+    assert_eq!(seen.len(), 16);
+
+    let lo = |s: &Value| crate::common::must_iface(s, "lo").clone();
+    let is_late = |s: &Value| late_parts(s).iter().any(|p| p == "interfaces");
+    for sample in &seen {
+        let parts = late_parts(sample);
+        assert!(parts.iter().all(|p| p == "interfaces"), "{parts:?}");
+    }
+    let first_late = seen
+        .iter()
+        .position(is_late)
+        .expect("no sample marked interfaces late");
+    let after = first_late + seen[first_late..].iter().position(|s| !is_late(s)).unwrap();
+    let before = &seen[first_late - 1];
+    let late = &seen[first_late..after];
+    assert!(late.len() >= 2, "{} late samples", late.len());
+    for sample in late {
+        assert!(
+            sample["late"][0]["age_ms"].as_u64().unwrap() >= 200,
+            "{sample}"
+        );
+        assert_eq!(lo(sample)["rx_bytes"], lo(before)["rx_bytes"]);
+        assert!(lo(sample)["rx_bytes_per_s"].is_null(), "{}", lo(sample));
+    }
+    let moved =
+        lo(&seen[after])["rx_bytes"].as_u64().unwrap() - lo(before)["rx_bytes"].as_u64().unwrap();
+    assert!(moved >= 2_000_000, "{moved} B moved");
+    let span = seen[after]["t"].as_f64().unwrap() - before["t"].as_f64().unwrap();
+    let rate = lo(&seen[after])["rx_bytes_per_s"].as_f64().unwrap();
+    // The read after the stop may have run up to one interval before its
+    // sample's `t`: the span is known to 0.5 s of at least 2.5 s. Over one
+    // interval the rate would be 5 times this or more.
+    let expected = moved as f64 / span;
+    eprintln!("lo: {moved} B over {span:.2} s: {rate:.0} B/s, expected about {expected:.0}");
+    assert!((rate / expected - 1.0).abs() < 0.25, "{rate} vs {expected}");
+}

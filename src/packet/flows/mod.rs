@@ -3,92 +3,20 @@
 //! LRU eviction. Each flow keeps its last packets in a small ring for the
 //! drill-down view.
 
+mod key;
+mod samples;
+
+use key::endpoint;
+pub use key::{FlowKey, proto_name};
+pub use samples::{group_flows, top_flows};
+
 use super::analysis::{Analysis, FlowFinding, Seg};
-use super::decode::{L3, Summary};
+use super::decode::Summary;
 use super::server_name;
-use crate::model::capture::{FlowSample, GroupSample};
 use serde::{Deserialize, Serialize};
 // foldhash: SipHash was a third of the live view's capture CPU (perf).
 use foldhash::{HashMap, HashMapExt};
 use std::collections::VecDeque;
-
-/// Direction-independent flow key: the lower endpoint first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FlowKey {
-    pub proto: u8,
-    pub v6: bool,
-    pub a: [u8; 16],
-    pub a_port: u16,
-    pub b: [u8; 16],
-    pub b_port: u16,
-}
-
-impl FlowKey {
-    /// The key and whether the packet goes from b to a.
-    pub fn of(s: &Summary) -> Option<(Self, bool)> {
-        if !s.is_ip() {
-            return None;
-        }
-        let (ports_known, sp, dp) = match s.proto {
-            6 | 17 | 132 | 33 => (true, s.sport, s.dport),
-            _ => (false, 0, 0),
-        };
-        let _ = ports_known;
-        let forward = (s.src, sp) <= (s.dst, dp);
-        let (a, a_port, b, b_port) = if forward {
-            (s.src, sp, s.dst, dp)
-        } else {
-            (s.dst, dp, s.src, sp)
-        };
-        Some((
-            Self {
-                proto: s.proto,
-                v6: s.l3 == L3::V6,
-                a,
-                a_port,
-                b,
-                b_port,
-            },
-            !forward,
-        ))
-    }
-}
-
-impl FlowKey {
-    /// The key of a tcp or udp flow from what a sample shows of it
-    /// ("tcp", "198.18.0.1:40000", "[2001:db8::1]:80"); None for others.
-    pub fn from_endpoints(proto: &str, src: &str, dst: &str) -> Option<Self> {
-        let proto = match proto {
-            "tcp" => 6,
-            "udp" => 17,
-            _ => return None,
-        };
-        let src: std::net::SocketAddr = src.parse().ok()?;
-        let dst: std::net::SocketAddr = dst.parse().ok()?;
-        let bytes = |a: std::net::IpAddr| match a {
-            std::net::IpAddr::V4(v4) => {
-                let mut out = [0u8; 16];
-                out[..4].copy_from_slice(&v4.octets());
-                out
-            }
-            std::net::IpAddr::V6(v6) => v6.octets(),
-        };
-        let v6 = src.is_ipv6();
-        if dst.is_ipv6() != v6 {
-            return None;
-        }
-        let (x, y) = ((bytes(src.ip()), src.port()), (bytes(dst.ip()), dst.port()));
-        let ((a, a_port), (b, b_port)) = if x <= y { (x, y) } else { (y, x) };
-        Some(Self {
-            proto,
-            v6,
-            a,
-            a_port,
-            b,
-            b_port,
-        })
-    }
-}
 
 /// A TCP connection's state as seen on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -191,31 +119,6 @@ impl Flow {
 
     pub fn proto_name(&self) -> String {
         proto_name(self.key.proto, self.key.v6)
-    }
-}
-
-pub fn proto_name(proto: u8, v6: bool) -> String {
-    match proto {
-        6 => "tcp".into(),
-        17 => "udp".into(),
-        1 => "icmp".into(),
-        58 => "icmp6".into(),
-        132 => "sctp".into(),
-        p => format!("{}-{p}", if v6 { "ip6" } else { "ip" }),
-    }
-}
-
-fn endpoint(addr: &[u8; 16], port: u16, v6: bool, proto: u8) -> String {
-    let ip = if v6 {
-        std::net::IpAddr::V6(std::net::Ipv6Addr::from(*addr))
-    } else {
-        std::net::IpAddr::V4(std::net::Ipv4Addr::new(addr[0], addr[1], addr[2], addr[3]))
-    };
-    let has_port = matches!(proto, 6 | 17 | 132 | 33);
-    match (v6, has_port) {
-        (true, true) => format!("[{ip}]:{port}"),
-        (false, true) => format!("{ip}:{port}"),
-        _ => ip.to_string(),
     }
 }
 
@@ -480,139 +383,11 @@ fn tcp(flow: &mut Flow, s: &Summary, reverse: bool, t: f64, weight: u64) {
     }
 }
 
-/// The plain-data view of a flow that a Sample carries.
-impl From<&Flow> for FlowSample {
-    fn from(f: &Flow) -> Self {
-        let (src, dst) = f.endpoints();
-        Self {
-            proto: f.proto_name(),
-            src,
-            dst,
-            packets: f.packets,
-            bytes: f.bytes,
-            state: f.state.label().to_string(),
-            rtt_ms: f.rtt_ms,
-            retransmits: f.retransmits,
-            first_seen: f.first_seen,
-            last_seen: f.last_seen,
-            findings: f.findings(),
-            pid: None,
-            process: None,
-            netns: 0,
-            sni: match f.server_name.as_deref() {
-                Some(server_name::Found::Tls(name) | server_name::Found::Quic(name)) => {
-                    Some(name.clone())
-                }
-                _ => None,
-            },
-            http_host: match f.server_name.as_deref() {
-                Some(server_name::Found::Http(host)) => Some(host.clone()),
-                _ => None,
-            },
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum GroupKey {
-    Host { v6: bool, addr: [u8; 16] },
-    Service { proto: u8, v6: bool, port: u16 },
-}
-
-/// The `n` biggest groups by bytes (`by_host`: by initiator address, else
-/// by protocol and responder port), biggest first.
-pub fn group_flows<'a>(
-    flows: impl Iterator<Item = &'a Flow>,
-    by_host: bool,
-    n: usize,
-) -> Vec<GroupSample> {
-    let mut groups: HashMap<GroupKey, (GroupKey, GroupSample)> = HashMap::new();
-    for f in flows {
-        let k = &f.key;
-        let ((addr, _), (_, port)) = if f.initiator_is_b {
-            ((k.b, k.b_port), (k.a, k.a_port))
-        } else {
-            ((k.a, k.a_port), (k.b, k.b_port))
-        };
-        let key = if by_host {
-            GroupKey::Host { v6: k.v6, addr }
-        } else {
-            GroupKey::Service {
-                proto: k.proto,
-                v6: k.v6,
-                port,
-            }
-        };
-        let (_, g) = groups.entry(key).or_insert_with(|| {
-            (
-                key,
-                GroupSample {
-                    first_seen: f.first_seen,
-                    last_seen: f.last_seen,
-                    ..Default::default()
-                },
-            )
-        });
-        g.flows += 1;
-        g.packets += f.packets;
-        g.bytes += f.bytes;
-        g.retransmits += f.retransmits;
-        g.rtt_ms = match (g.rtt_ms, f.rtt_ms) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-        g.first_seen = g.first_seen.min(f.first_seen);
-        g.last_seen = g.last_seen.max(f.last_seen);
-    }
-    let mut all: Vec<(GroupKey, GroupSample)> = groups.into_values().collect();
-    if all.len() > n {
-        all.select_nth_unstable_by(n, |a, b| b.1.bytes.cmp(&a.1.bytes));
-        all.truncate(n);
-    }
-    let mut out: Vec<GroupSample> = all
-        .into_iter()
-        .map(|(key, mut g)| {
-            match key {
-                GroupKey::Host { v6, addr } => g.key = endpoint(&addr, 0, v6, 0),
-                GroupKey::Service { proto, v6, port } => {
-                    g.proto = proto_name(proto, v6);
-                    g.key = if matches!(proto, 6 | 17 | 132 | 33) {
-                        format!("{}/{port}", g.proto)
-                    } else {
-                        format!("{}/-", g.proto)
-                    };
-                }
-            }
-            g
-        })
-        .collect();
-    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.key.cmp(&b.key)));
-    out
-}
-
-/// The `n` busiest flows: half by bytes, the rest by packets, each once.
-pub fn top_flows<'a>(flows: impl Iterator<Item = &'a Flow>, n: usize) -> Vec<FlowSample> {
-    let mut all: Vec<&Flow> = flows.collect();
-    if all.len() > n {
-        let half = n / 2;
-        all.select_nth_unstable_by(half, |a, b| b.bytes.cmp(&a.bytes));
-        let (top, rest) = all.split_at_mut(half);
-        let want = n - half;
-        if rest.len() > want {
-            rest.select_nth_unstable_by(want, |a, b| b.packets.cmp(&a.packets));
-        }
-        let mut kept: Vec<&Flow> = top.to_vec();
-        kept.extend_from_slice(&rest[..want.min(rest.len())]);
-        all = kept;
-    }
-    let mut out: Vec<FlowSample> = all.into_iter().map(FlowSample::from).collect();
-    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.src.cmp(&b.src)));
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::capture::FlowSample;
+    use crate::packet::decode::L3;
 
     fn tcp_summary(
         src: u8,
