@@ -2,7 +2,7 @@
 //! and its fix. Pure data (no imports): build.rs includes this file to
 //! render the man page's FINDINGS, and docs/findings.md's table is
 //! generated from it too (tests/docs/readme.rs keeps it fresh), so the
-//! two cannot drift. A test in src/findings.rs checks that every id
+//! two cannot drift. A test in src/findings/mod.rs checks that every id
 //! `findings::evaluate` can raise is here. Plain text: the renderers escape.
 
 /// One finding: its id (the JSON contract), what it means (with the

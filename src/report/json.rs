@@ -2,7 +2,7 @@
 //! lists the keys).
 
 use super::Sections;
-use super::sockets_json;
+use super::sockets;
 use crate::findings::Finding;
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::ConntrackRates;
@@ -27,19 +27,19 @@ struct SampleJson<'a> {
     netns: &'a str,
     /// `--all-netns`: every namespace sampled.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    namespaces: Vec<super::netns_json::NamespaceJson<'a>>,
+    namespaces: Vec<super::netns::NamespaceJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     interfaces: Option<Vec<InterfaceJson<'a>>>,
     /// Per CPU; Some(None) prints `"cpus": null` (not collected).
     #[serde(skip_serializing_if = "Option::is_none")]
-    cpus: Option<Option<Vec<super::cpu_json::CpuJson>>>,
+    cpus: Option<Option<Vec<super::cpu::CpuJson>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     softnet_knobs: Option<Option<&'a std::collections::BTreeMap<String, String>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    neighbours: Option<Option<super::cpu_json::NeighJson<'a>>>,
+    neighbours: Option<Option<super::cpu::NeighJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     conntrack: Option<ConntrackJson<'a>>,
-    tcp: Option<Option<sockets_json::TcpJson<'a>>>,
+    tcp: Option<Option<sockets::TcpJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sockets: Option<SocketsJson<'a>>,
     /// TCP connections that ended in the interval (with `sockets`).
@@ -49,18 +49,18 @@ struct SampleJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     closed_log: Option<Option<super::closed::ClosedLogJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    processes: Option<Vec<super::processes_json::ProcessJson>>,
+    processes: Option<Vec<super::processes::ProcessJson>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     capture: Option<super::flows::CaptureJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     flows: Option<Vec<super::flows::FlowJson<'a>>>,
     /// Some(None) prints `"dns": null` (not collected, e.g. an old recording).
     #[serde(skip_serializing_if = "Option::is_none")]
-    dns: Option<Option<super::dns_json::DnsJson<'a>>>,
+    dns: Option<Option<super::dns::DnsJson<'a>>>,
     /// Some(None) prints `"drops": null` (a recording made before drops
     /// were collected).
     #[serde(skip_serializing_if = "Option::is_none")]
-    drops: Option<Option<super::drops_json::DropsJson<'a>>>,
+    drops: Option<Option<super::drops::DropsJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
@@ -317,7 +317,7 @@ impl Serialize for SocketsJson<'_> {
                 .iter()
                 .filter(|s| self.filter.keeps(*s, sample))
                 .map(|s| {
-                    let mut json = sockets_json::socket_json(s, &self.containers);
+                    let mut json = sockets::socket_json(s, &self.containers);
                     json.netns =
                         (!sample.namespaces.is_empty()).then(|| sample.netns_label(s.netns));
                     json
@@ -372,7 +372,7 @@ pub fn write_sample_line(
         age: current.age.unwrap_or_else(|| current.age_at(now_t())),
         late: &current.late,
         netns: &current.netns,
-        namespaces: super::netns_json::namespaces(previous, current, found),
+        namespaces: super::netns::namespaces(previous, current, found),
         interfaces: sections.interfaces.then(|| {
             current
                 .interfaces
@@ -383,17 +383,15 @@ pub fn write_sample_line(
         // Below the interfaces: shown with them.
         cpus: sections
             .interfaces
-            .then(|| super::cpu_json::cpus(previous, current)),
-        softnet_knobs: sections.interfaces.then(|| super::cpu_json::knobs(current)),
+            .then(|| super::cpu::cpus(previous, current)),
+        softnet_knobs: sections.interfaces.then(|| super::cpu::knobs(current)),
         neighbours: sections
             .interfaces
-            .then(|| super::cpu_json::neighbours(previous, current)),
+            .then(|| super::cpu::neighbours(previous, current)),
         conntrack: sections
             .conntrack
             .then(|| conntrack_json(previous, current)),
-        tcp: sections
-            .tcp
-            .then(|| sockets_json::tcp_json(previous, current)),
+        tcp: sections.tcp.then(|| sockets::tcp_json(previous, current)),
         sockets: sections.sockets.then(|| {
             let containers = crate::model::processes::containers_by_pid(current);
             SocketsJson {
@@ -404,7 +402,7 @@ pub fn write_sample_line(
         }),
         processes: sections
             .processes
-            .then(|| super::processes_json::processes(previous, current, filter)),
+            .then(|| super::processes::processes(previous, current, filter)),
         closed: sections.sockets.then(|| {
             current
                 .closed
@@ -421,10 +419,10 @@ pub fn write_sample_line(
         flows,
         dns: sections
             .dns
-            .then(|| current.dns.as_ref().map(super::dns_json::json)),
+            .then(|| current.dns.as_ref().map(super::dns::json)),
         drops: sections
             .drops
-            .then(|| super::drops_json::json(previous, current)),
+            .then(|| super::drops::json(previous, current)),
         findings: sections.findings.then(|| found.to_vec()),
     };
     crate::text::json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;

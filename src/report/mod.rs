@@ -1,15 +1,14 @@
 //! Output for scripts: `snapshot` as JSON Lines or a sar-like table.
 
 pub mod closed;
-mod cpu_json;
-pub mod dns_json;
-pub mod drops_json;
+mod cpu;
+pub mod dns;
+pub mod drops;
 pub mod flows;
 pub mod json;
-pub mod netns_json;
-pub mod processes_json;
-pub mod sockets_json;
-pub mod sockets_text;
+pub mod netns;
+pub mod processes;
+pub mod sockets;
 pub mod text;
 
 use crate::dns::reverse::ReverseNames;

@@ -9,7 +9,7 @@
 //! Columns that do not fit are dropped by priority; the detail pane (Enter)
 //! has every counter.
 
-use super::cpu_panel;
+use super::cpu;
 use super::format;
 use super::interface_detail;
 use super::table;
@@ -38,7 +38,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let info_height = if area.height >= 8 { 2 } else { 0 };
     // The CPU panel takes up to half the height once there is room for it.
     let cpu_height = if area.height >= 12 {
-        cpu_panel::wanted_height(current).min(area.height / 2)
+        cpu::wanted_height(current).min(area.height / 2)
     } else {
         0
     };
@@ -49,7 +49,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     ])
     .areas(area);
     if cpu_height > 0 {
-        cpu_panel::render(frame, cpu_area, app, index, theme);
+        cpu::render(frame, cpu_area, app, index, theme);
     }
     let visible = usize::from(table_area.height.saturating_sub(1));
 

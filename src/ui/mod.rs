@@ -13,7 +13,7 @@
 pub mod chrome;
 pub mod closed;
 pub mod conntrack;
-pub mod cpu_panel;
+pub mod cpu;
 pub mod dns;
 pub mod drops;
 pub mod findings_list;

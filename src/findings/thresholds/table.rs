@@ -4,7 +4,7 @@
 /// The finding thresholds: config key (in `[thresholds]`), default, meaning.
 /// build.rs renders them in the man page's CONFIGURATION, `--print-config`
 /// writes them as comments, the setup screen lists them, and a test in
-/// src/manual.rs checks this table against `Thresholds`.
+/// src/manual/mod.rs checks this table against `Thresholds`.
 pub const THRESHOLDS: &[(&str, &str, &str)] = &[
     (
         "iface_saturated_warn_percent",

@@ -178,5 +178,4 @@ pub fn suppresses(drop_findings: &[Finding], counter_id: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "drops_tests.rs"]
 mod tests;

@@ -286,5 +286,4 @@ pub fn match_tcp(spec: &ProbeSpec, packet: &[u8]) -> Option<Reply> {
 }
 
 #[cfg(test)]
-#[path = "wire_tests.rs"]
 mod tests;

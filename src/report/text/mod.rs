@@ -3,6 +3,8 @@
 //! an interface, process or container name another user chose must not
 //! reach the terminal as an escape sequence.
 
+pub mod sockets;
+
 use super::Sections;
 use crate::findings;
 use crate::model::Sample;
@@ -73,13 +75,13 @@ pub fn write_table(
         write_conntrack(out, previous, current, &time, sections.conntrack_entries)?;
     }
     if sections.tcp {
-        super::sockets_text::write_tcp(out, &time, previous, current)?;
+        sockets::write_tcp(out, &time, previous, current)?;
     }
     if sections.sockets {
-        super::sockets_text::write_sockets(out, &time, current, filter)?;
+        sockets::write_sockets(out, &time, current, filter)?;
     }
     if sections.processes {
-        super::sockets_text::write_processes(out, &time, previous, current, filter)?;
+        sockets::write_processes(out, &time, previous, current, filter)?;
     }
     if sections.findings {
         for finding in found {
