@@ -202,7 +202,9 @@ impl Collectors {
             (read.mono > 0.0).then_some(read.mono)
         };
         let mut interfaces = read.interfaces;
-        let flow_counts = self.flows.collect(&interfaces);
+        // A fifth of the tick for attaching to new interfaces: with
+        // thousands, attaching to all at once would hold this sample.
+        let flow_counts = self.flows.collect(&interfaces, self.interval / 5);
         // Drained before the dump: the previous dumps know the sockets
         // that ended since, with their owners.
         let closed = self.conn_log.drain(t, mono);

@@ -26,7 +26,8 @@ use aya::programs::tc::{self, SchedClassifierLinkId, TcAttachOptions};
 use aya::programs::{LinkOrder, SchedClassifier, TcAttachType};
 use aya::util::KernelVersion;
 use aya::{Ebpf, EbpfLoader};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 /// The object, aligned for the ELF parser.
 static OBJECT: &[u8] = aya::include_bytes_aligned!("../../../ebpf/flows.bpf.o");
@@ -108,8 +109,25 @@ pub struct Program {
     not_counted: PerCpuArray<MapData, u64>,
     pub mode: Mode,
     attached: HashMap<u32, Attached>,
+    /// Interfaces that refused the program: tried again after the others.
+    refused: HashSet<u32>,
     folded: HashMap<FlowKey, FlowCount>,
     last: HashMap<FlowKey, u64>,
+}
+
+/// Calls `f` on `items` in order until `budget` has passed, after at least
+/// one call; returns how many it took.
+fn within<T>(items: impl IntoIterator<Item = T>, budget: Duration, mut f: impl FnMut(T)) -> usize {
+    let started = Instant::now();
+    let mut taken = 0;
+    for item in items {
+        if taken > 0 && started.elapsed() > budget {
+            break;
+        }
+        f(item);
+        taken += 1;
+    }
+    taken
 }
 
 /// Loads both programs (attaching nothing yet), or says in one line why not.
@@ -143,6 +161,7 @@ pub fn load() -> Result<Program, String> {
             Mode::Netlink
         },
         attached: HashMap::new(),
+        refused: HashSet::new(),
         folded: HashMap::new(),
         last: HashMap::new(),
     })
@@ -161,8 +180,11 @@ fn why(cause: &str) -> String {
 
 impl Program {
     /// Attaches to the interfaces not yet attached and forgets those gone;
-    /// returns the attached (index, name) and the last failure, if any.
-    pub fn attach_to(&mut self, interfaces: &[(u32, String)]) -> Option<String> {
+    /// returns the last failure, if any. Attaching stops once `budget` has
+    /// passed (after at least one try): each attach takes the RTNL lock, and
+    /// on a host with thousands of interfaces all of them at once would hold
+    /// the sample for seconds. The rest are attached on the next ticks.
+    pub fn attach_to(&mut self, interfaces: &[(u32, String)], budget: Duration) -> Option<String> {
         let present: Vec<u32> = interfaces.iter().map(|(index, _)| *index).collect();
         let gone: Vec<u32> = self
             .attached
@@ -170,24 +192,30 @@ impl Program {
             .filter(|index| !present.contains(index))
             .copied()
             .collect();
+        self.refused.retain(|index| present.contains(index));
         for index in gone {
             // Its device is gone with its filters; only forget the links.
             if let Some(attached) = self.attached.remove(&index) {
                 self.detach_links(attached);
             }
         }
+        let room = MAX_INTERFACES.saturating_sub(self.attached.len());
+        let (fresh, refused): (Vec<_>, Vec<_>) = interfaces
+            .iter()
+            .filter(|(index, _)| !self.attached.contains_key(index))
+            .partition(|(index, _)| !self.refused.contains(index));
         let mut failure = None;
-        for (index, name) in interfaces {
-            if self.attached.contains_key(index) || self.attached.len() >= MAX_INTERFACES {
-                continue;
+        let pending = fresh.into_iter().chain(refused).take(room);
+        within(pending, budget, |(index, name)| match self.attach(name) {
+            Ok(attached) => {
+                self.refused.remove(index);
+                self.attached.insert(*index, attached);
             }
-            match self.attach(name) {
-                Ok(attached) => {
-                    self.attached.insert(*index, attached);
-                }
-                Err(e) => failure = Some(format!("{name}: {e}")),
+            Err(e) => {
+                self.refused.insert(*index);
+                failure = Some(format!("{name}: {e}"));
             }
-        }
+        });
         failure
     }
 
@@ -364,5 +392,20 @@ impl Program {
                 self.folded.remove(key);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attaching_within_a_budget_tries_one_at_least_and_all_given_time() {
+        let mut tried = Vec::new();
+        assert_eq!(within(1..=5, Duration::ZERO, |i| tried.push(i)), 1);
+        assert_eq!(tried, [1]);
+        let slow = |_| std::thread::sleep(Duration::from_millis(20));
+        assert!(within(0..100, Duration::from_millis(50), slow) < 100);
+        assert_eq!(within(0..100, Duration::from_secs(3600), |_| ()), 100);
     }
 }

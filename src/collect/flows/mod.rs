@@ -9,6 +9,7 @@ mod loader;
 use crate::model::InterfaceSample;
 use crate::model::flow_counts::{KernelFlows, OneWay};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::time::Duration;
 
 /// What `--no-bpf` leaves in every sample.
 pub const DISABLED: &str = "disabled by --no-bpf: flow counts come from the capture";
@@ -36,8 +37,13 @@ impl FlowCounter {
     }
 
     /// Attaches to `interfaces` (the watched namespace's) not yet
-    /// attached, then reads every flow's counts.
-    pub fn collect(&mut self, interfaces: &[InterfaceSample]) -> KernelFlows {
+    /// attached, for at most `attach_budget` (the rest on the next ticks),
+    /// then reads every flow's counts.
+    pub fn collect(
+        &mut self,
+        interfaces: &[InterfaceSample],
+        attach_budget: Duration,
+    ) -> KernelFlows {
         let program = match &mut self.program {
             Ok(program) => program,
             Err(why) => {
@@ -51,7 +57,7 @@ impl FlowCounter {
             .iter()
             .map(|i| (i.index, i.name.clone()))
             .collect();
-        if let Some(failure) = program.attach_to(&wanted) {
+        if let Some(failure) = program.attach_to(&wanted, attach_budget) {
             self.failure = Some(failure);
         }
         let attached = program.attached();
@@ -136,7 +142,7 @@ mod tests {
     #[test]
     fn without_the_program_each_sample_says_why() {
         let mut counter = FlowCounter::new(false);
-        let flows = counter.collect(&[]);
+        let flows = counter.collect(&[], Duration::ZERO);
         assert_eq!(flows.unavailable.as_deref(), Some(DISABLED));
     }
 }

@@ -579,3 +579,48 @@ fn a_stopped_capture_drops_and_the_kernel_counts_stay_exact() {
     assert_eq!(last["capture"]["flow_counts"], "kernel");
     counted_exactly("stopped capture", counted, sent, dropped);
 }
+
+/// A namespace with many interfaces: attaching the counting program takes
+/// the kernel milliseconds per interface, so it is spread over the ticks
+/// (a fifth of each) instead of holding the first sample. The number
+/// counted on only grows, and reaches every interface.
+#[test]
+fn many_interfaces_are_attached_over_ticks_until_all_are_counted() {
+    if crate::common::need_root(&["ip"]) {
+        return;
+    }
+    let ns = Netns::new("attach");
+    ns.ip(&["link", "set", "lo", "up"]);
+    const PAIRS: usize = 30;
+    for i in 0..PAIRS {
+        let (a, b) = (format!("nla{i}"), format!("nlb{i}"));
+        ns.ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
+        ns.ip(&["link", "set", &a, "up"]);
+        ns.ip(&["link", "set", &b, "up"]);
+    }
+    let all = 2 * PAIRS as u64 + 1;
+    let samples = crate::common::snapshot(&[
+        "--netns",
+        &ns.name,
+        "--section",
+        "flows",
+        "--interval",
+        "300ms",
+        "--count",
+        "40",
+    ]);
+    let counted: Vec<u64> = samples
+        .iter()
+        .map(|s| s["capture"]["kernel_counts"]["interfaces"].as_u64().unwrap_or(0))
+        .collect();
+    if samples[0]["capture"]["kernel_counts"]["unavailable"].is_string() {
+        eprintln!("SKIP many_interfaces_are_attached_over_ticks: no eBPF here");
+        return;
+    }
+    eprintln!("interfaces counted on, sample by sample: {counted:?}");
+    assert!(
+        counted.windows(2).all(|w| w[0] <= w[1]),
+        "the interfaces counted on went down: {counted:?}"
+    );
+    assert_eq!(counted.last(), Some(&all), "{counted:?}");
+}
