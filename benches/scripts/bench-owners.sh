@@ -163,6 +163,6 @@ for mode in bpf proc; do
   done
   echo "netlens ($mode): $(median "${quiets[@]}") ms per sample quiet;" \
     "with churn +$(median "${gains[@]}") ms (+$(median "${own_gains[@]}") ms)" \
-    "per sample (4 new sockets a sample; budget 5 ms; runs: ${gains[*]});" \
+    "per sample (4 new sockets a sample: a quarter of it per socket; budget 5 ms a socket; runs: ${gains[*]});" \
     "largest gap $(median "${gaps[@]}") ms (interval 200 ms)"
 done
