@@ -196,7 +196,7 @@ pub const RX_FIFO_ERRORS: LinkCounter = LinkCounter {
     json: None,
     column: None,
     detail: Some("rx fifo"),
-    metric: counter("node_network_receive_fifo", "Receive FIFO overruns"),
+    metric: counter("node_network_receive_fifo", "Receive FIFO errors"),
     read: |c| c.rx_fifo_errors,
 };
 

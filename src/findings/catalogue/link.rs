@@ -86,7 +86,7 @@ pub const NETDEV: &[Entry] = &[
         0.0,
         [FULL_RING],
         IFACE_ERRORS,
-        "receive FIFO overruns (counted in rx_errors)",
+        "receive FIFO errors: the NIC's FIFO overflowed (counted in rx_errors)",
         "the host drains the NIC too slowly: raise the ring, spread IRQs (RSS, irqbalance)"
     ),
     entry!(
