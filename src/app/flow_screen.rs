@@ -69,12 +69,13 @@ impl App {
         }
     }
 
-    /// Takes a batch of captured (or replayed) packets: into the Flows
-    /// tab's list and into an open flow screen. Returns whether the flow
-    /// screen shown now got packets: only it is drawn at the capture's
-    /// pace. The Flows tab's list moves with each sample, as its table
-    /// does: a frame costs about a millisecond, which at five a second was
-    /// most of the live view's CPU under a flood (docs/performance.md).
+    /// Takes a capture event (replayed packets, the watched flow's new
+    /// ones, capture stopped): into the Flows tab's list and an open flow
+    /// screen. Returns whether the flow screen shown now got packets: only
+    /// it is drawn at the capture's pace. The Flows tab's list moves with
+    /// each sample, as its table does: a frame costs about a millisecond,
+    /// which at five a second was most of the live view's CPU under a
+    /// flood (docs/performance.md).
     pub fn on_capture(&mut self, event: crate::capture::live::CaptureEvent) -> bool {
         self.flows.on_capture(event);
         self.refresh_flow_detail() && self.flow_detail_shown()

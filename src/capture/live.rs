@@ -4,11 +4,15 @@
 //!
 //! The flow table sits behind a mutex that the thread holds only while it
 //! drains ready ring blocks; `summary()` takes the bounded view a Sample
-//! carries. Lines go over a channel at most ten times a second.
+//! carries. Printed lines wait there too, for the Flows tab to take with
+//! each sample (`take_lines`); the channel only says, at most ten times a
+//! second, that a flow screen has packets to take, or that capture stopped.
 
+mod lines;
 mod replayed;
 mod tap;
 
+pub use lines::LINES_KEPT;
 pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 
 use super::ring::{Ring, RingOptions, RingStats, permission_message};
@@ -51,11 +55,14 @@ pub struct CapturedPacket {
 
 #[derive(Debug)]
 pub enum CaptureEvent {
+    /// Printed lines (`Capture::take_lines`, or a replayed batch).
     Packets {
         packets: Vec<CapturedPacket>,
         /// Packets that matched but were not printed (over the batch cap).
         unprinted: u64,
     },
+    /// The watched flow has packets to take (`Capture::take_watched`).
+    Watched,
     /// The capture stopped (interface gone, socket error).
     Failed(String),
 }
@@ -103,6 +110,10 @@ struct Shared {
     kernel_counts_all: bool,
     /// The kernel's "not counted" packets when last told.
     not_counted: u64,
+    /// Printed lines the Flows tab has not taken yet (at most LINES_KEPT).
+    lines: Vec<CapturedPacket>,
+    /// Packets not printed since the last take (over the rate cap).
+    unprinted: u64,
 }
 
 /// Accounts one packet that passed the filter (live and replay alike).
@@ -134,6 +145,8 @@ impl Shared {
             sample_every: 1,
             kernel_counts_all: false,
             not_counted: 0,
+            lines: Vec::new(),
+            unprinted: 0,
         }
     }
 
@@ -496,8 +509,8 @@ pub struct CaptureOptions {
 }
 
 /// Starts the capture the options ask for: None when off; a bad filter or
-/// an unknown interface is an error. The receiver carries printed lines
-/// (only while `set_lines(true)`).
+/// an unknown interface is an error. The receiver carries the events: a
+/// flow screen's packets to take, capture stopped.
 pub fn start(
     target: &Target,
     options: &CaptureOptions,
@@ -631,16 +644,16 @@ impl Engine {
                 shared.table.expire(now);
                 shared.dns.expire(now);
             }
-            if (!batch.is_empty() || unprinted > 0) && last_send.elapsed() >= BATCH_EVERY {
+            if last_send.elapsed() >= BATCH_EVERY {
                 last_send = Instant::now();
-                // Full size at once: grown a push at a time, each batch
-                // reallocated about seven times (the profile's top entry).
-                let packets = std::mem::replace(&mut batch, Vec::with_capacity(LINES_PER_BATCH));
-                let event = CaptureEvent::Packets {
-                    packets,
-                    unprinted: std::mem::take(&mut unprinted),
-                };
-                if self.events.send(event).is_err() {
+                // The batch keeps its full size: grown a push at a time
+                // after each send, it was reallocated about seven times a
+                // batch, a sixth of this thread's CPU under a flood.
+                let mut shared = lock(&self.shared);
+                shared.add_lines(&mut batch, std::mem::take(&mut unprinted));
+                let watched = shared.watched_waiting();
+                drop(shared);
+                if watched && self.events.send(CaptureEvent::Watched).is_err() {
                     return;
                 }
             }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 /// Packets kept for the list and for `w` (each holds at most the snap
 /// length: ~4 MB at the default 384 bytes).
-pub const PACKETS_KEPT: usize = 10_000;
+pub const PACKETS_KEPT: usize = crate::capture::live::LINES_KEPT;
 /// Lines `[` and `]` scroll the packet list by.
 const SCROLL_STEP: usize = 5;
 
@@ -138,7 +138,8 @@ impl Default for FlowsView {
 }
 
 impl FlowsView {
-    /// Takes a capture event: new packet lines, or why capture stopped.
+    /// Takes a capture event: new packet lines, or why capture stopped (a
+    /// flow screen's packets are the App's).
     pub fn on_capture(&mut self, event: CaptureEvent) {
         match event {
             CaptureEvent::Packets { packets, unprinted } => {
@@ -151,6 +152,7 @@ impl FlowsView {
                     self.received += 1;
                 }
             }
+            CaptureEvent::Watched => {}
             CaptureEvent::Failed(error) => self.failed = Some(error),
         }
     }
