@@ -8,8 +8,8 @@
 #     on-CPU ns from schedstat), and what each counted against what arrived;
 #   - the live view's CPU over as many seconds with no traffic before the
 #     flood (redraws, the sampler), what is left per packet beyond it, and
-#     its threads' shares (the capture samples while the kernel counts:
-#     docs/flow-counts.md);
+#     its threads' shares, on CPU and switches a second (the capture
+#     samples while the kernel counts: docs/flow-counts.md);
 #   - the eBPF program's own cost per packet (run_time_ns / run_cnt from the
 #     program's fdinfo; kernel.bpf_stats_enabled is set for the run and put
 #     back);
@@ -70,8 +70,14 @@ SNAP=$!; PIDS+=($SNAP)
 sleep 2
 
 cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# Each thread of the live view: name and user + system ticks.
-threads_of() { for t in /proc/"$1"/task/*; do echo "$(cat "$t/comm") $(awk '{print $14 + $15}' "$t/stat")"; done; }
+# Each thread of the live view: name, ns on CPU (schedstat) and context
+# switches (its wakeups, about).
+threads_of() {
+    for t in /proc/"$1"/task/*; do
+        echo "$(tr ' ' _ < "$t/comm") $(cut -d' ' -f1 "$t/schedstat")" \
+            "$(awk '/^voluntary/ {v = $2} /^nonvoluntary/ {n = $2} END {print v + n}' "$t/status")"
+    done
+}
 oncpu_of() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {print s}'; }
 # The live view's SCHED_CLS programs (prog_type 3): run time and runs.
 bpf_of() {
@@ -111,9 +117,10 @@ awk -v p="$packets" -v a="$nl_t0" -v b="$nl_t1" -v c="$td_t0" -v d="$td_t1" -v h
     printf "live view  idle %.2f s over as long; beyond it %.0f ns/packet  (on CPU %.0f ns/packet)\n", i / hz, (b - a - i) / hz * 1e9 / p, (nb - na - j) / p
     printf "tcpdump    CPU %.2f s  %.0f ns/packet  (on CPU %.0f ns/packet)\n", (d - c) / hz, (d - c) / hz * 1e9 / p, (tb - ta) / p
 }'
-awk -v hz="$HZ" 'NR == FNR {t0[$1] += $2; next} {t1[$1] += $2}
-    END {printf "live view threads (CPU s):"; for (n in t1) if (t1[n] > t0[n]) printf " %s %.2f", n, (t1[n] - t0[n]) / hz; print ""}' \
-    "$WORK/threads0" "$WORK/threads1"
+awk -v s="$SECS" 'NR == FNR {t0[$1] += $2; w0[$1] += $3; next} {t1[$1] += $2; w1[$1] += $3}
+    END {printf "live view threads (ms/s on CPU, switches/s):"
+        for (n in t1) if (t1[n] > t0[n]) printf " %s %.2f %.0f;", n, (t1[n] - t0[n]) / 1e6 / s, (w1[n] - w0[n]) / s
+        print ""}' "$WORK/threads0" "$WORK/threads1"
 awk -v t="$((bpf_t1 - bpf_t0))" -v c="$((bpf_c1 - bpf_c0))" 'BEGIN {
     if (c > 0) printf "eBPF flow counter: %d runs, %.0f ns/run (in softirq, charged to no process above)\n", c, t / c
 }'

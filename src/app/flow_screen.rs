@@ -3,7 +3,6 @@
 //! while other tabs are shown. It takes that tab's keys while it is open.
 
 use super::keymap::{Action, Key, Scope};
-use super::tabs::Tab;
 use super::{App, flow_detail};
 
 impl App {
@@ -70,13 +69,16 @@ impl App {
         }
     }
 
-    /// Takes a batch of captured (or replayed) packets: into the Flows
-    /// tab's list and into an open flow screen. Returns whether what is
-    /// shown changed.
+    /// Takes a capture event (replayed packets, the watched flow's new
+    /// ones, capture stopped): into the Flows tab's list and an open flow
+    /// screen. Returns whether the flow screen shown now got packets: only
+    /// it is drawn at the capture's pace. The Flows tab's list moves with
+    /// each sample, as its table does: a frame costs about a millisecond,
+    /// which at five a second was most of the live view's CPU under a
+    /// flood (docs/performance.md).
     pub fn on_capture(&mut self, event: crate::capture::live::CaptureEvent) -> bool {
-        let listed = self.flows.on_capture(event) && self.tab == Tab::Flows;
-        let watched = self.refresh_flow_detail() && self.flow_detail_shown();
-        listed || watched
+        self.flows.on_capture(event);
+        self.refresh_flow_detail() && self.flow_detail_shown()
     }
 
     /// A key of the tab while the flow screen is open over it: Esc

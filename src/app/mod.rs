@@ -413,6 +413,10 @@ impl App {
                 self.share_names();
                 let (capture, dns) = (self.flows.capture.as_ref(), self.dns.monitor.as_ref());
                 crate::session::fill(&mut sample, capture, dns);
+                // The Flows tab's packet lines move with each sample.
+                if let Some(lines) = capture.map(|c| c.take_lines()) {
+                    self.flows.on_capture(lines);
+                }
                 self.refresh_flow_detail();
                 let record_changed = self.record_sample(&mut sample) | self.poll_freeze();
                 let hook_failed = self.notify_hook(&sample);

@@ -62,6 +62,23 @@ impl App {
         (age > self.interval * 2).then_some(age)
     }
 
+    /// When what `stale_for` shows next changes (it turns stale, or its
+    /// whole seconds count up), so the loop wakes then and not before;
+    /// None while it cannot change (not live, no sample yet).
+    pub fn stale_changes_at(&self) -> Option<Instant> {
+        if self.mode() != Mode::Live {
+            return None;
+        }
+        let sampled = self.sampled_at?;
+        let turns_stale = self.interval * 2;
+        let age = sampled.elapsed();
+        Some(if age <= turns_stale {
+            sampled + turns_stale + std::time::Duration::from_millis(1)
+        } else {
+            sampled + std::time::Duration::from_secs(age.as_secs() + 1)
+        })
+    }
+
     /// Makes `player` the source of samples, at its cursor.
     pub fn start_replay(&mut self, mut player: Player) {
         // The file's interval is data, not trusted: a damaged one must not

@@ -100,6 +100,34 @@ pub struct Packet<'a> {
     pub orig_len: u32,
 }
 
+/// An eventfd that ends a `Ring::wait_or_woken` early (stop, a new
+/// filter), so the wait needs no short timeout to notice them.
+pub struct Wake(OwnedFd);
+
+impl Wake {
+    pub fn new() -> Result<Self> {
+        // SAFETY: eventfd(2) with no pointers; a new fd is ours to own.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if fd < 0 {
+            return Err(anyhow!("eventfd: {}", std::io::Error::last_os_error()));
+        }
+        // SAFETY: fd was just created and is owned by nobody else.
+        Ok(Self(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    pub fn wake(&self) {
+        let one = 1u64.to_ne_bytes();
+        // SAFETY: writes 8 bytes from `one` to our eventfd.
+        unsafe { libc::write(self.0.as_raw_fd(), one.as_ptr().cast(), 8) };
+    }
+
+    fn clear(&self) {
+        let mut count = [0u8; 8];
+        // SAFETY: reads at most 8 bytes into `count` (non-blocking).
+        unsafe { libc::read(self.0.as_raw_fd(), count.as_mut_ptr().cast(), 8) };
+    }
+}
+
 /// The open ring. Unmapped and closed on drop.
 pub struct Ring {
     fd: OwnedFd,
@@ -363,16 +391,25 @@ impl Ring {
     /// Waits up to `timeout_ms` until a block is ready. An interrupted wait
     /// (a signal) returns early without error.
     pub fn wait(&mut self, timeout_ms: i32) -> Result<()> {
+        self.wait_or_woken(timeout_ms, None)
+    }
+
+    /// As `wait`, returning also when `wake` is woken (and clearing it).
+    pub fn wait_or_woken(&mut self, timeout_ms: i32, wake: Option<&Wake>) -> Result<()> {
         if self.block_ready(self.block) {
             return Ok(());
         }
-        let mut pfd = libc::pollfd {
-            fd: self.fd.as_raw_fd(),
+        let pfd = |fd: libc::c_int| libc::pollfd {
+            fd,
             events: libc::POLLIN | libc::POLLERR,
             revents: 0,
         };
-        // SAFETY: one valid pollfd.
-        let rc = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
+        let mut pfds = [pfd(self.fd.as_raw_fd()), pfd(-1)];
+        if let Some(wake) = wake {
+            pfds[1].fd = wake.0.as_raw_fd();
+        }
+        // SAFETY: two valid pollfds (a negative fd is ignored).
+        let rc = unsafe { libc::poll(pfds.as_mut_ptr(), 2, timeout_ms) };
         if rc < 0 {
             let error = std::io::Error::last_os_error();
             if error.kind() == std::io::ErrorKind::Interrupted {
@@ -380,7 +417,10 @@ impl Ring {
             }
             return Err(anyhow!("capture poll failed: {error}"));
         }
-        if pfd.revents & libc::POLLERR != 0 {
+        if let Some(wake) = wake.filter(|_| pfds[1].revents != 0) {
+            wake.clear();
+        }
+        if pfds[0].revents & libc::POLLERR != 0 {
             // The interface went away or the socket has a pending error.
             let mut err: libc::c_int = 0;
             let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;

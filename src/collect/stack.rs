@@ -14,7 +14,7 @@ pub struct StackCollector {
     /// `--all-netns`: the sockets of every namespace are dumped, so any
     /// process may hold one.
     all_netns: bool,
-    host_knobs: sysctl::HostKnobs,
+    knobs: sysctl::Knobs,
     /// The socket cookies of the last dump, in the order of its sockets.
     cookies: Vec<u64>,
 }
@@ -27,7 +27,7 @@ impl StackCollector {
             diag: SockDiag::new()?,
             owners: OwnerLookup::start(watched_netns(), bpf),
             all_netns: false,
-            host_knobs,
+            knobs: sysctl::Knobs::open(host_knobs),
             cookies: Vec::new(),
         })
     }
@@ -74,7 +74,7 @@ impl StackCollector {
             states: dump.states,
             counters,
             sockstat: snmp::read_sockstat()?,
-            knobs: sysctl::read_knobs(&self.host_knobs),
+            knobs: self.knobs.read(),
             unix_sockets: self.diag.unix_count()?,
             orphans,
         };

@@ -40,33 +40,61 @@ impl HostKnobs {
     }
 
     fn read(&self, name: &str) -> Option<String> {
-        use std::os::unix::fs::FileExt;
         let (_, file) = self.files.iter().find(|(n, _)| *n == name)?;
-        let mut buffer = [0u8; 256];
-        let size = file.read_at(&mut buffer, 0).ok()?;
-        Some(collapse(&String::from_utf8_lossy(&buffer[..size])))
+        read_value(file)
     }
+}
+
+/// A knob's value, whitespace collapsed ("4096 87380 6291456" for
+/// tcp_rmem), read again from the start of its open file.
+fn read_value(file: &std::fs::File) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let mut buffer = [0u8; 256];
+    let size = file.read_at(&mut buffer, 0).ok()?;
+    Some(collapse(&String::from_utf8_lossy(&buffer[..size])))
 }
 
 fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Every knob in `KNOBS` and `FINDING_KNOBS` that could be read, whitespace collapsed ("4096
-/// 87380 6291456" for tcp_rmem); a host-wide one this namespace lacks comes
-/// from `host`. An unreadable knob is left out.
-pub fn read_knobs(host: &HostKnobs) -> BTreeMap<String, String> {
-    KNOBS
-        .iter()
-        .chain(FINDING_KNOBS)
-        .filter_map(|name| {
-            let value = match std::fs::read_to_string(path(name)) {
-                Ok(text) => collapse(&text),
-                Err(_) => host.read(name)?,
-            };
-            Some((name.to_string(), value))
-        })
-        .collect()
+/// The files of every knob in `KNOBS` and `FINDING_KNOBS`, opened once
+/// (in the watched namespace, on the sampler thread) and read again each
+/// sample: a /proc/sys read gives the value of the moment, and the path
+/// lookups of 14 opens a sample were most of what reading them cost.
+pub struct Knobs {
+    files: Vec<(&'static str, std::fs::File)>,
+    host: HostKnobs,
+}
+
+impl Knobs {
+    /// Opens what the calling thread's namespace has; `host`: the
+    /// host-wide ones, for those this namespace lacks.
+    pub fn open(host: HostKnobs) -> Self {
+        let files = KNOBS
+            .iter()
+            .chain(FINDING_KNOBS)
+            .filter_map(|name| Some((*name, std::fs::File::open(path(name)).ok()?)))
+            .collect();
+        Self { files, host }
+    }
+
+    /// Every knob that could be read; a host-wide one this namespace
+    /// lacks comes from the host's file. An unreadable knob is left out.
+    pub fn read(&self) -> BTreeMap<String, String> {
+        KNOBS
+            .iter()
+            .chain(FINDING_KNOBS)
+            .filter_map(|name| {
+                let own = self.files.iter().find(|(n, _)| n == name);
+                let value = match own {
+                    Some((_, file)) => read_value(file)?,
+                    None => self.host.read(name)?,
+                };
+                Some((name.to_string(), value))
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -76,11 +104,34 @@ mod tests {
     #[test]
     fn path_and_read() {
         assert_eq!(path("net.core.somaxconn"), "/proc/sys/net/core/somaxconn");
-        let knobs = read_knobs(&HostKnobs::open());
+        let knobs = Knobs::open(HostKnobs::open()).read();
         let somaxconn = knobs.get("net.core.somaxconn").expect("somaxconn");
         assert!(somaxconn.parse::<u32>().is_ok(), "{somaxconn}");
         let range = knobs.get("net.ipv4.ip_local_port_range").expect("range");
         assert_eq!(range.split(' ').count(), 2, "{range}");
+    }
+
+    /// A knob's file, opened once, gives the value of each read: set
+    /// twice in a namespace of this test's own (a thread's, gone with it).
+    #[test]
+    fn kept_files_read_the_value_of_the_moment() {
+        // SAFETY: geteuid(2) takes nothing and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("SKIP kept_files_read_the_value_of_the_moment: needs root (a namespace)");
+            return;
+        }
+        std::thread::spawn(|| {
+            // SAFETY: unshare(2) moves only this thread into a new namespace.
+            assert_eq!(unsafe { libc::unshare(libc::CLONE_NEWNET) }, 0);
+            let knobs = Knobs::open(HostKnobs::default());
+            let file = path("net.core.somaxconn");
+            for value in ["1234", "4321"] {
+                std::fs::write(&file, value).unwrap();
+                assert_eq!(knobs.read()["net.core.somaxconn"], value);
+            }
+        })
+        .join()
+        .unwrap();
     }
 
     /// A host-wide knob read through the file opened before entering a

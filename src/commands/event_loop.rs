@@ -166,14 +166,21 @@ pub const MAX_ROWS: u16 = 500;
 struct Screen {
     terminal: Option<Terminal<CrosstermBackend<Stdout>>>,
     area: Rect,
+    /// The window's size, read again only after a resize or an invalidate:
+    /// crossterm opens /dev/tty for each read.
+    size: Option<(u16, u16)>,
 }
 
 impl Screen {
     fn draw(&mut self, app: &mut App) -> Result<()> {
-        let (columns, rows) = terminal::size().context("cannot read the terminal size")?;
+        let (columns, rows) = match self.size {
+            Some(size) => size,
+            None => terminal::size().context("cannot read the terminal size")?,
+        };
+        self.size = Some((columns, rows));
         let area = Rect::new(0, 0, columns.clamp(1, MAX_COLUMNS), rows.clamp(1, MAX_ROWS));
         if area != self.area {
-            self.invalidate();
+            self.close();
         }
         let terminal = match &mut self.terminal {
             Some(terminal) => terminal,
@@ -194,8 +201,20 @@ impl Screen {
         Ok(())
     }
 
-    /// Everything is drawn again, on a cleared screen, at the next draw.
+    /// The window changed size: read at the next draw.
+    fn resized(&mut self) {
+        self.size = None;
+    }
+
+    /// Everything is drawn again, on a cleared screen and at the window's
+    /// size read anew, at the next draw.
     fn invalidate(&mut self) {
+        self.size = None;
+        self.close();
+    }
+
+    /// Drops the Terminal: the next draw makes a new one on a cleared screen.
+    fn close(&mut self) {
         if let Some(mut terminal) = self.terminal.take() {
             // ratatui's Drop shows the cursor and, if that fails (the
             // terminal hung up), prints with eprintln, which panics when
@@ -209,7 +228,7 @@ impl Screen {
 
 impl Drop for Screen {
     fn drop(&mut self) {
-        self.invalidate();
+        self.close();
     }
 }
 
@@ -245,8 +264,9 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
         .take_events()
         .context("the load channel is taken")?;
     let mut dirty = true;
-    // Capture batches arrive up to ten times a second: they mark the screen
-    // stale, and it is redrawn at most every CAPTURE_REDRAW.
+    // Capture batches arrive up to ten times a second: new packets of the
+    // flow screen shown mark it stale, and it is redrawn at most every
+    // CAPTURE_REDRAW (the rest waits for the next sample).
     let mut capture_stale = false;
     let mut last_draw = tokio::time::Instant::now();
     // The "stale" age the screen shows (whole seconds), None for "live".
@@ -264,6 +284,7 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
         }
         dirty = false;
         let replay_due = app.replay_deadline(std::time::Instant::now());
+        let stale_changes = app.stale_changes_at();
         // Every branch decides whether the next turn redraws.
         tokio::select! {
             event = next_sample(&mut samples) => match event {
@@ -274,7 +295,7 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
                 Some(ready) => dirty = app.take_prepared(ready),
                 None => bail!("the sample preparation thread stopped"),
             },
-            () = replay_wait(replay_due) => {
+            () = wait_until(replay_due) => {
                 dirty = app.replay_tick(std::time::Instant::now());
             }
             read = input.next() => match read {
@@ -318,10 +339,13 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
             }
             // No sample for a while: the header turns "stale", its age
             // counting up, with no event to say so.
-            _ = tokio::time::sleep(STALE_POLL), if samples.is_some() => {
+            () = wait_until(stale_changes), if samples.is_some() => {
                 dirty = stale_seconds(app) != drawn_stale;
             }
-            _ = resized.recv() => dirty = true,
+            _ = resized.recv() => {
+                screen.resized();
+                dirty = true;
+            }
             _ = sigtstp.recv() => {
                 guard.suspend();
                 screen.invalidate();
@@ -340,9 +364,6 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
     }
     Ok(())
 }
-
-/// How often the live view checks whether its newest sample went stale.
-const STALE_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 
 fn stale_seconds(app: &App) -> Option<u64> {
     app.stale_for().map(|age| age.as_secs())
@@ -378,7 +399,8 @@ async fn next_of<T>(receiver: &mut Option<UnboundedReceiver<T>>) -> Option<T> {
     }
 }
 
-async fn replay_wait(due: Option<std::time::Instant>) {
+/// Sleeps until `due`, or never when None.
+async fn wait_until(due: Option<std::time::Instant>) {
     match due {
         Some(due) => tokio::time::sleep_until(due.into()).await,
         None => std::future::pending().await,

@@ -64,7 +64,8 @@ pub struct Parts {
     pub sampler: Sampler,
     pub samples: UnboundedReceiver<SamplerEvent>,
     pub capture: Option<Capture>,
-    /// Printed packet lines (only while `Capture::set_lines(true)`).
+    /// The capture's events: a flow screen's packets to take, capture
+    /// stopped (printed lines wait in the capture: `take_lines`).
     pub packets: Option<UnboundedReceiver<CaptureEvent>>,
     pub dns: DnsMonitor,
 }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 /// Packets kept for the list and for `w` (each holds at most the snap
 /// length: ~4 MB at the default 384 bytes).
-pub const PACKETS_KEPT: usize = 10_000;
+pub const PACKETS_KEPT: usize = crate::capture::live::LINES_KEPT;
 /// Lines `[` and `]` scroll the packet list by.
 const SCROLL_STEP: usize = 5;
 
@@ -138,8 +138,9 @@ impl Default for FlowsView {
 }
 
 impl FlowsView {
-    /// Takes a capture event; returns whether it changes what the tab shows.
-    pub fn on_capture(&mut self, event: CaptureEvent) -> bool {
+    /// Takes a capture event: new packet lines, or why capture stopped (a
+    /// flow screen's packets are the App's).
+    pub fn on_capture(&mut self, event: CaptureEvent) {
         match event {
             CaptureEvent::Packets { packets, unprinted } => {
                 self.unprinted += unprinted;
@@ -150,12 +151,9 @@ impl FlowsView {
                     self.packets.push_back(packet);
                     self.received += 1;
                 }
-                self.frozen_at.is_none()
             }
-            CaptureEvent::Failed(error) => {
-                self.failed = Some(error);
-                true
-            }
+            CaptureEvent::Watched => {}
+            CaptureEvent::Failed(error) => self.failed = Some(error),
         }
     }
 
@@ -577,11 +575,11 @@ mod tests {
                 unprinted: 0,
             })
         };
-        assert!(send(&mut view, 0, 10));
+        send(&mut view, 0, 10);
         let lines: Vec<_> = view.visible_packets(3).map(|p| p.line.clone()).collect();
         assert_eq!(lines, ["packet 7", "packet 8", "packet 9"]);
         view.handle(Action::Follow, 0);
-        assert!(!send(&mut view, 10, 5), "a frozen list needs no redraw");
+        send(&mut view, 10, 5);
         let lines: Vec<_> = view.visible_packets(2).map(|p| p.line.clone()).collect();
         assert_eq!(lines, ["packet 8", "packet 9"]);
         view.handle(Action::ScrollPacketsUp, 0);

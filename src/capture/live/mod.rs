@@ -4,14 +4,18 @@
 //!
 //! The flow table sits behind a mutex that the thread holds only while it
 //! drains ready ring blocks; `summary()` takes the bounded view a Sample
-//! carries. Lines go over a channel at most ten times a second.
+//! carries. Printed lines wait there too, for the Flows tab to take with
+//! each sample (`take_lines`); the channel only says, at most ten times a
+//! second, that a flow screen has packets to take, or that capture stopped.
 
+mod lines;
 mod replayed;
 mod tap;
 
+pub use lines::LINES_KEPT;
 pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 
-use super::ring::{Ring, RingOptions, RingStats, permission_message};
+use super::ring::{Ring, RingOptions, RingStats, Wake, permission_message};
 use super::sampling;
 use crate::collect::netns::{self, Target};
 use crate::model::capture::{CaptureSample, SAMPLE_FLOWS};
@@ -37,6 +41,9 @@ pub const IDLE_TIMEOUT_S: f64 = 120.0;
 pub const LINES_PER_BATCH: usize = 100;
 /// How often batches go out.
 const BATCH_EVERY: Duration = Duration::from_millis(100);
+/// How often the ring's statistics and the sampling rate are updated, and
+/// the longest the thread sleeps with nothing to do.
+const STATS_EVERY: Duration = Duration::from_secs(1);
 /// The passive DNS timeout until told the client's (glibc's default).
 const DNS_TIMEOUT_S: f64 = 5.0;
 
@@ -51,11 +58,14 @@ pub struct CapturedPacket {
 
 #[derive(Debug)]
 pub enum CaptureEvent {
+    /// Printed lines (`Capture::take_lines`, or a replayed batch).
     Packets {
         packets: Vec<CapturedPacket>,
         /// Packets that matched but were not printed (over the batch cap).
         unprinted: u64,
     },
+    /// The watched flow has packets to take (`Capture::take_watched`).
+    Watched,
     /// The capture stopped (interface gone, socket error).
     Failed(String),
 }
@@ -103,6 +113,10 @@ struct Shared {
     kernel_counts_all: bool,
     /// The kernel's "not counted" packets when last told.
     not_counted: u64,
+    /// Printed lines the Flows tab has not taken yet (at most LINES_KEPT).
+    lines: Vec<CapturedPacket>,
+    /// Packets not printed since the last take (over the rate cap).
+    unprinted: u64,
 }
 
 /// Accounts one packet that passed the filter (live and replay alike).
@@ -134,6 +148,8 @@ impl Shared {
             sample_every: 1,
             kernel_counts_all: false,
             not_counted: 0,
+            lines: Vec::new(),
+            unprinted: 0,
         }
     }
 
@@ -189,6 +205,8 @@ pub struct Capture {
     lines: Arc<AtomicBool>,
     control: Option<mpsc::Sender<Control>>,
     stop: Arc<AtomicBool>,
+    /// Ends the thread's wait: to stop, or to take a new filter.
+    wake: Option<Arc<Wake>>,
     thread: Option<JoinHandle<()>>,
     /// Set for a capture that replays a recording.
     replayed: Option<Mutex<replayed::Replayed>>,
@@ -226,10 +244,12 @@ impl Capture {
         let (ready, is_ready) = mpsc::channel::<Result<(u32, u32), OpenError>>();
         let lines = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
+        let wake = Arc::new(Wake::new().context("cannot start the capture")?);
         let thread = {
             let shared = Arc::clone(&shared);
             let lines = Arc::clone(&lines);
             let stop = Arc::clone(&stop);
+            let wake = Arc::clone(&wake);
             let options = options.clone();
             std::thread::Builder::new()
                 .name("capture".into())
@@ -252,6 +272,7 @@ impl Capture {
                                 events,
                                 lines,
                                 stop,
+                                wake,
                                 controls,
                                 formatter: Formatter::new(crate::capture::HOST),
                             };
@@ -287,6 +308,7 @@ impl Capture {
                 lines,
                 control: Some(control),
                 stop,
+                wake: Some(wake),
                 thread: Some(thread),
                 replayed: None,
             },
@@ -309,6 +331,7 @@ impl Capture {
             lines: Arc::default(),
             control: None,
             stop: Arc::default(),
+            wake: None,
             thread: None,
             replayed: None,
         }
@@ -343,6 +366,9 @@ impl Capture {
         }
         if let Some(control) = &self.control {
             let _ = control.send(Control::Filter(filter));
+        }
+        if let Some(wake) = &self.wake {
+            wake.wake();
         }
     }
 
@@ -449,6 +475,9 @@ impl Capture {
 impl Drop for Capture {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        if let Some(wake) = &self.wake {
+            wake.wake();
+        }
         drop(self.control.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -496,8 +525,8 @@ pub struct CaptureOptions {
 }
 
 /// Starts the capture the options ask for: None when off; a bad filter or
-/// an unknown interface is an error. The receiver carries printed lines
-/// (only while `set_lines(true)`).
+/// an unknown interface is an error. The receiver carries the events: a
+/// flow screen's packets to take, capture stopped.
 pub fn start(
     target: &Target,
     options: &CaptureOptions,
@@ -521,6 +550,7 @@ struct Engine {
     events: UnboundedSender<CaptureEvent>,
     lines: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    wake: Arc<Wake>,
     controls: mpsc::Receiver<Control>,
     formatter: Formatter,
 }
@@ -543,12 +573,15 @@ fn pace(ring: &mut Ring, shared: &mut Shared, filtering: bool, passed: Option<(u
 impl Engine {
     fn run(&mut self) {
         let linktype = self.ring.linktype();
-        let mut batch: Vec<CapturedPacket> = Vec::new();
+        let mut batch: Vec<CapturedPacket> = Vec::with_capacity(LINES_PER_BATCH);
         let mut unprinted = 0u64;
         let mut last_send = Instant::now();
         let mut last_stats = Instant::now();
         let mut passed_before = 0u64;
         let mut line = String::with_capacity(256);
+        // Lines or a flow screen's packets wait to go out: wake when they
+        // are due; else only for a packet, the statistics or `wake`.
+        let mut soon = false;
         while !self.stop.load(Ordering::Relaxed) {
             loop {
                 match self.controls.try_recv() {
@@ -557,7 +590,13 @@ impl Engine {
                     Err(mpsc::TryRecvError::Disconnected) => return,
                 }
             }
-            if let Err(error) = self.ring.wait(100) {
+            let wait = if soon {
+                BATCH_EVERY.saturating_sub(last_send.elapsed())
+            } else {
+                STATS_EVERY.saturating_sub(last_stats.elapsed())
+            };
+            let wait = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX).max(1);
+            if let Err(error) = self.ring.wait_or_woken(wait, Some(&self.wake)) {
                 let message = format!("{error:#}");
                 let mut shared = lock(&self.shared);
                 shared.active = false;
@@ -567,7 +606,7 @@ impl Engine {
                 return;
             }
             let print = self.lines.load(Ordering::Relaxed);
-            {
+            let watched = {
                 let mut shared = lock(&self.shared);
                 let shared = &mut *shared;
                 if shared.owes_every_packet(self.filter.is_some()) {
@@ -609,8 +648,9 @@ impl Engine {
                         data: p.data.into(),
                     });
                 });
-            }
-            if last_stats.elapsed() >= Duration::from_secs(1) {
+                shared.watched_waiting()
+            };
+            if last_stats.elapsed() >= STATS_EVERY {
                 let seconds = last_stats.elapsed().as_secs_f64();
                 last_stats = Instant::now();
                 let stats = self.ring.stats();
@@ -631,17 +671,21 @@ impl Engine {
                 shared.table.expire(now);
                 shared.dns.expire(now);
             }
-            if (!batch.is_empty() || unprinted > 0) && last_send.elapsed() >= BATCH_EVERY {
+            let due = last_send.elapsed() >= BATCH_EVERY;
+            if due {
                 last_send = Instant::now();
-                let packets = std::mem::take(&mut batch);
-                let event = CaptureEvent::Packets {
-                    packets,
-                    unprinted: std::mem::take(&mut unprinted),
-                };
-                if self.events.send(event).is_err() {
+                // The batch keeps its full size: grown a push at a time
+                // after each send, it was reallocated about seven times a
+                // batch, a sixth of this thread's CPU under a flood.
+                let mut shared = lock(&self.shared);
+                shared.add_lines(&mut batch, std::mem::take(&mut unprinted));
+                let watched = shared.watched_waiting();
+                drop(shared);
+                if watched && self.events.send(CaptureEvent::Watched).is_err() {
                     return;
                 }
             }
+            soon = !batch.is_empty() || unprinted > 0 || (watched && !due);
         }
     }
 }

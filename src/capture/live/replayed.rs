@@ -48,6 +48,7 @@ impl Capture {
             lines: Arc::default(),
             control: None,
             stop: Arc::default(),
+            wake: None,
             thread: None,
             replayed: Some(Mutex::new(Replayed::default())),
         }

@@ -10,8 +10,9 @@ leaving copy is skipped, as libpcap does. Only the first 384 bytes of each packe
 are kept: enough for every header and for DNS names (\fB\-\-payload\fR keeps whole
 packets). Packets the ring had no room for are counted by the kernel and shown as
 "kernel drops" in the Flows tab and "cap drops" in the header. Lines are printed
-only while the Flows tab is open, at most 2,000 per tenth of a second; flows are
-counted for every packet. \fBnetlens capture\fR prints what \fBtcpdump \-n\fR prints, or
+only while the Flows tab is open, at most 100 per tenth of a second (the rest are
+counted as not listed), and the list moves with each sample; flows are counted for
+every packet. A flow screen shows its flow's new packets within a fifth of a second. \fBnetlens capture\fR prints what \fBtcpdump \-n\fR prints, or
 writes a pcap file (\fB\-w\fR) that tcpdump and Wireshark read; Ctrl-C, SIGTERM or
 SIGHUP stops it with the file complete. A write that fails (a full disk) names the cause,
 exits non-zero and keeps the whole packets written as a valid pcap, saying how many. Interfaces are in the watched namespace: \fB\-\-netns\fR

@@ -9,6 +9,7 @@ use super::names::setup::{Contained, FullBacklog, MadeDir, TestUser, container_i
 use super::names::snapshot;
 use crate::common::tmux::Tmux;
 use serde_json::Value;
+use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 /// The late parts a sample names.
@@ -292,4 +293,120 @@ fn a_blocked_link_dump_is_late_alone_and_its_rates_span_the_gap() {
     let expected = moved as f64 / span;
     eprintln!("lo: {moved} B over {span:.2} s: {rate:.0} B/s, expected about {expected:.0}");
     assert!((rate / expected - 1.0).abs() < 0.25, "{rate} vs {expected}");
+}
+
+/// The Flows table of a TCP conversation moves with each sample; a flow
+/// screen's packets show with no sample at all: the sampler thread is
+/// held in a ptrace stop, and the header still says "live" (stale, which
+/// redraws every second, comes only two intervals after the last sample),
+/// so only the capture can have drawn them. The interval is long (10 s)
+/// to leave the capture that much time: a hang guard, not a speed check.
+#[test]
+fn a_flow_screen_shows_new_packets_between_samples() {
+    let test = "a_flow_screen_shows_new_packets_between_samples";
+    if skip_unless_root(test) {
+        return;
+    }
+    let Some(tmux) = Tmux::new("drill") else {
+        return;
+    };
+    let ns = crate::common::Netns::new("drill");
+    ns.ip(&["link", "set", "lo", "up"]);
+    ns.ip(&["addr", "add", "198.18.47.1/32", "dev", "lo"]);
+    let home = std::env::temp_dir().join(format!("netlens-drill-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let command = format!(
+        "env TERM=tmux-256color HOME={} {} --netns {} --iface lo --filter 'tcp port 9101' \
+         --tab flows --interval 10s",
+        home.display(),
+        crate::common::NETLENS,
+        ns.name
+    );
+    tmux.start(120, 30, &home, &command);
+    let patience = Duration::from_secs(30);
+    // Capturing before the conversation starts: its handshake names the
+    // client.
+    tmux.wait("the capture", patience, |s| {
+        s.contains("drops 0").then_some(())
+    });
+    let (requests, conversation) = ping_conversation(&ns.path());
+    let pings = |n: usize| (0..n).for_each(|_| requests.send(()).unwrap());
+    pings(3);
+    let first = tmux.wait("the flow in the table", patience, flow_packets);
+    pings(3);
+    let counted = tmux.wait("the next sample's count", patience, |s| {
+        flow_packets(s).filter(|n| *n >= first + 3)
+    });
+    eprintln!("the Flows table counted {first}, then {counted} packets");
+
+    tmux.send_keys(&["Enter"]);
+    tmux.wait("the flow screen", patience, |s| {
+        s.contains("[Summary]").then_some(())
+    });
+    tmux.send_keys(&["v"]);
+    let header = |screen: &str| screen.lines().next().unwrap_or("").to_string();
+    let pane_pid = tmux.run(&["display-message", "-p", "-t", "t", "#{pane_pid}"]);
+    let netlens = netlens_in(pane_pid.trim()).expect("netlens in the pane");
+    let sampler = thread_named(netlens, "sampler").expect("the sampler thread");
+    let Some(stopped) = StoppedThread::stop(sampler) else {
+        eprintln!("SKIP {test} (flow screen half): cannot ptrace thread {sampler}");
+        let _ = std::fs::remove_dir_all(&home);
+        return;
+    };
+    let kept = tmux.wait("[Packets]", patience, |s| {
+        s.contains("[Packets]").then(|| packets_kept(s)).flatten()
+    });
+    pings(5);
+    let shown = tmux.wait("five more packets", patience, |s| {
+        packets_kept(s)
+            .filter(|n| *n >= kept + 5)
+            .map(|_| s.to_string())
+    });
+    assert!(header(&shown).contains(" live "), "{}", header(&shown));
+    assert!(shown.contains("Flags [P.]"), "{shown}");
+    drop(stopped);
+    drop(requests);
+    conversation.join().expect("conversation");
+    tmux.send_keys(&["q"]);
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A TCP conversation on 198.18.47.1:9101 in the namespace at `path`: one
+/// 4-byte message per request on the channel, at most 20; it ends when
+/// the channel closes.
+fn ping_conversation(path: &str) -> (Sender<()>, std::thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    let (requests, pending) = std::sync::mpsc::channel::<()>();
+    let path = path.to_string();
+    let conversation = std::thread::spawn(move || {
+        crate::common::enter_netns(&path).expect("setns");
+        let listener = TcpListener::bind("198.18.47.1:9101").expect("bind");
+        let mut client = TcpStream::connect("198.18.47.1:9101").expect("connect");
+        let (mut server, _) = listener.accept().expect("accept");
+        let mut message = [0u8; 4];
+        for _ in 0..20 {
+            if pending.recv_timeout(Duration::from_secs(120)).is_err() {
+                return;
+            }
+            client.write_all(b"ping").expect("send");
+            server.read_exact(&mut message).expect("receive");
+        }
+    });
+    (requests, conversation)
+}
+
+/// The packets the Flows table counts for the conversation's flow (the
+/// number after its key).
+fn flow_packets(screen: &str) -> Option<u64> {
+    let row = screen.lines().find(|l| l.contains("> 198.18.47.1:9101"))?;
+    let after = row.split("198.18.47.1:9101").nth(1)?;
+    after.split_whitespace().next()?.parse().ok()
+}
+
+/// The packets the flow screen's status line says it keeps.
+fn packets_kept(screen: &str) -> Option<u64> {
+    let at = screen.find(" packets kept")?;
+    let digits = screen[..at].rsplit(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
 }
