@@ -24,8 +24,12 @@
  *                  generates it as sock_diag does)
  *   set_state_tp   the classic tracepoint, keyed by (netns, family,
  *                  addresses, ports): it cannot get the cookie
- * Both write LRU maps that user space reads and deletes from as the
- * destroy notifications arrive; the LRU bounds them when it does not.
+ * Both write LRU maps that user space reads as the destroy notifications
+ * arrive, deleting the cookies' entries (a 4-tuple's may be reused at
+ * once, so it stays); the LRU bounds them.
+ * Only the watched namespace's sockets are recorded: user space takes
+ * only those, and other namespaces' connections (a busy host's) would
+ * evict its entries before it reads them.
  *
  * Rebuild with ebpf/build.sh (pinned clang, reproducible object). */
 #include "vmlinux.h"
@@ -72,7 +76,11 @@ struct tuple {
 	__u8 daddr[16];
 };
 
-/* Sized for ~64k connections closing between two reads host-wide. */
+/* The watched namespace's inode (ns.inum); 0: every namespace. The loader
+ * sets it. */
+volatile const __u32 watched_netns = 0;
+
+/* Sized for ~64k connections closing between two reads. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
@@ -106,6 +114,8 @@ int set_state_btf(__u64 *ctx)
 {
 	struct sock *sk = (struct sock *)ctx[0];
 	if (!by_the_user((int)ctx[1], (int)ctx[2]) || sk->sk_protocol != IPPROTO_TCP)
+		return 0;
+	if (watched_netns && sk->__sk_common.skc_net.net->ns.inum != watched_netns)
 		return 0;
 	__u64 cookie = bpf_get_socket_cookie(sk);
 	struct owner owner = {};
@@ -147,6 +157,8 @@ int set_state_tp(struct inet_sock_set_state_record *ctx)
 	READ(net, sk->__sk_common.skc_net.net);
 	if (net)
 		READ(key.netns, net->ns.inum);
+	if (watched_netns && key.netns != watched_netns)
+		return 0;
 	key.family = ctx->family;
 	key.sport = ctx->sport;
 	key.dport = ctx->dport;

@@ -15,7 +15,8 @@
 
 use super::conn_owners::{self, ConnOwners};
 use super::tcp_destroy::{self, Destroyed, TCP_LISTEN};
-use crate::model::closed::{ClosedConn, ClosedSample, Ending};
+use super::unowned_bytes::UnownedBytes;
+use crate::model::closed::{ClosedConn, ClosedSample, Ending, ProcessBytes};
 use crate::model::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN as LISTEN};
 use netlink_sys::{Socket, SocketAddr as NetlinkAddr, protocols::NETLINK_SOCK_DIAG};
 use std::collections::HashMap;
@@ -53,9 +54,10 @@ struct Known {
     local: SocketAddr,
     peer: SocketAddr,
     users: Box<[SocketUser]>,
-    /// Data bytes acknowledged / received at the last sighting, SYN and FIN
-    /// not counted: for an abort, whose counters the kernel zeroes.
-    bytes_sent: u64,
+    /// tcpi_bytes_acked (a connect's SYN included) and tcpi_bytes_received
+    /// at the last sighting, as the rates read them: for an abort, whose
+    /// counters the kernel zeroes, and for `UnownedBytes`.
+    bytes_acked: u64,
     bytes_received: u64,
     rtt_us: u32,
     retrans: u32,
@@ -69,8 +71,6 @@ struct Seen {
     cookie: u64,
     /// Its index in the dump.
     row: u32,
-    /// A listener on its local port came before it in the dump.
-    accepted: bool,
 }
 
 struct Listener {
@@ -89,6 +89,8 @@ pub struct ConnLog {
     enobufs: u64,
     /// The eBPF owners of connections no dump saw, or why there are none.
     owners: Result<ConnOwners, String>,
+    /// What sockets moved while listed without an owner.
+    unowned: UnownedBytes,
 }
 
 /// What `--no-bpf` leaves in every sample's `owners_unavailable`.
@@ -120,13 +122,21 @@ impl ConnLog {
             tick: 0,
             totals: [0; Ending::ALL.len()],
             enobufs: 0,
+            unowned: UnownedBytes::default(),
         }
     }
 
     /// Learns owners and first sightings from a dump: `cookies[i]` is the
     /// cookie of `sockets[i]`. Owners found earlier are kept when a socket
-    /// lost its file (closed, still finishing).
-    pub fn observe(&mut self, sockets: &[SocketSample], cookies: &[u64], mono: f64) {
+    /// lost its file (closed, still finishing). Returns, per process, what
+    /// sockets this dump names the owner of moved while listed without
+    /// one (`UnownedBytes`).
+    pub fn observe(
+        &mut self,
+        sockets: &[SocketSample],
+        cookies: &[u64],
+        mono: f64,
+    ) -> Vec<ProcessBytes> {
         self.tick += 1;
         // In dump order: a listener counts for the sockets after it.
         let mut seen = Vec::with_capacity(sockets.len());
@@ -151,12 +161,12 @@ impl ConnLog {
             seen.push(Seen {
                 cookie: *cookie,
                 row: row as u32,
-                accepted: self.listeners.contains_key(&socket.local.port()),
             });
         }
         // Stable: sockets sharing a cookie (0: none was read) apply in
         // dump order, as they did to one map entry.
         seen.sort_by_key(|s| s.cookie);
+        let named = self.count_unowned(&seen, sockets);
         self.known = merge(
             std::mem::take(&mut self.known),
             &seen,
@@ -164,8 +174,42 @@ impl ConnLog {
             self.tick,
             mono,
         );
+        let known = &self.known;
+        self.unowned.retain(|cookie| {
+            known
+                .binary_search_by_key(&cookie, |k| k.cookie)
+                .is_ok_and(|i| known[i].last_tick != 0)
+        });
         self.listeners
             .retain(|_, l| mono - l.last_seen < LISTENER_MEMORY_S);
+        named
+    }
+
+    /// The dump's sockets (`seen`, by cookie) to `UnownedBytes`, against
+    /// the previous dump's counters; none in the first dump, before which
+    /// no rate counts.
+    fn count_unowned(&mut self, seen: &[Seen], sockets: &[SocketSample]) -> Vec<ProcessBytes> {
+        let mut named = Vec::new();
+        if self.tick == 1 {
+            return named;
+        }
+        let mut last = 0;
+        for s in seen {
+            // Cookie 0: none was read; a cookie listed twice counts once.
+            if s.cookie == 0 || s.cookie == last {
+                continue;
+            }
+            last = s.cookie;
+            let (known, tick) = (&self.known, self.tick);
+            let previous = || {
+                let k = &known[known.binary_search_by_key(&s.cookie, |k| k.cookie).ok()?];
+                (k.last_tick + 1 == tick).then_some((k.bytes_acked, k.bytes_received))
+            };
+            let socket = &sockets[s.row as usize];
+            self.unowned
+                .sighting(s.cookie, socket, previous, &mut named);
+        }
+        named
     }
 
     /// The socket `cookie` as the dumps knew it, forgotten from now on.
@@ -207,6 +251,7 @@ impl ConnLog {
                 });
         }
         let mut conns = Vec::new();
+        let mut unowned_bytes = Vec::new();
         for destroyed in messages {
             let Some(conn) = self.resolve(&destroyed, t, mono, syn_retries) else {
                 continue;
@@ -214,9 +259,14 @@ impl ConnLog {
             if let Some(i) = Ending::ALL.iter().position(|e| *e == conn.ending) {
                 self.totals[i] += 1;
             }
+            self.unowned
+                .named(conn.cookie, conn.users.first(), &mut unowned_bytes);
             conns.push(conn);
         }
-        let mut sample = ClosedSample::default();
+        let mut sample = ClosedSample {
+            unowned_bytes,
+            ..ClosedSample::default()
+        };
         sample.list(conns);
         sample.totals = self.totals.to_vec();
         sample.lost = self.lost();
@@ -267,7 +317,10 @@ impl ConnLog {
         }
         let (bytes_sent, bytes_received) = if zeroed {
             match &known {
-                Some(k) if ending.established() => (Some(k.bytes_sent), Some(k.bytes_received)),
+                Some(k) if ending.established() => (
+                    Some(k.bytes_acked.saturating_sub(u64::from(!accepted))),
+                    Some(k.bytes_received),
+                ),
                 _ if !ending.established() => (Some(0), Some(0)),
                 _ => (None, None),
             }
@@ -328,7 +381,7 @@ fn merge(
             && last.cookie == s.cookie
             && last.last_tick == tick
         {
-            update(last, socket, s, tick);
+            update(last, socket, tick);
             continue;
         }
         while let Some(before) = old.next_if(|k| k.cookie < s.cookie) {
@@ -342,14 +395,14 @@ fn merge(
                 local: socket.local,
                 peer: socket.peer,
                 users: Box::default(),
-                bytes_sent: 0,
+                bytes_acked: 0,
                 bytes_received: 0,
                 rtt_us: 0,
                 retrans: 0,
                 last_tick: 0,
             },
         };
-        update(&mut known, socket, s, tick);
+        update(&mut known, socket, tick);
         next.push(known);
     }
     for before in old {
@@ -359,13 +412,13 @@ fn merge(
 }
 
 /// A dump's sighting of a known socket.
-fn update(known: &mut Known, socket: &SocketSample, seen: &Seen, tick: u64) {
+fn update(known: &mut Known, socket: &SocketSample, tick: u64) {
     known.last_tick = tick;
     if !socket.users.is_empty() && *known.users != *socket.users {
         known.users = socket.users.as_slice().into();
     }
     if let Some(info) = socket.tcp {
-        known.bytes_sent = info.bytes_acked.saturating_sub(u64::from(!seen.accepted));
+        known.bytes_acked = info.bytes_acked;
         known.bytes_received = info.bytes_received;
         known.rtt_us = info.rtt_us;
         known.retrans = info.total_retrans;
@@ -540,6 +593,7 @@ mod tests {
             totals: [0; Ending::ALL.len()],
             enobufs: 0,
             owners: Err("not loaded".into()),
+            unowned: UnownedBytes::default(),
         }
     }
 
@@ -566,7 +620,7 @@ mod tests {
         let first = log.take_known(20).unwrap();
         assert_eq!(first.first_seen, 1.0);
         assert_eq!(first.users[0].pid, 7, "kept when the dump found no owner");
-        assert_eq!(first.bytes_sent, 10, "bytes_acked less the SYN");
+        assert_eq!(first.bytes_acked, 11, "the last sighting's, as read");
         assert!(log.take_known(20).is_none(), "taken once");
         // 20 listed again after its end was logged: a new socket.
         log.observe(&[socket(2, None, 1)], &[20], 3.0);
@@ -577,5 +631,23 @@ mod tests {
         log.observe(&[], &[], 5.0);
         assert!(log.take_known(10).is_none());
         assert!(log.known.is_empty());
+    }
+
+    /// A socket listed without an owner after the first dump: what it
+    /// moved since then goes to the owner a later dump names, which the
+    /// rates add to that dump's own interval (100 - 80): 90 in all.
+    #[test]
+    fn bytes_moved_before_the_owner_was_found_go_to_it() {
+        let mut log = log();
+        assert!(log.observe(&[socket(1, None, 10)], &[10], 1.0).is_empty());
+        assert!(log.observe(&[socket(1, None, 50)], &[10], 2.0).is_empty());
+        assert!(log.observe(&[socket(1, None, 80)], &[10], 3.0).is_empty());
+        let named = log.observe(&[socket(1, Some(7), 100)], &[10], 4.0);
+        assert_eq!(named.len(), 1);
+        assert_eq!((named[0].user.pid, named[0].bytes_sent), (7, 70));
+        assert!(
+            log.observe(&[socket(1, Some(7), 120)], &[10], 5.0)
+                .is_empty()
+        );
     }
 }

@@ -4,8 +4,10 @@
 //! closed between two socket dumps (the destroy notification has no inode
 //! or uid). See the C source for which transitions name whom.
 //!
-//! The program is global (it sees every namespace); the connection log
-//! takes, and deletes, the entry of each connection whose end it reads.
+//! The program records the watched namespace's connections only (other
+//! namespaces' would evict them from its LRU map on a busy host); the
+//! connection log reads the entry of each connection whose end it reads,
+//! and deletes a cookie's (a 4-tuple's stays: see `ConnOwners::take`).
 
 use super::tcp_destroy::Destroyed;
 use crate::collect::btf::chain;
@@ -74,8 +76,11 @@ pub fn load(netns: u64) -> Result<ConnOwners, String> {
             "kernel has no BTF (/sys/kernel/btf/vmlinux: {e}): naming short connections' owners needs CONFIG_DEBUG_INFO_BTF",
         )
     })?;
+    // nsfs inodes are 32-bit (ns.inum); 0 records every namespace.
+    let netns = u32::try_from(netns).unwrap_or(0);
     let mut ebpf = EbpfLoader::new()
         .btf(Some(btf))
+        .override_global("watched_netns", &netns, true)
         .load(OBJECT)
         .map_err(|e| why(&chain(&e)))?;
     let attached = attach(&mut ebpf, btf)?;
@@ -90,7 +95,6 @@ pub fn load(netns: u64) -> Result<ConnOwners, String> {
     let map = if attached == "tp_btf" {
         Keyed::Cookie(BpfHashMap::try_from(map).map_err(|e| chain(&e))?)
     } else {
-        let netns = u32::try_from(netns).unwrap_or(0);
         Keyed::Tuple(BpfHashMap::try_from(map).map_err(|e| chain(&e))?, netns)
     };
     if std::env::var_os("NETLENS_DEBUG_BPF").is_some() {
@@ -147,9 +151,10 @@ fn attach(ebpf: &mut Ebpf, btf: &Btf) -> Result<&'static str, String> {
 }
 
 impl ConnOwners {
-    /// The process that connected or closed the connection that ended,
-    /// its entry deleted; None when no system call named one (a socket
-    /// the peer reset before its server closed it, an evicted entry).
+    /// The process that connected or closed the connection that ended
+    /// (its cookie's entry deleted); None when no system call named one
+    /// (a socket the peer reset before its server closed it, an evicted
+    /// entry).
     pub fn take(&mut self, destroyed: &Destroyed) -> Option<SocketUser> {
         let owner = match &mut self.map {
             Keyed::Cookie(map) => {
@@ -157,11 +162,14 @@ impl ConnOwners {
                 let _ = map.remove(&destroyed.cookie);
                 owner
             }
+            // Kept: a client reuses its port for the same server at once
+            // (the server holds the TIME_WAIT), and the next connection's
+            // close writes the same key before this one's end is read;
+            // removed, that end would find none. The entry names the last
+            // closer of the 4-tuple; the LRU bounds the map.
             Keyed::Tuple(map, netns) => {
                 let key = tuple(*netns, destroyed.local, destroyed.peer)?;
-                let owner = map.get(&key, 0).ok()?;
-                let _ = map.remove(&key);
-                owner
+                map.get(&key, 0).ok()?
             }
         };
         Some(user(&owner))

@@ -29,6 +29,7 @@ pub mod softnet;
 pub mod stack;
 pub mod sysctl;
 pub mod tcp_destroy;
+pub mod unowned_bytes;
 
 use crate::model::neigh::NeighSample;
 use crate::model::processes::ProcessInfo;
@@ -207,7 +208,7 @@ impl Collectors {
         let flow_counts = self.flows.collect(&interfaces, self.interval / 5);
         // Drained before the dump: the previous dumps know the sockets
         // that ended since, with their owners.
-        let closed = self.conn_log.drain(t, mono);
+        let mut closed = self.conn_log.drain(t, mono);
         if self.demand.all_netns() && self.all.is_none() {
             self.all = Some(all_netns::AllNamespaces::new()?);
         }
@@ -225,7 +226,8 @@ impl Collectors {
             })
             .context("socket dump failed")?;
         // The cookies are the watched namespace's, its sockets first.
-        self.conn_log.observe(&sockets, self.stack.cookies(), mono);
+        let named = self.conn_log.observe(&sockets, self.stack.cookies(), mono);
+        closed.add_unowned(named);
         let cpu = softnet::collect(&self.host_files, &interfaces);
         // Shared with the neighbours' thread, not copied for it.
         let ifnames: InterfaceNames = Arc::new(

@@ -84,7 +84,9 @@ pub fn owners(sockets: &[SocketSample], closed: &ClosedSample) -> Vec<(u32, Stri
     let holding: HashSet<u32> = owners.iter().map(|(pid, _)| *pid).collect();
     let mut checked = HashSet::new();
     let running = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
-    let folded = closed.overflow_bytes.iter().map(|o| &o.user);
+    let folded = (closed.overflow_bytes.iter())
+        .chain(&closed.unowned_bytes)
+        .map(|o| &o.user);
     for user in closed
         .conns
         .iter()

@@ -114,7 +114,13 @@ pub struct ClosedSample {
     /// connections end (the others' bytes need the previous sample's
     /// counts, so they are listed first and only the surplus is lost).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub overflow_bytes: Vec<OverflowBytes>,
+    pub overflow_bytes: Vec<ProcessBytes>,
+    /// What sockets moved while the dumps listed them without an owner (a
+    /// look-up still running, a socket its process had just closed), per
+    /// process: no rate counted it then; it counts in the sample whose
+    /// dump or connection log first names the owner.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unowned_bytes: Vec<ProcessBytes>,
     /// Notifications the kernel dropped because netlens' receive buffer was
     /// full (ENOBUFS), since netlens started: a lower bound.
     #[serde(default)]
@@ -133,13 +139,38 @@ pub struct ClosedSample {
     pub owners_unavailable: Option<String>,
 }
 
-/// The bytes of one process's connections left out of a sample's list.
+/// Bytes of some connections of one process, summed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OverflowBytes {
+pub struct ProcessBytes {
     pub user: SocketUser,
     pub conns: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+}
+
+impl ProcessBytes {
+    /// Adds one connection's bytes to `user`'s entry of `list`.
+    pub fn add(list: &mut Vec<ProcessBytes>, user: &SocketUser, sent: u64, received: u64) {
+        let one = ProcessBytes {
+            user: user.clone(),
+            conns: 1,
+            bytes_sent: sent,
+            bytes_received: received,
+        };
+        ProcessBytes::merge(list, one);
+    }
+
+    /// Adds `bytes` to its process's entry of `list`.
+    pub fn merge(list: &mut Vec<ProcessBytes>, bytes: ProcessBytes) {
+        match list.iter_mut().find(|b| b.user.pid == bytes.user.pid) {
+            Some(entry) => {
+                entry.conns += bytes.conns;
+                entry.bytes_sent += bytes.bytes_sent;
+                entry.bytes_received += bytes.bytes_received;
+            }
+            None => list.push(bytes),
+        }
+    }
 }
 
 impl ClosedSample {
@@ -159,28 +190,24 @@ impl ClosedSample {
             else {
                 continue;
             };
-            let i = match self
-                .overflow_bytes
-                .iter()
-                .position(|o| o.user.pid == user.pid)
-            {
-                Some(i) => i,
-                None => {
-                    self.overflow_bytes.push(OverflowBytes {
-                        user: user.clone(),
-                        conns: 0,
-                        bytes_sent: 0,
-                        bytes_received: 0,
-                    });
-                    self.overflow_bytes.len() - 1
-                }
-            };
-            let folded = &mut self.overflow_bytes[i];
-            folded.conns += 1;
-            folded.bytes_sent += sent;
-            folded.bytes_received += received;
+            ProcessBytes::add(&mut self.overflow_bytes, user, sent, received);
         }
         self.conns = conns;
+    }
+
+    /// Adds `named` (per process, from the dump after this log was read)
+    /// to `unowned_bytes`.
+    pub fn add_unowned(&mut self, named: Vec<ProcessBytes>) {
+        for bytes in named {
+            ProcessBytes::merge(&mut self.unowned_bytes, bytes);
+        }
+    }
+
+    /// Notifications the kernel dropped since `previous` (since netlens
+    /// started without one): the connections they ended are missing from
+    /// the log and their last bytes from the rates.
+    pub fn lost_since(&self, previous: Option<&ClosedSample>) -> u64 {
+        self.lost.saturating_sub(previous.map_or(0, |p| p.lost))
     }
 
     /// A sample that only says why the log is missing.
@@ -196,6 +223,12 @@ impl ClosedSample {
         let index = Ending::ALL.iter().position(|e| *e == ending);
         index.and_then(|i| self.totals.get(i)).copied().unwrap_or(0)
     }
+}
+
+/// What the Processes tab and `snapshot` say when `lost` connection ends
+/// were dropped over the interval, in one 80-column line.
+pub fn lost_note(lost: u64) -> String {
+    format!("{lost} connection ends lost (kernel queue full): TCP rates are too low")
 }
 
 impl ClosedConn {

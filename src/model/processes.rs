@@ -9,10 +9,14 @@
 //! its bytes since its last sample come from the connection log (its
 //! final tcp_info, `model::closed`), and so do all the bytes of one that
 //! opened and closed in between, under the process the eBPF owner program
-//! named. What is not counted: the traffic of sockets no process is known
-//! to hold (other users' without root), a closing socket's last bytes when
-//! there is no connection log (older recordings), and without the eBPF
-//! program the connections that opened and closed between two samples.
+//! named. A socket listed without an owner (its look-up still running, or
+//! its process closed it just before) moves bytes no rate counts then; the
+//! sampler keeps them (`ClosedSample::unowned_bytes`) until a dump or the
+//! connection log names its owner, and they count in that sample. What is
+//! not counted: the traffic of sockets no process is ever known to hold
+//! (other users' without root), a closing socket's last bytes when there
+//! is no connection log (older recordings), and without the eBPF program
+//! the connections that opened and closed between two samples.
 
 use super::Sample;
 use super::capture::CaptureRates;
@@ -373,7 +377,8 @@ fn add_closed(
         add(&mut row.tcp_send_per_s, sent as f64 / seconds);
         add(&mut row.tcp_recv_per_s, received as f64 / seconds);
     }
-    for folded in &closed.overflow_bytes {
+    // Beyond the list, and what sockets moved while no owner was known.
+    for folded in closed.overflow_bytes.iter().chain(&closed.unowned_bytes) {
         let row = rows
             .entry(folded.user.pid)
             .or_insert_with(|| new_row(&folded.user, "-".into(), info));
@@ -606,6 +611,25 @@ mod tests {
         assert_eq!(row(7).tcp_send_per_s, Some(4_000.0));
         assert_eq!(row(9).tcp_send_per_s, Some(sent_by_9 as f64));
         assert_eq!(row(9).tcp_recv_per_s, Some(received_by_9 as f64));
+    }
+
+    #[test]
+    fn bytes_moved_while_unowned_count_under_the_owner_named_since() {
+        use crate::model::closed::{ClosedSample, ProcessBytes};
+        let before = sample(1.0, vec![tcp_socket(1000, 7, 100, 0)]);
+        let mut after = sample(2.0, vec![tcp_socket(1000, 7, 300, 0)]);
+        let user = after.sockets[0].users.first().unwrap().clone();
+        let mut closed = ClosedSample::default();
+        closed.add_unowned(vec![ProcessBytes {
+            user,
+            conns: 1,
+            bytes_sent: 50,
+            bytes_received: 40,
+        }]);
+        after.closed = Some(closed);
+        let rows = process_rows(Some(&before), &after);
+        assert_eq!(rows[0].tcp_send_per_s, Some(250.0));
+        assert_eq!(rows[0].tcp_recv_per_s, Some(40.0));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::app::App;
 use crate::app::processes::{COLUMNS, Column, ColumnSpec};
 use crate::app::view::Shown;
 use crate::model::Sample;
+use crate::model::closed::lost_note;
 use crate::model::processes::{ProcessRow, owner, short_connections_unowned, socket_rates};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -79,13 +80,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             table::render_empty_note(frame, body_area, note);
         }
     }
+    let width = usize::from(info_area.width);
     let summary = selected.and_then(|i| rows.get(i)).map(summary);
-    let lines: Vec<Line> = summary
+    let mut lines: Vec<Line> = summary
         .into_iter()
-        .chain([not_counted_short(shown.current()).to_string()])
-        .map(|text| Line::raw(fit(&text, usize::from(info_area.width))))
+        .map(|text| Line::raw(fit(&text, width)))
         .collect();
+    lines.push(match lost_ends(&shown) {
+        0 => Line::raw(fit(not_counted_short(shown.current()), width)),
+        lost => Line::styled(fit(&lost_note(lost), width), theme.alert()),
+    });
     frame.render_widget(Paragraph::new(lines), info_area);
+}
+
+/// Connection ends the kernel dropped over the shown interval: the rates
+/// miss those connections' last bytes.
+fn lost_ends(shown: &Shown) -> u64 {
+    let (previous, current) = shown.pair();
+    let previous = previous.and_then(|s| s.closed.as_ref());
+    let current = current.and_then(|s| s.closed.as_ref());
+    current.map_or(0, |c| c.lost_since(previous))
 }
 
 /// What the rates leave out, in one 80-column line.

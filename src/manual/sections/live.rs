@@ -191,10 +191,14 @@ the peer acknowledged, and payload received), UDP/s (its captured UDP flows' byt
 both ways, when capture is on; only the flows a sample carries), Socks, Estab, Lstn
 (sockets by state), Retr/s (tcpi_total_retrans) and max rtt (ms). A connection that
 closes between two samples is counted to its end from the CONNECTION LOG's final tcp_info,
-under the process that held it (listed even when it holds no socket any more). Not
-counted: sockets whose owner is unknown (other users' without root), and, without a
-connection log (older recordings), a closing socket's bytes after its last sample; the
-tab says so under the table. A socket shared by several processes is counted under the first. \fBs\fR,
+under the process that held it (listed even when it holds no socket any more). What a
+socket moved while listed without an owner (its look-up still running, or its process
+had just closed it) counts in the sample whose dump or connection log names the owner.
+Not counted: sockets whose owner is never known (other users' without root), and,
+without a connection log (older recordings), a closing socket's bytes after its last
+sample; the tab says so under the table. When the kernel dropped connection ends in
+the interval (the log's queue was full), the tab and \fBsnapshot\fR's text say how many
+instead: the TCP rates are then too low. A socket shared by several processes is counted under the first. \fBs\fR,
 \fB<\fR, \fBI\fR sort by any column; \fB/\fR filters by pid, command, user or
 cgroup. \fBEnter\fR lists the process's sockets with their own rates; \fBx\fR goes to
 them in the Sockets tab (filter "pid=PID"). \fBsnapshot \-\-section processes\fR

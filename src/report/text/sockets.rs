@@ -148,5 +148,45 @@ pub fn write_processes(
             escape_control(row.place().as_deref().unwrap_or("-")),
         )?;
     }
+    let lost = (current.closed.as_ref()).map_or(0, |c| c.lost_since(previous.closed.as_ref()));
+    if lost > 0 {
+        writeln!(out, "{time}  {}", crate::model::closed::lost_note(lost))?;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::closed::ClosedSample;
+    use crate::model::filter::Expr;
+
+    fn with_lost(mono: f64, lost: u64) -> Sample {
+        Sample {
+            mono,
+            closed: Some(ClosedSample {
+                lost,
+                ..ClosedSample::default()
+            }),
+            ..Sample::default()
+        }
+    }
+
+    /// Connection ends the kernel dropped in the interval are said under
+    /// the processes, whose rates miss their last bytes; none, nothing.
+    #[test]
+    fn lost_connection_ends_are_said_under_the_processes() {
+        let expr = Expr::default();
+        let print = |previous: &Sample, current: &Sample| {
+            let mut out = Vec::new();
+            write_processes(&mut out, "t", previous, current, Where::new(&expr)).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let text = print(&with_lost(1.0, 3), &with_lost(2.0, 10));
+        assert!(
+            text.contains("t  7 connection ends lost (kernel queue full): TCP rates are too low"),
+            "{text}"
+        );
+        assert!(!print(&with_lost(2.0, 10), &with_lost(3.0, 10)).contains("lost"));
+    }
 }
