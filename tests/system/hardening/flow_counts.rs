@@ -611,7 +611,11 @@ fn many_interfaces_are_attached_over_ticks_until_all_are_counted() {
     ]);
     let counted: Vec<u64> = samples
         .iter()
-        .map(|s| s["capture"]["kernel_counts"]["interfaces"].as_u64().unwrap_or(0))
+        .map(|s| {
+            s["capture"]["kernel_counts"]["interfaces"]
+                .as_u64()
+                .unwrap_or(0)
+        })
         .collect();
     if samples[0]["capture"]["kernel_counts"]["unavailable"].is_string() {
         eprintln!("SKIP many_interfaces_are_attached_over_ticks: no eBPF here");
