@@ -304,7 +304,7 @@ fn a_blocked_link_dump_is_late_alone_and_its_rates_span_the_gap() {
 #[test]
 fn a_flow_screen_shows_new_packets_between_samples() {
     let test = "a_flow_screen_shows_new_packets_between_samples";
-    if skip_unless_root(test) {
+    if crate::common::need_root(&["ip", "tmux"]) {
         return;
     }
     let Some(tmux) = Tmux::new("drill") else {
