@@ -17,11 +17,14 @@
 #     counts) and the capture's own totals and drops.
 # Everything runs in two namespaces this script creates (nlfb-*), addressed
 # from 198.18.0.0/15, removed at the end. Needs root, tmux and tcpdump.
+#   - the slope: each tool's CPU per packet between a slow flood (LOW pps,
+#     default 20000) and the full-rate one, where fixed costs cancel.
 # Usage: benches/scripts/bench-flow-counts.sh [seconds, default 5] [pps cap, default 2000000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECS=${1:-5}
 PPS=${2:-2000000}
+LOW=${LOW:-20000}
 SIZE=32 # UDP payload bytes: a 74-byte frame
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, eBPF, packet sockets)" >&2; exit 1; }
 for tool in tcpdump tmux; do
@@ -56,7 +59,7 @@ ip -n "$GEN" link set nlfb-gen up
 ip -n "$CAP" link set nlfb-cap up
 
 ip netns exec "$CAP" "$NETLENS" load serve --bind 198.18.43.2 --port 9000 \
-    --duration "$((SECS + 30))s" >/dev/null &
+    --duration "$((3 * SECS + 30))s" >/dev/null &
 PIDS+=($!)
 sysctl -q -w kernel.bpf_stats_enabled=1
 tmux -L "$TMUX_SOCKET" -f /dev/null new-session -d -x 120 -y 30 \
@@ -64,7 +67,7 @@ tmux -L "$TMUX_SOCKET" -f /dev/null new-session -d -x 120 -y 30 \
 NL=$(tmux -L "$TMUX_SOCKET" list-panes -F '#{pane_pid}')
 ip netns exec "$CAP" tcpdump -n -i nlfb-cap -w /dev/null 2> "$WORK/td.err" &
 TD=$!; PIDS+=($TD)
-"$NETLENS" snapshot --json --section flows --netns "$CAP" --interval "$((2 * SECS + 4))s" \
+"$NETLENS" snapshot --json --section flows --netns "$CAP" --interval "$((3 * SECS + 8))s" \
     > "$WORK/snap.json" 2> "$WORK/snap.err" &
 SNAP=$!; PIDS+=($SNAP)
 sleep 2
@@ -85,37 +88,53 @@ bpf_of() {
         xargs -r awk '/^run_time_ns/ {t += $2} /^run_cnt/ {c += $2} END {print t + 0, c + 0}'
 }
 rx() { ip netns exec "$CAP" cat /sys/class/net/nlfb-cap/statistics/rx_packets; }
+# One flood of SECS seconds capped at $1 pps: sets P_<what> to the packets
+# that arrived and each tool's CPU (ticks, on-CPU ns) over it.
+flood() {
+    local nl0 td0 nln0 tdn0 before
+    nl0=$(cpu_of "$NL"); td0=$(cpu_of "$TD"); nln0=$(oncpu_of "$NL"); tdn0=$(oncpu_of "$TD")
+    before=$(rx)
+    ip netns exec "$GEN" "$NETLENS" load udp --to 198.18.43.2:9000 --size "$SIZE" \
+        -b "$(($1 * SIZE * 8))" -t "${SECS}s" --json | tail -1 > "$WORK/gen.json"
+    sleep 0.5
+    F_packets=$(($(rx) - before))
+    F_nl=$(($(cpu_of "$NL") - nl0)); F_td=$(($(cpu_of "$TD") - td0))
+    F_nln=$(($(oncpu_of "$NL") - nln0)); F_tdn=$(($(oncpu_of "$TD") - tdn0))
+}
 # The live view's own cost with no traffic (redraws, the sampler's scans):
 # what the same seconds cost it before the flood.
 idle0=$(cpu_of "$NL"); idle_n0=$(oncpu_of "$NL"); sleep "$SECS"
 idle1=$(cpu_of "$NL"); idle_n1=$(oncpu_of "$NL")
-nl_t0=$(cpu_of "$NL"); td_t0=$(cpu_of "$TD")
-nl_n0=$(oncpu_of "$NL"); td_n0=$(oncpu_of "$TD")
+# A slow flood first: the difference between the two floods is what the
+# packets cost each tool (its per-packet slope), the fixed costs cancel.
+flood "$LOW"
+low_packets=$F_packets; low_nl=$F_nl; low_td=$F_td
 threads_of "$NL" > "$WORK/threads0"
 read -r bpf_t0 bpf_c0 <<< "$(bpf_of "$NL")"
-before=$(rx)
-ip netns exec "$GEN" "$NETLENS" load udp --to 198.18.43.2:9000 --size "$SIZE" \
-    -b "$((PPS * SIZE * 8))" -t "${SECS}s" --json | tail -1 > "$WORK/gen.json"
-sleep 0.5
-after=$(rx)
-nl_t1=$(cpu_of "$NL"); td_t1=$(cpu_of "$TD")
-nl_n1=$(oncpu_of "$NL"); td_n1=$(oncpu_of "$TD")
+flood "$PPS"
 threads_of "$NL" > "$WORK/threads1"
 read -r bpf_t1 bpf_c1 <<< "$(bpf_of "$NL")"
 tmux -L "$TMUX_SOCKET" capture-pane -p > "$WORK/screen"
 kill -INT "$TD"; wait "$TD" || true
 wait "$SNAP" || true
 HZ=$(getconf CLK_TCK)
-packets=$((after - before))
+packets=$F_packets
 sent=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get("packets") or d.get("sent_packets") or "?")' "$WORK/gen.json" 2>/dev/null || echo "?")
 td_got=$(awk '/packets captured/ {print $1}' "$WORK/td.err" | tail -1)
 td_drop=$(awk '/dropped by kernel/ {print $1}' "$WORK/td.err" | tail -1)
 echo "veth, ${SECS}s of ${SIZE}-byte UDP at up to ${PPS} pps: generator says sent $sent; $packets arrived ($((packets / SECS)) pps); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-awk -v p="$packets" -v a="$nl_t0" -v b="$nl_t1" -v c="$td_t0" -v d="$td_t1" -v hz="$HZ" -v i="$((idle1 - idle0))" -v j="$((idle_n1 - idle_n0))" \
-    -v na="$nl_n0" -v nb="$nl_n1" -v ta="$td_n0" -v tb="$td_n1" 'BEGIN {
-    printf "live view  CPU %.2f s  %.0f ns/packet  (on CPU %.0f ns/packet)\n", (b - a) / hz, (b - a) / hz * 1e9 / p, (nb - na) / p
-    printf "live view  idle %.2f s over as long; beyond it %.0f ns/packet  (on CPU %.0f ns/packet)\n", i / hz, (b - a - i) / hz * 1e9 / p, (nb - na - j) / p
-    printf "tcpdump    CPU %.2f s  %.0f ns/packet  (on CPU %.0f ns/packet)\n", (d - c) / hz, (d - c) / hz * 1e9 / p, (tb - ta) / p
+awk -v p="$packets" -v b="$F_nl" -v d="$F_td" -v hz="$HZ" -v i="$((idle1 - idle0))" -v j="$((idle_n1 - idle_n0))" \
+    -v nb="$F_nln" -v tb="$F_tdn" -v s="$SECS" 'BEGIN {
+    printf "live view  CPU %.2f s  %.0f ns/packet  (on CPU %.0f ns/packet)\n", b / hz, b / hz * 1e9 / p, nb / p
+    printf "live view  idle %.2f s over as long (%.1f ms a second); beyond it %.0f ns/packet  (on CPU %.0f ns/packet)\n", i / hz, i / hz * 1000 / s, (b - i) / hz * 1e9 / p, (nb - j) / p
+    printf "tcpdump    CPU %.2f s  %.0f ns/packet  (on CPU %.0f ns/packet)\n", d / hz, d / hz * 1e9 / p, tb / p
+    printf "total per packet, live view / tcpdump: %.2f\n", b / d
+}'
+awk -v lp="$low_packets" -v p="$packets" -v ln="$low_nl" -v n="$F_nl" -v lt="$low_td" -v t="$F_td" -v hz="$HZ" -v low="$LOW" 'BEGIN {
+    dp = p - lp
+    if (dp <= 0) { print "slope: the full-rate flood moved no more packets than the slow one"; exit }
+    nl = (n - ln) / hz * 1e9 / dp; td = (t - lt) / hz * 1e9 / dp
+    printf "per packet, slope between %d packets (flood capped at %d pps) and %d: live view %.0f ns, tcpdump %.0f ns, ratio %.2f\n", lp, low, p, nl, td, (td > 0 ? nl / td : 0)
 }'
 awk -v s="$SECS" 'NR == FNR {t0[$1] += $2; w0[$1] += $3; next} {t1[$1] += $2; w1[$1] += $3}
     END {printf "live view threads (ms/s on CPU, switches/s):"
@@ -125,7 +144,7 @@ awk -v t="$((bpf_t1 - bpf_t0))" -v c="$((bpf_c1 - bpf_c0))" 'BEGIN {
     if (c > 0) printf "eBPF flow counter: %d runs, %.0f ns/run (in softirq, charged to no process above)\n", c, t / c
 }'
 echo "tcpdump: captured ${td_got:-?}, dropped by kernel ${td_drop:-?}"
-python3 - "$WORK/snap.json" "$packets" <<'EOF'
+python3 - "$WORK/snap.json" "$((low_packets + packets))" <<'EOF'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 arrived = int(sys.argv[2])
@@ -136,7 +155,7 @@ c = s.get("capture") or {}
 udp = [f for f in s.get("flows") or [] if f["proto"] == "udp" and f["dst"].endswith(":9000")]
 counted = sum(f["packets"] for f in udp)
 print(f"snapshot --json: flow counts by {c.get('flow_counts')}; generator flow {counted} packets "
-      f"({counted / max(arrived, 1):.4f} of arrived, the flow also counts the run's first and last seconds)")
+      f"({counted / max(arrived, 1):.4f} of what arrived in both floods)")
 print(f"capture: {c.get('packets')} packets (sampled 1 in {c.get('sample_every')}, scaled), "
       f"dropped by kernel {c.get('kernel_dropped')}")
 EOF

@@ -15,8 +15,10 @@
 
 use crate::packet::decode::linktype;
 
-/// Packets a second the capture thread is given at most while sampling.
-pub const BUDGET: u64 = 5_000;
+/// Packets a second the capture thread is given at most while sampling:
+/// the Flows tab prints at most 1,000 lines a second, and each packet costs
+/// the thread about 0.8 µs (decoded, accounted, copied, printed).
+pub const BUDGET: u64 = 1_000;
 /// The sparsest sampling: 1 in 4096.
 pub const MOST: u32 = 4096;
 
