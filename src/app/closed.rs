@@ -3,9 +3,10 @@
 //! replayed views agree). Sorted by a column, filtered by the tab's filter.
 //! Rendering lives in ui/closed.rs.
 
+use super::format::{self, fit_endpoint};
 use super::history::History;
 use super::keymap::Action;
-use super::table::{self, Window};
+use super::table::{self, Align, CellText, Window};
 use super::view::{Reply, Shown};
 use crate::model::closed::ClosedConn;
 use crate::model::filter::rows::InSample;
@@ -25,74 +26,115 @@ pub enum ClosedColumn {
     Ending,
 }
 
-pub type ClosedSpec = table::ColumnSpec<ClosedColumn>;
+/// A column's sort comparison and cell text in its width.
+type Sort = fn(&ClosedConn, &ClosedConn) -> Ordering;
+type Text = fn(&ClosedConn, u16) -> CellText;
+pub type ClosedSpec = table::ColumnSpec<ClosedColumn, Sort, Text>;
+
+use Align::{Left, Right};
 
 /// Table order. At 80 columns: the process, both endpoints, bytes both ways
 /// and the ending (the question is "how did it end"); time, duration, rtt
 /// and retransmits from 90 (the info line below names the selected row's
 /// time and duration); at 40 the peer and the ending.
 pub const CLOSED_COLUMNS: &[ClosedSpec] = &[
-    ClosedSpec {
-        column: ClosedColumn::Time,
-        title: "Time",
-        width: 8,
-        priority: 3,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Process,
-        title: "Process",
-        width: 11,
-        priority: 2,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Local,
-        title: "Local",
-        width: 17,
-        priority: 1,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Peer,
-        title: "Peer",
-        width: 17,
-        priority: 0,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Sent,
-        title: "Sent",
-        width: 8,
-        priority: 2,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Received,
-        title: "Recv",
-        width: 8,
-        priority: 2,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Duration,
-        title: "Dur",
-        width: 6,
-        priority: 3,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Rtt,
-        title: "rtt ms",
-        width: 7,
-        priority: 4,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Retrans,
-        title: "retr",
-        width: 5,
-        priority: 4,
-    },
-    ClosedSpec {
-        column: ClosedColumn::Ending,
-        title: "How",
-        width: 12,
-        priority: 0,
-    },
+    spec(
+        (ClosedColumn::Time, "Time", 8, 3),
+        Left,
+        |a, b| a.t.total_cmp(&b.t),
+        |c, _| crate::clock::local_hms(c.t).into(),
+    ),
+    spec(
+        (ClosedColumn::Process, "Process", 11, 2),
+        Left,
+        |a, b| a.process().cmp(b.process()),
+        |c, _| match c.pid() {
+            Some(pid) => format!("{}/{pid}", c.process()).into(),
+            None => "-".into(),
+        },
+    ),
+    spec(
+        (ClosedColumn::Local, "Local", 17, 1),
+        Left,
+        |a, b| a.local.cmp(&b.local),
+        |c, width| fit_endpoint(&c.local.to_string(), width).into(),
+    ),
+    spec(
+        (ClosedColumn::Peer, "Peer", 17, 0),
+        Left,
+        |a, b| a.peer.cmp(&b.peer),
+        |c, width| fit_endpoint(&c.peer.to_string(), width).into(),
+    ),
+    spec(
+        (ClosedColumn::Sent, "Sent", 8, 2),
+        Right,
+        |a, b| a.bytes_sent.cmp(&b.bytes_sent),
+        |c, _| bytes(c.bytes_sent).into(),
+    ),
+    spec(
+        (ClosedColumn::Received, "Recv", 8, 2),
+        Right,
+        |a, b| a.bytes_received.cmp(&b.bytes_received),
+        |c, _| bytes(c.bytes_received).into(),
+    ),
+    spec(
+        (ClosedColumn::Duration, "Dur", 6, 3),
+        Right,
+        |a, b| {
+            let seconds = |c: &ClosedConn| c.duration_s.unwrap_or(-1.0);
+            seconds(a).total_cmp(&seconds(b))
+        },
+        |c, _| duration(c.duration_s).into(),
+    ),
+    spec(
+        (ClosedColumn::Rtt, "rtt ms", 7, 4),
+        Right,
+        |a, b| a.rtt_us.cmp(&b.rtt_us),
+        |c, _| format!("{:.2}", f64::from(c.rtt_us) / 1000.0).into(),
+    ),
+    spec(
+        (ClosedColumn::Retrans, "retr", 5, 4),
+        Right,
+        |a, b| a.retrans.cmp(&b.retrans),
+        |c, _| c.retrans.to_string().into(),
+    ),
+    spec(
+        (ClosedColumn::Ending, "How", 12, 0),
+        Left,
+        |a, b| a.ending.name().cmp(b.ending.name()),
+        |c, _| c.ending.name().into(),
+    ),
 ];
+
+const fn spec(
+    (column, title, width, priority): (ClosedColumn, &'static str, u16, u8),
+    align: Align,
+    sort: Sort,
+    cell: Text,
+) -> ClosedSpec {
+    ClosedSpec {
+        column,
+        title,
+        width,
+        priority,
+        align,
+        sort,
+        cell,
+    }
+}
+
+fn bytes(count: Option<u64>) -> String {
+    count.map_or("-".to_string(), |b| format::bytes_short(b as f64))
+}
+
+/// How long a connection lived; "<tick" when no sample saw it alive.
+pub fn duration(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "<tick".to_string(),
+        Some(s) if s < 60.0 => format!("{s:.1}s"),
+        Some(s) => format!("{:.0}m", s / 60.0),
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct ClosedView {
@@ -215,19 +257,6 @@ pub fn on_action(
 }
 
 fn compare(a: &ClosedConn, b: &ClosedConn, column: ClosedColumn) -> Ordering {
-    match column {
-        ClosedColumn::Time => a.t.total_cmp(&b.t),
-        ClosedColumn::Process => a.process().cmp(b.process()),
-        ClosedColumn::Local => a.local.cmp(&b.local),
-        ClosedColumn::Peer => a.peer.cmp(&b.peer),
-        ClosedColumn::Sent => a.bytes_sent.cmp(&b.bytes_sent),
-        ClosedColumn::Received => a.bytes_received.cmp(&b.bytes_received),
-        ClosedColumn::Duration => a
-            .duration_s
-            .unwrap_or(-1.0)
-            .total_cmp(&b.duration_s.unwrap_or(-1.0)),
-        ClosedColumn::Rtt => a.rtt_us.cmp(&b.rtt_us),
-        ClosedColumn::Retrans => a.retrans.cmp(&b.retrans),
-        ClosedColumn::Ending => a.ending.name().cmp(b.ending.name()),
-    }
+    let spec = CLOSED_COLUMNS.iter().find(|spec| spec.column == column);
+    spec.map_or(Ordering::Equal, |spec| (spec.sort)(a, b))
 }

@@ -2,8 +2,9 @@
 //! filtering, selection. Rendering lives in ui/conntrack.rs.
 
 use super::conntrack_order::{Orders, Rows};
+use super::format;
 use super::keymap::{Action, Key};
-use super::table::{self, Window};
+use super::table::{self, Align, CellText, Hint, Window};
 use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::conntrack::{ConntrackEntry, Tuple};
 use crate::model::conntrack_rates::Summary;
@@ -23,82 +24,110 @@ pub enum Column {
     Zone,
 }
 
-pub type ColumnSpec = table::ColumnSpec<Column>;
+/// A column's sort comparison and cell text.
+type Sort = fn(&ConntrackEntry, &ConntrackEntry) -> Ordering;
+type Text = fn(&ConntrackEntry) -> CellText;
+pub type ColumnSpec = table::ColumnSpec<Column, Sort, Text>;
+
+use Align::{Left, Right};
 
 pub const COLUMNS: &[ColumnSpec] = &[
-    ColumnSpec {
-        column: Column::Proto,
-        title: "PROTO",
-        width: 5,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::State,
-        title: "STATE",
-        width: 11,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::Flow,
-        title: "ORIG SRC → DST ⇒ NAT",
-        // What a DNATed IPv4 connection needs; columns of lower priority
-        // give way to it.
-        width: 50,
-        priority: 0,
-    },
-    ColumnSpec {
-        column: Column::Timeout,
-        title: "TIMEOUT",
-        width: 8,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::Packets,
-        title: "PKTS",
-        width: 7,
-        priority: 3,
-    },
-    ColumnSpec {
-        column: Column::Bytes,
-        title: "BYTES",
-        width: 9,
-        priority: 3,
-    },
-    ColumnSpec {
-        column: Column::Mark,
-        title: "MARK",
-        width: 8,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Zone,
-        title: "ZONE",
-        width: 5,
-        priority: 4,
-    },
+    spec(
+        (Column::Proto, "PROTO", 5, 1),
+        Left,
+        |a, b| a.proto.cmp(&b.proto),
+        |e| e.proto_name().into(),
+    ),
+    spec(
+        (Column::State, "STATE", 11, 1),
+        Left,
+        |a, b| a.state_name().cmp(b.state_name()),
+        |e| e.state_name().into(),
+    ),
+    // What a DNATed IPv4 connection needs (width 50); columns of lower
+    // priority give way to it.
+    spec(
+        (Column::Flow, "ORIG SRC → DST ⇒ NAT", 50, 0),
+        Left,
+        |a, b| {
+            let orig = |e: &ConntrackEntry| (e.orig.src, e.orig.sport, e.orig.dst, e.orig.dport);
+            orig(a).cmp(&orig(b))
+        },
+        |e| {
+            let nat = e.nat_dst().is_some() || e.nat_src().is_some();
+            CellText::styled(e.flow_text(), if nat { Hint::Rx } else { Hint::Plain })
+        },
+    ),
+    spec(
+        (Column::Timeout, "TIMEOUT", 8, 2),
+        Right,
+        |a, b| a.timeout.cmp(&b.timeout),
+        |e| format!("{}s", e.timeout).into(),
+    ),
+    spec(
+        (Column::Packets, "PKTS", 7, 3),
+        Right,
+        |a, b| total(a.packets).cmp(&total(b.packets)),
+        |e| {
+            total(e.packets)
+                .map_or("–".into(), |p| p.to_string())
+                .into()
+        },
+    ),
+    spec(
+        (Column::Bytes, "BYTES", 9, 3),
+        Right,
+        |a, b| total(a.bytes).cmp(&total(b.bytes)),
+        |e| {
+            total(e.bytes)
+                .map_or("–".into(), |b| format::bytes(b as f64))
+                .into()
+        },
+    ),
+    spec(
+        (Column::Mark, "MARK", 8, 4),
+        Right,
+        |a, b| a.mark.cmp(&b.mark),
+        |e| format!("{:#x}", e.mark).into(),
+    ),
+    spec(
+        (Column::Zone, "ZONE", 5, 4),
+        Right,
+        |a, b| a.zone.cmp(&b.zone),
+        |e| e.zone.to_string().into(),
+    ),
 ];
+
+const fn spec(
+    (column, title, width, priority): (Column, &'static str, u16, u8),
+    align: Align,
+    sort: Sort,
+    cell: Text,
+) -> ColumnSpec {
+    ColumnSpec {
+        column,
+        title,
+        width,
+        priority,
+        align,
+        sort,
+        cell,
+    }
+}
+
+/// The column's descriptor.
+pub fn spec_of(column: Column) -> Option<&'static ColumnSpec> {
+    COLUMNS.iter().find(|spec| spec.column == column)
+}
 
 /// Packets or bytes of both directions, when counted.
 pub fn total(pair: Option<(u64, u64)>) -> Option<u64> {
     pair.map(|(o, r)| o.saturating_add(r))
 }
 
+/// Two entries by `column` (its descriptor's sort).
 pub(super) fn compare(a: &ConntrackEntry, b: &ConntrackEntry, column: Column) -> Ordering {
-    match column {
-        Column::Proto => a.proto.cmp(&b.proto),
-        Column::State => a.state_name().cmp(b.state_name()),
-        Column::Flow => (a.orig.src, a.orig.sport, a.orig.dst, a.orig.dport).cmp(&(
-            b.orig.src,
-            b.orig.sport,
-            b.orig.dst,
-            b.orig.dport,
-        )),
-        Column::Timeout => a.timeout.cmp(&b.timeout),
-        Column::Packets => total(a.packets).cmp(&total(b.packets)),
-        Column::Bytes => total(a.bytes).cmp(&total(b.bytes)),
-        Column::Mark => a.mark.cmp(&b.mark),
-        Column::Zone => a.zone.cmp(&b.zone),
-    }
+    spec_of(column).map_or(Ordering::Equal, |spec| (spec.sort)(a, b))
 }
 
 /// Identifies an entry across dumps: protocol and original tuple.
@@ -226,8 +255,7 @@ impl ConntrackView {
                     action,
                 );
                 // Biggest first for numbers, A-Z for text.
-                self.descending =
-                    !matches!(self.sort, Column::Proto | Column::State | Column::Flow);
+                self.descending = spec_of(self.sort).is_some_and(|s| s.align == Right);
             }
             Action::SortInvert => self.descending = !self.descending,
             Action::Filter => self.editing_filter = true,

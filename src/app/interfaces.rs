@@ -1,9 +1,10 @@
 //! The Interfaces tab's state and table model: columns, sorting, filtering,
 //! selection. Rendering lives in ui/interfaces.rs.
 
+use super::format::{self, netns_cell};
 use super::keymap::{Action, Key};
 use super::links::Link;
-use super::table::{self, Window};
+use super::table::{self, Align, CellText, Hint, Window, by_number};
 use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::filter::rows::{InSample, netns_of, parse_end};
 use crate::model::filter::{End, Expr, FilterFields, Side};
@@ -33,101 +34,179 @@ pub enum Column {
     Netns,
 }
 
-pub type ColumnSpec = table::ColumnSpec<Column>;
+/// A column's sort comparison, and its cell text from the row, the
+/// sample (for the namespace's name) and its width.
+type Sort = fn(&Row<'_>, &Row<'_>) -> Ordering;
+type Text = fn(&Row<'_>, &Sample, u16) -> CellText;
+pub type ColumnSpec = table::ColumnSpec<Column, Sort, Text>;
+
+use Align::{Left, Right};
 
 /// Table order. Error columns sum both directions; the detail pane splits them.
 pub const COLUMNS: &[ColumnSpec] = &[
-    ColumnSpec {
-        column: Column::Netns,
-        title: "NS",
-        width: 12,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::Name,
-        title: "IFACE",
-        width: 10,
-        priority: 0,
-    },
-    ColumnSpec {
-        column: Column::State,
-        title: "STATE",
-        width: 6,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::RxPackets,
-        title: "rxpck/s",
-        width: 9,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::TxPackets,
-        title: "txpck/s",
-        width: 9,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::RxKBytes,
-        title: "rxkB/s",
-        width: 9,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::TxKBytes,
-        title: "txkB/s",
-        width: 9,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::Util,
-        title: "%util",
-        width: 6,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::Errors,
-        title: "err/s",
-        width: 7,
-        priority: 3,
-    },
-    ColumnSpec {
-        column: Column::Dropped,
-        title: "drop/s",
-        width: 7,
-        priority: 3,
-    },
-    ColumnSpec {
-        column: Column::Overruns,
-        title: "ovr/s",
-        width: 6,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Carrier,
-        title: "carr/s",
-        width: 6,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Collisions,
-        title: "coll/s",
-        width: 6,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Mtu,
-        title: "MTU",
-        width: 5,
-        priority: 5,
-    },
-    ColumnSpec {
-        column: Column::Speed,
-        title: "SPEED",
-        width: 10,
-        priority: 5,
-    },
+    spec(
+        (Column::Netns, "NS", 12, 1),
+        Left,
+        |a, b| a.iface.netns.cmp(&b.iface.netns),
+        |r, sample, width| netns_cell(sample, r.iface.netns, width).into(),
+    ),
+    spec(
+        (Column::Name, "IFACE", 10, 0),
+        Left,
+        |a, b| a.iface.name.cmp(&b.iface.name),
+        |r, _, _| r.iface.name.clone().into(),
+    ),
+    spec(
+        (Column::State, "STATE", 6, 2),
+        Left,
+        |a, b| a.state().cmp(b.state()),
+        |r, _, _| {
+            let state = r.state();
+            CellText::styled(
+                state,
+                if state == "up" {
+                    Hint::Good
+                } else {
+                    Hint::Alert
+                },
+            )
+        },
+    ),
+    spec(
+        (Column::RxPackets, "rxpck/s", 9, 1),
+        Right,
+        |a, b| {
+            by_number(
+                a.rates.rate(&netdev::RX_PACKETS),
+                b.rates.rate(&netdev::RX_PACKETS),
+            )
+        },
+        |r, _, _| format::rate(r.rates.rate(&netdev::RX_PACKETS)).into(),
+    ),
+    spec(
+        (Column::TxPackets, "txpck/s", 9, 1),
+        Right,
+        |a, b| {
+            by_number(
+                a.rates.rate(&netdev::TX_PACKETS),
+                b.rates.rate(&netdev::TX_PACKETS),
+            )
+        },
+        |r, _, _| format::rate(r.rates.rate(&netdev::TX_PACKETS)).into(),
+    ),
+    spec(
+        (Column::RxKBytes, "rxkB/s", 9, 1),
+        Right,
+        |a, b| {
+            by_number(
+                a.kilobytes(&netdev::RX_BYTES),
+                b.kilobytes(&netdev::RX_BYTES),
+            )
+        },
+        |r, _, _| format::rate(r.kilobytes(&netdev::RX_BYTES)).into(),
+    ),
+    spec(
+        (Column::TxKBytes, "txkB/s", 9, 1),
+        Right,
+        |a, b| {
+            by_number(
+                a.kilobytes(&netdev::TX_BYTES),
+                b.kilobytes(&netdev::TX_BYTES),
+            )
+        },
+        |r, _, _| format::rate(r.kilobytes(&netdev::TX_BYTES)).into(),
+    ),
+    spec(
+        (Column::Util, "%util", 6, 2),
+        Right,
+        |a, b| by_number(a.util, b.util),
+        |r, _, _| format::rate(r.util).into(),
+    ),
+    spec(
+        (Column::Errors, "err/s", 7, 3),
+        Right,
+        |a, b| by_number(a.rates.errors_total(), b.rates.errors_total()),
+        |r, _, _| errors(r.rates.errors_total()),
+    ),
+    spec(
+        (Column::Dropped, "drop/s", 7, 3),
+        Right,
+        |a, b| by_number(a.rates.dropped_total(), b.rates.dropped_total()),
+        |r, _, _| errors(r.rates.dropped_total()),
+    ),
+    spec(
+        (Column::Overruns, "ovr/s", 6, 4),
+        Right,
+        |a, b| {
+            by_number(
+                a.rates.rate(&netdev::RX_OVER_ERRORS),
+                b.rates.rate(&netdev::RX_OVER_ERRORS),
+            )
+        },
+        |r, _, _| errors(r.rates.rate(&netdev::RX_OVER_ERRORS)),
+    ),
+    spec(
+        (Column::Carrier, "carr/s", 6, 4),
+        Right,
+        |a, b| {
+            by_number(
+                a.rates.rate(&netdev::TX_CARRIER_ERRORS),
+                b.rates.rate(&netdev::TX_CARRIER_ERRORS),
+            )
+        },
+        |r, _, _| errors(r.rates.rate(&netdev::TX_CARRIER_ERRORS)),
+    ),
+    spec(
+        (Column::Collisions, "coll/s", 6, 4),
+        Right,
+        |a, b| {
+            by_number(
+                a.rates.rate(&netdev::COLLISIONS),
+                b.rates.rate(&netdev::COLLISIONS),
+            )
+        },
+        |r, _, _| errors(r.rates.rate(&netdev::COLLISIONS)),
+    ),
+    spec(
+        (Column::Mtu, "MTU", 5, 5),
+        Right,
+        |a, b| a.iface.mtu.cmp(&b.iface.mtu),
+        |r, _, _| r.iface.mtu.to_string().into(),
+    ),
+    spec(
+        (Column::Speed, "SPEED", 10, 5),
+        Left,
+        |a, b| a.iface.link_speed().cmp(&b.iface.link_speed()),
+        |r, _, _| format::speed(r.iface.link_speed(), r.iface.duplex).into(),
+    ),
 ];
+
+const fn spec(
+    (column, title, width, priority): (Column, &'static str, u16, u8),
+    align: Align,
+    sort: Sort,
+    cell: Text,
+) -> ColumnSpec {
+    ColumnSpec {
+        column,
+        title,
+        width,
+        priority,
+        align,
+        sort,
+        cell,
+    }
+}
+
+/// An error rate: alerting when above 0, dim otherwise.
+fn errors(value: Option<f64>) -> CellText {
+    let hint = if value.is_some_and(|v| v > 0.0) {
+        Hint::Alert
+    } else {
+        Hint::Dim
+    };
+    CellText::styled(format::rate(value), hint)
+}
 
 /// One interface with its rates over the shown interval.
 pub struct Row<'a> {
@@ -146,37 +225,15 @@ impl Row<'_> {
         }
     }
 
-    /// The numeric value a column shows, for sorting and highlighting.
-    pub fn value(&self, column: Column) -> Option<f64> {
-        let r = &self.rates;
-        match column {
-            Column::Name | Column::State | Column::Netns => None,
-            Column::RxPackets => r.rate(&netdev::RX_PACKETS),
-            Column::TxPackets => r.rate(&netdev::TX_PACKETS),
-            Column::RxKBytes => r.rate(&netdev::RX_BYTES).map(|b| b / 1024.0),
-            Column::TxKBytes => r.rate(&netdev::TX_BYTES).map(|b| b / 1024.0),
-            Column::Util => self.util,
-            Column::Errors => r.errors_total(),
-            Column::Dropped => r.dropped_total(),
-            Column::Overruns => r.rate(&netdev::RX_OVER_ERRORS),
-            Column::Carrier => r.rate(&netdev::TX_CARRIER_ERRORS),
-            Column::Collisions => r.rate(&netdev::COLLISIONS),
-            Column::Mtu => Some(f64::from(self.iface.mtu)),
-            Column::Speed => self.iface.link_speed().map(f64::from),
-        }
+    /// kB/s of a byte counter.
+    fn kilobytes(&self, counter: &netdev::LinkCounter) -> Option<f64> {
+        self.rates.rate(counter).map(|b| b / 1024.0)
     }
 
+    /// Two rows by `column` (its descriptor's sort).
     fn compare(&self, other: &Row, column: Column) -> Ordering {
-        match column {
-            Column::Name => self.iface.name.cmp(&other.iface.name),
-            Column::Netns => self.iface.netns.cmp(&other.iface.netns),
-            Column::State => self.state().cmp(other.state()),
-            _ => {
-                // Unknown sorts below every number.
-                let key = |row: &Row| row.value(column).unwrap_or(f64::NEG_INFINITY);
-                key(self).total_cmp(&key(other))
-            }
-        }
+        let spec = COLUMNS.iter().find(|spec| spec.column == column);
+        spec.map_or(Ordering::Equal, |spec| (spec.sort)(self, other))
     }
 }
 

@@ -6,8 +6,9 @@
 //! to the selected namespace (App::set_scope); Esc or `u` clears it.
 //! Drawing: ui/namespaces.rs.
 
+use super::format::{self, count_short, fit, per_s};
 use super::keymap::{Action, Key};
-use super::table::{self, ColumnSpec as Spec, Window};
+use super::table::{self, Align, CellText, ColumnSpec as Spec, Window, by_number};
 use super::view::{self, NsScope, Reply, Shown, TabView, TableRows};
 use crate::findings::Finding;
 use crate::model::Sample;
@@ -38,7 +39,13 @@ pub enum Column {
     Findings,
 }
 
-pub type ColumnSpec = Spec<Column>;
+/// A column's sort comparison, and its cell text in its width (`scoped`:
+/// the tabs are scoped to this row's namespace).
+type Sort = fn(&NsRow, &NsRow) -> Ordering;
+type Text = fn(&NsRow, u16, bool) -> CellText;
+pub type ColumnSpec = Spec<Column, Sort, Text>;
+
+use Align::{Left, Right};
 
 /// Table order. At 80 columns: the label, bytes and packets each way,
 /// TCP's estab/listen/time-wait counts, retransmits and findings (the
@@ -46,32 +53,151 @@ pub type ColumnSpec = Spec<Column>;
 /// and conntrack from about 100; the container and UDP, then the
 /// host-side peers' rates, wider still.
 pub const COLUMNS: &[ColumnSpec] = &[
-    spec(Column::Label, "NAMESPACE", 12, 0),
-    spec(Column::Container, "CONTAINER", 12, 3),
-    spec(Column::RxBytes, "rx/s", 10, 0),
-    spec(Column::TxBytes, "tx/s", 10, 0),
-    spec(Column::RxPackets, "rxpk/s", 7, 1),
-    spec(Column::TxPackets, "txpk/s", 7, 1),
-    spec(Column::PeerRx, "peer rx/s", 10, 4),
-    spec(Column::PeerTx, "peer tx/s", 10, 4),
-    spec(Column::Estab, "ESTAB", 5, 0),
-    spec(Column::Listen, "LSTN", 4, 1),
-    spec(Column::TimeWait, "TW", 4, 1),
-    spec(Column::Other, "OTH", 4, 2),
-    spec(Column::Udp, "UDP", 4, 3),
-    spec(Column::Retrans, "retr/s", 6, 1),
-    spec(Column::Drops, "drop/s", 6, 2),
-    spec(Column::Conntrack, "CT", 6, 2),
-    spec(Column::Findings, "FIND", 4, 0),
+    spec(
+        (Column::Label, "NAMESPACE", 12, 0),
+        Left,
+        |a, b| a.info.label.cmp(&b.info.label),
+        |r, width, scoped| match scoped {
+            true => fit(&format!("» {}", r.info.label), usize::from(width)).into(),
+            false => fit(&r.info.label, usize::from(width)).into(),
+        },
+    ),
+    spec(
+        (Column::Container, "CONTAINER", 12, 3),
+        Left,
+        |a, b| a.info.container.cmp(&b.info.container),
+        |r, width, _| {
+            fit(
+                r.info.container.as_deref().unwrap_or("-"),
+                usize::from(width),
+            )
+            .into()
+        },
+    ),
+    spec(
+        (Column::RxBytes, "rx/s", 10, 0),
+        Right,
+        |a, b| by_number(a.rates.rx_bytes, b.rates.rx_bytes),
+        |r, _, _| per_s(r.rates.rx_bytes).into(),
+    ),
+    spec(
+        (Column::TxBytes, "tx/s", 10, 0),
+        Right,
+        |a, b| by_number(a.rates.tx_bytes, b.rates.tx_bytes),
+        |r, _, _| per_s(r.rates.tx_bytes).into(),
+    ),
+    spec(
+        (Column::RxPackets, "rxpk/s", 7, 1),
+        Right,
+        |a, b| by_number(a.rates.rx_packets, b.rates.rx_packets),
+        |r, _, _| format::rate(r.rates.rx_packets).into(),
+    ),
+    spec(
+        (Column::TxPackets, "txpk/s", 7, 1),
+        Right,
+        |a, b| by_number(a.rates.tx_packets, b.rates.tx_packets),
+        |r, _, _| format::rate(r.rates.tx_packets).into(),
+    ),
+    spec(
+        (Column::PeerRx, "peer rx/s", 10, 4),
+        Right,
+        |a, b| by_number(a.rates.peer_rx_bytes, b.rates.peer_rx_bytes),
+        |r, _, _| per_s(r.rates.peer_rx_bytes).into(),
+    ),
+    spec(
+        (Column::PeerTx, "peer tx/s", 10, 4),
+        Right,
+        |a, b| by_number(a.rates.peer_tx_bytes, b.rates.peer_tx_bytes),
+        |r, _, _| per_s(r.rates.peer_tx_bytes).into(),
+    ),
+    spec(
+        (Column::Estab, "ESTAB", 5, 0),
+        Right,
+        |a, b| a.rates.established.cmp(&b.rates.established),
+        |r, width, _| count(r.rates.established, width),
+    ),
+    spec(
+        (Column::Listen, "LSTN", 4, 1),
+        Right,
+        |a, b| a.rates.listening.cmp(&b.rates.listening),
+        |r, width, _| count(r.rates.listening, width),
+    ),
+    spec(
+        (Column::TimeWait, "TW", 4, 1),
+        Right,
+        |a, b| a.rates.time_wait.cmp(&b.rates.time_wait),
+        |r, width, _| count(r.rates.time_wait, width),
+    ),
+    spec(
+        (Column::Other, "OTH", 4, 2),
+        Right,
+        |a, b| a.rates.tcp_other().cmp(&b.rates.tcp_other()),
+        |r, width, _| count(r.rates.tcp_other(), width),
+    ),
+    spec(
+        (Column::Udp, "UDP", 4, 3),
+        Right,
+        |a, b| a.udp().cmp(&b.udp()),
+        |r, width, _| count(r.udp(), width),
+    ),
+    spec(
+        (Column::Retrans, "retr/s", 6, 1),
+        Right,
+        |a, b| by_number(a.rates.retrans, b.rates.retrans),
+        |r, _, _| format::rate(r.rates.retrans).into(),
+    ),
+    spec(
+        (Column::Drops, "drop/s", 6, 2),
+        Right,
+        |a, b| by_number(a.rates.drops, b.rates.drops),
+        |r, _, _| format::rate(r.rates.drops).into(),
+    ),
+    spec(
+        (Column::Conntrack, "CT", 6, 2),
+        Right,
+        |a, b| a.info.conntrack_count.cmp(&b.info.conntrack_count),
+        |r, _, _| conntrack_count(r).into(),
+    ),
+    spec(
+        (Column::Findings, "FIND", 4, 0),
+        Right,
+        |a, b| a.findings.cmp(&b.findings),
+        |r, width, _| count(r.findings, width),
+    ),
 ];
 
-const fn spec(column: Column, title: &'static str, width: u16, priority: u8) -> ColumnSpec {
+const fn spec(
+    (column, title, width, priority): (Column, &'static str, u16, u8),
+    align: Align,
+    sort: Sort,
+    cell: Text,
+) -> ColumnSpec {
     ColumnSpec {
         column,
         title,
         width,
         priority,
+        align,
+        sort,
+        cell,
     }
+}
+
+/// The column's descriptor.
+fn spec_of(column: Column) -> Option<&'static ColumnSpec> {
+    COLUMNS.iter().find(|spec| spec.column == column)
+}
+
+/// A count in a cell of `width`.
+fn count(n: usize, width: u16) -> CellText {
+    count_short(n as u64, usize::from(width)).into()
+}
+
+/// The namespace's conntrack entries, "-" when unknown.
+pub fn conntrack_count(row: &NsRow) -> String {
+    row.info
+        .conntrack_count
+        .map_or_else(|| "-".into(), |c| c.to_string())
 }
 
 /// One namespace over the shown interval.
@@ -84,39 +210,9 @@ pub struct NsRow {
 }
 
 impl NsRow {
-    fn value(&self, column: Column) -> Option<f64> {
-        let r = &self.rates;
-        let count = |n: usize| Some(n as f64);
-        match column {
-            Column::Label | Column::Container => None,
-            Column::RxBytes => r.rx_bytes,
-            Column::TxBytes => r.tx_bytes,
-            Column::RxPackets => r.rx_packets,
-            Column::TxPackets => r.tx_packets,
-            Column::PeerRx => r.peer_rx_bytes,
-            Column::PeerTx => r.peer_tx_bytes,
-            Column::Estab => count(r.established),
-            Column::Listen => count(r.listening),
-            Column::TimeWait => count(r.time_wait),
-            Column::Other => count(r.tcp_other()),
-            Column::Udp => count(r.sockets - r.tcp),
-            Column::Retrans => r.retrans,
-            Column::Drops => r.drops,
-            Column::Conntrack => self.info.conntrack_count.map(|c| c as f64),
-            Column::Findings => count(self.findings),
-        }
-    }
-}
-
-fn compare(a: &NsRow, b: &NsRow, column: Column) -> Ordering {
-    match column {
-        Column::Label => a.info.label.cmp(&b.info.label),
-        Column::Container => a.info.container.cmp(&b.info.container),
-        _ => {
-            // Unknown sorts below every number.
-            let key = |row: &NsRow| row.value(column).unwrap_or(f64::NEG_INFINITY);
-            key(a).total_cmp(&key(b))
-        }
+    /// Its UDP sockets.
+    fn udp(&self) -> usize {
+        self.rates.sockets - self.rates.tcp
     }
 }
 
@@ -215,7 +311,7 @@ impl NamespacesView {
             if let Some(column) = self.sort {
                 let descending = self.descending;
                 rows.sort_by(|a, b| {
-                    let by = compare(a, b, column);
+                    let by = spec_of(column).map_or(Ordering::Equal, |s| (s.sort)(a, b));
                     if descending { by.reverse() } else { by }.then(a.info.id.cmp(&b.info.id))
                 });
             }
@@ -274,7 +370,7 @@ impl TabView for NamespacesView {
                     action,
                 );
                 self.sort = Some(column);
-                self.descending = !matches!(column, Column::Label | Column::Container);
+                self.descending = spec_of(column).is_some_and(|s| s.align == Align::Right);
             }
             Action::SortInvert => self.descending = !self.descending,
             Action::Filter => self.editing_filter = true,

@@ -4,9 +4,10 @@
 //! or filter, not once per frame. Enter lists the selected process's
 //! sockets; `x` goes to them in the Sockets tab. Drawing: ui/processes.rs.
 
+use super::format::{self, count_short, fit, per_s};
 use super::keymap::{Action, Key};
 use super::links::Link;
-use super::table::{self, ColumnSpec as Spec, Window};
+use super::table::{self, Align, CellText, ColumnSpec as Spec, Window};
 use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
@@ -29,110 +30,124 @@ pub enum Column {
     Rtt,
 }
 
-pub type ColumnSpec = Spec<Column>;
+/// A column's sort comparison and cell text (in its width).
+type Sort = fn(&ProcessRow, &ProcessRow) -> Ordering;
+type Text = fn(&ProcessRow, u16) -> CellText;
+pub type ColumnSpec = Spec<Column, Sort, Text>;
+
+const fn spec(
+    (column, title, width, priority): (Column, &'static str, u16, u8),
+    align: Align,
+    sort: Sort,
+    cell: Text,
+) -> ColumnSpec {
+    ColumnSpec {
+        column,
+        title,
+        width,
+        priority,
+        align,
+        sort,
+        cell,
+    }
+}
+
+use Align::{Left, Right};
 
 /// Table order. At 80 columns: pid, command, the two TCP rates, UDP, the
 /// socket counts and the user; the cgroup, retransmits and RTT from 100.
 pub const COLUMNS: &[ColumnSpec] = &[
-    ColumnSpec {
-        column: Column::Pid,
-        title: "PID",
-        width: 7,
-        priority: 0,
-    },
-    ColumnSpec {
-        column: Column::Command,
-        title: "Command",
-        width: 15,
-        priority: 0,
-    },
-    ColumnSpec {
-        column: Column::User,
-        title: "User",
-        width: 8,
-        priority: 3,
-    },
-    ColumnSpec {
-        column: Column::Cgroup,
-        title: "Cgroup",
-        width: 20,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Send,
-        title: "TCP send/s",
-        width: 10,
-        priority: 0,
-    },
-    ColumnSpec {
-        column: Column::Recv,
-        title: "TCP recv/s",
-        width: 10,
-        priority: 0,
-    },
-    ColumnSpec {
-        column: Column::Udp,
-        title: "UDP/s",
-        width: 8,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::Sockets,
-        title: "Socks",
-        width: 5,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::Estab,
-        title: "Estab",
-        width: 5,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::Listen,
-        title: "Lstn",
-        width: 4,
-        priority: 3,
-    },
-    ColumnSpec {
-        column: Column::Retrans,
-        title: "Retr/s",
-        width: 6,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Rtt,
-        title: "max rtt",
-        width: 7,
-        priority: 4,
-    },
+    spec(
+        (Column::Pid, "PID", 7, 0),
+        Left,
+        |a, b| a.pid.cmp(&b.pid),
+        |r, _| r.pid.to_string().into(),
+    ),
+    spec(
+        (Column::Command, "Command", 15, 0),
+        Left,
+        |a, b| a.command.cmp(&b.command),
+        |r, width| fit(&r.command, usize::from(width)).into(),
+    ),
+    spec(
+        (Column::User, "User", 8, 3),
+        Left,
+        |a, b| a.user.cmp(&b.user),
+        |r, width| fit(&r.user, usize::from(width)).into(),
+    ),
+    spec(
+        (Column::Cgroup, "Cgroup", 20, 4),
+        Left,
+        |a, b| a.place().cmp(&b.place()),
+        |r, _| r.place().unwrap_or_else(|| "-".into()).into(),
+    ),
+    spec(
+        (Column::Send, "TCP send/s", 10, 0),
+        Right,
+        |a, b| rate(a.tcp_send_per_s).total_cmp(&rate(b.tcp_send_per_s)),
+        |r, _| per_s(r.tcp_send_per_s).into(),
+    ),
+    spec(
+        (Column::Recv, "TCP recv/s", 10, 0),
+        Right,
+        |a, b| rate(a.tcp_recv_per_s).total_cmp(&rate(b.tcp_recv_per_s)),
+        |r, _| per_s(r.tcp_recv_per_s).into(),
+    ),
+    spec(
+        (Column::Udp, "UDP/s", 8, 2),
+        Right,
+        |a, b| rate(a.udp_per_s).total_cmp(&rate(b.udp_per_s)),
+        |r, _| per_s(r.udp_per_s).into(),
+    ),
+    spec(
+        (Column::Sockets, "Socks", 5, 1),
+        Right,
+        |a, b| a.sockets.cmp(&b.sockets),
+        |r, width| count_short(r.sockets as u64, usize::from(width)).into(),
+    ),
+    spec(
+        (Column::Estab, "Estab", 5, 2),
+        Right,
+        |a, b| a.established().cmp(&b.established()),
+        |r, width| count_short(r.established() as u64, usize::from(width)).into(),
+    ),
+    spec(
+        (Column::Listen, "Lstn", 4, 3),
+        Right,
+        |a, b| a.listening().cmp(&b.listening()),
+        |r, width| count_short(r.listening() as u64, usize::from(width)).into(),
+    ),
+    spec(
+        (Column::Retrans, "Retr/s", 6, 4),
+        Right,
+        |a, b| rate(a.retrans_per_s).total_cmp(&rate(b.retrans_per_s)),
+        |r, _| format::rate(r.retrans_per_s).into(),
+    ),
+    spec(
+        (Column::Rtt, "max rtt", 7, 4),
+        Right,
+        |a, b| a.worst_rtt_us.cmp(&b.worst_rtt_us),
+        |r, _| {
+            let ms = |us: u32| format!("{:.1}", f64::from(us) / 1000.0);
+            r.worst_rtt_us.map_or_else(|| "–".into(), ms).into()
+        },
+    ),
 ];
 
-/// Columns sorted in ascending order when chosen (text); the rest
-/// (numbers) start with the largest.
-fn ascending_first(column: Column) -> bool {
-    matches!(
-        column,
-        Column::Pid | Column::Command | Column::User | Column::Cgroup
-    )
+/// A rate for sorting: unknown below zero.
+fn rate(value: Option<f64>) -> f64 {
+    value.unwrap_or(-1.0)
 }
 
-fn compare(a: &ProcessRow, b: &ProcessRow, column: Column) -> Ordering {
-    let rate = |v: Option<f64>| v.unwrap_or(-1.0);
-    match column {
-        Column::Pid => a.pid.cmp(&b.pid),
-        Column::Command => a.command.cmp(&b.command),
-        Column::User => a.user.cmp(&b.user),
-        Column::Cgroup => a.place().cmp(&b.place()),
-        Column::Send => rate(a.tcp_send_per_s).total_cmp(&rate(b.tcp_send_per_s)),
-        Column::Recv => rate(a.tcp_recv_per_s).total_cmp(&rate(b.tcp_recv_per_s)),
-        Column::Udp => rate(a.udp_per_s).total_cmp(&rate(b.udp_per_s)),
-        Column::Sockets => a.sockets.cmp(&b.sockets),
-        Column::Estab => a.established().cmp(&b.established()),
-        Column::Listen => a.listening().cmp(&b.listening()),
-        Column::Retrans => rate(a.retrans_per_s).total_cmp(&rate(b.retrans_per_s)),
-        Column::Rtt => a.worst_rtt_us.cmp(&b.worst_rtt_us),
-    }
+/// The column's descriptor.
+fn spec_of(column: Column) -> Option<&'static ColumnSpec> {
+    COLUMNS.iter().find(|spec| spec.column == column)
+}
+
+/// Columns sorted in ascending order when chosen (text, left-aligned); the
+/// rest (numbers) start with the largest.
+fn ascending_first(column: Column) -> bool {
+    spec_of(column).is_some_and(|spec| spec.align == Left)
 }
 
 /// The sample times (shown, previous), sort, order and filter of the rows.
@@ -207,7 +222,7 @@ impl ProcessesView {
             if let Some(column) = self.sort {
                 let descending = self.descending;
                 rows.sort_by(|a, b| {
-                    let by = compare(a, b, column);
+                    let by = spec_of(column).map_or(Ordering::Equal, |s| (s.sort)(a, b));
                     if descending { by.reverse() } else { by }.then(a.pid.cmp(&b.pid))
                 });
             } else if !self.descending {

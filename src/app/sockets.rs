@@ -19,7 +19,6 @@ use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
 use crate::model::filter::rows::InSample;
 use crate::model::sockets::{SocketKey, SocketSample};
-use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 
@@ -41,88 +40,8 @@ pub enum Column {
     Netns,
 }
 
-pub type ColumnSpec = table::ColumnSpec<Column>;
-
-/// Table order. Priorities: the local endpoint and the queues first (a
-/// 40-column pane shows which socket holds how much), then State and Peer,
-/// then the process (what an SRE asks next): at 80 columns exactly those six
-/// fit, at 50 Local, the queues and State. Net and Flag come back from 90
-/// columns (FULL/STUCK rows are highlighted anyway); rtt, cwnd, retr after.
-pub const COLUMNS: &[ColumnSpec] = &[
-    ColumnSpec {
-        column: Column::Netns,
-        title: "NS",
-        width: 12,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::Proto,
-        title: "Net",
-        width: 4,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::State,
-        title: "State",
-        // "STUCK ESTAB": the flag leads the state when Flag is off screen.
-        width: 11,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::RecvQ,
-        title: "RcvQ/acc",
-        width: 9,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::SendQ,
-        title: "SndQ/max",
-        width: 9,
-        priority: 1,
-    },
-    ColumnSpec {
-        column: Column::Local,
-        title: "Local",
-        width: 17,
-        priority: 0,
-    },
-    ColumnSpec {
-        column: Column::Peer,
-        title: "Peer",
-        width: 17,
-        priority: 2,
-    },
-    ColumnSpec {
-        column: Column::Flag,
-        title: "Flag",
-        width: 5,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Process,
-        title: "Process",
-        width: 11,
-        priority: 3,
-    },
-    ColumnSpec {
-        column: Column::Rtt,
-        title: "rtt ms",
-        width: 7,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Cwnd,
-        title: "cwnd",
-        width: 5,
-        priority: 4,
-    },
-    ColumnSpec {
-        column: Column::Retrans,
-        title: "retr",
-        width: 5,
-        priority: 4,
-    },
-];
+pub(super) use super::socket_columns::compare;
+pub use super::socket_columns::{COLUMNS, ColumnSpec};
 
 /// The sort cycle (s / <), of the columns on screen.
 const SORT_ORDER: &[Column] = &[
@@ -154,48 +73,6 @@ pub fn flag(
         Some("STUCK")
     } else {
         None
-    }
-}
-
-/// The bytes of `process_names` (names joined by commas, repeats
-/// dropped), without building the string: a sort compares them ~20 times
-/// per socket.
-fn process_bytes(socket: &SocketSample) -> impl Iterator<Item = u8> + '_ {
-    let mut last = None;
-    socket
-        .users
-        .iter()
-        .map(|user| user.process.as_str())
-        .filter(move |&name| last.replace(name) != Some(name))
-        .enumerate()
-        .flat_map(|(i, name)| (i > 0).then_some(b',').into_iter().chain(name.bytes()))
-}
-
-pub(super) fn compare(
-    a: &SocketSample,
-    b: &SocketSample,
-    column: Column,
-    limits: &Thresholds,
-) -> Ordering {
-    let rtt = |s: &SocketSample| s.tcp.map_or(0, |t| t.rtt_us);
-    let cwnd = |s: &SocketSample| s.tcp.map_or(0, |t| t.cwnd);
-    let retrans = |s: &SocketSample| s.tcp.map_or(0, |t| t.total_retrans);
-    let queues = |s: &SocketSample| u64::from(s.recv_q) + u64::from(s.send_q);
-    match column {
-        Column::Proto => a.proto.cmp(&b.proto),
-        Column::State => a.state_name().cmp(b.state_name()),
-        // Ties by the other queue, so the default (RcvQ, largest first)
-        // still brings every queued socket up.
-        Column::RecvQ => (a.recv_q, queues(a)).cmp(&(b.recv_q, queues(b))),
-        Column::SendQ => (a.send_q, queues(a)).cmp(&(b.send_q, queues(b))),
-        Column::Local => a.local.cmp(&b.local),
-        Column::Peer => a.peer.cmp(&b.peer),
-        Column::Process => process_bytes(a).cmp(process_bytes(b)),
-        Column::Rtt => rtt(a).cmp(&rtt(b)),
-        Column::Cwnd => cwnd(a).cmp(&cwnd(b)),
-        Column::Retrans => retrans(a).cmp(&retrans(b)),
-        Column::Flag => flag(a, false, limits).cmp(&flag(b, false, limits)),
-        Column::Netns => a.netns.cmp(&b.netns),
     }
 }
 

@@ -1,16 +1,76 @@
-//! What the table views (Interfaces, Sockets, Conntrack) share: the column
-//! specs, the window of visible rows, and the keys that move the selection
-//! and cycle the sort column.
+//! What the table views share: the column descriptors, the window of
+//! visible rows, and the keys that move the selection and cycle the sort
+//! column.
 
 use super::keymap::Action;
 
-/// One column of a table view; `C` is the view's column enum.
-pub struct ColumnSpec<C> {
+/// One column of a table view, all of it in one row of the tab's const
+/// table: `C` is the view's column enum, `S` the type of its sort
+/// comparison and `D` of its cell function (plain `fn` pointers; each tab
+/// names the row and context they take).
+pub struct ColumnSpec<C, S, D> {
     pub column: C,
     pub title: &'static str,
     pub width: u16,
     /// Lower shows first when the terminal is narrow.
     pub priority: u8,
+    pub align: Align,
+    /// How two rows order by this column, smallest first.
+    pub sort: S,
+    /// The cell's text and style hint (ui/ draws it).
+    pub cell: D,
+}
+
+/// Where a column's text sits in its cell (and its title in the header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// How a cell is styled: a word ui/ turns into its theme's style, so app/
+/// needs no ratatui.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hint {
+    #[default]
+    Plain,
+    Good,
+    Alert,
+    Warn,
+    Dim,
+    /// Received traffic's colour (a NATed conntrack entry).
+    Rx,
+}
+
+/// What a cell shows: its text in its style, and an optional flag word led
+/// in the alert style (the Sockets State cell when Flag is off screen).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CellText {
+    pub text: String,
+    pub hint: Hint,
+    pub flag: Option<&'static str>,
+}
+
+impl CellText {
+    pub fn styled(text: impl Into<String>, hint: Hint) -> Self {
+        Self {
+            text: text.into(),
+            hint,
+            flag: None,
+        }
+    }
+}
+
+impl<T: Into<String>> From<T> for CellText {
+    fn from(text: T) -> Self {
+        Self::styled(text, Hint::Plain)
+    }
+}
+
+/// Unknown numbers sort below every known one.
+pub fn by_number(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
+    a.unwrap_or(f64::NEG_INFINITY)
+        .total_cmp(&b.unwrap_or(f64::NEG_INFINITY))
 }
 
 /// The rows a table shows: where they start and how many fit.

@@ -9,23 +9,63 @@ use crate::model::tcp_rates::TcpRates;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
+/// Where one rate of the `tcp` object comes from.
+enum Rate {
+    /// A counter's change per second.
+    Of(&'static str),
+    /// Retransmitted segments per 100 sent (`TcpRates::retrans_percent`).
+    RetransPercent,
+}
+
+/// The `tcp` object's rates, in key order (the man page documents them):
+/// adding one is one row.
+const TCP_RATES: &[(&str, Rate)] = &[
+    ("retrans_segs_per_s", Rate::Of(snmp::TCP_RETRANS_SEGS)),
+    ("out_segs_per_s", Rate::Of(snmp::TCP_OUT_SEGS)),
+    ("retrans_percent", Rate::RetransPercent),
+    (
+        "listen_overflows_per_s",
+        Rate::Of(snmp::TCP_EXT_LISTEN_OVERFLOWS),
+    ),
+    ("listen_drops_per_s", Rate::Of(snmp::TCP_EXT_LISTEN_DROPS)),
+    (
+        "syncookies_sent_per_s",
+        Rate::Of(snmp::TCP_EXT_SYNCOOKIES_SENT),
+    ),
+    ("active_opens_per_s", Rate::Of(snmp::TCP_ACTIVE_OPENS)),
+    ("passive_opens_per_s", Rate::Of(snmp::TCP_PASSIVE_OPENS)),
+    ("attempt_fails_per_s", Rate::Of(snmp::TCP_ATTEMPT_FAILS)),
+    ("estab_resets_per_s", Rate::Of(snmp::TCP_ESTAB_RESETS)),
+    ("out_rsts_per_s", Rate::Of(snmp::TCP_OUT_RSTS)),
+    ("udp_in_errors_per_s", Rate::Of(snmp::UDP_IN_ERRORS)),
+    ("udp_rcvbuf_errors_per_s", Rate::Of(snmp::UDP_RCVBUF_ERRORS)),
+    ("udp_sndbuf_errors_per_s", Rate::Of(snmp::UDP_SNDBUF_ERRORS)),
+];
+
+/// `TCP_RATES` over two samples, serialized as one key per row.
+struct Rates<'a>(TcpRates<'a>);
+
+impl Serialize for Rates<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(TCP_RATES.len()))?;
+        for (key, rate) in TCP_RATES {
+            let value = match rate {
+                Rate::Of(counter) => self.0.rate(counter),
+                Rate::RetransPercent => self.0.retrans_percent(),
+            };
+            map.serialize_entry(key, &value)?;
+        }
+        map.end()
+    }
+}
+
 #[derive(Serialize)]
 pub struct TcpJson<'a> {
     states: BTreeMap<&'static str, u32>,
-    retrans_segs_per_s: Option<f64>,
-    out_segs_per_s: Option<f64>,
-    retrans_percent: Option<f64>,
-    listen_overflows_per_s: Option<f64>,
-    listen_drops_per_s: Option<f64>,
-    syncookies_sent_per_s: Option<f64>,
-    active_opens_per_s: Option<f64>,
-    passive_opens_per_s: Option<f64>,
-    attempt_fails_per_s: Option<f64>,
-    estab_resets_per_s: Option<f64>,
-    out_rsts_per_s: Option<f64>,
-    udp_in_errors_per_s: Option<f64>,
-    udp_rcvbuf_errors_per_s: Option<f64>,
-    udp_sndbuf_errors_per_s: Option<f64>,
+    /// The rates of `TCP_RATES`, flattened in as keys of their own.
+    #[serde(flatten)]
+    rates: Rates<'a>,
     /// Every counter netlens keeps: raw value and rate.
     counters: &'a BTreeMap<String, u64>,
     counters_per_s: BTreeMap<&'a str, Option<f64>>,
@@ -47,20 +87,7 @@ pub fn tcp_json<'a>(previous: &'a Sample, current: &'a Sample) -> Option<TcpJson
             .enumerate()
             .map(|(i, name)| (*name, tcp.states[i]))
             .collect(),
-        retrans_segs_per_s: rate(snmp::TCP_RETRANS_SEGS),
-        out_segs_per_s: rate(snmp::TCP_OUT_SEGS),
-        retrans_percent: rates.retrans_percent(),
-        listen_overflows_per_s: rate(snmp::TCP_EXT_LISTEN_OVERFLOWS),
-        listen_drops_per_s: rate(snmp::TCP_EXT_LISTEN_DROPS),
-        syncookies_sent_per_s: rate(snmp::TCP_EXT_SYNCOOKIES_SENT),
-        active_opens_per_s: rate(snmp::TCP_ACTIVE_OPENS),
-        passive_opens_per_s: rate(snmp::TCP_PASSIVE_OPENS),
-        attempt_fails_per_s: rate(snmp::TCP_ATTEMPT_FAILS),
-        estab_resets_per_s: rate(snmp::TCP_ESTAB_RESETS),
-        out_rsts_per_s: rate(snmp::TCP_OUT_RSTS),
-        udp_in_errors_per_s: rate(snmp::UDP_IN_ERRORS),
-        udp_rcvbuf_errors_per_s: rate(snmp::UDP_RCVBUF_ERRORS),
-        udp_sndbuf_errors_per_s: rate(snmp::UDP_SNDBUF_ERRORS),
+        rates: Rates(rates),
         counters: &tcp.counters,
         counters_per_s: tcp
             .counters

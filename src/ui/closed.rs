@@ -12,11 +12,10 @@
 //! the ending; wider panes add time, duration, rtt and retransmits.
 
 use super::format;
-use super::sockets::fit_endpoint;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::closed::{CLOSED_COLUMNS, ClosedColumn, ClosedSpec};
+use crate::app::closed::{CLOSED_COLUMNS, ClosedColumn, ClosedSpec, duration};
 use crate::model::closed::{ClosedConn, Ending};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -50,14 +49,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         matches!(c, ClosedColumn::Local | ClosedColumn::Peer)
     });
     let sorted = |column| column == closed.sort;
-    let header = table::header(&columns, sorted, closed.descending, right_aligned, theme);
+    let header = table::header(&columns, sorted, closed.descending, theme);
     let body = rows
         .iter()
         .enumerate()
         .skip(closed.window.offset)
         .take(visible)
         .map(|(i, conn)| {
-            let cells = columns.iter().map(|spec| cell(conn, spec));
+            let cells = columns.iter().map(|spec| cell(conn, spec, theme));
             let row = table::body_row(cells, i == closed.selected, theme);
             if i != closed.selected && conn.ending != Ending::Fin {
                 row.style(theme.warn())
@@ -83,49 +82,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     render_info(frame, info_area, rows.get(closed.selected), &status);
 }
 
-fn right_aligned(column: ClosedColumn) -> bool {
-    matches!(
-        column,
-        ClosedColumn::Sent
-            | ClosedColumn::Received
-            | ClosedColumn::Duration
-            | ClosedColumn::Rtt
-            | ClosedColumn::Retrans
-    )
-}
-
-fn cell(conn: &ClosedConn, spec: &ClosedSpec) -> Cell<'static> {
-    let bytes = |v: Option<u64>| v.map_or("-".to_string(), |b| format::bytes_short(b as f64));
-    let text = match spec.column {
-        ClosedColumn::Time => crate::clock::local_hms(conn.t),
-        ClosedColumn::Process => match conn.pid() {
-            Some(pid) => format!("{}/{pid}", conn.process()),
-            None => "-".to_string(),
-        },
-        ClosedColumn::Local => fit_endpoint(&conn.local.to_string(), spec.width),
-        ClosedColumn::Peer => fit_endpoint(&conn.peer.to_string(), spec.width),
-        ClosedColumn::Sent => bytes(conn.bytes_sent),
-        ClosedColumn::Received => bytes(conn.bytes_received),
-        ClosedColumn::Duration => duration(conn.duration_s),
-        ClosedColumn::Rtt => format!("{:.2}", f64::from(conn.rtt_us) / 1000.0),
-        ClosedColumn::Retrans => conn.retrans.to_string(),
-        ClosedColumn::Ending => conn.ending.name().to_string(),
-    };
-    let text = format::fit(&text, usize::from(spec.width));
-    if right_aligned(spec.column) {
-        Cell::from(ratatui::text::Line::from(text).right_aligned())
-    } else {
-        Cell::from(text)
-    }
-}
-
-/// "<tick" when no sample saw the connection alive.
-fn duration(seconds: Option<f64>) -> String {
-    match seconds {
-        None => "<tick".to_string(),
-        Some(s) if s < 60.0 => format!("{s:.1}s"),
-        Some(s) => format!("{:.0}m", s / 60.0),
-    }
+/// A cell as its column's descriptor writes it, cut to the column's width.
+fn cell(conn: &ClosedConn, spec: &ClosedSpec, theme: Theme) -> Cell<'static> {
+    let mut text = (spec.cell)(conn, spec.width);
+    text.text = format::fit(&text.text, usize::from(spec.width));
+    table::cell(text, spec.align, theme)
 }
 
 /// The log's health at the shown sample: its error line, else the count

@@ -14,14 +14,14 @@ use super::format;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::conntrack::{COLUMNS, Column, ColumnSpec, ConntrackView, total};
+use crate::app::conntrack::{COLUMNS, Column, ColumnSpec, ConntrackView};
 use crate::model::conntrack::{ConntrackEntry, ConntrackSample, StatsSource};
 use crate::model::conntrack_rates::{ConntrackRates, Summary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Table, Wrap};
+use ratatui::widgets::{Paragraph, Table, Wrap};
 
 /// How many sources and ports the summary names.
 const TOP_N: usize = 3;
@@ -267,14 +267,15 @@ fn table(
     let columns = fitting_columns(table_area.width, acct, shown);
     view.on_screen = columns.iter().map(|spec| spec.column).collect();
     let sorted = |column| column == view.sort;
-    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
+    let header = table::header(&columns, sorted, view.descending, theme);
     let body = rows
         .iter()
         .enumerate()
         .skip(view.window.offset)
         .take(visible)
         .map(|(i, entry)| {
-            let cells = columns.iter().map(|spec| cell(entry, spec.column, theme));
+            let cells =
+                (columns.iter()).map(|spec| table::cell((spec.cell)(entry), spec.align, theme));
             table::body_row(cells, Some(i) == selected, theme)
         });
     let widths = table::widths(&columns, |column| column == Column::Flow);
@@ -309,33 +310,6 @@ fn table(
         );
     }
     body_area.map(|area| (area, view.window.offset))
-}
-
-fn right_aligned(column: Column) -> bool {
-    matches!(
-        column,
-        Column::Timeout | Column::Packets | Column::Bytes | Column::Mark | Column::Zone
-    )
-}
-
-fn cell(entry: &ConntrackEntry, column: Column, theme: Theme) -> Cell<'static> {
-    let right = |text: String| Cell::from(Line::from(text).right_aligned());
-    match column {
-        Column::Proto => Cell::from(entry.proto_name()),
-        Column::State => Cell::from(entry.state_name()),
-        Column::Flow => {
-            if entry.nat_dst().is_some() || entry.nat_src().is_some() {
-                Cell::from(Span::styled(entry.flow_text(), theme.rx()))
-            } else {
-                Cell::from(entry.flow_text())
-            }
-        }
-        Column::Timeout => right(format!("{}s", entry.timeout)),
-        Column::Packets => right(total(entry.packets).map_or("–".into(), |p| p.to_string())),
-        Column::Bytes => right(total(entry.bytes).map_or("–".into(), |b| format::bytes(b as f64))),
-        Column::Mark => right(format!("{:#x}", entry.mark)),
-        Column::Zone => right(entry.zone.to_string()),
-    }
 }
 
 /// The selected entry in full, on one line.

@@ -13,15 +13,14 @@ use super::format;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
+use crate::app::flows::columns::{ColumnSpec, FLOW_COLUMNS, FlowCell, GROUP_COLUMNS};
 use crate::app::flows::{Column, Grouping, Row as FlowRow};
-use crate::app::names::Names;
-use crate::app::table::ColumnSpec;
 use crate::config::Columns;
 use crate::model::capture::{CaptureRates, CaptureSample};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Table};
+use ratatui::widgets::{Block, Borders, Paragraph, Table};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if area.height == 0 || area.width == 0 {
@@ -238,50 +237,7 @@ fn render_packets(frame: &mut Frame, area: Rect, app: &App, sampled: Option<u32>
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-type Spec = ColumnSpec<Column>;
-
-const fn spec(column: Column, title: &'static str, width: u16, priority: u8) -> Spec {
-    Spec {
-        column,
-        title,
-        width,
-        priority,
-    }
-}
-
-const FLOW_COLUMNS: &[Spec] = &[
-    // Shown only while the sample holds more than one namespace (see
-    // `fitting`); after the key, the rates and the protocol: at 80 columns
-    // it takes B/s's place when the widest key needs its 40 characters.
-    spec(Column::Netns, "NS", 12, 2),
-    spec(Column::Proto, "PROTO", 5, 2),
-    spec(Column::Key, "FLOW", 30, 0),
-    // Shown only while a row has a name (see `fitting`), and then before
-    // the rates: it is what tells one connection to a CDN from another.
-    spec(Column::Name, "NAME", 16, 1),
-    spec(Column::Packets, "PKTS", 7, 1),
-    spec(Column::Bytes, "BYTES", 8, 1),
-    spec(Column::BytesPerS, "B/s", 8, 2),
-    spec(Column::PacketsPerS, "PKT/s", 7, 3),
-    spec(Column::State, "STATE", 11, 2),
-    spec(Column::Rtt, "RTT ms", 7, 3),
-    spec(Column::Retransmits, "RETX", 5, 3),
-    spec(Column::Process, "PROCESS", 14, 3),
-    spec(Column::FirstSeen, "FIRST", 6, 4),
-    spec(Column::LastSeen, "LAST", 6, 4),
-];
-
-const GROUP_COLUMNS: &[Spec] = &[
-    spec(Column::Key, "KEY", 24, 0),
-    spec(Column::Flows, "FLOWS", 6, 1),
-    spec(Column::Packets, "PKTS", 7, 1),
-    spec(Column::Bytes, "BYTES", 8, 1),
-    spec(Column::BytesPerS, "B/s", 8, 2),
-    spec(Column::PacketsPerS, "PKT/s", 7, 2),
-    spec(Column::Retransmits, "RETX", 5, 3),
-    spec(Column::Rtt, "RTT ms", 7, 3),
-    spec(Column::LastSeen, "LAST", 6, 4),
-];
+type Spec = ColumnSpec;
 
 /// Every column title of the flow and the grouped tables (for the config).
 pub fn column_titles() -> Vec<&'static str> {
@@ -421,7 +377,7 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
         (view.selected + 1).saturating_sub(visible)
     };
     let sorted = |column| column == view.sort;
-    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
+    let header = table::header(&columns, sorted, view.descending, theme);
     let body = rows
         .iter()
         .enumerate()
@@ -434,11 +390,15 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
                 } else {
                     usize::from(s.width)
                 };
-                if let (Column::Netns, Some(sample)) = (s.column, current) {
-                    Cell::from(super::sockets::netns_cell(sample, row.netns, s.width))
-                } else {
-                    cell(row, (s.column, width), now, (theme, &app.names, short))
-                }
+                let context = FlowCell {
+                    sample: current,
+                    names: &app.names,
+                    now,
+                    short,
+                };
+                let mut text = (s.cell)(row, &context, width);
+                text.text = format::fit(&text.text, width);
+                table::cell(text, s.align, theme)
             });
             table::body_row(cells, i == view.selected, theme)
         });
@@ -462,94 +422,6 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
         return;
     }
     frame.render_widget(Table::new(body, widths).header(header), inner);
-}
-
-fn right_aligned(column: Column) -> bool {
-    !matches!(
-        column,
-        Column::Proto
-            | Column::Key
-            | Column::State
-            | Column::Process
-            | Column::Name
-            | Column::Netns
-    )
-}
-
-fn ago(now: f64, t: f64) -> String {
-    let s = (now - t).max(0.0);
-    if s < 60.0 {
-        format!("{s:.0}s")
-    } else if s < 3600.0 {
-        format!("{:.0}m", s / 60.0)
-    } else {
-        format!("{:.0}h", s / 3600.0)
-    }
-}
-
-/// One cell, fitted to its `width`: numbers are formatted to fit whole,
-/// the key keeps its ports (addresses cut in the middle), and any other cut
-/// is marked with '…'.
-fn cell(
-    row: &FlowRow,
-    (column, width): (Column, usize),
-    now: f64,
-    (theme, names, short): (Theme, &Names, bool),
-) -> Cell<'static> {
-    let text = match column {
-        Column::Proto => row.proto.clone(),
-        Column::Key => table::fit_endpoints(&names.any_key(&row.proto, &row.key), width),
-        Column::Name if row.name.is_empty() => "-".into(),
-        Column::Name => row.name.clone(),
-        Column::Flows => format::count_short(row.flows, width),
-        Column::Packets if short => format!(
-            "≥{}",
-            format::count_short(row.packets, width.saturating_sub(1))
-        ),
-        Column::Packets => format::count_short(row.packets, width),
-        // "≥2.67MiB": the mark takes the space's place, to fit 8 columns.
-        Column::Bytes if short => {
-            format!("≥{}", format::bytes_short(row.bytes as f64)).replacen(' ', "", 1)
-        }
-        Column::Bytes => format::bytes_short(row.bytes as f64),
-        Column::PacketsPerS => row.packets_per_s.map_or("-".into(), |p| {
-            let p = p.round() as u64;
-            if short {
-                format!("≥{}", format::count_short(p, width.saturating_sub(1)))
-            } else {
-                format::count_short(p, width)
-            }
-        }),
-        Column::BytesPerS => row.bytes_per_s.map_or("-".into(), |b| {
-            let text = format::bytes_short(b);
-            if short {
-                format!("≥{text}").replacen(' ', "", 1)
-            } else {
-                text
-            }
-        }),
-        Column::State => row.state.clone(),
-        Column::Rtt => row.rtt_ms.map_or("-".into(), |r| format!("{r:.2}")),
-        Column::Retransmits => format::count_short(row.retransmits, width),
-        Column::FirstSeen => ago(now, row.first_seen),
-        Column::LastSeen => ago(now, row.last_seen),
-        Column::Process if row.process.is_empty() => "-".into(),
-        Column::Process => row.process.clone(),
-        // Drawn by the caller, which has the sample (`sockets::netns_cell`).
-        Column::Netns => String::new(),
-    };
-    let text = format::fit(&text, width);
-    let line = if right_aligned(column) {
-        Line::from(text).right_aligned()
-    } else {
-        Line::from(text)
-    };
-    let cell = Cell::from(line);
-    if column == Column::Retransmits && row.retransmits > 0 {
-        cell.style(theme.warn())
-    } else {
-        cell
-    }
 }
 
 #[cfg(test)]

@@ -15,12 +15,12 @@ use super::interface_detail;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::interfaces::{COLUMNS, Column, ColumnSpec, Row as IfaceRow};
+use crate::app::interfaces::{COLUMNS, Column, ColumnSpec};
 use crate::model::{InterfaceSample, Sample};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Table};
+use ratatui::widgets::{Paragraph, Table};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
@@ -67,18 +67,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let rows = view.rows(current);
 
     let sorted = |column| column == view.sort;
-    let right_aligned = |column| !left_aligned(column);
-    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
+    let header = table::header(&columns, sorted, view.descending, theme);
     // Only the visible rows are built.
     let body = rows.range(view.window.offset, visible).map(|(i, row)| {
-        let cells = columns.iter().map(|spec| match spec.column {
-            Column::Netns => Cell::from(super::sockets::netns_cell(
-                current,
-                row.iface.netns,
-                spec.width,
-            )),
-            _ => cell(&row, spec, theme),
-        });
+        let cells = (columns.iter())
+            .map(|spec| table::cell((spec.cell)(&row, current, spec.width), spec.align, theme));
         table::body_row(cells, Some(i) == selected, theme)
     });
     let widths = table::widths(&columns, |column| column == Column::Name);
@@ -102,13 +95,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     }
 }
 
-fn left_aligned(column: Column) -> bool {
-    matches!(
-        column,
-        Column::Name | Column::State | Column::Speed | Column::Netns
-    )
-}
-
 /// The columns that fit in `width`, by priority, kept in table order. The name
 /// column takes what is left over; the namespace column shows only when the
 /// sample holds `many` namespaces.
@@ -116,38 +102,6 @@ fn fitting_columns(width: u16, shown: &[String], many: bool) -> Vec<&'static Col
     table::fitting(COLUMNS, width, |spec| {
         (many || spec.column != Column::Netns) && crate::config::Columns::shows(shown, spec.title)
     })
-}
-
-fn cell<'a>(row: &IfaceRow, spec: &ColumnSpec, theme: Theme) -> Cell<'a> {
-    let iface = row.iface;
-    match spec.column {
-        Column::Name => Cell::from(iface.name.clone()),
-        Column::State => {
-            let state = row.state();
-            let style = if state == "up" {
-                theme.good()
-            } else {
-                theme.alert()
-            };
-            Cell::from(Span::styled(state, style))
-        }
-        Column::Mtu => Cell::from(Line::from(iface.mtu.to_string()).right_aligned()),
-        Column::Speed => Cell::from(format::speed(iface.link_speed(), iface.duplex)),
-        Column::Errors
-        | Column::Dropped
-        | Column::Overruns
-        | Column::Carrier
-        | Column::Collisions => {
-            let value = row.value(spec.column);
-            let style = if value.is_some_and(|v| v > 0.0) {
-                theme.alert()
-            } else {
-                theme.dim()
-            };
-            Cell::from(Line::from(Span::styled(format::rate(value), style)).right_aligned())
-        }
-        _ => Cell::from(Line::from(format::rate(row.value(spec.column))).right_aligned()),
-    }
 }
 
 /// Two lines about one interface: what `ip link` and `ethtool` say, and

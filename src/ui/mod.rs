@@ -19,7 +19,7 @@ pub mod drops;
 pub mod findings_list;
 pub mod flow_detail;
 pub mod flows;
-pub mod format;
+pub use crate::app::format;
 pub mod help;
 pub mod interface_detail;
 pub mod interfaces;

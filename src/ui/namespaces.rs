@@ -12,16 +12,16 @@
 //!
 //! "»" marks the namespace the tabs are scoped to.
 
-use super::format::{self, fit};
+use super::format::{self, fit, per_s};
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::namespaces::{COLUMNS, Column, ColumnSpec, NsRow};
+use crate::app::namespaces::{COLUMNS, Column, ColumnSpec, NsRow, conntrack_count};
 use crate::app::view::Shown;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Cell, Paragraph};
+use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
@@ -54,9 +54,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         descending: view.descending,
         selected,
         flexible: Column::Label,
-        right_aligned,
     };
-    let mark = |row: &NsRow, spec: &ColumnSpec| cell(row, spec, scoped == Some(row.info.id));
+    let mark =
+        |row: &NsRow, spec: &ColumnSpec| (spec.cell)(row, spec.width, scoped == Some(row.info.id));
     if let Some((body_area, offset)) =
         table::render_rows(frame, table_area, drawn, &rows, mark, theme)
     {
@@ -85,54 +85,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .map(|text| Line::raw(fit(text, usize::from(info_area.width))))
         .collect();
     frame.render_widget(Paragraph::new(lines), info_area);
-}
-
-fn right_aligned(column: Column) -> bool {
-    !matches!(column, Column::Label | Column::Container)
-}
-
-/// Bytes per second in a table cell: "9.78 MiB/s", "–" when unknown.
-pub fn per_s(value: Option<f64>) -> String {
-    value.map_or_else(|| "–".into(), |v| format!("{}/s", format::bytes_short(v)))
-}
-
-fn cell(row: &NsRow, spec: &ColumnSpec, scoped: bool) -> Cell<'static> {
-    let width = usize::from(spec.width);
-    let r = &row.rates;
-    let count = |n: usize| format::count_short(n as u64, width);
-    let text = match spec.column {
-        Column::Label if scoped => fit(&format!("» {}", row.info.label), width),
-        Column::Label => fit(&row.info.label, width),
-        Column::Container => fit(row.info.container.as_deref().unwrap_or("-"), width),
-        Column::RxBytes => per_s(r.rx_bytes),
-        Column::TxBytes => per_s(r.tx_bytes),
-        Column::RxPackets => format::rate(r.rx_packets),
-        Column::TxPackets => format::rate(r.tx_packets),
-        Column::PeerRx => per_s(r.peer_rx_bytes),
-        Column::PeerTx => per_s(r.peer_tx_bytes),
-        Column::Estab => count(r.established),
-        Column::Listen => count(r.listening),
-        Column::TimeWait => count(r.time_wait),
-        Column::Other => count(r.tcp_other()),
-        Column::Udp => count(r.sockets - r.tcp),
-        Column::Retrans => format::rate(r.retrans),
-        Column::Drops => format::rate(r.drops),
-        Column::Conntrack => conntrack(row),
-        Column::Findings => count(row.findings),
-    };
-    let line = Line::raw(text);
-    Cell::from(if right_aligned(spec.column) {
-        line.right_aligned()
-    } else {
-        line
-    })
-}
-
-/// The conntrack entry count, "-" without nf_conntrack.
-fn conntrack(row: &NsRow) -> String {
-    row.info
-        .conntrack_count
-        .map_or_else(|| "-".into(), |c| c.to_string())
 }
 
 /// The selected namespace in three lines: who it is; its host-side peers
@@ -171,7 +123,7 @@ pub fn summary(row: &NsRow) -> [String; 3] {
         r.time_wait,
         r.tcp_other(),
         r.sockets - r.tcp,
-        conntrack(row),
+        conntrack_count(row),
         row.findings,
     );
     [who, counters, states]

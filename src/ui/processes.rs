@@ -14,7 +14,9 @@ use super::format::{self, fit};
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
+use crate::app::format::per_s;
 use crate::app::processes::{COLUMNS, Column, ColumnSpec};
+use crate::app::table::CellText;
 use crate::app::view::Shown;
 use crate::model::Sample;
 use crate::model::closed::lost_note;
@@ -65,10 +67,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         descending: view.descending,
         selected,
         flexible: Column::Cgroup,
-        right_aligned,
     };
     if let Some((body_area, offset)) =
-        table::render_rows(frame, table_area, drawn, &rows, cell, theme)
+        table::render_rows(frame, table_area, drawn, &rows, text, theme)
     {
         app.hits.rows = Some((body_area, offset));
         if rows.is_empty() {
@@ -111,42 +112,9 @@ fn not_counted_short(current: Option<&Sample>) -> &'static str {
     }
 }
 
-fn right_aligned(column: Column) -> bool {
-    !matches!(
-        column,
-        Column::Pid | Column::Command | Column::User | Column::Cgroup
-    )
-}
-
-/// Bytes per second in a table cell: "11.9 MiB/s", "–" when unknown.
-fn per_s(value: Option<f64>) -> String {
-    value.map_or_else(|| "–".into(), |v| format!("{}/s", format::bytes_short(v)))
-}
-
-fn cell(row: &ProcessRow, spec: &ColumnSpec) -> Cell<'static> {
-    let width = usize::from(spec.width);
-    let text = match spec.column {
-        Column::Pid => row.pid.to_string(),
-        Column::Command => fit(&row.command, width),
-        Column::User => fit(&row.user, width),
-        Column::Cgroup => row.place().unwrap_or_else(|| "-".into()),
-        Column::Send => per_s(row.tcp_send_per_s),
-        Column::Recv => per_s(row.tcp_recv_per_s),
-        Column::Udp => per_s(row.udp_per_s),
-        Column::Sockets => format::count_short(row.sockets as u64, width),
-        Column::Estab => format::count_short(row.established() as u64, width),
-        Column::Listen => format::count_short(row.listening() as u64, width),
-        Column::Retrans => format::rate(row.retrans_per_s),
-        Column::Rtt => row
-            .worst_rtt_us
-            .map_or_else(|| "–".into(), |us| format!("{:.1}", f64::from(us) / 1000.0)),
-    };
-    let line = Line::raw(text);
-    Cell::from(if right_aligned(spec.column) {
-        line.right_aligned()
-    } else {
-        line
-    })
+/// A cell as its column's descriptor writes it.
+fn text(row: &ProcessRow, spec: &ColumnSpec) -> CellText {
+    (spec.cell)(row, spec.width)
 }
 
 /// "pid 4242 iperf3 (root) in nginx.service: ESTAB 1, LISTEN 1; 0.0

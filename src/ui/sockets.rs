@@ -16,7 +16,11 @@ use super::socket_detail;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
+pub use crate::app::format::{fit_endpoint, netns_cell};
 use crate::app::names::Names;
+pub use crate::app::socket_columns::{
+    Containers, SocketCell, container_of, local_name, owner_cell, owner_text, peer_name,
+};
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
 use crate::model::Sample;
 use crate::model::processes::{Container, containers_by_pid, short_id};
@@ -27,7 +31,6 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
-use std::collections::HashMap;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if app.sockets.show_closed {
@@ -83,7 +86,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     // highlighted row says why without colour.
     let flag_in_state = !view.on_screen.contains(&Column::Flag);
     let sorted = |column| column == view.sort;
-    let header = table::header(&columns, sorted, view.descending, right_aligned, theme);
+    let header = table::header(&columns, sorted, view.descending, theme);
     let body = order
         .iter()
         .enumerate()
@@ -93,19 +96,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             let socket = &current.sockets[row as usize];
             let marked = flag(socket, overflows_rising, &view.thresholds);
             let count = view.row_count(row);
+            let context = SocketCell {
+                sample: current,
+                containers: &containers,
+                names,
+                marked,
+                state_flag: marked.filter(|_| flag_in_state),
+            };
             let cells = columns.iter().zip(&widths).map(|(spec, &width)| {
-                if spec.column == Column::Netns {
-                    Cell::from(netns_cell(current, socket.netns, width))
-                } else if count > 1 && spec.column == Column::Local {
+                if count > 1 && spec.column == Column::Local {
                     // A TIME_WAIT group: its count where the local ends vary.
                     Cell::from(format!("{count} sockets"))
                 } else if tree && spec.column == Column::Process {
                     let branch = branch(&order, i, &current.sockets);
                     Cell::from(tree_text(socket, branch, &containers))
                 } else {
-                    let state_flag = marked.filter(|_| flag_in_state);
-                    let flags = (marked, state_flag);
-                    cell(socket, spec, width, flags, &containers, (theme, names))
+                    let text = (spec.cell)(socket, &context, width);
+                    table::cell(text, spec.align, theme)
                 }
             });
             let table_row = Row::new(cells);
@@ -172,13 +179,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     app.sockets.put_order(order);
 }
 
-fn right_aligned(column: Column) -> bool {
-    matches!(
-        column,
-        Column::RecvQ | Column::SendQ | Column::Rtt | Column::Cwnd | Column::Retrans
-    )
-}
-
 /// The columns that fit in `width`, by priority, in the config's order
 /// (the setup screen's F7/F8) or else the table's; the namespace column
 /// only when the sample holds `many` namespaces.
@@ -239,58 +239,6 @@ fn column_widths(columns: &[&ColumnSpec], total: u16) -> Vec<u16> {
         .collect()
 }
 
-/// An endpoint in `width` columns: whole when it fits, else the address
-/// cut with "…" before the port, which always shows (as ss does with -W
-/// off it is the port that tells a service).
-pub fn fit_endpoint(text: &str, width: u16) -> String {
-    let width = usize::from(width);
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let Some((address, port)) = text.rsplit_once(':') else {
-        return super::format::fit(text, width);
-    };
-    // "[v6]": the bracket stays, so the port still reads as one.
-    let close = if address.ends_with(']') { "]" } else { "" };
-    let room = width.saturating_sub(port.chars().count() + 2 + close.len());
-    let kept: String = address.chars().take(room).collect();
-    format!("{kept}…{close}:{port}")
-}
-
-/// "users:(("web",pid=42,fd=3))" text for a socket, or why there is none.
-pub fn owner_text(socket: &SocketSample) -> String {
-    if let Some(names) = socket.process_names() {
-        let pids: Vec<String> = socket.users.iter().map(|u| u.pid.to_string()).collect();
-        format!("{names}/{}", pids.join(","))
-    } else if socket.owner_denied {
-        "unknown (no permission)".into()
-    } else if socket.owner_pending {
-        "(looking)".into()
-    } else {
-        "–".into()
-    }
-}
-
-/// The sample's containers by pid (model::processes::containers_by_pid).
-pub type Containers<'a> = HashMap<u32, &'a Container>;
-
-/// The container of the socket's owner (its first user).
-pub fn container_of<'a>(
-    socket: &SocketSample,
-    containers: &Containers<'a>,
-) -> Option<&'a Container> {
-    containers.get(&socket.users.first()?.pid).copied()
-}
-
-/// The Process cell: the owner, led by its container's name in brackets
-/// ("[web] httpd/42") so a narrow cell still says where it runs.
-pub fn owner_cell(socket: &SocketSample, containers: &Containers) -> String {
-    match container_of(socket, containers) {
-        Some(c) => format!("[{}] {}", c.label(), owner_text(socket)),
-        None => owner_text(socket),
-    }
-}
-
 /// "container web (podman 3f2a1b9c8d7e)": the name and what it is.
 pub fn container_text(container: &Container) -> String {
     let what = format!("{} {}", container.runtime, short_id(&container.id));
@@ -301,68 +249,9 @@ pub fn container_text(container: &Container) -> String {
     }
 }
 
-fn cell<'a>(
-    socket: &SocketSample,
-    spec: &ColumnSpec,
-    width: u16,
-    (marked, state_flag): (Option<&'static str>, Option<&'static str>),
-    containers: &Containers,
-    (theme, names): (Theme, &Names),
-) -> Cell<'a> {
-    let right = |text: String| Cell::from(Line::from(text).right_aligned());
-    let info = socket.tcp.as_ref();
-    match spec.column {
-        Column::Proto => Cell::from(socket.proto.name()),
-        Column::State => match state_flag {
-            Some(word) => Cell::from(Line::from(vec![
-                Span::styled(word, theme.alert()),
-                Span::raw(format!(" {}", socket.state_name())),
-            ])),
-            None => Cell::from(socket.state_name()),
-        },
-        Column::RecvQ => right(socket.recv_q.to_string()),
-        Column::SendQ => right(socket.send_q.to_string()),
-        Column::Local => Cell::from(fit_endpoint(&local_name(socket, names), width)),
-        Column::Peer => Cell::from(fit_endpoint(&peer_name(socket, names), width)),
-        Column::Process => Cell::from(owner_cell(socket, containers)),
-        Column::Rtt => right(info.map_or("–".into(), |t| {
-            format!("{:.1}", f64::from(t.rtt_us) / 1000.0)
-        })),
-        Column::Cwnd => right(info.map_or("–".into(), |t| t.cwnd.to_string())),
-        Column::Retrans => right(info.map_or("–".into(), |t| t.total_retrans.to_string())),
-        Column::Flag => match marked {
-            Some(word) => Cell::from(Span::styled(word, theme.alert())),
-            None => Cell::from(""),
-        },
-        // Drawn by the caller, which has the sample (`netns_cell`).
-        Column::Netns => Cell::from(""),
-    }
-}
-
-/// A row's namespace in `width` characters: its container's name when it
-/// has one, else its label (the Sockets and Interfaces NS column).
-pub fn netns_cell(sample: &Sample, id: u16, width: u16) -> String {
-    let info = sample.namespaces.iter().find(|n| n.id == id);
-    let text = match info.and_then(|n| n.container.as_deref()) {
-        Some(container) => container,
-        None => sample.netns_label(id),
-    };
-    super::format::fit(text, usize::from(width))
-}
-
 /// The peer as ss prints it ("0.0.0.0:*", "[::]:*", "*:*" dual-stack).
 pub fn peer_text(socket: &SocketSample) -> String {
     socket.peer_text()
-}
-
-/// The local end, named when names are on (N).
-pub fn local_name(socket: &SocketSample, names: &Names) -> String {
-    names.endpoint(socket.proto.name(), &socket.local_text())
-}
-
-/// The peer, named when names are on (N).
-pub fn peer_name(socket: &SocketSample, names: &Names) -> String {
-    names.endpoint(socket.proto.name(), &peer_text(socket))
 }
 
 /// Two lines about the selected socket.

@@ -278,7 +278,7 @@ fn config_dns_probes_reach_snapshot_with_the_command_line_ones() {
 #[test]
 fn config_column_titles() {
     use netlens::config::{Tab, column_titles};
-    fn titles<C>(specs: &[netlens::app::table::ColumnSpec<C>]) -> Vec<&'static str> {
+    fn titles<C, S, D>(specs: &[netlens::app::table::ColumnSpec<C, S, D>]) -> Vec<&'static str> {
         specs.iter().map(|c| c.title).collect()
     }
     assert_eq!(

@@ -3,6 +3,7 @@
 //! filter editor and `w`. Rendering lives in ui/flows.rs; the table's rows
 //! are made in rows.rs.
 
+pub mod columns;
 mod rows;
 pub use rows::Row;
 

@@ -1,7 +1,8 @@
 //! The flow table's rows: the capture's flows (or its per-host and
 //! per-port groups) as rows, filtered by the `/` text and sorted.
 
-use super::{Column, FlowsView, Grouping};
+use super::columns::compare;
+use super::{FlowsView, Grouping};
 use crate::app::view::Shown;
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
@@ -251,28 +252,6 @@ fn aggregate(rows: impl Iterator<Item = Row>, grouping: Grouping) -> Vec<Row> {
         group.last_seen = group.last_seen.max(row.last_seen);
     }
     groups.into_values().collect()
-}
-
-fn compare(a: &Row, b: &Row, column: Column) -> std::cmp::Ordering {
-    let opt = |x: Option<f64>, y: Option<f64>| {
-        x.unwrap_or(f64::NEG_INFINITY)
-            .total_cmp(&y.unwrap_or(f64::NEG_INFINITY))
-    };
-    match column {
-        Column::Packets => a.packets.cmp(&b.packets),
-        Column::PacketsPerS => opt(a.packets_per_s, b.packets_per_s),
-        Column::BytesPerS => opt(a.bytes_per_s, b.bytes_per_s),
-        Column::Retransmits => a.retransmits.cmp(&b.retransmits),
-        Column::Rtt => opt(a.rtt_ms, b.rtt_ms),
-        Column::LastSeen => a.last_seen.total_cmp(&b.last_seen),
-        Column::FirstSeen => a.first_seen.total_cmp(&b.first_seen),
-        Column::Key | Column::Proto | Column::State => a.key.cmp(&b.key),
-        Column::Process => a.process.cmp(&b.process),
-        Column::Name => a.name.cmp(&b.name),
-        Column::Netns => a.netns.cmp(&b.netns),
-        Column::Flows => a.flows.cmp(&b.flows),
-        Column::Bytes => a.bytes.cmp(&b.bytes),
-    }
 }
 
 impl FlowsView {
