@@ -152,7 +152,23 @@ fn tcp_byte_counts_agree_with_serve() {
     let _heavy = crate::common::heavy();
     let serve = Serve::start(None, "127.0.0.1", &[]);
     let to = format!("127.0.0.1:{}", serve.port);
-    let lines = load_json(None, &["tcp", "--to", &to, "-t", "1", "-P", "2", "--json"]);
+    // Intervals of 250 ms in a 1 s run: a busy box that starts the run
+    // late still reports some before the summary.
+    let lines = load_json(
+        None,
+        &[
+            "tcp",
+            "--to",
+            &to,
+            "-t",
+            "1",
+            "--interval",
+            "250ms",
+            "-P",
+            "2",
+            "--json",
+        ],
+    );
     let summary = lines.last().unwrap();
     assert!(lines.len() >= 2, "an interval line before the summary");
     assert_eq!(lines[0]["type"], "interval");

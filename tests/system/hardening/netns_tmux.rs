@@ -208,7 +208,10 @@ fn every_subcommand_watches_the_namespace_it_runs_in() {
     // meanwhile is not.
     let mut conns = Command::new("ip")
         .args(["netns", "exec", &ns.name, NETLENS, "--no-bpf", "conns"])
-        .args(["--json", "--duration", "4s"])
+        // Ended by SIGINT once both connections are closed; the duration
+        // only bounds it (a fixed 4 s ran out on a busy box before the
+        // connections were made).
+        .args(["--json", "--duration", "60s"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -242,6 +245,10 @@ fn every_subcommand_watches_the_namespace_it_runs_in() {
     let host_port = String::from_utf8_lossy(&run("python3", &["-c", connect_and_close]).stdout)
         .trim()
         .to_string();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    // SAFETY: kill(2) on the PID of the child this test started (ip netns
+    // exec execs netlens in place).
+    unsafe { libc::kill(conns.id() as i32, libc::SIGINT) };
     let logged = conns.wait_with_output().expect("conns ends");
     drop(stderr);
     let logged = String::from_utf8_lossy(&logged.stdout);
