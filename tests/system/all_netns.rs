@@ -268,7 +268,7 @@ fn the_exporter_labels_each_namespace() {
     if crate::common::need_root(&["ip", "ss"]) {
         return;
     }
-    let spaces: Vec<Ns> = (6..8).map(nsall).collect();
+    let spaces: Vec<Ns> = (7..9).map(nsall).collect();
     let exporter =
         common::exporter::Exporter::start(&["--all-netns", "--no-bpf", "--interval", "500ms"]);
     for ns in &spaces {

@@ -83,7 +83,9 @@ fn closed_connections_show_live_recorded_replayed_and_exported() {
     let _ = std::fs::remove_file(&file);
     let recorder = Command::new(NETLENS)
         .args(["record", "-o", file.to_str().unwrap(), "--netns", &path])
-        .args(["--interval", "200ms", "--duration", "8s", "--no-capture"])
+        // Stopped by SIGINT once the connections are made: a fixed 8 s ran
+        // out on a busy box before they were. The duration only bounds it.
+        .args(["--interval", "200ms", "--duration", "90s", "--no-capture"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -175,6 +177,10 @@ fn closed_connections_show_live_recorded_replayed_and_exported() {
 
     // The recording: closed[] in replay --json, and the same Closed view.
     let mut recorder = recorder;
+    // A second of samples after the last round, then the recording ends.
+    std::thread::sleep(Duration::from_secs(1));
+    // SAFETY: kill(2) on the PID of the child this test started.
+    unsafe { libc::kill(recorder.0.id() as i32, libc::SIGINT) };
     let status = recorder.0.wait().unwrap();
     assert!(status.success(), "netlens record: {status}");
     let replay = Command::new(NETLENS)
