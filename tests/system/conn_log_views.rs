@@ -83,8 +83,8 @@ fn closed_connections_show_live_recorded_replayed_and_exported() {
     let _ = std::fs::remove_file(&file);
     let recorder = Command::new(NETLENS)
         .args(["record", "-o", file.to_str().unwrap(), "--netns", &path])
-        // Stopped by SIGINT once the connections are made: a fixed 8 s ran
-        // out on a busy box before they were. The duration only bounds it.
+        // Stopped by SIGINT once the connections are made; the duration
+        // only bounds it.
         .args(["--interval", "200ms", "--duration", "90s", "--no-capture"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -101,6 +101,18 @@ fn closed_connections_show_live_recorded_replayed_and_exported() {
     tmux.wait("the Closed view", Duration::from_secs(10), |s| {
         s.contains("How").then_some(())
     });
+
+    // The recorder has sampled: under load its start (its eBPF programs
+    // loaded beside the live view's and the exporter's) took 10 s, and
+    // connections made before it were never in the recording.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::metadata(&file).map_or(0, |m| m.len()) < 1024 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "netlens record wrote no sample in 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 
     // The connections, made from a thread inside the namespace, in rounds
     // until every consumer has seen one (bounded).
@@ -182,7 +194,11 @@ fn closed_connections_show_live_recorded_replayed_and_exported() {
     // SAFETY: kill(2) on the PID of the child this test started.
     unsafe { libc::kill(recorder.0.id() as i32, libc::SIGINT) };
     let status = recorder.0.wait().unwrap();
-    assert!(status.success(), "netlens record: {status}");
+    let mut said = String::new();
+    if let Some(mut stderr) = recorder.0.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut said);
+    }
+    assert!(status.success(), "netlens record: {status}: {said}");
     let replay = Command::new(NETLENS)
         .args(["replay", "--json", file.to_str().unwrap()])
         .output()
@@ -197,7 +213,11 @@ fn closed_connections_show_live_recorded_replayed_and_exported() {
     let endings: Vec<&str> = closed.iter().filter_map(|c| c["ending"].as_str()).collect();
     assert!(
         endings.contains(&"refused") && endings.contains(&"fin"),
-        "{endings:?}"
+        "{endings:?} in {} samples (record said: {said}); the last one's log: {}",
+        samples.len(),
+        samples
+            .last()
+            .map_or(serde_json::Value::Null, |s| s["closed_log"].clone()),
     );
     assert!(
         closed.iter().any(|c| c["ending"] == "fin"
