@@ -6,6 +6,7 @@
 use super::format::{self, fit_endpoint};
 use super::history::History;
 use super::keymap::Action;
+use super::table::spec;
 use super::table::{self, Align, CellText, Window};
 use super::view::{Reply, Shown};
 use crate::model::closed::ClosedConn;
@@ -105,23 +106,6 @@ pub const CLOSED_COLUMNS: &[ClosedSpec] = &[
         |c, _| c.ending.name().into(),
     ),
 ];
-
-const fn spec(
-    (column, title, width, priority): (ClosedColumn, &'static str, u16, u8),
-    align: Align,
-    sort: Sort,
-    cell: Text,
-) -> ClosedSpec {
-    ClosedSpec {
-        column,
-        title,
-        width,
-        priority,
-        align,
-        sort,
-        cell,
-    }
-}
 
 fn bytes(count: Option<u64>) -> String {
     count.map_or("-".to_string(), |b| format::bytes_short(b as f64))

@@ -4,6 +4,7 @@
 use super::conntrack_order::{Orders, Rows};
 use super::format;
 use super::keymap::{Action, Key};
+use super::table::spec;
 use super::table::{self, Align, CellText, Hint, Window};
 use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::conntrack::{ConntrackEntry, Tuple};
@@ -97,23 +98,6 @@ pub const COLUMNS: &[ColumnSpec] = &[
         |e| e.zone.to_string().into(),
     ),
 ];
-
-const fn spec(
-    (column, title, width, priority): (Column, &'static str, u16, u8),
-    align: Align,
-    sort: Sort,
-    cell: Text,
-) -> ColumnSpec {
-    ColumnSpec {
-        column,
-        title,
-        width,
-        priority,
-        align,
-        sort,
-        cell,
-    }
-}
 
 /// The column's descriptor.
 pub fn spec_of(column: Column) -> Option<&'static ColumnSpec> {

@@ -4,6 +4,7 @@
 use super::format::{self, netns_cell};
 use super::keymap::{Action, Key};
 use super::links::Link;
+use super::table::spec;
 use super::table::{self, Align, CellText, Hint, Window, by_number};
 use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::filter::rows::{InSample, netns_of, parse_end};
@@ -180,23 +181,6 @@ pub const COLUMNS: &[ColumnSpec] = &[
         |r, _, _| format::speed(r.iface.link_speed(), r.iface.duplex).into(),
     ),
 ];
-
-const fn spec(
-    (column, title, width, priority): (Column, &'static str, u16, u8),
-    align: Align,
-    sort: Sort,
-    cell: Text,
-) -> ColumnSpec {
-    ColumnSpec {
-        column,
-        title,
-        width,
-        priority,
-        align,
-        sort,
-        cell,
-    }
-}
 
 /// An error rate: alerting when above 0, dim otherwise.
 fn errors(value: Option<f64>) -> CellText {

@@ -8,6 +8,7 @@
 
 use super::format::{self, count_short, fit, per_s};
 use super::keymap::{Action, Key};
+use super::table::spec;
 use super::table::{self, Align, CellText, ColumnSpec as Spec, Window, by_number};
 use super::view::{self, NsScope, Reply, Shown, TabView, TableRows};
 use crate::findings::Finding;
@@ -165,23 +166,6 @@ pub const COLUMNS: &[ColumnSpec] = &[
         |r, width, _| count(r.findings, width),
     ),
 ];
-
-const fn spec(
-    (column, title, width, priority): (Column, &'static str, u16, u8),
-    align: Align,
-    sort: Sort,
-    cell: Text,
-) -> ColumnSpec {
-    ColumnSpec {
-        column,
-        title,
-        width,
-        priority,
-        align,
-        sort,
-        cell,
-    }
-}
 
 /// The column's descriptor.
 fn spec_of(column: Column) -> Option<&'static ColumnSpec> {

@@ -7,6 +7,7 @@
 use super::format::{self, count_short, fit, per_s};
 use super::keymap::{Action, Key};
 use super::links::Link;
+use super::table::spec;
 use super::table::{self, Align, CellText, ColumnSpec as Spec, Window};
 use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::model::filter::Expr;
@@ -34,23 +35,6 @@ pub enum Column {
 type Sort = fn(&ProcessRow, &ProcessRow) -> Ordering;
 type Text = fn(&ProcessRow, u16) -> CellText;
 pub type ColumnSpec = Spec<Column, Sort, Text>;
-
-const fn spec(
-    (column, title, width, priority): (Column, &'static str, u16, u8),
-    align: Align,
-    sort: Sort,
-    cell: Text,
-) -> ColumnSpec {
-    ColumnSpec {
-        column,
-        title,
-        width,
-        priority,
-        align,
-        sort,
-        cell,
-    }
-}
 
 use Align::{Left, Right};
 

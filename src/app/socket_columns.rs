@@ -4,6 +4,7 @@
 use super::format::fit_endpoint;
 use super::names::Names;
 use super::sockets::{Column, flag};
+use super::table::spec;
 use super::table::{self, Align, CellText, Hint};
 use crate::findings::Thresholds;
 use crate::model::Sample;
@@ -124,23 +125,6 @@ pub const COLUMNS: &[ColumnSpec] = &[
         },
     ),
 ];
-
-const fn spec(
-    (column, title, width, priority): (Column, &'static str, u16, u8),
-    align: Align,
-    sort: Sort,
-    cell: Text,
-) -> ColumnSpec {
-    ColumnSpec {
-        column,
-        title,
-        width,
-        priority,
-        align,
-        sort,
-        cell,
-    }
-}
 
 fn rtt(s: &SocketSample) -> u32 {
     s.tcp.map_or(0, |t| t.rtt_us)

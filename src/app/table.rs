@@ -21,6 +21,25 @@ pub struct ColumnSpec<C, S, D> {
     pub cell: D,
 }
 
+/// One descriptor row: `(column, title, width, priority)`, then how it
+/// aligns, sorts and draws (the tabs' const tables are lists of these).
+pub const fn spec<C: Copy, S, D>(
+    (column, title, width, priority): (C, &'static str, u16, u8),
+    align: Align,
+    sort: S,
+    cell: D,
+) -> ColumnSpec<C, S, D> {
+    ColumnSpec {
+        column,
+        title,
+        width,
+        priority,
+        align,
+        sort,
+        cell,
+    }
+}
+
 /// Where a column's text sits in its cell (and its title in the header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {

@@ -4,6 +4,7 @@
 use super::{Column, Row};
 use crate::app::format::{self, count_short, fit_endpoints};
 use crate::app::names::Names;
+use crate::app::table::spec;
 use crate::app::table::{self, Align, CellText, Hint, by_number};
 use crate::model::Sample;
 use std::cmp::Ordering;
@@ -156,23 +157,6 @@ pub const GROUP_COLUMNS: &[ColumnSpec] = &[
     RTT,
     LAST,
 ];
-
-const fn spec(
-    (column, title, width, priority): (Column, &'static str, u16, u8),
-    align: Align,
-    sort: Sort,
-    cell: Text,
-) -> ColumnSpec {
-    ColumnSpec {
-        column,
-        title,
-        width,
-        priority,
-        align,
-        sort,
-        cell,
-    }
-}
 
 /// Key, protocol and state sort by the key.
 fn by_key(a: &Row, b: &Row) -> Ordering {
