@@ -1,7 +1,7 @@
 //! Skipping a test that cannot run here: not root, or a tool it runs is not
 //! installed. One SKIP line names the test (libtest names each test's
 //! thread after it) and what is missing, with the Debian package to
-//! install, so `cargo test --release` passes on a box with only the Rust
+//! install, so `cargo test --profile fast-build` passes on a box with only the Rust
 //! toolchain; .ci/run installs every package, so CI runs every test.
 
 use std::cell::RefCell;
@@ -13,6 +13,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("busybox", "busybox-static"),
     ("conntrack", "conntrack"),
     ("curl", "curl"),
+    ("dpkg-deb", "dpkg"),
     ("fuse-overlayfs", "fuse-overlayfs"),
     ("getent", "libc-bin"),
     ("ip", "iproute2"),
@@ -24,6 +25,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("nft", "nftables"),
     ("nginx", "nginx"),
     ("nsenter", "util-linux"),
+    ("objdump", "binutils"),
     ("openssl", "openssl"),
     ("podman", "podman"),
     ("prometheus", "prometheus"),

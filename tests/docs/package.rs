@@ -1,8 +1,9 @@
-//! What the Debian package installs (Cargo.toml's [package.metadata.deb];
-//! .ci/run builds it with cargo-deb, installs it with dpkg and runs
-//! `systemd-analyze verify` on the unit): the shell completions it ships
-//! are the ones the binary prints, and the unit's capabilities are enough
-//! for a non-root user to see what root sees, each of them needed.
+//! What the Debian package installs (debian/build-deb.sh builds it from
+//! the binary with dpkg-deb; .ci/run installs it with dpkg and runs
+//! `systemd-analyze verify` on the unit): the files and fields it holds,
+//! the shell completions it ships are the ones the binary prints, and the
+//! unit's capabilities are enough for a non-root user to see what root
+//! sees, each of them needed.
 
 use crate::common;
 
@@ -22,8 +23,84 @@ fn fresh(path: &str, generated: &[u8]) {
     let on_disk = std::fs::read(path).unwrap_or_default();
     assert!(
         on_disk == generated,
-        "{path} is stale: regenerate with NETLENS_UPDATE_README=1 cargo test --release --test docs package"
+        "{path} is stale: regenerate with NETLENS_UPDATE_README=1 cargo test --profile fast-build --test docs package"
     );
+}
+
+/// debian/build-deb.sh packages the binary the tests run: every file the
+/// package promises, with its mode, and control fields dpkg accepts.
+#[test]
+fn the_package_holds_the_binary_page_completions_unit_and_assets() {
+    if common::need(&["dpkg-deb", "objdump"]) {
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/debian/build-deb.sh");
+    let out = Command::new(script).arg(NETLENS).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "build-deb.sh failed: {stderr}");
+    let deb = String::from_utf8(out.stdout).unwrap();
+    let deb = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), deb.trim());
+    let dpkg_deb = |args: &[&str]| {
+        let out = Command::new("dpkg-deb")
+            .args(args)
+            .arg(&deb)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "dpkg-deb {args:?} {deb}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let listing = dpkg_deb(&["--contents"]);
+    let files = [
+        ("-rwxr-xr-x", "./usr/bin/netlens"),
+        ("-rw-r--r--", "./usr/share/man/man1/netlens.1.gz"),
+        (
+            "-rw-r--r--",
+            "./usr/share/bash-completion/completions/netlens",
+        ),
+        ("-rw-r--r--", "./usr/share/zsh/vendor-completions/_netlens"),
+        (
+            "-rw-r--r--",
+            "./usr/share/fish/vendor_completions.d/netlens.fish",
+        ),
+        ("-rwxr-xr-x", "./usr/share/netlens/on-finding-webhook.sh"),
+        ("-rw-r--r--", "./usr/share/netlens/netlens-alerts.yml"),
+        ("-rw-r--r--", "./usr/share/netlens/prometheus.yml"),
+        ("-rw-r--r--", "./usr/share/netlens/grafana-netlens.json"),
+        (
+            "-rw-r--r--",
+            "./usr/lib/systemd/system/netlens-export.service",
+        ),
+        ("-rw-r--r--", "./usr/share/doc/netlens/README.md"),
+        ("-rw-r--r--", "./usr/share/doc/netlens/copyright"),
+        ("-rw-r--r--", "./usr/share/doc/netlens/docs/service.md"),
+    ];
+    for (mode, path) in files {
+        let line = listing.lines().find(|l| l.ends_with(&format!(" {path}")));
+        let line = line.unwrap_or_else(|| panic!("{path} not in the package:\n{listing}"));
+        assert!(line.starts_with(mode), "{line}: want mode {mode}");
+        assert!(line.contains(" root/root "), "{line}: want root's");
+    }
+    let control = dpkg_deb(&["--field"]);
+    let field = |name: &str| {
+        let prefix = format!("{name}: ");
+        let line = control.lines().find_map(|l| l.strip_prefix(&prefix));
+        line.unwrap_or_else(|| panic!("no {name} in {control}"))
+            .to_string()
+    };
+    assert_eq!(field("Package"), "netlens");
+    assert_eq!(field("Version"), env!("CARGO_PKG_VERSION"));
+    let depends = field("Depends");
+    assert!(depends.starts_with("libc6 (>= 2."), "{depends}");
+    // The maintainer scripts: the netlens user, systemd's reload.
+    let info = dpkg_deb(&["--info"]);
+    for script in ["postinst", "postrm"] {
+        assert!(
+            info.lines()
+                .any(|l| l.contains(" bytes,") && l.contains(script)),
+            "no {script}: {info}"
+        );
+    }
+    let _ = std::fs::remove_file(&deb);
 }
 
 #[test]

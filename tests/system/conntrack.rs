@@ -240,9 +240,8 @@ fn dnat_entries_count_and_stats_match_conntrack_tool() {
     if crate::common::need_root(&["ip", "conntrack", "iptables", "setpriv", "sysctl"]) {
         return;
     }
-    // nf_conntrack_max is every namespace's: no other root test runs
-    // while it is read or lowered.
-    let _alone = common::host_alone();
+    // nf_conntrack_max is every namespace's, read here: the tests that
+    // lower it hold the host alone, so it is not lowered meanwhile.
     let topology = Topology::new("ctd");
     let _server = Server::start(&topology.server);
     let (streams, failed) = connect_many(&topology.client, 12, Duration::from_secs(3));
@@ -473,11 +472,11 @@ fn full_table_drops_new_connections_and_raises_conntrack_full() {
     if crate::common::need_root(&["ip", "conntrack", "iptables", "setpriv", "sysctl"]) {
         return;
     }
+    let topology = Topology::new("ctf");
+    let _server = Server::start(&topology.server);
     // nf_conntrack_max is every namespace's: no other root test runs
     // while it is read or lowered.
     let _alone = common::host_alone();
-    let topology = Topology::new("ctf");
-    let _server = Server::start(&topology.server);
     const MAX: usize = 8;
     let original = std::fs::read_to_string(MAX_SYSCTL)
         .unwrap()
@@ -556,11 +555,11 @@ fn recorded_conntrack_full_incident_replays() {
     if crate::common::need_root(&["ip", "conntrack", "iptables", "setpriv", "sysctl"]) {
         return;
     }
+    let topology = Topology::new("ctr");
+    let _server = Server::start(&topology.server);
     // nf_conntrack_max is every namespace's: no other root test runs
     // while it is read or lowered.
     let _alone = common::host_alone();
-    let topology = Topology::new("ctd");
-    let _server = Server::start(&topology.server);
     let dir = std::env::temp_dir().join(format!("netlens-ct-demo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("incident.nlrec");

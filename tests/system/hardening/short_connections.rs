@@ -325,14 +325,14 @@ fn within(got: f64, want: f64) -> bool {
 /// One wrk run against nginx with both sides watched; returns wrk's rate
 /// and netlens' for wrk (received) and nginx (sent), bytes a second.
 fn measure(tag: &str, size: usize, connections: u32, owners: Owners) -> (f64, f64, f64) {
-    let seconds = 4;
+    let seconds = 2;
     let pair = VethPair::new(&format!("nls{tag}"));
     let dir = TempDir::new(tag);
     std::fs::write(dir.0.join("www/file"), vec![b'x'; size]).expect("write the file");
     let nginx = start_nginx(&pair.b, &dir.0);
-    // 8 s of samples from wrk's start: its 4 s, and margin for its start
+    // 5 s of samples from wrk's start: its 2 s, and margin for its start
     // and its last connections' ends.
-    let count = (seconds + 4) * 2;
+    let count = (seconds + 3) * 2;
     let mut client = spawn_snapshot(&pair.a, count, owners);
     let mut server = spawn_snapshot(&pair.b, count, owners);
     client.wait_until_sampling();
@@ -373,7 +373,7 @@ fn measure(tag: &str, size: usize, connections: u32, owners: Owners) -> (f64, f6
 }
 
 /// Small responses at a high connection rate, then large ones at a lower
-/// rate, then small ones with the fallback's keys: each bounded to 4 s of
+/// rate, then small ones with the fallback's keys: each bounded to 2 s of
 /// load.
 const RUNS: [(&str, usize, u32, Owners); 3] = [
     ("s", 16 * 1024, 4, Owners::Cookie),

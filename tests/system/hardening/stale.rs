@@ -43,10 +43,14 @@ fn a_blocked_lookup_is_late_alone_and_a_stopped_sampler_is_stale() {
 
     // Every sample comes on time and fresh; the ones taken while the
     // look-up waits name the containers part late, with its age; nothing
-    // else is ever late.
-    let extra = ["--interval", "500ms", "--count", "12"];
+    // else is ever late. The first look-up (late in its own sample) may
+    // fall in the unprinted baseline; its retry, RETRY (5 s) later, is
+    // not waited for and ends with its 500 ms connect deadline, so the
+    // sample 300 ms after it is the one that shows it late: 20 samples
+    // 300 ms apart hold a retry.
+    let extra = ["--interval", "300ms", "--count", "20"];
     let (samples, _) = snapshot(&extra, Duration::from_secs(30));
-    assert_eq!(samples.len(), 12);
+    assert_eq!(samples.len(), 20);
     let mut late_ages = Vec::new();
     for sample in &samples {
         let parts = late_parts(sample);
