@@ -66,6 +66,7 @@ fn sample(mono: f64) -> Sample {
             queue_streak: 0,
             v6only: false,
             netns: id,
+            limits: None,
         });
         sample.sockets.extend(sockets);
     }

@@ -137,6 +137,7 @@ fn sockets(i: u64, n: u32) -> Vec<SocketSample> {
                 queue_streak: 0,
                 v6only: false,
                 netns: 0,
+                limits: None,
             }
         })
         .collect()

@@ -75,6 +75,7 @@ fn synthetic(mono: f64, count: u32) -> Sample {
             queue_streak: 0,
             v6only: false,
             netns: 0,
+            limits: None,
         })
         .collect();
     Sample {

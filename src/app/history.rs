@@ -207,6 +207,7 @@ mod tests {
             queue_streak: 0,
             v6only: false,
             netns: 0,
+            limits: None,
         };
         let mut history = History::default();
         for second in 0..5 {

@@ -203,6 +203,7 @@ mod tests {
             rcvbuf: None,
             queue_streak: 0,
             v6only: false,
+            limits: None,
         };
         let mut sockets: Vec<SocketSample> = (0..3000)
             .map(|i| {

@@ -8,7 +8,7 @@
 //! (measured: memmove was the top symbol). This reader only touches the
 //! bytes netlens keeps. Its unit test checks it against the crate's parser.
 
-use crate::model::sockets::{Owners, Proto, SocketSample, TcpInfoSample};
+use crate::model::sockets::{Owners, Proto, SocketSample, TcpInfoSample, TcpLimits};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 const INET_DIAG_MSG_LEN: usize = 72;
@@ -60,6 +60,7 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         owner_denied: false,
         owner_pending: false,
         tcp: None,
+        limits: None,
         drops: None,
         rcvbuf: None,
         queue_streak: 0,
@@ -67,7 +68,10 @@ pub fn parse(proto: Proto, payload: &[u8]) -> Option<SocketSample> {
         netns: 0,
     };
     attributes(&payload[INET_DIAG_MSG_LEN..], |kind, value| match kind {
-        INET_DIAG_INFO => socket.tcp = tcp_info(value),
+        INET_DIAG_INFO => {
+            socket.tcp = tcp_info(value);
+            socket.limits = tcp_limits(value).map(Box::new);
+        }
         INET_DIAG_SKMEMINFO => {
             socket.rcvbuf = u32_ne(value, SK_MEMINFO_RCVBUF * 4);
             socket.drops = u32_ne(value, SK_MEMINFO_DROPS * 4);
@@ -91,6 +95,31 @@ pub fn attributes(mut rest: &[u8], mut each: impl FnMut(u16, &[u8])) {
         each(kind, &rest[4..length]);
         rest = &rest[((length + 3) & !3).min(rest.len())..];
     }
+}
+
+/// What limited a sending socket (offsets from linux/tcp.h): None when
+/// the kernel's struct has no busy time (before 4.10), or the socket never
+/// sent and holds nothing unsent. Fields a shorter struct lacks read as 0.
+fn tcp_limits(b: &[u8]) -> Option<TcpLimits> {
+    let u32_at = |at| u32_ne(b, at).unwrap_or(0);
+    let u64_at = |at| u64_ne(b, at).unwrap_or(0);
+    if b.len() < 192 {
+        return None;
+    }
+    let limits = TcpLimits {
+        // tcpi_delivery_rate_app_limited: the first bit of byte 7.
+        app_limited: b[7] & 1 != 0,
+        notsent_bytes: u32_at(144),
+        min_rtt_us: u32_at(148),
+        delivery_rate: u64_at(160),
+        busy_us: u64_at(168),
+        rwnd_limited_us: u64_at(176),
+        sndbuf_limited_us: u64_at(184),
+        dsack_dups: u32_at(216),
+        reord_seen: u32_at(220),
+        snd_wnd: u32_at(228),
+    };
+    (limits.busy_us > 0 || limits.notsent_bytes > 0).then_some(limits)
 }
 
 /// The struct tcp_info fields netlens shows (offsets from linux/tcp.h).

@@ -381,6 +381,7 @@ fn socket_from(proto: Proto, response: &InetResponse) -> SocketSample {
         queue_streak: 0,
         v6only,
         netns: 0,
+        limits: None,
     }
 }
 

@@ -111,6 +111,7 @@ mod tests {
             queue_streak: 0,
             v6only: false,
             netns: 0,
+            limits: None,
         }
     }
 

@@ -386,6 +386,7 @@ mod tests {
             queue_streak: 0,
             v6only: false,
             netns,
+            limits: None,
         }
     }
 

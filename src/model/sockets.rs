@@ -143,6 +143,52 @@ pub struct TcpInfoSample {
     pub last_ack_ms: u32,
 }
 
+/// Where a sending connection's time went, and what its path does: the
+/// tcp_info fields `ss -ti` prints as busy, rwnd_limited, sndbuf_limited,
+/// delivery_rate, app_limited, minrtt, notsent, snd_wnd, reord_seen and
+/// dsack_dups. Kept out of line (`SocketSample::limits`) and only for the
+/// sockets that have sent (busy time) or hold unsent data: most of a big
+/// host's sockets have neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TcpLimits {
+    /// Microseconds with data in flight (tcpi_busy_time).
+    pub busy_us: u64,
+    /// Of them, limited by the receiver's window (tcpi_rwnd_limited).
+    pub rwnd_limited_us: u64,
+    /// Of them, limited by this socket's send buffer (tcpi_sndbuf_limited).
+    pub sndbuf_limited_us: u64,
+    /// The latest goodput, bytes a second (tcpi_delivery_rate).
+    pub delivery_rate: u64,
+    /// The delivery rate was measured while the application had nothing
+    /// more to send (tcpi_delivery_rate_app_limited).
+    pub app_limited: bool,
+    /// The lowest RTT seen (tcpi_min_rtt): the path without its queues.
+    pub min_rtt_us: u32,
+    /// Bytes the application wrote that are not yet sent (tcpi_notsent_bytes).
+    pub notsent_bytes: u32,
+    /// The peer's advertised window, scaled, in bytes (tcpi_snd_wnd).
+    pub snd_wnd: u32,
+    /// Reorderings seen (tcpi_reord_seen).
+    pub reord_seen: u32,
+    /// Duplicate segments the peer reported (D-SACK): retransmits that
+    /// were not needed (tcpi_dsack_dups).
+    pub dsack_dups: u32,
+}
+
+impl TcpLimits {
+    /// The share of the busy time limited by the receiver's window and by
+    /// the send buffer; None before any busy time.
+    pub fn shares(&self) -> Option<(f64, f64)> {
+        (self.busy_us > 0).then(|| {
+            let busy = self.busy_us as f64;
+            (
+                self.rwnd_limited_us as f64 / busy,
+                self.sndbuf_limited_us as f64 / busy,
+            )
+        })
+    }
+}
+
 /// One TCP or UDP socket from a sock_diag dump.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SocketSample {
@@ -171,6 +217,10 @@ pub struct SocketSample {
     pub owner_pending: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpInfoSample>,
+    /// What limited it while sending (TCP sockets that have sent or hold
+    /// unsent data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Box<TcpLimits>>,
     /// Packets dropped on this socket (sk_meminfo SK_MEMINFO_DROPS).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drops: Option<u32>,

@@ -15,7 +15,7 @@
 use super::format::{DataHead, SegmentEntry};
 use super::reader::{Inflater, Reader};
 use crate::model::Sample;
-use crate::model::sockets::{SocketSample, SocketUser};
+use crate::model::sockets::{SocketSample, SocketUser, TcpLimits};
 
 /// Decoded samples a segment keeps, in bytes (`decoded_bytes`): three
 /// samples of a million sockets (~216 MB each), the current one, the one
@@ -23,7 +23,7 @@ use crate::model::sockets::{SocketSample, SocketUser};
 pub const MAX_DECODED_KEPT: usize = 768 << 20;
 
 /// What a decoded sample holds in memory, as replay charges it: its
-/// sockets (and their users beyond the inline one), and its record's
+/// sockets (their users beyond the inline one, their limits), and its record's
 /// size for the head and the users' names (they decode to about as many
 /// bytes as they are stored in).
 pub fn decoded_bytes(sample: &Sample, record: &[u8]) -> usize {
@@ -33,7 +33,12 @@ pub fn decoded_bytes(sample: &Sample, record: &[u8]) -> usize {
         .filter(|s| s.users.spilled())
         .map(|s| s.users.len() * size_of::<SocketUser>())
         .sum();
-    size_of::<Sample>() + sample.sockets.len() * size_of::<SocketSample>() + users + record.len()
+    let limits = sample.sockets.iter().filter(|s| s.limits.is_some()).count();
+    size_of::<Sample>()
+        + sample.sockets.len() * size_of::<SocketSample>()
+        + users
+        + limits * size_of::<TcpLimits>()
+        + record.len()
 }
 
 pub struct LazySegment {

@@ -4,7 +4,7 @@
 use crate::model::Sample;
 use crate::model::processes::Container;
 use crate::model::snmp;
-use crate::model::sockets::{Proto, SocketSample, Sockstat, TCP_STATES, TcpSample};
+use crate::model::sockets::{Proto, SocketSample, Sockstat, TCP_STATES, TcpLimits, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -141,6 +141,45 @@ pub struct SocketJson<'a> {
     drops: Option<u32>,
     queue_streak: u32,
     accept_queue_full: bool,
+    /// What limited it while sending, as `ss -ti` prints it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limits: Option<LimitsJson>,
+}
+
+/// `TcpLimits` in ss -ti's units: ms, percent of the busy time, bits a
+/// second.
+#[derive(Serialize)]
+pub struct LimitsJson {
+    busy_ms: u64,
+    rwnd_limited_ms: u64,
+    rwnd_limited_pct: f64,
+    sndbuf_limited_ms: u64,
+    sndbuf_limited_pct: f64,
+    delivery_rate_bps: u64,
+    app_limited: bool,
+    min_rtt_ms: f64,
+    notsent_bytes: u32,
+    snd_wnd: u32,
+    reord_seen: u32,
+    dsack_dups: u32,
+}
+
+fn limits_json(limits: &TcpLimits) -> LimitsJson {
+    let (rwnd, sndbuf) = limits.shares().unwrap_or((0.0, 0.0));
+    LimitsJson {
+        busy_ms: limits.busy_us / 1000,
+        rwnd_limited_ms: limits.rwnd_limited_us / 1000,
+        rwnd_limited_pct: rwnd * 100.0,
+        sndbuf_limited_ms: limits.sndbuf_limited_us / 1000,
+        sndbuf_limited_pct: sndbuf * 100.0,
+        delivery_rate_bps: limits.delivery_rate.saturating_mul(8),
+        app_limited: limits.app_limited,
+        min_rtt_ms: f64::from(limits.min_rtt_us) / 1000.0,
+        notsent_bytes: limits.notsent_bytes,
+        snd_wnd: limits.snd_wnd,
+        reord_seen: limits.reord_seen,
+        dsack_dups: limits.dsack_dups,
+    }
 }
 
 /// `containers`: the sample's containers by pid (containers_by_pid).
@@ -192,5 +231,6 @@ pub fn socket_json<'a>(
         drops: socket.drops,
         queue_streak: socket.queue_streak,
         accept_queue_full: socket.proto == Proto::Tcp && socket.accept_queue_full(),
+        limits: socket.limits.as_deref().map(limits_json),
     }
 }

@@ -8,6 +8,7 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::history::WINDOW_SECONDS;
 use crate::app::sockets::TrailPoint;
+use crate::model::sockets::TcpLimits;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
@@ -102,6 +103,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
             t.last_recv_ms,
             t.last_ack_ms
         )));
+    }
+    if let Some(limits) = socket.limits.as_deref() {
+        lines.push(Line::from(limits_text(limits)));
     }
     let wrapped: usize = lines
         .iter()
@@ -205,4 +209,30 @@ fn chart(
                 .labels(["0".to_string(), format!("{max:.0}")]),
         );
     frame.render_widget(chart, area);
+}
+
+/// Where a sending socket's time went, in ss -ti's words: "busy 1234 ms:
+/// rwnd-limited 78.0%  sndbuf-limited 0.0%  delivered 12.3 Mbit/s
+/// (app-limited)  minrtt 0.04 ms  notsent 0 B  snd_wnd 64.0 KB  reord 0
+/// dsack 0".
+fn limits_text(limits: &TcpLimits) -> String {
+    let (rwnd, sndbuf) = limits.shares().unwrap_or((0.0, 0.0));
+    format!(
+        "busy {} ms: rwnd-limited {:.1}%  sndbuf-limited {:.1}%  delivered {}{}  minrtt {:.2} ms  \
+         notsent {}  snd_wnd {}  reord {}  dsack {}",
+        limits.busy_us / 1000,
+        rwnd * 100.0,
+        sndbuf * 100.0,
+        format::bits(limits.delivery_rate as f64 * 8.0),
+        if limits.app_limited {
+            " (app-limited)"
+        } else {
+            ""
+        },
+        f64::from(limits.min_rtt_us) / 1000.0,
+        format::bytes(f64::from(limits.notsent_bytes)),
+        format::bytes(f64::from(limits.snd_wnd)),
+        limits.reord_seen,
+        limits.dsack_dups,
+    )
 }

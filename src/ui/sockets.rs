@@ -365,6 +365,7 @@ mod tests {
             rcvbuf: None,
             queue_streak: 0,
             v6only: false,
+            limits: None,
         }
     }
 

@@ -56,6 +56,7 @@ fn socket(state: u8, local: &str, peer: &str, recv_q: u32, send_q: u32) -> Socke
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     }
 }
 

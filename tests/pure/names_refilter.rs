@@ -116,6 +116,7 @@ fn socket(local: &str, peer: &str, inode: u32) -> SocketSample {
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     }
 }
 

@@ -41,6 +41,7 @@ fn sample(i: u64) -> Sample {
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     };
     Sample {
         t: T0 + i as f64 + 0.004 + (i % 7) as f64 * 0.001,

@@ -3,7 +3,7 @@
 //! one owner adds, printed (`cargo test --profile fast-build --test pure socket_memory --
 //! --nocapture`) and bounded so a field added without thought shows here.
 
-use netlens::model::sockets::{Owners, SocketSample, SocketUser, TcpInfoSample};
+use netlens::model::sockets::{Owners, SocketSample, SocketUser, TcpInfoSample, TcpLimits};
 use std::mem::size_of;
 use std::net::SocketAddr;
 
@@ -20,6 +20,10 @@ fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
         (
             "tcp (Option<TcpInfoSample>)",
             size_of::<Option<TcpInfoSample>>(),
+        ),
+        (
+            "limits (Option<Box<TcpLimits>>, out of line)",
+            size_of::<Option<Box<TcpLimits>>>(),
         ),
         ("drops, rcvbuf (Option<u32>)", 2 * size_of::<Option<u32>>()),
         ("queue_streak, owner_denied, v6only, netns", 4 + 1 + 1 + 2),
@@ -42,7 +46,10 @@ fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
         inline - size_of::<Owners>() + size_of::<Vec<SocketUser>>() + vec_buffer,
     );
     assert!(named <= inline, "a field is missing from the breakdown");
-    assert!(inline <= 216, "SocketSample grew to {inline} B");
+    // What limited a sending socket (56 B) is boxed: only sockets that
+    // sent or hold unsent data pay for it.
+    assert_eq!(size_of::<TcpLimits>(), 56);
+    assert!(inline <= 224, "SocketSample grew to {inline} B");
     assert_eq!(size_of::<SocketUser>(), 24);
     assert_eq!(size_of::<Owners>(), 32, "one owner inline, and its length");
     // A socket with one owner allocates nothing; one shared by two
@@ -128,6 +135,7 @@ fn table(count: u32, second: u32) -> Vec<SocketSample> {
             queue_streak: 0,
             v6only: false,
             netns: 0,
+            limits: None,
         })
         .collect()
 }

@@ -53,6 +53,7 @@ fn udp_socket(port: u16, pid: u32, process: &str) -> SocketSample {
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     }
 }
 

@@ -309,6 +309,7 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
             queue_streak: 0,
             v6only: false,
             netns: 0,
+            limits: None,
         }],
         capture: Some(CaptureSample {
             active: true,

@@ -568,6 +568,7 @@ fn sock(proto: Proto, state: u8, local: &str, peer: &str, q: (u32, u32)) -> Sock
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     }
 }
 

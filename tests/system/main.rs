@@ -56,6 +56,7 @@ mod session;
 mod socket_findings_healthy;
 mod sockets_netns;
 mod softnet;
+mod tcp_limits;
 mod tcp_memory;
 mod time_wait_groups;
 mod tmux;

@@ -79,6 +79,7 @@ fn socket(netns: u16, state: u8, local: &str, peer: &str) -> SocketSample {
         queue_streak: 0,
         v6only: false,
         netns,
+        limits: None,
     }
 }
 

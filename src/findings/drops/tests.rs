@@ -199,6 +199,7 @@ fn a_matching_socket_names_its_process() {
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     };
     current.sockets = vec![bound(53, 11, "dnsd"), bound(5353, 812, "avahi-daemon")];
     let found = evaluate(Some(&sample(0.0, vec![a.clone()])), &current);

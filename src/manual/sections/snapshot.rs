@@ -158,7 +158,14 @@ and SYN\-RECV): \fBrtt_ms\fR, \fBrttvar_ms\fR, \fBcwnd\fR (segments), \fBretrans
 \fBtotal_retrans\fR (retransmissions over the connection's life), \fBbytes_acked\fR,
 \fBbytes_received\fR, \fBlast_send_ms\fR, \fBlast_recv_ms\fR (age of the last data sent
 and received); \fBdrops\fR (sk_meminfo drops), \fBrcvbuf\fR (sk_meminfo rcvbuf, ss's rb), \fBqueue_streak\fR (samples in a row
-with a queue that made no progress), \fBaccept_queue_full\fR.
+with a queue that made no progress), \fBaccept_queue_full\fR; \fBlimits\fR (TCP sockets
+that have sent or hold unsent data, as \fBss \-ti\fR prints them): \fBbusy_ms\fR (time
+with data in flight), \fBrwnd_limited_ms\fR and \fBrwnd_limited_pct\fR (of it, waiting
+on the receiver's window), \fBsndbuf_limited_ms\fR and \fBsndbuf_limited_pct\fR (on
+this socket's send buffer), \fBdelivery_rate_bps\fR, \fBapp_limited\fR (the rate was
+measured while the application had nothing more to send), \fBmin_rtt_ms\fR,
+\fBnotsent_bytes\fR, \fBsnd_wnd\fR (the peer's window, bytes), \fBreord_seen\fR,
+\fBdsack_dups\fR (retransmits the peer reported as duplicates).
 .TP
 \fBprocesses[]\fR
 Every process holding a socket, busiest first (see PROCESSES): \fBpid\fR,

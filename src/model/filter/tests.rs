@@ -41,6 +41,7 @@ fn socket(
         rcvbuf: None,
         queue_streak: 0,
         v6only: false,
+        limits: None,
     }
 }
 

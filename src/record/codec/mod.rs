@@ -15,6 +15,7 @@
 //! record   = len u32 | msgpack(sample, sockets empty)[len] | sockets
 //! sockets  = n | new | refs[n] | keys[new] | column[n] * FIELDS | users[n]
 //!            | column[n] * LATER_FIELDS | column[n] * NETNS_FIELDS
+//!            | column[n] * LIMIT_FIELDS
 //! ref      = 0 for a new socket, else zigzag(i - expected) + 1, where i is
 //!            its position in the previous sample and expected is one past
 //!            the previous ref (sockets listed in the same order cost 1 each)
@@ -28,7 +29,9 @@
 //! Integers are LEB128 varints unless sized; sized ones are little-endian.
 
 use crate::model::Sample;
-use crate::model::sockets::{Owners, Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample};
+use crate::model::sockets::{
+    Owners, Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample, TcpLimits,
+};
 use anyhow::{Context, Result, bail};
 use std::collections::{HashMap, VecDeque};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
@@ -228,6 +231,68 @@ const LATER_FIELDS: &[Field] = &[(
 /// sockets read namespace 0.
 const NETNS_FIELDS: &[Field] = &[(|s| u64::from(s.netns), |s, v| s.netns = v as u16)];
 
+/// What limited a sending socket (`TcpLimits`), added after the namespace
+/// in the same way: present, then its fields (0 when absent). A recording
+/// without them ends before them and its sockets read None.
+const LIMIT_FIELDS: &[Field] = &[
+    (
+        |s| u64::from(s.limits.is_some()),
+        |s, v| s.limits = (v != 0).then(Box::default),
+    ),
+    (
+        |s| limits(s).busy_us,
+        |s, v| set_limit(s, v, |l, v| l.busy_us = v),
+    ),
+    (
+        |s| limits(s).rwnd_limited_us,
+        |s, v| set_limit(s, v, |l, v| l.rwnd_limited_us = v),
+    ),
+    (
+        |s| limits(s).sndbuf_limited_us,
+        |s, v| set_limit(s, v, |l, v| l.sndbuf_limited_us = v),
+    ),
+    (
+        |s| limits(s).delivery_rate,
+        |s, v| set_limit(s, v, |l, v| l.delivery_rate = v),
+    ),
+    (
+        |s| u64::from(limits(s).app_limited),
+        |s, v| set_limit(s, v, |l, v| l.app_limited = v != 0),
+    ),
+    (
+        |s| u64::from(limits(s).min_rtt_us),
+        |s, v| set_limit(s, v, |l, v| l.min_rtt_us = v as u32),
+    ),
+    (
+        |s| u64::from(limits(s).notsent_bytes),
+        |s, v| set_limit(s, v, |l, v| l.notsent_bytes = v as u32),
+    ),
+    (
+        |s| u64::from(limits(s).snd_wnd),
+        |s, v| set_limit(s, v, |l, v| l.snd_wnd = v as u32),
+    ),
+    (
+        |s| u64::from(limits(s).reord_seen),
+        |s, v| set_limit(s, v, |l, v| l.reord_seen = v as u32),
+    ),
+    (
+        |s| u64::from(limits(s).dsack_dups),
+        |s, v| set_limit(s, v, |l, v| l.dsack_dups = v as u32),
+    ),
+];
+
+fn limits(s: &SocketSample) -> TcpLimits {
+    s.limits.as_deref().copied().unwrap_or_default()
+}
+
+/// Sets a field of the socket's limits, when it has them (the presence
+/// column comes first).
+fn set_limit(s: &mut SocketSample, v: u64, field: fn(&mut TcpLimits, u64)) {
+    if let Some(limits) = s.limits.as_deref_mut() {
+        field(limits, v);
+    }
+}
+
 /// Sets a u32 field of tcp_info, when the socket has one (the presence
 /// column comes first).
 fn set_tcp(s: &mut SocketSample, v: u64, field: fn(&mut TcpInfoSample) -> &mut u32) {
@@ -312,6 +377,7 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
     }
     put_columns(LATER_FIELDS, previous, sockets, &refs, out);
     put_columns(NETNS_FIELDS, previous, sockets, &refs, out);
+    put_columns(LIMIT_FIELDS, previous, sockets, &refs, out);
 }
 
 fn put_columns(
@@ -475,6 +541,7 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
                     owner_denied: false,
                     owner_pending: false,
                     tcp: None,
+                    limits: None,
                     drops: None,
                     rcvbuf: None,
                     queue_streak: 0,
@@ -515,6 +582,11 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
     }
     if !input.bytes.is_empty() {
         take_columns(NETNS_FIELDS, previous, &mut sockets, &refs, input)?;
+    }
+    if !input.bytes.is_empty() {
+        take_columns(LIMIT_FIELDS, previous, &mut sockets, &refs, input)?;
+        let boxed = sockets.iter().filter(|s| s.limits.is_some()).count();
+        budget.charge(boxed.saturating_mul(size_of::<TcpLimits>()))?;
     }
     Ok(sockets)
 }

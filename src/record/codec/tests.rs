@@ -29,6 +29,20 @@ fn socket(port: u16, bytes: u64, v6: bool) -> SocketSample {
             last_send_ms: 5,
             ..Default::default()
         }),
+        limits: port.is_multiple_of(5).then(|| {
+            Box::new(TcpLimits {
+                busy_us: bytes * 7,
+                rwnd_limited_us: bytes * 5,
+                sndbuf_limited_us: bytes,
+                delivery_rate: 1 << 33,
+                app_limited: port.is_multiple_of(10),
+                min_rtt_us: 40,
+                notsent_bytes: u32::from(port),
+                snd_wnd: 65_535 << 2,
+                reord_seen: 1,
+                dsack_dups: 2,
+            })
+        }),
         drops: port.is_multiple_of(3).then_some(2),
         rcvbuf: port.is_multiple_of(4).then_some(212_992),
         queue_streak: 0,
@@ -89,7 +103,8 @@ fn a_record_without_the_later_columns_still_reads() {
     let bytes = SampleEncoder::default().encode(&mut sample, true);
     // One varint per socket per later column: 212992 + 1 takes 3
     // bytes, a namespace id 1.
-    let before_netns = bytes.len() - 3 * NETNS_FIELDS.len();
+    let before_limits = bytes.len() - 3 * LIMIT_FIELDS.len();
+    let before_netns = before_limits - 3 * NETNS_FIELDS.len();
     let old = &bytes[..before_netns - 3 * 3 * LATER_FIELDS.len()];
     let decoded = decode(&[], old).unwrap();
     assert!(decoded.sockets.iter().all(|s| s.rcvbuf.is_none()));
@@ -106,6 +121,58 @@ fn a_record_without_the_later_columns_still_reads() {
     let new = decode(&[], &bytes).unwrap();
     assert_eq!(new.sockets[0].rcvbuf, Some(212_992));
     assert_eq!(new, sample);
+}
+
+/// What limited a sending socket goes through a keyframe and a delta
+/// exactly, appears and goes away; a recording made before its columns
+/// reads None.
+#[test]
+fn limits_round_trip_and_older_records_read_none() {
+    let mut encoder = SampleEncoder::default();
+    let mut first = Sample {
+        sockets: (1..12)
+            .map(|p| socket(p, 1000 + u64::from(p), false))
+            .collect(),
+        ..Default::default()
+    };
+    let key = encoder.encode(&mut first, true);
+    let decoded = decode(&[], &key).unwrap();
+    assert_eq!(decoded, first);
+    assert!(
+        decoded
+            .sockets
+            .iter()
+            .filter(|s| s.limits.is_some())
+            .count()
+            == 2
+    );
+    // The next sample: counters moved, one socket's limits gone, one new.
+    let mut second = first.clone();
+    for s in &mut second.sockets {
+        if let Some(limits) = s.limits.as_deref_mut() {
+            limits.busy_us += 1_000_000;
+            limits.rwnd_limited_us += 900_000;
+            limits.app_limited = !limits.app_limited;
+        }
+    }
+    second.sockets[4].limits = None;
+    second.sockets[5].limits = Some(Box::new(TcpLimits {
+        notsent_bytes: 4096,
+        ..TcpLimits::default()
+    }));
+    let delta = encoder.encode(&mut second, false);
+    assert_eq!(decode(&decoded.sockets, &delta).unwrap(), second);
+    // A recording made before the limit columns ends at the namespace's:
+    // the same sample without limits (a zero byte per socket and column),
+    // cut there.
+    let mut before = first.clone();
+    for s in &mut before.sockets {
+        s.limits = None;
+    }
+    let bytes = SampleEncoder::default().encode(&mut before, true);
+    let cut = bytes.len() - before.sockets.len() * LIMIT_FIELDS.len();
+    assert!(bytes[cut..].iter().all(|b| *b == 0));
+    assert_eq!(decode(&[], &bytes[..cut]).unwrap(), before);
 }
 
 /// Each byte `2` refers again to the socket before: a copy per byte
@@ -175,11 +242,14 @@ fn unchanged_sockets_cost_about_a_byte_per_column() {
     let key = encoder.encode(&mut sample, true).len();
     let delta = encoder.encode(&mut sample, false).len();
     assert!(
-        delta < 1000 * (FIELDS.len() + LATER_FIELDS.len() + NETNS_FIELDS.len() + 3),
+        delta
+            < 1000
+                * (FIELDS.len() + LATER_FIELDS.len() + NETNS_FIELDS.len() + LIMIT_FIELDS.len() + 3),
         "{delta}"
     );
-    // The namespace column costs its byte per socket in both.
-    let netns = 1000 * NETNS_FIELDS.len();
+    // The namespace column, and the limit columns of the sockets without
+    // limits, cost their byte per socket in both.
+    let netns = 1000 * (NETNS_FIELDS.len() + LIMIT_FIELDS.len());
     assert!(
         (delta - netns) * 2 < key - netns,
         "{delta} vs keyframe {key}"

@@ -42,6 +42,7 @@ fn socket(port: u16, moved: u32) -> SocketSample {
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     }
 }
 

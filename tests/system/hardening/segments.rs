@@ -38,6 +38,7 @@ pub(crate) fn socket(i: usize) -> SocketSample {
         queue_streak: 0,
         v6only: false,
         netns: 0,
+        limits: None,
     }
 }
 

@@ -1,0 +1,231 @@
+//! What limited a sending connection, as the kernel accounts it
+//! (tcp_info's busy, rwnd_limited, sndbuf_limited, delivery rate,
+//! app_limited, minrtt, notsent, snd_wnd): netlens' `snapshot --json`
+//! against `ss -ti` read just before and just after it, for senders made
+//! the way real ones get there: a receiver that reads slowly through a
+//! small buffer (the sender waits on its window), and a sender whose
+//! application writes less than the path carries (application-limited),
+//! each at two rates.
+
+use crate::common::socket_findings::wait_ready;
+use crate::common::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// A receiver on IP_B:`port` with a `rcvbuf`-byte SO_RCVBUF that reads
+/// `chunk` bytes every `pause_ms`, for at most 20 s.
+fn slow_reader(ns: &str, port: u16, rcvbuf: u32, chunk: u32, pause_ms: u32) -> ChildGuard {
+    python_in(
+        ns,
+        &format!(
+            "import socket, time\n\
+             s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n\
+             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, {rcvbuf})\n\
+             s.bind(('{IP_B}', {port})); s.listen(1); print('ready', flush=True)\n\
+             c, _ = s.accept(); end = time.time() + 20\n\
+             while time.time() < end:\n\
+             \x20   if not c.recv({chunk}): break\n\
+             \x20   time.sleep({pause_ms} / 1000)\n"
+        ),
+    )
+}
+
+/// A sender from IP_A to IP_B:`port` that writes `chunk` bytes every
+/// `pause_ms` (0: as fast as the socket takes them), for at most 20 s.
+fn writer(ns: &str, port: u16, chunk: u32, pause_ms: u32) -> ChildGuard {
+    python_in(
+        ns,
+        &format!(
+            "import socket, time\n\
+             c = socket.create_connection(('{IP_B}', {port})); print('ready', flush=True)\n\
+             data = b'x' * {chunk}; end = time.time() + 20\n\
+             while time.time() < end:\n\
+             \x20   c.sendall(data)\n\
+             \x20   if {pause_ms}: time.sleep({pause_ms} / 1000)\n"
+        ),
+    )
+}
+
+/// A receiver that reads whatever comes, at once, for at most 20 s.
+fn fast_reader(ns: &str, port: u16) -> ChildGuard {
+    python_in(
+        ns,
+        &format!(
+            "import socket, time\n\
+             s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n\
+             s.bind(('{IP_B}', {port})); s.listen(1); print('ready', flush=True)\n\
+             c, _ = s.accept(); end = time.time() + 20\n\
+             while time.time() < end and c.recv(65536): pass\n"
+        ),
+    )
+}
+
+/// `ss -tinH` of the sender's socket towards `port`: its tcp_info words
+/// ("busy:1234ms" -> busy = "1234ms", "app_limited" -> app_limited = "",
+/// "delivery_rate 12bps" -> delivery_rate = "12bps").
+fn ss_info(ns: &str, port: u16) -> HashMap<String, String> {
+    let out = ns_exec(ns, &["ss", "-tinH", "dst", &format!("{IP_B}:{port}")]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut words = HashMap::new();
+    let mut tokens = text.split_whitespace().skip(5).peekable();
+    while let Some(token) = tokens.next() {
+        match token.split_once(':') {
+            Some((key, value)) => {
+                words.insert(key.to_string(), value.to_string());
+            }
+            None => {
+                // "delivery_rate 12bps", "send 1bps", "pacing_rate 2bps"
+                // take a value; "app_limited" stands alone.
+                let value = match tokens.peek() {
+                    Some(next) if next.ends_with("bps") => tokens.next().unwrap().to_string(),
+                    _ => String::new(),
+                };
+                words.insert(token.to_string(), value);
+            }
+        }
+    }
+    assert!(
+        words.contains_key("busy"),
+        "ss printed no busy time: {text}"
+    );
+    words
+}
+
+/// "1234ms" or "1234ms(78.1%)" -> (1234, Some(78.1)).
+fn ms_and_share(value: &str) -> (f64, Option<f64>) {
+    let (ms, share) = match value.split_once('(') {
+        Some((ms, share)) => (ms, share.trim_end_matches("%)").parse().ok()),
+        None => (value, None),
+    };
+    (ms.trim_end_matches("ms").parse().unwrap(), share)
+}
+
+/// The sender's socket in netlens' one-sample snapshot of `ns`.
+fn netlens_sender(ns: &str, port: u16) -> Value {
+    let samples = snapshot(&["--netns", ns, "--no-capture", "--section", "sockets"]);
+    let peer = format!("{IP_B}:{port}");
+    let sockets = samples[0]["sockets"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    sockets
+        .into_iter()
+        .find(|s| s["peer"] == peer.as_str())
+        .unwrap_or_else(|| panic!("no socket to {peer} in netlens' snapshot"))
+}
+
+/// netlens' limits of the sender to `port`, with ss's just before and
+/// just after.
+fn limits_beside_ss(
+    ns: &str,
+    port: u16,
+) -> (Value, HashMap<String, String>, HashMap<String, String>) {
+    let before = ss_info(ns, port);
+    let socket = netlens_sender(ns, port);
+    let after = ss_info(ns, port);
+    let limits = socket["limits"].clone();
+    assert!(limits.is_object(), "no limits for a sender: {socket}");
+    (limits, before, after)
+}
+
+/// `ours` lies between ss's `before` and `after` (cumulative counters),
+/// allowing for ss's rounding down to whole ms.
+fn between(what: &str, ours: f64, before: f64, after: f64) {
+    assert!(
+        before - 1.0 <= ours && ours <= after + 1.0,
+        "{what}: netlens {ours} not between ss's {before} and {after}"
+    );
+}
+
+#[test]
+fn a_slow_reader_limits_its_sender_by_window_as_ss_counts_it() {
+    if crate::common::need_root(&["ip", "ss", "python3"]) {
+        return;
+    }
+    let pair = VethPair::new("nltl");
+    let (a, b) = (pair.a.name.clone(), pair.b.name.clone());
+    // Two readers: one reads 8 kB every 20 ms through an 8 kB buffer, the
+    // other 4 kB every 50 ms through a 4 kB one.
+    for (port, rcvbuf, chunk, pause_ms) in [(7301, 8192, 8192, 20), (7302, 4096, 4096, 50)] {
+        let mut reader = slow_reader(&b, port, rcvbuf, chunk, pause_ms);
+        wait_ready(&mut reader);
+        let mut sender = writer(&a, port, 65536, 0);
+        wait_ready(&mut sender);
+        std::thread::sleep(Duration::from_millis(1500));
+        let (limits, before, after) = limits_beside_ss(&a, port);
+        eprintln!("reader {port}: netlens {limits}; ss {before:?}");
+        let busy = limits["busy_ms"].as_f64().unwrap();
+        between(
+            "busy_ms",
+            busy,
+            ms_and_share(&before["busy"]).0,
+            ms_and_share(&after["busy"]).0,
+        );
+        let (rwnd_before, share_before) = ms_and_share(&before["rwnd_limited"]);
+        let (rwnd_after, share_after) = ms_and_share(&after["rwnd_limited"]);
+        let rwnd = limits["rwnd_limited_ms"].as_f64().unwrap();
+        between("rwnd_limited_ms", rwnd, rwnd_before, rwnd_after);
+        let pct = limits["rwnd_limited_pct"].as_f64().unwrap();
+        let (low, high) = (share_before.unwrap(), share_after.unwrap());
+        // A share of cumulative times: it drifts slowly between the reads.
+        assert!(
+            low.min(high) - 5.0 <= pct && pct <= low.max(high) + 5.0,
+            "rwnd_limited_pct {pct} vs ss {low}..{high}"
+        );
+        // The reader sets the pace: most of the busy time waits on its window.
+        assert!(pct > 50.0, "a slow reader's sender was rwnd-limited {pct}%");
+        assert_eq!(limits["app_limited"], false, "{limits}");
+        // The window it waits on is the reader's buffer (SO_RCVBUF, which
+        // the kernel doubles), never more.
+        let window = limits["snd_wnd"].as_u64().unwrap();
+        assert!(window <= 2 * u64::from(rcvbuf) + 1024, "snd_wnd {window}");
+        let min_rtt: f64 = after["minrtt"].parse().unwrap();
+        assert!(
+            (limits["min_rtt_ms"].as_f64().unwrap() - min_rtt).abs() < 0.01,
+            "minrtt: netlens {} vs ss {min_rtt}",
+            limits["min_rtt_ms"]
+        );
+    }
+}
+
+#[test]
+fn an_application_that_writes_little_is_app_limited_as_ss_says() {
+    if crate::common::need_root(&["ip", "ss", "python3"]) {
+        return;
+    }
+    let pair = VethPair::new("nlta");
+    let (a, b) = (pair.a.name.clone(), pair.b.name.clone());
+    // 1 kB every 20 ms, then 8 kB every 5 ms: both far below what a veth
+    // carries, so the application, not the path, sets the pace.
+    for (port, chunk, pause_ms) in [(7311, 1024, 20), (7312, 8192, 5)] {
+        let mut reader = fast_reader(&b, port);
+        wait_ready(&mut reader);
+        let mut sender = writer(&a, port, chunk, pause_ms);
+        wait_ready(&mut sender);
+        std::thread::sleep(Duration::from_millis(1000));
+        let (limits, before, after) = limits_beside_ss(&a, port);
+        eprintln!("writer {port}: netlens {limits}; ss {before:?}");
+        assert!(
+            before.contains_key("app_limited") && after.contains_key("app_limited"),
+            "ss did not call it app_limited: {after:?}"
+        );
+        assert_eq!(limits["app_limited"], true, "{limits}");
+        assert!(
+            limits["rwnd_limited_pct"].as_f64().unwrap() < 5.0,
+            "{limits}"
+        );
+        assert!(
+            limits["sndbuf_limited_pct"].as_f64().unwrap() < 5.0,
+            "{limits}"
+        );
+        assert_eq!(limits["notsent_bytes"], 0, "{limits}");
+        let busy = limits["busy_ms"].as_f64().unwrap();
+        between(
+            "busy_ms",
+            busy,
+            ms_and_share(&before["busy"]).0,
+            ms_and_share(&after["busy"]).0,
+        );
+    }
+}
