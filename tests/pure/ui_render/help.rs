@@ -8,6 +8,7 @@ fn help_overlay_lists_the_keymap() {
     app.on_key(Key::F(1));
     insta::assert_snapshot!(render(&mut app, 80, 24).backend());
 }
+
 /// Issue 24: the help screen was clipped at 80 columns; every key's text is
 /// whole on some page of it (wrapped under itself where the column is
 /// narrow), at 80x24 and in a 50-column pane.
@@ -51,6 +52,7 @@ fn help_shows_every_key_text_whole_at_80_and_50_columns() {
         }
     }
 }
+
 #[test]
 fn help_scrolls_when_taller_than_the_pane() {
     let mut app = app_with_samples();

@@ -108,6 +108,7 @@ fn findings_line_names_the_worst() {
     assert!(text.contains("WARN iface-errors: wlan0"), "{text}");
     assert!(text.contains("2 findings │ WARN iface-errors"), "{text}");
 }
+
 /// Issue 24: the 80-column header lost TX while REC showed; it gives up
 /// detail (unix count, packet rates, interval) first and keeps RX, TX and
 /// REC whole down to 60 columns.
@@ -140,6 +141,7 @@ fn header_keeps_rx_tx_and_rec_at_80_and_60_columns() {
     drop(app);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
 /// The config's [columns] chooses a table's columns; the rest still fit.
 #[test]
 fn configured_columns_are_the_only_ones_shown() {

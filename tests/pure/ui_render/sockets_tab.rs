@@ -15,6 +15,7 @@ fn sockets_tab_80x24() {
     assert!(wide.contains("unix 17"), "{wide}");
     insta::assert_snapshot!(render(&mut app, 80, 24).backend());
 }
+
 #[test]
 fn sockets_tab_wide_shows_owner_and_tcp_info() {
     let mut app = stack_app('2');
@@ -87,6 +88,7 @@ fn socket_detail_explains_the_listen_queues() {
     app.on_key(Key::Esc);
     assert!(!app.sockets.detail);
 }
+
 #[test]
 fn stack_tabs_render_at_every_size() {
     for tab_key in ['2', '3'] {
