@@ -1,6 +1,6 @@
 //! Namespaces joined to the test's own by a veth, with paced UDP into
 //! them, and their TCP sockets as `snapshot --json` and `ss -tan` list them
-//! (tests/system/all_netns.rs, tests/system/namespaces_tab.rs).
+//! (tests/system/all_netns.rs, tests/system/namespaces_tab/kernel.rs).
 //!
 //! Network safety: each test picks its own prefix and 198.18.0.0/15 /24s;
 //! every datagram goes from the test to a namespace it created, every

@@ -473,7 +473,7 @@ fn every_wide_column_matches_the_kernel_at_rest_and_under_traffic() {
             (250 * 24, 250, 600),
         ),
     ];
-    // As tests/system/namespaces_tab.rs: the screen read at 14 s, its 5 s
+    // As tests/system/namespaces_tab/kernel.rs: the screen read at 14 s, its 5 s
     // interval inside the steady part; the counters at 3 s and 21 s.
     thread::sleep(Duration::from_secs(3));
     let start = Instant::now();
