@@ -189,6 +189,11 @@ impl ClosedView {
         &self.rows
     }
 
+    /// Row `index` as the rows were last built.
+    pub fn row(&self, index: usize) -> Option<&ClosedConn> {
+        self.rows.get(index)
+    }
+
     /// Applies a move or sort action over `len` rows; whether anything
     /// changed.
     pub fn handle(&mut self, action: Action, len: usize) -> bool {

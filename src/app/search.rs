@@ -1,8 +1,8 @@
 //! F3: htop's incremental search. Typing moves the selection to the next
 //! row that matches (what `/` would keep), without hiding the others; F3
 //! again finds the next one, wrapping at the end; Enter or Esc leaves with
-//! the selection where it is. Works in the Interfaces, Sockets, Conntrack
-//! and Flows tables.
+//! the selection where it is. Works in every table tab (view.rs's
+//! `TableRows`) and in Sockets' Closed view.
 
 use super::tabs::Tab;
 use super::{App, line_edit};

@@ -10,13 +10,13 @@
 use super::closed::{self, ClosedView};
 use super::keymap::{Action, Key, Scope};
 use super::links::Link;
-use super::search::next_match;
 use super::socket_order::SocketOrder;
 use super::socket_rows::{SocketRows, Want, WantOwned};
 use super::table::{self, Window};
-use super::view::{self, Reply, Shown, TabView};
+use super::view::{Reply, Shown, TabView, TableRows};
 use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
+use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
 use crate::model::sockets::{SocketKey, SocketSample};
 use std::collections::{HashMap, VecDeque};
@@ -440,36 +440,57 @@ impl TabView for SocketsView {
         Some((&mut self.filter, &mut self.editing_filter))
     }
 
-    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
-        let Some(current) = shown.current() else {
-            return Some(false);
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
+        Some(self)
+    }
+}
+
+impl TableRows for SocketsView {
+    fn sort_every_row(&mut self, shown: &Shown) {
+        let Some(current) = shown.current().filter(|_| !self.show_closed) else {
+            return;
         };
-        // Search walks every row: the whole order is sorted for it.
-        let upto = std::mem::replace(&mut self.selected_position, usize::MAX - 1);
-        let order = self.order(current).to_vec();
-        self.selected_position = upto;
-        let at = self.selected_index(&order, current).unwrap_or(0);
-        let Some(search) = view::search_filter(text) else {
-            return Some(false);
-        };
-        let found = next_match(order.len(), at + skip, |i| {
-            search.matches(&InSample::new(&current.sockets[order[i] as usize], current))
-        });
-        Some(found.inspect(|&i| self.select_row(current, i)).is_some())
+        // The order is sorted as far as the selection reaches: all of it.
+        let at = std::mem::replace(&mut self.selected_position, usize::MAX - 1);
+        self.order(current);
+        self.selected_position = at;
     }
 
-    fn click_row(&mut self, index: usize, shown: &Shown) -> bool {
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
         if self.show_closed {
-            self.closed.selected = index;
-            return true;
+            let rows = self.closed.rows(shown.history, shown.index?, &self.filter);
+            return Some((rows.len(), Some(self.closed.selected)));
         }
-        if self.detail {
-            return false;
-        }
+        let current = shown.current()?;
+        let count = self.order(current).len();
+        let order = self.take_order();
+        let at = self.selected_index(&order, current);
+        self.put_order(order);
+        Some((count, at))
+    }
+
+    fn row_matches(&self, index: usize, search: &Expr, shown: &Shown) -> bool {
         let Some(current) = shown.current() else {
             return false;
         };
-        self.select_row(current, index);
-        true
+        if self.show_closed {
+            let conn = self.closed.row(index);
+            return conn.is_some_and(|conn| search.matches(&InSample::new(conn, current)));
+        }
+        let row = self.rows.shown.rows.get(index);
+        let socket = row.and_then(|&row| current.sockets.get(row as usize));
+        socket.is_some_and(|socket| search.matches(&InSample::new(socket, current)))
+    }
+
+    fn select_at(&mut self, index: usize, shown: &Shown) {
+        if self.show_closed {
+            self.closed.selected = index;
+        } else if let Some(current) = shown.current() {
+            self.select_row(current, index);
+        }
+    }
+
+    fn covered(&self) -> bool {
+        self.detail
     }
 }

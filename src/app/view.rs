@@ -195,10 +195,12 @@ pub trait TabView {
 }
 
 /// What a table tab answers so that F3's search and a click on a row work
-/// alike in each: Interfaces, Conntrack, Processes and Namespaces. Sockets
-/// (its order is sorted only as far as it is shown) and Flows (rows built
-/// per draw) search their own way; all six share the `/` filter line.
+/// alike in each of the six (and Sockets' Closed view).
 pub trait TableRows {
+    /// Readies every row for F3's walk over them all (Sockets sorts its
+    /// order only as far as it is shown; F3 is rare, so it sorts all of it).
+    fn sort_every_row(&mut self, _shown: &Shown) {}
+
     /// Brings the rows up to date with the shown sample: how many there
     /// are and which is selected. None: there is no sample.
     fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)>;
@@ -218,6 +220,7 @@ pub trait TableRows {
 /// F3 in a table: the first row from the selection (`skip` rows on)
 /// matching `text`, selected; whether there was one.
 pub fn find_in_table(table: &mut dyn TableRows, text: &str, skip: usize, shown: &Shown) -> bool {
+    table.sort_every_row(shown);
     let (Some((count, selected)), Some(search)) = (table.refresh_rows(shown), search_filter(text))
     else {
         return false;

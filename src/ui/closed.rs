@@ -16,10 +16,11 @@ use super::table;
 use super::theme::Theme;
 use crate::app::App;
 use crate::app::closed::{CLOSED_COLUMNS, ClosedColumn, ClosedSpec, duration};
+use crate::app::table::{CellText, Hint};
 use crate::model::closed::{ClosedConn, Ending};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::widgets::{Cell, Paragraph, Table};
+use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
@@ -38,37 +39,28 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let filter = view.filter.clone();
     let rows = view.closed.rows(&app.history, index, &filter).to_vec();
     let closed = &mut view.closed;
-    let visible = usize::from(table_area.height.saturating_sub(1));
     closed.selected = closed.selected.min(rows.len().saturating_sub(1));
+    let visible = table::visible_rows(table_area);
     closed
         .window
         .fit(Some(closed.selected), rows.len(), visible);
     let columns = table::fitting(CLOSED_COLUMNS, table_area.width, |_| true);
-    closed.on_screen = columns.iter().map(|spec| spec.column).collect();
-    let widths = table::widths(&columns, |c| {
-        matches!(c, ClosedColumn::Local | ClosedColumn::Peer)
-    });
-    let sorted = |column| column == closed.sort;
-    let header = table::header(&columns, sorted, closed.descending, theme);
-    let body = rows
-        .iter()
-        .enumerate()
-        .skip(closed.window.offset)
-        .take(visible)
-        .map(|(i, conn)| {
-            let cells = columns.iter().map(|spec| cell(conn, spec, theme));
-            let row = table::body_row(cells, i == closed.selected, theme);
-            if i != closed.selected && conn.ending != Ending::Fin {
-                row.style(theme.warn())
-            } else {
-                row
-            }
-        });
-    frame.render_widget(
-        Table::new(body, widths).header(header).column_spacing(1),
-        table_area,
-    );
-    if let Some(body_area) = table::body_area(table_area) {
+    let drawn = table::Drawn {
+        sorted: Some(closed.sort),
+        descending: closed.descending,
+        selected: Some(closed.selected),
+        offset: closed.window.offset,
+        ..table::Drawn::new(columns, &[ClosedColumn::Local, ClosedColumn::Peer])
+    };
+    closed.on_screen = drawn.on_screen();
+    let row = |i| rows.get(i);
+    // A connection that did not end with a FIN stands out.
+    let hint = |conn: &&ClosedConn| match conn.ending {
+        Ending::Fin => Hint::Plain,
+        _ => Hint::Warn,
+    };
+    let body = table::render(frame, table_area, drawn, row, text, hint, theme);
+    if let Some(body_area) = body {
         app.hits.rows = Some((body_area, closed.window.offset));
         if rows.is_empty() {
             let note = if filter.is_empty() {
@@ -83,10 +75,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
 }
 
 /// A cell as its column's descriptor writes it, cut to the column's width.
-fn cell(conn: &ClosedConn, spec: &ClosedSpec, theme: Theme) -> Cell<'static> {
-    let mut text = (spec.cell)(conn, spec.width);
-    text.text = format::fit(&text.text, usize::from(spec.width));
-    table::cell(text, spec.align, theme)
+fn text(conn: &&ClosedConn, spec: &ClosedSpec, width: u16) -> CellText {
+    let mut text = (spec.cell)(conn, width);
+    text.text = format::fit(&text.text, usize::from(width));
+    text
 }
 
 /// The log's health at the shown sample: its error line, else the count

@@ -21,7 +21,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Table, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 /// How many sources and ports the summary names.
 const TOP_N: usize = 3;
@@ -260,30 +260,22 @@ fn table(
     let info_height = if area.height >= 8 { 1 } else { 0 };
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
-    let visible = usize::from(table_area.height.saturating_sub(1));
-    view.window.fit(selected, rows.len(), visible);
+    view.window
+        .fit(selected, rows.len(), table::visible_rows(table_area));
 
     let acct = ct.acct != Some(false) || entries.iter().any(|e| e.packets.is_some());
     let columns = fitting_columns(table_area.width, acct, shown);
-    view.on_screen = columns.iter().map(|spec| spec.column).collect();
-    let sorted = |column| column == view.sort;
-    let header = table::header(&columns, sorted, view.descending, theme);
-    let body = rows
-        .iter()
-        .enumerate()
-        .skip(view.window.offset)
-        .take(visible)
-        .map(|(i, entry)| {
-            let cells =
-                (columns.iter()).map(|spec| table::cell((spec.cell)(entry), spec.align, theme));
-            table::body_row(cells, Some(i) == selected, theme)
-        });
-    let widths = table::widths(&columns, |column| column == Column::Flow);
-    frame.render_widget(
-        Table::new(body, widths).header(header).column_spacing(1),
-        table_area,
-    );
-    let body_area = table::body_area(table_area);
+    let drawn = table::Drawn {
+        sorted: Some(view.sort),
+        descending: view.descending,
+        selected,
+        offset: view.window.offset,
+        ..table::Drawn::new(columns, &[Column::Flow])
+    };
+    view.on_screen = drawn.on_screen();
+    let row = |i| rows.get(i);
+    let text = |entry: &&ConntrackEntry, spec: &ColumnSpec, _| (spec.cell)(entry);
+    let body_area = table::render(frame, table_area, drawn, row, text, table::plain, theme);
     if let Some(body_area) = body_area
         && rows.is_empty()
     {

@@ -20,7 +20,7 @@ use crate::model::capture::{CaptureRates, CaptureSample};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Table};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if area.height == 0 || area.width == 0 {
@@ -370,48 +370,6 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
             .map(|s| usize::from(s.width) + 1)
             .sum(),
     );
-    let visible = usize::from(inner.height.saturating_sub(1));
-    let offset = if visible == 0 {
-        0
-    } else {
-        (view.selected + 1).saturating_sub(visible)
-    };
-    let sorted = |column| column == view.sort;
-    let header = table::header(&columns, sorted, view.descending, theme);
-    let body = rows
-        .iter()
-        .enumerate()
-        .skip(offset)
-        .take(visible)
-        .map(|(i, row)| {
-            let cells = columns.iter().map(|s| {
-                let width = if s.column == Column::Key {
-                    key_width
-                } else {
-                    usize::from(s.width)
-                };
-                let context = FlowCell {
-                    sample: current,
-                    names: &app.names,
-                    now,
-                    short,
-                };
-                let mut text = (s.cell)(row, &context, width);
-                text.text = format::fit(&text.text, width);
-                table::cell(text, s.align, theme)
-            });
-            table::body_row(cells, i == view.selected, theme)
-        });
-    let widths: Vec<Constraint> = columns
-        .iter()
-        .map(|s| {
-            if s.column == Column::Key {
-                Constraint::Min(u16::try_from(key_width).unwrap_or(u16::MAX))
-            } else {
-                Constraint::Length(s.width)
-            }
-        })
-        .collect();
     if rows.is_empty() {
         let text = if view.filter.is_empty() {
             "no flows yet"
@@ -421,7 +379,36 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
         frame.render_widget(Paragraph::new(Span::styled(text, theme.dim())), inner);
         return;
     }
-    frame.render_widget(Table::new(body, widths).header(header), inner);
+    // The selection on the last row shown.
+    let offset = (view.selected + 1).saturating_sub(table::visible_rows(inner));
+    let widths = (columns.iter())
+        .map(|s| match s.column {
+            Column::Key => u16::try_from(key_width).unwrap_or(u16::MAX),
+            _ => s.width,
+        })
+        .collect();
+    let drawn = table::Drawn {
+        widths,
+        sorted: Some(view.sort),
+        descending: view.descending,
+        selected: Some(view.selected),
+        offset,
+        ..table::Drawn::new(columns, &[Column::Key])
+    };
+    let context = FlowCell {
+        sample: current,
+        names: &app.names,
+        now,
+        short,
+    };
+    let text = |row: &&FlowRow, s: &Spec, width: u16| {
+        let mut text = (s.cell)(row, &context, usize::from(width));
+        text.text = format::fit(&text.text, usize::from(width));
+        text
+    };
+    let row = |i| rows.get(i);
+    let body = table::render(frame, inner, drawn, row, text, table::plain, theme);
+    app.hits.rows = body.map(|area| (area, offset));
 }
 
 #[cfg(test)]

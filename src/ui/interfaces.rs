@@ -15,12 +15,12 @@ use super::interface_detail;
 use super::table;
 use super::theme::Theme;
 use crate::app::App;
-use crate::app::interfaces::{COLUMNS, Column, ColumnSpec};
+use crate::app::interfaces::{COLUMNS, Column, ColumnSpec, Row};
 use crate::model::{InterfaceSample, Sample};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Table};
+use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let Some(index) = app.shown_index() else {
@@ -51,36 +51,32 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if cpu_height > 0 {
         cpu::render(frame, cpu_area, app, index, theme);
     }
-    let visible = usize::from(table_area.height.saturating_sub(1));
-
     let view = &mut app.interfaces;
     view.refresh(previous, current);
     let (count, selected) = {
         let rows = view.rows(current);
         (rows.len(), view.selected_index(&rows))
     };
-    view.window.fit(selected, count, visible);
+    view.window
+        .fit(selected, count, table::visible_rows(table_area));
     let many = current.many_namespaces();
     let columns = fitting_columns(table_area.width, &app.columns.interfaces, many);
-    app.interfaces.on_screen = columns.iter().map(|spec| spec.column).collect();
-    let view = &app.interfaces;
-    let rows = view.rows(current);
-
-    let sorted = |column| column == view.sort;
-    let header = table::header(&columns, sorted, view.descending, theme);
+    let drawn = table::Drawn {
+        sorted: Some(view.sort),
+        descending: view.descending,
+        selected,
+        offset: view.window.offset,
+        ..table::Drawn::new(columns, &[Column::Name])
+    };
+    view.on_screen = drawn.on_screen();
+    let offset = drawn.offset;
+    let rows = app.interfaces.rows(current);
     // Only the visible rows are built.
-    let body = rows.range(view.window.offset, visible).map(|(i, row)| {
-        let cells = (columns.iter())
-            .map(|spec| table::cell((spec.cell)(&row, current, spec.width), spec.align, theme));
-        table::body_row(cells, Some(i) == selected, theme)
-    });
-    let widths = table::widths(&columns, |column| column == Column::Name);
-    frame.render_widget(
-        Table::new(body, widths).header(header).column_spacing(1),
-        table_area,
-    );
-    if let Some(body_area) = table::body_area(table_area) {
-        app.hits.rows = Some((body_area, app.interfaces.window.offset));
+    let row = |i| rows.get(i);
+    let text = |row: &Row, spec: &ColumnSpec, width| (spec.cell)(row, current, width);
+    if let Some(body_area) = table::render(frame, table_area, drawn, row, text, table::plain, theme)
+    {
+        app.hits.rows = Some((body_area, offset));
         if rows.is_empty() {
             let note = if app.interfaces.filter.is_empty() {
                 "no interfaces"

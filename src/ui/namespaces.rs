@@ -46,19 +46,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
     let view = &mut app.namespaces;
+    view.window
+        .fit(selected, rows.len(), table::visible_rows(table_area));
+    let columns = table::fitting(COLUMNS, table_area.width, |_| true);
     let drawn = table::Drawn {
-        columns: COLUMNS,
-        window: &mut view.window,
-        on_screen: &mut view.on_screen,
         sorted: view.sort,
         descending: view.descending,
         selected,
-        flexible: Column::Label,
+        offset: view.window.offset,
+        ..table::Drawn::new(columns, &[Column::Label])
     };
-    let mark =
-        |row: &NsRow, spec: &ColumnSpec| (spec.cell)(row, spec.width, scoped == Some(row.info.id));
-    if let Some((body_area, offset)) =
-        table::render_rows(frame, table_area, drawn, &rows, mark, theme)
+    view.on_screen = drawn.on_screen();
+    let offset = drawn.offset;
+    let row = |i| rows.get(i);
+    let mark = |row: &&NsRow, spec: &ColumnSpec, width| {
+        (spec.cell)(row, width, scoped == Some(row.info.id))
+    };
+    if let Some(body_area) = table::render(frame, table_area, drawn, row, mark, table::plain, theme)
     {
         app.hits.rows = Some((body_area, offset));
         if rows.is_empty() {

@@ -16,7 +16,6 @@ use super::theme::Theme;
 use crate::app::App;
 use crate::app::format::per_s;
 use crate::app::processes::{COLUMNS, Column, ColumnSpec};
-use crate::app::table::CellText;
 use crate::app::view::Shown;
 use crate::model::Sample;
 use crate::model::closed::lost_note;
@@ -59,17 +58,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
     let view = &mut app.processes;
+    view.window
+        .fit(selected, rows.len(), table::visible_rows(table_area));
+    let columns = table::fitting(COLUMNS, table_area.width, |_| true);
     let drawn = table::Drawn {
-        columns: COLUMNS,
-        window: &mut view.window,
-        on_screen: &mut view.on_screen,
         sorted: view.sort,
         descending: view.descending,
         selected,
-        flexible: Column::Cgroup,
+        offset: view.window.offset,
+        ..table::Drawn::new(columns, &[Column::Cgroup])
     };
-    if let Some((body_area, offset)) =
-        table::render_rows(frame, table_area, drawn, &rows, text, theme)
+    view.on_screen = drawn.on_screen();
+    let offset = drawn.offset;
+    let row = |i| rows.get(i);
+    let text = |row: &&ProcessRow, spec: &ColumnSpec, width| (spec.cell)(row, width);
+    if let Some(body_area) = table::render(frame, table_area, drawn, row, text, table::plain, theme)
     {
         app.hits.rows = Some((body_area, offset));
         if rows.is_empty() {
@@ -110,11 +113,6 @@ fn not_counted_short(current: Option<&Sample>) -> &'static str {
     } else {
         NOT_COUNTED_SHORT
     }
-}
-
-/// A cell as its column's descriptor writes it.
-fn text(row: &ProcessRow, spec: &ColumnSpec) -> CellText {
-    (spec.cell)(row, spec.width)
 }
 
 /// "pid 4242 iperf3 (root) in nginx.service: ESTAB 1, LISTEN 1; 0.0

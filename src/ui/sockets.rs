@@ -22,6 +22,7 @@ pub use crate::app::socket_columns::{
     Containers, SocketCell, container_of, local_name, owner_cell, owner_text, peer_name,
 };
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
+use crate::app::table::{CellText, Hint};
 use crate::model::Sample;
 use crate::model::processes::{Container, containers_by_pid, short_id};
 use crate::model::snmp;
@@ -30,7 +31,7 @@ use crate::model::tcp_rates::TcpRates;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if app.sockets.show_closed {
@@ -67,8 +68,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     };
     let [table_area, info_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
-    let visible = usize::from(table_area.height.saturating_sub(1));
-    view.window.fit(selected, total, visible);
+    view.window
+        .fit(selected, total, table::visible_rows(table_area));
     // Sorted as far as the window now reaches (only what is shown is).
     view.order(current);
     let order = view.take_order();
@@ -80,60 +81,59 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     } else {
         fitting_columns(table_area.width, &app.columns.sockets, many)
     };
-    view.on_screen = columns.iter().map(|spec| spec.column).collect();
-    let widths = column_widths(&columns, table_area.width);
+    let drawn = table::Drawn {
+        widths: column_widths(&columns, table_area.width),
+        sorted: Some(view.sort),
+        descending: view.descending,
+        selected,
+        offset: view.window.offset,
+        // column_widths gave Local, Peer and Process what is left over.
+        ..table::Drawn::new(columns, &[])
+    };
+    view.on_screen = drawn.on_screen();
     // Without the Flag column the flag word leads the State cell, so a
     // highlighted row says why without colour.
     let flag_in_state = !view.on_screen.contains(&Column::Flag);
-    let sorted = |column| column == view.sort;
-    let header = table::header(&columns, sorted, view.descending, theme);
-    let body = order
-        .iter()
-        .enumerate()
-        .skip(view.window.offset)
-        .take(visible)
-        .map(|(i, &row)| {
-            let socket = &current.sockets[row as usize];
-            let marked = flag(socket, overflows_rising, &view.thresholds);
-            let count = view.row_count(row);
-            let context = SocketCell {
+    let offset = drawn.offset;
+    let view = &app.sockets;
+    let row = |i| {
+        let &row = order.get(i)?;
+        let socket = &current.sockets[row as usize];
+        let marked = flag(socket, overflows_rising, &view.thresholds);
+        let line = SocketLine {
+            socket,
+            at: i,
+            count: view.row_count(row),
+            context: SocketCell {
                 sample: current,
                 containers: &containers,
                 names,
                 marked,
                 state_flag: marked.filter(|_| flag_in_state),
-            };
-            let cells = columns.iter().zip(&widths).map(|(spec, &width)| {
-                if count > 1 && spec.column == Column::Local {
-                    // A TIME_WAIT group: its count where the local ends vary.
-                    Cell::from(format!("{count} sockets"))
-                } else if tree && spec.column == Column::Process {
-                    let branch = branch(&order, i, &current.sockets);
-                    Cell::from(tree_text(socket, branch, &containers))
-                } else {
-                    let text = (spec.cell)(socket, &context, width);
-                    table::cell(text, spec.align, theme)
-                }
-            });
-            let table_row = Row::new(cells);
-            if Some(i) == selected {
-                table_row.style(theme.selected())
-            } else if marked.is_some() {
-                table_row.style(theme.warn())
-            } else {
-                table_row
-            }
-        });
-    let widths: Vec<Constraint> = widths.iter().map(|&w| Constraint::Length(w)).collect();
-    frame.render_widget(
-        Table::new(body, widths).header(header).column_spacing(1),
-        table_area,
-    );
-    let offset = view.window.offset;
+            },
+        };
+        Some(line)
+    };
+    let text = |line: &SocketLine, spec: &ColumnSpec, width| {
+        if line.count > 1 && spec.column == Column::Local {
+            // A TIME_WAIT group: its count where the local ends vary.
+            CellText::from(format!("{} sockets", line.count))
+        } else if tree && spec.column == Column::Process {
+            let branch = branch(&order, line.at, &current.sockets);
+            CellText::from(tree_text(line.socket, branch, &containers))
+        } else {
+            (spec.cell)(line.socket, &line.context, width)
+        }
+    };
+    let hint = |line: &SocketLine| match line.context.marked {
+        Some(_) => Hint::Warn,
+        None => Hint::Plain,
+    };
+    let body = table::render(frame, table_area, drawn, row, text, hint, theme);
     let selected_row = selected.and_then(|i| order.get(i)).copied();
     let group = selected_row.map_or(1, |r| app.sockets.row_count(r));
     let selected_socket = selected_row.map(|r| &current.sockets[r as usize]);
-    if let Some(body_area) = table::body_area(table_area) {
+    if let Some(body_area) = body {
         app.hits.rows = Some((body_area, offset));
         if total == 0 {
             let note = if app.sockets.sorting() {
@@ -177,6 +177,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         None => frame.render_widget(Paragraph::new(mark.trim_end()), info_area),
     }
     app.sockets.put_order(order);
+}
+
+/// A socket's row as the table builds it: the `at`th row, standing for
+/// `count` sockets (a TIME_WAIT group), its cells drawn in `context`.
+struct SocketLine<'a> {
+    socket: &'a SocketSample,
+    at: usize,
+    count: u32,
+    context: SocketCell<'a>,
 }
 
 /// The columns that fit in `width`, by priority, in the config's order

@@ -4,7 +4,7 @@
 
 use super::theme::Theme;
 pub use crate::app::format::fit_endpoints;
-use crate::app::table::{Align, CellText, ColumnSpec, Hint, Window};
+use crate::app::table::{Align, CellText, ColumnSpec, Hint};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
@@ -33,23 +33,6 @@ pub fn fitting<C: Copy + PartialEq, S, D>(
     columns
         .iter()
         .filter(|spec| chosen.contains(&spec.column))
-        .collect()
-}
-
-/// Each column's own width; the `flexible` ones take what is left over.
-pub fn widths<C: Copy, S, D>(
-    columns: &[&ColumnSpec<C, S, D>],
-    flexible: impl Fn(C) -> bool,
-) -> Vec<Constraint> {
-    columns
-        .iter()
-        .map(|spec| {
-            if flexible(spec.column) {
-                Constraint::Min(spec.width)
-            } else {
-                Constraint::Length(spec.width)
-            }
-        })
         .collect()
 }
 
@@ -107,20 +90,6 @@ pub fn cell(shown: CellText, align: Align, theme: Theme) -> Cell<'static> {
     Cell::from(aligned(line, align))
 }
 
-/// A body row, in the selection style when it is the selected one.
-pub fn body_row<'a>(
-    cells: impl IntoIterator<Item = Cell<'a>>,
-    selected: bool,
-    theme: Theme,
-) -> Row<'a> {
-    let row = Row::new(cells);
-    if selected {
-        row.style(theme.selected())
-    } else {
-        row
-    }
-}
-
 /// Where the body rows are drawn (below the header line), for clicks;
 /// None when only the header fits.
 pub fn body_area(table_area: Rect) -> Option<Rect> {
@@ -131,58 +100,96 @@ pub fn body_area(table_area: Rect) -> Option<Rect> {
     })
 }
 
-/// What a table tab's table is drawn from besides its rows: the columns,
-/// the view's window, sort and selection.
+/// A table as a tab draws it: the columns it chose (in the order shown)
+/// and the width each one's cells are made for, the sort and the selection.
 pub struct Drawn<'a, C: 'static, S: 'static, D: 'static> {
-    pub columns: &'static [ColumnSpec<C, S, D>],
-    pub window: &'a mut Window,
-    /// The columns that fit, noted for the sort cycle.
-    pub on_screen: &'a mut Vec<C>,
+    pub columns: Vec<&'static ColumnSpec<C, S, D>>,
+    /// Each column's width, in `columns`' order.
+    pub widths: Vec<u16>,
+    /// The columns that also take the width left over.
+    pub flexible: &'a [C],
     pub sorted: Option<C>,
     pub descending: bool,
     pub selected: Option<usize>,
-    /// The column that takes the width left over.
-    pub flexible: C,
+    /// The first row shown.
+    pub offset: usize,
 }
 
-/// Draws `rows` in `area`: the columns that fit, the header with the sort
-/// marker, and the rows the window shows around the selection, each cell
-/// the column's `cell` (called by `text` with the tab's context).
-/// Returns the body's area and first row (for clicks and the empty note);
+impl<'a, C: Copy, S, D> Drawn<'a, C, S, D> {
+    /// `columns` at their own widths, unsorted, from the first row.
+    pub fn new(columns: Vec<&'static ColumnSpec<C, S, D>>, flexible: &'a [C]) -> Self {
+        Self {
+            widths: columns.iter().map(|spec| spec.width).collect(),
+            columns,
+            flexible,
+            sorted: None,
+            descending: false,
+            selected: None,
+            offset: 0,
+        }
+    }
+
+    /// The columns shown, for the sort cycle.
+    pub fn on_screen(&self) -> Vec<C> {
+        self.columns.iter().map(|spec| spec.column).collect()
+    }
+}
+
+/// How many body rows fit in a table's `area` (below its header).
+pub fn visible_rows(area: Rect) -> usize {
+    usize::from(area.height.saturating_sub(1))
+}
+
+/// No whole-row style: every row as its cells style it.
+pub fn plain<R>(_: &R) -> Hint {
+    Hint::Plain
+}
+
+/// Draws the table every table tab shows: the header with the sort
+/// marker, then the rows from `drawn.offset` that fit, each built by `row`
+/// (None past the last: only the visible rows are built), its cells by
+/// `text` in their widths, the whole row styled by `hint` (the selection's
+/// style wins). Returns the body's area, for clicks and the empty note;
 /// None when only the header fits.
-pub fn render_rows<C: Copy + PartialEq, S, D, R>(
+pub fn render<C: Copy + PartialEq, S, D, R>(
     frame: &mut Frame,
     area: Rect,
     drawn: Drawn<'_, C, S, D>,
-    rows: &[R],
-    text: impl Fn(&R, &ColumnSpec<C, S, D>) -> CellText,
+    row: impl Fn(usize) -> Option<R>,
+    text: impl Fn(&R, &ColumnSpec<C, S, D>, u16) -> CellText,
+    hint: impl Fn(&R) -> Hint,
     theme: Theme,
-) -> Option<(Rect, usize)> {
-    let visible = usize::from(area.height.saturating_sub(1));
-    drawn.window.fit(drawn.selected, rows.len(), visible);
-    let columns = fitting(drawn.columns, area.width, |_| true);
-    *drawn.on_screen = columns.iter().map(|spec| spec.column).collect();
-    let sorted = drawn.sorted;
-    let header = header(&columns, |c| sorted == Some(c), drawn.descending, theme);
-    let offset = drawn.window.offset;
-    let body = rows
-        .iter()
-        .enumerate()
-        .skip(offset)
-        .take(visible)
-        .map(|(i, row)| {
-            let cells = columns
-                .iter()
-                .map(|spec| cell(text(row, spec), spec.align, theme));
-            body_row(cells, Some(i) == drawn.selected, theme)
-        });
-    let flexible = drawn.flexible;
-    let widths = widths(&columns, |c| c == flexible);
+) -> Option<Rect> {
+    let Drawn {
+        columns, widths, ..
+    } = &drawn;
+    let sorted = |column| drawn.sorted == Some(column);
+    let header = header(columns, sorted, drawn.descending, theme);
+    let shown = drawn.offset..drawn.offset.saturating_add(visible_rows(area));
+    let body = shown.map_while(|i| Some((i, row(i)?))).map(|(i, row)| {
+        let cells = (columns.iter().zip(widths))
+            .map(|(spec, &width)| cell(text(&row, spec, width), spec.align, theme));
+        let style = if Some(i) == drawn.selected {
+            theme.selected()
+        } else {
+            style(hint(&row), theme)
+        };
+        Row::new(cells).style(style)
+    });
+    let constraints = columns.iter().zip(widths).map(|(spec, &width)| {
+        if drawn.flexible.contains(&spec.column) {
+            Constraint::Min(width)
+        } else {
+            Constraint::Length(width)
+        }
+    });
     frame.render_widget(
-        Table::new(body, widths).header(header).column_spacing(1),
+        Table::new(body, constraints)
+            .header(header)
+            .column_spacing(1),
         area,
     );
-    body_area(area).map(|body| (body, offset))
+    body_area(area)
 }
 
 /// Says on the first body row why the table is empty.

@@ -9,10 +9,11 @@ pub use rows::Row;
 
 use super::keymap::{Action, Key, Scope};
 use super::links;
-use super::search::next_match;
-use super::view::{self, Reply, Shown, TabView};
+use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
 use crate::capture::pcap_file::{unpredictable_name, write_file};
+use crate::model::filter::Expr;
+use crate::model::filter::rows::InSample;
 use crate::packet::filter::Filter;
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -111,6 +112,9 @@ pub struct FlowsView {
     /// sort cycle (sorting by a column not shown leaves no visible reason
     /// for the order).
     pub netns_shown: bool,
+    /// The rows as F3 or a click last built them (the table builds its
+    /// own each draw).
+    pub refreshed: Vec<Row>,
 }
 
 impl Default for FlowsView {
@@ -134,6 +138,7 @@ impl Default for FlowsView {
             scope: None,
             names: None,
             netns_shown: false,
+            refreshed: Vec::new(),
         }
     }
 }
@@ -415,17 +420,26 @@ impl TabView for FlowsView {
         Some((&mut self.filter, &mut self.editing_filter))
     }
 
-    fn find(&mut self, text: &str, skip: usize, shown: &Shown) -> Option<bool> {
-        let rows = self.rows_of(shown);
-        let (Some(search), Some(current)) = (view::search_filter(text), shown.current()) else {
-            return Some(false);
+    fn table(&mut self) -> Option<&mut dyn TableRows> {
+        Some(self)
+    }
+}
+
+impl TableRows for FlowsView {
+    fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
+        self.refreshed = self.rows_of(shown);
+        Some((self.refreshed.len(), Some(self.selected)))
+    }
+
+    fn row_matches(&self, index: usize, search: &Expr, shown: &Shown) -> bool {
+        let (Some(row), Some(current)) = (self.refreshed.get(index), shown.current()) else {
+            return false;
         };
-        let found = next_match(rows.len(), self.selected + skip, |i| {
-            search.matches(&crate::model::filter::rows::InSample::new(
-                &rows[i], current,
-            ))
-        });
-        Some(found.inspect(|&i| self.selected = i).is_some())
+        search.matches(&InSample::new(row, current))
+    }
+
+    fn select_at(&mut self, index: usize, _shown: &Shown) {
+        self.selected = index;
     }
 }
 
@@ -463,6 +477,34 @@ mod tests {
             }),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn f3_and_a_click_select_flow_rows() {
+        let mut history = crate::app::history::History::default();
+        history.push(sample(
+            1.0,
+            vec![
+                flow("198.18.0.1:1000", "198.18.0.2:80", 10, 3000),
+                flow("198.18.0.1:1001", "198.18.0.2:443", 5, 2000),
+                flow("198.18.0.1:1002", "198.18.0.2:80", 5, 1000),
+            ],
+        ));
+        let shown = Shown {
+            history: &history,
+            index: Some(0),
+        };
+        let mut view = FlowsView::default();
+        // By bytes, largest first: port 80, 443, then 80 again.
+        assert_eq!(view.find("port:80", 1, &shown), Some(true));
+        assert_eq!(view.selected, 2);
+        assert_eq!(view.find("port:80", 1, &shown), Some(true));
+        assert_eq!(view.selected, 0);
+        assert_eq!(view.find("port:22", 0, &shown), Some(false));
+        assert!(view.click_row(1, &shown));
+        assert_eq!(view.selected, 1);
+        assert!(!view.click_row(3, &shown));
+        assert_eq!(view.selected, 1);
     }
 
     #[test]
