@@ -82,10 +82,14 @@ pub fn package_of(tool: &str) -> &str {
 /// True (after printing `SKIP <test>: needs <tool> (apt-get install
 /// <package>)`) when one of `tools` is not installed: the test returns.
 pub fn need(tools: &[&str]) -> bool {
-    tools
+    let skip = tools
         .iter()
         .find(|tool| !installed(tool))
-        .is_some_and(|tool| missing(tool))
+        .is_some_and(|tool| missing(tool));
+    if !skip {
+        take_place();
+    }
+    skip
 }
 
 /// Prints the SKIP line for a `tool` found missing (where the test looks
@@ -146,7 +150,8 @@ pub fn host_alone() -> RwLockWriteGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// How many root and heavy tests run at once. libtest runs more threads
+/// How many tests that run tools (`need`, `need_root`) or load the CPU
+/// (`heavy`) run at once. libtest runs more threads
 /// (the README's command gives 8) so that a test waiting for its turn at
 /// `heavy()` or the host does not keep a thread from the others; those
 /// waiting hold no place, so the CPU is shared by at most this many.
@@ -186,6 +191,15 @@ thread_local! {
     static PLACE: RefCell<Option<Place>> = const { RefCell::new(None) };
 }
 
+/// This test runs as one of the `RUNNING_AT_ONCE` (once it has a place,
+/// it keeps it).
+fn take_place() {
+    if PLACE.with(|place| place.borrow().is_none()) {
+        let place = Place::take();
+        PLACE.with(|held| *held.borrow_mut() = Some(place));
+    }
+}
+
 /// A test waiting for a lock: it gives up its place meanwhile (a test
 /// never waits holding one, so the places always go round), and takes one
 /// back when the wait ends (on drop).
@@ -200,8 +214,7 @@ impl Waiting {
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        let place = Place::take();
-        PLACE.with(|held| *held.borrow_mut() = Some(place));
+        take_place();
     }
 }
 

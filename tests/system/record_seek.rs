@@ -1,4 +1,4 @@
-//! Seeking in a real recording (format 2.2, socket keyframes every tenth
+//! Seeking in a real recording (format 2.2 and later, socket keyframes every tenth
 //! sample): `netlens snapshot --record` records a namespace where TCP
 //! connections come and go, then every sample reached by a seek (the
 //! Reader's, the Player's, in any order) is the one sequential reading
@@ -9,7 +9,7 @@ use crate::common;
 use common::*;
 use netlens::model::Sample;
 use netlens::record::codec::self_contained;
-use netlens::record::format::Stream;
+use netlens::record::format::{MAJOR, MINOR, Stream};
 use netlens::record::player::Player;
 use netlens::record::reader::Reader;
 use netlens::record::writer::SOCKET_KEY_EVERY;
@@ -106,7 +106,7 @@ fn seeks_land_on_the_samples_sequential_reading_decodes() {
     record(&path, "seek");
     let reader = Reader::open(&path).unwrap();
     assert!(reader.closed_cleanly);
-    assert_eq!((reader.header.major, reader.header.minor), (2, 2));
+    assert_eq!((reader.header.major, reader.header.minor), (MAJOR, MINOR));
     let samples = sequential(&reader);
     // The printed samples, and the baseline before them.
     let n = samples.len();

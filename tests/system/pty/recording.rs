@@ -26,7 +26,9 @@ fn record_flag_shows_rec_and_r_closes_the_file() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    std::thread::sleep(Duration::from_millis(400));
+    // Samples every 200 ms: 1.5 s holds several even when other tests
+    // delay the sampler.
+    std::thread::sleep(Duration::from_millis(1500));
     session.send("R");
     let start = Instant::now();
     while session.contents().contains("● REC") && start.elapsed() < PATIENCE {
