@@ -82,7 +82,9 @@ fn sampling_printers_end_quietly_on_a_closed_pipe_and_say_one_line_on_a_full_dev
         return;
     }
     let dir = TempDir::new("stdout");
-    // A recording and a pcap to print.
+    // A recording and a pcap to print. Replay's rates need two samples:
+    // 3 s of 200 ms samples hold them even when other tests delay the
+    // recorder's start (1 s once held one).
     let recording = dir.join("r.nlrec");
     let recording = recording.to_str().unwrap();
     let args = [
@@ -90,7 +92,7 @@ fn sampling_printers_end_quietly_on_a_closed_pipe_and_say_one_line_on_a_full_dev
         "--interval",
         "200ms",
         "--duration",
-        "1s",
+        "3s",
         "--no-capture",
         "-o",
         recording,
