@@ -184,7 +184,7 @@ pub fn rules_yaml() -> String {
         "# Prometheus alerting rules for netlens export: one per finding id\n\
          # (on netlens_finding) and the raw signals a fleet watches.\n\
          # Generated from netlens' findings tables by tests/docs/alerts.rs\n\
-         # (NETLENS_UPDATE_README=1 cargo test --profile fast-build --test docs alerts); do not edit.\n\
+         # (NETLENS_UPDATE_README=1 cargo test --profile fast-build --test suite docs::alerts); do not edit.\n\
          groups:\n",
     );
     for (group, finding_rules) in [("netlens-findings", true), ("netlens-signals", false)] {

@@ -94,7 +94,9 @@ conntrack count. \fBu\fR, or \fBEsc\fR when the tab has no detail or filter to
 close, ends the scope.
 .PP
 \fBsnapshot \-\-json\fR adds \fBnamespaces[]\fR: \fBid\fR, \fBlabel\fR, \fBinode\fR,
-\fBcontainer\fR, \fBpid\fR, \fBrx_bytes_per_s\fR, \fBtx_bytes_per_s\fR,
+\fBcontainer\fR, \fBpid\fR, \fBinterval\fR (the seconds its interface rates span, between
+its two reads of its links: rate times interval is the counters' delta),
+\fBrx_bytes_per_s\fR, \fBtx_bytes_per_s\fR,
 \fBrx_packets_per_s\fR, \fBtx_packets_per_s\fR, \fBhost_peers\fR (names),
 \fBhost_peer_rx_bytes_per_s\fR, \fBhost_peer_tx_bytes_per_s\fR, \fBsockets\fR,
 \fBestablished\fR, \fBlistening\fR, \fBtime_wait\fR, \fBtcp_other\fR (TCP by state),

@@ -4,6 +4,7 @@
 use crate::findings::{Finding, count_in_netns};
 use crate::model::Sample;
 use crate::model::netns::{NamespaceInfo, NamespaceRates, all_namespace_rates};
+use crate::model::rates::links_interval;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -13,6 +14,10 @@ pub struct NamespaceJson<'a> {
     inode: u64,
     container: Option<&'a str>,
     pid: Option<u32>,
+    /// The seconds its interface rates span: between the two reads of its
+    /// links, which on a busy host need not fall at the sample's ticks
+    /// (rate x interval is the counters' delta).
+    interval: f64,
     /// Summed over its interfaces but loopback.
     rx_bytes_per_s: Option<f64>,
     tx_bytes_per_s: Option<f64>,
@@ -48,11 +53,19 @@ pub fn namespaces<'a>(
         .namespaces
         .iter()
         .zip(all_namespace_rates(Some(previous), current))
-        .map(|(info, rates)| one(info, rates, found))
+        .map(|(info, rates)| {
+            let interval = links_interval(previous, current, info.id);
+            one(info, rates, interval, found)
+        })
         .collect()
 }
 
-fn one<'a>(info: &'a NamespaceInfo, r: NamespaceRates, found: &[Finding]) -> NamespaceJson<'a> {
+fn one<'a>(
+    info: &'a NamespaceInfo,
+    r: NamespaceRates,
+    interval: f64,
+    found: &[Finding],
+) -> NamespaceJson<'a> {
     let (tcp_other, udp) = (r.tcp_other(), r.sockets - r.tcp);
     NamespaceJson {
         id: info.id,
@@ -60,6 +73,7 @@ fn one<'a>(info: &'a NamespaceInfo, r: NamespaceRates, found: &[Finding]) -> Nam
         inode: info.inode,
         container: info.container.as_deref(),
         pid: info.pid,
+        interval,
         rx_bytes_per_s: r.rx_bytes,
         tx_bytes_per_s: r.tx_bytes,
         rx_packets_per_s: r.rx_packets,

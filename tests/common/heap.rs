@@ -1,4 +1,4 @@
-//! The test binaries' allocator: the system's, counting the live heap as
+//! The test binary's allocator: the system's, counting the live heap as
 //! glibc's chunks, with its high-water mark, and on a thread that asks for
 //! it a cap on that thread's live heap (the fuzzers': an input that
 //! amplifies memory aborts the run instead of passing slowly). The

@@ -26,7 +26,7 @@ fn fresh(path: &str, generated: &str) {
     let on_disk = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         on_disk == generated,
-        "{path} is stale: regenerate with NETLENS_UPDATE_README=1 cargo test --profile fast-build --test docs alerts"
+        "{path} is stale: regenerate with NETLENS_UPDATE_README=1 cargo test --profile fast-build --test suite docs::alerts"
     );
 }
 

@@ -22,7 +22,7 @@ fn updating() -> bool {
 }
 
 /// docs/catalogue.md's block between the markers is the catalogue rendered;
-/// rewrite it with `NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test docs catalogue`.
+/// rewrite it with `NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test suite docs::catalogue`.
 #[test]
 fn docs_catalogue_block_is_generated_from_the_table() {
     let text = std::fs::read_to_string(PAGE).expect("docs/catalogue.md");
@@ -37,7 +37,7 @@ fn docs_catalogue_block_is_generated_from_the_table() {
     }
     assert!(
         old == wanted,
-        "docs/catalogue.md's catalogue is stale: NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test docs catalogue"
+        "docs/catalogue.md's catalogue is stale: NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test suite docs::catalogue"
     );
     for entry in catalogue::entries() {
         assert!(old.contains(&format!("| `{}` |", entry.id)), "{}", entry.id);
@@ -66,7 +66,7 @@ fn docs_reasons_block_is_generated_from_the_table() {
     }
     assert!(
         old == wanted,
-        "docs/catalogue.md's drop reasons are stale: NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test docs catalogue"
+        "docs/catalogue.md's drop reasons are stale: NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test suite docs::catalogue"
     );
     for r in catalogue::REASONS {
         assert!(old.contains(&format!("| `{}` |", r.name)), "{}", r.name);

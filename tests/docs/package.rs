@@ -23,7 +23,7 @@ fn fresh(path: &str, generated: &[u8]) {
     let on_disk = std::fs::read(path).unwrap_or_default();
     assert!(
         on_disk == generated,
-        "{path} is stale: regenerate with NETLENS_UPDATE_README=1 cargo test --profile fast-build --test docs package"
+        "{path} is stale: regenerate with NETLENS_UPDATE_README=1 cargo test --profile fast-build --test suite docs::package"
     );
 }
 

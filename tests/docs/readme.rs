@@ -4,7 +4,7 @@
 //! parses, every page linked exists, and README.md stays short.
 //!
 //! Generated blocks are rewritten with
-//! `NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test docs readme`
+//! `NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test suite docs::readme`
 //! (NETLENS_UPDATE_README=1 does the same).
 
 use crate::common;
@@ -45,7 +45,7 @@ fn generated(page: &str, begin: &str, end: &str, wanted: &str, what: &str) {
     assert!(
         old == wanted,
         "{page}'s {what} differ from the program; update them with\n  \
-         NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test docs readme\nnow:\n{wanted}"
+         NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test suite docs::readme\nnow:\n{wanted}"
     );
 }
 

@@ -1,6 +1,6 @@
 //! What one socket costs in memory (issue 21: 1M sockets against a 400 MB
 //! budget): the inline size of a SocketSample and its parts, and the heap
-//! one owner adds, printed (`cargo test --profile fast-build --test pure socket_memory --
+//! one owner adds, printed (`cargo test --profile fast-build --test suite pure::socket_memory --
 //! --nocapture`) and bounded so a field added without thought shows here.
 
 use netlens::model::sockets::{Owners, SocketSample, SocketUser, TcpInfoSample, TcpLimits};

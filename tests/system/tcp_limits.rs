@@ -92,6 +92,27 @@ fn ss_info(ns: &str, port: u16) -> HashMap<String, String> {
     words
 }
 
+/// Waits (up to 20 s) until the sender's socket towards `port` has busy
+/// time. The kernel counts it in jiffies (4 ms at HZ=250): a writer whose
+/// every write is acked within the jiffy it was sent in (1 kB on a veth,
+/// ~100 us) has none until one crosses a tick, which the first second
+/// need not hold.
+fn wait_busy(ns: &str, port: u16) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = ns_exec(ns, &["ss", "-tinH", "dst", &format!("{IP_B}:{port}")]);
+        if String::from_utf8_lossy(&out.stdout).contains(" busy:") {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no busy time in 20 s: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// "1234ms" or "1234ms(78.1%)" -> (1234, Some(78.1)).
 fn ms_and_share(value: &str) -> (f64, Option<f64>) {
     let (ms, share) = match value.split_once('(') {
@@ -204,6 +225,7 @@ fn an_application_that_writes_little_is_app_limited_as_ss_says() {
         let mut sender = writer(&a, port, chunk, pause_ms);
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(1000));
+        wait_busy(&a, port);
         let (limits, before, after) = limits_beside_ss(&a, port);
         eprintln!("writer {port}: netlens {limits}; ss {before:?}");
         assert!(

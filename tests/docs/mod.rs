@@ -2,11 +2,8 @@
 //! and example config, the man page, help texts and completions, the
 //! counter catalogue, the generated alert rules, what the Debian package
 //! installs, and the layer table of src/lib.rs (`layers`).
-//! `NETLENS_UPDATE_README=1 cargo test --profile fast-build --test docs` rewrites
+//! `NETLENS_UPDATE_README=1 cargo test --profile fast-build --test suite docs::` rewrites
 //! what is generated.
-
-#[path = "../common/mod.rs"]
-mod common;
 
 mod alerts;
 mod catalogue;

@@ -1,10 +1,7 @@
 //! The tests that need no root and no network namespace: parsers, the
 //! rendered screens (ratatui's TestBackend, insta snapshots), recordings
 //! and their replay, hostile input to the real binary, and the fuzzers.
-//! `cargo test --profile fast-build --test pure` runs them anywhere in seconds.
-
-#[path = "../common/mod.rs"]
-mod common;
+//! `cargo test --profile fast-build --test suite pure::` runs them anywhere in seconds.
 
 mod findings_ui;
 mod flight_input;
