@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The Debian package that installs each tool the tests run.
 const PACKAGES: &[(&str, &str)] = &[
@@ -82,10 +82,14 @@ pub fn package_of(tool: &str) -> &str {
 /// True (after printing `SKIP <test>: needs <tool> (apt-get install
 /// <package>)`) when one of `tools` is not installed: the test returns.
 pub fn need(tools: &[&str]) -> bool {
-    tools
+    let skip = tools
         .iter()
         .find(|tool| !installed(tool))
-        .is_some_and(|tool| missing(tool))
+        .is_some_and(|tool| missing(tool));
+    if !skip {
+        take_place();
+    }
+    skip
 }
 
 /// Prints the SKIP line for a `tool` found missing (where the test looks
@@ -130,6 +134,7 @@ fn share_host() {
         // Taken once: a second read lock behind a waiting writer would wait
         // for this test itself.
         if share.is_none() {
+            let _waiting = Waiting::start();
             *share = Some(HOST.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         }
     });
@@ -140,8 +145,78 @@ fn share_host() {
 pub fn host_alone() -> RwLockWriteGuard<'static, ()> {
     // Its own share first, or it would wait for itself.
     SHARE.with(|share| share.borrow_mut().take());
+    let _waiting = Waiting::start();
     HOST.write()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// How many tests that run tools (`need`, `need_root`) or load the CPU
+/// (`heavy`) run at once. libtest runs more threads (the README's command
+/// gives 16) so that a test waiting for its turn at `heavy()` or the host
+/// does not keep a thread from the others (the heavy tests come in
+/// bunches in name order, the order libtest starts them in); those
+/// waiting hold no place, so the CPU is shared by at most this many.
+const RUNNING_AT_ONCE: usize = 5;
+static RUNNING: Mutex<usize> = Mutex::new(0);
+static PLACE_FREED: Condvar = Condvar::new();
+
+/// One of the `RUNNING_AT_ONCE` places, given back on drop.
+struct Place;
+
+impl Place {
+    fn take() -> Place {
+        let mut running = RUNNING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        while *running >= RUNNING_AT_ONCE {
+            running = PLACE_FREED
+                .wait(running)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        *running += 1;
+        Place
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        *RUNNING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) -= 1;
+        PLACE_FREED.notify_one();
+    }
+}
+
+thread_local! {
+    /// This test's place, held until the test's thread ends.
+    static PLACE: RefCell<Option<Place>> = const { RefCell::new(None) };
+}
+
+/// This test runs as one of the `RUNNING_AT_ONCE` (once it has a place,
+/// it keeps it).
+fn take_place() {
+    if PLACE.with(|place| place.borrow().is_none()) {
+        let place = Place::take();
+        PLACE.with(|held| *held.borrow_mut() = Some(place));
+    }
+}
+
+/// A test waiting for a lock: it gives up its place meanwhile (a test
+/// never waits holding one, so the places always go round), and takes one
+/// back when the wait ends (on drop).
+struct Waiting;
+
+impl Waiting {
+    fn start() -> Waiting {
+        PLACE.with(|place| place.borrow_mut().take());
+        Waiting
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        take_place();
+    }
 }
 
 /// Root and iproute2, which every namespace test needs.
@@ -157,6 +232,7 @@ static HEAVY: Mutex<()> = Mutex::new(());
 
 /// Held for the whole of a CPU-heavy test: `let _heavy = common::heavy();`.
 pub fn heavy() -> MutexGuard<'static, ()> {
+    let _waiting = Waiting::start();
     // A heavy test that failed (and poisoned the lock) must not fail the
     // next one too.
     HEAVY

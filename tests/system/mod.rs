@@ -4,7 +4,7 @@
 //! tcpdump, iperf3, nginx, Prometheus...). Root tests print a SKIP line
 //! without root, and a test whose tool is missing names its package
 //! (tests/common/need.rs). CPU-heavy tests take turns (`common::heavy`),
-//! the rest run side by side: `cargo test --profile fast-build -- --test-threads=6`.
+//! the rest run side by side: `cargo test --profile fast-build -- --test-threads=16`.
 
 mod all_netns;
 mod capture;
