@@ -209,6 +209,31 @@ pub struct Bursts {
     pub after: Vec<[u64; 4]>,
 }
 
+impl Bursts {
+    /// Namespace `i`'s four link rates in `info` (its `namespaces[]` row),
+    /// times the seconds they span (its own two reads of its links, on a
+    /// busy host not quite the tick's), are what its veth's own counters
+    /// (`ip -s link`) moved by around the burst, within 2%.
+    pub fn assert_rates_match(&self, i: usize, info: &Value, name: &str) {
+        let seconds = info["interval"].as_f64().unwrap();
+        let keys = [
+            "rx_bytes_per_s",
+            "tx_bytes_per_s",
+            "rx_packets_per_s",
+            "tx_packets_per_s",
+        ];
+        for (k, key) in keys.iter().enumerate() {
+            let ours = info[key].as_f64().unwrap() * seconds;
+            let theirs = (self.after[i][k] - self.before[i][k]) as f64;
+            eprintln!("{name} {key}: netlens {ours:.0} ip -s link {theirs:.0}");
+            assert!(
+                (ours - theirs).abs() <= 0.02 * theirs.max(1.0) + 0.5,
+                "{name} {key}: netlens {ours:.1} vs ip -s link {theirs:.1} in {seconds} s"
+            );
+        }
+    }
+}
+
 /// Two samples of `snapshot --json --all-netns` (5 s apart, no capture, no
 /// BPF, the `sections` asked) with a burst of half a second of paced UDP
 /// into `spaces[i]` at `pps[i]` packets/s. Sample 1 is printed once all its

@@ -10,9 +10,7 @@
 
 use crate::common;
 
-use common::netns_traffic::{
-    Bursts, Ns, namespace, paced_udp, snapshot_around_bursts, ss_of, tcp_of,
-};
+use common::netns_traffic::{Ns, namespace, paced_udp, snapshot_around_bursts, ss_of, tcp_of};
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -51,36 +49,18 @@ fn every_namespace_rates_sockets_and_labels() {
             .unwrap(),
         );
     }
-    let Bursts {
-        samples,
-        before,
-        after,
-    } = snapshot_around_bursts(&spaces, &[300, 600, 900], &["interfaces", "sockets"]);
-    let last = samples.last().unwrap();
+    let bursts = snapshot_around_bursts(&spaces, &[300, 600, 900], &["interfaces", "sockets"]);
+    let last = bursts.samples.last().unwrap();
     for (i, ns) in spaces.iter().enumerate() {
         let info = namespace(last, ns.name())
             .unwrap_or_else(|| panic!("{} not in {}", ns.name(), last["namespaces"]));
-        // The rate times the seconds it spans (its own two reads of its
-        // links, on a busy host not quite the tick's) is what the veth's
-        // own counters (`ip -s link`) moved by around the bursts.
+        bursts.assert_rates_match(i, info, ns.name());
         let seconds = info["interval"].as_f64().unwrap();
-        let keys = [
-            "rx_bytes_per_s",
-            "tx_bytes_per_s",
-            "rx_packets_per_s",
-            "tx_packets_per_s",
-        ];
-        for (k, key) in keys.iter().enumerate() {
-            let ours = info[key].as_f64().unwrap() * seconds;
-            let theirs = (after[i][k] - before[i][k]) as f64;
-            assert!(
-                (ours - theirs).abs() <= 0.02 * theirs.max(1.0) + 0.5,
-                "{} {key}: netlens {ours:.1} vs ip -s link {theirs:.1} in {seconds} s",
-                ns.name()
-            );
-        }
         let sent = [150u64, 300, 450][i];
-        assert!(after[i][2] - before[i][2] >= sent, "every datagram arrived");
+        assert!(
+            bursts.after[i][2] - bursts.before[i][2] >= sent,
+            "every datagram arrived"
+        );
         // The host-side veth is found and mirrors it.
         assert_eq!(info["host_peers"], serde_json::json!([ns.host_dev()]));
         // Each rate over the seconds it spans: the peer's are the host's

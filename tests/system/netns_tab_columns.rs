@@ -284,8 +284,8 @@ fn paced_from(
     })
 }
 
-/// Within 2% of `theirs`, plus half the last digit `shown` was rounded to.
-/// `shown` within 2% (and its rounding) of the range `low..=high`.
+/// `shown` within 2% of the range `low..=high`, plus half the last digit
+/// it was rounded to.
 fn within(shown: f64, (low, high): (f64, f64), rounding: f64) -> bool {
     shown >= low * 0.98 - rounding && shown <= high * 1.02 + rounding
 }

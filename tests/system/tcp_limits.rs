@@ -61,12 +61,17 @@ fn fast_reader(ns: &str, port: u16) -> ChildGuard {
     )
 }
 
+/// What `ss -tinH` prints of the sender's socket towards `port`.
+fn ss_text(ns: &str, port: u16) -> String {
+    let out = ns_exec(ns, &["ss", "-tinH", "dst", &format!("{IP_B}:{port}")]);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// `ss -tinH` of the sender's socket towards `port`: its tcp_info words
 /// ("busy:1234ms" -> busy = "1234ms", "app_limited" -> app_limited = "",
 /// "delivery_rate 12bps" -> delivery_rate = "12bps").
 fn ss_info(ns: &str, port: u16) -> HashMap<String, String> {
-    let out = ns_exec(ns, &["ss", "-tinH", "dst", &format!("{IP_B}:{port}")]);
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = ss_text(ns, port);
     let mut words = HashMap::new();
     let mut tokens = text.split_whitespace().skip(5).peekable();
     while let Some(token) = tokens.next() {
@@ -100,14 +105,13 @@ fn ss_info(ns: &str, port: u16) -> HashMap<String, String> {
 fn wait_busy(ns: &str, port: u16) {
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
-        let out = ns_exec(ns, &["ss", "-tinH", "dst", &format!("{IP_B}:{port}")]);
-        if String::from_utf8_lossy(&out.stdout).contains(" busy:") {
+        let text = ss_text(ns, port);
+        if text.contains(" busy:") {
             return;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "no busy time in 20 s: {}",
-            String::from_utf8_lossy(&out.stdout)
+            "no busy time in 20 s: {text}"
         );
         std::thread::sleep(Duration::from_millis(200));
     }

@@ -8,21 +8,7 @@ fn http_request_and_byte_counts_agree_with_serve() {
     let _heavy = crate::common::heavy();
     let serve = Serve::start(None, "127.0.0.1", &["--body", "1000"]);
     let url = format!("http://127.0.0.1:{}/", serve.port);
-    let lines = load_json(
-        None,
-        &[
-            "http",
-            &url,
-            "-c",
-            "8",
-            "--threads",
-            "2",
-            "-t",
-            "1",
-            "--json",
-        ],
-    );
-    let summary = lines.last().unwrap();
+    let summary = &http_for_a_second(&url);
     let requests = summary["requests"].as_u64().unwrap();
     let bytes = summary["bytes"].as_u64().unwrap();
     assert!(requests > 100, "{summary}");
@@ -82,21 +68,7 @@ fn http_counts_agree_with_nginx() {
         thread::sleep(Duration::from_millis(50));
     }
     let url = format!("http://127.0.0.1:{port}/index.html");
-    let lines = load_json(
-        None,
-        &[
-            "http",
-            &url,
-            "-c",
-            "8",
-            "--threads",
-            "2",
-            "-t",
-            "1",
-            "--json",
-        ],
-    );
-    let summary = lines.last().unwrap();
+    let summary = &http_for_a_second(&url);
     let requests = summary["requests"].as_u64().unwrap();
     let bytes = summary["bytes"].as_u64().unwrap();
     assert!(requests > 100, "{summary}");
@@ -261,4 +233,21 @@ fn http_never_follows_a_redirect() {
         Err(e) if e.kind() == ErrorKind::WouldBlock => {}
         other => panic!("the redirect target was contacted: {other:?}"),
     }
+}
+
+/// `netlens load http URL` for 1 s, 8 connections on 2 threads: its
+/// summary line.
+fn http_for_a_second(url: &str) -> serde_json::Value {
+    let args = [
+        "http",
+        url,
+        "-c",
+        "8",
+        "--threads",
+        "2",
+        "-t",
+        "1",
+        "--json",
+    ];
+    load_json(None, &args).pop().expect("the summary line")
 }

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::netns_traffic::{Bursts, Ns, namespace, paced_udp, snapshot_around_bursts, ss_of};
+use common::netns_traffic::{Ns, namespace, paced_udp, snapshot_around_bursts, ss_of};
 use common::tmux::Tmux;
 use common::*;
 use std::collections::BTreeMap;
@@ -132,39 +132,15 @@ fn snapshot_json_per_namespace_numbers_match_the_kernel() {
     }
     let _serial = serial();
     let (spaces, _held) = setup();
-    let Bursts {
-        samples,
-        before,
-        after,
-    } = snapshot_around_bursts(
+    let bursts = snapshot_around_bursts(
         &spaces,
         &[400, 800, 200],
         &["interfaces", "sockets", "findings"],
     );
-    let last = samples.last().unwrap();
+    let last = bursts.samples.last().unwrap();
     for (i, ns) in spaces.iter().enumerate() {
         let info = namespace(last, ns.name()).unwrap_or_else(|| panic!("{}", ns.name()));
-        // Its rates span its own two reads of its links (not the tick's).
-        let seconds = info["interval"].as_f64().unwrap();
-        let keys = [
-            "rx_bytes_per_s",
-            "tx_bytes_per_s",
-            "rx_packets_per_s",
-            "tx_packets_per_s",
-        ];
-        for (k, key) in keys.iter().enumerate() {
-            let ours = info[key].as_f64().unwrap() * seconds;
-            let theirs = (after[i][k] - before[i][k]) as f64;
-            assert!(
-                (ours - theirs).abs() <= 0.02 * theirs.max(1.0) + 0.5,
-                "{} {key}: netlens {ours:.1} vs ip -s link {theirs:.1}",
-                ns.name()
-            );
-            eprintln!(
-                "{} {key}: netlens {ours:.0} ip -s link {theirs:.0}",
-                ns.name()
-            );
-        }
+        bursts.assert_rates_match(i, info, ns.name());
         let counts = ["established", "listening", "time_wait", "tcp_other"]
             .map(|key| info[key].as_u64().unwrap() as usize);
         assert_eq!(counts, ss_counts(ns), "{} vs ss -tan", ns.name());
