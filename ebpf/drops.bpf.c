@@ -48,8 +48,15 @@ struct drop_key {
 	__u8 family; /* the socket's address family, 0 without one */
 };
 
+/* uapi/linux/bpf.h's map flag (vmlinux.h has no macros). */
+#define BPF_F_NO_PREALLOC (1U << 0)
+
+/* Not preallocated: each netlens start would otherwise allocate 16,384
+ * per-CPU elements up front (a sixth of its start-up CPU on 2 cores, more
+ * with more CPUs); entries are made as keys appear, up to the same cap. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct drop_key);
 	__type(value, __u64);

@@ -109,8 +109,15 @@ struct flow_count {
 	__u64 last_ns;
 };
 
+/* uapi/linux/bpf.h's map flag (vmlinux.h has no macros). */
+#define BPF_F_NO_PREALLOC (1U << 0)
+
+/* Not preallocated: each netlens start would otherwise allocate 16,384
+ * per-CPU elements up front (a sixth of its start-up CPU on 2 cores, more
+ * with more CPUs); entries are made as keys appear, up to the same cap. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct flow_key);
 	__type(value, struct flow_count);
