@@ -76,5 +76,7 @@ EOF
 
 mkdir -p target/debian
 rm -f "$out"
-dpkg-deb --root-owner-group --build "$root" "$out" >/dev/null
+# xz at level 1: 2 s where the default level 6 takes 13 s, for a package
+# 3% larger (4.6 MB).
+dpkg-deb -Zxz -z1 --root-owner-group --build "$root" "$out" >/dev/null
 echo "$out"
