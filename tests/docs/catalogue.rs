@@ -213,6 +213,22 @@ fn python(ns: &Netns, code: &str) -> ChildGuard {
     )
 }
 
+/// Waits (at most 10 s) until a UDP socket is bound to `port` in `ns`.
+fn wait_bound(ns: &Netns, port: u16) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let out = ns_exec(&ns.name, &["ss", "-Hunl", &format!("sport = {port}")]);
+        if !String::from_utf8_lossy(&out.stdout).trim().is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing bound :{port} in 10 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 fn nstat(ns: &Netns, name: &str) -> u64 {
     let out = ns_exec(&ns.name, &["nstat", "-az", "--json", name]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
@@ -313,7 +329,7 @@ fn udp_to_a_closed_port_raises_counter_udp_noports() {
 /// destination without a route: counter:Ip.OutNoRoutes.
 #[test]
 fn rcvbuf_errors_and_no_routes_raise_their_findings() {
-    if crate::common::need_root(&["ip", "nsenter", "python3"]) {
+    if crate::common::need_root(&["ip", "nsenter", "python3", "ss"]) {
         return;
     }
     let ns = lo_namespace("cat-rcvbuf");
@@ -323,7 +339,9 @@ fn rcvbuf_errors_and_no_routes_raise_their_findings() {
          s.setsockopt(socket.SOL_SOCKET,socket.SO_RCVBUF,2048)\ns.bind(('198.18.0.1',5353))\n\
          time.sleep(15)\n",
     );
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Bound before the first datagram: a reader that python starts late
+    // on a loaded host turned the first sends into Udp.NoPorts.
+    wait_bound(&ns, 5353);
     let before = nstat(&ns, "UdpRcvbufErrors");
     let mut sender = send(&ns, 100, 400, 5353, "198.18.0.1");
     let found = counter_findings(&ns, "3");

@@ -226,7 +226,14 @@ fn snapshot_json_lines_have_the_stable_keys() {
         }
         // Loopback has no ethtool speed: unknown, never 0.
         assert!(lo["speed_mbps"].is_null() && lo["util_percent"].is_null());
-        assert!(lo["rx_packets_per_s"].is_number());
+        // A rate, unless the sample says its link read was late (a loaded
+        // host at 200 ms): then it has no rate rather than a wrong one.
+        let links_late = sample["late"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|l| l["part"] == "interfaces");
+        assert!(lo["rx_packets_per_s"].is_number() || links_late, "{sample}");
         assert!(sample["findings"].is_array());
     }
 }

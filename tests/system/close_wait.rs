@@ -114,8 +114,9 @@ fn close_wait_names_the_process_and_port_at_three_sizes() {
         assert!(hint.contains("No sysctl frees CLOSE_WAIT"), "{hint}");
     }
 
-    // The small pile (under warn) fired only while it grew: at 24, never
-    // at a steady 12.
+    // The small pile (under warn) fired only while it grew, never at a
+    // steady 12: at 24, or on the way there when a sample falls while
+    // the client's closes are still reaching the server (a loaded host).
     let small: Vec<_> = findings(&lines, "close-wait")
         .into_iter()
         .filter(|f| f["evidence"]["row"] == format!("close-wait pid={small_pid} :8443"))
@@ -123,7 +124,8 @@ fn close_wait_names_the_process_and_port_at_three_sizes() {
     assert!(!small.is_empty(), "the growing pile was never named");
     for finding in &small {
         let summary = text(finding, "summary");
-        assert_eq!(number_after(summary, "holds"), 24.0, "{summary}");
+        let held = number_after(summary, "holds");
+        assert!(held > 12.0 && held <= 24.0, "{summary}");
         assert!(number_after(summary, "on :8443,") > 0.0, "{summary}");
         assert_eq!(finding["severity"], "warn");
     }

@@ -81,29 +81,64 @@ fn json_flow(stdout: &[u8], server: &str) -> (u64, Value) {
     (bytes, last["capture"].clone())
 }
 
-/// Waits for a snapshot to end and returns its stdout; fails with its
-/// stderr when it failed.
-fn finish(mut snapshot: ChildGuard) -> Vec<u8> {
-    use std::io::Read;
-    let (mut stdout, mut stderr) = (Vec::new(), String::new());
-    let child = &mut snapshot.0;
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    assert!(
-        child.wait().unwrap().success(),
-        "netlens snapshot: {stderr}"
-    );
-    stdout
+/// `snapshot --json` of `ns` with `more` arguments, a sample a second for
+/// `count` samples, its lines written to a file so that the test can see
+/// the first one come. A flow that starts after the first sample is
+/// counted whole from the baseline on; one that starts before it is not.
+struct FlowSnapshot {
+    child: ChildGuard,
+    out: std::path::PathBuf,
+}
+
+impl FlowSnapshot {
+    fn start(ns: &Netns, count: u32, more: &[&str]) -> FlowSnapshot {
+        static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let out = std::env::temp_dir().join(format!("netlens-nlf-{}-{run}.json", ns.name));
+        let file = std::fs::File::create(&out).expect("the snapshot's output file");
+        let child = ChildGuard(
+            Command::new(NETLENS)
+                .args(["snapshot", "--json", "--interval", "1s"])
+                .args(["--count", &count.to_string(), "--netns", &ns.name])
+                .args(more)
+                .stdout(file)
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let snapshot = FlowSnapshot { child, out };
+        // On a loaded host netlens takes seconds to start: a fixed sleep
+        // let the transfer's first second go by uncounted.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while !std::fs::read(&snapshot.out).is_ok_and(|b| b.contains(&b'\n')) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "netlens printed no sample in 30 s"
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+        snapshot
+    }
+
+    /// Waits for the end; its samples' lines.
+    fn finish(mut self) -> Vec<u8> {
+        use std::io::Read;
+        let mut stderr = String::new();
+        let child = &mut self.child.0;
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        assert!(
+            child.wait().unwrap().success(),
+            "netlens snapshot: {stderr}"
+        );
+        let lines = std::fs::read(&self.out).expect("the snapshot's output");
+        let _ = std::fs::remove_file(&self.out);
+        lines
+    }
 }
 
 fn within_headers(what: &str, counted: f64, payload: u64) {
@@ -181,23 +216,8 @@ fn a_flood_beside_a_transfer_leaves_the_transfer_counted_exactly() {
         ],
     );
     thread::sleep(Duration::from_millis(500));
-    let snapshot = ChildGuard(
-        Command::new(NETLENS)
-            .args([
-                "snapshot",
-                "--json",
-                "--interval",
-                "9s",
-                "--section",
-                "flows",
-            ])
-            .args(["--netns", &receiver.name])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    thread::sleep(Duration::from_millis(1500));
+    // The flood's 5 s and the transfer's 4 s, with margin.
+    let snapshot = FlowSnapshot::start(&receiver, 11, &["--section", "flows"]);
     // 32-byte datagrams by sendmmsg, capped at 600 kpps for 5 s: at most
     // 3M packets, as fast as the sender goes on most machines.
     let flood = spawn_in(
@@ -219,7 +239,7 @@ fn a_flood_beside_a_transfer_leaves_the_transfer_counted_exactly() {
     thread::sleep(Duration::from_millis(300));
     let payload = iperf3_tcp(&sender, "198.18.40.2");
     drop(flood);
-    let stdout = finish(snapshot);
+    let stdout = snapshot.finish();
     let (bytes, capture) = json_flow(&stdout, "198.18.40.2");
     eprintln!(
         "flow_counts: iperf3 payload {payload}, kernel-counted {bytes}, capture dropped {}, counted by {}",
@@ -278,25 +298,10 @@ fn a_forwarded_flow_is_counted_once_in_the_router() {
     router.sysctl("net.ipv4.ip_forward", "1");
     let _server = spawn_in(&server, &["iperf3", "-s", "-1", "-p", "5201"]);
     thread::sleep(Duration::from_millis(500));
-    let snapshot = ChildGuard(
-        Command::new(NETLENS)
-            .args([
-                "snapshot",
-                "--json",
-                "--interval",
-                "7s",
-                "--section",
-                "flows",
-            ])
-            .args(["--netns", &router.name])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    thread::sleep(Duration::from_millis(1500));
+    // The transfer's 4 s, with margin.
+    let snapshot = FlowSnapshot::start(&router, 7, &["--section", "flows"]);
     let payload = iperf3_tcp(&client, "198.18.42.2");
-    let stdout = finish(snapshot);
+    let stdout = snapshot.finish();
     let (bytes, capture) = json_flow(&stdout, "198.18.42.2");
     eprintln!(
         "flow_counts router: iperf3 payload {payload}, kernel-counted {bytes}, \
@@ -349,19 +354,6 @@ answer = u.recv(512)
 s.close()
 print("ok" if answer[:2] == q[:2] else "bad answer", flush=True)
 "#;
-
-fn snapshot_of(ns: &Netns, count: &str, more: &[&str]) -> ChildGuard {
-    ChildGuard(
-        Command::new(NETLENS)
-            .args(["snapshot", "--json", "--interval", "1s", "--count", count])
-            .args(["--netns", &ns.name])
-            .args(more)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    )
-}
 
 /// 32-byte datagrams to the receiver's :5202 for `seconds`, capped at 600
 /// kpps (at most 600k packets a second of the run).
@@ -485,9 +477,8 @@ fn a_flood_is_sampled_and_control_packets_still_reach_the_capture() {
     }
     let _heavy = crate::common::heavy();
     let (_turn, sender, receiver, _sink, _control) = sampling_pair();
-    let sampled = snapshot_of(&receiver, "10", &["--section", "flows,dns"]);
-    let whole = snapshot_of(&receiver, "10", &["--section", "flows", "--no-bpf"]);
-    thread::sleep(Duration::from_millis(1500));
+    let sampled = FlowSnapshot::start(&receiver, 10, &["--section", "flows,dns"]);
+    let whole = FlowSnapshot::start(&receiver, 10, &["--section", "flows", "--no-bpf"]);
     let dropped_before = rx_dropped(&receiver);
     let generator = flood(&sender, "6s");
     thread::sleep(Duration::from_secs(3));
@@ -502,7 +493,7 @@ fn a_flood_is_sampled_and_control_packets_still_reach_the_capture() {
     );
     let sent = flood_sent(generator);
     let dropped = rx_dropped(&receiver) - dropped_before;
-    let samples = crate::common::parse_lines(&finish(sampled));
+    let samples = crate::common::parse_lines(&sampled.finish());
     let most = samples
         .iter()
         .map(|s| crate::common::u64f(&s["capture"], "sample_every"))
@@ -535,7 +526,7 @@ fn a_flood_is_sampled_and_control_packets_still_reach_the_capture() {
         "ok"
     );
     counted_exactly("sampled capture", counted, sent, dropped);
-    let unsampled = crate::common::parse_lines(&finish(whole));
+    let unsampled = crate::common::parse_lines(&whole.finish());
     for sample in &unsampled {
         assert_eq!(sample["capture"]["sample_every"], 1, "--no-bpf sampled");
         assert_eq!(sample["capture"]["flow_counts"], "capture");
@@ -555,18 +546,17 @@ fn a_stopped_capture_drops_and_the_kernel_counts_stay_exact() {
     // 10 samples: the last must come after the flood's end, which on a
     // busy host (the generator starting late, the snapshot catching up
     // after its stop) 8 did not always leave.
-    let snapshot = snapshot_of(&receiver, "10", &["--section", "flows", "--filter", "udp"]);
-    thread::sleep(Duration::from_millis(1500));
+    let snapshot = FlowSnapshot::start(&receiver, 10, &["--section", "flows", "--filter", "udp"]);
     let dropped_before = rx_dropped(&receiver);
     let generator = flood(&sender, "4s");
     thread::sleep(Duration::from_millis(500));
-    let pid = snapshot.pid().to_string();
+    let pid = snapshot.child.pid().to_string();
     crate::common::run("kill", &["-STOP", &pid]);
     thread::sleep(Duration::from_secs(2));
     crate::common::run("kill", &["-CONT", &pid]);
     let sent = flood_sent(generator);
     let dropped = rx_dropped(&receiver) - dropped_before;
-    let samples = crate::common::parse_lines(&finish(snapshot));
+    let samples = crate::common::parse_lines(&snapshot.finish());
     let last = samples.last().unwrap();
     let counted = flood_packets(last);
     eprintln!(
