@@ -158,8 +158,12 @@ fn connect_timeout_names_the_destination_and_the_clients_waiting() {
             sent >= 2 && sent <= most + 1,
             "{summary}; ss retrans {most}"
         );
+        // The counter's rate over the sample's interval: 0 is honest once
+        // the SYNs' backoff (1, 2, 4 ... s) outgrows the interval, as on a
+        // loaded host where the snapshot starts late; nstat below checks
+        // that every socket retransmitted.
         let rate = common::socket_findings::number_after(summary, "TcpExt.TCPSynRetrans");
-        assert!(rate > 0.0, "{summary}");
+        assert!(rate >= 0.0, "{summary}");
         assert!(text(finding, "hint").contains("ip route get 198.18.0.2"));
     }
     // Every waiting socket retransmitted its SYN at least once.

@@ -26,9 +26,13 @@ fn record_flag_shows_rec_and_r_closes_the_file() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    // Samples every 200 ms: 1.5 s holds several even when other tests
-    // delay the sampler.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Samples every 200 ms; a fixed wait left one sample when other tests
+    // delayed the sampler, so wait until the file holds two.
+    let start = Instant::now();
+    while recorded_samples(path_text) < 2 {
+        assert!(start.elapsed() < PATIENCE, "fewer than 2 samples recorded");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     session.send("R");
     let start = Instant::now();
     while session.contents().contains("● REC") && start.elapsed() < PATIENCE {
@@ -113,6 +117,20 @@ fn r_records_beside_the_record_file_and_says_where() {
         "exit message missing"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The samples `replay --info` counts in a recording (still being written
+/// or not); 0 when it cannot read one yet.
+fn recorded_samples(path: &str) -> u64 {
+    let info = std::process::Command::new(env!("CARGO_BIN_EXE_netlens"))
+        .args(["replay", "--info", path])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&info.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("samples:"))
+        .and_then(|n| n.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 #[test]
