@@ -579,6 +579,16 @@ pub fn scratch(tag: &str, name: &str) -> PathBuf {
     path
 }
 
+/// Polls `ready` every 50 ms until it holds; fails naming `what` after
+/// `patience`. For what a test waits for instead of a fixed sleep.
+pub fn wait_until(what: &str, patience: std::time::Duration, mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + patience;
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A directory of one test's own (`netlens-KIND-TAG-PID`), emptied first.
 pub fn scratch_dir_for(kind: &str, tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("netlens-{kind}-{tag}-{}", std::process::id()));

@@ -215,18 +215,14 @@ fn python(ns: &Netns, code: &str) -> ChildGuard {
 
 /// Waits (at most 10 s) until a UDP socket is bound to `port` in `ns`.
 fn wait_bound(ns: &Netns, port: u16) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let out = ns_exec(&ns.name, &["ss", "-Hunl", &format!("sport = {port}")]);
-        if !String::from_utf8_lossy(&out.stdout).trim().is_empty() {
-            return;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "nothing bound :{port} in 10 s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    common::wait_until(
+        &format!("a socket bound to :{port}"),
+        std::time::Duration::from_secs(10),
+        || {
+            let out = ns_exec(&ns.name, &["ss", "-Hunl", &format!("sport = {port}")]);
+            !String::from_utf8_lossy(&out.stdout).trim().is_empty()
+        },
+    );
 }
 
 fn nstat(ns: &Netns, name: &str) -> u64 {

@@ -14,11 +14,11 @@ use crate::common;
 use crate::common::python_in;
 
 use common::socket_findings::replay_json;
-use common::{ChildGuard, NETLENS, Netns, refuse, stop_for_stderr, tcpdump_read};
+use common::{ChildGuard, NETLENS, Netns, refuse, stop_for_stderr, tcpdump_read, wait_until};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The ring's files, oldest first, with their sizes.
 fn ring_files(dir: &Path) -> Vec<(PathBuf, u64)> {
@@ -158,14 +158,6 @@ fn hook_events(dir: &Path, event: &str) -> usize {
                 .starts_with(&format!("{event}-connect-refused-"))
         })
         .count()
-}
-
-fn wait_until(what: &str, patience: Duration, ready: impl Fn() -> bool) {
-    let deadline = Instant::now() + patience;
-    while !ready() {
-        assert!(Instant::now() < deadline, "never: {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 #[test]

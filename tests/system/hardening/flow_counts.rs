@@ -94,7 +94,7 @@ impl FlowSnapshot {
     fn start(ns: &Netns, count: u32, more: &[&str]) -> FlowSnapshot {
         static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let out = std::env::temp_dir().join(format!("netlens-nlf-{}-{run}.json", ns.name));
+        let out = crate::common::scratch("flow-counts", &format!("{}-{run}.json", ns.name));
         let file = std::fs::File::create(&out).expect("the snapshot's output file");
         let child = ChildGuard(
             Command::new(NETLENS)
@@ -109,14 +109,9 @@ impl FlowSnapshot {
         let snapshot = FlowSnapshot { child, out };
         // On a loaded host netlens takes seconds to start: a fixed sleep
         // let the transfer's first second go by uncounted.
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while !std::fs::read(&snapshot.out).is_ok_and(|b| b.contains(&b'\n')) {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "netlens printed no sample in 30 s"
-            );
-            thread::sleep(Duration::from_millis(50));
-        }
+        crate::common::wait_until("netlens' first sample", Duration::from_secs(30), || {
+            std::fs::read(&snapshot.out).is_ok_and(|b| b.contains(&b'\n'))
+        });
         snapshot
     }
 

@@ -199,13 +199,6 @@ impl Session {
 }
 
 /// Polls `done` until it holds; panics after PATIENCE.
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while start.elapsed() < PATIENCE {
-        if done() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("gave up waiting for {what}");
+fn wait_until(what: &str, done: impl FnMut() -> bool) {
+    crate::common::wait_until(what, PATIENCE, done);
 }

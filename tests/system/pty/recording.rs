@@ -28,11 +28,7 @@ fn record_flag_shows_rec_and_r_closes_the_file() {
     }
     // Samples every 200 ms; a fixed wait left one sample when other tests
     // delayed the sampler, so wait until the file holds two.
-    let start = Instant::now();
-    while recorded_samples(path_text) < 2 {
-        assert!(start.elapsed() < PATIENCE, "fewer than 2 samples recorded");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_until("two samples recorded", || recorded_samples(path_text) >= 2);
     session.send("R");
     let start = Instant::now();
     while session.contents().contains("● REC") && start.elapsed() < PATIENCE {
