@@ -79,7 +79,15 @@ fn the_flows_table_and_the_flow_screen_name_the_namespace_at_80x24() {
     assert!(header.trim_start().starts_with("NS"), "{header}");
     assert!(row.trim_start().starts_with(&shown), "{row}");
     assert!(screen.lines().all(|l| l.chars().count() <= 80));
-    // The flow screen (Enter on the only flow) names the namespace whole.
+    // The flow screen names the namespace whole. The veth carries the
+    // host's own IPv6 chatter too (router solicitations, MLD), so the
+    // filter leaves only this flow before Enter opens the selected row.
+    tmux.send_keys(&["/"]);
+    tmux.type_text("t", "port:7200");
+    tmux.send_keys(&["Enter"]);
+    tmux.wait("only the flow", Duration::from_secs(10), |s| {
+        (s.contains(" Flows: 1, ") && s.contains("filter \"port:7200\"")).then_some(())
+    });
     tmux.send_keys(&["Enter"]);
     let line = tmux.wait(
         "the flow screen's namespace",
