@@ -213,16 +213,18 @@ fn rates_match_traffic_and_counters() {
         .spawn()
         .expect("spawn netlens");
     let mut child = ChildGuard(child);
-    // Let it take its baseline, then send for ~3 s while it samples.
-    thread::sleep(Duration::from_millis(300));
+    // Its first sample printed, it has its baseline: then send for ~3 s
+    // while it samples. (A fixed wait was too short for a start that
+    // took seconds beside the suite's loads.)
+    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let mut so = Vec::new();
+    std::io::BufRead::read_until(&mut stdout, b'\n', &mut so).unwrap();
     let traffic = send_a_to_b(&pair);
     let out = {
         let c = &mut child.0;
-        let stdout = c.stdout.take().unwrap();
         let stderr = c.stderr.take().unwrap();
-        let mut so = Vec::new();
         let mut se = Vec::new();
-        std::io::Read::read_to_end(&mut BufReader::new(stdout), &mut so).unwrap();
+        std::io::Read::read_to_end(&mut stdout, &mut so).unwrap();
         std::io::Read::read_to_end(&mut BufReader::new(stderr), &mut se).unwrap();
         let status = c.wait().unwrap();
         assert!(

@@ -102,7 +102,7 @@ fn seeks_land_on_the_samples_sequential_reading_decodes() {
     if crate::common::need_root(&["ip"]) {
         return;
     }
-    let path = crate::common::scratch("record-seek", "real.nlrec");
+    let path = crate::common::scratch("record-seek-real", "real.nlrec");
     record(&path, "seek");
     let reader = Reader::open(&path).unwrap();
     assert!(reader.closed_cleanly);
@@ -162,7 +162,8 @@ fn seeks_land_on_the_samples_sequential_reading_decodes() {
     assert!(first < 27, "{first}: older samples than the 3 whole ones");
     assert!(player.window(1.05, 3) == heads_then_whole(&samples[first..30], 3));
     std::fs::remove_file(&path).unwrap();
-    // The other test may still use the directory: the last one removes it.
+    // Its own directory: a shared one emptied here vanished under the
+    // other test between its mkdir and its netlens' create.
     let _ = std::fs::remove_dir(path.parent().unwrap());
 }
 
@@ -171,7 +172,7 @@ fn a_cut_or_damaged_recording_reads_up_to_the_damage_and_says_so() {
     if crate::common::need_root(&["ip"]) {
         return;
     }
-    let path = crate::common::scratch("record-seek", "whole.nlrec");
+    let path = crate::common::scratch("record-seek-damage", "whole.nlrec");
     record(&path, "seekcut");
     let reader = Reader::open(&path).unwrap();
     let samples = sequential(&reader);
@@ -187,7 +188,7 @@ fn a_cut_or_damaged_recording_reads_up_to_the_damage_and_says_so() {
     let bytes = std::fs::read(&path).unwrap();
     // Cut in the middle of the samples: the index is gone, the scan reads
     // up to the last whole sample, and a seek past the cut lands there.
-    let cut = crate::common::scratch("record-seek", "cut.nlrec");
+    let cut = crate::common::scratch("record-seek-damage", "cut.nlrec");
     let middle = (segment.start + segment.end) / 2;
     std::fs::write(&cut, &bytes[..middle as usize]).unwrap();
     let reader = Reader::open(&cut).unwrap();
@@ -203,7 +204,7 @@ fn a_cut_or_damaged_recording_reads_up_to_the_damage_and_says_so() {
     assert!(player.current().unwrap() == read[read.len() - 1]);
     // A flipped byte in the middle of the samples: the samples before it
     // read, the rest of the segment is reported lost, by offset.
-    let flipped = crate::common::scratch("record-seek", "flipped.nlrec");
+    let flipped = crate::common::scratch("record-seek-damage", "flipped.nlrec");
     let mut damaged = bytes.clone();
     damaged[middle as usize] ^= 0x5a;
     std::fs::write(&flipped, &damaged).unwrap();
@@ -235,7 +236,7 @@ fn a_cut_or_damaged_recording_reads_up_to_the_damage_and_says_so() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("damaged chunk at offset"), "{stdout}");
     // A file cut inside its header is refused with one clear line.
-    let stub = crate::common::scratch("record-seek", "stub.nlrec");
+    let stub = crate::common::scratch("record-seek-damage", "stub.nlrec");
     std::fs::write(&stub, &bytes[..10]).unwrap();
     let output = Command::new(NETLENS)
         .args(["replay", "--json"])
