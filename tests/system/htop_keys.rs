@@ -327,16 +327,20 @@ fn f9_kills_the_selected_tcp_socket() {
 /// Presses Down until the setup screen's selected row (marked >) holds
 /// `needle`.
 fn select_setting(server: &Tmux, target: &str, needle: &str) {
+    let selected = |lines: Vec<String>| lines.into_iter().find(|l| l.starts_with('>'));
     for _ in 0..80 {
-        let lines = server.capture(target);
-        if lines
-            .iter()
-            .any(|l| l.starts_with('>') && l.contains(needle))
-        {
+        let now = selected(server.capture(target));
+        if now.as_deref().is_some_and(|l| l.contains(needle)) {
             return;
         }
         server.keys(target, &["Down"]);
-        std::thread::sleep(Duration::from_millis(30));
+        // The next Down only once this one moved the selection: on a
+        // loaded host the screen lags, and Downs sent ahead of it ran past
+        // the row.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while selected(server.capture(target)) == now && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
     panic!("setup never selected {needle}");
 }

@@ -200,6 +200,14 @@ fn tcp_conversation(a: String, b: String, messages: u32) -> u16 {
     port
 }
 
+/// Whether the kernel counted flows on the namespace's two interfaces
+/// (lo and the veth) in a JSON sample.
+fn counting_both(sample: &serde_json::Value) -> bool {
+    sample["capture"]["kernel_counts"]["interfaces"]
+        .as_u64()
+        .is_some_and(|n| n >= 2)
+}
+
 /// The flow `198.18.0.1:port > 198.18.0.2:9100` in a JSON sample.
 fn tcp_flow(sample: &serde_json::Value, port: u16) -> Option<&serde_json::Value> {
     let src = format!("198.18.0.1:{port}");
@@ -217,7 +225,7 @@ fn recorded_tcp_flows_and_packets_replay_as_seen_live() {
     let pair = VethPair::new("rectcp");
     let path = crate::common::scratch("record-ns", "tcp.nlrec");
     let live = Command::new(NETLENS)
-        .args(["snapshot", "--json", "--count", "8", "--interval", "400ms"])
+        .args(["snapshot", "--json", "--count", "12", "--interval", "400ms"])
         .args(["--netns", &pair.b.name, "--record", path.to_str().unwrap()])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -225,11 +233,20 @@ fn recorded_tcp_flows_and_packets_replay_as_seen_live() {
         .spawn()
         .unwrap();
     let mut child = ChildGuard(live);
-    // The first sample printed: capture and the kernel's flow counter are
-    // up (loading eBPF takes a while on a busy box) before the connection.
+    // Capture and the kernel's flow counter are up on both of the
+    // namespace's interfaces before the connection: loading eBPF takes a
+    // while on a busy box, and the counter attaches over ticks.
     let mut out = std::io::BufReader::new(child.0.stdout.take().unwrap());
     let mut stdout = Vec::new();
-    std::io::BufRead::read_until(&mut out, b'\n', &mut stdout).unwrap();
+    loop {
+        let start = stdout.len();
+        let read = std::io::BufRead::read_until(&mut out, b'\n', &mut stdout).unwrap();
+        assert!(read > 0, "the counter never attached to both interfaces");
+        let sample: serde_json::Value = serde_json::from_slice(&stdout[start..]).unwrap();
+        if counting_both(&sample) {
+            break;
+        }
+    }
     let port = tcp_conversation(pair.a.path(), pair.b.path(), 100);
     out.read_to_end(&mut stdout).unwrap();
     let status = child.0.wait().unwrap();
@@ -294,25 +311,24 @@ fn headless_record_captures_and_no_capture_records_no_packets() {
     let pair = VethPair::new("recrec");
     let path = crate::common::scratch("record-ns", "headless.nlrec");
     let recorder = Command::new(NETLENS)
-        .args(["record", "-o", path.to_str().unwrap(), "--duration", "4s"])
+        .args(["record", "-o", path.to_str().unwrap(), "--duration", "6s"])
         .args(["--interval", "500ms", "--netns", &pair.b.name])
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut recorder = ChildGuard(recorder);
-    // Capture and the kernel's flow counter are up (loading eBPF takes a
-    // while on a busy box) once the file, created with its header, grows.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let size = || std::fs::metadata(&path).map_or(0, |m| m.len());
-    let mut created = 0;
-    while created == 0 || size() <= created {
-        assert!(std::time::Instant::now() < deadline, "no sample recorded");
-        std::thread::sleep(Duration::from_millis(50));
-        if created == 0 {
-            created = size();
-        }
-    }
+    // Capture and the kernel's flow counter are up on both interfaces
+    // (loading eBPF takes a while on a busy box, and the counter attaches
+    // over ticks) once a recorded sample says so.
+    crate::common::wait_until(
+        "the counter on both interfaces",
+        Duration::from_secs(20),
+        || {
+            let json = replay(&["--json", path.to_str().unwrap()]);
+            parse_lines(&json.stdout).last().is_some_and(counting_both)
+        },
+    );
     let port = tcp_conversation(pair.a.path(), pair.b.path(), 50);
     assert!(recorder.0.wait().unwrap().success());
     let json = replay(&["--json", path.to_str().unwrap()]);
