@@ -78,6 +78,7 @@ fn main() {
     page.extend_from_slice(netns::ALL_NAMESPACES.as_bytes());
     page.extend_from_slice(catalogue::man_section().as_bytes());
     page.extend_from_slice(catalogue::reasons_man_section().as_bytes());
+    page.extend_from_slice(catalogue::conns_man_section().as_bytes());
     man.render_version_section(&mut page)
         .expect("render version");
     std::fs::write(out.join("netlens.1"), page).expect("write the man page");

@@ -61,7 +61,8 @@ fn finding_rule(id: &str, means: &str, fix: &str) -> Rule {
 }
 
 /// Every finding id with its meaning and fix: the hand-written findings,
-/// the catalogue's counters and drop reasons that raise one, and
+/// the catalogue's counters, drop reasons and connection entries that
+/// raise one, and
 /// `drop:unknown` (a reason newer than the catalogue). Not the on-demand
 /// findings (path-loss, path-latency): only `netlens trace` and the Path
 /// view raise them, no exported series carries them, and a rule that can
@@ -85,6 +86,16 @@ pub fn findings() -> Vec<(String, String, String)> {
             r.fix.to_string(),
         )
     });
+    let conns = catalogue::conns::CONNS
+        .iter()
+        .filter(|c| c.level != catalogue::Level::Info)
+        .map(|c| {
+            (
+                c.finding.to_string(),
+                c.meaning.to_string(),
+                c.fix.to_string(),
+            )
+        });
     let unknown = std::iter::once((
         drops::DROP_UNKNOWN.to_string(),
         "the kernel dropped packets for a reason this netlens' catalogue does not know (a newer kernel); the finding names the reason".to_string(),
@@ -93,6 +104,7 @@ pub fn findings() -> Vec<(String, String, String)> {
     named
         .chain(counters)
         .chain(reasons)
+        .chain(conns)
         .chain(unknown)
         .collect()
 }

@@ -7,6 +7,7 @@ mod conntrack;
 pub mod counters;
 pub mod dns;
 pub mod drops;
+mod limited;
 mod memory;
 pub mod names;
 mod neigh;
@@ -267,6 +268,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     findings.extend(conntrack::evaluate(previous, current, limits));
     stack::evaluate(previous, current, limits, &mut findings);
     findings.extend(connections::evaluate(previous, current, limits));
+    findings.extend(limited::evaluate(previous, current));
     findings.extend(flows::evaluate(previous, current, limits));
     findings.extend(dns::evaluate(current, limits));
     findings.extend(udp::evaluate(previous, current, limits));

@@ -73,6 +73,39 @@ fn docs_reasons_block_is_generated_from_the_table() {
     }
 }
 
+/// docs/catalogue.md's connection catalogue block is the connection
+/// table rendered (rewritten by the same NETLENS_UPDATE_DOCS=1 run).
+#[test]
+fn docs_conns_block_is_generated_from_the_table() {
+    let text = std::fs::read_to_string(PAGE).expect("docs/catalogue.md");
+    let (head, rest) = text
+        .split_once("<!-- conns:begin -->")
+        .expect("the page has the conns begin marker");
+    let (old, tail) = rest
+        .split_once("<!-- conns:end -->")
+        .expect("the page has the conns end marker");
+    let wanted = format!("\n{}", catalogue::conns_readme_block());
+    if updating() {
+        std::fs::write(
+            PAGE,
+            format!("{head}<!-- conns:begin -->{wanted}<!-- conns:end -->{tail}"),
+        )
+        .unwrap();
+        return;
+    }
+    assert!(
+        old == wanted,
+        "docs/catalogue.md's connection catalogue is stale: NETLENS_UPDATE_DOCS=1 cargo test --profile fast-build --test suite docs::catalogue"
+    );
+    for c in catalogue::conns::CONNS {
+        assert!(
+            old.contains(&format!("| `{}` |", c.finding)),
+            "{}",
+            c.finding
+        );
+    }
+}
+
 /// `netlens man` has the DROP REASONS section, every reason in it, and
 /// FINDINGS names the drop: id scheme; `netlens explain` explains a reason.
 #[test]

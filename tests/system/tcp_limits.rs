@@ -211,7 +211,51 @@ fn a_slow_reader_limits_its_sender_by_window_as_ss_counts_it() {
             "minrtt: netlens {} vs ss {min_rtt}",
             limits["min_rtt_ms"]
         );
+        // The connection catalogue names it: one finding for the process
+        // and the subnet it sends to, with the cap and the setting.
+        let found = conn_findings(&a);
+        let rwnd: Vec<&Value> = found
+            .iter()
+            .filter(|f| f["id"] == "conn:rwnd-limited")
+            .collect();
+        assert_eq!(rwnd.len(), 1, "{found:?}");
+        let summary = rwnd[0]["summary"].as_str().unwrap();
+        eprintln!("reader {port}: {summary}");
+        let who = format!(
+            "PID {} (python3) -> {}: 1 connection",
+            sender.0.id(),
+            subnet_of_b()
+        );
+        assert!(summary.starts_with(&who), "{summary}");
+        assert!(summary.contains("% of the busy time (window "), "{summary}");
+        let hint = rwnd[0]["hint"].as_str().unwrap();
+        assert!(
+            hint.contains("net.ipv4.tcp_rmem's maximum, here "),
+            "{hint}"
+        );
+        assert_eq!(
+            rwnd[0]["evidence"]["row"],
+            format!("pid:{} dst:{} state:estab", sender.0.id(), subnet_of_b()).as_str()
+        );
     }
+}
+
+/// IP_B's /24, as the connection findings name a destination.
+fn subnet_of_b() -> String {
+    let [a, b, c, _] = IP_B.octets();
+    format!("{a}.{b}.{c}.0/24")
+}
+
+/// The connection catalogue's findings (`conn:*`) in a snapshot of `ns`.
+fn conn_findings(ns: &str) -> Vec<Value> {
+    let samples = snapshot(&["--netns", ns, "--no-capture", "--section", "findings"]);
+    samples[0]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| f["id"].as_str().is_some_and(|id| id.starts_with("conn:")))
+        .collect()
 }
 
 #[test]
@@ -252,6 +296,12 @@ fn an_application_that_writes_little_is_app_limited_as_ss_says() {
             busy,
             ms_and_share(&before["busy"]).0,
             ms_and_share(&after["busy"]).0,
+        );
+        // Nothing blames the network for it.
+        let found = conn_findings(&a);
+        assert!(
+            found.iter().all(|f| f["severity"] == "info"),
+            "an application-limited sender raised {found:?}"
         );
     }
 }

@@ -31,6 +31,7 @@ macro_rules! entry {
     };
 }
 
+pub mod conns;
 mod ip;
 mod link;
 mod reasons;
@@ -41,7 +42,8 @@ mod udp_icmp;
 
 pub use reasons::{NOT_REASONS, REASONS, Reason, UNKNOWN_PER_S, reason};
 pub use render::{
-    explain, man_section, readme_block, reason_raises, reasons_man_section, reasons_readme_block,
+    conns_man_section, conns_readme_block, explain, man_section, readme_block, reason_raises,
+    reasons_man_section, reasons_readme_block,
 };
 
 /// Where a counter is read from.

@@ -1,6 +1,7 @@
 //! The catalogue as text: `netlens explain`, the man page section and the
 //! docs/catalogue.md blocks.
 
+use super::conns::{CONNS, Conn, conn};
 use super::{
     Entry, Level, NOT_FAILURES, REASONS, Reason, entries, is_not_failure, reason, related_counters,
 };
@@ -120,6 +121,9 @@ pub fn explain(name: &str, kernel: &BTreeMap<String, u64>) -> Result<String, Str
     if let Some(r) = reason(&wanted) {
         return Ok(reason_text(r));
     }
+    if let Some(c) = conn(&wanted) {
+        return Ok(conn_text(c));
+    }
     let not_failure = NOT_FAILURES
         .iter()
         .map(|n| n.trim_end_matches('*'))
@@ -142,10 +146,79 @@ pub fn explain(name: &str, kernel: &BTreeMap<String, u64>) -> Result<String, Str
     ))
 }
 
+/// When a connection entry raises its finding, in words.
+fn conn_raises(c: &Conn) -> String {
+    format!(
+        "{} (finding {}) at {}{}",
+        c.level.label(),
+        c.finding,
+        c.threshold,
+        c.unit
+    )
+}
+
+/// A connection catalogue entry as `netlens explain` prints it.
+pub fn conn_text(c: &Conn) -> String {
+    format!(
+        "{}  (tcp_info: {})\n  meaning:  {}\n  fix:      {}\n  finding:  {}\n",
+        c.finding,
+        c.fields,
+        c.meaning,
+        c.fix,
+        conn_raises(c)
+    )
+}
+
+/// The man page's CONNECTION CATALOGUE section.
+pub fn conns_man_section() -> String {
+    let mut out = String::from(
+        ".SH CONNECTION CATALOGUE\n\
+         What the kernel's own accounting of each TCP connection (tcp_info, as \\fBss \\-ti\\fR \
+         prints it) says about why it is slow. Each sample's counters are compared with the \
+         sample before, so a finding is about the interval. Connections are judged in groups: \
+         a process and the /24 (IPv6: /64) it sends to, in one namespace, never one finding \
+         per socket; a group counts once its connections had data in flight for a fifth of \
+         the interval. \\fBnetlens explain\\fR \\fINAME\\fR prints one entry.\n",
+    );
+    for c in CONNS {
+        let _ = writeln!(
+            out,
+            ".TP\n\\fB{}\\fR (tcp_info: {}; {})\n{} Fix: {}.",
+            roff(c.finding),
+            roff(c.fields),
+            roff(&conn_raises(c)),
+            roff(&capital(c.meaning.trim_end_matches('.'))),
+            roff(c.fix)
+        );
+    }
+    out
+}
+
+/// docs/catalogue.md's connection catalogue block.
+pub fn conns_readme_block() -> String {
+    let mut out = String::from(
+        "Generated from src/findings/catalogue/conns.rs; `netlens explain NAME` prints one.\n\n\
+         | Finding | tcp_info | Raises | Meaning | Fix |\n|---|---|---|---|---|\n",
+    );
+    for c in CONNS {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            c.finding,
+            cell(c.fields),
+            cell(&conn_raises(c)),
+            cell(c.meaning),
+            cell(c.fix)
+        );
+    }
+    out
+}
+
 /// The three known names nearest to `wanted` by edit distance.
 fn closest(wanted: &str, kernel: &BTreeMap<String, u64>) -> Vec<String> {
     let mut names: Vec<&str> = entries().map(|e| e.id).collect();
     names.extend(REASONS.iter().map(|r| r.name));
+    names.extend(CONNS.iter().map(|c| c.finding));
     names.extend(kernel.keys().map(String::as_str));
     let mut scored: Vec<(usize, &str)> = names
         .into_iter()
