@@ -12,6 +12,11 @@
 //!   and End (on a new sample each time); the time until an order made off
 //!   the UI thread is shown is printed apart.
 //!
+//! - "findings": every finding over two synthetic samples a second apart,
+//!   the senders without tcp_info limits and then with them (busy,
+//!   rwnd_limited... rising on every established socket): the difference
+//!   is the connection catalogue's cost.
+//!
 //! NETLENS_BENCH_SOCKETS=1000000 runs the frames at a million sockets (one
 //! in ten in TIME_WAIT to four peers, as benches/scripts/scale-sockets.sh
 //! makes them); the scale budgets are 16 ms after a sample, 2 ms between.
@@ -21,8 +26,11 @@ use netlens::app::App;
 use netlens::app::keymap::Key;
 use netlens::app::tabs::Tab;
 use netlens::collect::{Collectors, SamplerEvent};
+use netlens::findings::Thresholds;
 use netlens::model::Sample;
-use netlens::model::sockets::{Proto, SocketSample, SocketUser, TcpInfoSample, TcpSample};
+use netlens::model::sockets::{
+    Proto, SocketSample, SocketUser, TcpInfoSample, TcpLimits, TcpSample,
+};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::hint::black_box;
@@ -85,6 +93,36 @@ fn synthetic(mono: f64, count: u32) -> Sample {
         sockets,
         tcp: Some(TcpSample::default()),
         ..Default::default()
+    }
+}
+
+/// `synthetic` with every established socket's limits as a sender busy
+/// since it opened: `mono` seconds, a third of them window-limited.
+fn with_limits(mut sample: Sample) -> Sample {
+    let busy_us = (sample.mono * 1e6) as u64;
+    for socket in sample.sockets.iter_mut().filter(|s| s.state == 1) {
+        socket.limits = Some(Box::new(TcpLimits {
+            busy_us,
+            rwnd_limited_us: busy_us / 3,
+            snd_wnd: 65_536,
+            ..Default::default()
+        }));
+    }
+    sample
+}
+
+fn findings(c: &mut Criterion) {
+    let n = count();
+    let limits = Thresholds::default();
+    for (label, limited) in [("without", false), ("with", true)] {
+        let (mut before, mut after) = (synthetic(1.0, n), synthetic(2.0, n));
+        if limited {
+            (before, after) = (with_limits(before), with_limits(after));
+        }
+        c.bench_function(
+            &format!("findings: {n} sockets, {label} tcp_info limits"),
+            |b| b.iter(|| black_box(netlens::findings::evaluate(Some(&before), &after, &limits))),
+        );
     }
 }
 
@@ -351,6 +389,6 @@ fn live(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(4));
-    targets = collect, frames, keys, live
+    targets = collect, findings, frames, keys, live
 }
 criterion_main!(benches);

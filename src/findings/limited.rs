@@ -7,11 +7,11 @@
 //! never one finding per socket: "PID 812 (rsync) -> 198.18.4.0/24".
 
 use super::catalogue::Level;
-use super::catalogue::conns::{APP_LIMITED, Conn, RWND_LIMITED, SNDBUF_LIMITED};
+use super::catalogue::conns::{APP_LIMITED, Conn, QUEUEING, RWND_LIMITED, SNDBUF_LIMITED};
 use super::{Evidence, Finding, Hold, Severity};
-use crate::model::Sample;
 use crate::model::netns::PRIMARY;
 use crate::model::sockets::{Proto, SocketKey, SocketSample, TcpLimits, TcpSample};
+use crate::model::{InterfaceSample, Sample};
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
 
@@ -107,7 +107,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
         .filter_map(|((netns, pid, to), group)| {
             // The settings netlens reads are the watched namespace's.
             let knobs = current.tcp.as_ref().filter(|_| netns == PRIMARY);
-            let finding = judge(&group, current, knobs)?;
+            let finding = judge(&group, previous, current, knobs)?;
             let who = group.owner.map_or_else(String::new, super::process_of);
             let mut row = match pid {
                 Some(pid) => format!("pid:{pid} "),
@@ -141,9 +141,11 @@ fn severity(level: Level) -> Severity {
 /// The entry that explains the group, the summary's words and the fix
 /// with the setting's value (`knobs`: the group's namespace's settings,
 /// when netlens read them): the receiver's window first (the sender can do
-/// nothing about it), then the send buffer, then the application.
+/// nothing about it, and a slow reader's late ACKs stretch the RTT too),
+/// then the send buffer, then a queue on the way, then the application.
 fn judge(
     group: &Group,
+    previous: &Sample,
     current: &Sample,
     knobs: Option<&TcpSample>,
 ) -> Option<(&'static Conn, String, String)> {
@@ -191,6 +193,11 @@ fn judge(
             ),
         ));
     }
+    if let Some((_, busiest)) = group.busiest
+        && let Some(found) = queueing(busiest, previous, current, &connections)
+    {
+        return Some(found);
+    }
     let app = 100.0 * f64::from(group.app_limited) / f64::from(group.connections);
     (app >= APP_LIMITED.threshold).then(|| {
         (
@@ -202,6 +209,105 @@ fn judge(
             "the time is the application's, not the network's: look at the sender (its CPU, \
              its own upstream, how it writes)"
                 .to_string(),
+        )
+    })
+}
+
+/// conn:queueing for the group's busiest connection: its queueing delay
+/// (srtt - min_rtt), and where the wait is: this host's qdisc on the
+/// interface holding the connection's local address when that qdisc's
+/// backlog, drained at the rate the qdisc sent over the interval, is at
+/// least half the delay; else further on the path.
+fn queueing(
+    socket: &SocketSample,
+    previous: &Sample,
+    current: &Sample,
+    connections: &str,
+) -> Option<(&'static Conn, String, String)> {
+    let srtt_ms = f64::from(socket.tcp.as_ref()?.rtt_us) / 1000.0;
+    let min_ms = f64::from(socket.limits.as_deref()?.min_rtt_us) / 1000.0;
+    let wait_ms = srtt_ms - min_ms;
+    if min_ms <= 0.0 || wait_ms < QUEUEING.threshold || wait_ms < srtt_ms / 2.0 {
+        return None;
+    }
+    let unsent = socket.limits.as_deref().map_or(0, |l| l.notsent_bytes);
+    let unsent = if unsent > 0 {
+        format!(
+            "; {} more wait unsent in the socket",
+            super::backlog_size(u64::from(unsent))
+        )
+    } else {
+        String::new()
+    };
+    let summary = format!(
+        "{connections} waiting in a queue: RTT {srtt_ms:.1} ms against {min_ms:.2} ms at best"
+    );
+    let seconds = current.mono - previous.mono;
+    let here = egress(current, socket).and_then(|iface| qdisc_wait(previous, seconds, iface));
+    Some(match here {
+        Some((iface, kind, backlog, qdisc_ms)) if qdisc_ms >= wait_ms / 2.0 => (
+            &QUEUEING,
+            format!(
+                "{summary}, {wait_ms:.0} ms of it in this host's {kind} qdisc on {iface} \
+                 (backlog {}, about {qdisc_ms:.0} ms at its rate){unsent}",
+                super::backlog_size(backlog)
+            ),
+            format!(
+                "the queue is this host's: shorten it with the qdisc's limit or a shaper's \
+                 latency or burst (tc -s qdisc show dev {iface}), or an AQM qdisc such as \
+                 fq_codel; more buffer only adds delay"
+            ),
+        ),
+        _ => (
+            &QUEUEING,
+            format!(
+                "{summary}: {wait_ms:.0} ms queued further on the path (this host's qdisc \
+                 holds no such backlog){unsent}"
+            ),
+            format!(
+                "a buffer between here and {}: netlens trace {} shows the hop where the \
+                 delay begins",
+                socket.peer.ip(),
+                socket.peer.ip()
+            ),
+        ),
+    })
+}
+
+/// The interface holding the socket's local address, in its namespace.
+fn egress<'a>(current: &'a Sample, socket: &SocketSample) -> Option<&'a InterfaceSample> {
+    let local = socket.local.ip().to_string();
+    current.interfaces.iter().find(|i| {
+        i.netns == socket.netns
+            && i.addresses
+                .iter()
+                .any(|a| a.split('/').next() == Some(local.as_str()))
+    })
+}
+
+/// The interface's root qdisc: its name, kind, backlog in bytes and how
+/// many milliseconds that backlog takes at the rate the qdisc sent over
+/// the `seconds` since `previous`.
+fn qdisc_wait<'a>(
+    previous: &Sample,
+    seconds: f64,
+    iface: &'a InterfaceSample,
+) -> Option<(&'a str, &'a str, u64, f64)> {
+    let now = iface.qdisc.as_ref()?;
+    let before = previous
+        .interfaces
+        .iter()
+        .find(|i| i.netns == iface.netns && i.index == iface.index)?
+        .qdisc
+        .as_ref()?;
+    let per_s = now.bytes.checked_sub(before.bytes)? as f64 / seconds;
+    (per_s > 0.0).then(|| {
+        let ms = now.backlog_bytes as f64 / per_s * 1000.0;
+        (
+            iface.name.as_str(),
+            now.kind.as_str(),
+            now.backlog_bytes,
+            ms,
         )
     })
 }
@@ -470,5 +576,84 @@ mod tests {
             "{}",
             found[0].hint
         );
+    }
+
+    /// A bulk sender from 198.18.0.1 with `srtt` and `min` RTT (ms) and an
+    /// interface holding that address whose qdisc sent `sent` bytes over
+    /// the interval and holds `backlog`.
+    fn queued(srtt: f64, min: f64, sent: u64, backlog: u64) -> Vec<Finding> {
+        use crate::model::QdiscStats;
+        let mut socket = sender(3, 5000, "198.18.7.7:80", 1_900_000, 0, 0);
+        socket.tcp.as_mut().unwrap().rtt_us = (srtt * 1000.0) as u32;
+        socket.limits.as_mut().unwrap().min_rtt_us = (min * 1000.0) as u32;
+        let iface = |bytes, backlog_bytes| InterfaceSample {
+            index: 2,
+            name: "veth0".into(),
+            addresses: vec!["198.18.0.1/24".into()],
+            qdisc: Some(QdiscStats {
+                kind: "tbf".into(),
+                bytes,
+                backlog_bytes,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let (mut a, mut b) = samples(vec![], vec![socket]);
+        a.interfaces = vec![iface(1_000_000, 0)];
+        b.interfaces = vec![iface(1_000_000 + sent, backlog)];
+        evaluate(Some(&a), &b)
+    }
+
+    #[test]
+    fn a_queue_in_this_hosts_qdisc_is_named_with_its_share_of_the_wait() {
+        // 2.5 MB over 2 s: 1.25 MB/s, so 125,000 bytes queued are 100 ms.
+        for (srtt, backlog, ms) in [(120.0, 125_000, 100), (45.0, 50_000, 40)] {
+            let found = queued(srtt, 0.1, 2_500_000, backlog);
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(found[0].id, "conn:queueing");
+            let summary = &found[0].summary;
+            assert!(
+                summary.contains(&format!("RTT {srtt:.1} ms against 0.10 ms at best")),
+                "{summary}"
+            );
+            assert!(
+                summary.contains(&format!(
+                    "in this host's tbf qdisc on veth0 (backlog {}, about {ms} ms at its rate)",
+                    super::super::backlog_size(backlog)
+                )),
+                "{summary}"
+            );
+            assert!(
+                found[0].hint.contains("tc -s qdisc show dev veth0"),
+                "{}",
+                found[0].hint
+            );
+        }
+    }
+
+    #[test]
+    fn a_queue_the_qdisc_does_not_hold_is_further_on_the_path() {
+        // 10 ms of backlog against a 60 ms wait.
+        let found = queued(60.0, 0.2, 2_500_000, 12_500);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .summary
+                .contains("60 ms queued further on the path"),
+            "{}",
+            found[0].summary
+        );
+        assert!(
+            found[0].hint.contains("netlens trace 198.18.7.7"),
+            "{}",
+            found[0].hint
+        );
+    }
+
+    #[test]
+    fn a_short_wait_or_one_small_beside_the_path_rtt_is_no_queue() {
+        // Under 20 ms of wait; then 40 ms of wait on a 60 ms path.
+        assert!(queued(15.0, 0.1, 2_500_000, 125_000).is_empty());
+        assert!(queued(100.0, 60.0, 2_500_000, 125_000).is_empty());
     }
 }

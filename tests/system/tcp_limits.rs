@@ -305,3 +305,87 @@ fn an_application_that_writes_little_is_app_limited_as_ss_says() {
         );
     }
 }
+
+/// A cubic sender (it fills a queue where bbr would pace below it) from
+/// IP_A to IP_B:`port`, writing as fast as the socket takes, for 20 s.
+fn cubic_writer(ns: &str, port: u16) -> ChildGuard {
+    python_in(
+        ns,
+        &format!(
+            "import socket, time\n\
+             c = socket.socket()\n\
+             c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'cubic')\n\
+             c.connect(('{IP_B}', {port})); print('ready', flush=True)\n\
+             data = b'x' * 65536; end = time.time() + 20\n\
+             while time.time() < end: c.sendall(data)\n"
+        ),
+    )
+}
+
+/// (srtt, minrtt) in ms as `ss -ti` prints them for the sender to `port`.
+fn ss_rtts(ns: &str, port: u16) -> (f64, f64) {
+    let info = ss_info(ns, port);
+    let srtt = info["rtt"].split('/').next().unwrap().parse().unwrap();
+    (srtt, info["minrtt"].parse().unwrap())
+}
+
+#[test]
+fn a_shaped_link_queues_in_this_hosts_qdisc_and_the_finding_says_so() {
+    if crate::common::need_root(&["ip", "ss", "tc", "python3"]) {
+        return;
+    }
+    let pair = VethPair::new("nltq");
+    let (a, b) = (pair.a.name.clone(), pair.b.name.clone());
+    // A token bucket on the sender's side with room for 400 ms of data,
+    // at two rates: the queue, not the wire, makes most of the RTT.
+    for (port, rate) in [(7321, "8mbit"), (7322, "30mbit")] {
+        let tbf = [
+            "tc", "qdisc", "replace", "dev", DEV_A, "root", "tbf", "rate", rate,
+        ];
+        let out = ns_exec(
+            &a,
+            &[&tbf[..], &["burst", "16kb", "latency", "400ms"]].concat(),
+        );
+        assert!(out.status.success(), "{out:?}");
+        let mut reader = fast_reader(&b, port);
+        wait_ready(&mut reader);
+        let mut sender = cubic_writer(&a, port);
+        wait_ready(&mut sender);
+        std::thread::sleep(Duration::from_millis(2000));
+        let (srtt_before, min_before) = ss_rtts(&a, port);
+        let found = conn_findings(&a);
+        let (srtt_after, min_after) = ss_rtts(&a, port);
+        eprintln!("tbf {rate}: ss rtt {srtt_before}/{srtt_after} minrtt {min_before}; {found:?}");
+        // ss agrees there is a queue: most of the RTT is waiting.
+        assert!(srtt_before.min(srtt_after) - min_before.max(min_after) > 20.0);
+        let queued: Vec<&Value> = found
+            .iter()
+            .filter(|f| f["id"] == "conn:queueing")
+            .collect();
+        assert_eq!(queued.len(), 1, "{found:?}");
+        let summary = queued[0]["summary"].as_str().unwrap();
+        let who = format!(
+            "PID {} (python3) -> {}: 1 connection waiting in a queue: RTT ",
+            sender.0.id(),
+            subnet_of_b()
+        );
+        assert!(summary.starts_with(&who), "{summary}");
+        assert!(
+            summary.contains(&format!("in this host's tbf qdisc on {DEV_A} (backlog ")),
+            "{summary}"
+        );
+        // Its RTT lies around ss's, read before and after.
+        let rtt: f64 = summary[who.len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let (low, high) = (srtt_before.min(srtt_after), srtt_before.max(srtt_after));
+        assert!(
+            low * 0.5 <= rtt && rtt <= high * 1.5,
+            "RTT {rtt} vs ss {low}..{high}"
+        );
+        drop((sender, reader));
+    }
+}

@@ -57,6 +57,21 @@ pub const SNDBUF_LIMITED: Conn = Conn {
           net.ipv4.tcp_wmem (autotuning grows the buffer up to it)",
 };
 
+pub const QUEUEING: Conn = Conn {
+    finding: "conn:queueing",
+    fields: "rtt, minrtt, notsent; the egress qdisc's backlog and rate",
+    level: Level::Warn,
+    threshold: 20.0,
+    unit: " ms of queueing delay (rtt - minrtt, and at least half the rtt)",
+    meaning: "The smoothed round-trip time exceeds the lowest one seen by this much: the \
+              packets wait in a queue, not on the wire. Where: this host's qdisc on the \
+              egress interface when its backlog, at the rate it sends, accounts for half the \
+              wait; else further on the path (a router's or the peer's buffer).",
+    fix: "in this host's qdisc: its limit, or a shaper's latency or burst (tc -s qdisc \
+          show dev IF), or an AQM qdisc such as fq_codel that keeps the queue short; \
+          further on the path: netlens trace DEST shows the hop where the delay begins",
+};
+
 pub const APP_LIMITED: Conn = Conn {
     finding: "conn:app-limited",
     fields: "app_limited, delivery_rate, busy, rwnd_limited, sndbuf_limited",
@@ -72,7 +87,7 @@ pub const APP_LIMITED: Conn = Conn {
 };
 
 /// The entries, in the order they are judged and documented.
-pub const CONNS: &[Conn] = &[RWND_LIMITED, SNDBUF_LIMITED, APP_LIMITED];
+pub const CONNS: &[Conn] = &[RWND_LIMITED, SNDBUF_LIMITED, QUEUEING, APP_LIMITED];
 
 /// The entry of a finding id or of the tcp_info field it is named for
 /// ("conn:rwnd-limited", "rwnd-limited", "rwnd_limited"), any case.
