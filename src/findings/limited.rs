@@ -84,7 +84,11 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
     if interval_us <= 0.0 {
         return Vec::new();
     }
-    let mut before: HashMap<SocketKey, &TcpLimits> = HashMap::with_capacity(previous.sockets.len());
+    // Sized to the senders, not the sockets: most of a big host's sockets
+    // carry no limits, and a map for all of them was a third of a socket
+    // table at the live view's peak.
+    let senders = previous.sockets.iter().filter(|s| s.limits.is_some());
+    let mut before: HashMap<SocketKey, &TcpLimits> = HashMap::with_capacity(senders.count());
     for socket in &previous.sockets {
         if let Some(limits) = socket.limits.as_deref() {
             before.insert(socket.key(), limits);
