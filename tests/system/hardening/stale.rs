@@ -46,7 +46,7 @@ fn a_blocked_lookup_is_late_alone_and_a_stopped_sampler_is_stale() {
 
     // Every sample comes on time and fresh; the ones taken while the
     // look-up waits name the containers part late, with its age; nothing
-    // else is ever late. The first look-up (late in its own sample) may
+    // else is late by the look-up's wait. The first look-up (late in its own sample) may
     // fall in the unprinted baseline; its retry, RETRY (5 s) later, is
     // not waited for and ends with its 500 ms connect deadline, so the
     // sample 300 ms after it is the one that shows it late: 20 samples
@@ -56,10 +56,21 @@ fn a_blocked_lookup_is_late_alone_and_a_stopped_sampler_is_stale() {
     assert_eq!(samples.len(), 20);
     let mut late_ages = Vec::new();
     for sample in &samples {
-        let parts = late_parts(sample);
-        assert!(parts.iter().all(|p| p == "containers"), "{parts:?}");
-        if !parts.is_empty() {
-            late_ages.push(sample["late"][0]["age_ms"].as_u64().unwrap());
+        for late in sample["late"].as_array().into_iter().flatten() {
+            let age = late["age_ms"].as_u64().unwrap();
+            if late["part"] == "containers" {
+                late_ages.push(age);
+            } else {
+                // Another part may run late on a loaded host (the suite's
+                // floods on two cores), never by the look-up's wait: that
+                // would be its 500 ms deadline or more.
+                assert!(
+                    age < 500,
+                    "{late_parts:?} late: {}",
+                    sample["late"],
+                    late_parts = late_parts(sample)
+                );
+            }
         }
         let age = sample["age"].as_f64().unwrap();
         assert!(age < 0.5, "the sample was {age} s old when written");
