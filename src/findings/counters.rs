@@ -5,7 +5,7 @@
 //! at level info, and those a hand-written finding reports (`covered_by`),
 //! raise nothing here.
 
-use super::catalogue::{self, Entry, Level, Source};
+use super::catalogue::{self, Entry, Source};
 use super::{Evidence, Finding, Hold, IFACE_SATURATED, Severity};
 use crate::model::conntrack::{ConntrackStats, stats_interval};
 use crate::model::cpu::{self, CpuRate};
@@ -98,10 +98,8 @@ fn push(
     if rate <= entry.per_s || rate <= 0.0 {
         return;
     }
-    let severity = match entry.level {
-        Level::Crit => Severity::Crit,
-        Level::Warn | Level::Info => Severity::Warn,
-    };
+    // Only entries that raise (warn or crit) get here.
+    let severity = Severity::from(entry.level);
     let netns = if current.netns.is_empty() {
         "host"
     } else {

@@ -6,9 +6,8 @@
 //! them, a process and the /24 (IPv6: /64) it sends to in one namespace,
 //! never one finding per socket: "PID 812 (rsync) -> 198.18.4.0/24".
 
-use super::catalogue::Level;
 use super::catalogue::conns::{APP_LIMITED, Conn, QUEUEING, RWND_LIMITED, SNDBUF_LIMITED};
-use super::{Evidence, Finding, Hold, Severity};
+use super::{Evidence, Finding, Hold};
 use crate::model::netns::PRIMARY;
 use crate::model::sockets::{Proto, SocketKey, SocketSample, TcpLimits, TcpSample};
 use crate::model::{InterfaceSample, Sample};
@@ -134,7 +133,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             Some(Finding {
                 hold: Hold::default(),
                 id: finding.0.finding,
-                severity: severity(finding.0.level),
+                severity: finding.0.level.into(),
                 summary: format!("{who} -> {to}: {}", finding.1),
                 hint: finding.2,
                 evidence: Evidence {
@@ -145,14 +144,6 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             })
         })
         .collect()
-}
-
-fn severity(level: Level) -> Severity {
-    match level {
-        Level::Info => Severity::Info,
-        Level::Warn => Severity::Warn,
-        Level::Crit => Severity::Crit,
-    }
 }
 
 /// The entry that explains the group, the summary's words and the fix
@@ -362,6 +353,7 @@ fn local_receiver<'a>(current: &'a Sample, socket: &SocketSample) -> Option<&'a 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::findings::Severity;
     use crate::model::sockets::{SocketUser, TcpInfoSample};
 
     const INTERVAL: f64 = 2.0;

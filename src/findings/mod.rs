@@ -159,6 +159,18 @@ pub enum Severity {
     Crit,
 }
 
+/// A catalogue level as a finding's severity (the catalogues are plain
+/// data build.rs reads, so the mapping lives here).
+impl From<catalogue::Level> for Severity {
+    fn from(level: catalogue::Level) -> Self {
+        match level {
+            catalogue::Level::Info => Severity::Info,
+            catalogue::Level::Warn => Severity::Warn,
+            catalogue::Level::Crit => Severity::Crit,
+        }
+    }
+}
+
 impl Severity {
     pub fn label(self) -> &'static str {
         match self {

@@ -7,7 +7,7 @@
 //! The Drops tab shows the same per-site rates (`site_rates`).
 
 use super::catalogue::{self, Level, Reason};
-use super::{Evidence, Finding, Hold, Severity, process_of};
+use super::{Evidence, Finding, Hold, process_of};
 use crate::model::Sample;
 use crate::model::drops::{DropRow, DropSocket, DropsSample, owning_socket, row_rate};
 use crate::model::rates::interval;
@@ -138,11 +138,7 @@ fn finding(
     Finding {
         hold: Hold::default(),
         id,
-        severity: if level == Level::Crit {
-            Severity::Crit
-        } else {
-            Severity::Warn
-        },
+        severity: level.into(),
         summary: format!("{name} {rate:.1}/s in {place}: {meaning}"),
         hint: fix.replace(" IF", &format!(" {iface}")),
         evidence: Evidence {

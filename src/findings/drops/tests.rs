@@ -1,7 +1,7 @@
 //! Tests of the `drop:` findings over constructed samples.
 
 use super::*;
-use crate::findings::{Engine, Thresholds, evaluate as all};
+use crate::findings::{Engine, Severity, Thresholds, evaluate as all};
 use crate::model::snmp;
 use crate::model::sockets::{Proto, SocketUser, TcpSample};
 
