@@ -13,6 +13,7 @@ pub mod names;
 mod neigh;
 pub mod path;
 mod refused;
+mod responses;
 mod softnet;
 mod stack;
 pub mod thresholds;
@@ -281,6 +282,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     stack::evaluate(previous, current, limits, &mut findings);
     findings.extend(connections::evaluate(previous, current, limits));
     findings.extend(limited::evaluate(previous, current));
+    findings.extend(responses::evaluate(previous, current));
     findings.extend(flows::evaluate(previous, current, limits));
     findings.extend(dns::evaluate(current, limits));
     findings.extend(udp::evaluate(previous, current, limits));

@@ -54,6 +54,10 @@ pub struct CaptureSample {
     /// recordings).
     #[serde(default)]
     pub sample_every: u32,
+    /// Response times per server address, cumulative, the most answered
+    /// first (empty when sampling, and in older recordings).
+    #[serde(default)]
+    pub responses: Vec<super::responses::ResponseSample>,
 }
 
 impl CaptureSample {

@@ -17,6 +17,7 @@ pub mod netns;
 pub mod path;
 pub mod processes;
 pub mod rates;
+pub mod responses;
 pub mod snmp;
 pub mod sockets;
 pub mod tcp_rates;

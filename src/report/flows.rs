@@ -34,6 +34,65 @@ pub struct CaptureJson<'a> {
     /// had no room for, or why it did not count.
     #[serde(skip_serializing_if = "Option::is_none")]
     kernel_counts: Option<&'a crate::model::flow_counts::KernelCounts>,
+    /// Servers' response times over the interval, the busiest first.
+    responses: Vec<ResponseJson<'a>>,
+}
+
+/// One server's requests answered in the interval, timed from packets.
+#[derive(Serialize)]
+pub struct ResponseJson<'a> {
+    server: &'a str,
+    /// The server is on this host: its times hold no network round trip.
+    local: bool,
+    pid: Option<u32>,
+    process: Option<String>,
+    answered: u64,
+    answered_per_s: Option<f64>,
+    mean_ms: f64,
+    p50_ms: f64,
+    p90_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    /// The mean handshake round trip of its connections.
+    rtt_ms: Option<f64>,
+    /// The server's own time at the middle (p50 less a round trip when
+    /// the capture is at the client).
+    server_p50_ms: f64,
+    /// Plain HTTP answers by status since the capture began.
+    statuses: std::collections::BTreeMap<u16, u64>,
+    slowest: Option<&'a crate::model::responses::SlowRequest>,
+}
+
+fn responses_json<'a>(
+    previous: &Sample,
+    current: &'a Sample,
+    interval: f64,
+) -> Vec<ResponseJson<'a>> {
+    use crate::model::responses::windows;
+    let Some(c) = current.capture.as_ref() else {
+        return Vec::new();
+    };
+    let before = previous.capture.as_ref().map(|p| p.responses.as_slice());
+    windows(&c.responses, before, &current.sockets)
+        .into_iter()
+        .map(|(s, w, owner)| ResponseJson {
+            server: &s.server,
+            local: w.local,
+            pid: owner.map(|u| u.pid),
+            process: owner.map(|u| u.process.to_string()),
+            answered: w.answered,
+            answered_per_s: (interval > 0.0).then(|| w.answered as f64 / interval),
+            mean_ms: w.mean_ms,
+            p50_ms: w.p50_ms,
+            p90_ms: w.p90_ms,
+            p99_ms: w.p99_ms,
+            max_ms: w.max_ms,
+            rtt_ms: w.rtt_ms,
+            server_p50_ms: w.server_p50_ms,
+            statuses: s.statuses.iter().copied().collect(),
+            slowest: s.slowest.as_ref(),
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -94,6 +153,7 @@ pub fn json<'a>(
         flow_counts_short: c.counts_short(),
         sample_every: c.sample_every.max(1),
         kernel_counts: c.kernel_counts.as_ref(),
+        responses: responses_json(previous, current, rates.interval),
     };
     let flows = c
         .flows

@@ -48,6 +48,7 @@ mod pty;
 mod qdisc;
 mod record_netns;
 mod record_seek;
+mod response_time;
 mod server_names;
 mod session;
 mod socket_findings_healthy;

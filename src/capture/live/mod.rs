@@ -465,6 +465,7 @@ impl Capture {
             hosts: group_flows(shared.table.flows(), true, SAMPLE_FLOWS),
             services: group_flows(shared.table.flows(), false, SAMPLE_FLOWS),
             refused: shared.table.refusals.sample(),
+            responses: shared.table.responses.sample(),
             newest_packet_t: shared.newest_packet_t,
             kernel_counts: None,
             sample_every: shared.sample_every,

@@ -86,8 +86,31 @@ pub const APP_LIMITED: Conn = Conn {
           no network setting makes it faster",
 };
 
+pub const SLOW_RESPONSE: Conn = Conn {
+    finding: "conn:slow-response",
+    fields: "the captured packets: a request's last segment to its answer's first; the \
+             handshake's round trip",
+    level: Level::Warn,
+    threshold: 200.0,
+    unit: " ms of the server's own time at the median of at least 5 requests (and at \
+           least 4 network round trips)",
+    meaning: "A server took this long, at the middle of the requests it answered over the \
+              interval, from a request's last segment to its answer's first (timed from \
+              packets, so TLS counts too; at the client one round trip is taken off). The \
+              network's round trip, from the handshakes, is a small part of it: the time is \
+              the application's, not the network's.",
+    fix: "look at the server process: its handler, its CPU, what it waits on (a database, \
+          a lock, an upstream); no network setting makes it answer sooner",
+};
+
 /// The entries, in the order they are judged and documented.
-pub const CONNS: &[Conn] = &[RWND_LIMITED, SNDBUF_LIMITED, QUEUEING, APP_LIMITED];
+pub const CONNS: &[Conn] = &[
+    RWND_LIMITED,
+    SNDBUF_LIMITED,
+    QUEUEING,
+    APP_LIMITED,
+    SLOW_RESPONSE,
+];
 
 /// The entry of a finding id or of the tcp_info field it is named for
 /// ("conn:rwnd-limited", "rwnd-limited", "rwnd_limited"), any case.

@@ -12,6 +12,8 @@ pub use samples::{group_flows, top_flows};
 
 use super::analysis::{Analysis, FlowFinding, Seg};
 use super::decode::Summary;
+use super::exchanges::Exchanges;
+use super::responses::Responses;
 use super::server_name;
 use serde::{Deserialize, Serialize};
 // foldhash: SipHash was a third of the live view's capture CPU (perf).
@@ -86,6 +88,8 @@ pub struct Flow {
     pub server_name: Option<Box<server_name::Found>>,
     /// The client's payload packets looked at for a name so far.
     peeked: u8,
+    /// Its requests and their answers (TCP only).
+    pub exchanges: Option<Box<Exchanges>>,
 }
 
 impl Flow {
@@ -143,6 +147,8 @@ pub struct FlowTable {
     pub other_packets: u64,
     /// SYNs answered by an RST, per refusing port and peer.
     pub refusals: super::refusals::Refusals,
+    /// Response times per server (of unsampled TCP flows).
+    pub responses: Responses,
     /// Packets the next `add` stands for (a sampled capture keeps one in
     /// so many): packet, byte and retransmit counts grow by this much.
     pub weight: u64,
@@ -161,6 +167,7 @@ impl FlowTable {
             bytes: 0,
             other_packets: 0,
             refusals: Default::default(),
+            responses: Responses::new(),
             weight: 1,
         }
     }
@@ -235,6 +242,15 @@ impl FlowTable {
     pub fn add_packet(&mut self, s: &Summary, data: &[u8], t: f64) {
         self.add(s, t);
         let Some((key, slot)) = self.last else { return };
+        let end = s
+            .payload_at
+            .saturating_add(s.payload_len as usize)
+            .min(data.len());
+        let payload = data.get(s.payload_at..end).unwrap_or(&[]);
+        // A sampled capture misses segments: no exchange is timed then.
+        if key.proto == 6 && s.tl.is_some() && self.weight <= 1 {
+            self.time_exchange(slot, s, payload, t);
+        }
         if s.payload_len == 0 || !matches!(key.proto, 6 | 17) {
             return;
         }
@@ -248,13 +264,49 @@ impl FlowTable {
             return;
         }
         flow.peeked += 1;
-        let end = s
-            .payload_at
-            .saturating_add(s.payload_len as usize)
-            .min(data.len());
-        let payload = data.get(s.payload_at..end).unwrap_or(&[]);
         if let Some(found) = server_name::find(key.proto, payload) {
             flow.server_name = Some(Box::new(found));
+        }
+    }
+
+    /// Feeds a TCP packet to its flow's exchanges; an answered request
+    /// counts for its server.
+    fn time_exchange(&mut self, slot: usize, s: &Summary, payload: &[u8], t: f64) {
+        let flow = &mut self.slots[slot];
+        let Some(exchanges) = flow.exchanges.as_mut() else {
+            return;
+        };
+        let k = &flow.key;
+        let reverse = FlowKey::of(s).is_some_and(|(_, reverse)| reverse);
+        // The client: the SYN's sender, else the higher (ephemeral) port.
+        let client = match flow.analysis.as_ref().and_then(|a| a.client) {
+            Some(dir) => usize::from(dir),
+            None if k.a_port != k.b_port => usize::from(k.b_port > k.a_port),
+            None => usize::from(flow.initiator_is_b),
+        };
+        let dir = usize::from(reverse);
+        let answered = exchanges.add(
+            t,
+            dir,
+            client,
+            s.tcp_flags,
+            s.tcp_seq,
+            s.payload_len,
+            payload,
+        );
+        if let Some(mut x) = answered {
+            // Loopback's answers never leave the host.
+            x.local |=
+                k.v6 && k.a == std::net::Ipv6Addr::LOCALHOST.octets() || !k.v6 && k.a[0] == 127;
+            let rtt = (exchanges.answered == 1)
+                .then(|| exchanges.handshake_rtt_ms())
+                .flatten();
+            let server = if client == 0 {
+                endpoint(&k.b, k.b_port, k.v6, 6)
+            } else {
+                endpoint(&k.a, k.a_port, k.v6, 6)
+            };
+            self.responses.add(&server, &x, rtt);
         }
     }
 
@@ -282,6 +334,7 @@ impl FlowTable {
             analysis: (key.proto == 6).then(Box::default),
             server_name: None,
             peeked: 0,
+            exchanges: (key.proto == 6).then(Box::default),
         });
         let slot = self.slots.len() - 1;
         self.index.insert(key, slot);
