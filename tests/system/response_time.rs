@@ -2,7 +2,8 @@
 //! real HTTP servers (python3, plain and TLS) in a namespace whose
 //! handlers take N ms, loaded from the host over a veth; `netlens
 //! snapshot --netns` times each server's answers, names the slow ones
-//! (conn:slow-response, with the process and its port) and not the fast.
+//! (conn:slow-response, with the process and its port) and not the fast;
+//! `replay --json` of its recording gives the same times and findings.
 
 use crate::common::netns_traffic::Ns;
 use crate::common::{ChildGuard, python_in, scratch_dir_for, snapshot_samples, spawn_snapshot};
@@ -128,12 +129,35 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
             .iter()
             .all(|(port, ..)| text.contains(&format!(":{port} ")))
     });
-    let snapshot = spawn_snapshot(&["--netns", ns.name(), "--interval", "1s", "--count", "6"]);
+    let recording = format!("{d}/responses.nlrec");
+    let snapshot = spawn_snapshot(&[
+        "--netns",
+        ns.name(),
+        "--interval",
+        "1s",
+        "--count",
+        "6",
+        "--record",
+        &recording,
+    ]);
     std::thread::sleep(Duration::from_millis(1200));
     let ports: Vec<(u16, bool)> = servers.iter().map(|&(p, _, tls)| (p, tls)).collect();
     let mut client = load(&ns, &ports, 3.5);
     assert!(client.0.wait().unwrap().success(), "the client failed");
     let samples = snapshot_samples(snapshot);
+    // The recording replays the same servers' times and findings.
+    let replayed = Command::new(crate::common::NETLENS)
+        .args(["replay", "--json", &recording])
+        .stdin(Stdio::null())
+        .output()
+        .expect("netlens replay");
+    assert!(replayed.status.success(), "replay --json");
+    let replayed = crate::common::parse_lines(&replayed.stdout);
+    assert_eq!(replayed.len(), samples.len());
+    for (live, again) in samples.iter().zip(&replayed) {
+        assert_eq!(live["capture"]["responses"], again["capture"]["responses"]);
+        assert_eq!(live["findings"], again["findings"]);
+    }
 
     for (port, ms, guard) in &guards {
         let own: Vec<f64> = std::fs::read_to_string(format!("{d}/{port}.log"))
