@@ -14,6 +14,7 @@ pub mod http;
 pub mod netns;
 pub mod processes;
 pub mod render;
+pub mod responses;
 
 use crate::collect::SamplerEvent;
 use crate::findings;

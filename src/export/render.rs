@@ -79,6 +79,7 @@ pub fn render(
     qdiscs(&mut out, current);
     super::drops::render(&mut out, current, ns);
     super::closed::render(&mut out, current, ns);
+    super::responses::render(&mut out, current, ns);
     dns_histograms(&mut out, &dns.histograms, ns);
     dns_outcomes(&mut out, &dns.outcomes, ns);
     super::cpu::render(&mut out, current, ns);

@@ -59,11 +59,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         );
         return;
     }
+    let sampled = capture.and_then(CaptureSample::sampled);
+    if app.flows.grouping == Grouping::Server {
+        let servers = super::servers::rows(previous, current);
+        // Its header and a note line when empty.
+        let height = table_height(rest.height, servers.len().max(1) + 1);
+        let [packets, table] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(height)]).areas(rest);
+        render_packets(frame, packets, app, sampled, theme);
+        super::servers::render(frame, table, &servers, sampled.is_some(), theme);
+        return;
+    }
     let rows = app.flow_rows();
     let table_height = table_height(rest.height, rows.len());
     let [packets, table] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(table_height)]).areas(rest);
-    let sampled = capture.and_then(CaptureSample::sampled);
     render_packets(frame, packets, app, sampled, theme);
     render_table(frame, table, app, rows, theme);
 }

@@ -29,6 +29,7 @@ pub mod nic_detail;
 mod path;
 pub mod processes;
 pub mod prompts;
+pub mod servers;
 pub mod setup;
 pub mod socket_detail;
 pub mod sockets;

@@ -29,6 +29,8 @@ pub enum Grouping {
     Flow,
     Host,
     Port,
+    /// Servers by response time (`ui::servers`), not flow rows.
+    Server,
 }
 
 impl Grouping {
@@ -37,6 +39,7 @@ impl Grouping {
             Grouping::Flow => "flows",
             Grouping::Host => "by host",
             Grouping::Port => "by port",
+            Grouping::Server => "servers",
         }
     }
 }
@@ -253,7 +256,8 @@ impl FlowsView {
                 self.grouping = match self.grouping {
                     Grouping::Flow => Grouping::Host,
                     Grouping::Host => Grouping::Port,
-                    Grouping::Port => Grouping::Flow,
+                    Grouping::Port => Grouping::Server,
+                    Grouping::Server => Grouping::Flow,
                 };
                 self.selected = 0;
             }

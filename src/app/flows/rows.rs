@@ -58,6 +58,7 @@ impl FlowsView {
             // from before they existed has only the carried flows to sum.
             Grouping::Host if !capture.hosts.is_empty() => groups(|c| &c.hosts),
             Grouping::Port if !capture.services.is_empty() => groups(|c| &c.services),
+            Grouping::Server => Vec::new(),
             grouping => aggregate(flows, grouping),
         };
         let filter = crate::app::view::scoped_filter(self.scope.as_ref(), &self.filter);

@@ -381,7 +381,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('a')],
         action: Action::Aggregate,
         scope: Scope::Flows,
-        help: "flows by flow/host/port",
+        help: "flows by flow/host/port, servers by response time",
         hint: None,
     },
     Binding {

@@ -213,3 +213,70 @@ fn every_size_renders_without_panic() {
         }
     }
 }
+
+/// Two servers' cumulative times at samples 100 and 101 s: a slow local
+/// one (12 more requests of ~250 ms) and a fast remote one.
+fn with_responses(mut app: App) -> App {
+    use netlens::model::responses::{ResponseSample, bucket_of};
+    let server = |name: &str, local: bool, ms: f64, n: u64, rtt: f64| ResponseSample {
+        server: name.into(),
+        local,
+        answered: n,
+        sum_ms: ms * n as f64,
+        buckets: vec![(bucket_of(ms), n, ms * n as f64)],
+        rtt_count: 1,
+        rtt_sum_ms: rtt,
+        statuses: vec![(200, n)],
+        slowest: None,
+    };
+    for (mono, n) in [(102.0, 10), (103.0, 22)] {
+        let mut s = with_capture(sample(mono, 2), 2, true);
+        s.capture.as_mut().unwrap().responses = vec![
+            server("198.18.150.2:8250", true, 250.4, n, 0.05),
+            server("198.18.7.9:443", false, 31.0, 2 * n, 30.0),
+        ];
+        app.on_sampler(SamplerEvent::Sample(Box::new(s)));
+    }
+    app
+}
+
+#[test]
+fn the_servers_grouping_lists_response_percentiles_slowest_first() {
+    let mut app = with_responses(flows_app(true));
+    for _ in 0..3 {
+        app.on_key(Key::Char('a'));
+    }
+    let screen = text(&mut app, 80, 24);
+    assert!(
+        screen.contains("Servers: 2, by median response"),
+        "{screen}"
+    );
+    let lines: Vec<&str> = screen.lines().collect();
+    let slow = lines
+        .iter()
+        .position(|l| l.contains("198.18.150.2:8250 "))
+        .expect(&screen);
+    let fast = lines
+        .iter()
+        .position(|l| l.contains("198.18.7.9:443~"))
+        .expect(&screen);
+    assert!(slow < fast, "slowest first:\n{screen}");
+    // 12 requests in the second: 12.0/s, all at 250 ms, the same p99.
+    assert!(
+        lines[slow].contains("12.0  250ms  250ms  250ms 0.05ms  200:22"),
+        "{screen}"
+    );
+    // Elsewhere ("~"): 31 ms of which 30 are the round trip.
+    assert!(
+        lines[fast].contains("24.0   31ms   31ms   31ms   30ms  200:44"),
+        "{screen}"
+    );
+    // Back to the flows with one more press.
+    app.on_key(Key::Char('a'));
+    assert!(!text(&mut app, 80, 24).contains("Servers:"));
+    // A tiny pane still draws.
+    app.on_key(Key::Char('a'));
+    app.on_key(Key::Char('a'));
+    app.on_key(Key::Char('a'));
+    let _ = text(&mut app, 30, 8);
+}
