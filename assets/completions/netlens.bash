@@ -393,7 +393,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__export)
-            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --per-process --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --all-netns --no-bpf --config --help"
+            opts="-h --listen --dns-probe --dns-server --dns-timeout --on-finding --on-finding-timeout --per-process --capture --ring --ring-dir --max-size --freeze-on --freeze-after --bundle-dir --max-bundles-per-hour --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

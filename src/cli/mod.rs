@@ -430,6 +430,12 @@ pub struct ExportArgs {
     #[arg(long)]
     pub per_process: bool,
 
+    /// Also capture packets (384 bytes each, every interface): servers'
+    /// response times (netlens_server_response_seconds) and the findings
+    /// that need packets, for the capture's CPU
+    #[arg(long)]
+    pub capture: bool,
+
     #[command(flatten)]
     pub flight: FlightArgs,
 }

@@ -18,7 +18,11 @@ pub fn run(collect: &CollectArgs, args: &ExportArgs, limits: &Thresholds) -> Res
         session: super::SessionOptions {
             // Rates need two samples: the first is the baseline.
             first_is_baseline: true,
-            ..super::session_options(collect, None, &args.dns)
+            ..super::session_options(
+                collect,
+                args.capture.then(crate::cli::CaptureArgs::default).as_ref(),
+                &args.dns,
+            )
         },
     };
     crate::export::run(&options, limits)

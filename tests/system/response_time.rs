@@ -3,7 +3,8 @@
 //! handlers take N ms, loaded from the host over a veth; `netlens
 //! snapshot --netns` times each server's answers, names the slow ones
 //! (conn:slow-response, with the process and its port) and not the fast;
-//! `replay --json` of its recording gives the same times and findings.
+//! `replay --json` of its recording gives the same times and findings;
+//! the exporter's histogram counts every request under the right bound.
 
 use crate::common::netns_traffic::Ns;
 use crate::common::{ChildGuard, python_in, scratch_dir_for, snapshot_samples, spawn_snapshot};
@@ -77,6 +78,52 @@ fn load(ns: &Ns, ports: &[(u16, bool)], seconds: f64) -> ChildGuard {
     )
 }
 
+/// The exporter's scrape once its histogram counts every request the
+/// servers logged (a sample after the load ended), bounded in time.
+fn scrape_after_load(
+    exporter: &crate::common::exporter::Exporter,
+    servers: &[(u16, u32, bool)],
+    ns: &Ns,
+    dir: &str,
+) -> String {
+    let count = |text: &str, port: u16| {
+        let series = format!(
+            "netlens_server_response_seconds_count{{server=\"{}:{port}\",",
+            ns.ip()
+        );
+        text.lines()
+            .find(|l| l.starts_with(&series))
+            .and_then(|l| l.rsplit(' ').next()?.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    let logged = |port: u16| {
+        std::fs::read_to_string(format!("{dir}/{port}.log")).map_or(0, |text| text.lines().count())
+    };
+    let mut text = String::new();
+    crate::common::wait_until(
+        "the exporter counts every request",
+        Duration::from_secs(10),
+        || {
+            text = crate::common::socket_findings::scrape(exporter.addr);
+            servers
+                .iter()
+                .all(|&(port, ..)| count(&text, port) >= logged(port))
+        },
+    );
+    text
+}
+
+/// The series `netlens_server_response_seconds_bucket` of one server.
+fn bucket(metrics: &str, server: &str, le: &str) -> u64 {
+    let series = format!("netlens_server_response_seconds_bucket{{server=\"{server}\",");
+    let bound = format!(",le=\"{le}\"}} ");
+    metrics
+        .lines()
+        .filter(|l| l.starts_with(&series))
+        .find_map(|l| l.split_once(&bound)?.1.parse().ok())
+        .unwrap_or_else(|| panic!("no {series}..{bound}in the scrape"))
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -129,6 +176,13 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
             .iter()
             .all(|(port, ..)| text.contains(&format!(":{port} ")))
     });
+    let exporter = crate::common::exporter::Exporter::start(&[
+        "--netns",
+        ns.name(),
+        "--interval",
+        "1s",
+        "--capture",
+    ]);
     let recording = format!("{d}/responses.nlrec");
     let snapshot = spawn_snapshot(&[
         "--netns",
@@ -145,6 +199,7 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
     let mut client = load(&ns, &ports, 3.5);
     assert!(client.0.wait().unwrap().success(), "the client failed");
     let samples = snapshot_samples(snapshot);
+    let metrics = scrape_after_load(&exporter, &servers, &ns, &d);
     // The recording replays the same servers' times and findings.
     let replayed = Command::new(crate::common::NETLENS)
         .args(["replay", "--json", &recording])
@@ -209,6 +264,28 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
                 assert!(w["statuses"]["200"].as_u64().unwrap() > 0, "{w}");
             }
         }
+        // The exporter counted all of them, each under the first bound
+        // past the handler's time and none under a bound below it.
+        let bounds = [0.025, 0.05, 0.1, 0.25, 0.5];
+        let below = bounds
+            .iter()
+            .rev()
+            .find(|&&le| le * 1000.0 < f64::from(*ms))
+            .unwrap();
+        let above = bounds
+            .iter()
+            .find(|&&le| le * 1000.0 > own_median * 1.10)
+            .unwrap();
+        assert_eq!(
+            bucket(&metrics, &server, &format!("{below:?}")),
+            0,
+            ":{port}"
+        );
+        assert_eq!(
+            bucket(&metrics, &server, &format!("{above:?}")),
+            own.len() as u64,
+            ":{port}: every request the server logged, under {above} s"
+        );
         let named: Vec<&Value> = samples
             .iter()
             .filter_map(|s| s["findings"].as_array())

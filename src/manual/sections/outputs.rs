@@ -52,6 +52,9 @@ only emitted when there are DNS probe results: \fB\-\-dns\-probe\fR; cumulative 
 exporter started, answered probes (NOERROR and NXDOMAIN) only, buckets 1 ms to 5 s) and
 \fBnetlens_dns_probes_total\fR{\fBserver\fR,\fBname\fR,\fBqtype\fR,\fBoutcome\fR} (every probe
 by outcome: ok, nxdomain, timeout, servfail, refused, error, port unreachable);
+\fBnetlens_server_response_seconds\fR{\fBserver\fR} (histogram, with \fB\-\-capture\fR only:
+each server's response times timed from packets, a request's last segment to its answer's
+first, cumulative since the exporter started, buckets 1 ms to 10 s; at most 64 servers);
 \fBnode_qdisc_{bytes,packets,drops,overlimits,requeues}_total\fR and
 \fBnode_qdisc_backlog\fR{\fBdevice\fR,\fBkind\fR} (each interface's root qdisc, as
 node_exporter's qdisc collector names them); \fBnetlens_drops_available\fR (1 when the
@@ -59,7 +62,7 @@ kernel's drop reasons are counted), \fBnetlens_drops_total\fR{\fBreason\fR,\fBlo
 (packets the kernel dropped, by reason and dropping function, summed over interfaces and
 sockets; here \fBnetns\fR is the namespace the packet died in) and
 \fBnetlens_drops_lost_total\fR. Cardinality: one series per interface, qdisc, TCP state,
-finding id, DNS server and name, and drop (reason, function, namespace). assets/prometheus.yml,
+finding id, DNS server and name, server answering requests, and drop (reason, function, namespace). assets/prometheus.yml,
 assets/netlens-alerts.yml (an alerting rule for every finding id and for interface
 saturation, conntrack fill, retransmits and DNS timeouts, generated from the findings tables
 and unit-tested with promtool) and assets/grafana-netlens.json in the source tree are a
