@@ -10,6 +10,7 @@ use crate::capture::pcap_file::{unpredictable_name, write_file};
 use crate::model::capture::FlowSample;
 use crate::packet::analysis::{Analysis, FlowFinding, Seg};
 use crate::packet::decode::summarize;
+use crate::packet::exchanges::{Answered, Exchanges};
 use crate::packet::flows::FlowKey;
 use crate::packet::format::{Formatter, Timestamp};
 use std::collections::VecDeque;
@@ -113,6 +114,12 @@ pub struct FlowDetail {
     /// says: the kernel (exact), the capture, or the capture short of what
     /// it dropped (set each time the screen is drawn).
     pub counted_by: CountedBy,
+    /// Its requests and their answers, timed from the packets fed.
+    exchanges: Exchanges,
+    pub answered: Answered,
+    /// The flow's socket in the shown sample (its tcp_info), when this
+    /// host holds it (set each time the screen is drawn).
+    pub socket: Option<crate::model::sockets::SocketSample>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -168,6 +175,9 @@ impl FlowDetail {
             scroll: 0,
             message: None,
             counted_by: CountedBy::default(),
+            exchanges: Exchanges::default(),
+            answered: Answered::default(),
+            socket: None,
         }
     }
 
@@ -191,6 +201,19 @@ impl FlowDetail {
         let n = self.analysis.n;
         if s.proto == 6 && s.tl.is_some() {
             self.analysis.add(&Seg::of(&s, reverse, t));
+            let end = s
+                .payload_at
+                .saturating_add(s.payload_len as usize)
+                .min(data.len());
+            let payload = data.get(s.payload_at..end).unwrap_or(&[]);
+            let (dir, client) = (usize::from(reverse), self.client_dir);
+            let seq = (s.tcp_flags, s.tcp_seq, s.payload_len);
+            if let Some(x) = self
+                .exchanges
+                .add(t, dir, client, seq.0, seq.1, seq.2, payload)
+            {
+                self.answered.push(x);
+            }
         } else {
             // Not TCP: count the packet so numbers stay aligned.
             self.analysis.n += 1;

@@ -226,6 +226,32 @@ pub fn flow_of_socket<'a>(
     })
 }
 
+/// The socket of a captured flow: the one whose local and peer addresses
+/// are the flow's endpoints, either way round; of the two a loopback flow
+/// has, the one busier sending.
+pub fn socket_of_flow<'a>(
+    sockets: &'a [super::sockets::SocketSample],
+    flow: &FlowSample,
+) -> Option<&'a super::sockets::SocketSample> {
+    use std::net::SocketAddr;
+    let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
+    let (Ok(src), Ok(dst)) = (
+        flow.src.parse::<SocketAddr>(),
+        flow.dst.parse::<SocketAddr>(),
+    ) else {
+        return None;
+    };
+    let ends = [
+        (canonical(src), canonical(dst)),
+        (canonical(dst), canonical(src)),
+    ];
+    sockets
+        .iter()
+        .filter(|s| s.proto.name() == flow.proto)
+        .filter(|s| ends.contains(&(canonical(s.local), canonical(s.peer))))
+        .max_by_key(|s| s.limits.as_ref().map_or(0, |l| l.busy_us))
+}
+
 /// Per-flow and total rates between two samples.
 pub struct CaptureRates<'a> {
     /// Seconds between the samples (monotonic clock).

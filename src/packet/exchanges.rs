@@ -41,6 +41,36 @@ pub struct Http {
     pub status: Option<u16>,
 }
 
+/// The answered requests of one connection, for the flow screen.
+#[derive(Debug, Clone, Default)]
+pub struct Answered {
+    pub count: u64,
+    /// The first `ANSWERS_KEPT` times, for the median.
+    times_ms: Vec<f64>,
+    pub max_ms: f64,
+    pub last: Option<Exchange>,
+}
+
+/// Response times a flow screen keeps for its median.
+pub const ANSWERS_KEPT: usize = 4096;
+
+impl Answered {
+    pub fn push(&mut self, x: Exchange) {
+        self.count += 1;
+        self.max_ms = self.max_ms.max(x.ms);
+        if self.times_ms.len() < ANSWERS_KEPT {
+            self.times_ms.push(x.ms);
+        }
+        self.last = Some(x);
+    }
+
+    pub fn median_ms(&self) -> Option<f64> {
+        let mut times = self.times_ms.clone();
+        times.sort_by(f64::total_cmp);
+        times.get(times.len() / 2).copied()
+    }
+}
+
 /// What the connection carries, learnt from the client's first payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Payload {

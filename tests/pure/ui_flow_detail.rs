@@ -429,9 +429,15 @@ fn whole_flow_findings_older_than_the_screen_are_named() {
 /// tests/data/make-nagle-pcap.sh (a two-write server without TCP_NODELAY
 /// between two namespaces), opened the way a live capture feeds it.
 fn recorded_nagle_app() -> App {
+    recorded_app("tests/data/nagle-stall.pcap")
+}
+
+/// The flow screen of a one-flow pcap under tests/data, opened the way a
+/// live capture feeds it.
+fn recorded_app(file: &str) -> App {
     use netlens::packet::decode::summarize;
     use netlens::packet::flows::FlowTable;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nagle-stall.pcap");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let mut reader = netlens::capture::pcap_file::open(&path).expect("open the recorded pcap");
     let mut buf = Vec::new();
     let mut packets = Vec::new();
@@ -472,4 +478,91 @@ fn recorded_nagle_stall_80x24() {
         let screen = render(&mut app, 80, 24);
         insta::assert_snapshot!(format!("recorded_nagle_{}", view.title()), screen);
     }
+}
+
+/// tests/data/http-slow.pcap (tests/data/make-http-slow-pcap.sh): three
+/// keep-alive GETs to a python3 HTTP server whose handler takes 120 ms,
+/// captured at the server. The summary times each answer from the
+/// packets; with the flow's socket in the shown sample it adds the
+/// kernel's account (tcp_info) as `ss -ti` gives it.
+#[test]
+fn the_summary_times_the_servers_answers_and_shows_the_kernels_account() {
+    use netlens::model::sockets::{Proto, SocketSample, TcpInfoSample, TcpLimits};
+    let mut app = recorded_app("tests/data/http-slow.pcap");
+    let detail = app.flow_detail.as_ref().unwrap();
+    let answered = &detail.answered;
+    assert_eq!(answered.count, 3);
+    let median = answered.median_ms().unwrap();
+    assert!(
+        (120.0..132.0).contains(&median),
+        "median {median} ms for a 120 ms handler"
+    );
+    let (client, server) = (detail.flow.src.clone(), detail.flow.dst.clone());
+    let screen = render(&mut app, 80, 24);
+    assert!(
+        screen.contains("server     3 answered  median 12"),
+        "{screen}"
+    );
+    assert!(screen.contains("last GET /slow/3 (200) 12"), "{screen}");
+    assert!(
+        !screen.contains("kernel "),
+        "no socket, no kernel account: {screen}"
+    );
+
+    // The server's socket, as a sample of this host carries it.
+    let socket = SocketSample {
+        proto: Proto::Tcp,
+        state: 1,
+        local: server.parse().unwrap(),
+        peer: client.parse().unwrap(),
+        recv_q: 0,
+        send_q: 0,
+        uid: 0,
+        inode: 1,
+        users: Default::default(),
+        owner_denied: false,
+        owner_pending: false,
+        tcp: Some(TcpInfoSample {
+            rtt_us: 30_400,
+            ..Default::default()
+        }),
+        drops: None,
+        rcvbuf: None,
+        queue_streak: 0,
+        v6only: false,
+        netns: 0,
+        limits: Some(Box::new(TcpLimits {
+            busy_us: 2_000_000,
+            rwnd_limited_us: 1_380_000,
+            app_limited: true,
+            min_rtt_us: 100,
+            reord_seen: 3,
+            dsack_dups: 1,
+            notsent_bytes: 4096,
+            ..Default::default()
+        })),
+    };
+    app.on_sampler(netlens::collect::SamplerEvent::Sample(Box::new(
+        netlens::model::Sample {
+            t: 1_700_000_000.0,
+            mono: 1.0,
+            netns: "host".into(),
+            sockets: vec![socket],
+            ..Default::default()
+        },
+    )));
+    let screen = render(&mut app, 80, 24);
+    assert!(
+        screen.contains("limited    busy 2.0 s: receiver window 69%  send buffer 0%  app-limited"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("kernel     rtt 30ms  min 0.10ms: 30ms queued  reordering 3"),
+        "{screen}"
+    );
+    let wide = render(&mut app, 130, 30);
+    assert!(
+        wide.contains("spurious retransmits 1  unsent 4.00 KiB"),
+        "{wide}"
+    );
 }

@@ -265,14 +265,17 @@ fn rates_match_traffic_and_counters() {
             inside += 1;
             let pps = pps.expect("rate null inside the send window");
             let bps = bps.expect("rate null inside the send window");
+            // Against what the sender achieved (on a loaded host it falls
+            // short of RATE), not what it aimed at.
+            let sent = traffic.sent as f64 / (traffic.end_unix - traffic.start_unix);
             assert!(
-                (pps - RATE).abs() <= 0.2 * RATE,
-                "tx_packets_per_s {pps} not ~{RATE}"
+                (pps - sent).abs() <= 0.2 * sent,
+                "tx_packets_per_s {pps} not ~{sent:.0} (the sender's rate; aimed at {RATE})"
             );
             assert!(
-                (bps - RATE * fb).abs() <= 0.2 * RATE * fb,
+                (bps - sent * fb).abs() <= 0.2 * sent * fb,
                 "tx_bytes_per_s {bps} not ~{}",
-                RATE * fb
+                sent * fb
             );
         }
     }

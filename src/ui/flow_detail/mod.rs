@@ -46,10 +46,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .1
         .and_then(|s| s.capture.as_ref())
         .map(crate::app::flow_detail::CountedBy::of);
+    let socket = app.shown().1.and_then(|s| {
+        let d = app.flow_detail.as_ref()?;
+        crate::model::capture::socket_of_flow(&s.sockets, &d.flow).cloned()
+    });
     let Some(detail) = app.flow_detail.as_mut() else {
         return;
     };
     detail.counted_by = counted_by.unwrap_or_default();
+    detail.socket = socket;
     // With names on (N) the endpoints show named; the flow's identity
     // (detail.flow) keeps its addresses.
     let mut flow = current.unwrap_or_else(|| detail.flow.clone());

@@ -127,6 +127,8 @@ pub fn lines(
         ]),
     };
     out.push(rtt);
+    out.extend(server_time(detail, width, theme));
+    out.extend(kernel_account(detail, width, theme));
     let (up, down, bucket) = throughput(detail, chart_width);
     let peak = |v: &[f64]| v.iter().copied().fold(0.0, f64::max) / bucket.max(1e-9);
     out.push(Line::from(vec![
@@ -189,6 +191,86 @@ pub fn lines(
             "not TCP: counters and charts only",
             theme.dim(),
         )));
+    }
+    out
+}
+
+/// The server's time per request: the gap from a request's last segment
+/// to its answer's first, over the packets this screen took.
+fn server_time(detail: &FlowDetail, width: usize, theme: Theme) -> Option<Line<'static>> {
+    let a = &detail.answered;
+    let median = a.median_ms()?;
+    let last = a.last.as_ref()?;
+    let request = match &last.http {
+        Some(http) => format!(
+            "{} {}{}",
+            crate::text::escape_control(&http.method),
+            crate::text::escape_control(&http.path),
+            http.status.map_or(String::new(), |s| format!(" ({s})"))
+        ),
+        None => "request".into(),
+    };
+    let mut text = format!(
+        "{} answered  median {}  max {}  last {request} {}",
+        a.count,
+        ms(median),
+        ms(a.max_ms),
+        ms(last.ms)
+    );
+    if !last.local {
+        text.push_str("  (at the client: each holds a round trip)");
+    }
+    Some(Line::from(vec![
+        Span::styled(format!("{:<11}", "server"), theme.header()),
+        Span::raw(fit(&text, width.saturating_sub(11))),
+    ]))
+}
+
+/// The kernel's own account of the flow's socket (tcp_info, as `ss -ti`
+/// prints it), when this host holds the socket: what limited it while it
+/// had data to send, and its RTT against the lowest seen (the queueing).
+fn kernel_account(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let Some(socket) = detail.socket.as_ref() else {
+        return Vec::new();
+    };
+    let label = |text: &str| Span::styled(format!("{text:<11}"), theme.header());
+    let mut out = Vec::new();
+    if let Some(l) = socket.limits.as_deref()
+        && l.busy_us > 0
+    {
+        let share = |us: u64| 100.0 * us as f64 / l.busy_us as f64;
+        out.push(Line::from(vec![
+            label("limited"),
+            Span::raw(fit(
+                &format!(
+                    "busy {:.1} s: receiver window {:.0}%  send buffer {:.0}%{}",
+                    l.busy_us as f64 / 1e6,
+                    share(l.rwnd_limited_us),
+                    share(l.sndbuf_limited_us),
+                    if l.app_limited { "  app-limited" } else { "" }
+                ),
+                width.saturating_sub(11),
+            )),
+        ]));
+    }
+    if let Some(info) = socket.tcp.as_ref() {
+        let rtt = f64::from(info.rtt_us) / 1000.0;
+        let mut text = format!("rtt {}", ms(rtt));
+        if let Some(l) = socket.limits.as_deref() {
+            let min = f64::from(l.min_rtt_us) / 1000.0;
+            text.push_str(&format!(
+                "  min {}: {} queued  reordering {}  spurious retransmits {}  unsent {}",
+                ms(min),
+                ms((rtt - min).max(0.0)),
+                l.reord_seen,
+                l.dsack_dups,
+                format::bytes(f64::from(l.notsent_bytes))
+            ));
+        }
+        out.push(Line::from(vec![
+            label("kernel"),
+            Span::raw(fit(&text, width.saturating_sub(11))),
+        ]));
     }
     out
 }
