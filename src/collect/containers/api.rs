@@ -285,11 +285,23 @@ mod tests {
 
     const ID: &str = "3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a";
 
-    fn socket_path(name: &str) -> PathBuf {
+    /// A test's directory, removed when the test ends.
+    struct Dir(PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A socket path in a directory of the test's own (kept while the
+    /// returned `Dir` lives).
+    fn socket_path(name: &str) -> (Dir, PathBuf) {
         let dir = std::env::temp_dir().join(format!("netlens-api-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir.join("docker.sock")
+        let path = dir.join("docker.sock");
+        (Dir(dir), path)
     }
 
     /// A server that reads one request and answers with `reply` (None:
@@ -327,7 +339,7 @@ mod tests {
 
     #[test]
     fn names_a_container_from_a_content_length_answer() {
-        let path = socket_path("length");
+        let (_dir, path) = socket_path("length");
         let body = inspect_json();
         let reply = format!(
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
@@ -347,7 +359,7 @@ mod tests {
 
     #[test]
     fn names_a_container_from_a_chunked_answer() {
-        let path = socket_path("chunked");
+        let (_dir, path) = socket_path("chunked");
         let body = inspect_json();
         let (a, b) = body.split_at(40);
         let reply = format!(
@@ -363,7 +375,7 @@ mod tests {
 
     #[test]
     fn an_unknown_id_is_none_and_bad_answers_are_errors() {
-        let path = socket_path("404");
+        let (_dir, path) = socket_path("404");
         let server = serve(
             &path,
             Some(b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}".to_vec()),
@@ -371,12 +383,12 @@ mod tests {
         assert_eq!(inspect(&path, ID).unwrap(), None);
         server.join().unwrap();
 
-        let path = socket_path("junk");
+        let (_dir, path) = socket_path("junk");
         let server = serve(&path, Some(b"SSH-2.0-OpenSSH\r\n\r\n".to_vec()));
         assert!(inspect(&path, ID).unwrap_err().contains("status line"));
         server.join().unwrap();
 
-        let path = socket_path("huge");
+        let (_dir, path) = socket_path("huge");
         let mut huge = format!(
             "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
             MAX_RESPONSE + 10
@@ -445,7 +457,7 @@ mod tests {
 
     #[test]
     fn a_full_backlog_times_out_at_the_deadline() {
-        let path = socket_path("backlog");
+        let (_dir, path) = socket_path("backlog");
         let full = full_backlog(&path);
         let (done, answer) = std::sync::mpsc::channel();
         let started = Instant::now();
@@ -461,12 +473,11 @@ mod tests {
         let took = started.elapsed();
         assert!(took < DEADLINE + Duration::from_millis(250), "{took:?}");
         drop(full);
-        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
     #[test]
     fn a_stalled_daemon_times_out_and_never_blocks_the_caller() {
-        let path = socket_path("stalled");
+        let (_dir, path) = socket_path("stalled");
         let server = serve(&path, None);
         // Straight: the exchange gives up at its deadline.
         assert_eq!(inspect(&path, ID).unwrap_err(), "timed out");
