@@ -120,6 +120,8 @@ pub struct FlowDetail {
     /// The flow's socket in the shown sample (its tcp_info), when this
     /// host holds it (set each time the screen is drawn).
     pub socket: Option<crate::model::sockets::SocketSample>,
+    /// The monotonic time of the sample `socket` was looked for in.
+    pub socket_from: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -178,6 +180,7 @@ impl FlowDetail {
             exchanges: Exchanges::default(),
             answered: Answered::default(),
             socket: None,
+            socket_from: None,
         }
     }
 
@@ -200,18 +203,9 @@ impl FlowDetail {
         let t = ts.as_secs_f64();
         let n = self.analysis.n;
         if s.proto == 6 && s.tl.is_some() {
-            self.analysis.add(&Seg::of(&s, reverse, t));
-            let end = s
-                .payload_at
-                .saturating_add(s.payload_len as usize)
-                .min(data.len());
-            let payload = data.get(s.payload_at..end).unwrap_or(&[]);
-            let (dir, client) = (usize::from(reverse), self.client_dir);
-            let seq = (s.tcp_flags, s.tcp_seq, s.payload_len);
-            if let Some(x) = self
-                .exchanges
-                .add(t, dir, client, seq.0, seq.1, seq.2, payload)
-            {
+            let seg = Seg::of(&s, reverse, t);
+            self.analysis.add(&seg);
+            if let Some(x) = self.exchanges.add(&seg, self.client_dir, s.payload(data)) {
                 self.answered.push(x);
             }
         } else {

@@ -366,9 +366,6 @@ mod tests {
             state: 1,
             local: format!("198.18.0.1:{port}").parse().unwrap(),
             peer: peer.parse().unwrap(),
-            recv_q: 0,
-            send_q: 0,
-            uid: 0,
             inode: u32::from(port),
             users: vec![SocketUser {
                 process: "rsync".into(),
@@ -376,8 +373,6 @@ mod tests {
                 fd: 3,
             }]
             .into(),
-            owner_denied: false,
-            owner_pending: false,
             tcp: Some(TcpInfoSample {
                 rtt_us: 40_000,
                 ..Default::default()
@@ -389,11 +384,7 @@ mod tests {
                 snd_wnd: 65_536,
                 ..Default::default()
             })),
-            drops: None,
-            rcvbuf: None,
-            queue_streak: 0,
-            v6only: false,
-            netns: 0,
+            ..Default::default()
         }
     }
 

@@ -246,6 +246,34 @@ pub struct SocketSample {
     pub netns: u16,
 }
 
+/// An empty TCP socket (state 0, unspecified addresses, nothing known):
+/// for building one field by field, as the test fixtures do.
+impl Default for SocketSample {
+    fn default() -> Self {
+        let any = SocketAddr::from(([0, 0, 0, 0], 0));
+        Self {
+            proto: Proto::Tcp,
+            state: 0,
+            local: any,
+            peer: any,
+            recv_q: 0,
+            send_q: 0,
+            uid: 0,
+            inode: 0,
+            users: Default::default(),
+            owner_denied: false,
+            owner_pending: false,
+            tcp: None,
+            limits: None,
+            drops: None,
+            rcvbuf: None,
+            queue_streak: 0,
+            v6only: false,
+            netns: 0,
+        }
+    }
+}
+
 impl SocketSample {
     /// The local address as `ss` prints it ("0.0.0.0:*", "*:80", "[::]:22").
     pub fn local_text(&self) -> String {

@@ -70,6 +70,17 @@ impl Summary {
     pub fn dst_ip(&self) -> std::net::IpAddr {
         ip_of(&self.dst, self.l3)
     }
+
+    /// The captured part of the transport payload in `data`, the packet
+    /// this summarizes (shorter than `payload_len` when the snap length
+    /// cut it).
+    pub fn payload<'a>(&self, data: &'a [u8]) -> &'a [u8] {
+        let end = self
+            .payload_at
+            .saturating_add(self.payload_len as usize)
+            .min(data.len());
+        data.get(self.payload_at..end).unwrap_or(&[])
+    }
 }
 
 fn ip_of(a: &[u8; 16], l3: L3) -> std::net::IpAddr {

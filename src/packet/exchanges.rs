@@ -3,8 +3,8 @@
 //! A server's response time is the gap between the last segment of a
 //! client's request and the first segment of the server's answer, as the
 //! capture saw them: on the server's host that is the server's own time;
-//! on the client's it adds one network round trip (`Exchange::local`
-//! says which, from the handshake). Timing needs no payload, so any
+//! on the client's it adds one network round trip (the flow's analysis
+//! says which, `Handshake::at_server`). Timing needs no payload, so any
 //! protocol counts, TLS too; where the payload is plain HTTP/1.x the
 //! request line and the status are kept as well.
 //!
@@ -13,6 +13,8 @@
 //! requests are its application-data records after its Finished, and in
 //! TLS 1.3 the session tickets the server sends after the handshake
 //! (encrypted records, one length repeated) are not its answer.
+
+use super::analysis::Seg;
 
 /// Bytes of an HTTP request target kept (the rest is cut, marked "…").
 pub const PATH_MAX: usize = 64;
@@ -24,9 +26,6 @@ pub struct Exchange {
     pub t: f64,
     /// The gap from the request's last segment to the answer's first.
     pub ms: f64,
-    /// The server is on this host (its answer left here): the gap is the
-    /// server's own time, with no network round trip in it.
-    pub local: bool,
     pub http: Option<Http>,
 }
 
@@ -110,59 +109,25 @@ pub struct Exchanges {
     next: [Option<u32>; 2],
     payload: Payload,
     request: Option<Request>,
-    /// The handshake's gaps, SYN → SYN/ACK and SYN/ACK → ACK (seconds).
-    syn_t: Option<f64>,
-    syn_ack_gap: Option<f64>,
-    ack_gap: Option<f64>,
     /// Requests answered so far.
     pub answered: u64,
 }
 
-const SYN: u8 = 0x02;
-const ACK: u8 = 0x10;
-
 impl Exchanges {
-    /// Feeds one TCP packet: `dir` its direction in the flow key, `client`
-    /// the direction the client sends in, `payload` the captured part of
-    /// its payload (perhaps cut short; `payload_len` is the whole).
-    /// Returns the exchange this packet completed, if any.
-    #[allow(clippy::too_many_arguments)]
-    pub fn add(
-        &mut self,
-        t: f64,
-        dir: usize,
-        client: usize,
-        flags: u8,
-        seq: u32,
-        payload_len: u32,
-        payload: &[u8],
-    ) -> Option<Exchange> {
-        let dir = dir & 1;
-        self.handshake(t, dir, client, flags);
-        if payload_len == 0 || !self.is_new(dir, seq, payload_len) {
+    /// Feeds one TCP segment (`seg.dir` in the flow key's directions),
+    /// `client` the direction the client sends in and `payload` the
+    /// captured part of its payload (perhaps cut short). Returns the
+    /// exchange this segment completed, if any.
+    pub fn add(&mut self, seg: &Seg, client: usize, payload: &[u8]) -> Option<Exchange> {
+        let dir = seg.dir & 1;
+        if seg.payload == 0 || !self.is_new(dir, seg.seq, seg.payload) {
             return None;
         }
         if dir == client {
-            self.client_sent(t, payload);
+            self.client_sent(seg.t, payload);
             None
         } else {
-            self.server_sent(t, payload)
-        }
-    }
-
-    fn handshake(&mut self, t: f64, dir: usize, client: usize, flags: u8) {
-        if flags & SYN != 0 && flags & ACK == 0 && dir == client {
-            self.syn_t.get_or_insert(t);
-        } else if flags & SYN != 0 && flags & ACK != 0 && dir != client {
-            if let Some(syn) = self.syn_t {
-                self.syn_ack_gap.get_or_insert(t - syn);
-            }
-        } else if flags & ACK != 0
-            && dir == client
-            && self.ack_gap.is_none()
-            && let (Some(syn), Some(gap)) = (self.syn_t, self.syn_ack_gap)
-        {
-            self.ack_gap = Some(t - syn - gap);
+            self.server_sent(seg.t, payload)
         }
     }
 
@@ -176,20 +141,6 @@ impl Exchanges {
                 self.next[dir] = Some(end);
                 true
             }
-        }
-    }
-
-    /// The handshake's round trip (SYN to the client's ACK), if seen.
-    pub fn handshake_rtt_ms(&self) -> Option<f64> {
-        Some((self.syn_ack_gap? + self.ack_gap?) * 1000.0)
-    }
-
-    /// The server answers faster than the client acknowledges: the
-    /// capture is at the server (on loopback both are instant).
-    fn local(&self) -> bool {
-        match (self.syn_ack_gap, self.ack_gap) {
-            (Some(answer), Some(ack)) => answer <= ack,
-            _ => true,
         }
     }
 
@@ -256,7 +207,6 @@ impl Exchanges {
         Some(Exchange {
             t,
             ms: (t - request.last_t).max(0.0) * 1000.0,
-            local: self.local(),
             http,
         })
     }
@@ -342,21 +292,44 @@ fn status_code(payload: &[u8]) -> Option<u16> {
 mod tests {
     use super::*;
 
+    use crate::packet::analysis::Analysis;
+
     const C: usize = 0;
     const S: usize = 1;
+    const SYN: u8 = 0x02;
+    const ACK: u8 = 0x10;
+
+    fn seg(t: f64, dir: usize, flags: u8, seq: u32, payload: &[u8]) -> Seg {
+        Seg {
+            t,
+            dir,
+            flags,
+            seq,
+            payload: payload.len() as u32,
+            ..Seg::default()
+        }
+    }
 
     /// Feeds (time, dir, flags, payload) with sequence numbers kept per
-    /// direction; returns the exchanges.
-    fn run(packets: &[(f64, usize, u8, &[u8])]) -> Vec<Exchange> {
+    /// direction to the exchanges and to the flow's analysis (which says
+    /// where the capture sits); returns the exchanges and the analysis.
+    fn run_with(packets: &[(f64, usize, u8, &[u8])]) -> (Vec<Exchange>, Analysis) {
         let mut x = Exchanges::default();
+        let mut analysis = Analysis::default();
         let mut seq = [1000u32, 5000];
         let mut out = Vec::new();
         for &(t, dir, flags, payload) in packets {
-            let len = payload.len() as u32;
-            out.extend(x.add(t, dir, C, flags, seq[dir], len, payload));
-            seq[dir] = seq[dir].wrapping_add(len);
+            let seg = seg(t, dir, flags, seq[dir], payload);
+            analysis.add(&seg);
+            out.extend(x.add(&seg, C, payload));
+            let syn = u32::from(flags & SYN != 0);
+            seq[dir] = seq[dir].wrapping_add(payload.len() as u32 + syn);
         }
-        out
+        (out, analysis)
+    }
+
+    fn run(packets: &[(f64, usize, u8, &[u8])]) -> Vec<Exchange> {
+        run_with(packets).0
     }
 
     fn handshake(syn_ack_at: f64, ack_at: f64) -> Vec<(f64, usize, u8, &'static [u8])> {
@@ -378,10 +351,13 @@ mod tests {
             (2.000, C, ACK, b"POST / HTTP/1.1\r\n\r\n"),
             (2.040, S, ACK, b"HTTP/1.1 200 OK\r\n\r\n"),
         ]);
-        let got = run(&p);
+        let (got, analysis) = run_with(&p);
         assert_eq!(got.len(), 2);
         assert!((got[0].ms - 150.0).abs() < 1e-6, "{}", got[0].ms);
-        assert!(got[0].local, "the server answered its SYN at once");
+        assert!(
+            analysis.handshake.at_server(),
+            "the server answered its SYN at once"
+        );
         let http = got[0].http.as_ref().unwrap();
         assert_eq!(
             (http.method.as_str(), http.path.as_str(), http.status),
@@ -398,9 +374,10 @@ mod tests {
             (1.0, C, ACK, &b"\x01binary"[..]),
             (1.1, S, ACK, b"\x02answer"),
         ]);
-        let got = run(&p);
+        let (got, analysis) = run_with(&p);
         assert_eq!(got.len(), 1);
-        assert!(!got[0].local);
+        assert!(!analysis.handshake.at_server());
+        assert_eq!(analysis.handshake.total_ms().map(f64::round), Some(30.0));
         assert_eq!(got[0].http, None);
     }
 
@@ -408,14 +385,16 @@ mod tests {
     fn a_retransmitted_request_and_a_server_first_banner_are_not_exchanges() {
         let mut x = Exchanges::default();
         // A banner before any request (SMTP, SSH): nothing to answer.
-        assert_eq!(x.add(0.0, S, C, ACK, 1, 5, b"220 x"), None);
-        assert_eq!(x.add(1.0, C, C, ACK, 100, 4, b"HELO"), None);
+        let mut add =
+            |t, dir, seq, payload: &[u8]| x.add(&seg(t, dir, ACK, seq, payload), C, payload);
+        assert_eq!(add(0.0, S, 1, b"220 x"), None);
+        assert_eq!(add(1.0, C, 100, b"HELO"), None);
         // The same bytes again later: not a new end of the request.
-        assert_eq!(x.add(1.5, C, C, ACK, 100, 4, b"HELO"), None);
-        let answer = x.add(1.6, S, C, ACK, 6, 3, b"250").unwrap();
+        assert_eq!(add(1.5, C, 100, b"HELO"), None);
+        let answer = add(1.6, S, 6, b"250").unwrap();
         assert!((answer.ms - 600.0).abs() < 1e-6, "{}", answer.ms);
         // A retransmitted answer answers nothing.
-        assert_eq!(x.add(1.7, S, C, ACK, 6, 3, b"250"), None);
+        assert_eq!(add(1.7, S, 6, b"250"), None);
     }
 
     /// A TLS 1.3 ServerHello choosing 0x0304 (supported_versions).

@@ -28,9 +28,10 @@ impl Responses {
         }
     }
 
-    /// Counts one answered request of `server` ("addr:port"); `rtt_ms`,
+    /// Counts one answered request of `server` ("addr:port"); `local`:
+    /// the capture is at the server (`Handshake::at_server`); `rtt_ms`,
     /// the connection's handshake round trip, comes with its first.
-    pub fn add(&mut self, server: &str, x: &Exchange, rtt_ms: Option<f64>) {
+    pub fn add(&mut self, server: &str, x: &Exchange, local: bool, rtt_ms: Option<f64>) {
         if !self.servers.contains_key(server) && self.servers.len() >= SERVERS_MAX {
             self.untracked += 1;
             return;
@@ -42,7 +43,7 @@ impl Responses {
                 server: server.to_string(),
                 ..Default::default()
             });
-        s.local = x.local;
+        s.local = local;
         s.answered += 1;
         s.sum_ms += x.ms;
         let bucket = bucket_of(x.ms);
@@ -91,27 +92,27 @@ mod tests {
     use super::*;
 
     fn exchange(t: f64, ms: f64) -> Exchange {
-        Exchange {
-            t,
-            ms,
-            local: true,
-            http: None,
-        }
+        Exchange { t, ms, http: None }
     }
 
     #[test]
     fn servers_are_bounded_and_the_slowest_recent_request_is_kept() {
         let mut r = Responses::new();
-        r.add("198.18.0.1:80", &exchange(1.0, 300.0), Some(0.1));
-        r.add("198.18.0.1:80", &exchange(2.0, 5.0), None);
+        r.add("198.18.0.1:80", &exchange(1.0, 300.0), true, Some(0.1));
+        r.add("198.18.0.1:80", &exchange(2.0, 5.0), true, None);
         let s = &r.sample()[0];
         assert_eq!((s.answered, s.rtt_count), (2, 1));
         assert_eq!(s.slowest.as_ref().unwrap().ms, 300.0);
         // Ten seconds on, a faster one is the example.
-        r.add("198.18.0.1:80", &exchange(12.5, 7.0), None);
+        r.add("198.18.0.1:80", &exchange(12.5, 7.0), true, None);
         assert_eq!(r.sample()[0].slowest.as_ref().unwrap().ms, 7.0);
         for port in 0..SERVERS_MAX {
-            r.add(&format!("198.18.1.1:{port}"), &exchange(3.0, 1.0), None);
+            r.add(
+                &format!("198.18.1.1:{port}"),
+                &exchange(3.0, 1.0),
+                true,
+                None,
+            );
         }
         assert_eq!(r.untracked, 1);
         assert_eq!(r.sample().len(), SAMPLE_SERVERS);

@@ -78,6 +78,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     render_table(frame, table, app, rows, theme);
 }
 
+/// The table's frame below the packets: a top border carrying `title`;
+/// the area inside it, None when nothing fits.
+pub(super) fn section(frame: &mut Frame, area: Rect, title: String, theme: Theme) -> Option<Rect> {
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(title, theme.header()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    (inner.height > 0).then_some(inner)
+}
+
 /// The flow table's share of `height`: its title, header and rows, at most
 /// three fifths (half in a small pane); the packet list takes the rest, so
 /// a quiet host with few flows shows more packets.
@@ -351,14 +362,9 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
         if view.descending { "▼" } else { "▲" },
         filter
     );
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .title(Span::styled(title, theme.header()));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if inner.height == 0 {
+    let Some(inner) = section(frame, area, title, theme) else {
         return;
-    }
+    };
     let specs = if view.grouping == Grouping::Flow {
         FLOW_COLUMNS
     } else {

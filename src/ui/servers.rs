@@ -22,7 +22,7 @@ use crate::text::escape_control;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 /// One server's line.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,14 +97,9 @@ fn line(cells: [&str; 8]) -> String {
 
 pub fn render(frame: &mut Frame, area: Rect, rows: &[ServerRow], sampled: bool, theme: Theme) {
     let title = format!(" Servers: {}, by median response ▼ ", rows.len());
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .title(Span::styled(title, theme.header()));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if inner.height == 0 {
+    let Some(inner) = super::flows::section(frame, area, title, theme) else {
         return;
-    }
+    };
     let width = usize::from(inner.width);
     if rows.is_empty() {
         let note = if sampled {

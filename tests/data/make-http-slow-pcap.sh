@@ -7,31 +7,11 @@
 # reads its "server time" from this file. Needs root and python3; removes
 # what it creates.
 # Usage: tests/data/make-http-slow-pcap.sh [OUT, default tests/data/http-slow.pcap]
-# (NETLENS=path/to/netlens to use a build already made.)
+# (NETLENS=path/to/netlens uses a build already made.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-tests/data/http-slow.pcap}
-[ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, packet sockets)" >&2; exit 1; }
-if [ -z "${NETLENS:-}" ]; then
-    cargo build --release --quiet
-    NETLENS=$(realpath "${CARGO_TARGET_DIR:-target}/release/netlens")
-fi
-A=http-a-$$
-B=http-b-$$
-CAP=
-cleanup() {
-    [ -n "$CAP" ] && kill "$CAP" 2>/dev/null || true
-    ip netns del "$A" 2>/dev/null || true
-    ip netns del "$B" 2>/dev/null || true
-}
-trap cleanup EXIT
-ip netns add "$A"
-ip netns add "$B"
-ip -n "$A" link add veth-a type veth peer name veth-b netns "$B"
-ip -n "$A" addr add 198.18.9.1/24 dev veth-a
-ip -n "$B" addr add 198.18.9.2/24 dev veth-b
-ip -n "$A" link set veth-a up
-ip -n "$B" link set veth-b up
+. tests/data/netns-pair.sh
 
 "$NETLENS" --netns "$B" capture -i veth-b -f "tcp port 9002" -w "$OUT" --duration 20s 2>/dev/null &
 CAP=$!

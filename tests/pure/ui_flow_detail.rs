@@ -278,38 +278,33 @@ fn summary_without_the_handshake_keeps_the_client_side() {
     assert!(line("← server").contains("0 B payload"), "{screen}");
 }
 
+/// An established TCP socket from `local` to `peer`, no owner, no tcp_info.
+fn tcp_socket(local: &str, peer: &str) -> netlens::model::sockets::SocketSample {
+    netlens::model::sockets::SocketSample {
+        state: 1,
+        local: local.parse().unwrap(),
+        peer: peer.parse().unwrap(),
+        inode: 1,
+        ..Default::default()
+    }
+}
+
 /// A sample carrying the flow (and its client socket, owned by "client").
 fn sample_with_flow(mono: f64) -> netlens::model::Sample {
     use netlens::model::capture::CaptureSample;
-    use netlens::model::sockets::{Proto, SocketSample, SocketUser};
+    use netlens::model::sockets::{SocketSample, SocketUser};
     netlens::model::Sample {
         t: 1_700_000_000.0 + mono,
         mono,
         netns: "host".into(),
         sockets: vec![SocketSample {
-            proto: Proto::Tcp,
-            state: 1,
-            local: "198.18.0.1:40000".parse().unwrap(),
-            peer: "198.18.0.2:9001".parse().unwrap(),
-            recv_q: 0,
-            send_q: 0,
-            uid: 0,
-            inode: 1,
             users: vec![SocketUser {
                 process: "client".into(),
                 pid: 7,
                 fd: 3,
             }]
             .into(),
-            owner_denied: false,
-            owner_pending: false,
-            tcp: None,
-            drops: None,
-            rcvbuf: None,
-            queue_streak: 0,
-            v6only: false,
-            netns: 0,
-            limits: None,
+            ..tcp_socket("198.18.0.1:40000", "198.18.0.2:9001")
         }],
         capture: Some(CaptureSample {
             active: true,
@@ -487,7 +482,7 @@ fn recorded_nagle_stall_80x24() {
 /// kernel's account (tcp_info) as `ss -ti` gives it.
 #[test]
 fn the_summary_times_the_servers_answers_and_shows_the_kernels_account() {
-    use netlens::model::sockets::{Proto, SocketSample, TcpInfoSample, TcpLimits};
+    use netlens::model::sockets::{SocketSample, TcpInfoSample, TcpLimits};
     let mut app = recorded_app("tests/data/http-slow.pcap");
     let detail = app.flow_detail.as_ref().unwrap();
     let answered = &detail.answered;
@@ -511,26 +506,10 @@ fn the_summary_times_the_servers_answers_and_shows_the_kernels_account() {
 
     // The server's socket, as a sample of this host carries it.
     let socket = SocketSample {
-        proto: Proto::Tcp,
-        state: 1,
-        local: server.parse().unwrap(),
-        peer: client.parse().unwrap(),
-        recv_q: 0,
-        send_q: 0,
-        uid: 0,
-        inode: 1,
-        users: Default::default(),
-        owner_denied: false,
-        owner_pending: false,
         tcp: Some(TcpInfoSample {
             rtt_us: 30_400,
             ..Default::default()
         }),
-        drops: None,
-        rcvbuf: None,
-        queue_streak: 0,
-        v6only: false,
-        netns: 0,
         limits: Some(Box::new(TcpLimits {
             busy_us: 2_000_000,
             rwnd_limited_us: 1_380_000,
@@ -541,6 +520,7 @@ fn the_summary_times_the_servers_answers_and_shows_the_kernels_account() {
             notsent_bytes: 4096,
             ..Default::default()
         })),
+        ..tcp_socket(&server, &client)
     };
     app.on_sampler(netlens::collect::SamplerEvent::Sample(Box::new(
         netlens::model::Sample {

@@ -262,6 +262,15 @@ impl Handshake {
     pub fn total_ms(&self) -> Option<f64> {
         Some((self.ack_t? - self.syn_t?) * 1000.0)
     }
+    /// The capture sits at the server: it answered the SYN no later than
+    /// the client acknowledged the answer (at the client it is the other
+    /// way round). True when the handshake was not seen.
+    pub fn at_server(&self) -> bool {
+        match (self.syn_to_syn_ack_ms(), self.syn_ack_to_ack_ms()) {
+            (Some(answer), Some(ack)) => answer <= ack,
+            _ => true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]

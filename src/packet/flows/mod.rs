@@ -190,12 +190,18 @@ impl FlowTable {
 
     /// Accounts one packet seen at time `t` (seconds).
     pub fn add(&mut self, s: &Summary, t: f64) {
+        self.account(s, t);
+    }
+
+    /// `add`, returning the packet's flow slot and whether it went b → a
+    /// (None: not an IP flow).
+    fn account(&mut self, s: &Summary, t: f64) -> Option<(usize, bool)> {
         let weight = self.weight;
         self.packets += weight;
         self.bytes += weight * u64::from(s.wire_len);
         let Some((key, reverse)) = FlowKey::of(s) else {
             self.other_packets += weight;
-            return;
+            return None;
         };
         let slot = match self.last {
             Some((last, slot)) if last == key => slot,
@@ -233,25 +239,24 @@ impl FlowTable {
                 self.refusals.add(&refuser, &peer, t);
             }
         }
+        Some((slot, reverse))
     }
 
-    /// Accounts one packet as `add` does, then looks for the server name in
-    /// the first payloads the client sends (`data`: the captured bytes,
-    /// perhaps cut short). Only `PEEK_PACKETS` payloads per flow are looked
-    /// at, so a long flow costs nothing more.
+    /// Accounts one packet as `add` does, times its flow's exchanges, then
+    /// looks for the server name in the first payloads the client sends
+    /// (`data`: the captured bytes, perhaps cut short). Only `PEEK_PACKETS`
+    /// payloads per flow are looked at, so a long flow costs nothing more.
     pub fn add_packet(&mut self, s: &Summary, data: &[u8], t: f64) {
-        self.add(s, t);
-        let Some((key, slot)) = self.last else { return };
-        let end = s
-            .payload_at
-            .saturating_add(s.payload_len as usize)
-            .min(data.len());
-        let payload = data.get(s.payload_at..end).unwrap_or(&[]);
+        let Some((slot, reverse)) = self.account(s, t) else {
+            return;
+        };
+        let proto = self.slots[slot].key.proto;
+        let payload = s.payload(data);
         // A sampled capture misses segments: no exchange is timed then.
-        if key.proto == 6 && s.tl.is_some() && self.weight <= 1 {
-            self.time_exchange(slot, s, payload, t);
+        if proto == 6 && s.tl.is_some() && self.weight <= 1 {
+            self.time_exchange(slot, &Seg::of(s, reverse, t), payload);
         }
-        if s.payload_len == 0 || !matches!(key.proto, 6 | 17) {
+        if s.payload_len == 0 || !matches!(proto, 6 | 17) {
             return;
         }
         let flow = &mut self.slots[slot];
@@ -259,55 +264,44 @@ impl FlowTable {
         if flow.server_name.is_some() || flow.peeked >= PEEK_PACKETS {
             return;
         }
-        let from_client = FlowKey::of(s).is_some_and(|(_, reverse)| reverse == flow.initiator_is_b);
-        if !from_client {
+        if reverse != flow.initiator_is_b {
             return;
         }
         flow.peeked += 1;
-        if let Some(found) = server_name::find(key.proto, payload) {
+        if let Some(found) = server_name::find(proto, payload) {
             flow.server_name = Some(Box::new(found));
         }
     }
 
-    /// Feeds a TCP packet to its flow's exchanges; an answered request
+    /// Feeds a TCP segment to its flow's exchanges; an answered request
     /// counts for its server.
-    fn time_exchange(&mut self, slot: usize, s: &Summary, payload: &[u8], t: f64) {
+    fn time_exchange(&mut self, slot: usize, seg: &Seg, payload: &[u8]) {
         let flow = &mut self.slots[slot];
-        let Some(exchanges) = flow.exchanges.as_mut() else {
+        let (Some(exchanges), Some(analysis)) = (flow.exchanges.as_mut(), flow.analysis.as_ref())
+        else {
             return;
         };
         let k = &flow.key;
-        let reverse = FlowKey::of(s).is_some_and(|(_, reverse)| reverse);
         // The client: the SYN's sender, else the higher (ephemeral) port.
-        let client = match flow.analysis.as_ref().and_then(|a| a.client) {
+        let client = match analysis.client {
             Some(dir) => usize::from(dir),
             None if k.a_port != k.b_port => usize::from(k.b_port > k.a_port),
             None => usize::from(flow.initiator_is_b),
         };
-        let dir = usize::from(reverse);
-        let answered = exchanges.add(
-            t,
-            dir,
-            client,
-            s.tcp_flags,
-            s.tcp_seq,
-            s.payload_len,
-            payload,
-        );
-        if let Some(mut x) = answered {
-            // Loopback's answers never leave the host.
-            x.local |=
-                k.v6 && k.a == std::net::Ipv6Addr::LOCALHOST.octets() || !k.v6 && k.a[0] == 127;
-            let rtt = (exchanges.answered == 1)
-                .then(|| exchanges.handshake_rtt_ms())
-                .flatten();
-            let server = if client == 0 {
-                endpoint(&k.b, k.b_port, k.v6, 6)
-            } else {
-                endpoint(&k.a, k.a_port, k.v6, 6)
-            };
-            self.responses.add(&server, &x, rtt);
-        }
+        let Some(x) = exchanges.add(seg, client, payload) else {
+            return;
+        };
+        // The handshake's round trip counts once per connection.
+        let rtt = (exchanges.answered == 1)
+            .then(|| analysis.handshake.total_ms())
+            .flatten();
+        let server = if client == 0 {
+            endpoint(&k.b, k.b_port, k.v6, 6)
+        } else {
+            endpoint(&k.a, k.a_port, k.v6, 6)
+        };
+        self.responses
+            .add(&server, &x, analysis.handshake.at_server(), rtt);
     }
 
     /// The slot of `key`'s flow, made (evicting when full) if new.

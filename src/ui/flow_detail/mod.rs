@@ -46,7 +46,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         .1
         .and_then(|s| s.capture.as_ref())
         .map(crate::app::flow_detail::CountedBy::of);
-    let socket = app.shown().1.and_then(|s| {
+    // The flow's socket: looked for once per shown sample, not per frame
+    // (a big host's table is a million sockets).
+    let shown_mono = app.shown().1.map(|s| s.mono);
+    let stale = (app.flow_detail.as_ref()).is_some_and(|d| d.socket_from != shown_mono);
+    let socket = app.shown().1.filter(|_| stale).and_then(|s| {
         let d = app.flow_detail.as_ref()?;
         crate::model::capture::socket_of_flow(&s.sockets, &d.flow).cloned()
     });
@@ -54,7 +58,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         return;
     };
     detail.counted_by = counted_by.unwrap_or_default();
-    detail.socket = socket;
+    if stale {
+        detail.socket = socket;
+        detail.socket_from = shown_mono;
+    }
     // With names on (N) the endpoints show named; the flow's identity
     // (detail.flow) keeps its addresses.
     let mut flow = current.unwrap_or_else(|| detail.flow.clone());

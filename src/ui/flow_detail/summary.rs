@@ -217,8 +217,14 @@ fn server_time(detail: &FlowDetail, width: usize, theme: Theme) -> Option<Line<'
         ms(a.max_ms),
         ms(last.ms)
     );
-    if !last.local {
-        text.push_str("  (at the client: each holds a round trip)");
+    let handshake = &detail.analysis.handshake;
+    if !handshake.at_server()
+        && let Some(rtt) = handshake.total_ms()
+    {
+        text.push_str(&format!(
+            "  (at the client: each holds the {} round trip)",
+            ms(rtt)
+        ));
     }
     Some(Line::from(vec![
         Span::styled(format!("{:<11}", "server"), theme.header()),
