@@ -181,7 +181,7 @@ fn flows_carry_the_namespace_of_their_socket() {
     })
     .join()
     .unwrap();
-    let snapshot = |filter: &str| {
+    let snapshot = |filter: &str, count: &str| {
         let mut command = Command::new(NETLENS);
         command.args(["snapshot", "--json", "--all-netns", "--no-bpf"]);
         command.args([
@@ -190,7 +190,7 @@ fn flows_carry_the_namespace_of_their_socket() {
             "--interval",
             "2s",
             "--count",
-            "3",
+            count,
         ]);
         command.args(["--section", "flows", "--where", filter]);
         ChildGuard(
@@ -202,8 +202,11 @@ fn flows_carry_the_namespace_of_their_socket() {
                 .unwrap(),
         )
     };
-    let mut mine = snapshot(&format!("ns:{}", ns.name()));
-    let mut host = snapshot("ns:host");
+    // Up to 12 samples for ours, stopping at the first that names the
+    // owner: on a loaded test host the lookup (beside the sampler) left
+    // it unknown for three samples.
+    let mut mine = snapshot(&format!("ns:{}", ns.name()), "12");
+    let mut host = snapshot("ns:host", "3");
     let mut mine_lines = BufReader::new(mine.0.stdout.take().unwrap()).lines();
     let mut host_lines = BufReader::new(host.0.stdout.take().unwrap()).lines();
     mine_lines.next().expect("sample 1").unwrap();
@@ -213,34 +216,36 @@ fn flows_carry_the_namespace_of_their_socket() {
     std::io::Write::write_all(&mut client, &[7u8; 1000]).unwrap();
     let mut got = [0u8; 1000];
     std::io::Read::read_exact(&mut server, &mut got).unwrap();
-    let rest = |lines: std::io::Lines<BufReader<std::process::ChildStdout>>| -> Vec<Value> {
-        lines
-            .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
-            .collect()
+    let to_listener = format!("{ip}:7100");
+    let ours = u64::from(std::process::id());
+    let the_flow = |sample: &Value| {
+        sample["flows"]
+            .as_array()?
+            .iter()
+            .find(|f| f["dst"] == to_listener.as_str())
+            .cloned()
     };
-    let (mine_rest, host_rest) = (rest(mine_lines), rest(host_lines));
-    assert!(mine.0.wait().unwrap().success());
+    let mut flows: Vec<Value> = Vec::new();
+    for line in mine_lines {
+        let sample: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        flows.extend(the_flow(&sample));
+        if flows.last().is_some_and(|f| f["pid"] == ours) {
+            break;
+        }
+    }
+    drop(mine);
+    let host_rest: Vec<Value> = host_lines
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
     assert!(host.0.wait().unwrap().success());
     let host_last = host_rest.last().expect("host sample 2");
-    let to_listener = format!("{ip}:7100");
-    let flows: Vec<Value> = mine_rest
-        .iter()
-        .filter_map(|s| {
-            s["flows"]
-                .as_array()?
-                .iter()
-                .find(|f| f["dst"] == to_listener.as_str())
-                .cloned()
-        })
-        .collect();
     let flow = flows
         .last()
-        .unwrap_or_else(|| panic!("the flow to {to_listener}: {mine_rest:?}"));
+        .unwrap_or_else(|| panic!("no flow to {to_listener} in {ns:?}", ns = ns.name()));
     assert_eq!(flow["netns"], ns.name(), "{flow}");
     // Its client end is this process, in the watched namespace: named once
     // the owner lookup (beside the sampler, late on a loaded host) found
     // it, and never another process.
-    let ours = u64::from(std::process::id());
     assert!(
         flows.iter().all(|f| f["pid"].is_null() || f["pid"] == ours),
         "{flows:?}"
