@@ -264,8 +264,8 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
                 assert!(w["statuses"]["200"].as_u64().unwrap() > 0, "{w}");
             }
         }
-        // The exporter counted all of them, each under the first bound
-        // past the handler's time and none under a bound below it.
+        // The exporter counted all of them, none under a bound below the
+        // handler's time.
         let bounds = [0.025, 0.05, 0.1, 0.25, 0.5];
         let below = bounds
             .iter()
@@ -281,10 +281,24 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
             0,
             ":{port}"
         );
+        // Under the bound past the median: as many as the server's own
+        // times put there, give or take those within 5% of the bound (its
+        // clock stops before the answer is on the wire).
+        let bound_ms = above * 1000.0;
+        let under = own.iter().filter(|&&t| t <= bound_ms).count() as u64;
+        let near = own
+            .iter()
+            .filter(|&&t| (t / bound_ms - 1.0).abs() < 0.05)
+            .count() as u64;
+        let counted = bucket(&metrics, &server, &format!("{above:?}"));
+        assert!(
+            counted.abs_diff(under) <= near,
+            ":{port}: {counted} under {above} s, the server's own times {under} (±{near})"
+        );
         assert_eq!(
-            bucket(&metrics, &server, &format!("{above:?}")),
+            bucket(&metrics, &server, "+Inf"),
             own.len() as u64,
-            ":{port}: every request the server logged, under {above} s"
+            ":{port}"
         );
         let named: Vec<&Value> = samples
             .iter()
