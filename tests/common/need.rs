@@ -87,7 +87,7 @@ pub fn need(tools: &[&str]) -> bool {
         .find(|tool| !installed(tool))
         .is_some_and(|tool| missing(tool));
     if !skip {
-        take_place();
+        take_place(false);
     }
     skip
 }
@@ -105,7 +105,7 @@ pub fn missing(tool: &str) -> bool {
 
 /// True (after one SKIP line) when this test cannot run here: not root,
 /// or one of `tools` is not installed. Else the test shares the host
-/// with the other root tests until it ends (see [`host_alone`]).
+/// with the other root tests until it ends (see [`need_root_alone`]).
 pub fn need_root(tools: &[&str]) -> bool {
     if !is_root() {
         eprintln!("SKIP {}: needs root", test_name());
@@ -134,18 +134,34 @@ fn share_host() {
         // Taken once: a second read lock behind a waiting writer would wait
         // for this test itself.
         if share.is_none() {
-            let _waiting = Waiting::start();
+            let _waiting = Waiting::start(false);
             *share = Some(HOST.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         }
     });
 }
 
-/// For a root test that changes what every namespace sees: waits until no
-/// other root test runs and keeps them out until the guard drops.
-pub fn host_alone() -> RwLockWriteGuard<'static, ()> {
+/// For a root test that changes what every namespace sees: None (after
+/// one SKIP line) when it cannot run here, as [`need_root`]; else it waits
+/// until no other root test runs and keeps them out, from its setup on,
+/// until the guard drops. Taken first thing, so that such tests, which
+/// come first in name order, queue before the others take the host.
+pub fn need_root_alone(tools: &[&str]) -> Option<RwLockWriteGuard<'static, ()>> {
+    if !is_root() {
+        eprintln!("SKIP {}: needs root", test_name());
+        return None;
+    }
+    if need(tools) {
+        return None;
+    }
+    Some(host_alone())
+}
+
+/// Waits until no other root test runs and keeps them out until the guard
+/// drops.
+fn host_alone() -> RwLockWriteGuard<'static, ()> {
     // Its own share first, or it would wait for itself.
     SHARE.with(|share| share.borrow_mut().take());
-    let _waiting = Waiting::start();
+    let _waiting = Waiting::start(false);
     HOST.write()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -157,33 +173,49 @@ pub fn host_alone() -> RwLockWriteGuard<'static, ()> {
 /// bunches in name order, the order libtest starts them in); those
 /// waiting hold no place, so the CPU is shared by at most this many.
 const RUNNING_AT_ONCE: usize = 5;
-static RUNNING: Mutex<usize> = Mutex::new(0);
+static RUNNING: Mutex<Running> = Mutex::new(Running {
+    places: 0,
+    heavy_waiting: 0,
+});
 static PLACE_FREED: Condvar = Condvar::new();
+
+struct Running {
+    /// Places taken.
+    places: usize,
+    /// Tests holding `heavy()` that wait for a place: they take the next
+    /// one, as the heavy tests' turns are what bound the suite's time.
+    heavy_waiting: usize,
+}
 
 /// One of the `RUNNING_AT_ONCE` places, given back on drop.
 struct Place;
 
 impl Place {
-    fn take() -> Place {
+    /// Waits for a place; `heavy`: ahead of the tests that are not.
+    fn take(heavy: bool) -> Place {
         let mut running = RUNNING
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        while *running >= RUNNING_AT_ONCE {
+        running.heavy_waiting += usize::from(heavy);
+        while running.places >= RUNNING_AT_ONCE || (!heavy && running.heavy_waiting > 0) {
             running = PLACE_FREED
                 .wait(running)
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
         }
-        *running += 1;
+        running.heavy_waiting -= usize::from(heavy);
+        running.places += 1;
         Place
     }
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
-        *RUNNING
+        RUNNING
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) -= 1;
-        PLACE_FREED.notify_one();
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .places -= 1;
+        // Waiters differ in what they wait for: all look.
+        PLACE_FREED.notify_all();
     }
 }
 
@@ -193,29 +225,31 @@ thread_local! {
 }
 
 /// This test runs as one of the `RUNNING_AT_ONCE` (once it has a place,
-/// it keeps it).
-fn take_place() {
+/// it keeps it); `heavy`: it holds `heavy()`, and goes first.
+fn take_place(heavy: bool) {
     if PLACE.with(|place| place.borrow().is_none()) {
-        let place = Place::take();
+        let place = Place::take(heavy);
         PLACE.with(|held| *held.borrow_mut() = Some(place));
     }
 }
 
 /// A test waiting for a lock: it gives up its place meanwhile (a test
 /// never waits holding one, so the places always go round), and takes one
-/// back when the wait ends (on drop).
-struct Waiting;
+/// back when the wait ends (on drop); `heavy`: the lock is `heavy()`'s.
+struct Waiting {
+    heavy: bool,
+}
 
 impl Waiting {
-    fn start() -> Waiting {
+    fn start(heavy: bool) -> Waiting {
         PLACE.with(|place| place.borrow_mut().take());
-        Waiting
+        Waiting { heavy }
     }
 }
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        take_place();
+        take_place(self.heavy);
     }
 }
 
@@ -232,7 +266,7 @@ static HEAVY: Mutex<()> = Mutex::new(());
 
 /// Held for the whole of a CPU-heavy test: `let _heavy = common::heavy();`.
 pub fn heavy() -> MutexGuard<'static, ()> {
-    let _waiting = Waiting::start();
+    let _waiting = Waiting::start(true);
     // A heavy test that failed (and poisoned the lock) must not fail the
     // next one too.
     HEAVY

@@ -26,16 +26,15 @@ use std::time::{Duration, Instant};
 const CLIENT: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 1);
 const ROUTER_FRONT: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 2);
 const SERVER: Ipv4Addr = Ipv4Addr::new(198, 18, 1, 2);
-const MAX_SYSCTL: &str = "/proc/sys/net/netfilter/nf_conntrack_max";
 
-struct Topology {
-    client: Netns,
-    router: Netns,
-    server: Netns,
+pub(crate) struct Topology {
+    pub(crate) client: Netns,
+    pub(crate) router: Netns,
+    pub(crate) server: Netns,
 }
 
 impl Topology {
-    fn new(tag: &str) -> Topology {
+    pub(crate) fn new(tag: &str) -> Topology {
         let client = Netns::new(&format!("{tag}c"));
         let router = Netns::new(&format!("{tag}r"));
         let server = Netns::new(&format!("{tag}s"));
@@ -117,13 +116,13 @@ impl Topology {
 
 /// An echo server on 198.18.1.2:80 in the server namespace; it keeps every
 /// connection open until dropped. Bounded: it stops after 60 s regardless.
-struct Server {
+pub(crate) struct Server {
     stop: Arc<AtomicBool>,
     thread: Option<thread::JoinHandle<()>>,
 }
 
 impl Server {
-    fn start(ns: &Netns) -> Server {
+    pub(crate) fn start(ns: &Netns) -> Server {
         let stop = Arc::new(AtomicBool::new(false));
         let (ready, is_ready) = mpsc::channel();
         let path = ns.path();
@@ -173,7 +172,7 @@ impl Drop for Server {
 /// 198.18.0.2:8080 (DNATed to the server), each with `timeout`, and echoes
 /// "hello" on each. Returns the open streams (kept for the caller) and the
 /// number that failed.
-fn connect_many(ns: &Netns, count: usize, timeout: Duration) -> (Vec<TcpStream>, usize) {
+pub(crate) fn connect_many(ns: &Netns, count: usize, timeout: Duration) -> (Vec<TcpStream>, usize) {
     let path = ns.path();
     thread::spawn(move || {
         enter_netns(&path).expect("client setns");
@@ -210,7 +209,7 @@ fn conntrack_cli(ns: &Netns, args: &[&str]) -> String {
 }
 
 /// `conntrack -S`, summed over CPUs, by field name.
-fn conntrack_stats(ns: &Netns) -> std::collections::BTreeMap<String, u64> {
+pub(crate) fn conntrack_stats(ns: &Netns) -> std::collections::BTreeMap<String, u64> {
     let mut sums = std::collections::BTreeMap::new();
     for line in conntrack_cli(ns, &["-S"]).lines() {
         for field in line.split_whitespace().skip(1) {
@@ -441,187 +440,4 @@ fn namespace_without_rules_explains_itself() {
         "{ct}"
     );
     assert_eq!(ct["count"].as_u64(), Some(0));
-}
-
-/// Sets a sysctl file and puts the old value back on drop (also when the
-/// test panics).
-struct SysctlGuard {
-    path: &'static str,
-    original: String,
-}
-
-impl SysctlGuard {
-    fn set(path: &'static str, value: &str) -> SysctlGuard {
-        let original = std::fs::read_to_string(path).unwrap().trim().to_string();
-        let guard = SysctlGuard { path, original };
-        std::fs::write(path, value).unwrap();
-        guard
-    }
-}
-
-impl Drop for SysctlGuard {
-    fn drop(&mut self) {
-        if let Err(e) = std::fs::write(self.path, &self.original) {
-            eprintln!("warning: cannot restore {}: {e}", self.path);
-        }
-    }
-}
-
-#[test]
-fn full_table_drops_new_connections_and_raises_conntrack_full() {
-    if crate::common::need_root(&["ip", "conntrack", "iptables", "setpriv", "sysctl"]) {
-        return;
-    }
-    let topology = Topology::new("ctf");
-    let _server = Server::start(&topology.server);
-    // nf_conntrack_max is every namespace's: no other root test runs
-    // while it is read or lowered.
-    let _alone = common::host_alone();
-    const MAX: usize = 8;
-    let original = std::fs::read_to_string(MAX_SYSCTL)
-        .unwrap()
-        .trim()
-        .to_string();
-    let restore = SysctlGuard::set(MAX_SYSCTL, &MAX.to_string());
-    let (streams, failed) = connect_many(&topology.client, MAX, Duration::from_secs(3));
-    assert_eq!((streams.len(), failed), (MAX, 0), "the first {MAX} fit");
-
-    // While netlens samples, new connections keep failing: each SYN is
-    // dropped by conntrack. Bounded: 12 attempts of 250 ms.
-    let snapshot_ns = topology.router.name.clone();
-    let netlens = thread::spawn(move || {
-        snapshot(&[
-            "--section",
-            "conntrack,findings",
-            "--count",
-            "2",
-            "--netns",
-            &snapshot_ns,
-        ])
-    });
-    let (more, refused) = connect_many(&topology.client, 12, Duration::from_millis(250));
-    let samples = netlens.join().unwrap();
-    let stats = conntrack_stats(&topology.router);
-    drop(restore);
-    assert_eq!(
-        std::fs::read_to_string(MAX_SYSCTL).unwrap().trim(),
-        original,
-        "nf_conntrack_max is restored"
-    );
-    assert!(more.is_empty(), "no connection fits in a full table");
-    assert_eq!(refused, 12);
-    assert!(
-        stats["drop"] >= 12,
-        "conntrack -S counts the drops: {stats:?}"
-    );
-
-    let last = samples.last().unwrap();
-    let ct = &last["conntrack"];
-    assert_eq!(ct["count"].as_u64(), Some(MAX as u64), "{ct}");
-    assert_eq!(ct["max"].as_u64(), Some(MAX as u64), "{ct}");
-    assert_eq!(ct["usage_percent"].as_f64(), Some(100.0));
-    assert!(ct["stats"]["drop"].as_u64().unwrap() >= 1, "{ct}");
-    let drops: f64 = samples
-        .iter()
-        .filter_map(|s| s["conntrack"]["drop_per_s"].as_f64())
-        .sum();
-    assert!(drops > 0.0, "drop_per_s shows the drops: {samples:?}");
-    let ids: BTreeSet<String> = samples
-        .iter()
-        .flat_map(|s| s["findings"].as_array().unwrap().clone())
-        .filter_map(|f| f["id"].as_str().map(String::from))
-        .collect();
-    assert!(ids.contains("conntrack-full"), "{ids:?}");
-    assert!(ids.contains("conntrack-drops"), "{ids:?}");
-    let full = last["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "conntrack-full")
-        .expect("conntrack-full in the last sample");
-    assert_eq!(full["severity"], "crit");
-    assert!(
-        full["hint"].as_str().unwrap().contains("nf_conntrack_max"),
-        "{full}"
-    );
-    drop(streams);
-}
-
-/// Records a conntrack-full incident with `netlens record` and checks the
-/// replay shows it. With NETLENS_WRITE_DEMO=PATH the recording is kept
-/// there: that is how assets/demo-conntrack-full.nlrec was made.
-#[test]
-fn recorded_conntrack_full_incident_replays() {
-    if crate::common::need_root(&["ip", "conntrack", "iptables", "setpriv", "sysctl"]) {
-        return;
-    }
-    let topology = Topology::new("ctr");
-    let _server = Server::start(&topology.server);
-    // nf_conntrack_max is every namespace's: no other root test runs
-    // while it is read or lowered.
-    let _alone = common::host_alone();
-    let dir = std::env::temp_dir().join(format!("netlens-ct-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("incident.nlrec");
-    let _ = std::fs::remove_file(&path);
-    let recorder = std::process::Command::new(NETLENS)
-        .args(["record", "-o", path.to_str().unwrap(), "--duration", "9s"])
-        .args(["--interval", "500ms", "--netns", &topology.router.name])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut recorder = ChildGuard(recorder);
-    // Quiet, then the table fills (max 8), 12 connections are dropped, then
-    // the limit is restored and connections work again. All bounded.
-    thread::sleep(Duration::from_millis(1500));
-    let restore = SysctlGuard::set(MAX_SYSCTL, "8");
-    let (mut streams, _) = connect_many(&topology.client, 8, Duration::from_secs(3));
-    let (_, refused) = connect_many(&topology.client, 12, Duration::from_millis(250));
-    drop(restore);
-    thread::sleep(Duration::from_millis(1000));
-    let (more, failed) = connect_many(&topology.client, 4, Duration::from_secs(3));
-    streams.extend(more);
-    assert_eq!((refused, failed), (12, 0));
-    assert!(recorder.0.wait().unwrap().success());
-    drop(streams);
-
-    let out = std::process::Command::new(NETLENS)
-        .args(["replay", "--json", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let samples = parse_lines(&out.stdout);
-    let full: Vec<&Value> = samples
-        .iter()
-        .filter(|s| {
-            s["findings"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|f| f["id"] == "conntrack-full")
-        })
-        .collect();
-    assert!(!full.is_empty(), "conntrack-full never shows in the replay");
-    assert!(full.iter().any(|s| s["conntrack"]["max"] == 8));
-    let dropped: f64 = samples
-        .iter()
-        .filter_map(|s| s["conntrack"]["drop_per_s"].as_f64())
-        .sum();
-    assert!(dropped > 0.0, "the drops are in the recording");
-    assert!(
-        samples.first().unwrap()["findings"]
-            .as_array()
-            .unwrap()
-            .is_empty(),
-        "the recording starts before the incident"
-    );
-    if let Some(keep) = std::env::var_os("NETLENS_WRITE_DEMO") {
-        std::fs::copy(&path, keep).unwrap();
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }

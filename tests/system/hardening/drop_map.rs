@@ -15,6 +15,7 @@ use crate::common::{ChildGuard, NETLENS, now_unix, parse_lines};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -80,7 +81,8 @@ for _ in range(count):
 
 /// A `snapshot --json` of the drops, with NETLENS_BPF_ATTACH=`attach`
 /// ("tp_btf" is the default), in `netns` (None: the host's). It ends by itself
-/// after 20 samples, so a failed test leaves it to finish.
+/// after 20 samples, so a failed test leaves it to finish; `finish` ends it
+/// sooner.
 fn drops_snapshot(netns: Option<&str>, attach: &str) -> Child {
     let mut command = Command::new(NETLENS);
     command.args([
@@ -123,12 +125,35 @@ fn said(lines: &mut BufReader<ChildStdout>) -> String {
     line.trim().to_string()
 }
 
-/// The samples and stderr of a finished snapshot.
-fn finish(view: Child) -> (Vec<Value>, String) {
+/// The samples and stderr of a snapshot, ended (SIGTERM, which it takes as
+/// a clean stop) once it printed a sample taken after `done`: the drops
+/// were all sent by then, and the rest of its 20 samples would only hold
+/// the heavy tests' turn.
+fn finish(mut view: Child, done: f64) -> (Vec<Value>, String) {
+    let stdout = view.stdout.take().expect("piped stdout");
+    let (past, is_past) = mpsc::channel();
+    let reader = thread::spawn(move || {
+        let mut text = Vec::new();
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let t = serde_json::from_str::<Value>(&line)
+                .ok()
+                .and_then(|sample| sample["t"].as_f64());
+            text.extend_from_slice(line.as_bytes());
+            text.push(b'\n');
+            if t.is_some_and(|t| t > done) {
+                let _ = past.send(());
+            }
+        }
+        text
+    });
+    // Else it ends by itself within its 20 samples.
+    if is_past.recv_timeout(Duration::from_secs(25)).is_ok() {
+        unsafe { libc::kill(view.id() as i32, libc::SIGTERM) };
+    }
     let out = view.wait_with_output().expect("wait for netlens");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "netlens failed: {stderr}");
-    (parse_lines(&out.stdout), stderr)
+    (parse_lines(&reader.join().expect("the reader")), stderr)
 }
 
 fn lost(sample: &Value) -> u64 {
@@ -194,7 +219,7 @@ fn watched_drops(watched: &BpfNs, flood: &mut ChildGuard) -> Kernel {
 /// A view of the watched namespace through entry point `attach`: its
 /// counts agree with the kernel's, none uncounted, no other namespace.
 fn check_view(view: Child, attach: &str, watched: &str, kernel: &Kernel, done: f64) {
-    let (samples, stderr) = finish(view);
+    let (samples, stderr) = finish(view, done);
     assert!(stderr.contains(&format!("attached ({attach})")), "{stderr}");
     let last = samples.last().expect("samples");
     assert!(last["t"].as_f64().unwrap() > done, "{attach}: ended early");
@@ -263,7 +288,7 @@ fn another_namespaces_drops_cannot_crowd_out_the_watched_ones() {
     );
     drop(flood);
 
-    let (host_samples, _) = finish(host);
+    let (host_samples, _) = finish(host, done);
     let host_lost = lost(host_samples.last().expect("host samples"));
     eprintln!("host view (every namespace): {host_lost} drops not counted");
     assert!(host_lost > 0, "the flood never filled the kernel map");
