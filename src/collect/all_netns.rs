@@ -365,12 +365,16 @@ impl Watched {
     /// are over the time between two reads, which the dump (long with many
     /// sockets) would stretch by a varying amount.
     fn read(&mut self) -> Result<Rows> {
+        // Stamped before the link dump, as the watched namespace's own read
+        // (`LinkCollector::read`): the dump's length varies under load, and
+        // a namespace's rates beside its host-side peers' must be over the
+        // same span.
+        let read_mono = super::boottime_seconds();
         let interfaces = self.links.collect()?;
         let mut counters = parse_pairs(&read_all(&self.snmp)?);
         if let Some(netstat) = &self.netstat {
             counters.extend(parse_pairs(&read_all(netstat)?));
         }
-        let read_mono = super::boottime_seconds();
         let sockets = self.diag.dump()?.sockets;
         Ok((sockets, interfaces, counters, read_mono))
     }

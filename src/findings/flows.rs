@@ -8,6 +8,8 @@ use super::{
 use crate::model::Sample;
 use crate::model::capture::CaptureRates;
 use crate::model::capture::FlowSample;
+use crate::model::snmp;
+use crate::model::tcp_rates::TcpRates;
 use std::collections::HashMap;
 
 /// Flows named by the retransmits finding at most (the worst first).
@@ -33,7 +35,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
                 .and_then(|t| t.knob("net.ipv4.tcp_syncookies")),
         )
     {
-        found.push(flood);
+        found.push(quiet_stack(previous, current, flood));
     }
     // Retransmits within the interval, per flow.
     let before = previous.and_then(|p| p.capture.as_ref());
@@ -149,6 +151,40 @@ fn flow_analysis(now: f64, flows: &[FlowSample], found: &mut Vec<Finding>) {
     }
 }
 
+/// The stack counters a flood of small packets moves: a SYN flood fills
+/// the accept and SYN queues (or sends syncookies), a UDP flood hits closed
+/// ports or full buffers.
+const FLOOD_HARM: [&str; 7] = [
+    snmp::TCP_EXT_LISTEN_OVERFLOWS,
+    snmp::TCP_EXT_LISTEN_DROPS,
+    snmp::TCP_EXT_SYNCOOKIES_SENT,
+    snmp::TCP_EXT_TCP_REQ_Q_FULL_DROP,
+    snmp::UDP_NO_PORTS,
+    snmp::UDP_RCVBUF_ERRORS,
+    snmp::UDP_IN_ERRORS,
+];
+
+/// A live small-packet-flood whose stack counters show none of a flood's
+/// harm is a busy host's many small packets (short connections, small
+/// requests): information, not a warning. A capture file has no counters:
+/// the packets are all there is to judge.
+fn quiet_stack(previous: Option<&Sample>, current: &Sample, mut flood: Finding) -> Finding {
+    let Some(rates) = TcpRates::new(previous, current).filter(|_| previous.is_some()) else {
+        return flood;
+    };
+    let harm = FLOOD_HARM
+        .iter()
+        .any(|name| rates.rate(name).is_some_and(|r| r > 0.0));
+    if !harm {
+        flood.severity = Severity::Info;
+        flood.summary.push_str(
+            "; the stack drops and refuses none of them (no listen drops, syncookies, \
+             closed-port or full-buffer UDP): a busy host, not a flood",
+        );
+    }
+    flood
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +219,35 @@ mod tests {
             first_seen,
             last_seen: first_seen,
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_live_flood_warns_only_where_the_stack_drops_or_refuses() {
+        use crate::model::sockets::TcpSample;
+        let with = |mono: f64, packets: u64, cookies: u64, no_ports: u64| {
+            let mut s = sample(mono, packets, packets * 60, Vec::new());
+            let mut tcp = TcpSample::default();
+            tcp.counters
+                .insert(snmp::TCP_EXT_SYNCOOKIES_SENT.into(), cookies);
+            tcp.counters.insert(snmp::UDP_NO_PORTS.into(), no_ports);
+            s.tcp = Some(tcp);
+            s
+        };
+        let flood = |a: &Sample, b: &Sample| {
+            evaluate(Some(a), b, &Thresholds::DEFAULT)
+                .into_iter()
+                .find(|f| f.id == "small-packet-flood")
+                .unwrap()
+        };
+        // 12,000 small packets/s, nothing dropped: a busy host.
+        let busy = flood(&with(1.0, 0, 5, 0), &with(2.0, 12_000, 5, 0));
+        assert_eq!(busy.severity, Severity::Info, "{}", busy.summary);
+        assert!(busy.summary.contains("a busy host, not a flood"));
+        // The same rate with syncookies sent, or datagrams to closed ports.
+        for (cookies, no_ports) in [(400, 0), (0, 9000)] {
+            let f = flood(&with(1.0, 0, 0, 0), &with(2.0, 12_000, cookies, no_ports));
+            assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         }
     }
 

@@ -170,13 +170,17 @@ fn judge(
     };
     if rwnd >= RWND_LIMITED.threshold {
         let cap = group.busiest.and_then(|(_, s)| window_cap(s));
-        let receiver = group
-            .busiest
-            .and_then(|(_, s)| local_receiver(current, s))
-            .map_or_else(
-                || "the receiver".to_string(),
-                |r| format!("the receiver, {},", super::process_of(r)),
-            );
+        let local = group.busiest.and_then(|(_, s)| local_receiver(current, s));
+        let receiver = local.map_or_else(
+            || "the receiver".to_string(),
+            |r| format!("the receiver, {},", super::process_of(r)),
+        );
+        // The receiver's setting: known only when it is in this namespace.
+        let rmem = if local.is_some() {
+            value("net.ipv4.tcp_rmem")
+        } else {
+            String::new()
+        };
         return Some((
             &RWND_LIMITED,
             format!(
@@ -187,7 +191,7 @@ fn judge(
                 "{receiver} does not open its window: raise its receive buffer (its SO_RCVBUF, \
                  or net.ipv4.tcp_rmem's maximum{}) or make it read faster; nothing on this \
                  sender or the path helps",
-                value("net.ipv4.tcp_rmem")
+                rmem
             ),
         ));
     }
@@ -498,6 +502,34 @@ mod tests {
             "{}",
             found[0].hint
         );
+    }
+
+    #[test]
+    fn the_receivers_tcp_rmem_is_named_only_when_the_receiver_is_here() {
+        let receiver = |mut s: SocketSample| {
+            (s.local, s.peer) = (s.peer, s.local);
+            s.limits = None;
+            s.users[0].pid = 44;
+            s
+        };
+        for local in [false, true] {
+            let one = |busy, rwnd| sender(91, 5100, "198.18.0.9:80", busy, rwnd, 0);
+            let (mut a, mut b) = samples(vec![one(0, 0)], vec![one(1_800_000, 1_500_000)]);
+            if local {
+                b.sockets.push(receiver(one(0, 0)));
+            }
+            let mut tcp = TcpSample::default();
+            tcp.knobs
+                .insert("net.ipv4.tcp_rmem".into(), "4096 8192 16384".into());
+            b.tcp = Some(tcp);
+            a.tcp = None;
+            let found = evaluate(Some(&a), &b);
+            assert_eq!(found[0].id, "conn:rwnd-limited", "{found:?}");
+            let named = found[0]
+                .hint
+                .contains("tcp_rmem's maximum, here 4096 8192 16384");
+            assert_eq!(named, local, "{}", found[0].hint);
+        }
     }
 
     #[test]

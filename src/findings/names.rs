@@ -41,7 +41,7 @@ pub const NAMES: &[Entry] = &[
     },
     Entry {
         id: "small-packet-flood",
-        means: "Captured traffic ran at 10,000 packets/s or more (crit from 100,000) with a mean packet under 100 bytes: the SYN-flood signature sar -n DEV shows as high rxpck/s with low rxkB/s. netlens read --flows reports it for a file.",
+        means: "Captured traffic ran at 10,000 packets/s or more (crit from 100,000) with a mean packet under 100 bytes: the SYN-flood signature sar -n DEV shows as high rxpck/s with low rxkB/s. Live, it is a warning only when the stack shows a flood's harm over the same interval (TcpExt ListenOverflows, ListenDrops, SyncookiesSent or TCPReqQFullDrop, Udp NoPorts, RcvbufErrors or InErrors rising); else it is information, a busy host's many short connections or small requests. netlens read --flows reports it for a file, from the packets alone.",
         evidence: "the capture (Flows tab): packets/s and the mean size.",
         fix: "check SYN_RECV in TCP, tcp_syncookies (live value), rate-limit the source.",
     },
@@ -131,9 +131,9 @@ pub const NAMES: &[Entry] = &[
     },
     Entry {
         id: "connect-refused",
-        means: "Connections refused at 5/s or more (crit from 100/s). Here: the host answers connection attempts with RSTs, counted as Tcp OutRsts minus the RSTs applications caused by aborting (TcpExt TCPAbortOnData, OnClose, OnMemory, OnLinger). There: local clients' connects fail without timing out, Tcp AttemptFails minus TcpExt TCPAbortOnTimeout (an RST or an ICMP unreachable answered them). With the capture on, the summary starts with the refusing address:port and the peers it refused, per second (\"refused 25/s: 198.18.0.2:8080 refused 198.18.0.1 (25/s)\"): SYNs the capture saw answered by an RST from the side they were sent to, with no SYN-ACK; up to 16 ports and 8 peers each are kept, the least recently refused making room.",
-        evidence: "the TCP tab's OutRsts (refused here) or AttemptFails (refused there) row, with the rates behind it.",
-        fix: "the service is down or listens on another address or port: compare ss -ltnp with where the clients connect (a listener on 127.0.0.1 refuses other addresses).",
+        means: "Connections refused at 5/s or more (crit from 100/s). Here: the host answers connection attempts with RSTs, counted as Tcp OutRsts minus the RSTs applications caused by aborting (TcpExt TCPAbortOnData, OnClose, OnMemory, OnLinger). There: local clients' connects fail without timing out, Tcp AttemptFails minus TcpExt TCPAbortOnTimeout, and the summary says what ended them: refused (an RST), or unreachable (the application's \"No route to host\"): Icmp InDestUnreachs over the same interval counts those, and when this host sent them to itself (OutDestUnreachs rose as much) no neighbour answered ARP or NDP for the destination, named with the interfaces' FAILED neighbour entries. With the capture on, the summary starts with the refusing address:port and the peers it refused, per second (\"refused 25/s: 198.18.0.2:8080 refused 198.18.0.1 (25/s)\"): SYNs the capture saw answered by an RST from the side they were sent to, with no SYN-ACK; up to 16 ports and 8 peers each are kept, the least recently refused making room.",
+        evidence: "the TCP tab's OutRsts (refused here) or AttemptFails (failed there) row, with the rates behind it.",
+        fix: "refused: the service is down or listens on another address or port: compare ss -ltnp with where the clients connect (a listener on 127.0.0.1 refuses other addresses). No neighbour: the address is wrong or its host is down or on another network (ip neigh show nud failed). Unreachable from the way: a missing route or an ICMP-rejecting firewall (ip route get DEST, netlens trace DEST).",
     },
     Entry {
         id: "tcp-memory",
@@ -149,7 +149,7 @@ pub const NAMES: &[Entry] = &[
     },
     Entry {
         id: "softirq-imbalance",
-        means: "One CPU processed at least 80% of the packets of all CPUs (softnet_stat processed) while the host received at least 10,000 packets/s: the others idle while it saturates, the single-queue or single-interrupt pattern of a small-packet flood.",
+        means: "One CPU processed at least 80% of the packets of all CPUs (softnet_stat processed) while the host received at least 10,000 packets/s, and that CPU spent at least 50% of its time in softirq (top's si): the others idle while it nears saturation, the single-queue or single-interrupt pattern of a small-packet flood.",
         evidence: "the CPU row in the CPU panel: its share, its packets/s, NET_RX softirqs/s and si% (top's).",
         fix: "more RSS queues (ethtool -L IF combined N), the queues' interrupts spread over CPUs (/proc/irq/N/smp_affinity_list, irqbalance), or RPS for a single-queue device (rps_cpus).",
     },

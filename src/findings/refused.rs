@@ -8,10 +8,15 @@
 //!   TCPAbortOnMemory or TCPAbortOnLinger, so what is left is RSTs the
 //!   stack sent on its own: SYNs (or stray segments) to a port with no
 //!   listener.
-//! - refused there: local clients' connects fail. Tcp AttemptFails counts
+//! - failed there: local clients' connects fail. Tcp AttemptFails counts
 //!   connections that died in SYN_SENT or SYN_RECV; the ones that timed out
-//!   are also counted as TcpExt TCPAbortOnTimeout (connect-timeout's case),
-//!   so what is left were refused (an RST, or an ICMP unreachable).
+//!   are also counted as TcpExt TCPAbortOnTimeout (connect-timeout's case).
+//!   What is left was refused by an RST, or was unreachable: an ICMP
+//!   destination unreachable ended it (the application sees "No route to
+//!   host", not "Connection refused"). Icmp InDestUnreachs counts those;
+//!   when this host found no neighbour for the destination (ARP or NDP
+//!   unanswered) it sends the ICMP to itself, so OutDestUnreachs rises
+//!   too, and the neighbour table holds the FAILED entries.
 //!
 //! With the capture on, the summary starts with the refusing ports and the
 //! peers they refused, from the capture's refusal counts (a SYN answered
@@ -41,6 +46,84 @@ pub fn refused_rates(rates: &TcpRates) -> (f64, f64) {
     let here = (rate(snmp::TCP_OUT_RSTS) - aborts).max(0.0);
     let there = (rate(snmp::TCP_ATTEMPT_FAILS) - rate(snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT)).max(0.0);
     (here, there)
+}
+
+/// Connects of this host's that failed without timing out, per second, by
+/// what ended them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Failed {
+    /// An RST from the destination.
+    pub refused: f64,
+    /// An ICMP unreachable this host sent itself: no neighbour answered.
+    pub no_neighbour: f64,
+    /// An ICMP unreachable from a router or the destination.
+    pub unreachable: f64,
+}
+
+impl Failed {
+    /// Splits `there` (AttemptFails less the timeouts) by the ICMP
+    /// destination-unreachable messages received, and of them those this
+    /// host sent (to itself) over the same interval.
+    pub fn of(rates: &TcpRates, there: f64) -> Failed {
+        let rate =
+            |names: [&str; 2]| -> f64 { names.iter().map(|n| rates.rate(n).unwrap_or(0.0)).sum() };
+        let received = rate([snmp::ICMP_IN_DEST_UNREACHS, snmp::ICMP6_IN_DEST_UNREACHS]);
+        let sent = rate([snmp::ICMP_OUT_DEST_UNREACHS, snmp::ICMP6_OUT_DEST_UNREACHS]);
+        let icmp = there.min(received);
+        let no_neighbour = icmp.min(sent);
+        Failed {
+            refused: there - icmp,
+            no_neighbour,
+            unreachable: icmp - no_neighbour,
+        }
+    }
+
+    /// The biggest part, as the finding's fix names it.
+    fn most(&self) -> Ended {
+        if self.no_neighbour >= self.refused.max(self.unreachable) {
+            Ended::NoNeighbour
+        } else if self.unreachable >= self.refused {
+            Ended::Unreachable
+        } else {
+            Ended::Refused
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Refused,
+    NoNeighbour,
+    Unreachable,
+}
+
+/// "40 unresolved on veth0": per interface, the neighbour entries still
+/// resolving or given up (INCOMPLETE, FAILED; a destination that never
+/// answers cycles through both), as `ip neigh show nud failed` and `nud
+/// incomplete` list them.
+fn unresolved_neighbours(current: &Sample) -> Option<String> {
+    let entries = &current.neighbours.as_ref()?.entries;
+    let mut counts: Vec<(&str, u64)> = Vec::new();
+    for entry in entries
+        .iter()
+        .filter(|e| e.state == "FAILED" || e.state == "INCOMPLETE")
+    {
+        match counts.iter_mut().find(|(name, _)| *name == entry.interface) {
+            Some((_, count)) => *count += entry.count,
+            None => counts.push((&entry.interface, entry.count)),
+        }
+    }
+    let named: Vec<String> = counts
+        .iter()
+        .filter(|(_, count)| *count > 0)
+        .map(|(name, count)| {
+            format!(
+                "{count} unresolved on {}",
+                crate::text::escape_control(name)
+            )
+        })
+        .collect();
+    (!named.is_empty()).then(|| named.join(", "))
 }
 
 pub fn evaluate(
@@ -73,14 +156,35 @@ pub fn evaluate(
             rates.rate(snmp::TCP_OUT_RSTS).unwrap_or(0.0)
         ));
     }
+    let failed = Failed::of(&rates, there);
     if there_fires {
+        let mut ways = Vec::new();
+        if failed.refused >= 0.5 {
+            ways.push(format!("{:.0}/s refused (an RST)", failed.refused));
+        }
+        if failed.no_neighbour >= 0.5 {
+            ways.push(format!(
+                "{:.0}/s unreachable, no neighbour answered ({}; \"No route to host\")",
+                failed.no_neighbour,
+                unresolved_neighbours(current).unwrap_or_else(|| "ARP or NDP unanswered".into())
+            ));
+        }
+        if failed.unreachable >= 0.5 {
+            ways.push(format!(
+                "{:.0}/s unreachable, an ICMP from the way (\"No route to host\")",
+                failed.unreachable
+            ));
+        }
         parts.push(format!(
-            "{there:.0} connects/s from here failed, refused (Tcp AttemptFails {:.0}/s, {:.0}/s of \
-             them timeouts)",
+            "{there:.0} connects/s from here failed: {} (Tcp AttemptFails {:.0}/s, {:.0}/s of \
+             them timeouts; Icmp InDestUnreachs {:.0}/s, OutDestUnreachs {:.0}/s)",
+            ways.join(", "),
             rates.rate(snmp::TCP_ATTEMPT_FAILS).unwrap_or(0.0),
             rates
                 .rate(snmp::TCP_EXT_TCP_ABORT_ON_TIMEOUT)
-                .unwrap_or(0.0)
+                .unwrap_or(0.0),
+            rates.rate(snmp::ICMP_IN_DEST_UNREACHS).unwrap_or(0.0),
+            rates.rate(snmp::ICMP_OUT_DEST_UNREACHS).unwrap_or(0.0),
         ));
     }
     let hint = if here_fires {
@@ -89,10 +193,25 @@ pub fn evaluate(
          a listener on 127.0.0.1 refuses other addresses); with the capture on, the summary \
          names the refused ports and peers"
     } else {
-        "the servers these clients connect to refuse them (RST, or ICMP unreachable): the \
-         service there is down or listens on another address or port; check the client's \
-         configured address and `ss -ltnp` on the server; with the capture on, the summary names \
-         them"
+        match failed.most() {
+            Ended::Refused => {
+                "the servers these clients connect to refuse them (an RST): the service there \
+                 is down or listens on another address or port; check the client's configured \
+                 address and `ss -ltnp` on the server; with the capture on, the summary names \
+                 them"
+            }
+            Ended::NoNeighbour => {
+                "nothing answers ARP or NDP for the destination on its link: the address is \
+                 wrong (check the client's configured address against `ip neigh show nud \
+                 failed`), or the host is down or on another network; no port or service \
+                 setting explains it"
+            }
+            Ended::Unreachable => {
+                "a router on the way (or the destination's host) answered unreachable: a route \
+                 is missing or a firewall rejects with ICMP; `ip route get DEST` here, and \
+                 `netlens trace DEST` shows where the path ends"
+            }
+        }
     };
     Some(Finding {
         hold: Hold::default(),

@@ -119,6 +119,11 @@ fn imbalance(rates: &[CpuRate], limits: &Thresholds) -> Option<Finding> {
     if share < limits.softirq_imbalance_percent {
         return None;
     }
+    // One CPU doing the work at 13% si is a healthy host: it matters once
+    // that CPU nears its limit, before its backlog drops (softnet-drops).
+    if busiest.softirq_percent? < limits.softirq_imbalance_si_percent {
+        return None;
+    }
     let cpu = busiest.cpu;
     let si = busiest
         .softirq_percent
@@ -165,6 +170,9 @@ mod tests {
                         .map(|(n, &(processed, dropped, time_squeeze))| CpuCounters {
                             cpu: n as u32,
                             net_rx: u64::from(processed / 10),
+                            // 1% si per 1,000 packets/s since the start.
+                            softirq_ticks: u64::from(processed / 1000),
+                            total_ticks: 100 * t as u64,
                             softnet: Some(Softnet {
                                 processed,
                                 dropped,
@@ -232,6 +240,30 @@ mod tests {
             "{}",
             f.summary
         );
+    }
+
+    #[test]
+    fn one_cpu_doing_the_work_matters_once_it_nears_its_limit() {
+        // 83% of the packets on CPU1 both times; its si 40%, then 60%.
+        let at = |cpu0: u32, cpu1: u32| {
+            run(&sequence(&[
+                &[(0, 0, 0), (0, 0, 0)],
+                &[(cpu0, 0, 0), (cpu1, 0, 0)],
+            ]))
+        };
+        assert!(at(8000, 40_000).iter().all(Vec::is_empty));
+        let busy = at(12_000, 60_000);
+        let f = busy[0]
+            .iter()
+            .find(|f| f.id == SOFTIRQ_IMBALANCE)
+            .expect("softirq-imbalance at 60% si");
+        assert!(
+            f.summary
+                .starts_with("CPU1 does 83% of the receive work: 60000 of 72000 packets/s"),
+            "{}",
+            f.summary
+        );
+        assert!(f.summary.contains("si 60%"), "{}", f.summary);
     }
 
     #[test]

@@ -40,9 +40,15 @@ pub const UDP_OUT_DATAGRAMS: &str = "Udp.OutDatagrams";
 pub const UDP_RCVBUF_ERRORS: &str = "Udp.RcvbufErrors";
 pub const UDP_SNDBUF_ERRORS: &str = "Udp.SndbufErrors";
 
+// /proc/net/snmp, Icmp
+pub const ICMP_IN_DEST_UNREACHS: &str = "Icmp.InDestUnreachs";
+pub const ICMP_OUT_DEST_UNREACHS: &str = "Icmp.OutDestUnreachs";
+
 // /proc/net/snmp, Ip
 pub const IP_IN_DISCARDS: &str = "Ip.InDiscards";
 pub const IP_OUT_DISCARDS: &str = "Ip.OutDiscards";
 
 // /proc/net/snmp6
+pub const ICMP6_IN_DEST_UNREACHS: &str = "Icmp6.InDestUnreachs";
+pub const ICMP6_OUT_DEST_UNREACHS: &str = "Icmp6.OutDestUnreachs";
 pub const IP6_IN_DISCARDS: &str = "Ip6.InDiscards";

@@ -302,6 +302,20 @@ pub fn udp_traffic(
         };
         sock.set_read_timeout(Some(Duration::from_millis(100)))
             .unwrap();
+        // Room for seconds of datagrams: on a loaded host this thread may
+        // wait that long for a CPU, and the counts must stay whole. (Root
+        // only, as every namespace test is; the default stays otherwise.)
+        let room: libc::c_int = 16 << 20;
+        // SAFETY: setsockopt(2) on a socket we own, with an int we own.
+        unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                (&raw const room).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+        }
         let _ = ready_tx.send(Ok(()));
         let deadline = Instant::now() + max_dur + Duration::from_secs(1);
         let mut buf = vec![0u8; 65536];

@@ -299,9 +299,11 @@ fn a_small_packet_flood_raises_net_rx_on_a_cpu() {
     // the scheduler may move the sender. Findings have hysteresis: one that
     // holds now has calm 0 (one that stopped holding shows calm N), and a
     // condition that held in both samples has raised it.
-    let imbalanced =
-        |(share, processed, _): (f64, f64, Value)| share >= 80.0 && processed >= 10_000.0;
-    let now = imbalanced((share, processed, top));
+    // (And only once that CPU is at least half busy in softirq.)
+    let imbalanced = |(share, processed, top): (f64, f64, Value)| {
+        share >= 80.0 && processed >= 10_000.0 && rate(&top, "softirq_percent") >= 50.0
+    };
+    let now = imbalanced((share, processed, top.clone()));
     assert!(samples.len() >= 2, "two samples asked for");
     let before = imbalanced(busiest(&samples[samples.len() - 2]));
     let raised = last["findings"]

@@ -228,14 +228,75 @@ fn a_slow_reader_limits_its_sender_by_window_as_ss_counts_it() {
         );
         assert!(summary.starts_with(&who), "{summary}");
         assert!(summary.contains("% of the busy time (window "), "{summary}");
+        // The receiver is in another namespace: its tcp_rmem is not this
+        // one's, so no value is named.
         let hint = rwnd[0]["hint"].as_str().unwrap();
         assert!(
-            hint.contains("net.ipv4.tcp_rmem's maximum, here "),
+            hint.contains("net.ipv4.tcp_rmem's maximum)") && !hint.contains(", here "),
             "{hint}"
         );
         assert_eq!(
             rwnd[0]["evidence"]["row"],
             format!("pid:{} dst:{} state:estab", sender.0.id(), subnet_of_b()).as_str()
+        );
+    }
+}
+
+/// The setting behind a window: a receiver that keeps the default buffer
+/// (no SO_RCVBUF) gets at most net.ipv4.tcp_rmem's maximum. Sender and
+/// receiver in one namespace, so the receiver's setting is the one netlens
+/// reads; the test sets it to two values and the finding names each, with
+/// the receiving process, as `sysctl` reads it back.
+#[test]
+fn the_receivers_tcp_rmem_is_named_with_the_value_the_test_set() {
+    if crate::common::need_root(&["ip", "ss", "python3", "sysctl"]) {
+        return;
+    }
+    let pair = VethPair::new("nltr");
+    let b = pair.b.name.clone();
+    // Sender and receiver on one host: their packets go through lo.
+    pair.b.ip(&["link", "set", "lo", "up"]);
+    for (port, rmem) in [(7311, "4096 8192 16384"), (7312, "4096 16384 49152")] {
+        pair.b.sysctl("net.ipv4.tcp_rmem", rmem);
+        let read_back = ns_exec(&b, &["sysctl", "-n", "net.ipv4.tcp_rmem"]);
+        let read_back = String::from_utf8_lossy(&read_back.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(read_back, rmem);
+        // 4 kB every 20 ms through the default buffer, from the same
+        // namespace's writer.
+        let mut reader = python_in(
+            &b,
+            &format!(
+                "import socket, time\n\
+                 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n\
+                 s.bind(('{IP_B}', {port})); s.listen(1); print('ready', flush=True)\n\
+                 c, _ = s.accept(); end = time.time() + 20\n\
+                 while time.time() < end:\n\
+                 \x20   if not c.recv(4096): break\n\
+                 \x20   time.sleep(0.02)\n"
+            ),
+        );
+        wait_ready(&mut reader);
+        let mut sender = writer(&b, port, 65536, 0);
+        wait_ready(&mut sender);
+        std::thread::sleep(Duration::from_millis(1500));
+        let found = conn_findings(&b);
+        let rwnd: Vec<&Value> = found
+            .iter()
+            .filter(|f| f["id"] == "conn:rwnd-limited")
+            .collect();
+        assert_eq!(rwnd.len(), 1, "{found:?}");
+        let hint = rwnd[0]["hint"].as_str().unwrap();
+        eprintln!("tcp_rmem {rmem}: {hint}");
+        assert!(
+            hint.contains(&format!("the receiver, PID {} (python3),", reader.0.id())),
+            "{hint}"
+        );
+        assert!(
+            hint.contains(&format!("net.ipv4.tcp_rmem's maximum, here {read_back})")),
+            "{hint}"
         );
     }
 }

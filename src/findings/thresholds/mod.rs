@@ -101,6 +101,9 @@ pub struct Thresholds {
     pub softirq_imbalance_percent: f64,
     /// softirq-imbalance: packets processed per second by all CPUs, at least.
     pub softirq_imbalance_min_pps: f64,
+    /// softirq-imbalance: the busiest CPU's softirq time (top's si), in %,
+    /// at least: an imbalance matters once that CPU nears its limit.
+    pub softirq_imbalance_si_percent: f64,
     /// neigh-table-full: entries as a % of gc_thresh3 to warn.
     pub neigh_table_warn_percent: f64,
     /// neigh-table-full: forced garbage collections per second above this.
@@ -172,6 +175,7 @@ impl Thresholds {
         softnet_squeeze_per_s: 10.0,
         softirq_imbalance_percent: 80.0,
         softirq_imbalance_min_pps: 10_000.0,
+        softirq_imbalance_si_percent: 50.0,
         neigh_table_warn_percent: 90.0,
         neigh_forced_gc_per_s: 0.0,
         path_loss_warn_percent: 5.0,
@@ -244,6 +248,10 @@ impl Thresholds {
             ("softnet_squeeze_per_s", self.softnet_squeeze_per_s),
             ("softirq_imbalance_percent", self.softirq_imbalance_percent),
             ("softirq_imbalance_min_pps", self.softirq_imbalance_min_pps),
+            (
+                "softirq_imbalance_si_percent",
+                self.softirq_imbalance_si_percent,
+            ),
             ("neigh_table_warn_percent", self.neigh_table_warn_percent),
             ("neigh_forced_gc_per_s", self.neigh_forced_gc_per_s),
             ("path_loss_warn_percent", self.path_loss_warn_percent),

@@ -202,6 +202,11 @@ pub const THRESHOLDS: &[(&str, &str, &str)] = &[
         "softirq-imbalance: the packets processed per second by all CPUs must reach this",
     ),
     (
+        "softirq_imbalance_si_percent",
+        "50.0",
+        "softirq-imbalance: the busiest CPU's time in softirq (top's si), in %, must reach this",
+    ),
+    (
         "neigh_table_warn_percent",
         "90.0",
         "neigh-table-full: ARP/NDP table entries as a % of gc_thresh3 to warn",

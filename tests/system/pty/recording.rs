@@ -258,7 +258,11 @@ fn a_full_disk_stops_headless_record_with_the_reason_and_what_was_saved() {
 /// Runs netlens `args` on a pty whose master is closed after `after`: the
 /// terminal hangs up (an SSH session that drops), stderr included. Returns
 /// the exit status.
-fn hang_up_after(args: &[&str], after: Duration) -> std::process::ExitStatus {
+fn hang_up_after(
+    args: &[&str],
+    after: Duration,
+    recording: &std::path::Path,
+) -> std::process::ExitStatus {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::process::CommandExt;
     let (mut master, mut slave) = (0, 0);
@@ -307,10 +311,13 @@ fn hang_up_after(args: &[&str], after: Duration) -> std::process::ExitStatus {
     let mut child = common::ChildGuard(command.spawn().unwrap());
     drop(command);
     drop(slave);
-    // Read what it draws (a full pty would block it), then hang up.
+    // Read what it draws (a full pty would block it), then hang up: after
+    // `after`, once the recording has begun (a loaded host may take longer
+    // to start), at most PATIENCE.
     let start = Instant::now();
     let mut buffer = [0u8; 65536];
-    while start.elapsed() < after {
+    let begun = || std::fs::metadata(recording).is_ok_and(|m| m.len() > 0);
+    while start.elapsed() < after || (!begun() && start.elapsed() < PATIENCE) {
         let mut poll = libc::pollfd {
             fd: master.as_raw_fd(),
             events: libc::POLLIN,
@@ -344,6 +351,7 @@ fn a_terminal_that_hangs_up_closes_the_live_recording_cleanly() {
     let status = hang_up_after(
         &["--record", path.to_str().unwrap(), "--interval", "200ms"],
         Duration::from_secs(2),
+        &path,
     );
     let info = replay_info(&path);
     assert!(info.contains("closed cleanly"), "{status:?}\n{info}");
@@ -364,6 +372,7 @@ fn a_terminal_that_hangs_up_closes_the_headless_recording_cleanly() {
             path.to_str().unwrap(),
         ],
         Duration::from_secs(2),
+        &path,
     );
     let info = replay_info(&path);
     assert!(info.contains("closed cleanly"), "{status:?}\n{info}");
