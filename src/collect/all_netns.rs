@@ -365,12 +365,12 @@ impl Watched {
     /// are over the time between two reads, which the dump (long with many
     /// sockets) would stretch by a varying amount.
     fn read(&mut self) -> Result<Rows> {
-        // Stamped before the link dump, as the watched namespace's own read
-        // (`LinkCollector::read`): the dump's length varies under load, and
-        // a namespace's rates beside its host-side peers' must be over the
-        // same span.
-        let read_mono = super::boottime_seconds();
+        // Timed as the watched namespace's own read (`LinkCollector::read`):
+        // at the link dump's midpoint, so that a namespace's rates and its
+        // host-side peers' are over the same span however long the dumps
+        // take under load.
         let interfaces = self.links.collect()?;
+        let read_mono = self.links.counters_mono;
         let mut counters = parse_pairs(&read_all(&self.snmp)?);
         if let Some(netstat) = &self.netstat {
             counters.extend(parse_pairs(&read_all(netstat)?));

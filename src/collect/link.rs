@@ -11,8 +11,9 @@ use netlink_packet_route::link::{LinkAttribute, LinkFlags, LinkInfo, LinkMessage
 use netlink_packet_route::tc::{TcAttribute, TcHandle, TcMessage, TcStats2};
 use std::collections::HashMap;
 
-/// One read of the links by the deadlined "interfaces" part: when it
-/// began (CLOCK_BOOTTIME seconds, 0 before any), and the interfaces or
+/// One read of the links by the deadlined "interfaces" part: when it read
+/// the counters (the link dump's midpoint, CLOCK_BOOTTIME seconds; when it
+/// began, for a failed read; 0 before any), and the interfaces or
 /// why the dump failed.
 #[derive(Debug, Clone, Default)]
 pub struct LinkRead {
@@ -25,6 +26,11 @@ pub struct LinkRead {
 pub struct LinkCollector {
     rtnl: Rtnl,
     ethtool: Ethtool,
+    /// When the last link dump read the counters: the midpoint of the
+    /// dump (CLOCK_BOOTTIME seconds). On a loaded host the thread may
+    /// wait for a CPU before or during it; the midpoint halves what that
+    /// does to a rate.
+    pub counters_mono: f64,
 }
 
 impl LinkCollector {
@@ -32,6 +38,7 @@ impl LinkCollector {
         Ok(Self {
             rtnl: Rtnl::new()?,
             ethtool: Ethtool::new()?,
+            counters_mono: 0.0,
         })
     }
 
@@ -39,15 +46,15 @@ impl LinkCollector {
     /// lock held by a driver, or an ethtool query to a hung device, can
     /// block it for seconds.
     pub fn read(&mut self) -> LinkRead {
-        let mono = super::boottime_seconds();
+        let started = super::boottime_seconds();
         match self.collect() {
             Ok(interfaces) => LinkRead {
-                mono,
+                mono: self.counters_mono,
                 interfaces,
                 error: None,
             },
             Err(error) => LinkRead {
-                mono,
+                mono: started,
                 interfaces: Vec::new(),
                 error: Some(format!("{error:#}")),
             },
@@ -55,9 +62,11 @@ impl LinkCollector {
     }
 
     pub fn collect(&mut self) -> Result<Vec<InterfaceSample>> {
+        let before = super::boottime_seconds();
         let links = self
             .rtnl
             .dump(RouteNetlinkMessage::GetLink(LinkMessage::default()))?;
+        self.counters_mono = (before + super::boottime_seconds()) / 2.0;
         let addresses = self
             .rtnl
             .dump(RouteNetlinkMessage::GetAddress(AddressMessage::default()))?;

@@ -57,16 +57,16 @@ fn counter(sample: &Value, name: &str) -> u64 {
 /// the JSON's counters between nstat's `before` and `after`.
 /// The last sample whose connect-refused holds over its own interval
 /// (calm 0: a finding that stopped holding keeps its summary a while), not
-/// the first.
-fn fresh(samples: &[Value]) -> usize {
+/// the first, and that finding.
+fn fresh(samples: &[Value]) -> (usize, &Value) {
     (1..samples.len())
         .rev()
-        .find(|&i| {
-            samples[i]["findings"]
-                .as_array()
-                .unwrap()
+        .find_map(|i| {
+            let findings = samples[i]["findings"].as_array().unwrap();
+            let found = findings
                 .iter()
-                .any(|f| f["id"] == "connect-refused" && f["calm"] == 0)
+                .find(|f| f["id"] == "connect-refused" && f["calm"] == 0)?;
+            Some((i, found))
         })
         .unwrap_or_else(|| panic!("no connect-refused: {}", samples.last().unwrap()))
 }
@@ -80,14 +80,8 @@ fn check(
     nstat: (u64, u64),
     severity: Option<&str>,
 ) -> f64 {
-    let at = fresh(samples);
+    let (at, finding) = fresh(samples);
     let last = &samples[at];
-    let finding = last["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "connect-refused")
-        .unwrap();
     let summary = finding["summary"].as_str().unwrap();
     eprintln!("{summary}");
     let head = &summary[..summary
@@ -315,14 +309,8 @@ fn unreachable_at(pair: &VethPair, rate: u32) {
         (fails_before, fails_after),
         None,
     );
-    let at = fresh(&samples);
+    let (at, finding) = fresh(&samples);
     let last = &samples[at];
-    let finding = last["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "connect-refused")
-        .unwrap();
     let summary = finding["summary"].as_str().unwrap();
     assert!(
         summary.contains("unreachable, no neighbour answered (")
