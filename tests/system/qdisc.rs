@@ -32,39 +32,60 @@ fn tc_counters(ns: &Netns, dev: &str) -> (u64, u64) {
     (packets, number("(dropped"))
 }
 
-/// Runs snapshot --json on namespace `ns` for 3 one-second samples while
-/// `traffic` runs (started 300 ms in), and returns the samples.
+/// Runs snapshot --json on namespace `ns`, one-second samples, while
+/// `traffic` runs (started 300 ms in), and returns the samples up to the
+/// first taken after the traffic ended (its queue drained: at 1 Mbit/s
+/// tbf's 3000 bytes take 24 ms). A loaded host may start the traffic
+/// late: the samples follow it, not a fixed count.
 fn snapshot_during(ns: &Netns, traffic: impl FnOnce() -> TrafficResult) -> Vec<Value> {
-    let child = Command::new(NETLENS)
-        .args([
-            "snapshot",
-            "--json",
-            "--no-capture",
-            "--section",
-            "interfaces,findings",
-            "--count",
-            "3",
-            "--interval",
-            "1s",
-            "--netns",
-            &ns.name,
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn netlens");
+    use std::io::BufRead;
+    let mut child = ChildGuard(
+        Command::new(NETLENS)
+            .args([
+                "snapshot",
+                "--json",
+                "--no-capture",
+                "--section",
+                "interfaces,findings",
+                "--count",
+                "15",
+                "--interval",
+                "1s",
+                "--netns",
+                &ns.name,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn netlens"),
+    );
+    let stdout = child.0.stdout.take().unwrap();
+    let (line, lines) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        for text in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.send(text).is_err() {
+                break;
+            }
+        }
+    });
     thread::sleep(Duration::from_millis(300));
     let sent = traffic();
     eprintln!("traffic: {sent:?}");
-    let out = child.wait_with_output().expect("netlens snapshot");
-    assert!(
-        out.status.success(),
-        "snapshot failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let samples = parse_lines(&out.stdout);
-    assert_eq!(samples.len(), 3, "three samples");
+    let mut samples: Vec<Value> = Vec::new();
+    while samples
+        .last()
+        .is_none_or(|s| s["t"].as_f64().unwrap() < sent.end_unix + 0.1)
+    {
+        let text = lines
+            .recv_timeout(Duration::from_secs(15))
+            .unwrap_or_else(|_| panic!("no sample after the traffic: {samples:?}"));
+        samples.push(serde_json::from_str(&text).expect("a JSON line"));
+    }
+    assert!(samples.len() >= 2, "a sample during and one after");
     samples
 }
 
@@ -106,7 +127,7 @@ fn qdisc_drops_on_a_veth_raise_iface_saturated() {
     let qdisc = &must_iface(last, DEV_A)["qdisc"];
     assert_eq!(qdisc["kind"], "tbf", "{qdisc}");
     // The traffic ended before the last sample and the queue drained, so
-    // tc now says what netlens saw then.
+    // tc now says what netlens saw then (`snapshot_during` waits for it).
     let (tc_packets, tc_dropped) = tc_counters(&pair.a, DEV_A);
     eprintln!("tc: sent {tc_packets} pkt, dropped {tc_dropped}; netlens: {qdisc}");
     assert!(tc_dropped > 1000, "tbf should drop most of the burst");
