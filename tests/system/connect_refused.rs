@@ -269,13 +269,14 @@ fn refused_connections_are_named_on_both_sides_at_two_rates() {
 /// assigned), each given up by the kernel after its ARP probes: the
 /// application gets "No route to host". The finding must say unreachable,
 /// no neighbour answered, with the interface's unresolved neighbours,
-/// never refused; its
-/// rate agrees with AttemptFails in the same JSON and with the client's own
-/// count of EHOSTUNREACH.
+/// never refused; its rate agrees with AttemptFails in the same JSON, and
+/// over the client's whole run the kernel failed as many connects as the
+/// client saw EHOSTUNREACH.
 fn unreachable_at(pair: &VethPair, rate: u32) {
     let client_ns = &pair.a.name;
     // Non-blocking connects, so that each waits out its ARP probes beside
     // the others; bounded: rate * 9 connects, 14 s.
+    let fails_at_start = nstat(client_ns, "TcpAttemptFails");
     let mut client = python_in(
         client_ns,
         &format!(
@@ -309,8 +310,7 @@ fn unreachable_at(pair: &VethPair, rate: u32) {
         (fails_before, fails_after),
         None,
     );
-    let (at, finding) = fresh(&samples);
-    let last = &samples[at];
+    let (_, finding) = fresh(&samples);
     let summary = finding["summary"].as_str().unwrap();
     assert!(
         summary.contains("unreachable, no neighbour answered (")
@@ -337,21 +337,20 @@ fn unreachable_at(pair: &VethPair, rate: u32) {
         words[2] * 50 <= words[0],
         "nearly every connect was unreachable: {done}"
     );
-    let log: Vec<(f64, u64)> = text
-        .lines()
-        .filter(|l| !l.starts_with("done"))
-        .map(|l| {
-            let (t, n) = l.split_once(' ').unwrap();
-            (t.parse().unwrap(), n.parse().unwrap())
-        })
-        .collect();
-    let before = &samples[at - 1];
-    let (t0, t1) = (before["t"].as_f64().unwrap(), last["t"].as_f64().unwrap());
-    let theirs = (refused_by(&log, t1) - refused_by(&log, t0)) as f64 / (t1 - t0);
-    eprintln!("{rate}/s asked: netlens {per_s}/s unreachable, the client {theirs:.1}/s");
+    // The client notices a batch of failures (ARP gives up on all of a
+    // neighbour's queued SYNs at once) when its loop next runs, which a
+    // loaded host delays: its times say little about one interval, but
+    // over its whole run every connect the kernel failed was one it saw
+    // unreachable.
+    let failed = nstat(client_ns, "TcpAttemptFails") - fails_at_start;
+    eprintln!(
+        "{rate}/s asked: netlens {per_s}/s unreachable; the kernel failed {failed}, \
+         the client saw {} unreachable",
+        words[1]
+    );
     assert!(
-        (per_s - theirs).abs() <= theirs * 0.15 + 2.0,
-        "netlens {per_s}/s, the client's EHOSTUNREACH {theirs:.1}/s"
+        words[1] <= failed && failed <= words[0],
+        "{done}: the kernel failed {failed}"
     );
 }
 
