@@ -97,14 +97,29 @@ fn synthetic(mono: f64, count: u32) -> Sample {
 }
 
 /// `synthetic` with every established socket's limits as a sender busy
-/// since it opened: `mono` seconds, a third of them window-limited.
+/// since it opened: `mono` seconds, a third of them window-limited, every
+/// counter the catalogue reads moving (bytes acknowledged, retransmits,
+/// D-SACKs, reorderings) and a pacing cap on one in seven.
 fn with_limits(mut sample: Sample) -> Sample {
-    let busy_us = (sample.mono * 1e6) as u64;
-    for socket in sample.sockets.iter_mut().filter(|s| s.state == 1) {
+    let mono = sample.mono;
+    let busy_us = (mono * 1e6) as u64;
+    for (i, socket) in sample.sockets.iter_mut().enumerate() {
+        if socket.state != 1 {
+            continue;
+        }
+        if let Some(tcp) = socket.tcp.as_mut() {
+            tcp.bytes_acked = (mono * 1e6) as u64 * (1 + i as u64 % 3);
+            tcp.total_retrans = (mono * 10.0) as u32;
+        }
         socket.limits = Some(Box::new(TcpLimits {
             busy_us,
             rwnd_limited_us: busy_us / 3,
             snd_wnd: 65_536,
+            dsack_dups: mono as u32,
+            reord_seen: mono as u32,
+            reordering: 3,
+            notsent_bytes: 4096,
+            max_pacing_rate: if i % 7 == 0 { 1 << 20 } else { u64::MAX },
             ..Default::default()
         }));
     }

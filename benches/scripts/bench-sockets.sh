@@ -5,11 +5,12 @@
 # The sockets live in a throw-away namespace on its loopback: 25,000
 # connections (50,000 established sockets, both ends) held by 5 processes of
 # 10,000 fds each (a process here may hold at most 20,000). Everything is
-# removed on exit.
+# removed on exit. NETLENS_BENCH_PROCS=10 holds 100k sockets; the
+# criterion run is limited to NETLENS_BENCH_FILTER (a regex, default all).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NS=netlens-bench-sockets-$$
-PROCS=5
+PROCS=${NETLENS_BENCH_PROCS:-5}
 PER_PROC=5000          # connections per process: 2 fds each
 PIDS=()
 
@@ -67,7 +68,8 @@ if command -v hyperfine >/dev/null; then
 fi
 
 echo "== netlens: full sample (criterion), frame, RSS"
-ip netns exec "$NS" cargo bench --bench sockets -- --noplot 2>&1 | grep -E "RSS|time:|collect|frame"
+ip netns exec "$NS" cargo bench --bench sockets -- --noplot ${NETLENS_BENCH_FILTER:-} 2>&1 |
+  grep -E "RSS|time:|collect|frame|findings"
 
 echo "== netlens snapshot, max RSS of the process"
 cargo build --release -q

@@ -118,6 +118,9 @@ fn tcp_limits(b: &[u8]) -> Option<TcpLimits> {
         dsack_dups: u32_at(216),
         reord_seen: u32_at(220),
         snd_wnd: u32_at(228),
+        pacing_rate: u64_at(104),
+        max_pacing_rate: u64_at(112),
+        reordering: u32_at(88),
     };
     (limits.busy_us > 0 || limits.notsent_bytes > 0).then_some(limits)
 }

@@ -215,6 +215,7 @@ impl Collectors {
         self.stack.set_all_netns(self.all.is_some());
         let mut others = all_netns::Collected::default();
         let (label, all) = (&self.label, &mut self.all);
+        let dump_started = boottime_seconds();
         let (sockets, tcp) = self
             .stack
             .collect_with(deadline, |counters, sockets| {
@@ -225,6 +226,7 @@ impl Collectors {
                 Ok(())
             })
             .context("socket dump failed")?;
+        let sockets_mono = Some((dump_started + boottime_seconds()) / 2.0);
         // The cookies are the watched namespace's, its sockets first.
         let named = self.conn_log.observe(&sockets, self.stack.cookies(), mono);
         closed.add_unowned(named);
@@ -274,6 +276,7 @@ impl Collectors {
             late,
             age: None,
             links_mono,
+            sockets_mono,
         })
     }
 }

@@ -455,7 +455,12 @@ mod oracle {
             let request = family_request(Proto::Tcp, IPPROTO_TCP, family);
             let _ = diag.run(request, |payload| {
                 let crate_view = InetResponse::parse(payload).map(|r| socket_from(Proto::Tcp, &r));
-                let direct = inet_diag::parse(Proto::Tcp, payload);
+                // The crate reads no busy time: the limits are compared
+                // in inet_diag's own tests.
+                let direct = inet_diag::parse(Proto::Tcp, payload).map(|mut s| {
+                    s.limits = None;
+                    s
+                });
                 assert_eq!(crate_view.ok(), direct);
                 compared += 1;
             });

@@ -58,22 +58,23 @@ fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The files of every knob in `KNOBS` and `FINDING_KNOBS`, opened once
-/// (in the watched namespace, on the sampler thread) and read again each
-/// sample: a /proc/sys read gives the value of the moment, and the path
-/// lookups of 14 opens a sample were most of what reading them cost.
+/// The knobs' values, read each sample in the watched namespace (on the
+/// sampler thread): a /proc/sys read gives the value of the moment. The
+/// TCP tab's `KNOBS` stay open (the path lookups of an open per knob a
+/// sample were most of what reading them cost); the findings' longer
+/// `FINDING_KNOBS` are opened for each read, so a sampler of many
+/// namespaces holds no descriptor for them.
 pub struct Knobs {
     files: Vec<(&'static str, std::fs::File)>,
     host: HostKnobs,
 }
 
 impl Knobs {
-    /// Opens what the calling thread's namespace has; `host`: the
-    /// host-wide ones, for those this namespace lacks.
+    /// Opens what the calling thread's namespace has of `KNOBS`; `host`:
+    /// the host-wide ones, for those this namespace lacks.
     pub fn open(host: HostKnobs) -> Self {
         let files = KNOBS
             .iter()
-            .chain(FINDING_KNOBS)
             .filter_map(|name| Some((*name, std::fs::File::open(path(name)).ok()?)))
             .collect();
         Self { files, host }
@@ -88,10 +89,12 @@ impl Knobs {
             .filter_map(|name| {
                 let own = self.files.iter().find(|(n, _)| n == name);
                 let value = match own {
-                    Some((_, file)) => read_value(file)?,
-                    None => self.host.read(name)?,
+                    Some((_, file)) => read_value(file),
+                    None => std::fs::File::open(path(name))
+                        .ok()
+                        .and_then(|file| read_value(&file)),
                 };
-                Some((name.to_string(), value))
+                Some((name.to_string(), value.or_else(|| self.host.read(name))?))
             })
             .collect()
     }

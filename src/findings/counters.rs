@@ -118,9 +118,12 @@ fn push(
             "{prefix}{} {rate:.1}/s in netns {netns}: {}",
             entry.id, entry.meaning
         ),
-        hint: entry
-            .fix
-            .replace(" IF", &format!(" {}", iface.map_or("IF", |i| &i.name))),
+        hint: super::settings::with_values(
+            &entry
+                .fix
+                .replace(" IF", &format!(" {}", iface.map_or("IF", |i| &i.name))),
+            current,
+        ),
         evidence: Evidence {
             tab,
             row,
@@ -310,6 +313,46 @@ mod tests {
             tcp: Some(tcp),
             ..Default::default()
         }
+    }
+
+    /// Every raising snmp entry whose fix names a setting netlens reads
+    /// gives that setting's value in the namespace after the fix.
+    #[test]
+    fn a_counter_finding_names_its_settings_value() {
+        use crate::model::sockets::{FINDING_KNOBS, KNOBS};
+        let mut checked = 0;
+        for entry in catalogue::entries().filter(|e| {
+            matches!(e.source, Source::Snmp | Source::Netstat) && e.level != catalogue::Level::Info
+        }) {
+            let Some(name) = crate::findings::settings::named(entry.fix)
+                .find(|n| KNOBS.contains(n) || FINDING_KNOBS.contains(n))
+            else {
+                continue;
+            };
+            let (a, mut b) = (
+                sample(0.0, &[(entry.id, 0)]),
+                sample(2.0, &[(entry.id, 1000)]),
+            );
+            if let Some(tcp) = b.tcp.as_mut() {
+                tcp.knobs.insert(name.to_string(), "4096\t8192".to_string());
+            }
+            let found = evaluate(Some(&a), &b, &[]);
+            // Some raise through a hand-written finding instead.
+            let Some(hint) = found
+                .iter()
+                .find(|f| f.id == entry.finding)
+                .map(|f| &f.hint)
+            else {
+                continue;
+            };
+            assert!(
+                hint.starts_with(entry.fix) && hint.contains(&format!("{name} = 4096 8192")),
+                "{}: {hint}",
+                entry.id
+            );
+            checked += 1;
+        }
+        assert!(checked >= 3, "{checked}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod neigh;
 pub mod path;
 mod refused;
 mod responses;
+pub mod settings;
 mod softnet;
 mod stack;
 pub mod thresholds;

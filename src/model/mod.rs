@@ -99,6 +99,13 @@ pub struct Sample {
     /// recordings (then `mono` is the read's time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links_mono: Option<f64>,
+    /// CLOCK_BOOTTIME seconds at the middle of the socket dump, which
+    /// follows the links by a time that varies with load and the number
+    /// of sockets (the first sample's owner scan most): per-socket rates
+    /// are taken between two of these. None in older recordings (then
+    /// `mono`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sockets_mono: Option<f64>,
 }
 
 /// The parts of a sample collected under a deadline (`LatePart::part`).

@@ -36,6 +36,13 @@ pub fn links_interval(previous: &Sample, current: &Sample, netns: u16) -> f64 {
     read_at(current) - read_at(previous)
 }
 
+/// The seconds between two samples' socket dumps (`Sample::sockets_mono`),
+/// over which per-socket counters moved; the samples' times where a
+/// recording lacks them.
+pub fn sockets_interval(previous: &Sample, current: &Sample) -> f64 {
+    current.sockets_mono.unwrap_or(current.mono) - previous.sockets_mono.unwrap_or(previous.mono)
+}
+
 /// Per-second rates of one interface over one interval, of any counter
 /// (`rate(&netdev::RX_ERRORS)`). Every rate is None when the interface is
 /// new, was re-created (its index changed) or its counters went backwards.

@@ -145,8 +145,8 @@ pub struct TcpInfoSample {
 
 /// Where a sending connection's time went, and what its path does: the
 /// tcp_info fields `ss -ti` prints as busy, rwnd_limited, sndbuf_limited,
-/// delivery_rate, app_limited, minrtt, notsent, snd_wnd, reord_seen and
-/// dsack_dups. Kept out of line (`SocketSample::limits`) and only for the
+/// delivery_rate, app_limited, minrtt, notsent, snd_wnd, reord_seen,
+/// dsack_dups, pacing_rate and reordering. Kept out of line (`SocketSample::limits`) and only for the
 /// sockets that have sent (busy time) or hold unsent data: most of a big
 /// host's sockets have neither.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,9 +173,25 @@ pub struct TcpLimits {
     /// Duplicate segments the peer reported (D-SACK): retransmits that
     /// were not needed (tcpi_dsack_dups).
     pub dsack_dups: u32,
+    /// The rate the sender paces at, bytes a second (tcpi_pacing_rate).
+    pub pacing_rate: u64,
+    /// The cap the application set with SO_MAX_PACING_RATE, bytes a
+    /// second; u64::MAX when none (tcpi_max_pacing_rate).
+    pub max_pacing_rate: u64,
+    /// How many segments of reordering the sender now tolerates before it
+    /// retransmits (tcpi_reordering: net.ipv4.tcp_reordering at first).
+    pub reordering: u32,
 }
 
 impl TcpLimits {
+    /// The pacing cap the application set (SO_MAX_PACING_RATE), bytes a
+    /// second; None when it set none (the kernel reports all ones, or 0
+    /// from a kernel or recording without the field).
+    pub fn pacing_cap(&self) -> Option<u64> {
+        (self.max_pacing_rate != 0 && self.max_pacing_rate != u64::MAX)
+            .then_some(self.max_pacing_rate)
+    }
+
     /// The share of the busy time limited by the receiver's window and by
     /// the send buffer; None before any busy time.
     pub fn shares(&self) -> Option<(f64, f64)> {
@@ -499,9 +515,27 @@ pub const KNOBS: &[&str] = &[
 
 /// Knobs read for the findings' fixes (and JSON's `knobs`) that the TCP
 /// tab does not show: udp-drops' receive buffer caps, tcp-memory's orphan
-/// limit.
+/// limit, and every other setting a catalogue fix names (a catalogue test
+/// holds this list to the fixes), so a finding gives its value.
 pub const FINDING_KNOBS: &[&str] = &[
     "net.ipv4.tcp_max_orphans",
     "net.core.rmem_default",
     "net.core.rmem_max",
+    "net.ipv4.tcp_reordering",
+    "net.ipv4.tcp_max_reordering",
+    "net.ipv4.tcp_notsent_lowat",
+    "net.ipv4.tcp_sack",
+    "net.ipv4.tcp_timestamps",
+    "net.ipv4.tcp_mtu_probing",
+    "net.ipv4.udp_mem",
+    "net.core.wmem_max",
+    "net.core.flow_limit_table_len",
+    "net.ipv4.ip_forward",
+    "net.ipv4.conf.all.accept_redirects",
+    "net.ipv4.ipfrag_high_thresh",
+    "net.ipv6.ip6frag_high_thresh",
+    "net.ipv4.neigh.default.gc_thresh3",
+    "net.netfilter.nf_conntrack_max",
+    "net.netfilter.nf_conntrack_buckets",
+    "net.netfilter.nf_conntrack_tcp_be_liberal",
 ];

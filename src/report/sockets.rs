@@ -162,6 +162,10 @@ pub struct LimitsJson {
     snd_wnd: u32,
     reord_seen: u32,
     dsack_dups: u32,
+    pacing_rate_bps: u64,
+    /// The application's SO_MAX_PACING_RATE, null when it set none.
+    max_pacing_rate_bps: Option<u64>,
+    reordering: u32,
 }
 
 fn limits_json(limits: &TcpLimits) -> LimitsJson {
@@ -179,6 +183,9 @@ fn limits_json(limits: &TcpLimits) -> LimitsJson {
         snd_wnd: limits.snd_wnd,
         reord_seen: limits.reord_seen,
         dsack_dups: limits.dsack_dups,
+        pacing_rate_bps: limits.pacing_rate.saturating_mul(8),
+        max_pacing_rate_bps: limits.pacing_cap().map(|cap| cap.saturating_mul(8)),
+        reordering: limits.reordering,
     }
 }
 

@@ -214,12 +214,13 @@ fn chart(
 /// Where a sending socket's time went, in ss -ti's words: "busy 1234 ms:
 /// rwnd-limited 78.0%  sndbuf-limited 0.0%  delivered 12.3 Mbit/s
 /// (app-limited)  minrtt 0.04 ms  notsent 0 B  snd_wnd 64.0 KB  reord 0
-/// dsack 0".
+/// (degree 3)  dsack 0  pacing 1.2 Gbit/s", and the pacing cap the
+/// application set ("/10.0 Mbit/s"), as ss prints pacing_rate.
 fn limits_text(limits: &TcpLimits) -> String {
     let (rwnd, sndbuf) = limits.shares().unwrap_or((0.0, 0.0));
     format!(
         "busy {} ms: rwnd-limited {:.1}%  sndbuf-limited {:.1}%  delivered {}{}  minrtt {:.2} ms  \
-         notsent {}  snd_wnd {}  reord {}  dsack {}",
+         notsent {}  snd_wnd {}  reord {} (degree {})  dsack {}  pacing {}{}",
         limits.busy_us / 1000,
         rwnd * 100.0,
         sndbuf * 100.0,
@@ -233,6 +234,12 @@ fn limits_text(limits: &TcpLimits) -> String {
         format::bytes(f64::from(limits.notsent_bytes)),
         format::bytes(f64::from(limits.snd_wnd)),
         limits.reord_seen,
+        limits.reordering,
         limits.dsack_dups,
+        format::bits(limits.pacing_rate as f64 * 8.0),
+        limits.pacing_cap().map_or(String::new(), |cap| format!(
+            "/{}",
+            format::bits(cap as f64 * 8.0)
+        )),
     )
 }

@@ -55,6 +55,7 @@ mod socket_findings_healthy;
 mod sockets_netns;
 mod softnet;
 mod tcp_limits;
+mod tcp_path;
 mod time_wait_groups;
 mod tmux;
 mod trace;

@@ -199,12 +199,25 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
         "--record",
         &recording,
     ]);
+    // The same answers timed at the client: on this host, capturing on
+    // its end of the veth only.
+    let at_client = spawn_snapshot(&[
+        "--iface",
+        &ns.host_dev(),
+        "--section",
+        "flows",
+        "--interval",
+        "1s",
+        "--count",
+        "6",
+    ]);
     std::thread::sleep(Duration::from_millis(1200));
     let ports: Vec<(u16, bool)> = servers.iter().map(|&(p, _, tls)| (p, tls)).collect();
     let client_log = format!("{d}/client.log");
     let mut client = load(&ns, &ports, 3.5, &client_log);
     assert!(client.0.wait().unwrap().success(), "the client failed");
     let samples = snapshot_samples(snapshot);
+    let at_client = snapshot_samples(at_client);
     let metrics = scrape_after_load(&exporter, &servers, &ns, &d);
     // The recording replays the same servers' times and findings.
     let replayed = Command::new(crate::common::NETLENS)
@@ -270,6 +283,26 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
             .filter_map(|(_, t)| t.parse().ok())
             .collect();
         let their_median = median(theirs.clone());
+        // At the client, one round trip is taken off each answer's time.
+        let client_windows: Vec<&Value> = at_client
+            .iter()
+            .filter_map(|s| {
+                s["capture"]["responses"]
+                    .as_array()?
+                    .iter()
+                    .find(|r| r["server"] == server.as_str())
+            })
+            .collect();
+        assert!(!client_windows.is_empty(), ":{port} timed at the client");
+        for w in &client_windows {
+            let p50 = w["p50_ms"].as_f64().unwrap();
+            assert!(
+                p50 > own_median * 0.9 && p50 < their_median * 1.1,
+                ":{port} at the client: netlens' median {p50:.1} ms, the server's own \
+                 {own_median:.1} ms, the client's {their_median:.1} ms"
+            );
+            assert_eq!(w["local"], false, "{w}");
+        }
         for w in &windows {
             let p50 = w["p50_ms"].as_f64().unwrap();
             assert!(

@@ -48,7 +48,7 @@ fn writer(ns: &str, port: u16, chunk: u32, pause_ms: u32) -> ChildGuard {
 }
 
 /// A receiver that reads whatever comes, at once, for at most 20 s.
-fn fast_reader(ns: &str, port: u16) -> ChildGuard {
+pub(super) fn fast_reader(ns: &str, port: u16) -> ChildGuard {
     python_in(
         ns,
         &format!(
@@ -62,7 +62,7 @@ fn fast_reader(ns: &str, port: u16) -> ChildGuard {
 }
 
 /// What `ss -tinH` prints of the sender's socket towards `port`.
-fn ss_text(ns: &str, port: u16) -> String {
+pub(super) fn ss_text(ns: &str, port: u16) -> String {
     let out = ns_exec(ns, &["ss", "-tinH", "dst", &format!("{IP_B}:{port}")]);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -70,7 +70,7 @@ fn ss_text(ns: &str, port: u16) -> String {
 /// `ss -tinH` of the sender's socket towards `port`: its tcp_info words
 /// ("busy:1234ms" -> busy = "1234ms", "app_limited" -> app_limited = "",
 /// "delivery_rate 12bps" -> delivery_rate = "12bps").
-fn ss_info(ns: &str, port: u16) -> HashMap<String, String> {
+pub(super) fn ss_info(ns: &str, port: u16) -> HashMap<String, String> {
     let text = ss_text(ns, port);
     let mut words = HashMap::new();
     let mut tokens = text.split_whitespace().skip(5).peekable();
@@ -127,7 +127,7 @@ fn ms_and_share(value: &str) -> (f64, Option<f64>) {
 }
 
 /// The sender's socket in netlens' one-sample snapshot of `ns`.
-fn netlens_sender(ns: &str, port: u16) -> Value {
+pub(super) fn netlens_sender(ns: &str, port: u16) -> Value {
     let samples = snapshot(&["--netns", ns, "--no-capture", "--section", "sockets"]);
     let peer = format!("{IP_B}:{port}");
     let sockets = samples[0]["sockets"]
@@ -156,7 +156,7 @@ fn limits_beside_ss(
 
 /// `ours` lies between ss's `before` and `after` (cumulative counters),
 /// allowing for ss's rounding down to whole ms.
-fn between(what: &str, ours: f64, before: f64, after: f64) {
+pub(super) fn between(what: &str, ours: f64, before: f64, after: f64) {
     assert!(
         before - 1.0 <= ours && ours <= after + 1.0,
         "{what}: netlens {ours} not between ss's {before} and {after}"
@@ -302,13 +302,13 @@ fn the_receivers_tcp_rmem_is_named_with_the_value_the_test_set() {
 }
 
 /// IP_B's /24, as the connection findings name a destination.
-fn subnet_of_b() -> String {
+pub(super) fn subnet_of_b() -> String {
     let [a, b, c, _] = IP_B.octets();
     format!("{a}.{b}.{c}.0/24")
 }
 
 /// The connection catalogue's findings (`conn:*`) in a snapshot of `ns`.
-fn conn_findings(ns: &str) -> Vec<Value> {
+pub(super) fn conn_findings(ns: &str) -> Vec<Value> {
     let samples = snapshot(&["--netns", ns, "--no-capture", "--section", "findings"]);
     samples[0]["findings"]
         .as_array()
@@ -369,7 +369,7 @@ fn an_application_that_writes_little_is_app_limited_as_ss_says() {
 
 /// A cubic sender (it fills a queue where bbr would pace below it) from
 /// IP_A to IP_B:`port`, writing as fast as the socket takes, for 20 s.
-fn cubic_writer(ns: &str, port: u16) -> ChildGuard {
+pub(super) fn cubic_writer(ns: &str, port: u16) -> ChildGuard {
     python_in(
         ns,
         &format!(

@@ -86,6 +86,72 @@ pub const APP_LIMITED: Conn = Conn {
           no network setting makes it faster",
 };
 
+pub const PACING_CAPPED: Conn = Conn {
+    finding: "conn:pacing-capped",
+    fields: "pacing_rate (its cap: max_pacing_rate), bytes_acked, busy",
+    level: Level::Warn,
+    threshold: 80.0,
+    unit: "% of the application's pacing cap delivered",
+    meaning: "The application capped these sockets' rate itself (SO_MAX_PACING_RATE, \
+              which ss prints after pacing_rate as its second value) and they delivered \
+              this share of the cap over the interval: the cap is what holds them, not \
+              the network.",
+    fix: "the sending application's configuration: raise or remove the rate it sets with \
+          SO_MAX_PACING_RATE; no network setting makes the connections faster",
+};
+
+pub const SPURIOUS_RETRANS: Conn = Conn {
+    finding: "conn:spurious-retrans",
+    fields: "dsack_dups, retrans (total), reord_seen, reordering, rto, rtt",
+    level: Level::Warn,
+    threshold: 10.0,
+    unit: "% of at least 10 retransmitted segments reported needless (D-SACK)",
+    meaning: "The receiver reported with D-SACK that it already had this share of the \
+              segments the sender retransmitted: the sender took segments for lost that \
+              were only late, and cut its rate for nothing. Either the path reordered \
+              them (reord_seen rose) or the retransmission timer fired before their ACK \
+              came.",
+    fix: "reordering: the path (per-packet load balancing such as a bond in balance-rr, \
+          a shaper or NIC that spreads one flow over queues); the sender adapts up to \
+          net.ipv4.tcp_max_reordering, starting from net.ipv4.tcp_reordering. Early \
+          timers: find the path's delay spikes (netlens trace DEST), or a route's rto_min",
+};
+
+pub const REORDERING: Conn = Conn {
+    finding: "conn:reordering",
+    fields: "reord_seen, reordering, dsack_dups, retrans (total)",
+    level: Level::Warn,
+    threshold: 1.0,
+    unit: " reorderings a second, the degree above net.ipv4.tcp_reordering",
+    meaning: "The path delivered the connections' segments out of order this often \
+              (reord_seen), further than the sender tolerates at first (reordering rose \
+              above net.ipv4.tcp_reordering; a few reorderings counted around losses \
+              leave it there). Each time, until it learns how far the path reorders \
+              (reordering, the segments it now waits for), the sender takes a late segment \
+              for lost: it retransmits and cuts its window. Paths inside one host, over \
+              one link or through per-flow load balancing do not reorder.",
+    fix: "find what splits one connection's packets over several paths or queues \
+          (per-packet load balancing, a bond in balance-rr, a shaper's classes); \
+          net.ipv4.tcp_max_reordering caps how far the sender adapts",
+};
+
+pub const UNSENT_WAIT: Conn = Conn {
+    finding: "conn:unsent-wait",
+    fields: "notsent, bytes_acked, busy",
+    level: Level::Info,
+    threshold: 100.0,
+    unit: " ms for the unsent bytes at the rate delivered",
+    meaning: "What the application writes now waits this long in its own socket before \
+              it is sent: the unsent bytes (notsent) at the rate the connections delivered \
+              over the interval. The wait is the application's buffer, not the network's, \
+              and the RTT does not show it; a bulk transfer always has some, an \
+              interactive stream behind it feels all of it.",
+    fix: "the send buffer lets the application write that far ahead (its SO_SNDBUF, or \
+          net.ipv4.tcp_wmem: its default is where the buffer starts); TCP_NOTSENT_LOWAT \
+          on the socket, or net.ipv4.tcp_notsent_lowat, keeps the unsent part short (the \
+          application then writes when there is room)",
+};
+
 pub const SLOW_RESPONSE: Conn = Conn {
     finding: "conn:slow-response",
     fields: "the captured packets: a request's last segment to its answer's first; the \
@@ -105,9 +171,13 @@ pub const SLOW_RESPONSE: Conn = Conn {
 
 /// The entries, in the order they are judged and documented.
 pub const CONNS: &[Conn] = &[
+    PACING_CAPPED,
     RWND_LIMITED,
     SNDBUF_LIMITED,
+    SPURIOUS_RETRANS,
     QUEUEING,
+    REORDERING,
+    UNSENT_WAIT,
     APP_LIMITED,
     SLOW_RESPONSE,
 ];

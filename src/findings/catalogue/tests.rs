@@ -249,3 +249,46 @@ fn explain_a_reason_lists_its_counters_and_a_counter_its_reasons() {
         "{counter}"
     );
 }
+
+/// Every sysctl a fix names (counters, drop reasons, connections) is one
+/// netlens reads, so the finding can give its value
+/// (`findings::settings::with_values`); a name that is not a real file
+/// here is a typo.
+#[test]
+fn every_setting_a_fix_names_is_read_and_exists() {
+    use crate::findings::settings::named;
+    let read: HashSet<&str> = crate::model::sockets::KNOBS
+        .iter()
+        .chain(crate::model::sockets::FINDING_KNOBS)
+        .chain(crate::collect::softnet::KNOBS)
+        .copied()
+        .collect();
+    let fixes = entries()
+        .map(|e| e.fix)
+        .chain(REASONS.iter().map(|r| r.fix))
+        .chain(conns::CONNS.iter().map(|c| c.fix));
+    let mut missing = Vec::new();
+    for fix in fixes {
+        // A pattern's head ("net.ipv4.conf" of net.ipv4.conf.*.rp_filter)
+        // is a directory, not a setting.
+        for name in named(fix) {
+            let path = format!("/proc/sys/{}", name.replace('.', "/"));
+            if std::path::Path::new(&path).is_dir() {
+                continue;
+            }
+            assert!(
+                std::path::Path::new(&path).exists() || name.starts_with("net.netfilter."),
+                "{name} is not a setting of this kernel"
+            );
+            if !read.contains(name) {
+                missing.push(name);
+            }
+        }
+    }
+    missing.sort_unstable();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "named in a fix but not read: {missing:?}"
+    );
+}

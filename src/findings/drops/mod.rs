@@ -140,7 +140,16 @@ fn finding(
         id,
         severity: level.into(),
         summary: format!("{name} {rate:.1}/s in {place}: {meaning}"),
-        hint: fix.replace(" IF", &format!(" {iface}")),
+        hint: {
+            let fix = fix.replace(" IF", &format!(" {iface}"));
+            // The settings netlens reads are the watched namespace's.
+            let here = site.netns.is_empty() || site.netns == current.netns;
+            if here {
+                crate::findings::settings::with_values(&fix, current)
+            } else {
+                fix
+            }
+        },
         evidence: Evidence {
             netns: None,
             tab: "drops",

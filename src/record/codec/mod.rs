@@ -15,7 +15,7 @@
 //! record   = len u32 | msgpack(sample, sockets empty)[len] | sockets
 //! sockets  = n | new | refs[n] | keys[new] | column[n] * FIELDS | users[n]
 //!            | column[n] * LATER_FIELDS | column[n] * NETNS_FIELDS
-//!            | column[n] * LIMIT_FIELDS
+//!            | column[n] * LIMIT_FIELDS | column[n] * PACING_FIELDS
 //! ref      = 0 for a new socket, else zigzag(i - expected) + 1, where i is
 //!            its position in the previous sample and expected is one past
 //!            the previous ref (sockets listed in the same order cost 1 each)
@@ -281,6 +281,24 @@ const LIMIT_FIELDS: &[Field] = &[
     ),
 ];
 
+/// Pacing and the reordering degree (`TcpLimits`), added after the limits
+/// in the same way: a recording without them ends before them and its
+/// sockets read 0.
+const PACING_FIELDS: &[Field] = &[
+    (
+        |s| limits(s).pacing_rate,
+        |s, v| set_limit(s, v, |l, v| l.pacing_rate = v),
+    ),
+    (
+        |s| limits(s).max_pacing_rate,
+        |s, v| set_limit(s, v, |l, v| l.max_pacing_rate = v),
+    ),
+    (
+        |s| u64::from(limits(s).reordering),
+        |s, v| set_limit(s, v, |l, v| l.reordering = v as u32),
+    ),
+];
+
 fn limits(s: &SocketSample) -> TcpLimits {
     s.limits.as_deref().copied().unwrap_or_default()
 }
@@ -378,6 +396,7 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
     put_columns(LATER_FIELDS, previous, sockets, &refs, out);
     put_columns(NETNS_FIELDS, previous, sockets, &refs, out);
     put_columns(LIMIT_FIELDS, previous, sockets, &refs, out);
+    put_columns(PACING_FIELDS, previous, sockets, &refs, out);
 }
 
 fn put_columns(
@@ -587,6 +606,9 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
         take_columns(LIMIT_FIELDS, previous, &mut sockets, &refs, input)?;
         let boxed = sockets.iter().filter(|s| s.limits.is_some()).count();
         budget.charge(boxed.saturating_mul(size_of::<TcpLimits>()))?;
+    }
+    if !input.bytes.is_empty() {
+        take_columns(PACING_FIELDS, previous, &mut sockets, &refs, input)?;
     }
     Ok(sockets)
 }

@@ -41,6 +41,9 @@ fn socket(port: u16, bytes: u64, v6: bool) -> SocketSample {
                 snd_wnd: 65_535 << 2,
                 reord_seen: 1,
                 dsack_dups: 2,
+                pacing_rate: 1 << 30,
+                max_pacing_rate: u64::MAX,
+                reordering: 3 + u32::from(port),
             })
         }),
         drops: port.is_multiple_of(3).then_some(2),
@@ -103,7 +106,7 @@ fn a_record_without_the_later_columns_still_reads() {
     let bytes = SampleEncoder::default().encode(&mut sample, true);
     // One varint per socket per later column: 212992 + 1 takes 3
     // bytes, a namespace id 1.
-    let before_limits = bytes.len() - 3 * LIMIT_FIELDS.len();
+    let before_limits = bytes.len() - 3 * (LIMIT_FIELDS.len() + PACING_FIELDS.len());
     let before_netns = before_limits - 3 * NETNS_FIELDS.len();
     let old = &bytes[..before_netns - 3 * 3 * LATER_FIELDS.len()];
     let decoded = decode(&[], old).unwrap();
@@ -162,6 +165,25 @@ fn limits_round_trip_and_older_records_read_none() {
     }));
     let delta = encoder.encode(&mut second, false);
     assert_eq!(decode(&decoded.sockets, &delta).unwrap(), second);
+    // One made before the pacing columns reads its limits with pacing 0:
+    // the same sample with pacing 0 (a zero byte per socket and column),
+    // cut there.
+    let mut unpaced = first.clone();
+    for limits in unpaced
+        .sockets
+        .iter_mut()
+        .filter_map(|s| s.limits.as_deref_mut())
+    {
+        (
+            limits.pacing_rate,
+            limits.max_pacing_rate,
+            limits.reordering,
+        ) = (0, 0, 0);
+    }
+    let bytes = SampleEncoder::default().encode(&mut unpaced, true);
+    let cut = bytes.len() - unpaced.sockets.len() * PACING_FIELDS.len();
+    assert!(bytes[cut..].iter().all(|b| *b == 0));
+    assert_eq!(decode(&[], &bytes[..cut]).unwrap(), unpaced);
     // A recording made before the limit columns ends at the namespace's:
     // the same sample without limits (a zero byte per socket and column),
     // cut there.
@@ -170,7 +192,7 @@ fn limits_round_trip_and_older_records_read_none() {
         s.limits = None;
     }
     let bytes = SampleEncoder::default().encode(&mut before, true);
-    let cut = bytes.len() - before.sockets.len() * LIMIT_FIELDS.len();
+    let cut = bytes.len() - before.sockets.len() * (LIMIT_FIELDS.len() + PACING_FIELDS.len());
     assert!(bytes[cut..].iter().all(|b| *b == 0));
     assert_eq!(decode(&[], &bytes[..cut]).unwrap(), before);
 }
@@ -244,12 +266,17 @@ fn unchanged_sockets_cost_about_a_byte_per_column() {
     assert!(
         delta
             < 1000
-                * (FIELDS.len() + LATER_FIELDS.len() + NETNS_FIELDS.len() + LIMIT_FIELDS.len() + 3),
+                * (FIELDS.len()
+                    + LATER_FIELDS.len()
+                    + NETNS_FIELDS.len()
+                    + LIMIT_FIELDS.len()
+                    + PACING_FIELDS.len()
+                    + 3),
         "{delta}"
     );
     // The namespace column, and the limit columns of the sockets without
     // limits, cost their byte per socket in both.
-    let netns = 1000 * (NETNS_FIELDS.len() + LIMIT_FIELDS.len());
+    let netns = 1000 * (NETNS_FIELDS.len() + LIMIT_FIELDS.len() + PACING_FIELDS.len());
     assert!(
         (delta - netns) * 2 < key - netns,
         "{delta} vs keyframe {key}"

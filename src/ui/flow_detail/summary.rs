@@ -272,6 +272,12 @@ fn kernel_account(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'
                 l.dsack_dups,
                 format::bytes(f64::from(l.notsent_bytes))
             ));
+            if let Some(cap) = l.pacing_cap() {
+                text.push_str(&format!(
+                    "  paced at most {}",
+                    format::bits(cap as f64 * 8.0)
+                ));
+            }
         }
         out.push(Line::from(vec![
             label("kernel"),
