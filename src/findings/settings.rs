@@ -1,6 +1,7 @@
 //! The settings a fix names, with their values: a catalogue entry's fix
 //! says "raise net.core.somaxconn", the finding adds "here
-//! net.core.somaxconn = 4096", read in the watched namespace that sample. Every sysctl a catalogue fix names is read (a test holds the
+//! net.core.somaxconn = 4096", read in the watched namespace that
+//! sample. Every sysctl a catalogue fix names is read (a test holds the
 //! knob lists to the catalogue), so the join is the whole catalogue's.
 
 use crate::model::Sample;

@@ -20,7 +20,7 @@
 
 use super::Sample;
 use super::capture::CaptureRates;
-use super::rates::interval;
+use super::rates::sockets_interval;
 use super::sockets::{Proto, SocketKey, SocketSample, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -250,7 +250,9 @@ fn previous_counters(
     current: &Sample,
 ) -> Option<(f64, HashMap<SocketKey, Counted>)> {
     let previous = previous.filter(|p| p.netns == current.netns && !p.sockets_dropped)?;
-    let seconds = interval(previous, current);
+    // Over the socket dumps' own times: the counters are theirs, and the
+    // first sample's dump (its owner scan) can come well after its links.
+    let seconds = sockets_interval(previous, current);
     if !(seconds > 0.0 && seconds.is_finite()) {
         return None;
     }

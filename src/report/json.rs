@@ -9,7 +9,7 @@ use crate::model::conntrack_rates::ConntrackRates;
 use crate::model::filter::{Expr, Where};
 use crate::model::netdev::{self, Kind, LinkCounter};
 use crate::model::processes::Container;
-use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval};
+use crate::model::rates::{InterfaceRates, QdiscRates, interface_util, interval, sockets_interval};
 use crate::model::{Duplex, InterfaceSample, LinkCounters, QdiscStats, Sample};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -19,6 +19,9 @@ use std::collections::HashMap;
 struct SampleJson<'a> {
     t: f64,
     interval: f64,
+    /// Seconds between the two samples' socket dumps, over which the
+    /// per-socket and per-process rates are taken.
+    sockets_interval: f64,
     /// Seconds since the sample was taken, when this line was written.
     age: f64,
     /// The parts that missed their deadline: their data is this old.
@@ -368,6 +371,7 @@ pub fn write_sample_line(
     let json = SampleJson {
         t: current.t,
         interval: interval(previous, current),
+        sockets_interval: sockets_interval(previous, current),
         // A recorded sample keeps the age it had when recorded.
         age: current.age.unwrap_or_else(|| current.age_at(now_t())),
         late: &current.late,

@@ -563,6 +563,18 @@ pub fn stop_for_stderr(child: &mut ChildGuard) -> String {
     stderr
 }
 
+/// nstat's absolute value of `name` in `ns`, without touching its history.
+pub fn nstat(ns: &str, name: &str) -> u64 {
+    let out = ns_exec(ns, &["nstat", "-asz", name]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some(name)).then(|| words.next()?.parse().ok())?
+        })
+        .unwrap_or_else(|| panic!("no {name} in nstat output: {text}"))
+}
+
 /// A python3 helper run in `ns`, killed (by PID) on drop. The socket
 /// helpers' scripts print "ready" once set up: see
 /// `socket_findings::wait_ready`.

@@ -25,6 +25,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("nft", "nftables"),
     ("nginx", "nginx"),
     ("nsenter", "util-linux"),
+    ("nstat", "iproute2"),
     ("objdump", "binutils"),
     ("openssl", "openssl"),
     ("podman", "podman"),

@@ -17,21 +17,9 @@
 use crate::common;
 use crate::common::python_in;
 
-use common::{IP_A, IP_B, VethPair};
+use common::{IP_A, IP_B, VethPair, nstat};
 use serde_json::Value;
 use std::time::Duration;
-
-/// nstat's absolute value of `name` in `ns`, without touching its history.
-fn nstat(ns: &str, name: &str) -> u64 {
-    let out = common::ns_exec(ns, &["nstat", "-asz", name]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .find_map(|l| {
-            let mut words = l.split_whitespace();
-            (words.next() == Some(name)).then(|| words.next()?.parse().ok())?
-        })
-        .unwrap_or_else(|| panic!("no {name} in nstat output: {text}"))
-}
 
 fn snapshot_of(ns: &str) -> std::process::Child {
     common::spawn_snapshot(&[

@@ -19,7 +19,7 @@ use common::socket_findings::{
     closing_server, finding_rows, finish_snapshot, last_findings, replay_json, scrape, ss_rows,
     ss_user, start_export, start_snapshot_with, text, wait_ready,
 };
-use common::{ChildGuard, IP_B, VethPair, ns_exec};
+use common::{ChildGuard, IP_B, VethPair, ns_exec, nstat};
 use std::collections::{BTreeSet, HashMap};
 
 /// A client process in `ns` making `count` connects to 198.18.0.2:`port`
@@ -64,17 +64,6 @@ fn waiting(ns: &str) -> HashMap<String, (BTreeSet<u32>, u32, u32)> {
         entry.2 = entry.2.max(total);
     }
     out
-}
-
-fn nstat(ns: &str, name: &str) -> u64 {
-    let out = ns_exec(ns, &["nstat", "-az", name]);
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| {
-            let mut fields = l.split_whitespace();
-            (fields.next() == Some(name)).then(|| fields.next()?.parse().ok())?
-        })
-        .unwrap_or_else(|| panic!("nstat has no {name}"))
 }
 
 #[test]

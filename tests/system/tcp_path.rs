@@ -43,7 +43,9 @@ fn number(info: &HashMap<String, String>, key: &str) -> f64 {
 }
 
 /// ss's reading of the sender to `port` before and after the connection
-/// findings of `ns` were taken, with the seconds between the two reads.
+/// findings of `ns` were taken, with the seconds between the two reads
+/// (from the middle of one `ss` run to the middle of the other: each takes
+/// a while to start on a loaded box).
 fn findings_beside_ss(
     ns: &str,
     port: u16,
@@ -53,11 +55,15 @@ fn findings_beside_ss(
     HashMap<String, String>,
     f64,
 ) {
-    let started = Instant::now();
-    let before = ss_info(ns, port);
+    let timed = || {
+        let started = Instant::now();
+        let info = ss_info(ns, port);
+        (info, started + started.elapsed() / 2)
+    };
+    let (before, first) = timed();
     let found = conn_findings(ns);
-    let after = ss_info(ns, port);
-    (found, before, after, started.elapsed().as_secs_f64())
+    let (after, second) = timed();
+    (found, before, after, (second - first).as_secs_f64())
 }
 
 /// The one finding of `id`, whose summary starts with the sender's PID
@@ -133,8 +139,43 @@ fn a_pacing_cap_the_application_set_is_named_with_its_value() {
             Some(mbit * 1_000_000),
             "{socket}"
         );
+        // A recording replays the same finding and socket.
+        let recording = scratch("tcp-path", &format!("paced-{port}.nlrec"));
+        let path = recording.to_str().unwrap();
+        let live = snapshot(&["--netns", &a, "--no-capture", "--record", path]);
+        let replayed = std::process::Command::new(NETLENS)
+            .args(["replay", "--json", path])
+            .output()
+            .expect("netlens replay");
+        std::fs::remove_file(&recording).unwrap();
+        assert!(replayed.status.success(), "replay --json");
+        let replayed = parse_lines(&replayed.stdout);
+        let (live, again) = (live.last().unwrap(), replayed.last().unwrap());
+        assert_eq!(live["findings"], again["findings"]);
+        assert!(
+            live["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["id"] == "conn:pacing-capped"),
+            "{}",
+            live["findings"]
+        );
+        let mine = |s: &Value| {
+            s["sockets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["peer"] == format!("{IP_B}:{port}").as_str())
+                .cloned()
+        };
+        assert_eq!(
+            mine(live).unwrap()["limits"],
+            mine(again).unwrap()["limits"]
+        );
         drop((sender, reader));
     }
+    let _ = std::fs::remove_dir(scratch_dir("tcp-path"));
 }
 
 /// In `ns`, the delay line holding every `every`th packet to `port` for
@@ -165,7 +206,7 @@ fn reorder(ns: &str, port: u16, every: u32, delay_ms: u32) -> ChildGuard {
 
 #[test]
 fn a_path_that_reorders_is_named_as_ss_counts_it() {
-    if need_root(&["ip", "ss", "python3", "iptables"]) {
+    if need_root(&["ip", "ss", "nstat", "python3", "iptables"]) {
         return;
     }
     let pair = VethPair::new("nlto");
@@ -189,6 +230,7 @@ fn a_path_that_reorders_is_named_as_ss_counts_it() {
             "3s",
         ]);
         std::thread::sleep(Duration::from_millis(1000));
+        let nstat_at_start = nstat(&a, "TcpExtTCPDSACKRecvSegs");
         let mut sender = writer(&a, port, "");
         wait_ready(&mut sender);
         let pid = sender.0.id();
@@ -239,10 +281,19 @@ fn a_path_that_reorders_is_named_as_ss_counts_it() {
             let times = after_word(summary, "out of order ");
             assert!(times <= moved("reord_seen"), "{summary} vs {after:?}");
         }
-        // The socket's cumulative counters in JSON lie between ss's reads.
+        // The socket's cumulative counters in JSON lie between ss's reads,
+        // and so do nstat's counts of the namespace's D-SACKed segments
+        // since the connection began (it is the only sender there).
         let before = ss_info(&a, port);
         let limits = netlens_sender(&a, port)["limits"].clone();
+        let dsack_segs = nstat(&a, "TcpExtTCPDSACKRecvSegs") - nstat_at_start;
         let after = ss_info(&a, port);
+        between(
+            "nstat TCPDSACKRecvSegs",
+            dsack_segs as f64,
+            number(&before, "dsack_dups"),
+            number(&after, "dsack_dups"),
+        );
         for (ours, theirs) in [
             ("reord_seen", "reord_seen"),
             ("dsack_dups", "dsack_dups"),

@@ -255,8 +255,8 @@ impl Verdict {
 }
 
 /// What the judges read besides the group: the interval's samples, the
-/// seconds between their socket dumps, the group's namespace's settings (when netlens read them) and
-/// "N connections".
+/// seconds between their socket dumps, the group's namespace's settings
+/// (when netlens read them) and "N connections".
 struct Context<'a> {
     previous: &'a Sample,
     current: &'a Sample,

@@ -28,6 +28,12 @@ without \fB\-\-netns\fR/\fB\-\-pid\fR, "host" in the initial namespace, else its
 from /run/netns as \fBip netns identify\fR prints it (so under
 \fBip netns exec NAME netlens\fR it is NAME), else "net:[INODE]".
 .TP
+\fBsockets_interval\fR
+The seconds between the two samples' socket dumps, which the per-socket and
+per-process rates (and the connection findings) cover: the dump follows the
+interfaces by a time that varies with load (most in the first sample, which
+finds the sockets' owners), so a rate times this interval is the bytes moved.
+.TP
 \fBage\fR, \fBlate[]\fR
 Seconds from when the sample was taken to when its line was written (from a
 recording: to when it was recorded). The parts that missed their deadline that tick

@@ -285,12 +285,13 @@ impl Drop for CpuLoad {
 }
 
 /// The bytes netlens counted for the processes `keep` picks, over all the
-/// samples: each sample's rate times its interval.
+/// samples: each sample's rate times the interval it is taken over, the
+/// socket dumps'.
 fn counted(samples: &[Value], key: &str, keep: impl Fn(&Value) -> bool) -> f64 {
     samples
         .iter()
         .map(|s| {
-            let interval = s["interval"].as_f64().unwrap_or(0.0);
+            let interval = s["sockets_interval"].as_f64().unwrap_or(0.0);
             let rates = s["processes"].as_array().into_iter().flatten();
             rates
                 .filter(|p| keep(p))
