@@ -301,7 +301,6 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
                 ":{port} at the client: netlens' median {p50:.1} ms, the server's own \
                  {own_median:.1} ms, the client's {their_median:.1} ms"
             );
-            assert_eq!(w["local"], false, "{w}");
         }
         for w in &windows {
             let p50 = w["p50_ms"].as_f64().unwrap();
