@@ -20,7 +20,8 @@ pub fn evaluate(
     limits: &Thresholds,
 ) -> Option<Finding> {
     let previous = previous?;
-    let seconds = current.mono - previous.mono;
+    // The sockets' drop counters move between the socket dumps.
+    let seconds = crate::model::rates::sockets_interval(previous, current);
     if seconds <= 0.0 {
         return None;
     }
