@@ -129,6 +129,19 @@ fn bucket(metrics: &str, server: &str, le: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {series}..{bound}in the scrape"))
 }
 
+/// Each sample's response-time window of `server`, where it has one.
+fn windows_of<'a>(samples: &'a [Value], server: &str) -> Vec<&'a Value> {
+    samples
+        .iter()
+        .filter_map(|s| {
+            s["capture"]["responses"]
+                .as_array()?
+                .iter()
+                .find(|r| r["server"] == server)
+        })
+        .collect()
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -246,15 +259,7 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
         );
         let own_median = median(own.clone());
         let server = format!("{}:{port}", ns.ip());
-        let windows: Vec<&Value> = samples
-            .iter()
-            .filter_map(|s| {
-                s["capture"]["responses"]
-                    .as_array()?
-                    .iter()
-                    .find(|r| r["server"] == server.as_str())
-            })
-            .collect();
+        let windows = windows_of(&samples, &server);
         let answered: u64 = windows
             .iter()
             .map(|w| w["answered"].as_u64().unwrap())
@@ -284,15 +289,7 @@ fn handlers_of_n_ms_answer_in_n_ms_and_only_the_slow_are_named() {
             .collect();
         let their_median = median(theirs.clone());
         // At the client, one round trip is taken off each answer's time.
-        let client_windows: Vec<&Value> = at_client
-            .iter()
-            .filter_map(|s| {
-                s["capture"]["responses"]
-                    .as_array()?
-                    .iter()
-                    .find(|r| r["server"] == server.as_str())
-            })
-            .collect();
+        let client_windows = windows_of(&at_client, &server);
         assert!(!client_windows.is_empty(), ":{port} timed at the client");
         for w in &client_windows {
             let p50 = w["p50_ms"].as_f64().unwrap();

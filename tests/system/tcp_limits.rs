@@ -368,19 +368,34 @@ fn an_application_that_writes_little_is_app_limited_as_ss_says() {
 }
 
 /// A cubic sender (it fills a queue where bbr would pace below it) from
-/// IP_A to IP_B:`port`, writing as fast as the socket takes, for 20 s.
-pub(super) fn cubic_writer(ns: &str, port: u16) -> ChildGuard {
+/// IP_A to IP_B:`port` that runs `setup` on its socket `c` before
+/// connecting, then writes as fast as the socket takes, for at most 20 s.
+pub(super) fn cubic_writer(ns: &str, port: u16, setup: &str) -> ChildGuard {
     python_in(
         ns,
         &format!(
             "import socket, time\n\
              c = socket.socket()\n\
              c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'cubic')\n\
+             {setup}\n\
              c.connect(('{IP_B}', {port})); print('ready', flush=True)\n\
              data = b'x' * 65536; end = time.time() + 20\n\
              while time.time() < end: c.sendall(data)\n"
         ),
     )
+}
+
+/// A token bucket at `rate` on DEV_A's egress in `ns`, replacing its
+/// root qdisc.
+pub(super) fn shape(ns: &str, rate: &str, burst: &str, latency: &str) {
+    let tbf = [
+        "tc", "qdisc", "replace", "dev", DEV_A, "root", "tbf", "rate", rate,
+    ];
+    let out = ns_exec(
+        ns,
+        &[&tbf[..], &["burst", burst, "latency", latency]].concat(),
+    );
+    assert!(out.status.success(), "{out:?}");
 }
 
 /// (srtt, minrtt) in ms as `ss -ti` prints them for the sender to `port`.
@@ -400,17 +415,10 @@ fn a_shaped_link_queues_in_this_hosts_qdisc_and_the_finding_says_so() {
     // A token bucket on the sender's side with room for 400 ms of data,
     // at two rates: the queue, not the wire, makes most of the RTT.
     for (port, rate) in [(7321, "8mbit"), (7322, "30mbit")] {
-        let tbf = [
-            "tc", "qdisc", "replace", "dev", DEV_A, "root", "tbf", "rate", rate,
-        ];
-        let out = ns_exec(
-            &a,
-            &[&tbf[..], &["burst", "16kb", "latency", "400ms"]].concat(),
-        );
-        assert!(out.status.success(), "{out:?}");
+        shape(&a, rate, "16kb", "400ms");
         let mut reader = fast_reader(&b, port);
         wait_ready(&mut reader);
-        let mut sender = cubic_writer(&a, port);
+        let mut sender = cubic_writer(&a, port, "");
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
         let (srtt_before, min_before) = ss_rtts(&a, port);

@@ -8,31 +8,13 @@
 //! whose data waits in its own socket.
 
 use super::tcp_limits::{
-    between, conn_findings, fast_reader, netlens_sender, ss_info, subnet_of_b,
+    between, conn_findings, cubic_writer, fast_reader, netlens_sender, shape, ss_info, subnet_of_b,
 };
 use crate::common::socket_findings::wait_ready;
 use crate::common::*;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-
-/// A cubic sender from IP_A to IP_B:`port` that runs `setup` on its
-/// socket `c` before connecting, then writes as fast as the socket takes
-/// for at most 20 s.
-fn writer(ns: &str, port: u16, setup: &str) -> ChildGuard {
-    python_in(
-        ns,
-        &format!(
-            "import socket, time\n\
-             c = socket.socket()\n\
-             c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'cubic')\n\
-             {setup}\n\
-             c.connect(('{IP_B}', {port})); print('ready', flush=True)\n\
-             data = b'x' * 65536; end = time.time() + 20\n\
-             while time.time() < end: c.sendall(data)\n"
-        ),
-    )
-}
 
 /// A number `ss -ti` printed: "1234", "1234bps", "12bps/34bps" (the
 /// part before the slash).
@@ -103,7 +85,7 @@ fn a_pacing_cap_the_application_set_is_named_with_its_value() {
         wait_ready(&mut reader);
         // SO_MAX_PACING_RATE (47), in bytes a second.
         let cap = mbit * 125_000;
-        let mut sender = writer(
+        let mut sender = cubic_writer(
             &a,
             port,
             &format!("c.setsockopt(socket.SOL_SOCKET, 47, {cap})"),
@@ -231,7 +213,7 @@ fn a_path_that_reorders_is_named_as_ss_counts_it() {
         ]);
         std::thread::sleep(Duration::from_millis(1000));
         let nstat_at_start = nstat(&a, "TcpExtTCPDSACKRecvSegs");
-        let mut sender = writer(&a, port, "");
+        let mut sender = cubic_writer(&a, port, "");
         wait_ready(&mut sender);
         let pid = sender.0.id();
         let start = snapshot_samples(snapshot)[0]["findings"].clone();
@@ -339,17 +321,10 @@ fn data_waiting_in_the_socket_is_named_as_the_applications_wait() {
             pair.a.sysctl("net.ipv4.tcp_wmem", wmem);
             assert_eq!(sysctl(&a, "net.ipv4.tcp_wmem"), wmem);
         }
-        let tbf = [
-            "tc", "qdisc", "replace", "dev", DEV_A, "root", "tbf", "rate", rate,
-        ];
-        let out = ns_exec(
-            &a,
-            &[&tbf[..], &["burst", "10kb", "latency", "5ms"]].concat(),
-        );
-        assert!(out.status.success(), "{out:?}");
+        shape(&a, rate, "10kb", "5ms");
         let mut reader = fast_reader(&b, port);
         wait_ready(&mut reader);
-        let mut sender = writer(&a, port, setup);
+        let mut sender = cubic_writer(&a, port, setup);
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
         let (found, before, after, seconds) = findings_beside_ss(&a, port);
@@ -386,7 +361,7 @@ fn data_waiting_in_the_socket_is_named_as_the_applications_wait() {
         let mut reader = fast_reader(&b, port);
         wait_ready(&mut reader);
         let lowat = format!("{setup}\nc.setsockopt(socket.IPPROTO_TCP, 25, 16384)");
-        let mut sender = writer(&a, port, &lowat);
+        let mut sender = cubic_writer(&a, port, &lowat);
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
         let (found, _, after, _) = findings_beside_ss(&a, port);
