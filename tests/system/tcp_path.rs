@@ -48,6 +48,42 @@ fn findings_beside_ss(
     (found, before, after, (second - first).as_secs_f64())
 }
 
+/// The unsent bytes a conn:unsent-wait summary gives ("(2.0 MiB unsent"),
+/// with half its last digit's worth.
+fn unsent_bytes(summary: &str) -> (f64, f64) {
+    let number = after_word(summary, "is sent (");
+    let at = summary.find(" unsent at").unwrap();
+    let unit = summary[..at].rsplit(' ').next().unwrap();
+    match unit {
+        "MiB" => (number * 1_048_576.0, 0.05 * 1_048_576.0),
+        "KiB" => (number * 1024.0, 512.0),
+        _ => (number, 0.5),
+    }
+}
+
+/// What `during` returns, with the least and the most unsent bytes
+/// (`ss -ti`'s notsent) of the sender to `port` while it ran.
+fn while_polling_notsent<T>(ns: &str, port: u16, during: impl FnOnce() -> T) -> (T, (f64, f64)) {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let poll = scope.spawn(|| {
+            let (mut least, mut most) = (f64::MAX, 0f64);
+            // At least one read after `during` ends, so the range covers it.
+            loop {
+                let finished = done.load(std::sync::atomic::Ordering::SeqCst);
+                let notsent = number(&ss_info(ns, port), "notsent");
+                (least, most) = (least.min(notsent), most.max(notsent));
+                if finished {
+                    return (least, most);
+                }
+            }
+        });
+        let result = during();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        (result, poll.join().unwrap())
+    })
+}
+
 /// The one finding of `id`, whose summary starts with the sender's PID
 /// and IP_B's subnet.
 fn the_finding<'a>(found: &'a [Value], id: &str, pid: u32) -> &'a str {
@@ -327,15 +363,21 @@ fn data_waiting_in_the_socket_is_named_as_the_applications_wait() {
         let mut sender = cubic_writer(&a, port, setup);
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
-        let (found, before, after, seconds) = findings_beside_ss(&a, port);
-        eprintln!("tbf {rate}: ss {after:?}; {found:?}");
+        let ((found, before, after, seconds), (least, most)) =
+            while_polling_notsent(&a, port, || findings_beside_ss(&a, port));
+        eprintln!("tbf {rate}: ss {after:?}, notsent {least}..{most}; {found:?}");
         let summary = the_finding(&found, "conn:unsent-wait", sender.0.id());
         // The wait: ss's unsent bytes at the rate ss's bytes_acked rose.
+        // The writer refills its buffer in bursts, so the unsent bytes
+        // swing within a sample; netlens's lie within what ss saw while
+        // netlens ran.
         let per_s = (number(&after, "bytes_acked") - number(&before, "bytes_acked")) / seconds;
-        let (low, high) = {
-            let (x, y) = (number(&before, "notsent"), number(&after, "notsent"));
-            (x.min(y) / per_s * 1000.0, x.max(y) / per_s * 1000.0)
-        };
+        let (unsent, rounding) = unsent_bytes(summary);
+        assert!(
+            least * 0.95 - rounding <= unsent && unsent <= most * 1.05 + rounding,
+            "netlens {unsent} unsent, ss {least}..{most}: {summary}"
+        );
+        let (low, high) = (least / per_s * 1000.0, most / per_s * 1000.0);
         let ms = after_word(summary, "now waits ");
         assert!(
             low * 0.8 <= ms && ms <= high * 1.25,

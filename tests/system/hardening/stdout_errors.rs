@@ -61,6 +61,19 @@ fn check_printer(args: &[&str]) -> Vec<String> {
     wrong
 }
 
+/// The sample count `replay --info` gives for `path`.
+fn recorded_samples(path: &str) -> u64 {
+    let out = Command::new(NETLENS)
+        .args(["replay", "--info", path])
+        .output()
+        .expect("replay --info");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|line| line.strip_prefix("samples:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no sample count in {text}"))
+}
+
 fn check_all(printers: &[Vec<&str>]) {
     let wrong: Vec<String> = printers.iter().flat_map(|a| check_printer(a)).collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -82,23 +95,31 @@ fn sampling_printers_end_quietly_on_a_closed_pipe_and_say_one_line_on_a_full_dev
         return;
     }
     let dir = TempDir::new("stdout");
-    // A recording and a pcap to print. Replay's rates need two samples:
-    // 3 s of 200 ms samples hold them even when other tests delay the
-    // recorder's start (1 s once held one).
-    let recording = dir.join("r.nlrec");
-    let recording = recording.to_str().unwrap();
-    let args = [
-        "record",
-        "--interval",
-        "200ms",
-        "--duration",
-        "3s",
-        "--no-capture",
-        "-o",
-        recording,
-    ];
-    let (code, stderr) = run_into(&args, Stdio::null());
-    assert_eq!(code, Some(0), "record: {stderr}");
+    // A recording and a pcap to print. Replay's rates need two samples; a
+    // loaded box may give a short recording only one, so it records again
+    // for longer until it has two.
+    let recording = (1..=3)
+        .map(|attempt| {
+            let path = dir.join(&format!("r{attempt}.nlrec"));
+            let path = path.to_str().unwrap().to_string();
+            let seconds = format!("{}s", 3 * attempt);
+            let args = [
+                "record",
+                "--interval",
+                "200ms",
+                "--duration",
+                &seconds,
+                "--no-capture",
+                "-o",
+                &path,
+            ];
+            let (code, stderr) = run_into(&args, Stdio::null());
+            assert_eq!(code, Some(0), "record: {stderr}");
+            path
+        })
+        .find(|path| recorded_samples(path) >= 2)
+        .expect("a recording of two samples in three tries");
+    let recording = recording.as_str();
     let pcap = dir.join("p.pcap");
     let pcap = pcap.to_str().unwrap();
     let port = test_port(1);
