@@ -247,9 +247,16 @@ fn known_bytes_agree_everywhere_and_never_go_down() {
         duration.contains(&format!("{counter} {packets} (")),
         "{duration}"
     );
-    let wire: f64 = screen
+    // The summary's two count lines (the payload pane's headings start
+    // with the same arrows).
+    let counts: Vec<&str> = screen
         .lines()
         .filter(|l| l.starts_with("→ client") || l.starts_with("← server"))
+        .filter(|l| l.contains(" on the wire"))
+        .collect();
+    assert_eq!(counts.len(), 2, "{screen}");
+    let wire: f64 = counts
+        .iter()
         .map(|l| {
             let before: Vec<&str> = l[..l.find(" on the wire").unwrap()]
                 .split_whitespace()
