@@ -97,9 +97,14 @@ pub fn attributes(mut rest: &[u8], mut each: impl FnMut(u16, &[u8])) {
     }
 }
 
-/// What limited a sending socket (offsets from linux/tcp.h): None when
-/// the kernel's struct has no busy time (before 4.10), or the socket never
-/// sent and holds nothing unsent. Fields a shorter struct lacks read as 0.
+/// A socket that received data this recently is receiving: its window
+/// may be what limits its sender. An idle one keeps no limits.
+const RECEIVING_MS: u32 = 1000;
+
+/// What limited a sending or receiving socket (offsets from linux/tcp.h):
+/// None when the kernel's struct has no busy time (before 4.10), or the
+/// socket never sent, holds nothing unsent and received nothing within
+/// RECEIVING_MS. Fields a shorter struct lacks read as 0.
 fn tcp_limits(b: &[u8]) -> Option<TcpLimits> {
     let u32_at = |at| u32_ne(b, at).unwrap_or(0);
     let u64_at = |at| u64_ne(b, at).unwrap_or(0);
@@ -121,8 +126,13 @@ fn tcp_limits(b: &[u8]) -> Option<TcpLimits> {
         pacing_rate: u64_at(104),
         max_pacing_rate: u64_at(112),
         reordering: u32_at(88),
+        rcv_rtt_us: u32_at(92),
+        rcv_ssthresh: u32_at(64),
+        rcv_space: u32_at(96),
     };
-    (limits.busy_us > 0 || limits.notsent_bytes > 0).then_some(limits)
+    // tcpi_last_data_recv, tcpi_bytes_received.
+    let receiving = u32_at(52) < RECEIVING_MS && u64_at(128) > 0;
+    (limits.busy_us > 0 || limits.notsent_bytes > 0 || receiving).then_some(limits)
 }
 
 /// The struct tcp_info fields netlens shows (offsets from linux/tcp.h).

@@ -143,12 +143,14 @@ pub struct TcpInfoSample {
     pub last_ack_ms: u32,
 }
 
-/// Where a sending connection's time went, and what its path does: the
-/// tcp_info fields `ss -ti` prints as busy, rwnd_limited, sndbuf_limited,
+/// Where a connection's time went, and what its path does: the tcp_info
+/// fields `ss -ti` prints as busy, rwnd_limited, sndbuf_limited,
 /// delivery_rate, app_limited, minrtt, notsent, snd_wnd, reord_seen,
-/// dsack_dups, pacing_rate and reordering. Kept out of line (`SocketSample::limits`) and only for the
-/// sockets that have sent (busy time) or hold unsent data: most of a big
-/// host's sockets have neither.
+/// dsack_dups, pacing_rate and reordering for a sender, and rcv_rtt,
+/// rcv_ssthresh and rcv_space for a receiver. Kept out of line
+/// (`SocketSample::limits`) and only for the sockets that have sent (busy
+/// time), hold unsent data or are receiving: most of a big host's sockets
+/// do none of these.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TcpLimits {
     /// Microseconds with data in flight (tcpi_busy_time).
@@ -181,6 +183,15 @@ pub struct TcpLimits {
     /// How many segments of reordering the sender now tolerates before it
     /// retransmits (tcpi_reordering: net.ipv4.tcp_reordering at first).
     pub reordering: u32,
+    /// The receiver's side: the RTT it measured, microseconds (tcpi_rcv_rtt;
+    /// 0 before it received a window's worth).
+    pub rcv_rtt_us: u32,
+    /// The largest window it advertises now, bytes (tcpi_rcv_ssthresh):
+    /// autotuning raises it up to what the receive buffer allows.
+    pub rcv_ssthresh: u32,
+    /// Bytes it received in one RTT, as autotuning measured it
+    /// (tcpi_rcv_space).
+    pub rcv_space: u32,
 }
 
 impl TcpLimits {
@@ -233,8 +244,8 @@ pub struct SocketSample {
     pub owner_pending: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpInfoSample>,
-    /// What limited it while sending (TCP sockets that have sent or hold
-    /// unsent data).
+    /// What limited it while sending or receiving (TCP sockets that have
+    /// sent, hold unsent data or received data within the last second).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Box<TcpLimits>>,
     /// Packets dropped on this socket (sk_meminfo SK_MEMINFO_DROPS).

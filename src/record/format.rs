@@ -56,8 +56,9 @@ pub const MAJOR: u16 = 2;
 pub const OLDEST_MAJOR: u16 = 1;
 /// 2.1: socket keyframes within segments; 2.2: the heads stream (see
 /// above); 2.3: what limited a sending socket (the codec's LIMIT_FIELDS);
-/// 2.4: its pacing and reordering degree (PACING_FIELDS).
-pub const MINOR: u16 = 4;
+/// 2.4: its pacing and reordering degree (PACING_FIELDS); 2.5: a
+/// receiving socket's window and RTT (RECEIVE_FIELDS).
+pub const MINOR: u16 = 5;
 pub const HEADER_LEN: usize = 16;
 
 pub const SYNC: [u8; 4] = *b"NLck";

@@ -141,7 +141,7 @@ pub struct SocketJson<'a> {
     drops: Option<u32>,
     queue_streak: u32,
     accept_queue_full: bool,
-    /// What limited it while sending, as `ss -ti` prints it.
+    /// What limited it while sending or receiving, as `ss -ti` prints it.
     #[serde(skip_serializing_if = "Option::is_none")]
     limits: Option<LimitsJson>,
 }
@@ -166,6 +166,11 @@ pub struct LimitsJson {
     /// The application's SO_MAX_PACING_RATE, null when it set none.
     max_pacing_rate_bps: Option<u64>,
     reordering: u32,
+    /// The receiver's side: its RTT estimate, its largest window and what
+    /// it received in one RTT (0 until it received a window's worth).
+    rcv_rtt_ms: f64,
+    rcv_ssthresh: u32,
+    rcv_space: u32,
 }
 
 fn limits_json(limits: &TcpLimits) -> LimitsJson {
@@ -186,6 +191,9 @@ fn limits_json(limits: &TcpLimits) -> LimitsJson {
         pacing_rate_bps: limits.pacing_rate.saturating_mul(8),
         max_pacing_rate_bps: limits.pacing_cap().map(|cap| cap.saturating_mul(8)),
         reordering: limits.reordering,
+        rcv_rtt_ms: f64::from(limits.rcv_rtt_us) / 1000.0,
+        rcv_ssthresh: limits.rcv_ssthresh,
+        rcv_space: limits.rcv_space,
     }
 }
 

@@ -215,12 +215,15 @@ fn chart(
 /// rwnd-limited 78.0%  sndbuf-limited 0.0%  delivered 12.3 Mbit/s
 /// (app-limited)  minrtt 0.04 ms  notsent 0 B  snd_wnd 64.0 KB  reord 0
 /// (degree 3)  dsack 0  pacing 1.2 Gbit/s", and the pacing cap the
-/// application set ("/10.0 Mbit/s"), as ss prints pacing_rate.
+/// application set ("/10.0 Mbit/s"), as ss prints pacing_rate; then the
+/// receiver's side as ss prints it: "rcv_rtt 20.2 ms  rcv_space 89.1 KB
+/// rcv_ssthresh 46.7 KB".
 fn limits_text(limits: &TcpLimits) -> String {
     let (rwnd, sndbuf) = limits.shares().unwrap_or((0.0, 0.0));
     format!(
         "busy {} ms: rwnd-limited {:.1}%  sndbuf-limited {:.1}%  delivered {}{}  minrtt {:.2} ms  \
-         notsent {}  snd_wnd {}  reord {} (degree {})  dsack {}  pacing {}{}",
+         notsent {}  snd_wnd {}  reord {} (degree {})  dsack {}  pacing {}{}  rcv_rtt {:.1} ms  \
+         rcv_space {}  rcv_ssthresh {}",
         limits.busy_us / 1000,
         rwnd * 100.0,
         sndbuf * 100.0,
@@ -241,5 +244,8 @@ fn limits_text(limits: &TcpLimits) -> String {
             "/{}",
             format::bits(cap as f64 * 8.0)
         )),
+        f64::from(limits.rcv_rtt_us) / 1000.0,
+        format::bytes(f64::from(limits.rcv_space)),
+        format::bytes(f64::from(limits.rcv_ssthresh)),
     )
 }

@@ -46,9 +46,9 @@ fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
         inline - size_of::<Owners>() + size_of::<Vec<SocketUser>>() + vec_buffer,
     );
     assert!(named <= inline, "a field is missing from the breakdown");
-    // What limited a sending socket (80 B) is boxed: only sockets that
-    // sent or hold unsent data pay for it.
-    assert_eq!(size_of::<TcpLimits>(), 80);
+    // What limited a sending or receiving socket (88 B) is boxed: only
+    // sockets that sent, hold unsent data or are receiving pay for it.
+    assert_eq!(size_of::<TcpLimits>(), 88);
     assert!(inline <= 224, "SocketSample grew to {inline} B");
     assert_eq!(size_of::<SocketUser>(), 24);
     assert_eq!(size_of::<Owners>(), 32, "one owner inline, and its length");

@@ -56,6 +56,7 @@ mod sockets_netns;
 mod softnet;
 mod tcp_limits;
 mod tcp_path;
+mod tcp_receive;
 mod time_wait_groups;
 mod tmux;
 mod trace;

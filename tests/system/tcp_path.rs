@@ -199,6 +199,14 @@ fn a_pacing_cap_the_application_set_is_named_with_its_value() {
 /// In `ns`, the delay line holding every `every`th packet to `port` for
 /// `delay_ms`, for at most 20 s (the rule goes with the namespace).
 fn reorder(ns: &str, port: u16, every: u32, delay_ms: u32) -> ChildGuard {
+    let matching = format!("--dport {port} -m statistic --mode nth --every {every} --packet 0");
+    delay_line(ns, &matching, delay_ms)
+}
+
+/// In `ns`, the delay line holding the TCP packets it sends that
+/// `matching` (iptables words) selects for `delay_ms`, for at most 20 s
+/// (the rule goes with the namespace).
+pub(super) fn delay_line(ns: &str, matching: &str, delay_ms: u32) -> ChildGuard {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/delay_line.py");
     let mut line = ChildGuard(
         std::process::Command::new("ip")
@@ -209,10 +217,7 @@ fn reorder(ns: &str, port: u16, every: u32, delay_ms: u32) -> ChildGuard {
             .expect("python3"),
     );
     wait_ready(&mut line);
-    let rule = format!(
-        "-I OUTPUT -p tcp --dport {port} -m statistic --mode nth --every {every} --packet 0 \
-         -j NFQUEUE --queue-num 0 --queue-bypass"
-    );
+    let rule = format!("-I OUTPUT -p tcp {matching} -j NFQUEUE --queue-num 0 --queue-bypass");
     let args: Vec<&str> = ["iptables", "-w"]
         .into_iter()
         .chain(rule.split(' '))

@@ -44,6 +44,22 @@ pub const RWND_LIMITED: Conn = Conn {
           that reads faster; nothing on the sender or the path helps",
 };
 
+pub const RCVBUF_LIMITED: Conn = Conn {
+    finding: "conn:rcvbuf-limited",
+    fields: "rcv_ssthresh, rcv_rtt, rcv_space, bytes_received; the socket's rb and Recv-Q",
+    level: Level::Warn,
+    threshold: 80.0,
+    unit: "% of what this host's receive window lets through (window / rcv_rtt) received",
+    meaning: "This host is the receiver, and the window it can advertise (rcv_ssthresh, \
+              from its receive buffer) at the round-trip time it measured (rcv_rtt) caps \
+              what the sender may have in flight: the connections received this share of \
+              that cap while the application read what came (the Recv-Q stayed short). \
+              The sender sees the same as rwnd_limited; the receiver alone can fix it.",
+    fix: "a larger receive buffer on this host: the application's SO_RCVBUF (setting it \
+          turns autotuning off for the socket), else the maximum of net.ipv4.tcp_rmem, \
+          which autotuning grows the buffer up to",
+};
+
 pub const SNDBUF_LIMITED: Conn = Conn {
     finding: "conn:sndbuf-limited",
     fields: "busy, sndbuf_limited, notsent",
@@ -173,6 +189,7 @@ pub const SLOW_RESPONSE: Conn = Conn {
 pub const CONNS: &[Conn] = &[
     PACING_CAPPED,
     RWND_LIMITED,
+    RCVBUF_LIMITED,
     SNDBUF_LIMITED,
     SPURIOUS_RETRANS,
     QUEUEING,

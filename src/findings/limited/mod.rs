@@ -18,6 +18,7 @@ use std::net::{IpAddr, SocketAddr};
 
 mod path;
 mod queue;
+mod receive;
 
 /// A group counts once its connections were busy (had data in flight)
 /// for at least this share of the interval, summed: an idle pool raises
@@ -206,7 +207,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
         }
     }
     let groups: BTreeMap<_, _> = groups.into_iter().collect();
-    groups
+    let senders = groups
         .into_iter()
         .filter(|(_, g)| g.busy_us as f64 >= MIN_BUSY_SHARE * seconds * 1e6)
         .filter_map(|((netns, pid, net), group)| {
@@ -232,8 +233,10 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
                     row,
                 },
             })
-        })
-        .collect()
+        });
+    let mut found: Vec<Finding> = senders.collect();
+    found.extend(receive::evaluate(previous, current, &before, seconds));
+    found
 }
 
 /// What a group's finding says: the entry that explains it, the summary's

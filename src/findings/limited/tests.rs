@@ -550,3 +550,144 @@ fn unsent_bytes_at_the_delivered_rate_are_the_applications_wait() {
         }
     }
 }
+
+/// A receiver, PID 900, on 198.18.0.1:5201 and up from `peer`, that had
+/// received `received` bytes, advertising at most `window` at an RTT of
+/// `rtt_us`, holding `unread` bytes in a buffer of `rcvbuf`.
+fn receiver(peer: &str, received: u64, window: u32, rtt_us: u32, unread: u32) -> SocketSample {
+    let port: u16 = peer.rsplit(':').next().unwrap().parse().unwrap();
+    SocketSample {
+        proto: Proto::Tcp,
+        state: 1,
+        local: "198.18.0.1:5201".parse().unwrap(),
+        peer: peer.parse().unwrap(),
+        inode: u32::from(port),
+        recv_q: unread,
+        rcvbuf: Some(65_536),
+        users: vec![SocketUser {
+            process: "iperf3".into(),
+            pid: 900,
+            fd: 5,
+        }]
+        .into(),
+        tcp: Some(TcpInfoSample {
+            bytes_received: received,
+            ..Default::default()
+        }),
+        limits: Some(Box::new(TcpLimits {
+            rcv_rtt_us: rtt_us,
+            rcv_ssthresh: window,
+            rcv_space: window * 2,
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}
+
+/// `n` receivers from 198.18.6.0/24 that received `share` of what their
+/// windows let through over the interval, with `unread` bytes each, and
+/// net.ipv4.tcp_rmem's maximum `rmem_max`.
+fn receiving(
+    n: u16,
+    window: u32,
+    rtt_us: u32,
+    share: f64,
+    unread: u32,
+    rmem_max: u32,
+) -> Vec<Finding> {
+    let per_s = f64::from(window) / (f64::from(rtt_us) / 1e6);
+    let got = (share * per_s * INTERVAL) as u64;
+    let peer = |i: u16| format!("198.18.6.{}:{}", 2 + i, 40_000 + i);
+    let before = (0..n)
+        .map(|i| receiver(&peer(i), 1_000_000, window, rtt_us, 0))
+        .collect();
+    let after = (0..n)
+        .map(|i| receiver(&peer(i), 1_000_000 + got, window, rtt_us, unread))
+        .collect();
+    let (a, mut b) = samples(before, after);
+    let mut tcp = TcpSample::default();
+    tcp.knobs
+        .insert("net.ipv4.tcp_rmem".into(), format!("4096 65536 {rmem_max}"));
+    b.tcp = Some(tcp);
+    evaluate(Some(&a), &b)
+}
+
+#[test]
+fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
+    for (n, window, rtt_us, share) in [
+        (1, 47_804, 20_000, 0.99),
+        (4, 96_252, 21_000, 0.85),
+        (2, 262_144, 3_000, 0.9),
+    ] {
+        let found = receiving(n, window, rtt_us, share, 0, 6_291_456);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let f = &found[0];
+        assert_eq!(f.id, "conn:rcvbuf-limited");
+        assert_eq!(f.severity, Severity::Warn);
+        let connections = if n == 1 {
+            "1 connection".to_string()
+        } else {
+            format!("{n} connections")
+        };
+        assert!(
+            f.summary.starts_with("PID 900 (iperf3) <- 198.18.6.0/24: ")
+                && f.summary.contains(&format!("{connections} received"))
+                && f.summary
+                    .contains(&format!("{:.0}% of what the window", share * 100.0))
+                && f.summary
+                    .contains(&format!("at {:.1} ms RTT", f64::from(rtt_us) / 1000.0)),
+            "{}",
+            f.summary
+        );
+        // rb (64 KiB) below tcp_rmem's maximum: the application's SO_RCVBUF.
+        assert!(
+            f.hint.contains("the application set SO_RCVBUF"),
+            "{}",
+            f.hint
+        );
+        assert!(f.hint.contains("here 4096 65536 6291456"), "{}", f.hint);
+    }
+    // At autotuning's ceiling, the ceiling is named.
+    let found = receiving(1, 47_804, 20_000, 0.95, 0, 65_536);
+    assert!(
+        found[0].hint.contains("raise that maximum"),
+        "{}",
+        found[0].hint
+    );
+}
+
+#[test]
+fn a_receiver_with_room_a_slow_reader_or_a_local_sender_raises_no_rcvbuf_finding() {
+    // Half of what the window lets through: the window is not what holds it.
+    for share in [0.2, 0.5, 0.75] {
+        assert!(receiving(3, 96_252, 21_000, share, 0, 6_291_456).is_empty());
+    }
+    // The application leaves half a window unread: its own slowness.
+    assert!(receiving(1, 47_804, 20_000, 0.99, 30_000, 6_291_456).is_empty());
+    // A window that filled once, not round after round (a long RTT in a
+    // short interval).
+    assert!(receiving(1, 1_000_000, 900_000, 0.99, 0, 6_291_456).is_empty());
+    // A connection that was idle at the previous sample (no limits then):
+    // its whole count is not this interval's.
+    let (mut a, b) = samples(
+        vec![receiver("198.18.6.2:40000", 0, 47_804, 20_000, 0)],
+        vec![receiver("198.18.6.2:40000", 10_000_000, 47_804, 20_000, 0)],
+    );
+    a.sockets[0].limits = None;
+    assert!(evaluate(Some(&a), &b).is_empty());
+    // The sender is this host's own socket: its conn:rwnd-limited says it.
+    let here = |received| {
+        let mut s = receiver("198.18.0.1:40000", received, 47_804, 20_000, 0);
+        s.local = "198.18.0.1:5201".parse().unwrap();
+        let mut sender = s.clone();
+        (sender.local, sender.peer) = (s.peer, s.local);
+        sender.inode = 77;
+        vec![s, sender]
+    };
+    let (a, b) = samples(here(1_000_000), here(1_000_000 + 4_700_000));
+    assert!(
+        !evaluate(Some(&a), &b)
+            .iter()
+            .any(|f| f.id == "conn:rcvbuf-limited")
+    );
+}

@@ -16,6 +16,7 @@
 //! sockets  = n | new | refs[n] | keys[new] | column[n] * FIELDS | users[n]
 //!            | column[n] * LATER_FIELDS | column[n] * NETNS_FIELDS
 //!            | column[n] * LIMIT_FIELDS | column[n] * PACING_FIELDS
+//!            | column[n] * RECEIVE_FIELDS
 //! ref      = 0 for a new socket, else zigzag(i - expected) + 1, where i is
 //!            its position in the previous sample and expected is one past
 //!            the previous ref (sockets listed in the same order cost 1 each)
@@ -299,6 +300,23 @@ const PACING_FIELDS: &[Field] = &[
     ),
 ];
 
+/// The receiver's side (`TcpLimits`), added after the pacing in the same
+/// way: a recording without them ends before them and its sockets read 0.
+const RECEIVE_FIELDS: &[Field] = &[
+    (
+        |s| u64::from(limits(s).rcv_rtt_us),
+        |s, v| set_limit(s, v, |l, v| l.rcv_rtt_us = v as u32),
+    ),
+    (
+        |s| u64::from(limits(s).rcv_ssthresh),
+        |s, v| set_limit(s, v, |l, v| l.rcv_ssthresh = v as u32),
+    ),
+    (
+        |s| u64::from(limits(s).rcv_space),
+        |s, v| set_limit(s, v, |l, v| l.rcv_space = v as u32),
+    ),
+];
+
 fn limits(s: &SocketSample) -> TcpLimits {
     s.limits.as_deref().copied().unwrap_or_default()
 }
@@ -397,6 +415,7 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
     put_columns(NETNS_FIELDS, previous, sockets, &refs, out);
     put_columns(LIMIT_FIELDS, previous, sockets, &refs, out);
     put_columns(PACING_FIELDS, previous, sockets, &refs, out);
+    put_columns(RECEIVE_FIELDS, previous, sockets, &refs, out);
 }
 
 fn put_columns(
@@ -609,6 +628,9 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
     }
     if !input.bytes.is_empty() {
         take_columns(PACING_FIELDS, previous, &mut sockets, &refs, input)?;
+    }
+    if !input.bytes.is_empty() {
+        take_columns(RECEIVE_FIELDS, previous, &mut sockets, &refs, input)?;
     }
     Ok(sockets)
 }

@@ -44,6 +44,9 @@ fn socket(port: u16, bytes: u64, v6: bool) -> SocketSample {
                 pacing_rate: 1 << 30,
                 max_pacing_rate: u64::MAX,
                 reordering: 3 + u32::from(port),
+                rcv_rtt_us: 20_000 + u32::from(port),
+                rcv_ssthresh: 47_804,
+                rcv_space: 91_224,
             })
         }),
         drops: port.is_multiple_of(3).then_some(2),
@@ -106,7 +109,8 @@ fn a_record_without_the_later_columns_still_reads() {
     let bytes = SampleEncoder::default().encode(&mut sample, true);
     // One varint per socket per later column: 212992 + 1 takes 3
     // bytes, a namespace id 1.
-    let before_limits = bytes.len() - 3 * (LIMIT_FIELDS.len() + PACING_FIELDS.len());
+    let before_limits =
+        bytes.len() - 3 * (LIMIT_FIELDS.len() + PACING_FIELDS.len() + RECEIVE_FIELDS.len());
     let before_netns = before_limits - 3 * NETNS_FIELDS.len();
     let old = &bytes[..before_netns - 3 * 3 * LATER_FIELDS.len()];
     let decoded = decode(&[], old).unwrap();
@@ -180,8 +184,28 @@ fn limits_round_trip_and_older_records_read_none() {
             limits.reordering,
         ) = (0, 0, 0);
     }
+    // One made before the receive columns reads them 0, in the same way.
+    let mut unreceived = first.clone();
+    for limits in unreceived
+        .sockets
+        .iter_mut()
+        .filter_map(|s| s.limits.as_deref_mut())
+    {
+        (limits.rcv_rtt_us, limits.rcv_ssthresh, limits.rcv_space) = (0, 0, 0);
+    }
+    let bytes = SampleEncoder::default().encode(&mut unreceived, true);
+    let cut = bytes.len() - unreceived.sockets.len() * RECEIVE_FIELDS.len();
+    assert!(bytes[cut..].iter().all(|b| *b == 0));
+    assert_eq!(decode(&[], &bytes[..cut]).unwrap(), unreceived);
+    for limits in unpaced
+        .sockets
+        .iter_mut()
+        .filter_map(|s| s.limits.as_deref_mut())
+    {
+        (limits.rcv_rtt_us, limits.rcv_ssthresh, limits.rcv_space) = (0, 0, 0);
+    }
     let bytes = SampleEncoder::default().encode(&mut unpaced, true);
-    let cut = bytes.len() - unpaced.sockets.len() * PACING_FIELDS.len();
+    let cut = bytes.len() - unpaced.sockets.len() * (PACING_FIELDS.len() + RECEIVE_FIELDS.len());
     assert!(bytes[cut..].iter().all(|b| *b == 0));
     assert_eq!(decode(&[], &bytes[..cut]).unwrap(), unpaced);
     // A recording made before the limit columns ends at the namespace's:
@@ -192,7 +216,8 @@ fn limits_round_trip_and_older_records_read_none() {
         s.limits = None;
     }
     let bytes = SampleEncoder::default().encode(&mut before, true);
-    let cut = bytes.len() - before.sockets.len() * (LIMIT_FIELDS.len() + PACING_FIELDS.len());
+    let later = LIMIT_FIELDS.len() + PACING_FIELDS.len() + RECEIVE_FIELDS.len();
+    let cut = bytes.len() - before.sockets.len() * later;
     assert!(bytes[cut..].iter().all(|b| *b == 0));
     assert_eq!(decode(&[], &bytes[..cut]).unwrap(), before);
 }
@@ -271,12 +296,14 @@ fn unchanged_sockets_cost_about_a_byte_per_column() {
                     + NETNS_FIELDS.len()
                     + LIMIT_FIELDS.len()
                     + PACING_FIELDS.len()
+                    + RECEIVE_FIELDS.len()
                     + 3),
         "{delta}"
     );
     // The namespace column, and the limit columns of the sockets without
     // limits, cost their byte per socket in both.
-    let netns = 1000 * (NETNS_FIELDS.len() + LIMIT_FIELDS.len() + PACING_FIELDS.len());
+    let netns = 1000
+        * (NETNS_FIELDS.len() + LIMIT_FIELDS.len() + PACING_FIELDS.len() + RECEIVE_FIELDS.len());
     assert!(
         (delta - netns) * 2 < key - netns,
         "{delta} vs keyframe {key}"
