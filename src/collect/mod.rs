@@ -20,6 +20,7 @@ pub mod nic_queues;
 pub mod owners;
 pub mod priority;
 pub mod processes;
+pub mod routes;
 pub mod rtnl;
 pub mod snmp;
 pub mod sock_destroy;
@@ -33,6 +34,7 @@ pub mod unowned_bytes;
 
 use crate::model::neigh::NeighSample;
 use crate::model::processes::ProcessInfo;
+use crate::model::routes::RoutesSample;
 use crate::model::{ConntrackSample, LatePart, Sample};
 use anyhow::{Context, Result, bail};
 use deadline::Deadlined;
@@ -120,7 +122,7 @@ pub struct Collectors {
     /// On threads of their own, waited for until a deadline: the links
     /// (read first) until `links_deadline`, the others until the tick's.
     links: Deadlined<(), link::LinkRead>,
-    neighbours: Deadlined<InterfaceNames, Option<NeighSample>>,
+    neighbours: Deadlined<InterfaceNames, NeighboursAndRoutes>,
     conntrack: Deadlined<bool, ConntrackSample>,
     processes: Deadlined<Vec<(u32, String)>, ProcessesAnswer>,
     /// The interval in force: the parts' deadline is within it.
@@ -243,7 +245,7 @@ impl Collectors {
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
         let drops = Some(self.drops.collect(&ifnames));
-        let neighbours = take_late(self.neighbours.finish(deadline), &mut late);
+        let (neighbours, routes) = take_late(self.neighbours.finish(deadline), &mut late);
         let mut conntrack = take_late(self.conntrack.finish(deadline), &mut late);
         // This tick's read is timed by the sample; a late part's keeps its
         // own time, over which no rate is taken (`stats_interval`).
@@ -268,6 +270,7 @@ impl Collectors {
             dns: None,
             cpu,
             neighbours,
+            routes,
             processes,
             closed: Some(closed),
             namespaces: others.namespaces,
@@ -296,17 +299,26 @@ fn links_part() -> Result<Deadlined<(), link::LinkRead>> {
     Deadlined::spawn_at("interfaces", false, move |()| collector.read())
 }
 
-/// The neighbour tables on a thread of their own (a socket of its own:
-/// one dump at a time); a failed dump leaves the section empty, not the
-/// tick.
+/// What the neighbours' thread reads: each None when its dump failed.
+type NeighboursAndRoutes = (Option<NeighSample>, Option<RoutesSample>);
+
+/// The neighbour tables and the routes on a thread of their own (a socket
+/// of its own: one dump at a time); a failed dump leaves its section
+/// empty, not the tick.
 fn neighbours_part(
     files: Arc<softnet::HostFiles>,
-) -> Result<Deadlined<InterfaceNames, Option<NeighSample>>> {
+) -> Result<Deadlined<InterfaceNames, NeighboursAndRoutes>> {
     let mut rtnl = rtnl::Rtnl::new()?;
+    let mut routes = routes::RoutesCollector::default();
     Deadlined::spawn_at(
         "neighbours",
         false,
-        move |names: Arc<HashMap<u32, String>>| neigh::collect(&mut rtnl, &files, &names).ok(),
+        move |names: Arc<HashMap<u32, String>>| {
+            (
+                neigh::collect(&mut rtnl, &files, &names).ok(),
+                routes.collect(&mut rtnl, &names).ok(),
+            )
+        },
     )
 }
 

@@ -9,6 +9,7 @@ use netlink_packet_route::RouteNetlinkMessage;
 use netlink_sys::{Socket, SocketAddr, protocols::NETLINK_ROUTE};
 
 const NLMSG_DONE: u16 = 3;
+const NLMSG_ERROR: u16 = 2;
 
 pub struct Rtnl {
     socket: Socket,
@@ -74,6 +75,17 @@ impl Rtnl {
     /// A message this crate version cannot parse is skipped, not fatal: a
     /// newer kernel attribute must not blank the whole screen.
     pub fn dump(&mut self, request: RouteNetlinkMessage) -> Result<Vec<RouteNetlinkMessage>> {
+        Ok(self.dump_at_most(request, usize::MAX)?.0)
+    }
+
+    /// As [`Rtnl::dump`], keeping at most `max` replies (a router's full
+    /// table holds a million routes); the rest are read and dropped, so the
+    /// socket stays in step. True when some were dropped.
+    pub fn dump_at_most(
+        &mut self,
+        request: RouteNetlinkMessage,
+        max: usize,
+    ) -> Result<(Vec<RouteNetlinkMessage>, bool)> {
         self.sequence = self.sequence.wrapping_add(1);
         let mut packet =
             NetlinkMessage::new(NetlinkHeader::default(), NetlinkPayload::from(request));
@@ -84,7 +96,7 @@ impl Rtnl {
         packet.serialize(&mut out);
         self.socket.send(&out, 0).context("netlink send failed")?;
 
-        let mut replies = Vec::new();
+        let (mut replies, mut truncated) = (Vec::new(), false);
         loop {
             let size = self
                 .socket
@@ -104,11 +116,15 @@ impl Rtnl {
                     continue; // a late reply to an earlier request
                 }
                 if message_type == NLMSG_DONE {
-                    return Ok(replies);
+                    return Ok((replies, truncated));
+                }
+                if replies.len() >= max && message_type != NLMSG_ERROR {
+                    truncated = true;
+                    continue;
                 }
                 match NetlinkMessage::<RouteNetlinkMessage>::deserialize(&bytes[..length]) {
                     Ok(message) => match message.payload {
-                        NetlinkPayload::Done(_) => return Ok(replies),
+                        NetlinkPayload::Done(_) => return Ok((replies, truncated)),
                         NetlinkPayload::Error(error) => {
                             if let Some(code) = error.code {
                                 bail!(

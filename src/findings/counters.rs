@@ -123,13 +123,30 @@ fn push(
                 .fix
                 .replace(" IF", &format!(" {}", iface.map_or("IF", |i| &i.name))),
             current,
-        ),
+        ) + &routes_behind(entry.id, current),
         evidence: Evidence {
             tab,
             row,
             netns: None,
         },
     });
+}
+
+/// The entries a routing table explains, each with its table's family.
+const ROUTED: [(&str, &str); 3] = [
+    ("Ip.OutNoRoutes", "inet"),
+    ("Ip6.OutNoRoutes", "inet6"),
+    ("Ip6.InNoRoutes", "inet6"),
+];
+
+/// For a no-route entry, what the watched namespace's main table says
+/// (its default route, its rejecting routes); else nothing.
+fn routes_behind(id: &str, current: &Sample) -> String {
+    let family = ROUTED.iter().find(|(entry, _)| *entry == id);
+    match (family, &current.routes) {
+        (Some((_, family)), Some(routes)) => routes.explain(family),
+        _ => String::new(),
+    }
 }
 
 /// A netdev stats64 counter by its kernel name ("rx_missed_errors"), from

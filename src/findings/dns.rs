@@ -6,6 +6,7 @@ use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::dns::stats::{self, Stats};
 use crate::dns::{DnsResult, Outcome};
 use crate::model::Sample;
+use crate::model::dns::ResolverConfig;
 
 pub const DNS_TIMEOUT: &str = "dns-timeout";
 pub const DNS_SLOW: &str = "dns-slow";
@@ -43,7 +44,11 @@ pub fn evaluate(current: &Sample, limits: &Thresholds) -> Vec<Finding> {
             .filter(|r| r.server == server.key)
             .collect();
         if server.timeouts > 0 && server.timeouts >= u64::from(limits.dns_timeout_count) {
-            findings.push(timeout_finding(&server, &of_server, dns.timeout_s, &span));
+            let mut finding = timeout_finding(&server, &of_server, dns.timeout_s, &span);
+            finding
+                .hint
+                .push_str(&resolver_settings(&dns.config, &server.key));
+            findings.push(finding);
         }
         if let Some(finding) = slow_finding(&server, &of_server, limits, &span) {
             findings.push(finding);
@@ -104,6 +109,45 @@ fn timeout_finding(server: &Stats, results: &[&DnsResult], timeout_s: f64, span:
             row: server.key.clone(),
         },
     }
+}
+
+/// The resolver settings that set what a server that does not answer
+/// costs, when it is one of /etc/resolv.conf's nameservers: "; it is
+/// nameserver 1 of 2 in /etc/resolv.conf, here options timeout:5
+/// attempts:2 (no rotate): ...". Nothing for another server (a probe's).
+fn resolver_settings(config: &ResolverConfig, server: &str) -> String {
+    // A nameserver is asked on port 53: the same address on another port
+    // is another server.
+    let ip = match server.parse::<std::net::SocketAddr>() {
+        Ok(at) if at.port() == 53 => at.ip(),
+        Ok(_) => return String::new(),
+        Err(_) => match server.parse::<std::net::IpAddr>() {
+            Ok(ip) => ip,
+            Err(_) => return String::new(),
+        },
+    };
+    let Some(at) = config
+        .nameservers
+        .iter()
+        .position(|n| n.parse::<std::net::IpAddr>().is_ok_and(|n| n == ip))
+    else {
+        return String::new();
+    };
+    let count = config.nameservers.len();
+    let first = if at == 0 && !config.rotate && count > 1 {
+        ": as the first, every lookup waits on it before it asks the next"
+    } else {
+        ""
+    };
+    format!(
+        "; it is nameserver {} of {count} in /etc/resolv.conf{first}, here options timeout:{} \
+         attempts:{} ({}rotate): a shorter timeout, rotate, or removing it from the list \
+         bounds the wait",
+        at + 1,
+        config.timeout_s,
+        config.attempts,
+        if config.rotate { "" } else { "no " },
+    )
 }
 
 fn slow_finding(
@@ -232,6 +276,67 @@ mod tests {
             slow.summary
         );
         assert!(slow.hint.contains("dnsmasq"));
+    }
+
+    #[test]
+    fn a_timing_out_nameserver_is_named_with_the_resolvers_settings() {
+        let timing_out = |config: ResolverConfig| {
+            let mut result = r("a.test", "A", None, Outcome::Timeout);
+            result.server = "127.0.0.1:53".into();
+            let sample = Sample {
+                dns: Some(DnsSample {
+                    probes: vec![result],
+                    timeout_s: 5.0,
+                    config,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
+            let found = evaluate(&sample, &Thresholds::DEFAULT);
+            found
+                .iter()
+                .find(|f| f.id == DNS_TIMEOUT)
+                .unwrap()
+                .hint
+                .clone()
+        };
+        let config = |servers: &[&str], timeout_s, attempts, rotate| ResolverConfig {
+            nameservers: servers.iter().map(|s| s.to_string()).collect(),
+            timeout_s,
+            attempts,
+            rotate,
+            ..Default::default()
+        };
+        let hint = timing_out(config(&["127.0.0.1", "198.18.0.53"], 5, 2, false));
+        assert!(
+            hint.ends_with(
+                "; it is nameserver 1 of 2 in /etc/resolv.conf: as the first, every lookup waits \
+                 on it before it asks the next, here options timeout:5 attempts:2 (no rotate): \
+                 a shorter timeout, rotate, or removing it from the list bounds the wait"
+            ),
+            "{hint}"
+        );
+        let hint = timing_out(config(&["198.18.0.53", "127.0.0.1"], 1, 3, true));
+        assert!(
+            hint.contains(
+                "nameserver 2 of 2 in /etc/resolv.conf, here options timeout:1 attempts:3 (rotate)"
+            ),
+            "{hint}"
+        );
+        // A server that is not the system's (a probe's): no settings.
+        let hint = timing_out(config(&["198.18.0.53"], 5, 2, false));
+        assert!(!hint.contains("resolv.conf, here"), "{hint}");
+        // The same address on another port is another server.
+        let sample = Sample {
+            dns: Some(DnsSample {
+                probes: vec![r("a.test", "A", None, Outcome::Timeout)],
+                config: config(&["127.0.0.1"], 5, 2, false),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let found = evaluate(&sample, &Thresholds::DEFAULT);
+        assert!(found.iter().all(|f| !f.hint.contains("resolv.conf, here")));
     }
 
     #[test]

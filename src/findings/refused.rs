@@ -25,7 +25,9 @@
 use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::model::Sample;
 use crate::model::capture::RefusedSample;
+use crate::model::netns::PRIMARY;
 use crate::model::snmp;
+use crate::model::sockets::{Proto, SocketSample, TCP_LISTEN};
 use crate::model::tcp_rates::TcpRates;
 
 pub const CONNECT_REFUSED: &str = "connect-refused";
@@ -285,10 +287,73 @@ fn named(previous: &Sample, current: &Sample) -> Option<String> {
                 .take(NAMED_PEERS)
                 .map(|(addr, per_s)| format!("{addr} ({per_s:.0}/s)"))
                 .collect();
-            format!("{} refused {}", r.port, peers.join(", "))
+            format!(
+                "{} refused {}{}",
+                r.port,
+                peers.join(", "),
+                listening(current, &r.port)
+            )
         })
         .collect();
     Some(format!("refused {total:.0}/s: {}", listed.join("; ")))
+}
+
+/// What listens on the refused address's port, when the address is the
+/// watched namespace's own,
+/// the setting a refusal usually comes down to: " (nothing listens on
+/// port 8080)", " (port 8080 is listened on at 127.0.0.1 only, by PID 812
+/// (nginx))", or " (listened on at *:8080 by ...)" when a listener takes
+/// that address (the RSTs then came from a full accept queue with
+/// net.ipv4.tcp_abort_on_overflow, or a firewall's tcp-reset).
+fn listening(current: &Sample, refused: &str) -> String {
+    let Ok(refused) = refused.parse::<std::net::SocketAddr>() else {
+        return String::new();
+    };
+    // Only this namespace's own addresses: a client's view of a refusal
+    // elsewhere says nothing of the listeners there.
+    let ours = current
+        .interfaces
+        .iter()
+        .filter(|i| i.netns == PRIMARY)
+        .flat_map(|i| &i.addresses)
+        .filter_map(|a| a.split('/').next()?.parse::<std::net::IpAddr>().ok())
+        .any(|ip| ip == refused.ip());
+    if !ours {
+        return String::new();
+    }
+    let listeners: Vec<&SocketSample> = current
+        .sockets
+        .iter()
+        .filter(|s| {
+            s.proto == Proto::Tcp
+                && s.state == TCP_LISTEN
+                && s.netns == PRIMARY
+                && s.local.port() == refused.port()
+        })
+        .collect();
+    let port = refused.port();
+    let takes = |s: &&SocketSample| {
+        s.local.ip() == refused.ip()
+            || (s.local.ip().is_unspecified()
+                && (s.local.is_ipv4() == refused.is_ipv4() || (s.local.is_ipv6() && !s.v6only)))
+    };
+    match (listeners.iter().copied().find(takes), listeners.first()) {
+        (_, None) => format!(" (nothing listens on port {port})"),
+        (Some(s), _) => format!(
+            " (listened on at {} by {})",
+            s.local_text(),
+            super::process_of(s)
+        ),
+        (None, Some(s)) => {
+            let at: Vec<String> = listeners.iter().map(|s| s.local_text()).collect();
+            format!(
+                " (port {port} is listened on at {} only, by {}: not at {})",
+                at.join(", "),
+                super::process_of(s),
+                refused.ip()
+            )
+        }
+    }
 }
 
 #[cfg(test)]
@@ -396,10 +461,12 @@ mod tests {
             s
         };
         let a = with(sample(0.0, &[]), vec![refused(10, &[("198.18.0.1", 10)])]);
-        let b = with(
+        let mut b = with(
             sample(2.0, &[(snmp::TCP_OUT_RSTS, 60)]),
             vec![refused(70, &[("198.18.0.1", 60), ("198.18.0.3", 20)])],
         );
+        // A client's view (the refused address is not this namespace's):
+        // nothing about listeners.
         let found = evaluate(Some(&a), &b, &D).unwrap();
         assert!(
             found.summary.starts_with(
@@ -409,6 +476,67 @@ mod tests {
             "{}",
             found.summary
         );
+        b.interfaces = vec![crate::model::InterfaceSample {
+            name: "veth0".into(),
+            addresses: vec!["198.18.0.2/24".into()],
+            ..Default::default()
+        }];
+        let found = evaluate(Some(&a), &b, &D).unwrap();
+        assert!(
+            found.summary.starts_with(
+                "refused 30/s: 198.18.0.2:8080 refused 198.18.0.1 (25/s), 198.18.0.3 (10/s) \
+                 (nothing listens on port 8080); this host refused 30 connections/s"
+            ),
+            "{}",
+            found.summary
+        );
+        // The listeners on that port: on another address only, then on
+        // the wildcard, which takes the refused address too.
+        let listener = |local: &str, v6only| SocketSample {
+            proto: Proto::Tcp,
+            state: TCP_LISTEN,
+            local: local.parse().unwrap(),
+            peer: "0.0.0.0:0".parse().unwrap(),
+            v6only,
+            users: vec![crate::model::sockets::SocketUser {
+                process: "nginx".into(),
+                pid: 812,
+                fd: 6,
+            }]
+            .into(),
+            ..Default::default()
+        };
+        for (locals, said) in [
+            (
+                vec![listener("127.0.0.1:8080", false)],
+                " (port 8080 is listened on at 127.0.0.1:8080 only, by PID 812 (nginx): not at \
+                 198.18.0.2);",
+            ),
+            (
+                vec![
+                    listener("127.0.0.1:8080", false),
+                    listener("[::]:8080", true),
+                ],
+                "only, by PID 812 (nginx): not at 198.18.0.2);",
+            ),
+            (
+                vec![listener("[::]:8080", false)],
+                " (listened on at *:8080 by PID 812 (nginx));",
+            ),
+            (
+                vec![listener("0.0.0.0:8080", false)],
+                " (listened on at 0.0.0.0:8080 by PID 812 (nginx));",
+            ),
+        ] {
+            let mut b = b.clone();
+            b.sockets = locals;
+            let found = evaluate(Some(&a), &b, &D).unwrap();
+            assert!(
+                found.summary.contains(said),
+                "{said:?} in {}",
+                found.summary
+            );
+        }
         // Capture off: today's text.
         let found = evaluate(
             Some(&sample(0.0, &[])),

@@ -18,6 +18,7 @@ pub mod path;
 pub mod processes;
 pub mod rates;
 pub mod responses;
+pub mod routes;
 pub mod snmp;
 pub mod sockets;
 pub mod tcp_rates;
@@ -64,6 +65,10 @@ pub struct Sample {
     /// The neighbour (ARP/NDP) tables; None when not collected.
     #[serde(default)]
     pub neighbours: Option<neigh::NeighSample>,
+    /// The main routing table, summarized; None when not read (and in
+    /// older recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routes: Option<routes::RoutesSample>,
     /// The processes holding the sockets: user and cgroup (empty in older
     /// recordings, where the socket's owner name stands in).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -270,7 +270,7 @@ fn nstat(ns: &Netns, name: &str) -> u64 {
 /// with them, a reason counting the same drops (NO_SOCKET for
 /// Udp.NoPorts) is raised instead, which tests/system/drops_tmux.rs and the
 /// findings' unit tests check.
-fn counter_findings(ns: &Netns, count: &str) -> Vec<(String, f64, f64)> {
+fn counter_findings(ns: &Netns, count: &str) -> Vec<(String, f64, f64, String)> {
     let samples = snapshot(&["--netns", &ns.path(), "--count", count, "--no-bpf"]);
     let mut out = Vec::new();
     for sample in &samples {
@@ -288,7 +288,8 @@ fn counter_findings(ns: &Netns, count: &str) -> Vec<(String, f64, f64)> {
             let per_s = sample["tcp"]["counters_per_s"][counter]
                 .as_f64()
                 .unwrap_or(-1.0);
-            out.push((id.to_string(), rate, per_s));
+            let hint = f["hint"].as_str().unwrap_or_default().to_string();
+            out.push((id.to_string(), rate, per_s, hint));
         }
     }
     out
@@ -330,7 +331,7 @@ fn udp_to_a_closed_port_raises_counter_udp_noports() {
             found.iter().all(|f| f.0 == "counter:Udp.NoPorts"),
             "{found:?}"
         );
-        for (_, shown, per_s) in &noports {
+        for (_, shown, per_s, _) in &noports {
             assert!(
                 (shown - per_s).abs() < 0.06,
                 "shown {shown}/s, counters_per_s {per_s}"
@@ -379,7 +380,7 @@ fn rcvbuf_errors_and_no_routes_raise_their_findings() {
     let ids: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
     assert!(!ids.contains(&"counter:Udp.RcvbufErrors"), "{found:?}");
     assert!(!ids.contains(&"counter:Udp.InErrors"), "{found:?}");
-    for (id, shown, per_s) in &found {
+    for (id, shown, per_s, _) in &found {
         assert!(
             (shown - per_s).abs() < 0.06,
             "{id}: shown {shown}/s, counters_per_s {per_s}"
@@ -391,10 +392,30 @@ fn rcvbuf_errors_and_no_routes_raise_their_findings() {
     let found = counter_findings(&ns, "3");
     let _ = sender.0.wait();
     assert!(nstat(&ns, "IpOutNoRoutes") >= before + 200);
-    assert!(
-        found.iter().any(|f| f.0 == "counter:Ip.OutNoRoutes"),
-        "{found:?}"
-    );
+    let hint = |found: &[(String, f64, f64, String)]| {
+        found
+            .iter()
+            .find(|f| f.0 == "counter:Ip.OutNoRoutes")
+            .map(|f| f.3.clone())
+            .unwrap_or_else(|| panic!("{found:?}"))
+    };
+    // The setting behind it: the table has no default route, as
+    // `ip route` lists it.
+    let listed = ns.ip(&["-4", "route", "show", "table", "main"]);
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let routes = listed.lines().filter(|l| !l.trim().is_empty()).count();
+    let plural = if routes == 1 { "" } else { "s" };
+    let named = format!("here table main ({routes} route{plural}) has no default route");
+    assert!(hint(&found).contains(&named), "{named:?} in {found:?}");
+    // With a default route, a policy rule that answers unreachable: the
+    // finding names the default route and points at the rules.
+    ns.ip(&["route", "add", "default", "dev", "lo"]);
+    ns.ip(&["rule", "add", "to", "198.19.255.0/24", "unreachable"]);
+    let mut sender = send(&ns, 50, 200, 9, "198.19.255.1");
+    let found = counter_findings(&ns, "3");
+    let _ = sender.0.wait();
+    let named = "has a default route (default dev lo): the packets without one met a policy rule";
+    assert!(hint(&found).contains(named), "{named:?} in {found:?}");
 }
 
 /// Thousands of short TCP connections closed properly and a bulk transfer

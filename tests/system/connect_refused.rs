@@ -125,13 +125,7 @@ fn refused_by(log: &[(f64, u64)], t: f64) -> u64 {
 fn named_at_client_rate(samples: &[Value], port_name: &str, log: &[(f64, u64)]) {
     let last = samples.last().unwrap();
     let before = &samples[samples.len() - 2];
-    let finding = last["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "connect-refused")
-        .unwrap_or_else(|| panic!("no connect-refused: {last}"));
-    let summary = finding["summary"].as_str().unwrap();
+    let summary = connect_refused_summary(last);
     assert!(summary.starts_with("refused "), "{summary}");
     let at = summary
         .find(port_name)
@@ -145,6 +139,18 @@ fn named_at_client_rate(samples: &[Value], port_name: &str, log: &[(f64, u64)]) 
         (per_s - client).abs() <= client * 0.05 + 2.0,
         "capture {per_s}/s, client {client:.1}/s: {summary}"
     );
+}
+
+/// The connect-refused finding's summary in `sample`.
+fn connect_refused_summary(sample: &Value) -> &str {
+    sample["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "connect-refused")
+        .unwrap_or_else(|| panic!("no connect-refused: {sample}"))["summary"]
+        .as_str()
+        .unwrap()
 }
 
 fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
@@ -232,6 +238,16 @@ fn refused_at(pair: &VethPair, port: u16, rate: u32, severity: &str) {
     for samples in [&server_samples, &client_samples] {
         named_at_client_rate(samples, &port_name, &log);
     }
+    // The server's side names the setting behind it: the listener on
+    // another address, with its process.
+    let listener = format!(
+        "(port {port} is listened on at 127.0.0.1:{port} only, by PID {} (python3): not at {IP_B})",
+        server.0.id()
+    );
+    let summary = connect_refused_summary(server_samples.last().unwrap());
+    assert!(summary.contains(&listener), "{listener:?} in {summary}");
+    let summary = connect_refused_summary(client_samples.last().unwrap());
+    assert!(!summary.contains("listened on"), "{summary}");
     assert_eq!(made, refused, "{text}");
     eprintln!("{rate}/s asked: refused here {here}/s, there {there}/s; {refused} refused in all");
     assert!(

@@ -485,3 +485,81 @@ fn hosts_and_nsswitch() {
     assert_eq!(nsswitch_hosts("passwd: files\n"), None);
     assert_eq!(nsswitch_hosts("hostsfoo: x\n"), None);
 }
+
+/// /etc/netns/NAME for a namespace's own /etc files, removed whichever
+/// way the test ends (and /etc/netns too when the test made it).
+struct EtcDir {
+    path: String,
+    made_parent: bool,
+}
+
+impl EtcDir {
+    fn new(ns: &Netns) -> EtcDir {
+        let made_parent = !std::path::Path::new("/etc/netns").exists();
+        let path = format!("/etc/netns/{}", ns.name);
+        std::fs::create_dir_all(&path).unwrap();
+        EtcDir { path, made_parent }
+    }
+}
+
+impl Drop for EtcDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        if self.made_parent {
+            let _ = std::fs::remove_dir("/etc/netns");
+        }
+    }
+}
+
+/// A nameserver of the namespace's own /etc/resolv.conf (`ip netns exec`
+/// mounts /etc/netns/NAME/resolv.conf over it) that never answers: the
+/// finding names its place in the list and the options in force.
+#[test]
+fn a_silent_nameserver_is_named_with_the_resolvers_options() {
+    if need_root(&["ip", "python3"]) {
+        return;
+    }
+    let ns = Netns::new("dnsopt");
+    ns.ip(&["link", "set", "lo", "up"]);
+    let etc = EtcDir::new(&ns);
+    std::fs::write(
+        format!("{}/resolv.conf", etc.path),
+        "nameserver 127.0.0.1\nnameserver 127.0.0.2\noptions timeout:1 attempts:3\n",
+    )
+    .unwrap();
+    // Bound to the nameserver's address and port, it reads and never
+    // answers (for at most 20 s).
+    let mut silent = python_in(
+        &ns.name,
+        "import socket,time\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\n\
+         s.bind(('127.0.0.1',53)); s.settimeout(0.5); print('ready',flush=True)\n\
+         end=time.time()+20\nwhile time.time()<end:\n    try: s.recv(512)\n    \
+         except OSError: pass\n",
+    );
+    common::socket_findings::wait_ready(&mut silent);
+    let snapshot = Command::new("ip")
+        .args(["netns", "exec", &ns.name, NETLENS, "snapshot", "--json"])
+        .args(["--count", "6", "--interval", "500ms", "--no-capture"])
+        .args(["--section", "dns,findings", "--dns-server", "127.0.0.1:53"])
+        .args(["--dns-probe", "A:x.test"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("netlens");
+    let samples = snapshot_samples(snapshot);
+    let listed: Vec<&Value> = samples[0]["dns"]["config"]["nameservers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| &n["address"])
+        .collect();
+    assert_eq!(listed, ["127.0.0.1", "127.0.0.2"]);
+    let found = findings(&samples, "dns-timeout");
+    let named = "it is nameserver 1 of 2 in /etc/resolv.conf: as the first, every lookup waits \
+                 on it before it asks the next, here options timeout:1 attempts:3 (no rotate)";
+    assert!(
+        found.last().is_some_and(|f| f.contains(named)),
+        "{named:?} in {found:?}"
+    );
+}
