@@ -14,8 +14,8 @@
 //!
 //! - "findings": every finding over two synthetic samples a second apart,
 //!   the senders without tcp_info limits and then with them (busy,
-//!   rwnd_limited... rising on every established socket): the difference
-//!   is the connection catalogue's cost.
+//!   rwnd_limited... rising on every established socket, each receiving
+//!   too): the difference is the connection catalogue's cost.
 //!
 //! NETLENS_BENCH_SOCKETS=1000000 runs the frames at a million sockets (one
 //! in ten in TIME_WAIT to four peers, as benches/scripts/scale-sockets.sh
@@ -99,7 +99,9 @@ fn synthetic(mono: f64, count: u32) -> Sample {
 /// `synthetic` with every established socket's limits as a sender busy
 /// since it opened: `mono` seconds, a third of them window-limited, every
 /// counter the catalogue reads moving (bytes acknowledged, retransmits,
-/// D-SACKs, reorderings) and a pacing cap on one in seven.
+/// D-SACKs, reorderings) and a pacing cap on one in seven; and each a
+/// receiver too (bytes received, its window and RTT), for the receiving
+/// side's judge.
 fn with_limits(mut sample: Sample) -> Sample {
     let mono = sample.mono;
     let busy_us = (mono * 1e6) as u64;
@@ -110,6 +112,7 @@ fn with_limits(mut sample: Sample) -> Sample {
         if let Some(tcp) = socket.tcp.as_mut() {
             tcp.bytes_acked = (mono * 1e6) as u64 * (1 + i as u64 % 3);
             tcp.total_retrans = (mono * 10.0) as u32;
+            tcp.bytes_received = (mono * 1e5) as u64 * (1 + i as u64 % 5);
         }
         socket.limits = Some(Box::new(TcpLimits {
             busy_us,
@@ -120,6 +123,9 @@ fn with_limits(mut sample: Sample) -> Sample {
             reordering: 3,
             notsent_bytes: 4096,
             max_pacing_rate: if i % 7 == 0 { 1 << 20 } else { u64::MAX },
+            rcv_rtt_us: 20_000,
+            rcv_ssthresh: 65_536,
+            rcv_space: 131_072,
             ..Default::default()
         }));
     }

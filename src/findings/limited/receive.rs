@@ -6,13 +6,13 @@
 //! while its application kept up (a short Recv-Q) is held by this host's
 //! receive buffer.
 
-use super::{Context, Earlier, Verdict, mbit, subnet, subnet_text};
+use super::{Context, Verdict, mbit, subnet, subnet_text};
 use crate::findings::catalogue::conns::RCVBUF_LIMITED;
 use crate::findings::{Evidence, Finding, Hold, backlog_size, process_of};
 use crate::model::Sample;
 use crate::model::netns::PRIMARY;
 use crate::model::sockets::{Proto, SocketSample};
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
@@ -38,32 +38,35 @@ struct Receivers<'a> {
     busiest: Option<(u64, &'a SocketSample)>,
 }
 
-pub(super) fn evaluate(
-    previous: &Sample,
-    current: &Sample,
-    before: &Earlier,
-    seconds: f64,
-) -> Vec<Finding> {
-    let mut groups: HashMap<(u16, Option<u32>, IpAddr), Receivers> = HashMap::new();
-    for socket in current.sockets.iter().filter(|s| s.proto == Proto::Tcp) {
+/// The receiving groups of one evaluation, keyed as the senders' are.
+#[derive(Default)]
+pub(super) struct Groups<'a> {
+    groups: HashMap<(u16, Option<u32>, IpAddr), Receivers<'a>>,
+}
+
+impl<'a> Groups<'a> {
+    /// Counts `socket` (with its state at the previous sample, `then`)
+    /// when it received over the interval.
+    pub(super) fn add(&mut self, socket: &'a SocketSample, then: Option<&SocketSample>) {
         let (Some(limits), Some(info)) = (socket.limits.as_deref(), socket.tcp.as_ref()) else {
-            continue;
+            return;
         };
         if limits.rcv_rtt_us == 0 || limits.rcv_ssthresh == 0 {
-            continue;
+            return;
         }
         // Only a connection that was receiving at the previous sample too:
         // one that was idle then keeps no limits, and its whole count
         // since it began is not this interval's.
-        let Some(then) = before.get(socket).and_then(|s| s.tcp.as_ref()) else {
-            continue;
+        let Some(then) = then.and_then(|s| s.tcp.as_ref()) else {
+            return;
         };
         let received = info.bytes_received.saturating_sub(then.bytes_received);
         if received == 0 {
-            continue;
+            return;
         }
         let pid = socket.users.first().map(|u| u.pid);
-        let group = groups
+        let group = self
+            .groups
             .entry((socket.netns, pid, subnet(socket.peer)))
             .or_default();
         group.connections += 1;
@@ -75,6 +78,23 @@ pub(super) fn evaluate(
             group.busiest = Some((received, socket));
         }
     }
+
+    pub(super) fn findings(
+        self,
+        previous: &Sample,
+        current: &Sample,
+        seconds: f64,
+    ) -> Vec<Finding> {
+        findings(self.groups, previous, current, seconds)
+    }
+}
+
+fn findings(
+    groups: HashMap<(u16, Option<u32>, IpAddr), Receivers>,
+    previous: &Sample,
+    current: &Sample,
+    seconds: f64,
+) -> Vec<Finding> {
     let groups: BTreeMap<_, _> = groups.into_iter().collect();
     groups
         .into_iter()
