@@ -27,7 +27,7 @@ use std::fs::File;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
@@ -589,11 +589,38 @@ pub fn python_in(ns: &str, script: &str) -> ChildGuard {
     )
 }
 
-/// This process' scratch directory for `tag` (`netlens-TAG-PID` under the
-/// temporary directory), made if missing and shared by the tests that
-/// name it.
+/// This run's scratch root, `netlens-tests-PID` under the temporary
+/// directory, shared by the tests' scratch directories. Tests share their
+/// tags' directories, so none can remove them; instead the first use in a
+/// run removes the roots of earlier runs whose process is gone, and a
+/// passing run leaves one root behind, not one directory per tag. Mode
+/// 1777 as /tmp: the privilege tests' users write there too.
+pub fn scratch_root() -> PathBuf {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let tmp = std::env::temp_dir();
+        for entry in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let gone = name
+                .strip_prefix("netlens-tests-")
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists());
+            if gone {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let root = tmp.join(format!("netlens-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        root
+    })
+    .clone()
+}
+
+/// This run's scratch directory for `tag` (`TAG` under [`scratch_root`]),
+/// made if missing and shared by the tests that name it.
 pub fn scratch_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netlens-{tag}-{}", std::process::id()));
+    let dir = scratch_root().join(tag);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -615,9 +642,10 @@ pub fn wait_until(what: &str, patience: std::time::Duration, mut ready: impl FnM
     }
 }
 
-/// A directory of one test's own (`netlens-KIND-TAG-PID`), emptied first.
+/// A directory of one test's own (`KIND-TAG` under [`scratch_root`]),
+/// emptied first.
 pub fn scratch_dir_for(kind: &str, tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netlens-{kind}-{tag}-{}", std::process::id()));
+    let dir = scratch_root().join(format!("{kind}-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

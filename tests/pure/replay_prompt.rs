@@ -53,8 +53,7 @@ fn sample(i: u64) -> Sample {
 }
 
 fn recording(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netlens-replay-prompt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir("replay-prompt");
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     let meta = Meta {

@@ -47,8 +47,7 @@ fn sample(i: u64) -> Sample {
 }
 
 fn recording(name: &str, n: u64) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netlens-replay-ui-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir("replay-ui");
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     let meta = Meta {
@@ -290,8 +289,7 @@ fn recording_with_packets(name: &str) -> PathBuf {
     use netlens::packet::format::Timestamp;
     use netlens::record::format::Stream;
     use netlens::record::packets;
-    let dir = std::env::temp_dir().join(format!("netlens-replay-ui-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir("replay-ui");
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     let meta = Meta {

@@ -10,8 +10,7 @@ use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 
 fn write_config(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("netlens-tmux-cfg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir("tmux-cfg");
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path

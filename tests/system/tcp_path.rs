@@ -261,25 +261,38 @@ fn a_path_that_reorders_is_named_as_ss_counts_it() {
         let at_start = ss_info(&a, port);
         let start: Vec<Value> = start.as_array().cloned().unwrap_or_default();
         eprintln!("1 in {every} held {delay_ms} ms, start: ss {at_start:?}; {start:?}");
-        let summary = the_finding(&start, "conn:spurious-retrans", pid);
-        assert!(
-            summary.contains("because the path reordered segments"),
-            "{summary}"
-        );
-        // Its counts, within what ss counted by just after.
-        let retransmitted = after_word(summary, "retransmitted ");
-        let needless = after_word(summary, "segments, ");
         let ss_retrans: f64 = at_start["retrans"]
             .split('/')
             .nth(1)
             .unwrap()
             .parse()
             .unwrap();
-        assert!(retransmitted <= ss_retrans, "{summary} vs {at_start:?}");
-        assert!(
-            needless <= number(&at_start, "dsack_dups"),
-            "{summary} vs {at_start:?}"
-        );
+        // The start is named for the path: needless retransmits when the
+        // sender took at least 10 before it learned (how many depends on
+        // how fast it grew), else the reordering itself.
+        let spurious = start.iter().any(|f| f["id"] == "conn:spurious-retrans");
+        if spurious {
+            let summary = the_finding(&start, "conn:spurious-retrans", pid);
+            assert!(
+                summary.contains("because the path reordered segments"),
+                "{summary}"
+            );
+            // Its counts, within what ss counted by just after.
+            let retransmitted = after_word(summary, "retransmitted ");
+            let needless = after_word(summary, "segments, ");
+            assert!(retransmitted <= ss_retrans, "{summary} vs {at_start:?}");
+            assert!(
+                needless <= number(&at_start, "dsack_dups"),
+                "{summary} vs {at_start:?}"
+            );
+        } else {
+            let summary = the_finding(&start, "conn:reordering", pid);
+            let times = after_word(summary, "out of order ");
+            assert!(
+                times <= number(&at_start, "reord_seen"),
+                "{summary} vs {at_start:?}"
+            );
+        }
         std::thread::sleep(Duration::from_millis(500));
         let (found, before, after, _) = findings_beside_ss(&a, port);
         eprintln!("1 in {every} held {delay_ms} ms: ss {after:?}; {found:?}");

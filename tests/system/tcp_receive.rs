@@ -68,6 +68,40 @@ fn receiver_info(ns: &str, port: u16) -> (HashMap<String, f64>, Instant) {
     (words, middle)
 }
 
+/// What `during` returns, with `ss` of the receiver on `port` read before,
+/// over and over while, and after it ran: its tcp_info moves within a
+/// sample (a loaded box delays the delay line, and the RTT with it).
+fn polled_during<T>(
+    ns: &str,
+    port: u16,
+    during: impl FnOnce() -> T,
+) -> (T, Vec<HashMap<String, f64>>) {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let first = receiver_info(ns, port).0;
+    let (result, mut polled) = std::thread::scope(|scope| {
+        let poll = scope.spawn(|| {
+            let mut polled = vec![first];
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                polled.push(receiver_info(ns, port).0);
+            }
+            polled
+        });
+        let result = during();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        (result, poll.join().unwrap())
+    });
+    polled.push(receiver_info(ns, port).0);
+    (result, polled)
+}
+
+/// The least and the most of `key` in `polled`.
+fn range(polled: &[HashMap<String, f64>], key: &str) -> (f64, f64) {
+    polled
+        .iter()
+        .map(|info| info[key])
+        .fold((f64::MAX, 0f64), |(low, high), v| (low.min(v), high.max(v)))
+}
+
 /// The number just after `before` in `text`.
 fn after_word(text: &str, before: &str) -> f64 {
     let at = text
@@ -119,9 +153,12 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
         let mut sender = cubic_writer(&a, port, "");
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
-        let (before, first) = receiver_info(&b, port);
-        let found = conn_findings(&b);
-        let (after, second) = receiver_info(&b, port);
+        let ((found, (before, first), (after, second)), polled) = polled_during(&b, port, || {
+            let before = receiver_info(&b, port);
+            let found = conn_findings(&b);
+            (found, before, receiver_info(&b, port))
+        });
+        let seconds = (second - first).as_secs_f64();
         eprintln!("receiver {port}: ss {before:?} {after:?}; {found:?}");
         let mine: Vec<&Value> = found
             .iter()
@@ -132,21 +169,16 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
         let who = format!("PID {} (python3) <- {}: ", receiver.0.id(), subnet_of_b());
         assert!(summary.starts_with(&who), "{summary}");
         // What it received: ss's bytes_received over the same stretch.
-        let seconds = (second - first).as_secs_f64();
         let per_s = (after["bytes_received"] - before["bytes_received"]) / seconds;
         let mbit = after_word(summary, " received ");
         within("Mbit/s received", mbit, per_s * 8e-6, per_s * 8e-6, 0.25);
         // The window and the RTT it names are ss's.
         let window_kib = after_word(summary, "(window ");
-        within(
-            "window KiB",
-            window_kib,
-            before["rcv_ssthresh"] / 1024.0,
-            after["rcv_ssthresh"] / 1024.0,
-            0.05,
-        );
+        let (low, high) = range(&polled, "rcv_ssthresh");
+        within("window KiB", window_kib, low / 1024.0, high / 1024.0, 0.05);
         let rtt = after_word(summary, " KiB at ");
-        within("rcv_rtt", rtt, before["rcv_rtt"], after["rcv_rtt"], 0.5);
+        let (low, high) = range(&polled, "rcv_rtt");
+        within("rcv_rtt", rtt, low, high, 0.1);
         assert!(rtt >= f64::from(delay_ms) * 0.9, "{summary}");
         // The setting behind it, with its value.
         let hint = mine[0]["hint"].as_str().unwrap();
@@ -162,9 +194,9 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
             assert!(hint.contains(&here), "{here:?} in {hint}");
         }
         // The socket's receiver fields in JSON lie within ss's reads.
-        let (before, _) = receiver_info(&b, port);
-        let samples = snapshot(&["--netns", &b, "--no-capture", "--section", "sockets"]);
-        let (after, _) = receiver_info(&b, port);
+        let (samples, polled) = polled_during(&b, port, || {
+            snapshot(&["--netns", &b, "--no-capture", "--section", "sockets"])
+        });
         let peer_port =
             |s: &&Value| s["local"] == format!("{IP_B}:{port}").as_str() && s["state"] != "LISTEN";
         let socket = samples[0]["sockets"]
@@ -175,15 +207,16 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
             .unwrap_or_else(|| panic!("no receiver on {port}: {}", samples[0]["sockets"]))
             .clone();
         let limits = &socket["limits"];
-        for (ours, theirs, slack) in [
-            ("rcv_ssthresh", "rcv_ssthresh", 0.0),
-            ("rcv_space", "rcv_space", 0.0),
-            ("rcv_rtt_ms", "rcv_rtt", 0.5),
+        for (ours, theirs) in [
+            ("rcv_ssthresh", "rcv_ssthresh"),
+            ("rcv_space", "rcv_space"),
+            ("rcv_rtt_ms", "rcv_rtt"),
         ] {
             let value = limits[ours]
                 .as_f64()
                 .unwrap_or_else(|| panic!("{ours} in {socket}"));
-            within(ours, value, before[theirs], after[theirs], slack);
+            let (low, high) = range(&polled, theirs);
+            within(ours, value, low, high, 0.01);
         }
         drop((sender, receiver));
     }

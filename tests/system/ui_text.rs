@@ -41,10 +41,15 @@ fn sockets_at_80_columns_keep_the_process_and_sort_only_what_shows() {
     for _ in 0..6 {
         tmux.keys("s", &["s"]);
         let before = marked.len();
+        // The press has taken effect once the marked column moved: to one
+        // not marked yet, or (the sixth) off the fifth.
         let shown = tmux.wait_for("s", "the next sort column", |lines| {
             header(lines).is_some_and(|h| {
                 let column = h.split_whitespace().find(|w| arrows(w) == 1);
-                column.is_some_and(|c| !marked.contains(&c.to_string()) || before == 5)
+                column.is_some_and(|c| {
+                    !marked.contains(&c.to_string())
+                        || (before == 5 && marked.last() != Some(&c.to_string()))
+                })
             })
         });
         let line = header(&shown).unwrap();
