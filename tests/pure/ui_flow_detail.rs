@@ -518,6 +518,8 @@ fn the_summary_times_the_servers_answers_and_shows_the_kernels_account() {
             reord_seen: 3,
             dsack_dups: 1,
             notsent_bytes: 4096,
+            rcv_rtt_us: 20_000,
+            rcv_ssthresh: 47_804,
             ..Default::default()
         })),
         ..tcp_socket(&server, &client)
@@ -543,6 +545,11 @@ fn the_summary_times_the_servers_answers_and_shows_the_kernels_account() {
     let wide = render(&mut app, 130, 30);
     assert!(
         wide.contains("spurious retransmits 1  unsent 4.00 KiB"),
+        "{wide}"
+    );
+    // 47,804 bytes each 20 ms: 19.1 Mbit/s.
+    assert!(
+        wide.contains("receiving  window 46.68 KiB at 20ms RTT caps the sender near 19.12 Mb/s"),
         "{wide}"
     );
 }

@@ -234,7 +234,8 @@ fn server_time(detail: &FlowDetail, width: usize, theme: Theme) -> Option<Line<'
 
 /// The kernel's own account of the flow's socket (tcp_info, as `ss -ti`
 /// prints it), when this host holds the socket: what limited it while it
-/// had data to send, and its RTT against the lowest seen (the queueing).
+/// had data to send, its RTT against the lowest seen (the queueing), and
+/// while it receives, what its own window lets the sender deliver.
 fn kernel_account(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let Some(socket) = detail.socket.as_ref() else {
         return Vec::new();
@@ -282,6 +283,27 @@ fn kernel_account(detail: &FlowDetail, width: usize, theme: Theme) -> Vec<Line<'
         out.push(Line::from(vec![
             label("kernel"),
             Span::raw(fit(&text, width.saturating_sub(11))),
+        ]));
+    }
+    // The receiving side: the largest window this host advertises at the
+    // RTT it measured is the most the sender may deliver.
+    if let Some(l) = socket.limits.as_deref()
+        && l.rcv_rtt_us > 0
+        && l.rcv_ssthresh > 0
+    {
+        let rtt = f64::from(l.rcv_rtt_us) / 1000.0;
+        let cap = f64::from(l.rcv_ssthresh) * 8.0 / (rtt / 1000.0);
+        out.push(Line::from(vec![
+            label("receiving"),
+            Span::raw(fit(
+                &format!(
+                    "window {} at {} RTT caps the sender near {}",
+                    format::bytes(f64::from(l.rcv_ssthresh)),
+                    ms(rtt),
+                    format::bits(cap)
+                ),
+                width.saturating_sub(11),
+            )),
         ]));
     }
     out
