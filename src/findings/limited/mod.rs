@@ -221,11 +221,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             let knobs = current.tcp.as_ref().filter(|_| netns == PRIMARY);
             let verdict = judge(&group, previous, current, knobs)?;
             let who = group.owner.map_or_else(String::new, super::process_of);
-            let mut row = match pid {
-                Some(pid) => format!("pid:{pid} "),
-                None => String::new(),
-            };
-            row.push_str(&format!("dst:{to} state:estab"));
+            let row = sockets_row(pid, &to);
             Some(Finding {
                 hold: Hold::default(),
                 id: verdict.entry.finding,
@@ -299,10 +295,7 @@ fn judge(
         current,
         seconds: sockets_interval(previous, current),
         knobs,
-        connections: match group.connections {
-            1 => "1 connection".to_string(),
-            n => format!("{n} connections"),
-        },
+        connections: connections(group.connections),
     };
     path::paced(group, &cx)
         .or_else(|| window(group, &cx))
@@ -389,6 +382,21 @@ fn application(group: &Group, cx: &Context) -> Option<Verdict> {
     )
 }
 
+/// "1 connection", "3 connections".
+fn connections(n: u32) -> String {
+    match n {
+        1 => "1 connection".to_string(),
+        n => format!("{n} connections"),
+    }
+}
+
+/// The Sockets tab's filter for a group: "pid:812 dst:198.18.4.0/24
+/// state:estab" (no pid when the owner is unknown).
+fn sockets_row(pid: Option<u32>, subnet: &str) -> String {
+    let pid = pid.map_or(String::new(), |pid| format!("pid:{pid} "));
+    format!("{pid}dst:{subnet} state:estab")
+}
+
 /// A rate in bytes a second as "12.3 Mbit/s".
 fn mbit(bytes_per_s: f64) -> String {
     format!("{:.1} Mbit/s", bytes_per_s * 8.0 / 1e6)
@@ -413,8 +421,9 @@ fn window_cap(socket: &SocketSample) -> Option<String> {
     ))
 }
 
-/// The socket on this host at the other end of `socket`, if the receiver
-/// is local (same namespace).
+/// The socket of this host at the other end of `socket` (same
+/// namespace), if there is one: the local receiver of a sender, the local
+/// sender of a receiver.
 fn local_receiver<'a>(current: &'a Sample, socket: &SocketSample) -> Option<&'a SocketSample> {
     current.sockets.iter().find(|s| {
         s.proto == Proto::Tcp

@@ -6,12 +6,14 @@
 //! while its application kept up (a short Recv-Q) is held by this host's
 //! receive buffer.
 
-use super::{Context, Verdict, mbit, subnet, subnet_text};
+use super::{
+    Context, Verdict, connections, local_receiver, mbit, sockets_row, subnet, subnet_text,
+};
 use crate::findings::catalogue::conns::RCVBUF_LIMITED;
 use crate::findings::{Evidence, Finding, Hold, backlog_size, process_of};
 use crate::model::Sample;
 use crate::model::netns::PRIMARY;
-use crate::model::sockets::{Proto, SocketSample};
+use crate::model::sockets::SocketSample;
 use foldhash::HashMap;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -105,19 +107,12 @@ fn findings(
                 current,
                 seconds,
                 knobs,
-                connections: match group.connections {
-                    1 => "1 connection".to_string(),
-                    n => format!("{n} connections"),
-                },
+                connections: connections(group.connections),
             };
             let verdict = judge(&group, &cx)?;
             let (_, busiest) = group.busiest?;
             let from = subnet_text(net);
-            let mut row = match pid {
-                Some(pid) => format!("pid:{pid} "),
-                None => String::new(),
-            };
-            row.push_str(&format!("dst:{from} state:estab"));
+            let row = sockets_row(pid, &from);
             Some(Finding {
                 hold: Hold::default(),
                 id: verdict.entry.finding,
@@ -143,7 +138,9 @@ fn judge(group: &Receivers, cx: &Context) -> Option<Verdict> {
         // A Recv-Q of half the window or more: the application is slow to
         // read, which is its own finding (the window closes for it).
         || 2 * group.unread >= group.windows
-        || sender_is_here(cx.current, busiest)
+        // The sender is this host's own socket: its conn:rwnd-limited
+        // names this receiver and the fix, once.
+        || local_receiver(cx.current, busiest).is_some()
     {
         return None;
     }
@@ -186,15 +183,4 @@ fn fix(socket: &SocketSample, cx: &Context) -> String {
              net.ipv4.tcp_rmem's maximum{rmem}"
         ),
     }
-}
-
-/// The sender is a socket of this host in the same namespace: its own
-/// conn:rwnd-limited names this receiver and the fix, once.
-fn sender_is_here(current: &Sample, socket: &SocketSample) -> bool {
-    current.sockets.iter().any(|s| {
-        s.proto == Proto::Tcp
-            && s.netns == socket.netns
-            && s.local == socket.peer
-            && s.peer == socket.local
-    })
 }
