@@ -458,3 +458,29 @@ fn a_shaped_link_queues_in_this_hosts_qdisc_and_the_finding_says_so() {
         drop((sender, reader));
     }
 }
+
+/// What `during` returns, with `read` taken before, over and over while,
+/// and after it ran: a socket's tcp_info moves within one netlens sample
+/// (a writer refills its buffer in bursts, a loaded box delays a delay
+/// line), so netlens's figures are checked against the range ss saw.
+pub(super) fn polled_during<T, R: Send>(
+    read: impl Fn() -> R + Sync,
+    during: impl FnOnce() -> T,
+) -> (T, Vec<R>) {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let first = read();
+    let (result, mut polled) = std::thread::scope(|scope| {
+        let poll = scope.spawn(|| {
+            let mut polled = vec![first];
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                polled.push(read());
+            }
+            polled
+        });
+        let result = during();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        (result, poll.join().unwrap())
+    });
+    polled.push(read());
+    (result, polled)
+}

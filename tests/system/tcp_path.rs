@@ -8,7 +8,8 @@
 //! whose data waits in its own socket.
 
 use super::tcp_limits::{
-    between, conn_findings, cubic_writer, fast_reader, netlens_sender, shape, ss_info, subnet_of_b,
+    between, conn_findings, cubic_writer, fast_reader, netlens_sender, polled_during, shape,
+    ss_info, subnet_of_b,
 };
 use crate::common::socket_findings::wait_ready;
 use crate::common::*;
@@ -59,29 +60,6 @@ fn unsent_bytes(summary: &str) -> (f64, f64) {
         "KiB" => (number * 1024.0, 512.0),
         _ => (number, 0.5),
     }
-}
-
-/// What `during` returns, with the least and the most unsent bytes
-/// (`ss -ti`'s notsent) of the sender to `port` while it ran.
-fn while_polling_notsent<T>(ns: &str, port: u16, during: impl FnOnce() -> T) -> (T, (f64, f64)) {
-    let done = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let poll = scope.spawn(|| {
-            let (mut least, mut most) = (f64::MAX, 0f64);
-            // At least one read after `during` ends, so the range covers it.
-            loop {
-                let finished = done.load(std::sync::atomic::Ordering::SeqCst);
-                let notsent = number(&ss_info(ns, port), "notsent");
-                (least, most) = (least.min(notsent), most.max(notsent));
-                if finished {
-                    return (least, most);
-                }
-            }
-        });
-        let result = during();
-        done.store(true, std::sync::atomic::Ordering::SeqCst);
-        (result, poll.join().unwrap())
-    })
 }
 
 /// The one finding of `id`, whose summary starts with the sender's PID
@@ -381,8 +359,12 @@ fn data_waiting_in_the_socket_is_named_as_the_applications_wait() {
         let mut sender = cubic_writer(&a, port, setup);
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
-        let ((found, before, after, seconds), (least, most)) =
-            while_polling_notsent(&a, port, || findings_beside_ss(&a, port));
+        let ((found, before, after, seconds), polled) = polled_during(
+            || number(&ss_info(&a, port), "notsent"),
+            || findings_beside_ss(&a, port),
+        );
+        let least = polled.iter().copied().fold(f64::MAX, f64::min);
+        let most = polled.iter().copied().fold(0f64, f64::max);
         eprintln!("tbf {rate}: ss {after:?}, notsent {least}..{most}; {found:?}");
         let summary = the_finding(&found, "conn:unsent-wait", sender.0.id());
         // The wait: ss's unsent bytes at the rate ss's bytes_acked rose.

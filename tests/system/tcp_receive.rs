@@ -6,7 +6,7 @@
 //! `snapshot --json` against `ss -tin` of the receiving socket read just
 //! before and just after.
 
-use super::tcp_limits::{conn_findings, cubic_writer, shape, subnet_of_b};
+use super::tcp_limits::{conn_findings, cubic_writer, polled_during, shape, subnet_of_b};
 use super::tcp_path::delay_line;
 use crate::common::socket_findings::wait_ready;
 use crate::common::*;
@@ -68,32 +68,6 @@ fn receiver_info(ns: &str, port: u16) -> (HashMap<String, f64>, Instant) {
     (words, middle)
 }
 
-/// What `during` returns, with `ss` of the receiver on `port` read before,
-/// over and over while, and after it ran: its tcp_info moves within a
-/// sample (a loaded box delays the delay line, and the RTT with it).
-fn polled_during<T>(
-    ns: &str,
-    port: u16,
-    during: impl FnOnce() -> T,
-) -> (T, Vec<HashMap<String, f64>>) {
-    let done = std::sync::atomic::AtomicBool::new(false);
-    let first = receiver_info(ns, port).0;
-    let (result, mut polled) = std::thread::scope(|scope| {
-        let poll = scope.spawn(|| {
-            let mut polled = vec![first];
-            while !done.load(std::sync::atomic::Ordering::SeqCst) {
-                polled.push(receiver_info(ns, port).0);
-            }
-            polled
-        });
-        let result = during();
-        done.store(true, std::sync::atomic::Ordering::SeqCst);
-        (result, poll.join().unwrap())
-    });
-    polled.push(receiver_info(ns, port).0);
-    (result, polled)
-}
-
 /// The least and the most of `key` in `polled`.
 fn range(polled: &[HashMap<String, f64>], key: &str) -> (f64, f64) {
     polled
@@ -153,11 +127,14 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
         let mut sender = cubic_writer(&a, port, "");
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
-        let ((found, (before, first), (after, second)), polled) = polled_during(&b, port, || {
-            let before = receiver_info(&b, port);
-            let found = conn_findings(&b);
-            (found, before, receiver_info(&b, port))
-        });
+        let ((found, (before, first), (after, second)), polled) = polled_during(
+            || receiver_info(&b, port).0,
+            || {
+                let before = receiver_info(&b, port);
+                let found = conn_findings(&b);
+                (found, before, receiver_info(&b, port))
+            },
+        );
         let seconds = (second - first).as_secs_f64();
         eprintln!("receiver {port}: ss {before:?} {after:?}; {found:?}");
         let mine: Vec<&Value> = found
@@ -194,9 +171,10 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
             assert!(hint.contains(&here), "{here:?} in {hint}");
         }
         // The socket's receiver fields in JSON lie within ss's reads.
-        let (samples, polled) = polled_during(&b, port, || {
-            snapshot(&["--netns", &b, "--no-capture", "--section", "sockets"])
-        });
+        let (samples, polled) = polled_during(
+            || receiver_info(&b, port).0,
+            || snapshot(&["--netns", &b, "--no-capture", "--section", "sockets"]),
+        );
         let peer_port =
             |s: &&Value| s["local"] == format!("{IP_B}:{port}").as_str() && s["state"] != "LISTEN";
         let socket = samples[0]["sockets"]
