@@ -20,7 +20,9 @@ pub mod transfer;
 
 // One binary may not use them all.
 #[allow(unused_imports)]
-pub use need::{heavy, is_root, need, need_root, need_root_alone, skip_unless_root};
+pub use need::{
+    heavy, is_root, need, need_root, need_root_alone, need_root_heavy, skip_unless_root,
+};
 
 use std::collections::BTreeSet;
 use std::fs::File;

@@ -4,7 +4,7 @@
 //! install, so `cargo test --profile fast-build` passes on a box with only the Rust
 //! toolchain; .ci/run installs every package, so CI runs every test.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -39,6 +39,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("tc", "iproute2"),
     ("tcpdump", "tcpdump"),
     ("tmux", "tmux"),
+    ("tshark", "tshark"),
     ("umount", "mount"),
     ("unshare", "util-linux"),
     ("useradd", "passwd"),
@@ -83,14 +84,19 @@ pub fn package_of(tool: &str) -> &str {
 /// True (after printing `SKIP <test>: needs <tool> (apt-get install
 /// <package>)`) when one of `tools` is not installed: the test returns.
 pub fn need(tools: &[&str]) -> bool {
-    let skip = tools
-        .iter()
-        .find(|tool| !installed(tool))
-        .is_some_and(|tool| missing(tool));
+    let skip = lacks_one(tools);
     if !skip {
-        take_place(false);
+        take_place();
     }
     skip
+}
+
+/// True (after the SKIP line) when one of `tools` is not installed.
+fn lacks_one(tools: &[&str]) -> bool {
+    tools
+        .iter()
+        .find(|tool| !installed(tool))
+        .is_some_and(|tool| missing(tool))
 }
 
 /// Prints the SKIP line for a `tool` found missing (where the test looks
@@ -135,7 +141,7 @@ fn share_host() {
         // Taken once: a second read lock behind a waiting writer would wait
         // for this test itself.
         if share.is_none() {
-            let _waiting = Waiting::start(false);
+            let _waiting = Waiting::start();
             *share = Some(HOST.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         }
     });
@@ -162,7 +168,7 @@ pub fn need_root_alone(tools: &[&str]) -> Option<RwLockWriteGuard<'static, ()>> 
 fn host_alone() -> RwLockWriteGuard<'static, ()> {
     // Its own share first, or it would wait for itself.
     SHARE.with(|share| share.borrow_mut().take());
-    let _waiting = Waiting::start(false);
+    let _waiting = Waiting::start();
     HOST.write()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -226,31 +232,29 @@ thread_local! {
 }
 
 /// This test runs as one of the `RUNNING_AT_ONCE` (once it has a place,
-/// it keeps it); `heavy`: it holds `heavy()`, and goes first.
-fn take_place(heavy: bool) {
+/// it keeps it); while it holds `heavy()`, it goes first.
+fn take_place() {
     if PLACE.with(|place| place.borrow().is_none()) {
-        let place = Place::take(heavy);
+        let place = Place::take(HOLDS_HEAVY.with(Cell::get));
         PLACE.with(|held| *held.borrow_mut() = Some(place));
     }
 }
 
 /// A test waiting for a lock: it gives up its place meanwhile (a test
 /// never waits holding one, so the places always go round), and takes one
-/// back when the wait ends (on drop); `heavy`: the lock is `heavy()`'s.
-struct Waiting {
-    heavy: bool,
-}
+/// back when the wait ends (on drop).
+struct Waiting;
 
 impl Waiting {
-    fn start(heavy: bool) -> Waiting {
+    fn start() -> Waiting {
         PLACE.with(|place| place.borrow_mut().take());
-        Waiting { heavy }
+        Waiting
     }
 }
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        take_place(self.heavy);
+        take_place();
     }
 }
 
@@ -265,12 +269,50 @@ pub fn skip_unless_root() -> bool {
 /// (tmux, timers, namespaces) run beside them and beside each other.
 static HEAVY: Mutex<()> = Mutex::new(());
 
-/// Held for the whole of a CPU-heavy test: `let _heavy = common::heavy();`.
-pub fn heavy() -> MutexGuard<'static, ()> {
-    let _waiting = Waiting::start(true);
+thread_local! {
+    /// This test holds `heavy()`: it takes the next free place.
+    static HOLDS_HEAVY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A CPU-heavy test's turn, held until it drops.
+pub struct Heavy {
+    _turn: MutexGuard<'static, ()>,
+}
+
+impl Drop for Heavy {
+    fn drop(&mut self) {
+        HOLDS_HEAVY.with(|holds| holds.set(false));
+    }
+}
+
+/// Held for the whole of a CPU-heavy test that needs no root:
+/// `let _heavy = common::heavy();`, first thing.
+pub fn heavy() -> Heavy {
+    let waiting = Waiting::start();
     // A heavy test that failed (and poisoned the lock) must not fail the
     // next one too.
-    HEAVY
+    let turn = HEAVY
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    HOLDS_HEAVY.with(|holds| holds.set(true));
+    drop(waiting);
+    Heavy { _turn: turn }
+}
+
+/// [`need_root`] for a CPU-heavy test: None (after one SKIP line) when it
+/// cannot run here; else its turn at [`heavy`]. The turn comes first:
+/// a heavy test that took a place at `need_root` and then waited for its
+/// turn would give it up, and the one whose turn it is would wait behind
+/// the tests that only wait (22 s at the start of a run).
+pub fn need_root_heavy(tools: &[&str]) -> Option<Heavy> {
+    if !is_root() {
+        eprintln!("SKIP {}: needs root", test_name());
+        return None;
+    }
+    if lacks_one(tools) {
+        return None;
+    }
+    let heavy = heavy();
+    share_host();
+    Some(heavy)
 }

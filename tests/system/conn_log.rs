@@ -311,10 +311,9 @@ fn close_enough(reported: u64, truth: u64) -> bool {
 
 #[test]
 fn every_connection_appears_once_with_its_ending_and_bytes() {
-    if crate::common::need_root(&["ip", "sysctl"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "sysctl"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let pair = VethPair::new("cl");
     let (client_ns, server_ns) = (pair.a.path(), pair.b.path());
     // Per-namespace knobs, gone with the namespace: timeouts in seconds.

@@ -107,10 +107,10 @@ fn flood_pair(tag: &str, syncookies: &str) -> VethPair {
 
 #[test]
 fn the_syn_flood_fix_follows_tcp_syncookies() {
-    if crate::common::need_root(&["ip", "nft", "python3", "ss", "sysctl"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "nft", "python3", "ss", "sysctl"])
+    else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     // Syncookies on: cookies answer the flood; the fix goes on from there.
     let pair = flood_pair("findings-syn1", "1");
     let found = flood_findings(&pair);

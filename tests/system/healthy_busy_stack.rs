@@ -67,10 +67,9 @@ fn place_receive_work(pair: &VethPair, mask: &str) {
 
 #[test]
 fn healthy_busy_traffic_raises_nothing_on_either_cpu() {
-    if crate::common::need_root(&["ip", "python3"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "python3"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
         eprintln!("SKIP healthy_busy_traffic_raises_nothing_on_either_cpu: one CPU");
         return;

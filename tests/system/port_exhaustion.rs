@@ -85,10 +85,9 @@ fn finding_to<'a>(found: &'a [Value], destination: &str) -> Option<&'a Value> {
 
 #[test]
 fn port_exhaustion_names_the_destination_the_range_and_the_fixes() {
-    if crate::common::need_root(&["ip", "python3", "ss", "sysctl"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "python3", "ss", "sysctl"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     // 1000 ports: 1200 connects to :80 (some fail), 850 to :81 (350 held
     // open), 700 to :82 (70%: quiet).
     let pair = VethPair::new("sockfind-pe");

@@ -33,8 +33,8 @@ fn tc_counters(ns: &Netns, dev: &str) -> (u64, u64) {
 }
 
 /// Runs snapshot --json on namespace `ns`, one-second samples, while
-/// `traffic` runs (started 300 ms in), and returns the samples up to the
-/// first taken after the traffic ended (its queue drained: at 1 Mbit/s
+/// `traffic` runs (started at the first sample), and returns the samples
+/// from that one to the first taken after the traffic ended (its queue drained: at 1 Mbit/s
 /// tbf's 3000 bytes take 24 ms). A loaded host may start the traffic
 /// late: the samples follow it, not a fixed count.
 fn snapshot_during(ns: &Netns, traffic: impl FnOnce() -> TrafficResult) -> Vec<Value> {
@@ -72,10 +72,14 @@ fn snapshot_during(ns: &Netns, traffic: impl FnOnce() -> TrafficResult) -> Vec<V
             }
         }
     });
-    thread::sleep(Duration::from_millis(300));
+    // The traffic starts once netlens samples (its first line), not after
+    // a fixed wait a loaded host may outlast.
+    let first = lines
+        .recv_timeout(Duration::from_secs(15))
+        .expect("a first sample");
+    let mut samples: Vec<Value> = vec![serde_json::from_str(&first).expect("a JSON line")];
     let sent = traffic();
     eprintln!("traffic: {sent:?}");
-    let mut samples: Vec<Value> = Vec::new();
     while samples
         .last()
         .is_none_or(|s| s["t"].as_f64().unwrap() < sent.end_unix + 0.1)
@@ -85,7 +89,11 @@ fn snapshot_during(ns: &Netns, traffic: impl FnOnce() -> TrafficResult) -> Vec<V
             .unwrap_or_else(|_| panic!("no sample after the traffic: {samples:?}"));
         samples.push(serde_json::from_str(&text).expect("a JSON line"));
     }
-    assert!(samples.len() >= 2, "a sample during and one after");
+    let during = samples.iter().any(|s| {
+        let t = s["t"].as_f64().unwrap();
+        t > sent.start_unix && t <= sent.end_unix
+    });
+    assert!(during, "a sample during the traffic: {samples:?}");
     samples
 }
 
@@ -140,6 +148,7 @@ fn qdisc_drops_on_a_veth_raise_iface_saturated() {
     // While the burst ran, the veth was saturated by its qdisc, not by %util.
     let during = samples
         .iter()
+        .skip(1)
         .take(2)
         .find_map(|s| saturated_for(s, DEV_A))
         .unwrap_or_else(|| panic!("no iface-saturated for {DEV_A}: {samples:?}"));

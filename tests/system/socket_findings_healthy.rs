@@ -24,10 +24,9 @@ const MINE: [&str; 3] = ["close-wait", "port-exhaustion", "connect-timeout"];
 
 #[test]
 fn a_busy_healthy_host_raises_none_of_them() {
-    if crate::common::need_root(&["ip", "python3", "ss"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "python3", "ss"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let pair = VethPair::new("sockfind-ok");
     // :80 closes when its client has closed; :81 answers and closes first.
     let _closing = closing_server(&pair.b.name, IP_B, &[80]);

@@ -332,10 +332,9 @@ fn syn_flood(to: SocketAddrV4, sources: &[(Ipv4Addr, u32)], count: u32, seconds:
 
 #[test]
 fn syn_flood_is_found_named_and_clears() {
-    if crate::common::need_root(&["ip", "ss", "sysctl"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "ss", "sysctl"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let pair = VethPair::new("sf");
     // SYN-ACKs to the spoofed sources go to A, which drops them (no
     // forwarding): the victim's request sockets wait, as in a real flood,

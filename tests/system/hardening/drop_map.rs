@@ -249,10 +249,9 @@ fn check_view(view: Child, attach: &str, watched: &str, kernel: &Kernel, done: f
 #[allow(clippy::zombie_processes)]
 #[test]
 fn another_namespaces_drops_cannot_crowd_out_the_watched_ones() {
-    if crate::common::need_root(&["ip", "iptables", "python3"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "iptables", "python3"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     // The classic tracepoint attaches through tracefs.
     let _ = Command::new("sh")
         .args([

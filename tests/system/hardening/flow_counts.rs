@@ -166,10 +166,11 @@ fn table_row(screen: &str, port: u16) -> Option<f64> {
 
 #[test]
 fn a_flood_beside_a_transfer_leaves_the_transfer_counted_exactly() {
-    if crate::common::need_root(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"]) {
+    let Some(_heavy) =
+        crate::common::need_root_heavy(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"])
+    else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let Some(tmux) = Tmux::new("nlfflood") else {
         return;
     };
@@ -265,10 +266,11 @@ fn a_flood_beside_a_transfer_leaves_the_transfer_counted_exactly() {
 
 #[test]
 fn a_forwarded_flow_is_counted_once_in_the_router() {
-    if crate::common::need_root(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"]) {
+    let Some(_heavy) =
+        crate::common::need_root_heavy(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"])
+    else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let client = Netns::new("nlf2c");
     let router = Netns::new("nlf2r");
     let server = Netns::new("nlf2s");
@@ -467,10 +469,11 @@ fn sampling_pair() -> (
 
 #[test]
 fn a_flood_is_sampled_and_control_packets_still_reach_the_capture() {
-    if crate::common::need_root(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"]) {
+    let Some(_heavy) =
+        crate::common::need_root_heavy(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"])
+    else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let (_turn, sender, receiver, _sink, _control) = sampling_pair();
     let sampled = FlowSnapshot::start(&receiver, 10, &["--section", "flows,dns"]);
     let whole = FlowSnapshot::start(&receiver, 10, &["--section", "flows", "--no-bpf"]);
@@ -533,10 +536,11 @@ fn a_flood_is_sampled_and_control_packets_still_reach_the_capture() {
 /// packet owed to the capture, so the ring is not sampled here.
 #[test]
 fn a_stopped_capture_drops_and_the_kernel_counts_stay_exact() {
-    if crate::common::need_root(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"]) {
+    let Some(_heavy) =
+        crate::common::need_root_heavy(&["ip", "iperf3", "python3", "sysctl", "tc", "tmux"])
+    else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let (_turn, sender, receiver, _sink, _control) = sampling_pair();
     // 10 samples: the last must come after the flood's end, which on a
     // busy host (the generator starting late, the snapshot catching up

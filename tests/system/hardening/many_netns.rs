@@ -90,10 +90,9 @@ fn missing<'a>(names: &'a [String], labels: &[String]) -> Vec<&'a String> {
 
 #[test]
 fn snapshot_covers_every_namespace_under_a_low_descriptor_limit() {
-    if crate::common::need_root(&["ip"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let many = ManyNetns::new("fds", NAMESPACES);
     let child = limited(&[
         "snapshot",
@@ -166,10 +165,9 @@ fn open_fds(pid: u32) -> usize {
 
 #[test]
 fn export_answers_scrapes_and_bounds_descriptors_with_many_namespaces() {
-    if crate::common::need_root(&["ip"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let many = ManyNetns::new("exp", NAMESPACES);
     let child = limited(&[
         "export",

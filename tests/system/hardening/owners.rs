@@ -197,10 +197,9 @@ fn check(ns: &str, proc_only: bool) {
 
 #[test]
 fn owners_match_ss_beside_half_a_million_files_in_another_namespace() {
-    if crate::common::need_root(&["ip", "python3", "ss"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "python3", "ss"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let far = Space::new("far");
     let mut holders: Vec<ChildGuard> = (0..HOLDERS).map(|_| holder(&far.0)).collect();
     for h in &mut holders {

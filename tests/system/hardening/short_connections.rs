@@ -412,10 +412,9 @@ fn assert_counted_whole(prefix: &str) {
 
 #[test]
 fn short_connections_count_under_wrk_and_nginx() {
-    if crate::common::need_root(&["ip", "ss", "wrk", "nginx"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "ss", "wrk", "nginx"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     assert_counted_whole("");
 }
 
@@ -426,10 +425,9 @@ fn short_connections_count_under_wrk_and_nginx() {
 /// still counts, under the process that made them.
 #[test]
 fn short_connections_count_whole_with_both_cores_busy() {
-    if crate::common::need_root(&["ip", "ss", "wrk", "nginx"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "ss", "wrk", "nginx"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let _load = CpuLoad::start();
     assert_counted_whole("b");
 }
@@ -440,10 +438,9 @@ fn short_connections_count_whole_with_both_cores_busy() {
 /// under its master, the owner of the listener that accepted them.
 #[test]
 fn without_bpf_short_connections_go_uncounted_and_the_log_says_why() {
-    if crate::common::need_root(&["ip", "ss", "wrk", "nginx"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "ss", "wrk", "nginx"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let (wrk, received, _) = measure("o", 16 * 1024, 4, Owners::Off);
     assert!(
         received < wrk * 0.5,

@@ -91,10 +91,9 @@ fn tcp_rate_limit_holds() {
 /// Both ends run in a namespace this test creates, on 198.18.77.1.
 #[test]
 fn tcp_against_a_real_iperf3_server_agrees_with_its_report() {
-    if crate::common::need_root(&["ip", "iperf3"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "iperf3"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let ns = Netns::new("exporter-iperf3");
     ns.ip(&["addr", "add", "198.18.77.1/32", "dev", "lo"]);
     ns.ip(&["link", "set", "lo", "up"]);

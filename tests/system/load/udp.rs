@@ -50,10 +50,9 @@ fn drop_ten_percent(ns: &Netns, port: u16) {
 
 #[test]
 fn udp_loss_is_measured_against_a_drop_rule_in_a_namespace() {
-    if crate::common::need_root(&["ip", "nft", "ss"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "nft", "ss"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let pair = VethPair::new("udpl");
     let serve = Serve::start(Some(&pair.b.name), &IP_B.to_string(), &[]);
     let to = format!("{IP_B}:{}", serve.port);

@@ -97,10 +97,11 @@ fn load_tab_runs_in_the_watched_namespace() {
 /// (before, the run failed or had no receiver report).
 #[test]
 fn load_tab_tcp_runs_against_a_real_iperf3_server() {
+    // Its turn first: the tools it then runs go beside the others.
+    let _heavy = crate::common::heavy();
     if common::need(&["iperf3"]) {
         return;
     }
-    let _heavy = crate::common::heavy();
     let port = {
         let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         probe.local_addr().unwrap().port()
