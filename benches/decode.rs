@@ -7,7 +7,7 @@
 //! the same path `netlens read --flows` runs.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use netlens::capture::pcap_file::PcapFileWriter;
+use netlens::capture::pcap_file::{FileLayout, PcapFileWriter};
 use netlens::packet::analysis::{Analysis, Seg};
 use netlens::packet::decode::summarize;
 use netlens::packet::filter::Filter;
@@ -57,7 +57,7 @@ fn frame(flow: u32, i: u32, udp: bool) -> Vec<u8> {
 }
 
 fn make_pcap(path: &std::path::Path, packets: u32) {
-    let mut w = PcapFileWriter::create(path, 1, 65535).unwrap();
+    let mut w = PcapFileWriter::create(path, FileLayout::pcap(1, 65535)).unwrap();
     for n in 0..packets {
         let flow = n % 1000;
         let i = n / 1000;

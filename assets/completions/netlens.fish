@@ -251,7 +251,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand replay" -l no-bpf -d 'Do
 complete -c netlens -n "__fish_netlens_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s i -l iface -d 'Interface to capture on (default: any, every interface)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s f -l filter -d 'Only packets matching this pcap-filter expression, e.g. "tcp port 80"' -r
-complete -c netlens -n "__fish_netlens_using_subcommand capture" -s w -l write -d 'Write packets to this pcap file instead of printing lines' -r -F
+complete -c netlens -n "__fish_netlens_using_subcommand capture" -s w -l write -d 'Write packets to this file instead of printing lines: FILE.pcapng names each packet\'s interface, namespace, process and container; any other name is a classic pcap, as tcpdump -w writes' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -s c -l count -d 'Stop after this many matching packets' -r
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l duration -d 'Stop after this long, e.g. 10s, 2m (at most 365 days)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand capture" -l interval -d 'Sampling interval, e.g. 1s, 500ms, 2m (100ms to 1h)' -r

@@ -6,7 +6,8 @@
 
 use super::keymap::Action;
 use super::tabs::Tab;
-use crate::capture::pcap_file::{unpredictable_name, write_file};
+use crate::capture::attribution::PacketOwners;
+use crate::capture::pcap_file::{FileFormat, FileLayout, unpredictable_name, write_file};
 use crate::model::capture::FlowSample;
 use crate::packet::analysis::{Analysis, FlowFinding, Seg};
 use crate::packet::decode::summarize;
@@ -93,6 +94,8 @@ pub struct FlowDetail {
     pub origin: Tab,
     pub linktype: u32,
     pub snaplen: u32,
+    /// The capture's interface ("any", "eth0"), for the exported file.
+    pub iface: String,
     /// Whole packets are captured (--payload), so the payload view works.
     pub payload: bool,
     pub packets: VecDeque<DrillPacket>,
@@ -166,6 +169,7 @@ impl FlowDetail {
             origin,
             linktype,
             snaplen,
+            iface: String::new(),
             payload,
             packets: VecDeque::new(),
             dropped: 0,
@@ -305,7 +309,7 @@ impl FlowDetail {
             Action::PageDown => self.scroll = self.scroll.saturating_add(10),
             Action::Top => self.scroll = 0,
             Action::Bottom => self.scroll = usize::MAX,
-            Action::ExportFlow => self.message = Some(self.export(None)),
+            Action::ExportFlow => self.message = Some(self.export(None, None)),
             _ => return false,
         }
         true
@@ -313,17 +317,28 @@ impl FlowDetail {
 
     /// Writes this flow's kept packets to `path` (default: a new file named
     /// after the flow in the current directory, with random bits so nobody
-    /// can plant a link under the name); returns what to tell the user.
-    pub fn export(&self, path: Option<PathBuf>) -> String {
+    /// can plant a link under the name), each packet noted with its
+    /// interface and owner from `owners`; returns what to tell the user.
+    pub fn export(&self, path: Option<PathBuf>, owners: Option<&PacketOwners>) -> String {
         if self.packets.is_empty() || self.linktype == 0 {
             return "nothing to export: no packets of this flow were captured".into();
         }
         let path = path.unwrap_or_else(|| self.default_path());
+        let none = PacketOwners::default();
+        let owners = owners.unwrap_or(&none);
+        let layout = FileLayout {
+            format: FileFormat::of_path(&path),
+            linktype: self.linktype,
+            snaplen: self.snaplen.max(1),
+            interface: owners.interface(&self.iface),
+        };
         let written = write_file(
             &path,
-            self.linktype,
-            self.snaplen.max(1),
-            self.packets.iter().map(|p| (p.ts, p.orig_len, &p.data[..])),
+            layout,
+            self.packets.iter().map(|p| {
+                let note = owners.note(self.linktype, &p.data, p.orig_len, 0);
+                (p.ts, p.orig_len, &p.data[..], note)
+            }),
         );
         match written {
             Ok(count) => format!(
@@ -334,7 +349,7 @@ impl FlowDetail {
         }
     }
 
-    /// netlens-flow-<client port>-<server port>-<time>-<random>.pcap.
+    /// netlens-flow-<client port>-<server port>-<time>-<random>.pcapng.
     fn default_path(&self) -> PathBuf {
         let t = self.packets.back().map_or(0, |p| p.ts.sec);
         let port = |e: &str| e.rsplit(':').next().unwrap_or("0").to_string();

@@ -24,9 +24,10 @@ impl App {
             .as_ref()
             .map_or((0, 0), |c| (c.linktype(), c.snaplen()));
         let payload = snaplen >= crate::capture::ring::PAYLOAD_SNAPLEN;
-        let detail = flow_detail::FlowDetail::new(flow, self.tab, linktype, snaplen, payload);
+        let mut detail = flow_detail::FlowDetail::new(flow, self.tab, linktype, snaplen, payload);
         if let Some(capture) = &self.flows.capture {
             capture.watch(detail.key);
+            detail.iface = capture.iface().to_string();
         }
         self.flow_detail = Some(detail);
         self.refresh_flow_detail();
@@ -88,6 +89,16 @@ impl App {
         match scope {
             Scope::View if action == Action::Close => {
                 self.close_flow_detail();
+                true
+            }
+            Scope::View | Scope::FlowDetail if action == Action::ExportFlow => {
+                let owners = crate::capture::attribution::PacketOwners::from_samples(
+                    self.shown_view().recent(super::flows::OWNER_SAMPLES),
+                );
+                let Some(detail) = self.flow_detail.as_mut() else {
+                    return false;
+                };
+                detail.message = Some(detail.export(None, Some(&owners)));
                 true
             }
             Scope::View | Scope::FlowDetail => self

@@ -63,6 +63,12 @@ pub fn scope_id(scope: Option<&NsScope>) -> Option<u16> {
 }
 
 impl<'a> Shown<'a> {
+    /// The shown sample and up to `n - 1` before it, newest first.
+    pub fn recent(&self, n: usize) -> impl Iterator<Item = &'a Sample> {
+        let (history, index) = (self.history, self.index);
+        (0..n).filter_map(move |back| history.get(index?.checked_sub(back)?))
+    }
+
     /// The sample before the shown one and the shown one.
     pub fn pair(&self) -> (Option<&'a Sample>, Option<&'a Sample>) {
         match self.index {

@@ -1,6 +1,7 @@
 //! Packet capture: the AF_PACKET ring and the live capture engine. What a
 //! packet means (decoding, filters, printing, flows) is in `packet`.
 
+pub mod attribution;
 pub mod live;
 pub mod pcap_file;
 pub mod ring;

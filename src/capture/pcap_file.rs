@@ -1,8 +1,9 @@
-//! pcap files on disk: opening one for `PcapReader`, and creating one
-//! safely (`safe_file`) for the packets netlens writes.
+//! pcap and pcapng files on disk: opening one for `PcapReader`, and
+//! creating one safely (`safe_file`) for the packets netlens writes.
 
 use crate::packet::format::Timestamp;
 use crate::packet::pcap::{PcapReader, file_header, record_header};
+use crate::packet::pcapng;
 use crate::safe_file;
 use anyhow::{Result, anyhow, bail};
 use std::collections::VecDeque;
@@ -23,8 +24,84 @@ pub fn open(path: &Path) -> Result<PcapReader> {
     PcapReader::new(Box::new(file), &shown, metadata.len())
 }
 
-/// Writes a classic pcap file (microsecond timestamps) that tcpdump and
-/// Wireshark open. The file is created with [`safe_file::create_private`]
+/// The layout of a file netlens writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// Classic pcap, microsecond timestamps: what tcpdump -w writes.
+    Pcap,
+    /// pcapng, nanosecond timestamps: an interface block per interface
+    /// (its name, and the namespace it is in) and a comment per packet
+    /// naming the process and container it belonged to, where known.
+    Pcapng,
+}
+
+impl FileFormat {
+    /// By the file's name: `.pcapng` is pcapng; anything else (`.pcap`,
+    /// a device, a FIFO) classic pcap, as tcpdump -w writes it.
+    pub fn of_path(path: &Path) -> FileFormat {
+        match path.extension() {
+            Some(ext) if ext.eq_ignore_ascii_case("pcapng") => FileFormat::Pcapng,
+            _ => FileFormat::Pcap,
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            FileFormat::Pcap => "pcap",
+            FileFormat::Pcapng => "pcapng",
+        }
+    }
+}
+
+/// An interface as a pcapng interface block names it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InterfaceName {
+    /// "eth0", or "any" for a capture on every interface.
+    pub name: String,
+    /// The namespace it is in, as netlens labels it ("host", a name).
+    pub namespace: String,
+}
+
+impl InterfaceName {
+    /// if_description: where the interface is.
+    fn description(&self) -> String {
+        format!("namespace {}", self.namespace)
+    }
+}
+
+/// What a pcapng file says about one packet, beyond its bytes: the
+/// interface it was captured on (None: the capture's own) and whose it
+/// was ("pid 812 (nginx), container web").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PacketNote {
+    pub interface: Option<InterfaceName>,
+    pub comment: Option<String>,
+}
+
+/// What a new file holds: its format, the packets' link type and snap
+/// length, and the interface they were captured on.
+#[derive(Debug, Clone)]
+pub struct FileLayout {
+    pub format: FileFormat,
+    pub linktype: u32,
+    pub snaplen: u32,
+    pub interface: InterfaceName,
+}
+
+impl FileLayout {
+    /// A classic pcap of `linktype` packets at most `snaplen` bytes long.
+    pub fn pcap(linktype: u32, snaplen: u32) -> FileLayout {
+        FileLayout {
+            format: FileFormat::Pcap,
+            linktype,
+            snaplen,
+            interface: InterfaceName::default(),
+        }
+    }
+}
+
+/// Writes a classic pcap file (microsecond timestamps) or a pcapng file
+/// ([`FileFormat`]) that tcpdump and Wireshark open. The file is created with [`safe_file::create_private`]
 /// (never an existing file, never through a symlink, mode 0600) and removed
 /// again unless the write finishes ([`PcapFileWriter::finish`]) or the caller
 /// keeps the packets written so far ([`PcapFileWriter::keep_saved`]).
@@ -33,7 +110,11 @@ pub fn open(path: &Path) -> Result<PcapReader> {
 pub struct PcapFileWriter {
     out: BufWriter<Counted>,
     path: PathBuf,
-    snaplen: u32,
+    layout: FileLayout,
+    /// pcapng: the interfaces whose blocks are written, by id.
+    interfaces: Vec<InterfaceName>,
+    /// pcapng: a packet block, reused.
+    block: Vec<u8>,
     /// Bytes handed to the buffer so far.
     queued: u64,
     /// End offsets of the records still (partly) in the buffer.
@@ -65,12 +146,10 @@ impl Write for Counted {
     }
 }
 
-const PCAP_HEADER_LEN: u64 = 24;
-
 impl PcapFileWriter {
-    /// Creates `path` for packets of `linktype` at most `snaplen` bytes long;
-    /// an existing file or a symlink there is refused with a one-line error.
-    pub fn create(path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
+    /// Creates `path` for packets as `layout` says; an existing file or a
+    /// symlink there is refused with a one-line error.
+    pub fn create(path: &Path, layout: FileLayout) -> Result<Self> {
         let file = safe_file::create_private(path)
             .map_err(|e| anyhow!("{}", safe_file::create_error(path, &e)))?;
         Self::start(
@@ -79,35 +158,51 @@ impl PcapFileWriter {
                 created: true,
             },
             path,
-            linktype,
-            snaplen,
+            layout,
         )
     }
 
     /// As `create`, for a path the user named: an existing character
     /// device or FIFO is written to (`capture -w /dev/null`), see
     /// [`safe_file::create_output`].
-    pub fn create_output(path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
+    pub fn create_output(path: &Path, layout: FileLayout) -> Result<Self> {
         let output = safe_file::create_output(path)
             .map_err(|e| anyhow!("{}", safe_file::create_error(path, &e)))?;
-        Self::start(output, path, linktype, snaplen)
+        Self::start(output, path, layout)
     }
 
-    /// Writes the file header to `output`.
-    fn start(output: safe_file::Output, path: &Path, linktype: u32, snaplen: u32) -> Result<Self> {
+    /// Writes the file's header to `output`: pcap's, or pcapng's section
+    /// header and the capture's interface block (id 0).
+    fn start(output: safe_file::Output, path: &Path, layout: FileLayout) -> Result<Self> {
         let safe_file::Output { file, created } = output;
+        let header = match layout.format {
+            FileFormat::Pcap => file_header(layout.linktype, layout.snaplen).to_vec(),
+            FileFormat::Pcapng => {
+                let mut header =
+                    pcapng::section_header(concat!("netlens ", env!("CARGO_PKG_VERSION")));
+                header.extend(pcapng::interface_block(
+                    layout.linktype,
+                    layout.snaplen,
+                    &layout.interface.name,
+                    &layout.interface.description(),
+                ));
+                header
+            }
+        };
         let mut writer = Self {
             out: BufWriter::with_capacity(1 << 16, Counted { file, written: 0 }),
             path: path.to_path_buf(),
-            snaplen,
+            interfaces: vec![layout.interface.clone()],
+            layout,
+            block: Vec::new(),
             queued: 0,
             pending: VecDeque::new(),
             saved: 0,
-            saved_end: PCAP_HEADER_LEN,
+            saved_end: header.len() as u64,
             kept: false,
             created,
         };
-        writer.put(&file_header(linktype, snaplen))?;
+        writer.put(&header)?;
         Ok(writer)
     }
 
@@ -121,20 +216,73 @@ impl PcapFileWriter {
         self.saved
     }
 
+    pub fn format(&self) -> FileFormat {
+        self.layout.format
+    }
+
+    pub fn linktype(&self) -> u32 {
+        self.layout.linktype
+    }
+
     pub fn write(&mut self, ts: Timestamp, orig_len: u32, data: &[u8]) -> Result<()> {
+        self.write_noted(ts, orig_len, data, None)
+    }
+
+    /// Writes a packet with what pcapng says about it (a classic pcap has
+    /// no place for `note`).
+    pub fn write_noted(
+        &mut self,
+        ts: Timestamp,
+        orig_len: u32,
+        data: &[u8],
+        note: Option<&PacketNote>,
+    ) -> Result<()> {
         let caplen = data.len() as u32;
-        if caplen > self.snaplen {
+        if caplen > self.layout.snaplen {
             bail!(
                 "cannot write a packet of {caplen} bytes to {}: longer than its snap length {}",
                 self.path.display(),
-                self.snaplen
+                self.layout.snaplen
             );
         }
-        self.put(&record_header(ts, orig_len, caplen))?;
-        self.put(data)?;
+        match self.layout.format {
+            FileFormat::Pcap => {
+                self.put(&record_header(ts, orig_len, caplen))?;
+                self.put(data)?;
+            }
+            FileFormat::Pcapng => {
+                let interface = match note.and_then(|n| n.interface.as_ref()) {
+                    Some(interface) => self.interface_id(interface)?,
+                    None => 0,
+                };
+                let comment = note.and_then(|n| n.comment.as_deref());
+                let mut block = std::mem::take(&mut self.block);
+                block.clear();
+                pcapng::enhanced_packet(&mut block, interface, ts, orig_len, data, comment);
+                let result = self.put(&block);
+                self.block = block;
+                result?;
+            }
+        }
         self.pending.push_back(self.queued);
         self.settle();
         Ok(())
+    }
+
+    /// The id of `interface`'s block, written before its first packet.
+    fn interface_id(&mut self, interface: &InterfaceName) -> Result<u32> {
+        if let Some(id) = self.interfaces.iter().position(|i| i == interface) {
+            return Ok(id as u32);
+        }
+        let block = pcapng::interface_block(
+            self.layout.linktype,
+            self.layout.snaplen,
+            &interface.name,
+            &interface.description(),
+        );
+        self.put(&block)?;
+        self.interfaces.push(interface.clone());
+        Ok(self.interfaces.len() as u32 - 1)
     }
 
     /// Hands bytes to the buffer; an error names the file and the cause
@@ -212,27 +360,29 @@ impl Drop for PcapFileWriter {
     }
 }
 
-/// Writes `packets` (time, original length, bytes) to a new pcap at `path`
-/// (the Flows tab's `w`, the flow screen's `e`); returns how many. The
-/// snap length in the header is at least the longest packet's bytes (a
-/// cooked capture's packets carry 16 bytes of header on top of the ring's
-/// snap length). A failed write removes the file.
+/// Writes `packets` (time, original length, bytes, note) to a new file at
+/// `path` (the Flows tab's `w`, the flow screen's `e`), pcap or pcapng by
+/// its name; returns how many. The snap length in the header is at least
+/// the longest packet's bytes (a cooked capture's packets carry 16 bytes
+/// of header on top of the ring's snap length). A failed write removes
+/// the file.
 pub fn write_file<'a>(
     path: &Path,
-    linktype: u32,
-    snaplen: u32,
-    packets: impl IntoIterator<Item = (Timestamp, u32, &'a [u8])> + Clone,
+    mut layout: FileLayout,
+    packets: impl IntoIterator<Item = (Timestamp, u32, &'a [u8], PacketNote)> + Clone,
 ) -> Result<u64> {
     let longest = packets
         .clone()
         .into_iter()
-        .map(|(_, _, data)| data.len() as u32)
+        .map(|(_, _, data, _)| data.len() as u32)
         .max()
         .unwrap_or(0);
-    let mut writer = PcapFileWriter::create(path, linktype, snaplen.max(longest).max(1))?;
+    layout.format = FileFormat::of_path(path);
+    layout.snaplen = layout.snaplen.max(longest).max(1);
+    let mut writer = PcapFileWriter::create(path, layout)?;
     let mut count = 0;
-    for (ts, orig_len, data) in packets {
-        writer.write(ts, orig_len, data)?;
+    for (ts, orig_len, data, note) in packets {
+        writer.write_noted(ts, orig_len, data, Some(&note))?;
         count += 1;
     }
     writer.finish()?;
@@ -240,11 +390,11 @@ pub fn write_file<'a>(
 }
 
 /// A name for a file netlens picks itself in the current directory:
-/// `<prefix>-<unix time>-<8 random hex digits>.pcap`, so nobody can plant a
-/// link under it in advance.
+/// `<prefix>-<unix time>-<8 random hex digits>.pcapng`, so nobody can
+/// plant a link under it in advance.
 pub fn unpredictable_name(prefix: &str, t: i64) -> PathBuf {
     PathBuf::from(format!(
-        "{prefix}-{t}-{:08x}.pcap",
+        "{prefix}-{t}-{:08x}.pcapng",
         crate::safe_file::random_u64() as u32
     ))
 }
@@ -257,10 +407,68 @@ mod tests {
         std::env::temp_dir().join(format!("netlens-pcap-{}-{name}", std::process::id()))
     }
 
+    fn layout(format: FileFormat, linktype: u32, snaplen: u32) -> FileLayout {
+        FileLayout {
+            format,
+            linktype,
+            snaplen,
+            interface: InterfaceName {
+                name: "any".into(),
+                namespace: "host".into(),
+            },
+        }
+    }
+
+    /// Two interfaces and a comment: each packet reads back with its
+    /// bytes, time to the nanosecond, interface and comment.
+    #[test]
+    fn pcapng_names_interfaces_and_owners() {
+        let path = temp("notes.pcapng");
+        assert_eq!(FileFormat::of_path(&path), FileFormat::Pcapng);
+        let mut w = PcapFileWriter::create(&path, layout(FileFormat::Pcapng, 276, 65535)).unwrap();
+        let ts = Timestamp {
+            sec: 1_700_000_000,
+            frac: 123_456_789,
+            nanos: true,
+        };
+        let veth = PacketNote {
+            interface: Some(InterfaceName {
+                name: "veth0".into(),
+                namespace: "web".into(),
+            }),
+            comment: Some("pid 812 (nginx), container web (podman)".into()),
+        };
+        w.write_noted(ts, 60, &[1, 2, 3, 4, 5], Some(&veth))
+            .unwrap();
+        w.write_noted(ts, 3, &[6, 7, 8], None).unwrap();
+        w.write_noted(ts, 3, &[9], Some(&veth)).unwrap();
+        assert_eq!(w.saved(), 0, "still buffered");
+        w.finish().unwrap();
+        let mut r = open(&path).unwrap();
+        let mut buf = Vec::new();
+        let first = r.next_into(&mut buf).unwrap().unwrap();
+        assert_eq!((first.linktype, first.ts, first.orig_len), (276, ts, 60));
+        assert_eq!(buf, [1, 2, 3, 4, 5]);
+        let notes = r.notes();
+        assert_eq!(notes.interface.as_deref(), Some("veth0"));
+        assert_eq!(notes.description.as_deref(), Some("namespace web"));
+        assert_eq!(notes.comment, veth.comment);
+        r.next_into(&mut buf).unwrap().unwrap();
+        assert_eq!(buf, [6, 7, 8]);
+        let notes = r.notes();
+        assert_eq!(notes.interface.as_deref(), Some("any"));
+        assert_eq!(notes.description.as_deref(), Some("namespace host"));
+        assert_eq!(notes.comment, None);
+        r.next_into(&mut buf).unwrap().unwrap();
+        assert_eq!(r.notes().interface.as_deref(), Some("veth0"));
+        assert!(r.next_into(&mut buf).unwrap().is_none());
+        std::fs::remove_file(&path).unwrap();
+    }
+
     #[test]
     fn write_then_read_round_trips() {
         let path = temp("rt.pcap");
-        let mut w = PcapFileWriter::create(&path, 1, 262_144).unwrap();
+        let mut w = PcapFileWriter::create(&path, layout(FileFormat::Pcap, 1, 262_144)).unwrap();
         let ts = Timestamp {
             sec: 1_700_000_000,
             frac: 123_456,
@@ -288,7 +496,7 @@ mod tests {
     #[test]
     fn truncated_file_keeps_earlier_packets_and_names_the_cut() {
         let path = temp("cut.pcap");
-        let mut w = PcapFileWriter::create(&path, 1, 65535).unwrap();
+        let mut w = PcapFileWriter::create(&path, layout(FileFormat::Pcap, 1, 65535)).unwrap();
         w.write(Timestamp::default(), 10, &[0; 10]).unwrap();
         w.write(Timestamp::default(), 10, &[0; 10]).unwrap();
         w.finish().unwrap();

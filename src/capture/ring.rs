@@ -98,6 +98,9 @@ pub struct Packet<'a> {
     pub ts: Timestamp,
     pub data: &'a [u8],
     pub orig_len: u32,
+    /// The interface it crossed (sockaddr_ll's ifindex): a cooked capture's
+    /// SLL header does not carry it.
+    pub ifindex: u32,
 }
 
 /// An eventfd that ends a `Ring::wait_or_woken` early (stop, a new
@@ -517,6 +520,7 @@ impl Ring {
             let Some(sll) = block_bytes.get(at + SLL_AT..at + SLL_AT + 20) else {
                 break;
             };
+            let ifindex = u32::from_ne_bytes([sll[4], sll[5], sll[6], sll[7]]);
             let hatype = u16::from_ne_bytes([sll[8], sll[9]]);
             let pkttype = sll[10];
             let start = at + mac;
@@ -549,12 +553,14 @@ impl Ring {
                         ts,
                         data: &self.scratch,
                         orig_len: len + 16,
+                        ifindex,
                     });
                 } else {
                     each(&Packet {
                         ts,
                         data,
                         orig_len: len,
+                        ifindex,
                     });
                 }
                 handed += 1;

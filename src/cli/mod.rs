@@ -373,8 +373,10 @@ pub struct CaptureCmdArgs {
     #[arg(short = 'f', long = "filter", value_name = "EXPR")]
     pub filter: Option<String>,
 
-    /// Write packets to this pcap file instead of printing lines
-    #[arg(short = 'w', long = "write", value_name = "FILE.pcap")]
+    /// Write packets to this file instead of printing lines: FILE.pcapng
+    /// names each packet's interface, namespace, process and container;
+    /// any other name is a classic pcap, as tcpdump -w writes
+    #[arg(short = 'w', long = "write", value_name = "FILE")]
     pub write: Option<std::path::PathBuf>,
 
     /// Stop after this many matching packets

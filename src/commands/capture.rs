@@ -1,16 +1,19 @@
 //! `netlens capture [-i IF] [-f EXPR] [-w FILE.pcap] [-c N] [--duration D]`:
 //! capture without the terminal UI. Lines go to stdout as `tcpdump -n`
 //! prints them; with -w packets go to a pcap file instead and progress to
-//! stderr. SIGINT, SIGTERM and SIGHUP stop it cleanly (the file is
+//! stderr, or to a pcapng file (FILE.pcapng) that names each packet's
+//! interface, process and container, from a sampler running beside the
+//! capture. SIGINT, SIGTERM and SIGHUP stop it cleanly (the file is
 //! complete).
 
-use crate::capture::pcap_file::PcapFileWriter;
+use crate::capture::attribution::PacketOwners;
+use crate::capture::pcap_file::{FileFormat, FileLayout, PcapFileWriter};
 use crate::capture::ring::{Ring, RingOptions, ifindex};
 use crate::cli::{CaptureCmdArgs, CollectArgs};
 use crate::collect::netns;
 use crate::packet::decode::summarize;
 use crate::packet::filter::Filter;
-use crate::packet::format::Formatter;
+use crate::packet::format::{Formatter, Timestamp};
 use anyhow::Result;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,6 +53,14 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         None => None,
     };
     let target = collect.one_target("capture")?;
+    let format = args
+        .write
+        .as_deref()
+        .map_or(FileFormat::Pcap, FileFormat::of_path);
+    // pcapng names each packet's owner: a sampler beside the capture (in
+    // its own thread and namespace, started before this thread moves)
+    // reads the sockets and their processes each interval.
+    let mut owners = Owners::start(format, &target, collect.interval)?;
     if let Some(file) = target.open()? {
         // This command is single-threaded: the whole process moves.
         netns::enter(&file, target.label())?;
@@ -63,8 +74,12 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
     let mut writer = match &args.write {
         Some(path) => Some(PcapFileWriter::create_output(
             path,
-            linktype,
-            ring.longest_packet(),
+            FileLayout {
+                format,
+                linktype,
+                snaplen: ring.longest_packet(),
+                interface: owners.interface(options.label()),
+            },
         )?),
         None => None,
     };
@@ -104,6 +119,7 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
             break;
         }
         let count = args.count;
+        let held = &mut owners.held;
         ring.drain(|p| {
             if failure.is_some() || count.is_some_and(|c| matched >= c) {
                 return;
@@ -116,6 +132,10 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
             }
             matched += 1;
             let result = match &mut writer {
+                Some(_) if format == FileFormat::Pcapng => {
+                    held.hold(p);
+                    Ok(())
+                }
                 Some(w) => w.write(p.ts, p.orig_len, p.data),
                 None => {
                     line.clear();
@@ -130,6 +150,12 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         });
         if failure.is_some() {
             break 'capture;
+        }
+        if let Some(w) = &mut writer
+            && let Err(e) = owners.write_held(w, false)
+        {
+            failure = Some(e);
+            break;
         }
         if to_terminal && out.flush().is_err() {
             break;
@@ -147,6 +173,14 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
     }
     if progress {
         eprintln!();
+    }
+    // The last packets' sockets may be newer than the newest sample: one
+    // more, then they are written.
+    if let Some(w) = &mut writer
+        && failure.is_none()
+        && let Err(e) = owners.write_held(w, true)
+    {
+        failure = Some(e);
     }
     let flushed = out.flush();
     // A write that failed (a full disk) keeps the packets that reached the
@@ -185,4 +219,126 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
         return Err(e.into());
     }
     finished
+}
+
+/// The packets' owners for a pcapng file: the sockets of the two newest
+/// samples, from a sampler that runs only while a pcapng file is written.
+/// Packets wait for the sample after them (at most `MAX_HELD_BYTES`): a
+/// connection that began since the last sample has its socket, or its
+/// end in the connection log, in the next.
+struct Owners {
+    sampler: Option<(
+        crate::collect::Sampler,
+        tokio::sync::mpsc::UnboundedReceiver<crate::collect::SamplerEvent>,
+    )>,
+    interval: Duration,
+    newest: PacketOwners,
+    previous: PacketOwners,
+    held: Held,
+}
+
+/// Packets captured since the newest sample.
+#[derive(Default)]
+struct Held {
+    packets: Vec<(Timestamp, u32, Box<[u8]>, u32)>,
+    bytes: usize,
+}
+
+impl Held {
+    fn hold(&mut self, p: &crate::capture::ring::Packet) {
+        self.bytes += p.data.len() + 32;
+        self.packets
+            .push((p.ts, p.orig_len, p.data.into(), p.ifindex));
+    }
+}
+
+/// Held packets are written without waiting past this (a flood between
+/// two samples): 64 MiB.
+const MAX_HELD_BYTES: usize = 64 << 20;
+
+impl Owners {
+    /// Starts the sampler for a pcapng file and waits (at most two
+    /// intervals) for its first sample; for anything else, nothing.
+    fn start(
+        format: FileFormat,
+        target: &crate::collect::netns::Target,
+        interval: Duration,
+    ) -> Result<Owners> {
+        let mut owners = Owners {
+            sampler: None,
+            interval,
+            newest: PacketOwners::default(),
+            previous: PacketOwners::default(),
+            held: Held::default(),
+        };
+        if format != FileFormat::Pcapng {
+            return Ok(owners);
+        }
+        let (sampler, events) = crate::collect::Sampler::spawn_with(
+            target.clone(),
+            interval,
+            std::sync::Arc::default(),
+            false,
+        )?;
+        owners.sampler = Some((sampler, events));
+        owners.await_sample(interval * 2);
+        Ok(owners)
+    }
+
+    /// The capture's interface in the sampled namespace.
+    fn interface(&self, name: &str) -> crate::capture::pcap_file::InterfaceName {
+        self.newest.interface(name)
+    }
+
+    /// Takes the newest sample, if one came; true if one did.
+    fn refresh(&mut self) -> bool {
+        let Some((_, events)) = &mut self.sampler else {
+            return false;
+        };
+        let mut newest = None;
+        while let Ok(event) = events.try_recv() {
+            if let crate::collect::SamplerEvent::Sample(sample) = event {
+                newest = Some(sample);
+            }
+        }
+        let Some(sample) = newest else {
+            return false;
+        };
+        self.previous = std::mem::replace(&mut self.newest, PacketOwners::new(&sample));
+        true
+    }
+
+    /// Waits up to `patience` for a new sample.
+    fn await_sample(&mut self, patience: Duration) {
+        let deadline = Instant::now() + patience;
+        while !self.refresh() && Instant::now() < deadline && self.sampler.is_some() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Writes the held packets once a sample came after them (`last`: the
+    /// capture ended, wait for one), or when too many wait.
+    fn write_held(&mut self, writer: &mut PcapFileWriter, last: bool) -> Result<()> {
+        if self.held.packets.is_empty() {
+            return Ok(());
+        }
+        if last {
+            self.await_sample(self.interval + Duration::from_millis(500));
+        } else if !self.refresh() && self.held.bytes < MAX_HELD_BYTES {
+            return Ok(());
+        }
+        for (ts, orig_len, data, ifindex) in std::mem::take(&mut self.held.packets) {
+            let linktype = writer.linktype();
+            let mut note = self.newest.note(linktype, &data, orig_len, ifindex);
+            if note.comment.is_none() {
+                note.comment = self
+                    .previous
+                    .note(linktype, &data, orig_len, ifindex)
+                    .comment;
+            }
+            writer.write_noted(ts, orig_len, &data, Some(&note))?;
+        }
+        self.held.bytes = 0;
+        Ok(())
+    }
 }

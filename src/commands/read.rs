@@ -10,6 +10,27 @@ use crate::packet::pcap::PcapReader;
 use anyhow::Result;
 use std::io::{BufWriter, Write};
 
+/// A pcapng packet's comment (whose it was, as netlens writes it) after
+/// its line, with the interface it names: "  # veth0 (namespace web):
+/// pid 812 (nginx)". Lines of packets without one stay tcpdump's. The
+/// file's text is escaped: it may come from anyone.
+fn push_notes(line: &mut String, notes: &crate::packet::pcapng::PacketNotes) {
+    let Some(comment) = &notes.comment else {
+        return;
+    };
+    line.push_str("  # ");
+    if let Some(name) = &notes.interface {
+        line.push_str(&crate::text::escape_control(name));
+        if let Some(description) = &notes.description {
+            line.push_str(" (");
+            line.push_str(&crate::text::escape_control(description));
+            line.push(')');
+        }
+        line.push_str(": ");
+    }
+    line.push_str(&crate::text::escape_control(comment));
+}
+
 /// Flows kept when reading a file (about 70 MB): past it the least
 /// recently active flow is evicted, and the output says how many were.
 pub const READ_MAX_FLOWS: usize = 100_000;
@@ -55,6 +76,7 @@ pub fn run(args: &ReadArgs, limits: &crate::findings::Thresholds) -> Result<()> 
         }
         line.clear();
         fmt.line(record.linktype, record.ts, &buf, record.orig_len, &mut line);
+        push_notes(&mut line, &reader.notes());
         line.push('\n');
         if let Err(e) = out.write_all(line.as_bytes()) {
             return quiet_pipe(e);
@@ -274,6 +296,27 @@ impl Progress {
 
 #[cfg(test)]
 mod tests {
+
+    /// A file's comment and interface name reach the terminal escaped;
+    /// a packet without a comment keeps tcpdump's line.
+    #[test]
+    fn notes_follow_the_line_escaped() {
+        use crate::packet::pcapng::PacketNotes;
+        let mut line = String::from("IP 1.2.3.4 > 5.6.7.8");
+        push_notes(&mut line, &PacketNotes::default());
+        assert_eq!(line, "IP 1.2.3.4 > 5.6.7.8");
+        let notes = PacketNotes {
+            interface: Some("eth\u{1b}0".into()),
+            description: Some("namespace web".into()),
+            comment: Some("pid 1 (evil\u{1b}[2J)".into()),
+        };
+        push_notes(&mut line, &notes);
+        assert_eq!(
+            line,
+            "IP 1.2.3.4 > 5.6.7.8  # eth\\x1b0 (namespace web): pid 1 (evil\\x1b[2J)"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -109,6 +109,15 @@ impl PcapReader {
     }
 
     /// How far through the file the reader is, 0 to 1, for progress lines.
+    /// What a pcapng file says about the last packet read (its interface's
+    /// name and description, its comment); nothing for a classic pcap.
+    pub fn notes(&self) -> super::pcapng::PacketNotes {
+        match &self.kind {
+            Kind::Ng(reader) => reader.notes(),
+            Kind::Classic { .. } => Default::default(),
+        }
+    }
+
     pub fn fraction(&self) -> f64 {
         if self.size == 0 {
             return 1.0;

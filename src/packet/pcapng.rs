@@ -1,10 +1,14 @@
 //! pcapng, read as libpcap (and so tcpdump) reads it: the blocks it knows
-//! are parsed, every other block is skipped whole; options are read only
-//! where a packet's meaning depends on them (an interface's timestamp
-//! resolution and offset), and an option it does not know, or one whose
-//! length runs past its block, is skipped as libpcap skips it. Sizes are
-//! bounded before anything is allocated: a block is at most
+//! are parsed, every other block is skipped whole; options are read where
+//! a packet's meaning depends on them (an interface's timestamp resolution
+//! and offset) and where they say whose it was (an interface's name and
+//! description, a packet's comment), and an option it does not know, or
+//! one whose length runs past its block, is skipped as libpcap skips it.
+//! Sizes are bounded before anything is allocated: a block is at most
 //! `MAX_BLOCK` bytes, a packet is cut to its interface's snap length.
+//!
+//! The blocks netlens writes (`section_header`, `interface_block`,
+//! `enhanced_packet`) are little-endian, with nanosecond timestamps.
 
 use super::format::Timestamp;
 use super::pcap::{MAXIMUM_SNAPLEN, Record};
@@ -29,6 +33,32 @@ struct Interface {
     /// (if_tsoffset).
     per_sec: u64,
     offset: i64,
+    /// if_name and if_description, as the file gives them (at most
+    /// `MAX_TEXT` bytes each; escaped where they are shown).
+    name: Option<String>,
+    description: Option<String>,
+}
+
+/// The longest interface name, description or comment kept from a file.
+const MAX_TEXT: usize = 1024;
+
+/// Option codes (pcapng's opt_comment, if_name, if_description,
+/// if_tsresol, if_tsoffset, shb_userappl).
+const OPT_END: u16 = 0;
+const OPT_COMMENT: u16 = 1;
+const IF_NAME: u16 = 2;
+const IF_DESCRIPTION: u16 = 3;
+const IF_TSRESOL: u16 = 9;
+const IF_TSOFFSET: u16 = 14;
+const SHB_USERAPPL: u16 = 4;
+
+/// What a file says about the last packet read: its interface's name and
+/// description and its comment, where it has them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PacketNotes {
+    pub interface: Option<String>,
+    pub description: Option<String>,
+    pub comment: Option<String>,
 }
 
 pub struct NgReader<R> {
@@ -37,6 +67,9 @@ pub struct NgReader<R> {
     interfaces: Vec<Interface>,
     /// The block being read, reused.
     block: Vec<u8>,
+    /// The last packet's interface and comment.
+    last_interface: Option<usize>,
+    last_comment: Option<String>,
 }
 
 impl<R: Read> NgReader<R> {
@@ -48,6 +81,8 @@ impl<R: Read> NgReader<R> {
             big_endian: false,
             interfaces: Vec::new(),
             block: Vec::new(),
+            last_interface: None,
+            last_comment: None,
         };
         if !reader.read_body(SECTION_HEADER)? {
             bail!("the file ends inside its section header");
@@ -170,18 +205,16 @@ impl<R: Read> NgReader<R> {
             },
             per_sec: 1_000_000,
             offset: 0,
+            name: None,
+            description: None,
         };
-        let mut at = 8;
-        while at + 4 <= self.block.len() {
-            let code = self.u16_at(at);
-            let len = usize::from(self.u16_at(at + 2));
-            let value = at + 4;
-            if code == 0 || value + len > self.block.len() {
-                // opt_endofopt, or an option past the block: no more.
-                break;
-            }
+        for (code, value) in self.options(8) {
+            let len = value.len();
+            let value = value.start;
             match (code, len) {
-                (9, 1) => {
+                (IF_NAME, _) => interface.name = Some(self.text(value, len)),
+                (IF_DESCRIPTION, _) => interface.description = Some(self.text(value, len)),
+                (IF_TSRESOL, 1) => {
                     let resol = self.block[value];
                     interface.per_sec = if resol & 0x80 != 0 {
                         1u64 << (resol & 0x7f).min(63)
@@ -189,7 +222,7 @@ impl<R: Read> NgReader<R> {
                         10u64.saturating_pow(u32::from(resol).min(19))
                     };
                 }
-                (14, 8) => {
+                (IF_TSOFFSET, 8) => {
                     let high = u64::from(self.u32_at(value));
                     let low = u64::from(self.u32_at(value + 4));
                     let both = if self.big_endian {
@@ -201,10 +234,44 @@ impl<R: Read> NgReader<R> {
                 }
                 _ => {}
             }
-            at = value + len.next_multiple_of(4);
         }
         self.interfaces.push(interface);
         Ok(())
+    }
+
+    /// The options of the block from offset `at`: (code, where its value
+    /// lies), up to opt_endofopt or an option that runs past the block.
+    fn options(&self, mut at: usize) -> Vec<(u16, std::ops::Range<usize>)> {
+        let mut options = Vec::new();
+        while at + 4 <= self.block.len() {
+            let code = self.u16_at(at);
+            let len = usize::from(self.u16_at(at + 2));
+            let value = at + 4;
+            if code == OPT_END || value + len > self.block.len() {
+                break;
+            }
+            options.push((code, value..value + len));
+            at = value + len.next_multiple_of(4);
+        }
+        options
+    }
+
+    /// An option's text: UTF-8 (lossy), at most `MAX_TEXT` bytes.
+    fn text(&self, at: usize, len: usize) -> String {
+        let bytes = &self.block[at..at + len.min(MAX_TEXT)];
+        // A writer may count a terminating NUL in the length.
+        let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    /// What the file says about the last packet read.
+    pub fn notes(&self) -> PacketNotes {
+        let interface = self.last_interface.and_then(|i| self.interfaces.get(i));
+        PacketNotes {
+            interface: interface.and_then(|i| i.name.clone()),
+            description: interface.and_then(|i| i.description.clone()),
+            comment: self.last_comment.clone(),
+        }
     }
 
     fn packet(&mut self, kind: u32, buf: &mut Vec<u8>) -> Result<Record> {
@@ -228,14 +295,25 @@ impl<R: Read> NgReader<R> {
             bail!("a packet's capture length {caplen} runs past its block");
         }
         let per_sec = interface.per_sec.max(1);
+        let offset = interface.offset;
         let kept = caplen.min(interface.snaplen as usize);
         buf.clear();
         buf.extend_from_slice(&self.block[20..20 + kept]);
+        let linktype = interface.linktype;
+        self.last_interface = Some(id as usize);
+        self.last_comment = None;
+        if kind == ENHANCED_PACKET {
+            for (code, value) in self.options(20 + caplen.next_multiple_of(4)) {
+                if code == OPT_COMMENT {
+                    self.last_comment = Some(self.text(value.start, value.len()));
+                }
+            }
+        }
         let nanos = (u128::from(raw % per_sec) * 1_000_000_000 / u128::from(per_sec)) as u32;
         Ok(Record {
-            linktype: interface.linktype,
+            linktype,
             ts: Timestamp {
-                sec: ((raw / per_sec) as i64).saturating_add(interface.offset),
+                sec: ((raw / per_sec) as i64).saturating_add(offset),
                 frac: nanos,
                 nanos: true,
             },
@@ -250,6 +328,8 @@ impl<R: Read> NgReader<R> {
         let Some(interface) = self.interfaces.first() else {
             bail!("a simple packet came before any interface description block");
         };
+        self.last_interface = Some(0);
+        self.last_comment = None;
         let orig_len = self.u32_at(0);
         let kept = (orig_len as usize)
             .min(self.block.len() - 4)
@@ -262,6 +342,100 @@ impl<R: Read> NgReader<R> {
             orig_len,
         })
     }
+}
+
+/// Appends one option (code, length, value padded to 32 bits).
+fn push_option(out: &mut Vec<u8>, code: u16, value: &[u8]) {
+    // An option holds at most 65535 bytes: a longer text is cut.
+    let value = &value[..value.len().min(usize::from(u16::MAX) & !3)];
+    out.extend_from_slice(&code.to_le_bytes());
+    out.extend_from_slice(&(value.len() as u16).to_le_bytes());
+    out.extend_from_slice(value);
+    out.resize(out.len().next_multiple_of(4), 0);
+}
+
+/// Closes the block that starts at `start` in `out` (its type and a
+/// placeholder length written): the end of options, the trailing length,
+/// and the length at its head.
+fn finish_block(out: &mut Vec<u8>, start: usize, had_options: bool) {
+    if had_options {
+        push_option(out, OPT_END, &[]);
+    }
+    let total = (out.len() - start + 4) as u32;
+    out.extend_from_slice(&total.to_le_bytes());
+    out[start + 4..start + 8].copy_from_slice(&total.to_le_bytes());
+}
+
+/// A section header block naming the application that wrote the file.
+pub fn section_header(application: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    out.extend_from_slice(&SECTION_HEADER.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&BYTE_ORDER_MAGIC.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    // The section's length: not given (-1).
+    out.extend_from_slice(&(-1i64).to_le_bytes());
+    push_option(&mut out, SHB_USERAPPL, application.as_bytes());
+    finish_block(&mut out, 0, true);
+    out
+}
+
+/// An interface description block: its link type and snap length, its
+/// name (if_name) and what else says where it is (if_description), with
+/// nanosecond timestamps (if_tsresol 9).
+pub fn interface_block(linktype: u32, snaplen: u32, name: &str, description: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + name.len() + description.len());
+    out.extend_from_slice(&INTERFACE.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&(linktype as u16).to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&snaplen.to_le_bytes());
+    if !name.is_empty() {
+        push_option(&mut out, IF_NAME, name.as_bytes());
+    }
+    if !description.is_empty() {
+        push_option(&mut out, IF_DESCRIPTION, description.as_bytes());
+    }
+    push_option(&mut out, IF_TSRESOL, &[9]);
+    finish_block(&mut out, 0, true);
+    out
+}
+
+/// Appends an enhanced packet block to `out`: the packet's bytes on
+/// interface `interface` (its index in the file's interface blocks), and
+/// its comment (opt_comment) where there is one.
+pub fn enhanced_packet(
+    out: &mut Vec<u8>,
+    interface: u32,
+    ts: Timestamp,
+    orig_len: u32,
+    data: &[u8],
+    comment: Option<&str>,
+) {
+    let start = out.len();
+    out.extend_from_slice(&ENHANCED_PACKET.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&interface.to_le_bytes());
+    let nanos = if ts.nanos {
+        u64::from(ts.frac)
+    } else {
+        u64::from(ts.frac) * 1000
+    };
+    let units = (ts.sec.max(0) as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(nanos);
+    out.extend_from_slice(&((units >> 32) as u32).to_le_bytes());
+    out.extend_from_slice(&(units as u32).to_le_bytes());
+    let caplen = data.len() as u32;
+    out.extend_from_slice(&caplen.to_le_bytes());
+    out.extend_from_slice(&orig_len.max(caplen).to_le_bytes());
+    out.extend_from_slice(data);
+    out.resize(out.len().next_multiple_of(4), 0);
+    if let Some(comment) = comment {
+        push_option(out, OPT_COMMENT, comment.as_bytes());
+    }
+    finish_block(out, start, comment.is_some());
 }
 
 /// Fills `buf`; Ok(false) when the input ended before its first byte, an

@@ -22,8 +22,9 @@ use super::ring::RingFile;
 use super::summary::Summary;
 pub use super::summary::Trigger;
 use super::{Recorder, format::Stream};
+use crate::capture::attribution::PacketOwners;
 use crate::capture::live::PacketBatch;
-use crate::capture::pcap_file::PcapFileWriter;
+use crate::capture::pcap_file::{FileFormat, FileLayout, InterfaceName, PcapFileWriter};
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::report::{Sections, json};
@@ -33,15 +34,33 @@ use std::path::{Path, PathBuf};
 
 /// File names inside a bundle.
 pub const RECORDING: &str = "recording.nlrec";
-pub const PACKETS: &str = "packets.pcap";
+pub const PACKETS: &str = "packets.pcapng";
 pub const SUMMARY: &str = "summary.md";
 pub const SNAPSHOT: &str = "snapshot.json";
 /// Bundle directories start with this.
 pub const PREFIX: &str = "netlens-incident-";
 
-/// SLL2, what a capture on every interface gives, for an empty pcap.
+/// SLL2, what a capture on every interface gives, for an empty file.
 const LINKTYPE_LINUX_SLL2: u32 = 276;
 const SNAPLEN: u32 = 262_144;
+
+/// The interface the sample's capture ran on ("any" when it does not say).
+fn capture_iface(sample: &Sample) -> String {
+    sample
+        .capture
+        .as_ref()
+        .map_or_else(|| "any".to_string(), |c| c.iface.clone())
+}
+
+/// The bundle's packets file: pcapng, the capture's interface first.
+fn layout(linktype: u32, interface: InterfaceName) -> FileLayout {
+    FileLayout {
+        format: FileFormat::Pcapng,
+        linktype,
+        snaplen: SNAPLEN,
+        interface,
+    }
+}
 
 /// What a finished bundle holds.
 #[derive(Debug, Clone)]
@@ -104,7 +123,7 @@ impl BundleWriter {
 
     /// Appends a sample and the packets captured with it.
     pub fn add(&mut self, sample: &mut Sample, batch: PacketBatch) -> Result<()> {
-        self.write_packets(&batch)?;
+        self.write_packets(sample, &batch)?;
         self.summary.packets += batch.packets.len() as u64;
         let previous = self.previous.take();
         let found = self.engine.step(previous.as_ref(), sample, &self.limits);
@@ -121,20 +140,25 @@ impl BundleWriter {
         Ok(())
     }
 
-    fn write_packets(&mut self, batch: &PacketBatch) -> Result<()> {
+    /// Writes the sample's packets, each noted with its interface and the
+    /// process and container of its socket in that sample.
+    fn write_packets(&mut self, sample: &Sample, batch: &PacketBatch) -> Result<()> {
         if batch.packets.is_empty() {
             return Ok(());
         }
+        let owners = PacketOwners::from_samples(
+            [Some(sample), self.previous.as_ref()].into_iter().flatten(),
+        );
         let pcap = match &mut self.pcap {
             Some(pcap) => pcap,
             None => self.pcap.insert(PcapFileWriter::create(
                 &self.dir.join(PACKETS),
-                batch.linktype,
-                SNAPLEN,
+                layout(batch.linktype, owners.interface(&capture_iface(sample))),
             )?),
         };
         for packet in &batch.packets {
-            pcap.write(packet.ts, packet.orig_len, &packet.data)?;
+            let note = owners.note(batch.linktype, &packet.data, packet.orig_len, 0);
+            pcap.write_noted(packet.ts, packet.orig_len, &packet.data, Some(&note))?;
         }
         Ok(())
     }
@@ -145,8 +169,11 @@ impl BundleWriter {
         self.recording.take().expect("open until finish").finish()?;
         match self.pcap.take() {
             Some(pcap) => pcap.finish()?,
-            None => PcapFileWriter::create(&self.dir.join(PACKETS), LINKTYPE_LINUX_SLL2, SNAPLEN)?
-                .finish()?,
+            None => PcapFileWriter::create(
+                &self.dir.join(PACKETS),
+                layout(LINKTYPE_LINUX_SLL2, InterfaceName::default()),
+            )?
+            .finish()?,
         }
         write_new(&self.dir.join(SUMMARY), self.summary.render().as_bytes())?;
         let snapshot = self.snapshot.take().unwrap_or_default();

@@ -400,19 +400,21 @@ fn packets(s: &Summary) -> Option<String> {
     let _ = if s.capture {
         writeln!(
             out,
-            "packets.pcap holds the {} packets captured in the bundle's window \
-             (each cut to the capture's snap length; open it with tcpdump -n -r packets.pcap).",
+            "packets.pcapng holds the {} packets captured in the bundle's window \
+             (each cut to the capture's snap length, noted with its interface and the \
+             process and container it belonged to; open it with tcpdump -n -r packets.pcapng \
+             or Wireshark).",
             s.packets
         )
     } else {
         writeln!(
             out,
             "Capture was off (no permission, --no-capture, or netlens export, which does \
-             not capture): packets.pcap is a valid pcap file with no packets."
+             not capture): packets.pcapng is a valid pcapng file with no packets."
         )
     };
     out.push_str(
-        "\nThe bundle: recording.nlrec (netlens replay BUNDLE-DIR), packets.pcap, \
+        "\nThe bundle: recording.nlrec (netlens replay BUNDLE-DIR), packets.pcapng, \
          snapshot.json (the sample at the start, as netlens snapshot --json prints it), \
          this summary.md.\n",
     );

@@ -228,7 +228,7 @@ fn esc_closes_and_e_exports_a_pcap_netlens_reads() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("flow.pcap");
     let d = detail(false);
-    let message = d.export(Some(path.clone()));
+    let message = d.export(Some(path.clone()), None);
     assert!(message.starts_with("exported 18 packets"), "{message}");
     let mut reader = netlens::capture::pcap_file::open(&path).unwrap();
     let mut buf = Vec::new();

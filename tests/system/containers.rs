@@ -310,6 +310,64 @@ fn podman_containers_are_named_on_their_sockets() {
     exporter_labels_the_container(server);
     api_and_conmon_agree(&podman, &server_id, server);
     live_sockets_tab(server, client);
+    pcapng_names_the_container(&podman, server);
+}
+
+/// `capture -w FILE.pcapng` in the server's namespace: the packets of
+/// short requests from the client container (connections no sample sees
+/// open; the connection log names the listener's owner) say, in Wireshark
+/// too, that they were the server container's httpd's.
+fn pcapng_names_the_container(podman: &Podman, server: u32) {
+    if common::need(&["tshark"]) {
+        return;
+    }
+    let file = common::scratch_dir("containers").join(format!("web-{}.pcapng", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let mut capture = ChildGuard(
+        Command::new(NETLENS)
+            .args(["capture", "--pid", &server.to_string(), "--duration", "5s"])
+            .args(["--config", "/dev/null", "-f", "tcp port 8080", "-w"])
+            .arg(&file)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    wait_until("the capture file", 15, || file.exists().then_some(()));
+    for _ in 0..3 {
+        // A 404 is an answer too: the request and its packets are what
+        // count.
+        let out = podman.run(&[
+            "exec",
+            CLIENT,
+            "sh",
+            "-c",
+            &format!("(echo 'GET / HTTP/1.0'; echo) | timeout 5 nc {SERVER_IP} 8080"),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let stderr = common::stop_for_stderr(&mut capture);
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(&file)
+        .args(["-T", "fields", "-e", "frame.comment"])
+        .output()
+        .unwrap();
+    let comments = String::from_utf8_lossy(&out.stdout);
+    let container = format!(", container {SERVER} (podman)");
+    assert!(comments.lines().count() >= 15, "{stderr}\n{comments}");
+    assert!(
+        comments
+            .lines()
+            .all(|c| c.starts_with("pid ") && c.contains("(httpd)") && c.ends_with(&container)),
+        "{comments}"
+    );
+    let _ = std::fs::remove_file(&file);
 }
 
 /// `export --per-process` labels each process's series with its container.

@@ -58,7 +58,7 @@ fn b_freezes_the_live_view_into_a_bundle() {
     tmux.send_keys(&["q"]);
 
     assert!(common::socket_findings::replay_json(bundle).len() >= 3);
-    let packets = common::tcpdump_read(&bundle.join("packets.pcap"));
+    let packets = common::tcpdump_read(&bundle.join("packets.pcapng"));
     assert!(packets.contains("127.0.0.1.9: UDP, length 6"), "{packets}");
     let summary = std::fs::read_to_string(bundle.join("summary.md")).unwrap();
     assert!(summary.contains("# netlens incident: manual"), "{summary}");

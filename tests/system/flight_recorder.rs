@@ -271,14 +271,14 @@ fn check_bundle(bundle: &Path) {
     assert!(samples[0]["t"].as_f64().unwrap() < start_t - 1.0);
     assert!(samples.last().unwrap()["t"].as_f64().unwrap() >= start_t + 0.9);
 
-    let lines = tcpdump_read(&bundle.join("packets.pcap"));
+    let lines = tcpdump_read(&bundle.join("packets.pcapng"));
     assert!(lines.contains("127.0.0.1.9:"), "{lines}");
 
     let summary = std::fs::read_to_string(bundle.join("summary.md")).unwrap();
     assert!(summary.contains("### connect-refused"), "{summary}");
     assert!(summary.contains("- fix: "), "{summary}");
     assert!(summary.contains("- cleared: "), "{summary}");
-    assert!(summary.contains("packets.pcap holds the"), "{summary}");
+    assert!(summary.contains("packets.pcapng holds the"), "{summary}");
     // The refused connects are in the connection log, and the summary
     // counts as many as the bundle's samples carry (the baseline's
     // interval aside: its closes came before the recording).
@@ -321,7 +321,7 @@ fn check_bundle(bundle: &Path) {
     assert_eq!(snapshot["t"].as_f64().unwrap(), start_t);
     for file in [
         "recording.nlrec",
-        "packets.pcap",
+        "packets.pcapng",
         "summary.md",
         "snapshot.json",
     ] {

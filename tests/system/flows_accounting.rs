@@ -99,22 +99,21 @@ fn tcpdump_read(file: &Path) -> (usize, u64) {
     (text.lines().count(), longest)
 }
 
-/// "wrote 812 packets to /dir/netlens-….pcap" → (812, path).
+/// "wrote 812 packets to /dir/netlens-….pcapng" → (812, path).
 fn saved(screen: &str, verb: &str) -> Option<(usize, PathBuf)> {
     let line = screen.lines().find(|l| l.contains(verb))?;
     let rest = &line[line.find(verb)? + verb.len()..];
     let count = rest.split_whitespace().next()?.parse().ok()?;
     let path = rest[rest.find(" to ")? + 4..].trim();
-    path.ends_with(".pcap")
+    path.ends_with(".pcapng")
         .then(|| (count, PathBuf::from(path)))
 }
 
 #[test]
 fn known_bytes_agree_everywhere_and_never_go_down() {
-    if crate::common::need_root(&["ip", "python3", "tcpdump", "tmux"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "python3", "tcpdump", "tmux"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let Some(tmux) = Tmux::new("flowsacct") else {
         return;
     };
@@ -221,7 +220,7 @@ fn known_bytes_agree_everywhere_and_never_go_down() {
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     assert!(file.starts_with(&dir), "{}", file.display());
     assert!(
-        name.len() == "netlens-1700000000-0123abcd.pcap".len() && name.starts_with("netlens-"),
+        name.len() == "netlens-1700000000-0123abcd.pcapng".len() && name.starts_with("netlens-"),
         "{name}"
     );
     let (read, longest) = tcpdump_read(&file);
@@ -229,6 +228,22 @@ fn known_bytes_agree_everywhere_and_never_go_down() {
     assert!(
         longest > 1500,
         "no GSO packet in the file (longest {longest})"
+    );
+    // Each packet names where it was captured and the sender's process
+    // (python3), whose socket had closed by the time of `w`.
+    let lines = Command::new(NETLENS)
+        .arg("read")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let lines = String::from_utf8_lossy(&lines.stdout);
+    let owner = format!("  # {} (namespace {}): pid ", common::DEV_A, pair.a.name);
+    assert_eq!(lines.lines().count(), count);
+    assert!(
+        lines
+            .lines()
+            .all(|l| l.contains(&owner) && l.ends_with(" (python3)")),
+        "{owner}\n{lines}"
     );
 
     // The flow screen: the whole flow's count and bytes (the kernel's when
@@ -338,10 +353,9 @@ fn known_bytes_agree_everywhere_and_never_go_down() {
 
 #[test]
 fn capture_w_saves_every_gso_packet_whole() {
-    if crate::common::need_root(&["ip", "python3", "tcpdump", "tmux"]) {
+    let Some(_heavy) = crate::common::need_root_heavy(&["ip", "python3", "tcpdump", "tmux"]) else {
         return;
-    }
-    let _heavy = crate::common::heavy();
+    };
     let pair = VethPair::new("fw");
     let dir = std::env::temp_dir().join(format!("netlens-flowsw-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -40,6 +40,7 @@ mod netns_label;
 mod netns_tab_columns;
 mod on_finding;
 mod path_view;
+mod pcapng;
 mod peer_names;
 mod port_exhaustion;
 mod processes;

@@ -10,8 +10,9 @@ pub use rows::Row;
 use super::keymap::{Action, Key, Scope};
 use super::links;
 use super::view::{self, Reply, Shown, TabView, TableRows};
+use crate::capture::attribution::PacketOwners;
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
-use crate::capture::pcap_file::{unpredictable_name, write_file};
+use crate::capture::pcap_file::{FileFormat, FileLayout, unpredictable_name, write_file};
 use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
 use crate::packet::filter::Filter;
@@ -21,6 +22,10 @@ use std::path::PathBuf;
 /// Packets kept for the list and for `w` (each holds at most the snap
 /// length: ~4 MB at the default 384 bytes).
 pub const PACKETS_KEPT: usize = crate::capture::live::LINES_KEPT;
+/// Samples whose sockets name the packets `w` and `e` write: the kept
+/// packets' connections may have closed since (a minute at the default
+/// interval; older samples drop their socket lists anyway).
+pub const OWNER_SAMPLES: usize = 60;
 /// Lines `[` and `]` scroll the packet list by.
 const SCROLL_STEP: usize = 5;
 
@@ -248,7 +253,7 @@ impl FlowsView {
                 self.capture_edit = Some(current);
                 self.capture_error = None;
             }
-            Action::WritePcap => self.message = Some(self.write_pcap(None)),
+            Action::WritePcap => self.message = Some(self.write_pcap(None, None)),
             Action::Follow => self.toggle_follow(),
             Action::ScrollPacketsUp => self.scroll(true),
             Action::ScrollPacketsDown => self.scroll(false),
@@ -307,9 +312,10 @@ impl FlowsView {
     }
 
     /// Writes the kept packets to `path` (default: a new, unpredictable
-    /// netlens-<time>-<random>.pcap in the current directory); returns what
-    /// to tell the user, with the full path.
-    pub fn write_pcap(&self, path: Option<PathBuf>) -> String {
+    /// netlens-<time>-<random>.pcapng in the current directory, each packet
+    /// noted with its interface and owner from `owners`); returns what to
+    /// tell the user, with the full path.
+    pub fn write_pcap(&self, path: Option<PathBuf>, owners: Option<&PacketOwners>) -> String {
         let Some(capture) = self.capture.as_ref().filter(|c| c.linktype() != 0) else {
             return "nothing to write: capture is off".into();
         };
@@ -320,11 +326,22 @@ impl FlowsView {
             let t = self.packets.back().map_or(0, |p| p.ts.sec);
             unpredictable_name("netlens", t)
         });
+        let none = PacketOwners::default();
+        let owners = owners.unwrap_or(&none);
+        let layout = FileLayout {
+            format: FileFormat::of_path(&path),
+            linktype: capture.linktype(),
+            snaplen: capture.snaplen(),
+            interface: owners.interface(capture.iface()),
+        };
+        let linktype = capture.linktype();
         let written = write_file(
             &path,
-            capture.linktype(),
-            capture.snaplen(),
-            self.packets.iter().map(|p| (p.ts, p.orig_len, &p.data[..])),
+            layout,
+            self.packets.iter().map(|p| {
+                let note = owners.note(linktype, &p.data, p.orig_len, p.ifindex);
+                (p.ts, p.orig_len, &p.data[..], note)
+            }),
         );
         match written {
             Ok(count) => format!("wrote {count} packets to {}", shown_path(&path)),
@@ -392,6 +409,11 @@ impl TabView for FlowsView {
         }
         if action == Action::Trace {
             return self.trace(shown);
+        }
+        if action == Action::WritePcap {
+            let owners = PacketOwners::from_samples(shown.recent(OWNER_SAMPLES));
+            self.message = Some(self.write_pcap(None, Some(&owners)));
+            return Reply::Redraw(true);
         }
         let rows = self.rows_of(shown);
         if action == Action::Open && self.grouping == Grouping::Flow {
@@ -610,6 +632,7 @@ mod tests {
             ts: Timestamp::default(),
             orig_len: 60,
             data: vec![0; 60].into(),
+            ifindex: 0,
         }
     }
 
@@ -650,6 +673,9 @@ mod tests {
         assert!(position > 0 && !message.is_empty(), "{position} {message}");
         view.edit_capture_filter(Key::Esc);
         assert!(view.capture_edit.is_none());
-        assert_eq!(view.write_pcap(None), "nothing to write: capture is off");
+        assert_eq!(
+            view.write_pcap(None, None),
+            "nothing to write: capture is off"
+        );
     }
 }

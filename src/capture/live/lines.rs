@@ -54,6 +54,7 @@ mod tests {
             ts: Timestamp::default(),
             orig_len: 60,
             data: vec![0; 60].into(),
+            ifindex: 0,
         }
     }
 

@@ -54,6 +54,8 @@ pub struct CapturedPacket {
     pub ts: Timestamp,
     pub orig_len: u32,
     pub data: Box<[u8]>,
+    /// The interface it crossed; 0 when unknown (a replayed capture).
+    pub ifindex: u32,
 }
 
 #[derive(Debug)]
@@ -647,6 +649,7 @@ impl Engine {
                         ts: p.ts,
                         orig_len: p.orig_len,
                         data: p.data.into(),
+                        ifindex: p.ifindex,
                     });
                 });
                 shared.watched_waiting()

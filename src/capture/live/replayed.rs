@@ -119,6 +119,7 @@ impl Capture {
                     ts: p.ts,
                     orig_len: p.orig_len,
                     data: p.data.as_slice().into(),
+                    ifindex: 0,
                 });
             }
             shared.table.expire(now);

@@ -112,7 +112,8 @@ mode 0700, never through a symbolic link):
 .nf
 netlens\-incident\-\fIYYYYMMDDTHHMMSSZ\fR\-\fIID\fR/     (mode 0700, files 0600)
   recording.nlrec   one ordinary recording of the window
-  packets.pcap      its captured packets (tcpdump \-r); no packets when capture was off
+  packets.pcapng    its captured packets (tcpdump \-r, Wireshark), each with its
+                    interface, namespace, process and container; none when capture was off
   summary.md        findings with evidence and fix, when each started and cleared,
                     top interfaces, flows and sockets (by queue, by retransmits)
   snapshot.json     the sample at the start, as snapshot \-\-json prints it
@@ -200,7 +201,7 @@ existing file or a symbolic link at the path, even a dangling one, is refused wi
 a one-line error. An output named on the command line (\fBcapture \-w\fR, \fBrecord
 \-o\fR, \fBsnapshot \-\-record\fR) may be an existing character device or FIFO, as
 with tcpdump: \fB\-w /dev/null\fR measures, a FIFO feeds \fBtcpdump \-r \-\fR (a FIFO
-that no process opens for reading within 5 seconds is an error). Names netlens picks itself (\fBw\fR: netlens\-TIME\-RANDOM.pcap)
+that no process opens for reading within 5 seconds is an error). Names netlens picks itself (\fBw\fR: netlens\-TIME\-RANDOM.pcapng)
 carry random bits; a \fBw\fR or \fBe\fR that fails removes its partial file.
 .PP
 Format 2: a 16-byte header (magic \fB\\x89NLREC\\r\\n\fR, major and minor version;

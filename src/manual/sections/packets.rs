@@ -36,8 +36,9 @@ sequence and acknowledgement numbers); \fBFindings\fR (each finding with its evi
 packets marked \(lq\[u25BA]\(rq: for nagle\-delayed\-ack the small segment, the delayed
 ACK and the segment it released); \fBPayload\fR (hex and ASCII of both directions,
 only with \fB\-\-payload\fR). The movement keys scroll. \fBe\fR writes the flow's
-packets to a new netlens\-flow\-PORT\-PORT\-TIME\-RANDOM.pcap in the current
-directory and says its full path. The summary names two packet counts: those on
+packets to a new netlens\-flow\-PORT\-PORT\-TIME\-RANDOM.pcapng in the current
+directory (each packet with its interface, namespace, process and container) and
+says its full path. The summary names two packet counts: those on
 the screen, and the flow table's (with its bytes on the wire) as of the last sample. The screen starts with the flow's packets still
 in a ring of the last 4,096 captured (8 MiB at most) and then follows it; it keeps
 its last 5,000 packets, the analysis counts them all.

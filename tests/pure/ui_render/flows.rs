@@ -83,6 +83,7 @@ pub(super) fn flows_app(active: bool) -> App {
                 ts: Timestamp::default(),
                 orig_len: 54,
                 data: vec![0; 54].into(),
+                ifindex: 0,
             })
             .collect();
         app.flows.on_capture(CaptureEvent::Packets {
@@ -178,6 +179,7 @@ fn sort_filter_select_and_freeze() {
             ts: Timestamp::default(),
             orig_len: 60,
             data: vec![0; 60].into(),
+            ifindex: 0,
         }],
         unprinted: 0,
     });

@@ -133,7 +133,7 @@ fn crafted_packets_cut_at_every_length_end_like_tcpdump() {
     super::cap();
     let dir = std::env::temp_dir();
     let file = dir.join(format!("netlens-cuts-{}.pcap", std::process::id()));
-    let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
+    let mut writer = PcapFileWriter::create(&file, FileLayout::pcap(1, 65535)).unwrap();
     let mut ours = Vec::new();
     let mut fmt = Formatter::new(netlens::capture::HOST);
     for (end, frame, header_at) in crafted() {
@@ -273,7 +273,7 @@ fn ipv6_payload_length_zero_prints_like_tcpdump() {
         ),
     ];
     let file = std::env::temp_dir().join(format!("netlens-v6-plen0-{}.pcap", std::process::id()));
-    let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
+    let mut writer = PcapFileWriter::create(&file, FileLayout::pcap(1, 65535)).unwrap();
     let mut ours = Vec::new();
     for (i, (frame, want)) in cases.iter().enumerate() {
         let ts = Timestamp {

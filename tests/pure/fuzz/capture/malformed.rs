@@ -8,7 +8,7 @@ use super::*;
 /// is installed, every line compared with `tcpdump -n -r`.
 fn prints_like_tcpdump(tag: &str, cases: &[(Vec<u8>, &str)]) {
     let file = std::env::temp_dir().join(format!("netlens-{tag}-{}.pcap", std::process::id()));
-    let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
+    let mut writer = PcapFileWriter::create(&file, FileLayout::pcap(1, 65535)).unwrap();
     let mut ours = Vec::new();
     let mut formatter = Formatter::new(netlens::capture::HOST);
     for (i, (frame, want)) in cases.iter().enumerate() {

@@ -4,7 +4,7 @@
 //! printer, which must end the line as tcpdump does (`[|proto]`), and where
 //! tcpdump is installed, print exactly what `tcpdump -n -r` prints for them.
 
-use netlens::capture::pcap_file::PcapFileWriter;
+use netlens::capture::pcap_file::{FileLayout, PcapFileWriter};
 use netlens::packet::decode::summarize;
 use netlens::packet::filter::Filter;
 use netlens::packet::format::{Formatter, Timestamp};

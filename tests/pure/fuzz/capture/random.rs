@@ -103,7 +103,7 @@ fn plausible_packets_with_random_fields_print_as_tcpdump_does() {
     }
     let mut rng = XorShift(0x7463_7064_756d_7021);
     let file = std::env::temp_dir().join(format!("netlens-plausible-{}.pcap", std::process::id()));
-    let mut writer = PcapFileWriter::create(&file, 1, 65535).unwrap();
+    let mut writer = PcapFileWriter::create(&file, FileLayout::pcap(1, 65535)).unwrap();
     let mut ours = Vec::new();
     let mut frames = Vec::new();
     let mut fmt = Formatter::new(netlens::capture::HOST);
