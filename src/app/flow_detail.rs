@@ -62,6 +62,8 @@ pub struct DrillPacket {
     pub t: f64,
     pub orig_len: u32,
     pub data: Box<[u8]>,
+    /// The interface it crossed (0: unknown).
+    pub ifindex: u32,
     /// The tcpdump line without the time.
     pub line: String,
     /// Sent by the client (the side that opened it, or the flow's src).
@@ -200,6 +202,12 @@ impl FlowDetail {
 
     /// Feeds one captured packet of the flow.
     pub fn push(&mut self, ts: Timestamp, orig_len: u32, data: &[u8]) {
+        self.push_on(ts, orig_len, data, 0);
+    }
+
+    /// As `push`, for a packet that crossed interface `ifindex` (0:
+    /// unknown).
+    pub fn push_on(&mut self, ts: Timestamp, orig_len: u32, data: &[u8], ifindex: u32) {
         let s = summarize(self.linktype, data, orig_len);
         let Some((_, reverse)) = FlowKey::of(&s) else {
             return;
@@ -229,6 +237,7 @@ impl FlowDetail {
             t,
             orig_len,
             data: data.into(),
+            ifindex,
             line,
             from_client: usize::from(reverse) == self.client_dir(),
             flags: s.tcp_flags,
@@ -336,7 +345,7 @@ impl FlowDetail {
             &path,
             layout,
             self.packets.iter().map(|p| {
-                let note = owners.note(self.linktype, &p.data, p.orig_len, 0);
+                let note = owners.note(self.linktype, &p.data, p.orig_len, p.ifindex);
                 (p.ts, p.orig_len, &p.data[..], note)
             }),
         );

@@ -50,7 +50,7 @@ impl App {
         detail.missed += missed;
         let changed = !packets.is_empty() || missed > 0;
         for p in packets {
-            detail.push(p.ts, p.orig_len, &p.data);
+            detail.push_on(p.ts, p.orig_len, &p.data, p.ifindex);
         }
         changed
     }

@@ -58,6 +58,7 @@ impl App {
                 ts: p.ts,
                 orig_len: p.orig_len,
                 data: p.data.to_vec(),
+                ifindex: p.ifindex,
             }),
             linktype,
         );

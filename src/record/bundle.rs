@@ -157,7 +157,12 @@ impl BundleWriter {
             )?),
         };
         for packet in &batch.packets {
-            let note = owners.note(batch.linktype, &packet.data, packet.orig_len, 0);
+            let note = owners.note(
+                batch.linktype,
+                &packet.data,
+                packet.orig_len,
+                packet.ifindex,
+            );
             pcap.write_noted(packet.ts, packet.orig_len, &packet.data, Some(&note))?;
         }
         Ok(())

@@ -92,6 +92,7 @@ pub fn decode(headers: &[u8], payloads: Option<&[u8]>) -> Result<PacketBatch> {
                 ts,
                 orig_len,
                 data: data.into(),
+                ifindex: 0,
             },
             caplen,
         ));
@@ -146,6 +147,7 @@ mod tests {
             },
             orig_len: len as u32 + 10,
             data: (0..len).map(|i| (i * 7 + n) as u8).collect(),
+            ifindex: 0,
         };
         PacketBatch {
             linktype: 276,

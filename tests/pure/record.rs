@@ -71,6 +71,7 @@ fn batch(i: u64) -> PacketBatch {
         },
         orig_len: len as u32,
         data: (0..len).map(|b| (b as u64 * 31 + i + n) as u8).collect(),
+        ifindex: 0,
     };
     PacketBatch {
         linktype: 1,

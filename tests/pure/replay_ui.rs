@@ -329,6 +329,7 @@ fn recording_with_packets(name: &str) -> PathBuf {
             },
             orig_len: 154,
             data: tcp_frame(1000 * i as u32 + 100 * n, 100),
+            ifindex: 0,
         };
         let batch = PacketBatch {
             linktype: 1,

@@ -109,6 +109,26 @@ fn saved(screen: &str, verb: &str) -> Option<(usize, PathBuf)> {
         .then(|| (count, PathBuf::from(path)))
 }
 
+/// `netlens read` of a file `w` or `e` wrote: each of its `count` packets
+/// names where it was captured (the veth in namespace `ns`) and the
+/// sender's process (python3), whose socket had closed by then.
+fn named_python3(file: &std::path::Path, ns: &str, count: usize) {
+    let lines = Command::new(NETLENS)
+        .arg("read")
+        .arg(file)
+        .output()
+        .unwrap();
+    let lines = String::from_utf8_lossy(&lines.stdout);
+    let owner = format!("  # {} (namespace {ns}): pid ", common::DEV_A);
+    assert_eq!(lines.lines().count(), count);
+    assert!(
+        lines
+            .lines()
+            .all(|l| l.contains(&owner) && l.ends_with(" (python3)")),
+        "{owner}\n{lines}"
+    );
+}
+
 #[test]
 fn known_bytes_agree_everywhere_and_never_go_down() {
     let Some(_heavy) = crate::common::need_root_heavy(&["ip", "python3", "tcpdump", "tmux"]) else {
@@ -229,22 +249,7 @@ fn known_bytes_agree_everywhere_and_never_go_down() {
         longest > 1500,
         "no GSO packet in the file (longest {longest})"
     );
-    // Each packet names where it was captured and the sender's process
-    // (python3), whose socket had closed by the time of `w`.
-    let lines = Command::new(NETLENS)
-        .arg("read")
-        .arg(&file)
-        .output()
-        .unwrap();
-    let lines = String::from_utf8_lossy(&lines.stdout);
-    let owner = format!("  # {} (namespace {}): pid ", common::DEV_A, pair.a.name);
-    assert_eq!(lines.lines().count(), count);
-    assert!(
-        lines
-            .lines()
-            .all(|l| l.contains(&owner) && l.ends_with(" (python3)")),
-        "{owner}\n{lines}"
-    );
+    named_python3(&file, &pair.a.name, count);
 
     // The flow screen: the whole flow's count and bytes (the kernel's when
     // the eBPF counter runs, else the capture's flow table), and its own
@@ -302,6 +307,7 @@ fn known_bytes_agree_everywhere_and_never_go_down() {
         longest > 1500,
         "no GSO packet in the export (longest {longest})"
     );
+    named_python3(&file, &pair.a.name, count);
     tmux.send_keys(&["Escape"]);
 
     // By host: the sender's host has this flow's bytes.

@@ -123,12 +123,23 @@ struct Shared {
 
 /// Accounts one packet that passed the filter (live and replay alike).
 /// A sampled packet counts as `shared.table.weight` packets.
-fn account(shared: &mut Shared, s: &Summary, ts: Timestamp, orig_len: u32, data: &[u8]) {
+fn account(shared: &mut Shared, s: &Summary, p: &RawPacketRef) {
+    let (ts, data) = (p.ts, p.data);
     shared.packets += shared.table.weight;
     shared.bytes += shared.table.weight * u64::from(s.wire_len);
     shared.newest_packet_t = shared.newest_packet_t.max(ts.as_secs_f64());
     shared.table.add_packet(s, data, ts.as_secs_f64());
-    shared.keep(ts, orig_len, data, s);
+    shared.keep(p, s);
+}
+
+/// A packet being accounted: its bytes borrowed from the ring or a
+/// replayed batch.
+#[derive(Clone, Copy)]
+struct RawPacketRef<'a> {
+    ts: Timestamp,
+    orig_len: u32,
+    data: &'a [u8],
+    ifindex: u32,
 }
 
 impl Shared {
@@ -163,7 +174,13 @@ impl Shared {
 
     /// Keeps a copy of the packet in the recent ring (reusing the oldest
     /// slot's buffer) and in the watch when it belongs to the watched flow.
-    fn keep(&mut self, ts: Timestamp, orig_len: u32, data: &[u8], s: &Summary) {
+    fn keep(&mut self, p: &RawPacketRef, s: &Summary) {
+        let RawPacketRef {
+            ts,
+            orig_len,
+            data,
+            ifindex,
+        } = *p;
         let mut slot = if self.recent.len() >= RECENT_PACKETS {
             self.recent.pop_front()
         } else {
@@ -173,10 +190,12 @@ impl Shared {
             ts,
             orig_len,
             data: Vec::new(),
+            ifindex,
         });
         self.recent_bytes -= slot.data.len();
         slot.ts = ts;
         slot.orig_len = orig_len;
+        slot.ifindex = ifindex;
         slot.data.clear();
         slot.data.extend_from_slice(data);
         self.recent_bytes += data.len();
@@ -631,9 +650,15 @@ impl Engine {
                     {
                         return;
                     }
-                    account(shared, &s, p.ts, p.orig_len, p.data);
+                    let raw = RawPacketRef {
+                        ts: p.ts,
+                        orig_len: p.orig_len,
+                        data: p.data,
+                        ifindex: p.ifindex,
+                    };
+                    account(shared, &s, &raw);
                     if let Some(tap) = shared.tap.as_mut() {
-                        tap.offer(p.ts, p.orig_len, p.data);
+                        tap.offer(p.ts, p.orig_len, p.data, p.ifindex);
                     }
                     if !print {
                         return;

@@ -109,7 +109,13 @@ impl Capture {
                 {
                     continue;
                 }
-                super::account(&mut shared, &s, p.ts, p.orig_len, &p.data);
+                let raw = super::RawPacketRef {
+                    ts: p.ts,
+                    orig_len: p.orig_len,
+                    data: &p.data,
+                    ifindex: p.ifindex,
+                };
+                super::account(&mut shared, &s, &raw);
                 line.clear();
                 replayed
                     .formatter
@@ -119,7 +125,7 @@ impl Capture {
                     ts: p.ts,
                     orig_len: p.orig_len,
                     data: p.data.as_slice().into(),
-                    ifindex: 0,
+                    ifindex: p.ifindex,
                 });
             }
             shared.table.expire(now);

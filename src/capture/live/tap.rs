@@ -20,6 +20,9 @@ pub struct RawPacket {
     pub ts: Timestamp,
     pub orig_len: u32,
     pub data: Vec<u8>,
+    /// The interface it crossed; 0 when unknown (a recording does not keep
+    /// it).
+    pub ifindex: u32,
 }
 
 /// The packets of one interval, as a recording holds them.
@@ -41,7 +44,7 @@ pub(super) struct Tap {
 
 impl Tap {
     /// A packet that passed the filter.
-    pub(super) fn offer(&mut self, ts: Timestamp, orig_len: u32, data: &[u8]) {
+    pub(super) fn offer(&mut self, ts: Timestamp, orig_len: u32, data: &[u8], ifindex: u32) {
         if ts.sec != self.second {
             self.second = ts.sec;
             self.in_second = 0;
@@ -55,6 +58,7 @@ impl Tap {
             ts,
             orig_len,
             data: data.into(),
+            ifindex,
         });
     }
 }
@@ -118,7 +122,7 @@ mod tests {
                 frac: n,
                 nanos: false,
             };
-            tap.offer(ts, 60, &[0u8; 60]);
+            tap.offer(ts, 60, &[0u8; 60], 0);
         }
         assert_eq!(tap.batch.packets.len(), 2 * PACKETS_PER_SECOND as usize);
         assert_eq!(tap.batch.skipped, 500 - 2 * u64::from(PACKETS_PER_SECOND));
