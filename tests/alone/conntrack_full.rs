@@ -16,30 +16,6 @@ use std::time::Duration;
 
 const MAX_SYSCTL: &str = "/proc/sys/net/netfilter/nf_conntrack_max";
 
-/// Sets a sysctl file and puts the old value back on drop (also when the
-/// test panics).
-struct SysctlGuard {
-    path: &'static str,
-    original: String,
-}
-
-impl SysctlGuard {
-    fn set(path: &'static str, value: &str) -> SysctlGuard {
-        let original = std::fs::read_to_string(path).unwrap().trim().to_string();
-        let guard = SysctlGuard { path, original };
-        std::fs::write(path, value).unwrap();
-        guard
-    }
-}
-
-impl Drop for SysctlGuard {
-    fn drop(&mut self) {
-        if let Err(e) = std::fs::write(self.path, &self.original) {
-            eprintln!("warning: cannot restore {}: {e}", self.path);
-        }
-    }
-}
-
 #[test]
 fn full_table_drops_new_connections_and_raises_conntrack_full() {
     let Some(_alone) =
@@ -54,7 +30,7 @@ fn full_table_drops_new_connections_and_raises_conntrack_full() {
         .unwrap()
         .trim()
         .to_string();
-    let restore = SysctlGuard::set(MAX_SYSCTL, &MAX.to_string());
+    let restore = crate::common::host_sysctl::HostSysctl::set(MAX_SYSCTL, &MAX.to_string());
     let (streams, failed) = connect_many(&topology.client, MAX, Duration::from_secs(3));
     assert_eq!((streams.len(), failed), (MAX, 0), "the first {MAX} fit");
 
@@ -162,7 +138,7 @@ fn recorded_conntrack_full_incident_replays() {
             .output()
             .is_ok_and(|out| out.stdout.iter().filter(|&&b| b == b'\n').count() >= 2)
     });
-    let restore = SysctlGuard::set(MAX_SYSCTL, "8");
+    let restore = crate::common::host_sysctl::HostSysctl::set(MAX_SYSCTL, "8");
     let (mut streams, _) = connect_many(&topology.client, 8, Duration::from_secs(3));
     let (_, refused) = connect_many(&topology.client, 12, Duration::from_millis(250));
     drop(restore);

@@ -23,17 +23,6 @@ use std::time::Duration;
 
 const TCP_MEM: &str = "/proc/sys/net/ipv4/tcp_mem";
 
-/// Puts tcp_mem back exactly as it was.
-struct RestoreTcpMem(String);
-
-impl Drop for RestoreTcpMem {
-    fn drop(&mut self) {
-        std::fs::write(TCP_MEM, &self.0).expect("restore net.ipv4.tcp_mem");
-        let now = std::fs::read_to_string(TCP_MEM).unwrap();
-        assert_eq!(now.trim(), self.0.trim(), "tcp_mem not restored");
-    }
-}
-
 fn read_line(child: &mut ChildGuard) -> String {
     use std::io::BufRead;
     let mut line = String::new();
@@ -211,7 +200,7 @@ fn full_receive_queues_under_a_lowered_tcp_mem() {
     );
     let original = std::fs::read_to_string(TCP_MEM).unwrap();
     let max: u64 = original.split_whitespace().nth(2).unwrap().parse().unwrap();
-    let _restore = RestoreTcpMem(original.clone());
+    let _restore = crate::common::host_sysctl::HostSysctl::keep(TCP_MEM);
     for (port, connections, bytes) in [(7001, 12, 1 << 20), (7002, 32, 2 << 20)] {
         std::fs::write(TCP_MEM, &original).unwrap();
         fill(&pair, port, connections, bytes, max);

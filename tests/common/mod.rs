@@ -10,6 +10,7 @@ pub mod bpf_support;
 pub mod dns_server;
 pub mod exporter;
 pub mod heap;
+pub mod host_sysctl;
 pub mod need;
 pub mod netns_traffic;
 pub mod path_chain;
@@ -114,6 +115,8 @@ impl Netns {
     /// Creates `netlens-t<pid>-<tag>` (unique per test process and test).
     /// IPv6 is disabled (all/default) right away, before any link exists.
     pub fn new(tag: &str) -> Netns {
+        // The first use sweeps what killed runs left.
+        scratch_root();
         let name = format!("netlens-t{}-{}", std::process::id(), tag);
         assert!(
             NETNS_NAMES
@@ -608,15 +611,49 @@ pub fn scratch_root() -> PathBuf {
                 .and_then(|pid| pid.parse::<u32>().ok())
                 .is_some_and(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists());
             if gone {
+                host_sysctl::restore_noted(&entry.path());
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
+        remove_dead_runs_namespaces();
         let root = tmp.join(format!("netlens-tests-{}", std::process::id()));
         std::fs::create_dir_all(&root).unwrap();
         std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o1777)).unwrap();
         root
     })
     .clone()
+}
+
+/// The namespaces of runs that were killed before their drops ran
+/// (`netlens-t<pid>-<tag>`, the pid gone), with the processes they started
+/// in them (their servers), ended by pid.
+fn remove_dead_runs_namespaces() {
+    for entry in std::fs::read_dir("/run/netns")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let dead = name
+            .strip_prefix("netlens-t")
+            .and_then(|rest| rest.split('-').next()?.parse::<u32>().ok())
+            .is_some_and(|pid| {
+                pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            });
+        if !dead {
+            continue;
+        }
+        let Ok(pids) = Command::new("ip").args(["netns", "pids", &name]).output() else {
+            continue;
+        };
+        for pid in String::from_utf8_lossy(&pids.stdout).split_whitespace() {
+            if let Ok(pid) = pid.parse::<i32>() {
+                // SAFETY: kill(2) on a pid the dead run started in its namespace.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+        let _ = Command::new("ip").args(["netns", "del", &name]).status();
+    }
 }
 
 /// This run's scratch directory for `tag` (`TAG` under [`scratch_root`]),
