@@ -17,7 +17,10 @@
 # TCPDUMP=print runs `tcpdump -n` printing every line to /dev/null instead
 # of writing the packets (`-w /dev/null`).
 # PERF=FILE also profiles the netlens process meanwhile (perf record -g).
-# Usage: [UI=1] [TCPDUMP=print] [PERF=FILE] benches/scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
+# FORMAT=pcapng has `netlens capture` write a pcapng file (with its
+# sampler, each packet noted with its interface and owner) and tcpdump a
+# pcap file, both in a scratch directory, instead of /dev/null.
+# Usage: [UI=1] [TCPDUMP=print] [PERF=FILE] [FORMAT=pcapng] benches/scripts/bench-capture.sh [seconds, default 10] [pps, default 200000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECS=${1:-10}
@@ -71,7 +74,9 @@ if [ "${UI:-0}" = 1 ]; then
     NL=$(tmux -L "$TMUX_SOCKET" list-panes -F '#{pane_pid}')
     WHAT="netlens live view"
 else
-    "$NETLENS" capture --netns "$CAP" -i veth-cap -w /dev/null --duration "$((SECS + 3))s" \
+    NL_OUT=/dev/null
+    [ "${FORMAT:-}" = pcapng ] && NL_OUT="$WORK/nl.pcapng"
+    "$NETLENS" capture --netns "$CAP" -i veth-cap -w "$NL_OUT" --duration "$((SECS + 5))s" \
         2> "$WORK/nl.err" &
     NL=$!; PIDS+=($NL)
     WHAT="netlens capture"
@@ -80,10 +85,13 @@ if [ "${TCPDUMP:-write}" = print ]; then
     # tcpdump printing every line (what the live view's packet list shows).
     ip netns exec "$CAP" tcpdump -n -i veth-cap > /dev/null 2> "$WORK/td.err" &
 else
-    ip netns exec "$CAP" tcpdump -n -i veth-cap -w /dev/null 2> "$WORK/td.err" &
+    TD_OUT=/dev/null
+    [ "${FORMAT:-}" = pcapng ] && TD_OUT="$WORK/td.pcap"
+    ip netns exec "$CAP" tcpdump -n -i veth-cap -w "$TD_OUT" 2> "$WORK/td.err" &
 fi
 TD=$!; PIDS+=($TD)
-sleep 1
+# A pcapng capture opens its ring after its sampler's first sample.
+if [ "${FORMAT:-}" = pcapng ]; then sleep 3; else sleep 1; fi
 # Per-thread CPU ticks of the live view, by thread name (capture, sampler,
 # the UI thread "netlens", ...).
 # Per-thread time on CPU in ns (schedstat: finer than the 10 ms ticks of

@@ -217,8 +217,7 @@ impl Collectors {
         self.stack.set_all_netns(self.all.is_some());
         let mut others = all_netns::Collected::default();
         let (label, all) = (&self.label, &mut self.all);
-        let dump_started = boottime_seconds();
-        let (sockets, tcp) = self
+        let (sockets, tcp, dump_mono) = self
             .stack
             .collect_with(deadline, |counters, sockets| {
                 let Some(all) = all else {
@@ -228,7 +227,7 @@ impl Collectors {
                 Ok(())
             })
             .context("socket dump failed")?;
-        let sockets_mono = Some((dump_started + boottime_seconds()) / 2.0);
+        let sockets_mono = Some(dump_mono);
         // The cookies are the watched namespace's, its sockets first.
         let named = self.conn_log.observe(&sockets, self.stack.cookies(), mono);
         closed.add_unowned(named);

@@ -104,11 +104,11 @@ pub struct Sample {
     /// recordings (then `mono` is the read's time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links_mono: Option<f64>,
-    /// CLOCK_BOOTTIME seconds at the middle of the socket dump, which
-    /// follows the links by a time that varies with load and the number
-    /// of sockets (the first sample's owner scan most): per-socket rates
-    /// are taken between two of these. None in older recordings (then
-    /// `mono`).
+    /// CLOCK_BOOTTIME seconds at the middle of the watched namespace's
+    /// socket dump (not of the owners' look-up after it, which may wait
+    /// out the tick), which follows the links by a time that varies with
+    /// load and the number of sockets: per-socket rates are taken between
+    /// two of these. None in older recordings (then `mono`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sockets_mono: Option<f64>,
 }
