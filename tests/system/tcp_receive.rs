@@ -133,16 +133,29 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
         let mut sender = cubic_writer(&a, port, "");
         wait_ready(&mut sender);
         std::thread::sleep(Duration::from_millis(2000));
-        let ((found, (before, first), (after, second)), polled) = polled_during(
-            || receiver_info(&b, port).0,
-            || {
-                let before = receiver_info(&b, port);
-                let found = conn_findings(&b);
-                (found, before, receiver_info(&b, port))
-            },
-        );
+        // One sample judges one interval: a delay line descheduled for a
+        // moment (a userspace queue, on a loaded box) can leave one second
+        // under the share. The finding must be raised in one of three
+        // consecutive samples; the shaped case below, in none.
+        let mut attempts = 0;
+        let ((found, (before, first), (after, second)), polled) = loop {
+            attempts += 1;
+            let measured = polled_during(
+                || receiver_info(&b, port).0,
+                || {
+                    let before = receiver_info(&b, port);
+                    let found = conn_findings(&b);
+                    (found, before, receiver_info(&b, port))
+                },
+            );
+            let ((found, (before, _), (after, _)), _) = &measured;
+            eprintln!("receiver {port}, sample {attempts}: ss {before:?} {after:?}; {found:?}");
+            let raised = found.iter().any(|f| f["id"] == "conn:rcvbuf-limited");
+            if raised || attempts == 3 {
+                break measured;
+            }
+        };
         let seconds = (second - first).as_secs_f64();
-        eprintln!("receiver {port}: ss {before:?} {after:?}; {found:?}");
         let mine: Vec<&Value> = found
             .iter()
             .filter(|f| f["id"] == "conn:rcvbuf-limited")
@@ -215,11 +228,13 @@ fn a_receive_window_that_holds_the_sender_is_named_on_the_receiver() {
     let mut sender = cubic_writer(&a, port, "");
     wait_ready(&mut sender);
     std::thread::sleep(Duration::from_millis(2000));
-    let found = conn_findings(&b);
-    assert!(
-        !found.iter().any(|f| f["id"] == "conn:rcvbuf-limited"),
-        "{found:?}"
-    );
+    for _ in 0..3 {
+        let found = conn_findings(&b);
+        assert!(
+            !found.iter().any(|f| f["id"] == "conn:rcvbuf-limited"),
+            "{found:?}"
+        );
+    }
     let (info, _) = receiver_info(&b, port);
     assert!(info["bytes_received"] > 1e6, "no transfer: {info:?}");
 }
