@@ -10,6 +10,7 @@ use crate::model::processes::containers_by_pid;
 use crate::packet::decode::{L3, linktype, summarize};
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
 
 /// A socket's two ends, as a packet's source and destination give them:
 /// the protocol (6 TCP, 17 UDP), then local and peer.
@@ -20,9 +21,10 @@ type Ends = (u8, SocketAddr, SocketAddr);
 pub struct PacketOwners {
     /// Each connected socket's ends -> the comment naming its owner.
     by_ends: HashMap<Ends, usize>,
-    comments: Vec<String>,
-    /// The watched namespace's interfaces by index.
-    interfaces: HashMap<u32, String>,
+    comments: Vec<Arc<str>>,
+    /// The watched namespace's interfaces by index, shared with the notes
+    /// (a packet's note allocates nothing).
+    interfaces: HashMap<u32, Arc<InterfaceName>>,
     /// The namespace the capture runs in, as netlens labels it.
     namespace: String,
 }
@@ -43,7 +45,13 @@ impl PacketOwners {
                 .interfaces
                 .iter()
                 .filter(|i| i.netns == crate::model::netns::PRIMARY)
-                .map(|i| (i.index, i.name.clone()))
+                .map(|i| {
+                    let name = InterfaceName {
+                        name: i.name.clone(),
+                        namespace: newest.netns.clone(),
+                    };
+                    (i.index, Arc::new(name))
+                })
                 .collect();
         }
         let mut comment_of_pid = HashMap::new();
@@ -100,7 +108,7 @@ impl PacketOwners {
                 container.runtime
             ));
         }
-        self.comments.push(comment);
+        self.comments.push(comment.into());
         self.comments.len() - 1
     }
 
@@ -130,14 +138,21 @@ impl PacketOwners {
         let interface = Some(ifindex)
             .filter(|&i| i != 0)
             .or(from_header)
-            .map(|index| InterfaceName {
-                name: self
-                    .interfaces
-                    .get(&index)
-                    .cloned()
-                    .unwrap_or_else(|| format!("ifindex {index}")),
-                namespace: self.namespace.clone(),
+            .map(|index| match self.interfaces.get(&index) {
+                Some(known) => Arc::clone(known),
+                None => Arc::new(InterfaceName {
+                    name: format!("ifindex {index}"),
+                    namespace: self.namespace.clone(),
+                }),
             });
+        PacketNote {
+            interface,
+            comment: self.comment(linktype, data, orig_len),
+        }
+    }
+
+    /// Whose the packet was (the comment `note` gives), alone.
+    pub fn comment(&self, linktype: u32, data: &[u8], orig_len: u32) -> Option<Arc<str>> {
         let summary = summarize(linktype, data, orig_len);
         let ip = |bytes: &[u8; 16]| -> Option<IpAddr> {
             match summary.l3 {
@@ -148,18 +163,17 @@ impl PacketOwners {
                 _ => None,
             }
         };
-        let comment = match (ip(&summary.src), ip(&summary.dst), summary.tl) {
+        match (ip(&summary.src), ip(&summary.dst), summary.tl) {
             (Some(src), Some(dst), Some(_)) if matches!(summary.proto, 6 | 17) => {
                 let src = SocketAddr::new(src, summary.sport);
                 let dst = SocketAddr::new(dst, summary.dport);
                 self.by_ends
                     .get(&(summary.proto, src, dst))
                     .or_else(|| self.by_ends.get(&(summary.proto, dst, src)))
-                    .map(|&i| self.comments[i].clone())
+                    .map(|&i| Arc::clone(&self.comments[i]))
             }
             _ => None,
-        };
-        PacketNote { interface, comment }
+        }
     }
 }
 

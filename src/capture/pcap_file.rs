@@ -71,11 +71,12 @@ impl InterfaceName {
 
 /// What a pcapng file says about one packet, beyond its bytes: the
 /// interface it was captured on (None: the capture's own) and whose it
-/// was ("pid 812 (nginx), container web").
+/// was ("pid 812 (nginx), container web"). Shared with the table that
+/// made it, so a note per packet costs no allocation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PacketNote {
-    pub interface: Option<InterfaceName>,
-    pub comment: Option<String>,
+    pub interface: Option<std::sync::Arc<InterfaceName>>,
+    pub comment: Option<std::sync::Arc<str>>,
 }
 
 /// What a new file holds: its format, the packets' link type and snap
@@ -432,10 +433,10 @@ mod tests {
             nanos: true,
         };
         let veth = PacketNote {
-            interface: Some(InterfaceName {
+            interface: Some(std::sync::Arc::new(InterfaceName {
                 name: "veth0".into(),
                 namespace: "web".into(),
-            }),
+            })),
             comment: Some("pid 812 (nginx), container web (podman)".into()),
         };
         w.write_noted(ts, 60, &[1, 2, 3, 4, 5], Some(&veth))
@@ -452,7 +453,7 @@ mod tests {
         let notes = r.notes();
         assert_eq!(notes.interface.as_deref(), Some("veth0"));
         assert_eq!(notes.description.as_deref(), Some("namespace web"));
-        assert_eq!(notes.comment, veth.comment);
+        assert_eq!(notes.comment.as_deref(), veth.comment.as_deref());
         r.next_into(&mut buf).unwrap().unwrap();
         assert_eq!(buf, [6, 7, 8]);
         let notes = r.notes();

@@ -331,10 +331,7 @@ impl Owners {
             let linktype = writer.linktype();
             let mut note = self.newest.note(linktype, &data, orig_len, ifindex);
             if note.comment.is_none() {
-                note.comment = self
-                    .previous
-                    .note(linktype, &data, orig_len, ifindex)
-                    .comment;
+                note.comment = self.previous.comment(linktype, &data, orig_len);
             }
             writer.write_noted(ts, orig_len, &data, Some(&note))?;
         }
