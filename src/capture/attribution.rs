@@ -112,11 +112,6 @@ impl PacketOwners {
         self.comments.len() - 1
     }
 
-    /// No sample read yet.
-    pub fn is_empty(&self) -> bool {
-        self.namespace.is_empty() && self.comments.is_empty()
-    }
-
     /// The capture's own interface (`name`: "eth0", "any") in the
     /// sample's namespace.
     pub fn interface(&self, name: &str) -> InterfaceName {

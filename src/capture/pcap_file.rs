@@ -44,13 +44,6 @@ impl FileFormat {
             _ => FileFormat::Pcap,
         }
     }
-
-    pub fn extension(self) -> &'static str {
-        match self {
-            FileFormat::Pcap => "pcap",
-            FileFormat::Pcapng => "pcapng",
-        }
-    }
 }
 
 /// An interface as a pcapng interface block names it.
@@ -215,10 +208,6 @@ impl PcapFileWriter {
     /// Packets wholly in the file so far (not those still buffered).
     pub fn saved(&self) -> u64 {
         self.saved
-    }
-
-    pub fn format(&self) -> FileFormat {
-        self.layout.format
     }
 
     pub fn linktype(&self) -> u32 {

@@ -302,9 +302,9 @@ mod tests {
     #[test]
     fn notes_follow_the_line_escaped() {
         use crate::packet::pcapng::PacketNotes;
-        let mut line = String::from("IP 1.2.3.4 > 5.6.7.8");
+        let mut line = String::from("IP 198.18.0.1 > 198.18.0.2");
         push_notes(&mut line, &PacketNotes::default());
-        assert_eq!(line, "IP 1.2.3.4 > 5.6.7.8");
+        assert_eq!(line, "IP 198.18.0.1 > 198.18.0.2");
         let notes = PacketNotes {
             interface: Some("eth\u{1b}0".into()),
             description: Some("namespace web".into()),
@@ -313,7 +313,7 @@ mod tests {
         push_notes(&mut line, &notes);
         assert_eq!(
             line,
-            "IP 1.2.3.4 > 5.6.7.8  # eth\\x1b0 (namespace web): pid 1 (evil\\x1b[2J)"
+            "IP 198.18.0.1 > 198.18.0.2  # eth\\x1b0 (namespace web): pid 1 (evil\\x1b[2J)"
         );
     }
 

@@ -302,8 +302,10 @@ impl<R: Read> NgReader<R> {
         let linktype = interface.linktype;
         self.last_interface = Some(id as usize);
         self.last_comment = None;
-        if kind == ENHANCED_PACKET {
-            for (code, value) in self.options(20 + caplen.next_multiple_of(4)) {
+        let options_at = 20 + caplen.next_multiple_of(4);
+        // Most packets have no options: no look (and no allocation) then.
+        if kind == ENHANCED_PACKET && options_at + 4 <= self.block.len() {
+            for (code, value) in self.options(options_at) {
                 if code == OPT_COMMENT {
                     self.last_comment = Some(self.text(value.start, value.len()));
                 }
