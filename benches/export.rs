@@ -82,6 +82,7 @@ fn render(c: &mut Criterion) {
         &netlens::findings::evaluate(Some(&previous), &current, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
         None,
+        &netlens::model::failed::Failures::default(),
     );
     eprintln!(
         "render/host: {} bytes, {} lines",
@@ -96,6 +97,7 @@ fn render(c: &mut Criterion) {
                 &netlens::findings::evaluate(Some(previous), current, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
                 None,
+                &netlens::model::failed::Failures::default(),
             )
         })
     });
@@ -105,6 +107,7 @@ fn render(c: &mut Criterion) {
         &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
         None,
+        &netlens::model::failed::Failures::default(),
     );
     eprintln!(
         "render/200 interfaces: {} bytes, {} lines",
@@ -119,6 +122,7 @@ fn render(c: &mut Criterion) {
                 &netlens::findings::evaluate(Some(busy), busy, &Thresholds::DEFAULT),
                 &netlens::export::dns::Accumulator::default(),
                 None,
+                &netlens::model::failed::Failures::default(),
             )
         })
     });
@@ -131,6 +135,7 @@ fn scrape(c: &mut Criterion) {
         &netlens::findings::evaluate(Some(&busy), &busy, &Thresholds::DEFAULT),
         &netlens::export::dns::Accumulator::default(),
         None,
+        &netlens::model::failed::Failures::default(),
     ));
     let text = pages.openmetrics.clone();
     let (_publish, page_rx) = tokio::sync::watch::channel(Some(pages));

@@ -31,6 +31,16 @@
  * only those, and other namespaces' connections (a busy host's) would
  * evict its entries before it reads them.
  *
+ * set_state_btf also records, in ERRORS by cookie, the error a connect
+ * failed with (sk_err, else sk_err_soft, as SYN_SENT -> CLOSE happens): the
+ * destroy notification looks the same whether an RST refused it or an
+ * ICMP unreachable (a router's, or this host's own after the neighbour
+ * went unanswered) ended it; the error tells ECONNREFUSED from
+ * EHOSTUNREACH. An ICMP that arrives while connect() itself still holds
+ * the socket (a path of microseconds: a veth on this host) is kept in
+ * sk_err_soft, which a non-blocking connect's SO_ERROR reads and clears
+ * before the close: that connect is logged as refused or syn-timeout.
+ *
  * Rebuild with ebpf/build.sh (pinned clang, reproducible object). */
 #include "vmlinux.h"
 
@@ -46,6 +56,7 @@
 #define IPPROTO_TCP 6
 #define TCP_ESTABLISHED 1
 #define TCP_SYN_SENT 2
+#define TCP_CLOSE 7
 #define TCP_FIN_WAIT1 4
 #define TCP_CLOSE_WAIT 8
 #define TCP_LAST_ACK 9
@@ -95,6 +106,14 @@ struct {
 	__type(value, struct owner);
 } BY_TUPLE SEC(".maps");
 
+/* Sized as BY_COOKIE: one error per failed connect. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __s32);
+} ERRORS SEC(".maps");
+
 /* Whether `current` made this transition in a system call on the socket. */
 static __always_inline int by_the_user(int oldstate, int newstate)
 {
@@ -113,11 +132,19 @@ SEC("tp_btf/inet_sock_set_state")
 int set_state_btf(__u64 *ctx)
 {
 	struct sock *sk = (struct sock *)ctx[0];
-	if (!by_the_user((int)ctx[1], (int)ctx[2]) || sk->sk_protocol != IPPROTO_TCP)
+	int oldstate = (int)ctx[1], newstate = (int)ctx[2];
+	int failed = oldstate == TCP_SYN_SENT && newstate == TCP_CLOSE;
+	if ((!failed && !by_the_user(oldstate, newstate)) || sk->sk_protocol != IPPROTO_TCP)
 		return 0;
 	if (watched_netns && sk->__sk_common.skc_net.net->ns.inum != watched_netns)
 		return 0;
 	__u64 cookie = bpf_get_socket_cookie(sk);
+	if (failed) {
+		__s32 error = sk->sk_err ? sk->sk_err : sk->sk_err_soft;
+		if (error)
+			bpf_map_update_elem(&ERRORS, &cookie, &error, BPF_ANY);
+		return 0;
+	}
 	struct owner owner = {};
 	current_owner(&owner);
 	bpf_map_update_elem(&BY_COOKIE, &cookie, &owner, BPF_ANY);

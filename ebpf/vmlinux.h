@@ -48,6 +48,8 @@ struct sock {
 	struct sock_common __sk_common;
 	unsigned short sk_type;
 	unsigned short sk_protocol;
+	int sk_err;
+	int sk_err_soft;
 } __attribute__((preserve_access_index));
 
 struct sk_buff {

@@ -329,7 +329,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__conns)
-            opts="-h --json --duration --interval --netns --pid --all-netns --no-bpf --config --help"
+            opts="-h --json --failed --duration --interval --netns --pid --all-netns --no-bpf --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

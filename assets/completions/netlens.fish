@@ -290,6 +290,7 @@ complete -c netlens -n "__fish_netlens_using_subcommand conns" -l netns -d 'Watc
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l pid -d 'Watch the network namespace of a process, e.g. a container\'s: --pid $(docker inspect -f \'{{.State.Pid}}\' NAME)' -r
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/netlens/config.toml (~/.config/netlens/config.toml); flags override it' -r -F
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l json -d 'Print one JSON object per connection, one per line'
+complete -c netlens -n "__fish_netlens_using_subcommand conns" -l failed -d 'Only the connections that failed: refused, syn-timeout, unreachable, reset, timeout'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l all-netns -d 'Watch every network namespace at once (live, snapshot, record, export): each namespace\'s sockets, interfaces and counters, labelled with its `ip netns` name, a process in it and its container'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -l no-bpf -d 'Do not load the eBPF programs (drop reasons, per-flow counts, socket owners, short connections\' owners); each part falls back to /proc or the packet capture, or is left out, and says so'
 complete -c netlens -n "__fish_netlens_using_subcommand conns" -s h -l help -d 'Print help'

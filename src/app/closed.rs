@@ -220,10 +220,31 @@ impl ClosedView {
     }
 }
 
-/// A key of the Sockets tab while the Closed view shows: moves and sorts
-/// here; the filter is the tab's (`filter`, `editing_filter`).
+/// A view of the connection log that the Sockets tab lists in place of
+/// the open sockets (Closed, Failed): rows built from the history up to
+/// the shown sample, moved through and sorted by the same keys.
+pub trait LogView {
+    /// How many rows the view lists at the sample at `index`.
+    fn row_count(&mut self, history: &History, index: usize, filter: &str) -> usize;
+    /// Applies a move or sort action over `len` rows; whether anything
+    /// changed.
+    fn apply(&mut self, action: Action, len: usize) -> bool;
+}
+
+impl LogView for ClosedView {
+    fn row_count(&mut self, history: &History, index: usize, filter: &str) -> usize {
+        self.rows(history, index, filter).len()
+    }
+
+    fn apply(&mut self, action: Action, len: usize) -> bool {
+        self.handle(action, len)
+    }
+}
+
+/// A key of the Sockets tab while a log view shows: moves and sorts
+/// there; the filter is the tab's (`filter`, `editing_filter`).
 pub fn on_action(
-    view: &mut ClosedView,
+    view: &mut impl LogView,
     filter: &mut String,
     editing_filter: &mut bool,
     action: Action,
@@ -239,8 +260,8 @@ pub fn on_action(
             let Some(index) = shown.index else {
                 return Reply::Redraw(false);
             };
-            let len = view.rows(shown.history, index, filter).len();
-            Reply::Redraw(view.handle(action, len))
+            let len = view.row_count(shown.history, index, filter);
+            Reply::Redraw(view.apply(action, len))
         }
     }
 }

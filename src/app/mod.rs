@@ -14,6 +14,7 @@ pub mod conntrack;
 pub mod conntrack_order;
 pub mod dns;
 pub mod drops;
+pub mod failed;
 pub mod flow_detail;
 mod flow_screen;
 pub mod flows;
@@ -472,8 +473,10 @@ impl App {
     /// What a new sample is prepared with: the Sockets tab's order only
     /// when it will show the sample (live, on that tab).
     fn ask(&self) -> prepare::Ask {
-        let rows = (self.tab == Tab::Sockets && !self.sockets.show_closed && !self.paused())
-            .then(|| self.sockets.want());
+        let rows = (self.tab == Tab::Sockets
+            && self.sockets.listing == sockets::Listing::Open
+            && !self.paused())
+        .then(|| self.sockets.want());
         prepare::Ask {
             limits: self.thresholds,
             trail_keys: self.sockets.trail_keys(),

@@ -8,6 +8,7 @@
 //! visible slice.
 
 use super::closed::{self, ClosedView};
+use super::failed::FailedView;
 use super::keymap::{Action, Key, Scope};
 use super::links::Link;
 use super::socket_order::SocketOrder;
@@ -136,6 +137,27 @@ pub const MAX_TRAILS: usize = 256;
 /// Points per socket history (5 minutes at 1 s).
 pub const TRAIL_POINTS: usize = 300;
 
+/// What the Sockets tab lists; `c` steps through them in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    Open,
+    /// The connection log, one row per connection that ended.
+    Closed,
+    /// The connections that failed and the DNS queries that got no good
+    /// answer, grouped.
+    Failed,
+}
+
+impl Listing {
+    pub fn next(self) -> Listing {
+        match self {
+            Listing::Open => Listing::Closed,
+            Listing::Closed => Listing::Failed,
+            Listing::Failed => Listing::Open,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct SocketsView {
     pub sort: Column,
@@ -160,9 +182,10 @@ pub struct SocketsView {
     pub tree: bool,
     /// The columns drawn last time: the sort cycles through these.
     pub on_screen: Vec<Column>,
-    /// `c`: the closed connections instead of the open sockets.
-    pub show_closed: bool,
+    /// `c`: the open sockets, the closed connections, the failed ones.
+    pub listing: Listing,
     pub closed: ClosedView,
+    pub failed: FailedView,
     /// The namespace scope (Enter in Namespaces), before the filter.
     pub scope: Option<super::view::NsScope>,
     /// The reverse names known while names are on (N), for `host:NAME`
@@ -190,8 +213,9 @@ impl Default for SocketsView {
             thresholds: Thresholds::DEFAULT,
             tree: false,
             on_screen: Vec::new(),
-            show_closed: false,
+            listing: Listing::Open,
             closed: ClosedView::default(),
+            failed: FailedView::default(),
             scope: None,
             names: None,
             names_generation: 0,
@@ -379,13 +403,19 @@ impl TabView for SocketsView {
 
     fn on_action(&mut self, action: Action, _key: Key, shown: &Shown) -> Reply {
         if action == Action::ToggleClosed {
-            self.show_closed = !self.show_closed;
+            self.listing = self.listing.next();
             self.detail = false;
             return Reply::Redraw(true);
         }
-        if self.show_closed {
-            let (filter, editing) = (&mut self.filter, &mut self.editing_filter);
-            return closed::on_action(&mut self.closed, filter, editing, action, shown);
+        let (filter, editing) = (&mut self.filter, &mut self.editing_filter);
+        match self.listing {
+            Listing::Open => {}
+            Listing::Closed => {
+                return closed::on_action(&mut self.closed, filter, editing, action, shown);
+            }
+            Listing::Failed => {
+                return closed::on_action(&mut self.failed, filter, editing, action, shown);
+            }
         }
         // The htop keys work in the table, not in the detail pane.
         match action {
@@ -447,7 +477,7 @@ impl TabView for SocketsView {
 
 impl TableRows for SocketsView {
     fn sort_every_row(&mut self, shown: &Shown) {
-        let Some(current) = shown.current().filter(|_| !self.show_closed) else {
+        let Some(current) = shown.current().filter(|_| self.listing == Listing::Open) else {
             return;
         };
         // The order is sorted as far as the selection reaches: all of it.
@@ -457,9 +487,16 @@ impl TableRows for SocketsView {
     }
 
     fn refresh_rows(&mut self, shown: &Shown) -> Option<(usize, Option<usize>)> {
-        if self.show_closed {
-            let rows = self.closed.rows(shown.history, shown.index?, &self.filter);
-            return Some((rows.len(), Some(self.closed.selected)));
+        match self.listing {
+            Listing::Open => {}
+            Listing::Closed => {
+                let rows = self.closed.rows(shown.history, shown.index?, &self.filter);
+                return Some((rows.len(), Some(self.closed.selected)));
+            }
+            Listing::Failed => {
+                let rows = self.failed.rows(shown.history, shown.index?, &self.filter);
+                return Some((rows.len(), Some(self.failed.selected)));
+            }
         }
         let current = shown.current()?;
         let count = self.order(current).len();
@@ -473,9 +510,14 @@ impl TableRows for SocketsView {
         let Some(current) = shown.current() else {
             return false;
         };
-        if self.show_closed {
-            let conn = self.closed.row(index);
-            return conn.is_some_and(|conn| search.matches(&InSample::new(conn, current)));
+        match self.listing {
+            Listing::Open => {}
+            Listing::Closed => {
+                let conn = self.closed.row(index);
+                return conn.is_some_and(|conn| search.matches(&InSample::new(conn, current)));
+            }
+            // Groups are no rows of the filter language.
+            Listing::Failed => return false,
         }
         let row = self.rows.shown.rows.get(index);
         let socket = row.and_then(|&row| current.sockets.get(row as usize));
@@ -483,8 +525,10 @@ impl TableRows for SocketsView {
     }
 
     fn select_at(&mut self, index: usize, shown: &Shown) {
-        if self.show_closed {
+        if self.listing == Listing::Closed {
             self.closed.selected = index;
+        } else if self.listing == Listing::Failed {
+            self.failed.selected = index;
         } else if let Some(current) = shown.current() {
             self.select_row(current, index);
         }

@@ -6,7 +6,7 @@
 
 use super::pcap_file::{InterfaceName, PacketNote};
 use crate::model::Sample;
-use crate::model::processes::containers_by_pid;
+use crate::model::processes::{ClosedContainers, Container, container_label};
 use crate::packet::decode::{L3, linktype, summarize};
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -64,14 +64,21 @@ impl PacketOwners {
     /// The sample's connected sockets and the connections that ended
     /// before it, where no newer sample named their ends.
     fn add(&mut self, sample: &Sample, comment_of_pid: &mut HashMap<u32, usize>) {
-        let containers = containers_by_pid(sample);
+        let containers = ClosedContainers::of(sample);
         let sockets = sample.sockets.iter().filter_map(|socket| {
             let proto = match socket.proto.name() {
                 "tcp" => 6,
                 "udp" => 17,
                 _ => return None,
             };
-            Some((proto, socket.local, socket.peer, socket.users.first()?))
+            let user = socket.users.first()?;
+            Some((
+                proto,
+                socket.local,
+                socket.peer,
+                user,
+                containers.of_pid(user.pid),
+            ))
         });
         // Connections that ended since the sample before, with the process
         // that held them: those too short for the socket table.
@@ -79,13 +86,16 @@ impl PacketOwners {
             .closed
             .iter()
             .flat_map(|log| &log.conns)
-            .filter_map(|conn| Some((6, conn.local, conn.peer, conn.users.first()?)));
-        for (proto, local, peer, user) in sockets.chain(ended) {
+            .filter_map(|conn| {
+                let user = conn.users.first()?;
+                Some((6, conn.local, conn.peer, user, containers.of_conn(conn)))
+            });
+        for (proto, local, peer, user, container) in sockets.chain(ended) {
             if peer.port() == 0 {
                 continue;
             }
             let index = *comment_of_pid.entry(user.pid).or_insert_with(|| {
-                self.add_comment(user.pid, &user.process.to_string(), &containers)
+                self.add_comment(user.pid, &user.process.to_string(), container)
             });
             let ends = (proto, canonical(local), canonical(peer));
             self.by_ends.entry(ends).or_insert(index);
@@ -94,19 +104,10 @@ impl PacketOwners {
 
     /// "pid 812 (nginx)", with ", container web (podman)" where the
     /// process runs in one; returns its index.
-    fn add_comment(
-        &mut self,
-        pid: u32,
-        process: &str,
-        containers: &HashMap<u32, &crate::model::processes::Container>,
-    ) -> usize {
+    fn add_comment(&mut self, pid: u32, process: &str, container: Option<&Container>) -> usize {
         let mut comment = format!("pid {pid} ({process})");
-        if let Some(container) = containers.get(&pid) {
-            comment.push_str(&format!(
-                ", container {} ({})",
-                container.label(),
-                container.runtime
-            ));
+        if let Some(container) = container {
+            comment.push_str(&format!(", container {}", container_label(container)));
         }
         self.comments.push(comment.into());
         self.comments.len() - 1

@@ -256,6 +256,11 @@ pub struct ConnsArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Only the connections that failed: refused, syn-timeout,
+    /// unreachable, reset, timeout
+    #[arg(long)]
+    pub failed: bool,
+
     /// Stop after this long (default: until SIGINT or SIGTERM)
     #[arg(long, value_parser = parse_duration, value_name = "D")]
     pub duration: Option<Duration>,

@@ -301,7 +301,15 @@ impl ConnLog {
         }
         let listener = self.listeners.get(&destroyed.local.port());
         let accepted = listener.is_some();
-        let ending = tcp_destroy::ending(destroyed, accepted, syn_retries);
+        let mut ending = tcp_destroy::ending(destroyed, accepted, syn_retries);
+        let error = self
+            .owners
+            .as_mut()
+            .ok()
+            .and_then(|o| o.take_error(destroyed.cookie));
+        if !ending.established() && error.is_some_and(tcp_destroy::unreachable) {
+            ending = Ending::Unreachable;
+        }
         let mut users = known.as_ref().map(|k| k.users.to_vec()).unwrap_or_default();
         // No dump saw it with a file: the process that connected or closed
         // it, else the listener's owner.

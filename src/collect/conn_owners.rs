@@ -4,6 +4,11 @@
 //! closed between two socket dumps (the destroy notification has no inode
 //! or uid). See the C source for which transitions name whom.
 //!
+//! The tp_btf entry point also records the error each failed connect
+//! ended with (sk_err), so the log tells a connect an ICMP unreachable
+//! ended from one an RST refused (`ConnOwners::take_error`); with the
+//! classic tracepoint such connects are logged as refused.
+//!
 //! The program records the watched namespace's connections only (other
 //! namespaces' would evict them from its LRU map on a busy host); the
 //! connection log reads the entry of each connection whose end it reads,
@@ -64,6 +69,9 @@ enum Keyed {
 pub struct ConnOwners {
     _ebpf: Ebpf,
     map: Keyed,
+    /// Cookie to the error its connect failed with; None with the
+    /// classic tracepoint.
+    errors: Option<BpfHashMap<MapData, u64, i32>>,
     /// Which entry point attached ("tp_btf", "tracepoint").
     pub attached: &'static str,
 }
@@ -97,12 +105,17 @@ pub fn load(netns: u64) -> Result<ConnOwners, String> {
     } else {
         Keyed::Tuple(BpfHashMap::try_from(map).map_err(|e| chain(&e))?, netns)
     };
+    let errors = match ebpf.take_map("ERRORS") {
+        Some(map) if attached == "tp_btf" => BpfHashMap::try_from(map).ok(),
+        _ => None,
+    };
     if std::env::var_os("NETLENS_DEBUG_BPF").is_some() {
         eprintln!("netlens: connection-owner program attached ({attached})");
     }
     Ok(ConnOwners {
         _ebpf: ebpf,
         map,
+        errors,
         attached,
     })
 }
@@ -151,6 +164,16 @@ fn attach(ebpf: &mut Ebpf, btf: &Btf) -> Result<&'static str, String> {
 }
 
 impl ConnOwners {
+    /// The error (errno) the connection with `cookie` ended with, its
+    /// entry deleted; None when none was reported or errors are not
+    /// recorded here.
+    pub fn take_error(&mut self, cookie: u64) -> Option<i32> {
+        let map = self.errors.as_mut()?;
+        let error = map.get(&cookie, 0).ok()?;
+        let _ = map.remove(&cookie);
+        Some(error)
+    }
+
     /// The process that connected or closed the connection that ended
     /// (its cookie's entry deleted); None when no system call named one
     /// (a socket the peer reset before its server closed it, an evicted

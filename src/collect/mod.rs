@@ -55,6 +55,18 @@ pub enum SamplerEvent {
     Error(String),
 }
 
+/// Which eBPF programs a sampler loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bpf {
+    /// None (`--no-bpf`).
+    Off,
+    /// Only the connection log's (owners and errors of short connections):
+    /// `conns` and `capture -w`, which show nothing of drops or flows.
+    ConnLog,
+    /// Every program: drop reasons, flow counts, owners.
+    All,
+}
+
 /// What the viewers want collected beyond the cheap every-tick counters.
 /// Shared between the UI (or `snapshot`) and the sampler thread: the UI sets
 /// a flag, the sampler reads it at the start of each tick. Only costly
@@ -143,19 +155,20 @@ impl Collectors {
     /// Must run on a thread that is already in the watched namespace.
     /// Counts no drop reasons (no eBPF program is loaded).
     pub fn new(label: &str) -> Result<Self> {
-        Self::with_demand(label, Arc::default(), sysctl::HostKnobs::open(), false)
+        Self::with_demand(label, Arc::default(), sysctl::HostKnobs::open(), Bpf::Off)
     }
 
     /// As `new`, collecting also what `demand` asks for; `host_knobs` were
-    /// opened before the thread entered the namespace; `drop_reasons`
-    /// loads the eBPF programs, the drop counter and the connection
-    /// owners (a failure only leaves its reason in each sample).
+    /// opened before the thread entered the namespace; `bpf` says which
+    /// eBPF programs load (a failure only leaves its reason in each
+    /// sample).
     pub fn with_demand(
         label: &str,
         demand: Arc<Demand>,
         mut host_knobs: sysctl::HostKnobs,
-        drop_reasons: bool,
+        bpf: Bpf,
     ) -> Result<Self> {
+        let drop_reasons = bpf == Bpf::All;
         let host_files = Arc::new(std::mem::take(&mut host_knobs.host_files));
         Ok(Self {
             neighbours: neighbours_part(Arc::clone(&host_files))?,
@@ -169,7 +182,7 @@ impl Collectors {
             stack: stack::StackCollector::new(host_knobs, drop_reasons)?,
             drops: drops::DropsCollector::new(drop_reasons, label),
             flows: flows::FlowCounter::new(drop_reasons),
-            conn_log: conn_log::ConnLog::open(drop_reasons),
+            conn_log: conn_log::ConnLog::open(bpf != Bpf::Off),
             all: None,
         })
     }
@@ -411,17 +424,17 @@ impl Sampler {
         target: Target,
         interval: Duration,
     ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
-        Self::spawn_with(target, interval, Arc::default(), true)
+        Self::spawn_with(target, interval, Arc::default(), Bpf::All)
     }
 
     /// As `spawn`, with `demand` set before the first sample is taken (a
     /// one-shot `snapshot` that wants conntrack entries sets it here);
-    /// `drop_reasons` false (`--no-bpf`) loads no eBPF program.
+    /// `bpf` says which eBPF programs load.
     pub fn spawn_with(
         target: Target,
         interval: Duration,
         demand: Arc<Demand>,
-        drop_reasons: bool,
+        bpf: Bpf,
     ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
         let thread_demand = Arc::clone(&demand);
         let namespace = target.open()?;
@@ -438,12 +451,7 @@ impl Sampler {
                     .as_ref()
                     .map_or(Ok(()), |file| netns::enter(file, target.label()))
                     .and_then(|()| {
-                        Collectors::with_demand(
-                            target.label(),
-                            thread_demand,
-                            host_knobs,
-                            drop_reasons,
-                        )
+                        Collectors::with_demand(target.label(), thread_demand, host_knobs, bpf)
                     });
                 match setup {
                     Ok(collectors) => {

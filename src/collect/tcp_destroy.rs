@@ -156,6 +156,9 @@ fn death_info(b: &[u8]) -> Option<DeathInfo> {
 ///    killed by `ss -K`). With data unread, the reset was sent by close()
 ///    or had arrived before: tcp_info holds nothing to tell which (no
 ///    sk_err, no shutdown bits): `rst`.
+///
+/// A failed connect (1, 2) that the eBPF program saw report an ICMP
+/// unreachable error becomes `unreachable` in the connection log.
 pub fn ending(destroyed: &Destroyed, accepted: bool, syn_retries: u32) -> Ending {
     let info = destroyed.info.unwrap_or_default();
     if info.segs_out == 0 && info.segs_in == 0 {
@@ -187,6 +190,18 @@ pub fn ending(destroyed: &Destroyed, accepted: bool, syn_retries: u32) -> Ending
 }
 
 use crate::model::closed::Ending;
+
+/// Whether a failed connect's error (sk_err) came from an ICMP destination
+/// unreachable (icmp_err_convert: net, host, unknown host, isolated host,
+/// administratively prohibited) or this host's own, sent when no neighbour
+/// answered; ECONNREFUSED is an RST (or a port unreachable), ETIMEDOUT no
+/// answer.
+pub fn unreachable(errno: i32) -> bool {
+    matches!(
+        errno,
+        libc::ENETUNREACH | libc::EHOSTUNREACH | libc::EHOSTDOWN | libc::ENONET
+    )
+}
 
 fn unique_sent(info: &DeathInfo) -> u64 {
     info.bytes_sent.saturating_sub(info.bytes_retrans)

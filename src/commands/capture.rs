@@ -60,7 +60,12 @@ pub fn run(collect: &CollectArgs, args: &CaptureCmdArgs) -> Result<()> {
     // pcapng names each packet's owner: a sampler beside the capture (in
     // its own thread and namespace, started before this thread moves)
     // reads the sockets and their processes each interval.
-    let mut owners = Owners::start(format, &target, collect.interval)?;
+    let bpf = if collect.no_bpf {
+        crate::collect::Bpf::Off
+    } else {
+        crate::collect::Bpf::ConnLog
+    };
+    let mut owners = Owners::start(format, &target, collect.interval, bpf)?;
     if let Some(file) = target.open()? {
         // This command is single-threaded: the whole process moves.
         netns::enter(&file, target.label())?;
@@ -258,11 +263,13 @@ const MAX_HELD_BYTES: usize = 64 << 20;
 
 impl Owners {
     /// Starts the sampler for a pcapng file and waits (at most two
-    /// intervals) for its first sample; for anything else, nothing.
+    /// intervals) for its first sample; for anything else, nothing. `bpf`
+    /// names the owners of connections no sample saw.
     fn start(
         format: FileFormat,
         target: &crate::collect::netns::Target,
         interval: Duration,
+        bpf: crate::collect::Bpf,
     ) -> Result<Owners> {
         let mut owners = Owners {
             sampler: None,
@@ -278,7 +285,7 @@ impl Owners {
             target.clone(),
             interval,
             std::sync::Arc::default(),
-            false,
+            bpf,
         )?;
         owners.sampler = Some((sampler, events));
         owners.await_sample(interval * 2);

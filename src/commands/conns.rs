@@ -1,10 +1,12 @@
-//! `netlens conns [--json] [--duration D]`: each TCP connection as it ends,
+//! `netlens conns [--json] [--failed] [--duration D]`: each TCP connection as it ends,
 //! as bcc's tcplife prints them, from the sampler's connection log (one
 //! batch per interval, each line flushed). SIGINT, SIGTERM and SIGHUP stop
 //! it.
 
 use crate::cli::{CollectArgs, ConnsArgs};
-use crate::collect::{Demand, Sampler, SamplerEvent};
+use crate::collect::{Bpf, Demand, Sampler, SamplerEvent};
+use crate::model::closed::ClosedConn;
+use crate::model::failed::FailKind;
 use crate::report::closed;
 use anyhow::{Result, bail};
 use std::io::Write;
@@ -21,7 +23,11 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
         target.clone(),
         collect.interval,
         Arc::new(Demand::default()),
-        false,
+        if collect.no_bpf {
+            Bpf::Off
+        } else {
+            Bpf::ConnLog
+        },
     )?;
     super::capture::catch_signals();
     // Subscribed by now (the sampler's setup opened the log): say so, so a
@@ -71,9 +77,11 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
         if let Some(error) = &log.error {
             bail!("{error}");
         }
-        for conn in &log.conns {
+        let containers = crate::model::processes::ClosedContainers::of(&sample);
+        let failed = |c: &&ClosedConn| FailKind::of_ending(c.ending).is_some();
+        for conn in log.conns.iter().filter(|c| !args.failed || failed(c)) {
             let text = if args.json {
-                crate::text::json::to_string(&closed::json(conn))?
+                crate::text::json::to_string(&closed::json(conn, &containers))?
             } else {
                 closed::line(conn)
             };

@@ -20,7 +20,7 @@ pub fn render(out: &mut String, sample: &Sample, ns: &str) {
         "netlens_tcp_closed",
         "counter",
         None,
-        "TCP connections that ended since netlens started, by how (fin, rst-received, rst-sent, rst: sent or received, timeout, refused, syn-timeout), from sock_diag destroy notifications",
+        "TCP connections that ended since netlens started, by how (fin, rst-received, rst-sent, rst: sent or received, timeout, refused, syn-timeout, unreachable), from sock_diag destroy notifications",
     );
     for ending in Ending::ALL {
         let _ = writeln!(

@@ -9,6 +9,7 @@ pub mod closed;
 pub mod cpu;
 pub mod dns;
 pub mod drops;
+pub mod failed;
 pub mod format;
 pub mod http;
 pub mod netns;
@@ -19,6 +20,7 @@ pub mod responses;
 use crate::collect::SamplerEvent;
 use crate::findings;
 use crate::model::Sample;
+use crate::model::failed::Failures;
 use crate::notify::{FindingHook, HookOptions};
 use crate::record::flight::FlightRecorder;
 use crate::session::{Session, SessionOptions};
@@ -27,15 +29,17 @@ use std::io::Write;
 use std::sync::Arc;
 use tokio::sync::watch;
 
-/// Renders `current` with the findings shown at it (`findings::Engine`)
-/// and the DNS probe histograms accumulated so far, in both formats.
+/// Renders `current` with the findings shown at it (`findings::Engine`),
+/// the DNS probe histograms and the failures accumulated so far, in both
+/// formats.
 pub fn page(
     current: &Sample,
     found: &[findings::Finding],
     dns: &dns::Accumulator,
     processes: Option<&processes::Accumulator>,
+    failures: &Failures,
 ) -> format::Pages {
-    let text = render::render(current, found, &dns.series(), processes);
+    let text = render::render(current, found, &dns.series(), processes, Some(failures));
     format::Pages::new(text, current.t, &current.netns)
 }
 
@@ -96,6 +100,7 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     let mut session = Session::start(&options.session)?;
     let mut histograms = dns::Accumulator::default();
     let mut processes = options.per_process.then(processes::Accumulator::default);
+    let mut failures = Failures::default();
     let (publish, page_rx) = watch::channel::<Option<Arc<format::Pages>>>(None);
 
     // The first sample before announcing the address, so the first scrape
@@ -127,7 +132,14 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
     };
     fly(&mut flight, None, &mut previous);
     publish.send_replace(Some(
-        page(&previous, &found, &histograms, processes.as_ref()).into(),
+        page(
+            &previous,
+            &found,
+            &histograms,
+            processes.as_ref(),
+            &failures,
+        )
+        .into(),
     ));
     {
         let mut stdout = std::io::stdout().lock();
@@ -152,7 +164,8 @@ async fn serve(options: &ExportOptions, limits: &findings::Thresholds) -> Result
                     if let Some(processes) = &mut processes {
                         processes.add(&previous, &sample);
                     }
-                    let page = page(&sample, &found, &histograms, processes.as_ref());
+                    failures.add(&sample);
+                    let page = page(&sample, &found, &histograms, processes.as_ref(), &failures);
                     publish.send_replace(Some(page.into()));
                     if let Some(hook) = &mut hook {
                         hook.observe(Some(&previous), &sample);

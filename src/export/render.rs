@@ -55,6 +55,7 @@ pub fn render(
     findings: &[Finding],
     dns: &DnsSeries,
     processes: Option<&super::processes::Accumulator>,
+    failures: Option<&crate::model::failed::Failures>,
 ) -> String {
     let mut out = String::with_capacity(16 * 1024);
     let ns = current.netns.as_str();
@@ -85,6 +86,9 @@ pub fn render(
     super::cpu::render(&mut out, current, ns);
     if let Some(processes) = processes {
         processes.render(&mut out, ns);
+    }
+    if let Some(failures) = failures {
+        super::failed::render(&mut out, failures, ns);
     }
     findings_gauge(&mut out, findings, ns);
     out.push_str("# EOF\n");
@@ -569,7 +573,7 @@ mod tests {
 
     #[test]
     fn interface_counters_use_node_exporter_names() {
-        let text = render(&sample(), &[], &DnsSeries::default(), None);
+        let text = render(&sample(), &[], &DnsSeries::default(), None, None);
         assert!(text.contains("# TYPE node_network_receive_bytes counter\n"));
         assert!(text.contains("# UNIT node_network_receive_bytes bytes\n"));
         assert!(
@@ -616,7 +620,7 @@ mod tests {
             histograms: vec![h],
             outcomes: vec![],
         };
-        let text = render(&sample(), &[], &dns, None);
+        let text = render(&sample(), &[], &dns, None, None);
         assert!(text.contains("# TYPE netlens_dns_probe_duration_seconds histogram\n"));
         assert!(text.contains("le=\"0.001\"} 2\n"), "{text}");
         assert!(text.contains("le=\"+Inf\"} 6\n"));

@@ -36,10 +36,15 @@ pub enum Ending {
     Refused,
     /// Never established: no answer to the SYNs.
     SynTimeout,
+    /// Never established: an ICMP destination unreachable answered the SYN
+    /// (a router's, or this host's own when no neighbour answered). Told
+    /// from `Refused` by the error the socket reported, which only the
+    /// eBPF program sees.
+    Unreachable,
 }
 
 impl Ending {
-    pub const ALL: [Ending; 7] = [
+    pub const ALL: [Ending; 8] = [
         Ending::Fin,
         Ending::RstReceived,
         Ending::RstSent,
@@ -47,6 +52,7 @@ impl Ending {
         Ending::Timeout,
         Ending::Refused,
         Ending::SynTimeout,
+        Ending::Unreachable,
     ];
 
     /// The name in tables, JSON and the exporter's `how` label.
@@ -59,12 +65,16 @@ impl Ending {
             Ending::Timeout => "timeout",
             Ending::Refused => "refused",
             Ending::SynTimeout => "syn-timeout",
+            Ending::Unreachable => "unreachable",
         }
     }
 
     /// Whether the connection was ever established.
     pub fn established(self) -> bool {
-        !matches!(self, Ending::Refused | Ending::SynTimeout)
+        !matches!(
+            self,
+            Ending::Refused | Ending::SynTimeout | Ending::Unreachable
+        )
     }
 }
 

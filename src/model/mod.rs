@@ -9,6 +9,7 @@ pub mod conntrack_rates;
 pub mod cpu;
 pub mod dns;
 pub mod drops;
+pub mod failed;
 pub mod filter;
 pub mod flow_counts;
 pub mod neigh;

@@ -20,6 +20,7 @@
 
 use super::Sample;
 use super::capture::CaptureRates;
+use super::closed::ClosedConn;
 use super::rates::sockets_interval;
 use super::sockets::{Proto, SocketKey, SocketSample, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
 use serde::{Deserialize, Serialize};
@@ -128,6 +129,54 @@ pub fn containers_by_pid(sample: &Sample) -> HashMap<u32, &Container> {
         .iter()
         .filter_map(|p| Some((p.pid, p.container.as_ref()?)))
         .collect()
+}
+
+/// The containers of a sample's processes, for the connections its log
+/// lists: a server that forks a worker per connection (inetd, busybox
+/// httpd) has its connections named after the worker, which has exited by
+/// the time its container is looked up, so an accepted connection falls
+/// back to the container of the owner of the listener on its port (a
+/// forked worker stays in its parent's cgroup).
+pub struct ClosedContainers<'a> {
+    by_pid: HashMap<u32, &'a Container>,
+    /// Local port -> the container of a TCP listener's owner on it.
+    by_listener: HashMap<u16, &'a Container>,
+}
+
+impl<'a> ClosedContainers<'a> {
+    pub fn of(sample: &'a Sample) -> Self {
+        let by_pid = containers_by_pid(sample);
+        let by_listener = sample
+            .sockets
+            .iter()
+            .filter(|s| s.proto == Proto::Tcp && s.state == TCP_LISTEN)
+            .filter_map(|s| Some((s.local.port(), *by_pid.get(&s.users.first()?.pid)?)))
+            .collect();
+        ClosedContainers {
+            by_pid,
+            by_listener,
+        }
+    }
+
+    /// The container of the process `pid`.
+    pub fn of_pid(&self, pid: u32) -> Option<&'a Container> {
+        self.by_pid.get(&pid).copied()
+    }
+
+    /// The container of the process that held `conn`, or of its listener.
+    pub fn of_conn(&self, conn: &ClosedConn) -> Option<&'a Container> {
+        let own = conn.pid().and_then(|pid| self.of_pid(pid));
+        let listener = || match conn.accepted {
+            true => self.by_listener.get(&conn.local.port()).copied(),
+            false => None,
+        };
+        own.or_else(listener)
+    }
+}
+
+/// A container as one label, "web (podman)".
+pub fn container_label(container: &Container) -> String {
+    format!("{} ({})", container.label(), container.runtime)
 }
 
 /// One row of the Processes view: a process and its traffic over one

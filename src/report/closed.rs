@@ -2,6 +2,8 @@
 //! of one closed connection (`netlens conns`, `snapshot --json`'s closed[]).
 
 use crate::model::closed::{ClosedConn, ClosedSample};
+use crate::model::failed::{FailCounts, FailKey, FailKind, Failures};
+use crate::model::processes::{ClosedContainers, container_label};
 use serde::Serialize;
 
 /// One closed connection as JSON; keys documented in the man page.
@@ -19,6 +21,10 @@ pub struct ClosedJson<'a> {
     pub rtt_ms: f64,
     pub retrans: u32,
     pub ending: &'static str,
+    /// The failure kind (`FailKind`); null when it did not fail.
+    pub failure: Option<&'static str>,
+    /// "web (podman)" when the process runs in a container.
+    pub container: Option<String>,
     pub cookie: u64,
 }
 
@@ -32,7 +38,8 @@ pub struct ClosedLogJson<'a> {
     pub owners_unavailable: Option<&'a str>,
 }
 
-pub fn json(conn: &ClosedConn) -> ClosedJson<'_> {
+/// `containers` of the sample the connection ended in.
+pub fn json<'a>(conn: &'a ClosedConn, containers: &ClosedContainers) -> ClosedJson<'a> {
     ClosedJson {
         t: conn.t,
         pid: conn.pid(),
@@ -46,6 +53,8 @@ pub fn json(conn: &ClosedConn) -> ClosedJson<'_> {
         rtt_ms: f64::from(conn.rtt_us) / 1000.0,
         retrans: conn.retrans,
         ending: conn.ending.name(),
+        failure: FailKind::of_ending(conn.ending).map(FailKind::name),
+        container: containers.of_conn(conn).map(container_label),
         cookie: conn.cookie,
     }
 }
@@ -86,4 +95,31 @@ pub fn line(conn: &ClosedConn) -> String {
         conn.retrans,
         conn.ending.name(),
     )
+}
+
+/// One group of failures as JSON (`snapshot --json`'s failed[]); keys
+/// documented in the man page.
+#[derive(Serialize)]
+pub struct FailedJson<'a> {
+    #[serde(flatten)]
+    pub key: &'a FailKey,
+    #[serde(flatten)]
+    pub counts: FailCounts,
+    /// Per second over the interval; null without one.
+    pub rate: Option<f64>,
+}
+
+/// Every group of `failures`, most frequent first.
+pub fn failed_json(failures: &Failures) -> Vec<FailedJson<'_>> {
+    let mut groups: Vec<FailedJson> = failures
+        .groups()
+        .iter()
+        .map(|(key, counts)| FailedJson {
+            key,
+            counts: *counts,
+            rate: failures.rate(counts),
+        })
+        .collect();
+    groups.sort_by_key(|g| std::cmp::Reverse(g.counts.count));
+    groups
 }

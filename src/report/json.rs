@@ -48,6 +48,10 @@ struct SampleJson<'a> {
     /// TCP connections that ended in the interval (with `sockets`).
     #[serde(skip_serializing_if = "Option::is_none")]
     closed: Option<Vec<super::closed::ClosedJson<'a>>>,
+    /// The interval's failed connections and DNS queries, grouped (with
+    /// `sockets`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed: Option<Vec<super::closed::FailedJson<'a>>>,
     /// Some(None) prints `"closed_log": null` (not collected).
     #[serde(skip_serializing_if = "Option::is_none")]
     closed_log: Option<Option<super::closed::ClosedLogJson<'a>>>,
@@ -368,6 +372,11 @@ pub fn write_sample_line(
     } else {
         (None, None)
     };
+    let containers = crate::model::processes::containers_by_pid(current);
+    let closed_containers = crate::model::processes::ClosedContainers::of(current);
+    let failures = sections.sockets.then(|| {
+        crate::model::failed::Failures::of_interval(previous, current, |c| filter.keeps(c, current))
+    });
     let json = SampleJson {
         t: current.t,
         interval: interval(previous, current),
@@ -396,13 +405,10 @@ pub fn write_sample_line(
             .conntrack
             .then(|| conntrack_json(previous, current)),
         tcp: sections.tcp.then(|| sockets::tcp_json(previous, current)),
-        sockets: sections.sockets.then(|| {
-            let containers = crate::model::processes::containers_by_pid(current);
-            SocketsJson {
-                sample: current,
-                filter,
-                containers,
-            }
+        sockets: sections.sockets.then(|| SocketsJson {
+            sample: current,
+            filter,
+            containers: containers.clone(),
         }),
         processes: sections
             .processes
@@ -413,9 +419,10 @@ pub fn write_sample_line(
                 .iter()
                 .flat_map(|c| &c.conns)
                 .filter(|c| filter.keeps(*c, current))
-                .map(super::closed::json)
+                .map(|c| super::closed::json(c, &closed_containers))
                 .collect()
         }),
+        failed: failures.as_ref().map(super::closed::failed_json),
         closed_log: sections
             .sockets
             .then(|| current.closed.as_ref().map(super::closed::log_json)),

@@ -83,7 +83,11 @@ impl Session {
             options.target.clone(),
             options.interval,
             demand,
-            options.drop_reasons,
+            if options.drop_reasons {
+                crate::collect::Bpf::All
+            } else {
+                crate::collect::Bpf::Off
+            },
         )?;
         let (capture, packets) = match &options.capture {
             Some(args) => crate::capture::live::start(&options.target, args)?,

@@ -16,6 +16,7 @@ pub mod conntrack;
 pub mod cpu;
 pub mod dns;
 pub mod drops;
+mod failed;
 pub mod findings_list;
 pub mod flow_detail;
 pub mod flows;

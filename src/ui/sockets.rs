@@ -21,6 +21,7 @@ use crate::app::names::Names;
 pub use crate::app::socket_columns::{
     Containers, SocketCell, container_of, local_name, owner_cell, owner_text, peer_name,
 };
+use crate::app::sockets::Listing;
 use crate::app::sockets::{Branch, COLUMNS, Column, ColumnSpec, branch, flag};
 use crate::app::table::{CellText, Hint};
 use crate::model::Sample;
@@ -34,9 +35,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
-    if app.sockets.show_closed {
-        super::closed::render(frame, area, app, theme);
-        return;
+    match app.sockets.listing {
+        Listing::Open => {}
+        Listing::Closed => return super::closed::render(frame, area, app, theme),
+        Listing::Failed => return super::failed::render(frame, area, app, theme),
     }
     let Some(index) = app.shown_index() else {
         frame.render_widget(Paragraph::new("waiting for the first sample…"), area);

@@ -309,6 +309,13 @@ fn close_enough(reported: u64, truth: u64) -> bool {
     reported.abs_diff(truth) <= (truth / 100).max(1)
 }
 
+/// The parent of `pid`, None once it has exited.
+fn parent_of(pid: u64) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("PPid:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 #[test]
 fn every_connection_appears_once_with_its_ending_and_bytes() {
     let Some(_heavy) = crate::common::need_root_heavy(&["ip", "sysctl"]) else {
@@ -484,12 +491,17 @@ fn every_connection_appears_once_with_its_ending_and_bytes() {
                 "{plan:?}: bytes {sent:?}/{received:?}, ends counted {truth_sent}/{truth_received}: {line}"
             ));
         }
-        // Ours, or a child another test of this process forked and has not
-        // yet exec'd: it holds copies of our descriptors for that moment,
-        // under the forking thread's name.
+        // Ours, or a child another test of this process forked: from the
+        // fork until exec closes them it holds copies of our descriptors,
+        // under the forking thread's name and, for a moment, the new
+        // program's (exec renames it first). Such a child is ours or gone.
         if let Some(pid) = line["pid"].as_u64() {
             let forked = line["comm"].as_str().is_some_and(|c| c.contains("::"));
-            assert!(pid == u64::from(std::process::id()) || forked, "{line}");
+            let child = parent_of(pid).is_none_or(|p| p == std::process::id());
+            assert!(
+                pid == u64::from(std::process::id()) || forked || child,
+                "{line}"
+            );
         }
     }
     eprintln!(

@@ -49,7 +49,7 @@ fn scrape(exporter: &Exporter) -> String {
     text
 }
 
-fn render(app: &mut App, width: u16, height: u16) -> String {
+pub fn render(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|frame| netlens::ui::draw(frame, app))

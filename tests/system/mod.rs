@@ -21,6 +21,7 @@ mod drill;
 mod drop_reasons;
 mod drops_tmux;
 mod export;
+mod failed_conns;
 mod file_safety;
 mod filter;
 mod findings_netns;

@@ -185,6 +185,12 @@ fn reorder(ns: &str, port: u16, every: u32, delay_ms: u32) -> ChildGuard {
 /// `matching` (iptables words) selects for `delay_ms`, for at most 20 s
 /// (the rule goes with the namespace).
 pub(super) fn delay_line(ns: &str, matching: &str, delay_ms: u32) -> ChildGuard {
+    delay_line_for(ns, &format!("-p tcp {matching}"), delay_ms)
+}
+
+/// As `delay_line`, for the packets `rule` (iptables words, the protocol
+/// included) selects.
+pub(super) fn delay_line_for(ns: &str, rule: &str, delay_ms: u32) -> ChildGuard {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/delay_line.py");
     let mut line = ChildGuard(
         std::process::Command::new("ip")
@@ -195,7 +201,7 @@ pub(super) fn delay_line(ns: &str, matching: &str, delay_ms: u32) -> ChildGuard 
             .expect("python3"),
     );
     wait_ready(&mut line);
-    let rule = format!("-I OUTPUT -p tcp {matching} -j NFQUEUE --queue-num 0 --queue-bypass");
+    let rule = format!("-I OUTPUT {rule} -j NFQUEUE --queue-num 0 --queue-bypass");
     let args: Vec<&str> = ["iptables", "-w"]
         .into_iter()
         .chain(rule.split(' '))

@@ -245,8 +245,8 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[Char('c')],
         action: Action::ToggleClosed,
         scope: Scope::Sockets,
-        help: "open sockets / closed connections (how each ended)",
-        hint: Some("closed"),
+        help: "open sockets / closed connections (how each ended) / failed ones, grouped",
+        hint: Some("closed/failed"),
     },
     Binding {
         // View scope: Sockets and Flows take it, the other tabs ignore it.
