@@ -127,6 +127,10 @@ pub struct FlowDetail {
     pub socket: Option<crate::model::sockets::SocketSample>,
     /// The monotonic time of the sample `socket` was looked for in.
     pub socket_from: Option<f64>,
+    /// The flow's conntrack entry when NAT translated it, in one line
+    /// ("ESTABLISHED dnat: 198.18.0.1:40000 → 198.18.0.2:80 ⇒
+    /// 198.18.1.2:8080"), looked for with `socket`.
+    pub nat: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -187,6 +191,7 @@ impl FlowDetail {
             answered: Answered::default(),
             socket: None,
             socket_from: None,
+            nat: None,
         }
     }
 

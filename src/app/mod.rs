@@ -268,10 +268,12 @@ impl App {
     }
 
     /// Tells the sampler what the open tab needs: the conntrack entry dump
-    /// is costly, so it runs only while the Conntrack tab is shown.
+    /// is costly, so it runs only while the Conntrack tab is shown, or the
+    /// Flows tab (each flow's NAT) or a flow screen.
     pub fn publish_demand(&mut self) {
+        let nat = self.tab == Tab::Flows || self.flow_detail.is_some();
         self.demand
-            .set_conntrack_entries(self.tab == Tab::Conntrack);
+            .set_conntrack_entries(self.tab == Tab::Conntrack || nat);
         // The tab's order holds its dump's sample: let it go when closed.
         if self.tab != Tab::Conntrack && self.conntrack.order.holds() {
             self.conntrack.order.clear();

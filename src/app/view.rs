@@ -107,6 +107,15 @@ impl<'a> Shown<'a> {
         self.history.get_shared(self.index? - age)
     }
 
+    /// The newest conntrack dump at or before the shown sample and its
+    /// monotonic time, if it is at most `NAT_DUMP_MAX_AGE_S` older (the
+    /// Flows tab and the flow screen name each flow's NAT from it).
+    pub fn recent_conntrack(&self) -> Option<(&'a [ConntrackEntry], f64)> {
+        let (entries, _, mono) = self.conntrack_entries_at()?;
+        let age = self.current()?.mono - mono;
+        (age <= crate::model::conntrack::NAT_DUMP_MAX_AGE_S).then_some((entries, mono))
+    }
+
     /// The conntrack entries shown, or none.
     pub fn conntrack_entries(&self) -> &'a [ConntrackEntry] {
         self.conntrack_entries_at().map_or(&[][..], |(e, _, _)| e)

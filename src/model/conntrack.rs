@@ -3,7 +3,8 @@
 //! aggregates (top sources, counts by state) are in `conntrack_rates`.
 
 use serde::{Deserialize, Serialize};
-use std::net::IpAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 
 /// Where the counters came from.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -54,6 +55,13 @@ impl Tuple {
 
     pub fn dst_text(&self) -> String {
         endpoint(self.dst, self.dport)
+    }
+
+    /// Source and destination as socket addresses (canonical: v4-mapped
+    /// v6 as v4); None for a protocol without ports.
+    pub fn ends(&self) -> Option<(SocketAddr, SocketAddr)> {
+        let end = |ip: IpAddr, port| SocketAddr::new(ip.to_canonical(), port);
+        Some((end(self.src, self.sport?), end(self.dst, self.dport?)))
     }
 }
 
@@ -258,6 +266,94 @@ impl ConntrackSample {
     }
 }
 
+/// How long a conntrack dump still names the NAT of the flows shown after
+/// it, seconds: the entries are dumped at most once a second.
+pub const NAT_DUMP_MAX_AGE_S: f64 = 5.0;
+
+/// The NAT'd conntrack entries of one dump by the two ways their packets
+/// look on the wire: before translation (the original tuple) and after it
+/// (the reply tuple reversed). A capture on `any` of a host that
+/// translates sees both (the DNAT'd request on its way in, then out to the
+/// real server). It holds positions in the dump, not the entries, so a
+/// view can keep it for as long as it shows that dump.
+#[derive(Debug, Default)]
+pub struct NatIndex {
+    /// Ends -> (the entry's position in the dump, the translated side).
+    by_ends: HashMap<(u8, SocketAddr, SocketAddr), (u32, bool)>,
+}
+
+/// A flow's conntrack entry, and which side of the translation the flow is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowNat<'a> {
+    pub entry: &'a ConntrackEntry,
+    /// The flow's packets are the translated ones (after DNAT or SNAT).
+    pub translated: bool,
+}
+
+impl NatIndex {
+    pub fn of(entries: &[ConntrackEntry]) -> Self {
+        let mut by_ends = HashMap::new();
+        for (position, entry) in entries.iter().enumerate() {
+            if entry.nat() == NatKind::None {
+                continue;
+            }
+            let (Some(before), Some(after)) = (entry.orig.ends(), entry.reply.ends()) else {
+                continue;
+            };
+            let position = u32::try_from(position).unwrap_or(u32::MAX);
+            by_ends.insert((entry.proto, before.0, before.1), (position, false));
+            by_ends.insert((entry.proto, after.1, after.0), (position, true));
+        }
+        NatIndex { by_ends }
+    }
+
+    /// The NAT of the flow `src` > `dst` of `proto` ("tcp"), either way
+    /// round, in `entries` (the dump this index was built from); None when
+    /// conntrack did not translate it (or it is unknown).
+    pub fn of_flow<'a>(
+        &self,
+        entries: &'a [ConntrackEntry],
+        (proto, src, dst): (&str, &str, &str),
+    ) -> Option<FlowNat<'a>> {
+        if self.by_ends.is_empty() {
+            return None;
+        }
+        let number = match proto {
+            "tcp" => 6,
+            "udp" => 17,
+            "sctp" => 132,
+            "dccp" => 33,
+            "udplite" => 136,
+            _ => return None,
+        };
+        let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
+        let src = canonical(src.parse().ok()?);
+        let dst = canonical(dst.parse().ok()?);
+        let found = self.by_ends.get(&(number, src, dst));
+        let (position, translated) = *found.or_else(|| self.by_ends.get(&(number, dst, src)))?;
+        let entry = entries.get(position as usize)?;
+        Some(FlowNat { entry, translated })
+    }
+}
+
+impl FlowNat<'_> {
+    /// The other side of the translation, for a table cell: "dnat ⇒
+    /// 198.18.1.2:8080" on the flow before DNAT (where it really goes),
+    /// "dnat ⇐ 198.18.0.2:80" on the flow after it (what the client
+    /// asked for); for SNAT the source it became or came from.
+    pub fn cell(&self) -> String {
+        let e = self.entry;
+        let dnat = matches!(e.nat(), NatKind::Dnat | NatKind::Both);
+        let kind = e.nat().label().unwrap_or_default();
+        match (dnat, self.translated) {
+            (true, false) => format!("{kind} ⇒ {}", e.reply.src_text()),
+            (true, true) => format!("{kind} ⇐ {}", e.orig.dst_text()),
+            (false, false) => format!("{kind} ⇒ {}", e.reply.dst_text()),
+            (false, true) => format!("{kind} ⇐ {}", e.orig.src_text()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,5 +454,41 @@ mod tests {
         assert_eq!(s.usage_percent(), Some(25.0));
         s.max = Some(0);
         assert_eq!(s.usage_percent(), None);
+    }
+
+    #[test]
+    fn a_flow_finds_its_nat_on_either_side_of_the_translation() {
+        let dnat = entry(
+            tuple("198.18.0.1", 40000, "198.18.0.2", 80),
+            tuple("198.18.1.2", 8080, "198.18.0.1", 40000),
+        );
+        let snat = entry(
+            tuple("198.18.1.2", 5000, "198.18.9.9", 443),
+            tuple("198.18.9.9", 443, "198.18.0.2", 61000),
+        );
+        let plain = entry(
+            tuple("198.18.0.1", 40001, "198.18.0.2", 22),
+            tuple("198.18.0.2", 22, "198.18.0.1", 40001),
+        );
+        let entries = [dnat, snat, plain];
+        let index = NatIndex::of(&entries);
+        let cell = |src, dst| index.of_flow(&entries, ("tcp", src, dst)).map(|n| n.cell());
+        // The request as it came in, and as it went on to the server.
+        let before = cell("198.18.0.1:40000", "198.18.0.2:80");
+        assert_eq!(before.as_deref(), Some("dnat ⇒ 198.18.1.2:8080"));
+        let after = cell("198.18.0.1:40000", "198.18.1.2:8080");
+        assert_eq!(after.as_deref(), Some("dnat ⇐ 198.18.0.2:80"));
+        // Written the other way round (server first), the same entry.
+        let reversed = cell("198.18.1.2:8080", "198.18.0.1:40000");
+        assert_eq!(reversed, after);
+        let masqueraded = cell("198.18.0.2:61000", "198.18.9.9:443");
+        assert_eq!(masqueraded.as_deref(), Some("snat ⇐ 198.18.1.2:5000"));
+        assert_eq!(
+            cell("198.18.1.2:5000", "198.18.9.9:443").as_deref(),
+            Some("snat ⇒ 198.18.0.2:61000")
+        );
+        assert_eq!(cell("198.18.0.1:40001", "198.18.0.2:22"), None);
+        let udp = ("udp", "198.18.0.1:40000", "198.18.0.2:80");
+        assert_eq!(index.of_flow(&entries, udp), None);
     }
 }

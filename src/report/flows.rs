@@ -2,6 +2,7 @@
 
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample};
+use crate::model::conntrack::{FlowNat, NatIndex};
 use crate::model::filter::Where;
 use serde::Serialize;
 
@@ -118,6 +119,44 @@ pub struct FlowJson<'a> {
     sni: Option<&'a str>,
     http_host: Option<&'a str>,
     findings: &'a [crate::packet::analysis::FlowFinding],
+    /// Its conntrack entry when NAT translated it (from this sample's or
+    /// the previous one's dump of the entries); null otherwise.
+    nat: Option<NatJson>,
+}
+
+/// A translated flow's conntrack entry, as `conntrack -L` lists it.
+#[derive(Serialize)]
+pub struct NatJson {
+    /// "dnat", "snat", "snat+dnat".
+    kind: &'static str,
+    /// The flow's packets are the translated ones (after the NAT).
+    translated: bool,
+    /// conntrack's state ("ESTABLISHED"; UNREPLIED/REPLIED/ASSURED
+    /// without TCP).
+    state: &'static str,
+    original: NatTupleJson,
+    reply: NatTupleJson,
+}
+
+#[derive(Serialize)]
+pub struct NatTupleJson {
+    src: String,
+    dst: String,
+}
+
+fn nat_json(nat: FlowNat) -> NatJson {
+    let e = nat.entry;
+    let tuple = |t: &crate::model::conntrack::Tuple| NatTupleJson {
+        src: t.src_text(),
+        dst: t.dst_text(),
+    };
+    NatJson {
+        kind: e.nat().label().unwrap_or_default(),
+        translated: nat.translated,
+        state: e.state_name(),
+        original: tuple(&e.orig),
+        reply: tuple(&e.reply),
+    }
 }
 
 /// The capture status and the flows, rates against `previous`; None when
@@ -131,6 +170,11 @@ pub fn json<'a>(
         return (None, None);
     };
     let rates = CaptureRates::new(Some(previous), current);
+    let entries = [current, previous]
+        .into_iter()
+        .find_map(|s| s.conntrack.entries.as_deref())
+        .unwrap_or_default();
+    let nat = NatIndex::of(entries);
     let capture = CaptureJson {
         active: c.active,
         error: c.error.as_deref(),
@@ -180,6 +224,9 @@ pub fn json<'a>(
                 sni: f.sni.as_deref(),
                 http_host: f.http_host.as_deref(),
                 findings: &f.findings,
+                nat: nat
+                    .of_flow(entries, (&f.proto, &f.src, &f.dst))
+                    .map(nat_json),
             }
         })
         .collect();

@@ -144,8 +144,10 @@ pub fn snapshot(
         if let Some(sink) = sink.as_mut() {
             sink.write(previous.as_ref(), &mut sample)?;
         }
-        if previous.is_none() && sections.conntrack && (options.json || sections.conntrack_entries)
-        {
+        let entries = sections.conntrack && (options.json || sections.conntrack_entries);
+        // The flows' JSON names each translated flow's conntrack entry.
+        let nat = sections.flows && options.json;
+        if previous.is_none() && (entries || nat) {
             // A one-shot ask: the printed samples carry the entry list. Set
             // after the baseline so the first printed sample is not held back
             // by the dump rate limit.

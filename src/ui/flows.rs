@@ -273,15 +273,15 @@ pub fn column_titles() -> Vec<&'static str> {
 
 /// The columns that fit, by priority, in table order; only those the
 /// config's `[columns] flows` names, when it names any; NAME only while a
-/// row has a name and NS only while `many` namespaces are sampled (the
-/// Sockets tab's rule). The key (FLOW) is
+/// row has a name, NAT only while a row was translated, and NS only while
+/// `many` namespaces are sampled (the Sockets tab's rule). The key (FLOW) is
 /// the row's identity, so other columns give way first: it gets `floor`
 /// (both ports whole, short addresses) before the priority-1 columns and
 /// up to `wanted` (the widest key) before the rest.
 fn fitting(
     specs: &'static [Spec],
     width: u16,
-    (shown, names, many): (&[String], bool, bool),
+    (shown, names, many, nat): (&[String], bool, bool, bool),
     (floor, wanted): (u16, u16),
 ) -> Vec<&'static Spec> {
     let width = width.max(1);
@@ -297,6 +297,7 @@ fn fitting(
             .filter(|s| Columns::shows(shown, s.title))
             .filter(|s| names || s.column != Column::Name)
             .filter(|s| many || s.column != Column::Netns)
+            .filter(|s| nat || s.column != Column::Nat)
         {
             if used + 1 + s.width <= width {
                 used += 1 + s.width;
@@ -371,10 +372,11 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, rows: Vec<FlowRow>
         GROUP_COLUMNS
     };
     let names = rows.iter().any(|r| !r.name.is_empty());
+    let nat = rows.iter().any(|r| !r.nat.is_empty());
     let columns = fitting(
         specs,
         inner.width,
-        (&app.columns.flows, names, many),
+        (&app.columns.flows, names, many, nat),
         key_widths(&rows, view.grouping),
     );
     view.netns_shown = columns.iter().any(|s| s.column == Column::Netns);

@@ -33,6 +33,7 @@ mod healthy_busy_stack;
 mod htop_keys;
 mod load;
 mod namespaces_tab;
+mod nat_flows;
 mod netns_counters;
 mod netns_findings;
 mod netns_findings_list;

@@ -46,6 +46,12 @@ const NAME: ColumnSpec = spec(
     |a, b| a.name.cmp(&b.name),
     |r, _, _| dash(&r.name),
 );
+const NAT: ColumnSpec = spec(
+    (Column::Nat, "NAT", 22, 1),
+    Left,
+    |a, b| a.nat.cmp(&b.nat),
+    |r, _, _| dash(&r.nat),
+);
 const PACKETS: ColumnSpec = spec(
     (Column::Packets, "PKTS", 7, 1),
     Right,
@@ -115,6 +121,8 @@ pub const FLOW_COLUMNS: &[ColumnSpec] = &[
     // Shown only while a row has a name, and then before the rates: it is
     // what tells one connection to a CDN from another.
     NAME,
+    // Shown only while a row was translated: where it really went.
+    NAT,
     PACKETS,
     BYTES,
     BYTES_PER_S,

@@ -13,6 +13,7 @@ use super::view::{self, Reply, Shown, TabView, TableRows};
 use crate::capture::attribution::PacketOwners;
 use crate::capture::live::{Capture, CaptureEvent, CapturedPacket};
 use crate::capture::pcap_file::{FileFormat, FileLayout, unpredictable_name, write_file};
+use crate::model::conntrack::{ConntrackEntry, NatIndex};
 use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
 use crate::packet::filter::Filter;
@@ -66,6 +67,8 @@ pub enum Column {
     Process,
     /// The server name the client sent (SNI, HTTP Host).
     Name,
+    /// The other side of the flow's NAT, from conntrack.
+    Nat,
     /// The flow's namespace (or container): only while a sample holds
     /// more than one (--all-netns), as in Sockets and Interfaces.
     Netns,
@@ -123,6 +126,10 @@ pub struct FlowsView {
     /// The rows as F3 or a click last built them (the table builds its
     /// own each draw).
     pub refreshed: Vec<Row>,
+    /// The NAT index of the conntrack dump last shown, with the dump's
+    /// monotonic time: built once per dump, not per frame (a NAT host's
+    /// table holds hundreds of thousands of entries).
+    nat: std::sync::Mutex<Option<(f64, std::sync::Arc<NatIndex>)>>,
 }
 
 impl Default for FlowsView {
@@ -147,11 +154,29 @@ impl Default for FlowsView {
             names: None,
             netns_shown: false,
             refreshed: Vec::new(),
+            nat: std::sync::Mutex::default(),
         }
     }
 }
 
 impl FlowsView {
+    /// The NAT index of the dump taken at `mono` (`Shown::recent_conntrack`),
+    /// from the cache when it is that dump's.
+    pub fn nat_index(&self, mono: f64, entries: &[ConntrackEntry]) -> std::sync::Arc<NatIndex> {
+        let mut cache = self
+            .nat
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*cache {
+            Some((at, index)) if *at == mono => std::sync::Arc::clone(index),
+            _ => {
+                let index = std::sync::Arc::new(NatIndex::of(entries));
+                *cache = Some((mono, std::sync::Arc::clone(&index)));
+                index
+            }
+        }
+    }
+
     /// Takes a capture event: new packet lines, or why capture stopped (a
     /// flow screen's packets are the App's).
     pub fn on_capture(&mut self, event: CaptureEvent) {

@@ -6,6 +6,7 @@ use super::{FlowsView, Grouping};
 use crate::app::view::Shown;
 use crate::model::Sample;
 use crate::model::capture::{CaptureRates, CaptureSample, FlowSample, GroupSample};
+use crate::model::conntrack::{ConntrackEntry, NatIndex};
 use crate::model::filter::rows::{InSample, container_of, netns_of, parse_end, sni_of};
 use crate::model::filter::{End, FilterFields, Side};
 use std::collections::HashMap;
@@ -32,18 +33,32 @@ pub struct Row {
     pub name: String,
     /// The flow's namespace (`FlowSample::netns`); 0 for groups.
     pub netns: u16,
+    /// The other side of the flow's NAT ("dnat ⇒ 198.18.1.2:8080",
+    /// `FlowNat::cell`), "" when conntrack did not translate it or no dump
+    /// of its entries is recent.
+    pub nat: String,
 }
 
 impl FlowsView {
     /// The table rows for the shown sample, grouped, filtered and sorted.
     pub fn rows(&self, previous: Option<&Sample>, current: &Sample) -> Vec<Row> {
+        self.rows_with(previous, current, (&NatIndex::default(), &[]))
+    }
+
+    /// As `rows`, each flow with its NAT from `nat` (an index and its dump).
+    fn rows_with(
+        &self,
+        previous: Option<&Sample>,
+        current: &Sample,
+        nat: (&NatIndex, &[ConntrackEntry]),
+    ) -> Vec<Row> {
         let Some(capture) = current.capture.as_ref() else {
             return Vec::new();
         };
         let rates = CaptureRates::new(previous, current);
         let flows = capture.flows.iter().map(|f| {
             let (pps, bps) = rates.flow(f);
-            flow_row(f, pps, bps)
+            flow_row(f, pps, bps, nat)
         });
         let groups = |of: fn(&CaptureSample) -> &Vec<GroupSample>| {
             let before = previous.and_then(|p| p.capture.as_ref()).map(of);
@@ -141,7 +156,12 @@ impl FilterFields for InSample<'_, Row> {
     }
 }
 
-fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
+fn flow_row(
+    f: &FlowSample,
+    pps: Option<f64>,
+    bps: Option<f64>,
+    (nat, entries): (&NatIndex, &[ConntrackEntry]),
+) -> Row {
     Row {
         proto: f.proto.clone(),
         key: format!("{} > {}", f.src, f.dst),
@@ -161,6 +181,8 @@ fn flow_row(f: &FlowSample, pps: Option<f64>, bps: Option<f64>) -> Row {
         },
         name: f.server_name().unwrap_or_default().to_string(),
         netns: f.netns,
+        nat: (nat.of_flow(entries, (&f.proto, &f.src, &f.dst)))
+            .map_or_else(String::new, |n| n.cell()),
     }
 }
 
@@ -187,6 +209,7 @@ fn group_row(g: &GroupSample, before: Option<&[GroupSample]>, interval: f64) -> 
         process: String::new(),
         name: String::new(),
         netns: 0,
+        nat: String::new(),
     }
 }
 
@@ -234,6 +257,7 @@ fn aggregate(rows: impl Iterator<Item = Row>, grouping: Grouping) -> Vec<Row> {
             process: String::new(),
             name: String::new(),
             netns: 0,
+            nat: String::new(),
         });
         group.flows += 1;
         group.packets += row.packets;
@@ -259,7 +283,11 @@ impl FlowsView {
     /// The table rows for the shown sample.
     pub fn rows_of(&self, shown: &Shown) -> Vec<Row> {
         match shown.pair() {
-            (previous, Some(current)) => self.rows(previous, current),
+            (previous, Some(current)) => {
+                let (entries, mono) = shown.recent_conntrack().unwrap_or((&[], f64::NAN));
+                let index = self.nat_index(mono, entries);
+                self.rows_with(previous, current, (&index, entries))
+            }
             _ => Vec::new(),
         }
     }

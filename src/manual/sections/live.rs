@@ -157,6 +157,15 @@ short by the snap length is read unauthenticated). The first 3 payloads a client
 sends on each flow are looked at; the name shows in the Flows table's NAME column
 (shown while a flow has one), the flow screen, \fBsni\fR and \fBhttp_host\fR of
 \fBsnapshot \-\-json\fR's flows, and recordings.
+.PP
+A flow that conntrack translated (DNAT, SNAT, masquerade) is joined with its conntrack
+entry: a capture on a host that translates sees it twice, before and after. The Flows
+table's NAT column (shown while a flow has one) names the other side, "dnat \(rA
+198.18.1.2:8080" on the flow before the DNAT, "dnat \(lA 198.18.1.1:80" on the one
+after; the flow screen's \fBconntrack\fR line gives the entry's state and both
+tuples; \fBnat\fR of the JSON flows the same. The entries are dumped at most once a
+second while the Flows tab, a flow screen or the Conntrack tab is shown (and by
+\fBrecord\fR); a dump more than 5 s old names nothing.
 .SH DROPS
 The Drops tab (\fB8\fR, \fB\-\-tab drops\fR) answers "why are packets dropped, where,
 and what do I change": one row per drop site the kernel reported on the

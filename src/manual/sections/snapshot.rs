@@ -204,7 +204,12 @@ handshake's last ACK, as seen where the capture runs), \fBretransmits\fR,
 \fBfirst_seen\fR, \fBlast_seen\fR (Unix seconds), \fBpid\fR and \fBprocess\fR (the
 owner of the local end, joined with the socket table by the two endpoints; null when
 unknown), \fBfindings[]\fR ({\fBid\fR, \fBsummary\fR} from the flow's own analysis, as
-\fBnetlens read \-\-flows \-\-json\fR prints them).
+\fBnetlens read \-\-flows \-\-json\fR prints them), \fBnat\fR (null unless conntrack
+translated the flow: \fBkind\fR dnat, snat or snat+dnat, \fBtranslated\fR (the flow's
+packets are the ones after the translation), \fBstate\fR as \fBconntrack \-L\fR names it,
+\fBoriginal\fR and \fBreply\fR {\fBsrc\fR, \fBdst\fR}: the entry's two tuples, from
+this sample's or the previous one's dump of the entries, which \fBsnapshot \-\-json\fR
+asks for with the flows).
 .TP
 \fBnetlens read \-\-flows \-\-json\fR
 One object per flow per line: \fBproto\fR, \fBsrc\fR, \fBdst\fR, \fBpackets\fR,

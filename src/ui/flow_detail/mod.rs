@@ -54,12 +54,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         let d = app.flow_detail.as_ref()?;
         crate::model::capture::socket_of_flow(&s.sockets, &d.flow).cloned()
     });
+    let nat = app.flow_detail.as_ref().filter(|_| stale).and_then(|d| {
+        let (entries, mono) = app.shown_view().recent_conntrack()?;
+        let index = app.flows.nat_index(mono, entries);
+        let nat = index.of_flow(entries, (&d.flow.proto, &d.flow.src, &d.flow.dst))?;
+        let e = nat.entry;
+        let kind = e.nat().label().unwrap_or_default();
+        Some(format!("{} {kind}: {}", e.state_name(), e.flow_text()))
+    });
     let Some(detail) = app.flow_detail.as_mut() else {
         return;
     };
     detail.counted_by = counted_by.unwrap_or_default();
     if stale {
         detail.socket = socket;
+        detail.nat = nat;
         detail.socket_from = shown_mono;
     }
     // With names on (N) the endpoints show named; the flow's identity

@@ -38,6 +38,13 @@ pub fn lines(
             Span::raw(fit(netns, width.saturating_sub(11))),
         ]));
     }
+    // Where the flow really went (or came from), from conntrack.
+    if let Some(nat) = &detail.nat {
+        out.push(Line::from(vec![
+            label("conntrack"),
+            Span::raw(fit(nat, width.saturating_sub(11))),
+        ]));
+    }
     // What the client asked the server for, from its first packets.
     let asked = [("tls/quic sni", &flow.sni), ("http host", &flow.http_host)];
     for (what, name) in asked {
