@@ -29,8 +29,8 @@ pub const CONNTRACK: &[&str] = &[
 /// The flow table's titles, then those only the grouped tables have
 /// ("NS" as for Sockets).
 pub const FLOWS: &[&str] = &[
-    "NS", "PROTO", "FLOW", "NAME", "PKTS", "BYTES", "B/s", "PKT/s", "STATE", "RTT ms", "RETX",
-    "PROCESS", "FIRST", "LAST", "KEY", "FLOWS",
+    "NS", "PROTO", "FLOW", "NAME", "NAT", "PKTS", "BYTES", "B/s", "PKT/s", "STATE", "RTT ms",
+    "RETX", "PROCESS", "FIRST", "LAST", "KEY", "FLOWS",
 ];
 
 /// The column titles a tab has (none for tabs without a column table).
