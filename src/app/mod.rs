@@ -269,9 +269,12 @@ impl App {
 
     /// Tells the sampler what the open tab needs: the conntrack entry dump
     /// is costly, so it runs only while the Conntrack tab is shown, or the
-    /// Flows tab (each flow's NAT) or a flow screen.
+    /// Flows tab or a flow screen (each flow's NAT) while the table is
+    /// small enough (`NAT_DUMP_MAX_ENTRIES`).
     pub fn publish_demand(&mut self) {
-        let nat = self.tab == Tab::Flows || self.flow_detail.is_some();
+        let entries = self.history.newest().and_then(|s| s.conntrack.count);
+        let small = entries.is_some_and(|n| n <= crate::model::conntrack::NAT_DUMP_MAX_ENTRIES);
+        let nat = small && (self.tab == Tab::Flows || self.flow_detail.is_some());
         self.demand
             .set_conntrack_entries(self.tab == Tab::Conntrack || nat);
         // The tab's order holds its dump's sample: let it go when closed.

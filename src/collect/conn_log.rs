@@ -302,13 +302,14 @@ impl ConnLog {
         let listener = self.listeners.get(&destroyed.local.port());
         let accepted = listener.is_some();
         let mut ending = tcp_destroy::ending(destroyed, accepted, syn_retries);
-        let error = self
-            .owners
-            .as_mut()
-            .ok()
-            .and_then(|o| o.take_error(destroyed.cookie));
-        if !ending.established() && error.is_some_and(tcp_destroy::unreachable) {
-            ending = Ending::Unreachable;
+        // Only failed connects have an error recorded: no look-up (a
+        // system call) for the others.
+        if !ending.established() {
+            let owners = self.owners.as_mut().ok();
+            let error = owners.and_then(|o| o.take_error(destroyed.cookie));
+            if error.is_some_and(tcp_destroy::unreachable) {
+                ending = Ending::Unreachable;
+            }
         }
         let mut users = known.as_ref().map(|k| k.users.to_vec()).unwrap_or_default();
         // No dump saw it with a file: the process that connected or closed

@@ -270,6 +270,13 @@ impl ConntrackSample {
 /// it, seconds: the entries are dumped at most once a second.
 pub const NAT_DUMP_MAX_AGE_S: f64 = 5.0;
 
+/// The Flows tab asks for the conntrack entries (each flow's NAT) only
+/// while the table holds at most this many: a dump and its parse cost
+/// about 1.3 µs of CPU per entry (docs/performance.md, a million in 1.3
+/// s), so 20,000 entries once a second are under 3% of a core. The
+/// Conntrack tab dumps whatever the size.
+pub const NAT_DUMP_MAX_ENTRIES: u64 = 20_000;
+
 /// The NAT'd conntrack entries of one dump by the two ways their packets
 /// look on the wire: before translation (the original tuple) and after it
 /// (the reply tuple reversed). A capture on `any` of a host that

@@ -33,11 +33,16 @@ const BEYOND: &str = "198.19.9.5";
 const RESET_PORT: u16 = 7300;
 
 /// kind, the process's name, where it connects, how many times.
-/// 198.18.0.77 is on the link with no neighbour: ARP goes unanswered.
+/// 198.18.0.77-79 are on the link with no neighbour: ARP goes unanswered,
+/// one connect each (connects sharing an unresolved neighbour race its
+/// failure: a SYN sent while it is FAILED is dropped, and the connect may
+/// time out instead).
 const PLANS: &[(&str, &str, &str, usize)] = &[
     ("refused", "nlf-refused", "198.18.0.2:81", 5),
     ("syn-timeout", "nlf-synto", "198.18.0.9:80", 2),
-    ("unreachable", "nlf-noneigh", "198.18.0.77:80", 3),
+    ("unreachable", "nlf-noneigh", "198.18.0.77:80", 1),
+    ("unreachable", "nlf-noneigh", "198.18.0.78:80", 1),
+    ("unreachable", "nlf-noneigh", "198.18.0.79:80", 1),
     ("unreachable", "nlf-icmp", "198.19.9.5:80", 3),
     ("reset", "nlf-reset", "198.18.0.2:7300", 4),
 ];

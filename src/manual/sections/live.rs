@@ -164,8 +164,10 @@ table's NAT column (shown while a flow has one) names the other side, "dnat \(rA
 198.18.1.2:8080" on the flow before the DNAT, "dnat \(lA 198.18.1.1:80" on the one
 after; the flow screen's \fBconntrack\fR line gives the entry's state and both
 tuples; \fBnat\fR of the JSON flows the same. The entries are dumped at most once a
-second while the Flows tab, a flow screen or the Conntrack tab is shown (and by
-\fBrecord\fR); a dump more than 5 s old names nothing.
+second while the Conntrack tab is shown, and while the Flows tab or a flow screen is
+shown if the table holds at most 20,000 entries (a dump costs about 1.3 µs of CPU per
+entry); \fBrecord\fR and \fBsnapshot \-\-json\fR dump them whatever the size. A dump
+more than 5 s old names nothing.
 .SH DROPS
 The Drops tab (\fB8\fR, \fB\-\-tab drops\fR) answers "why are packets dropped, where,
 and what do I change": one row per drop site the kernel reported on the
