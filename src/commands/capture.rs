@@ -242,11 +242,13 @@ struct Owners {
     held: Held,
 }
 
-/// Packets captured since the newest sample.
+/// Packets not yet written: those captured before the newest sample (the
+/// first `before_newest`), then those since.
 #[derive(Default)]
 struct Held {
     packets: Vec<(Timestamp, u32, Box<[u8]>, u32)>,
     bytes: usize,
+    before_newest: usize,
 }
 
 impl Held {
@@ -323,18 +325,40 @@ impl Owners {
         }
     }
 
-    /// Writes the held packets once a sample came after them (`last`: the
-    /// capture ended, wait for one), or when too many wait.
+    /// Writes held packets once two samples came after them (`last`: the
+    /// capture ended, wait for them), or all when too many wait. Two: a
+    /// connection that closes as a sample is taken is in the log of the
+    /// sample after.
     fn write_held(&mut self, writer: &mut PcapFileWriter, last: bool) -> Result<()> {
         if self.held.packets.is_empty() {
             return Ok(());
         }
         if last {
-            self.await_sample(self.interval + Duration::from_millis(500));
-        } else if !self.refresh() && self.held.bytes < MAX_HELD_BYTES {
-            return Ok(());
+            for _ in 0..2 {
+                self.await_sample(self.interval + Duration::from_millis(500));
+                let count =
+                    std::mem::replace(&mut self.held.before_newest, self.held.packets.len());
+                self.write_first(writer, count)?;
+            }
+            return self.write_first(writer, self.held.packets.len());
         }
-        for (ts, orig_len, data, ifindex) in std::mem::take(&mut self.held.packets) {
+        if self.held.bytes >= MAX_HELD_BYTES {
+            self.held.before_newest = 0;
+            return self.write_first(writer, self.held.packets.len());
+        }
+        if self.refresh() {
+            let count = std::mem::replace(&mut self.held.before_newest, self.held.packets.len());
+            self.write_first(writer, count)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the first `count` held packets with their owners.
+    fn write_first(&mut self, writer: &mut PcapFileWriter, count: usize) -> Result<()> {
+        let count = count.min(self.held.packets.len());
+        self.held.before_newest = self.held.before_newest.saturating_sub(count);
+        for (ts, orig_len, data, ifindex) in self.held.packets.drain(..count) {
+            self.held.bytes = self.held.bytes.saturating_sub(data.len() + 32);
             let linktype = writer.linktype();
             let mut note = self.newest.note(linktype, &data, orig_len, ifindex);
             if note.comment.is_none() {
@@ -342,7 +366,6 @@ impl Owners {
             }
             writer.write_noted(ts, orig_len, &data, Some(&note))?;
         }
-        self.held.bytes = 0;
         Ok(())
     }
 }
