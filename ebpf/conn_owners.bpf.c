@@ -51,6 +51,7 @@
 
 #define BPF_MAP_TYPE_LRU_HASH 9
 #define BPF_ANY 0
+#define BPF_NOEXIST 1
 #define AF_INET 2
 #define AF_INET6 10
 #define IPPROTO_TCP 6
@@ -201,6 +202,28 @@ int set_state_tp(struct inet_sock_set_state_record *ctx)
 	struct owner owner = {};
 	current_owner(&owner);
 	bpf_map_update_elem(&BY_TUPLE, &key, &owner, BPF_ANY);
+	return 0;
+}
+
+/* The same error as sock:inet_sk_error_report sees it (a failed connect
+ * reports it after its CLOSE), recorded by a second program: a tracing
+ * program that is already running on a CPU is skipped when its tracepoint
+ * fires again there (a softirq ending a connect while set_state_btf runs
+ * for another socket), and each copy of netlens has its own, so either
+ * program alone misses a few under load. Both miss together far less. */
+SEC("tp_btf/inet_sk_error_report")
+int error_btf(__u64 *ctx)
+{
+	struct sock *sk = (struct sock *)ctx[0];
+	if (sk->sk_protocol != IPPROTO_TCP)
+		return 0;
+	__s32 error = sk->sk_err ? sk->sk_err : sk->sk_err_soft;
+	if (!error)
+		return 0;
+	if (watched_netns && sk->__sk_common.skc_net.net->ns.inum != watched_netns)
+		return 0;
+	__u64 cookie = bpf_get_socket_cookie(sk);
+	bpf_map_update_elem(&ERRORS, &cookie, &error, BPF_NOEXIST);
 	return 0;
 }
 

@@ -105,6 +105,19 @@ pub fn load(netns: u64) -> Result<ConnOwners, String> {
     } else {
         Keyed::Tuple(BpfHashMap::try_from(map).map_err(|e| chain(&e))?, netns)
     };
+    // A second recorder of the same errors (see the C source); without it
+    // the first still works.
+    if attached == "tp_btf"
+        && let Some(Ok(program)) = ebpf
+            .program_mut("error_btf")
+            .map(TryInto::<&mut BtfTracePoint>::try_into)
+        && let Err(e) = program
+            .load("inet_sk_error_report", btf)
+            .and_then(|()| program.attach().map(drop))
+        && std::env::var_os("NETLENS_DEBUG_BPF").is_some()
+    {
+        eprintln!("netlens: error_btf: {}", chain(&e));
+    }
     let errors = match ebpf.take_map("ERRORS") {
         Some(map) if attached == "tp_btf" => BpfHashMap::try_from(map).ok(),
         _ => None,
