@@ -27,13 +27,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
         return;
     };
-    let info_height = match area.height {
-        8.. => 2,
-        4..=7 => 1,
-        _ => 0,
-    };
-    let [table_area, info_area] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
+    let [table_area, info_area] = table_and_info(area);
     let status = status_text(app, index);
     let view = &mut app.sockets;
     let filter = view.filter.clone();
@@ -74,6 +68,37 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     render_info(frame, info_area, rows.get(closed.selected), &status);
 }
 
+/// A log view's table and, below it, two lines for the selected row and
+/// the status (one in a short pane, none in a tiny one).
+pub(super) fn table_and_info(area: Rect) -> [Rect; 2] {
+    let info_height = match area.height {
+        8.. => 2,
+        4..=7 => 1,
+        _ => 0,
+    };
+    Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area)
+}
+
+/// The info lines: `selected` (the row in full) when there is room for
+/// two, then `status`.
+pub(super) fn render_info_lines(
+    frame: &mut Frame,
+    area: Rect,
+    selected: Option<String>,
+    status: &str,
+) {
+    if area.height == 0 {
+        return;
+    }
+    let selected = selected.filter(|_| area.height >= 2);
+    let lines: Vec<ratatui::text::Line> = selected
+        .into_iter()
+        .chain([status.to_string()])
+        .map(Into::into)
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
 /// A cell as its column's descriptor writes it, cut to the column's width.
 fn text(conn: &&ClosedConn, spec: &ClosedSpec, width: u16) -> CellText {
     let mut text = (spec.cell)(conn, width);
@@ -104,14 +129,8 @@ fn status_text(app: &App, index: usize) -> String {
 /// The selected connection in full (the table may have left columns out),
 /// then the log's status.
 fn render_info(frame: &mut Frame, area: Rect, selected: Option<&ClosedConn>, status: &str) {
-    if area.height == 0 {
-        return;
-    }
-    let mut lines = Vec::new();
-    if area.height >= 2
-        && let Some(conn) = selected
-    {
-        lines.push(format!(
+    let selected = selected.map(|conn| {
+        format!(
             "{} {} {} → {} lived {} rtt {:.2} ms retr {} {}",
             crate::clock::local_hms(conn.t),
             conn.pid()
@@ -122,9 +141,7 @@ fn render_info(frame: &mut Frame, area: Rect, selected: Option<&ClosedConn>, sta
             f64::from(conn.rtt_us) / 1000.0,
             conn.retrans,
             conn.ending.name(),
-        ));
-    }
-    lines.push(status.to_string());
-    let text: Vec<ratatui::text::Line> = lines.into_iter().map(Into::into).collect();
-    frame.render_widget(Paragraph::new(text), area);
+        )
+    });
+    render_info_lines(frame, area, selected, status);
 }

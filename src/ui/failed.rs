@@ -20,7 +20,7 @@ use crate::app::App;
 use crate::app::failed::{FAILED_COLUMNS, FailedColumn, FailedRow, FailedSpec};
 use crate::app::table::{CellText, Hint};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
@@ -28,13 +28,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         frame.render_widget(Paragraph::new("waiting for the first sample…"), area);
         return;
     };
-    let info_height = match area.height {
-        8.. => 2,
-        4..=7 => 1,
-        _ => 0,
-    };
-    let [table_area, info_area] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(info_height)]).areas(area);
+    let [table_area, info_area] = super::closed::table_and_info(area);
     let log_error = app
         .history
         .get(index)
@@ -107,19 +101,13 @@ fn status_text(rows: &[FailedRow], since: Option<f64>, overflow: u64, filter: &s
 /// The selected group in full (the table may have left columns out), then
 /// the status.
 fn render_info(frame: &mut Frame, area: Rect, selected: Option<&FailedRow>, status: &str) {
-    if area.height == 0 {
-        return;
-    }
-    let mut lines = Vec::new();
-    if area.height >= 2
-        && let Some(row) = selected
-    {
+    let selected = selected.map(|row| {
         let container = row
             .key
             .container
             .as_ref()
             .map_or(String::new(), |c| format!(" in {c}"));
-        lines.push(format!(
+        format!(
             "{}: {} times, {}/s, {}-{}, {}{container} → {}",
             row.key.kind.name(),
             row.counts.count,
@@ -128,9 +116,7 @@ fn render_info(frame: &mut Frame, area: Rect, selected: Option<&FailedRow>, stat
             crate::clock::local_hms(row.counts.last_seen),
             row.process(),
             row.destination(),
-        ));
-    }
-    lines.push(status.to_string());
-    let text: Vec<ratatui::text::Line> = lines.into_iter().map(Into::into).collect();
-    frame.render_widget(Paragraph::new(text), area);
+        )
+    });
+    super::closed::render_info_lines(frame, area, selected, status);
 }
