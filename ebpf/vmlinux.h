@@ -52,9 +52,41 @@ struct sock {
 	int sk_err_soft;
 } __attribute__((preserve_access_index));
 
+/* _nfct exists only with conntrack built (CONFIG_NF_CONNTRACK): the
+ * program checks for it with FIELD_EXISTS before reading it. The header
+ * offsets are in a struct_group (an anonymous member) in newer kernels. */
 struct sk_buff {
 	struct net_device *dev;
 	struct sock *sk;
+	unsigned long _nfct;
+	__u16 protocol; /* __be16 */
+	__u16 network_header;
+	unsigned char *head;
+} __attribute__((preserve_access_index));
+
+/* Conntrack's entry, only its two directions' destinations. Missing from
+ * vmlinux's BTF when conntrack is a module no built-in code refers to:
+ * checked with FIELD_EXISTS too. */
+union nf_inet_addr {
+	__u32 all[4];
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_tuple {
+	struct {
+		union nf_inet_addr u3;
+		union {
+			__u16 all; /* __be16 */
+		} u;
+		__u8 protonum;
+	} dst;
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_tuple_hash {
+	struct nf_conntrack_tuple tuple;
+} __attribute__((preserve_access_index));
+
+struct nf_conn {
+	struct nf_conntrack_tuple_hash tuplehash[2];
 } __attribute__((preserve_access_index));
 
 struct trace_entry {

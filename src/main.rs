@@ -60,6 +60,7 @@ fn dispatch(cli: &Cli, config: &netlens::config::Config) -> anyhow::Result<()> {
         Some(Command::Tmux(args)) => commands::tmux::run(cli, args),
         Some(Command::Explain(args)) => commands::explain::run(args),
         Some(Command::Trace(args)) => commands::trace::run(&cli.collect, args, limits),
+        Some(Command::Nftrace(args)) => commands::nftrace::run(&cli.collect, args),
         Some(Command::Man) => commands::man::run(),
         Some(Command::Completions { shell }) => commands::completions::run(*shell),
     }

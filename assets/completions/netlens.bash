@@ -40,6 +40,9 @@ _netlens() {
             netlens,man)
                 cmd="netlens__subcmd__man"
                 ;;
+            netlens,nftrace)
+                cmd="netlens__subcmd__nftrace"
+                ;;
             netlens,read)
                 cmd="netlens__subcmd__read"
                 ;;
@@ -81,6 +84,9 @@ _netlens() {
                 ;;
             netlens__subcmd__help,man)
                 cmd="netlens__subcmd__help__subcmd__man"
+                ;;
+            netlens__subcmd__help,nftrace)
+                cmd="netlens__subcmd__help__subcmd__nftrace"
                 ;;
             netlens__subcmd__help,read)
                 cmd="netlens__subcmd__help__subcmd__read"
@@ -167,7 +173,7 @@ _netlens() {
 
     case "${cmd}" in
         netlens)
-            opts="-h -V --interval --netns --pid --all-netns --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export conns tmux explain trace man completions help"
+            opts="-h -V --interval --netns --pid --all-netns --no-bpf --iface --filter --no-capture --payload --dns-probe --dns-server --dns-timeout --resolve --tab --compact --no-color --mouse --no-mouse --config --print-config --record --on-finding --on-finding-timeout --help --version snapshot read load record replay capture export conns tmux explain trace nftrace man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -475,7 +481,7 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__help)
-            opts="snapshot read load record replay capture export conns tmux explain trace man completions help"
+            opts="snapshot read load record replay capture export conns tmux explain trace nftrace man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -671,6 +677,20 @@ _netlens() {
             return 0
             ;;
         netlens__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        netlens__subcmd__help__subcmd__nftrace)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1269,6 +1289,44 @@ _netlens() {
                 return 0
             fi
             case "${prev}" in
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --netns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        netlens__subcmd__nftrace)
+            opts="-h --duration --count --json --interval --netns --pid --all-netns --no-bpf --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

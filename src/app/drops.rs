@@ -10,7 +10,7 @@ use super::table::Window;
 use super::view::{Reply, Shown, TabView};
 use crate::findings::catalogue::{self, Reason};
 use crate::findings::counters::{Moved, moved};
-use crate::findings::drops::site_rates;
+use crate::findings::drops::{firewall_attribution, site_rates};
 use crate::model::Sample;
 use crate::model::drops::owning_socket;
 use crate::model::drops::{DropRow, DropSocket};
@@ -59,10 +59,53 @@ pub struct Table {
     /// view counts every namespace): whose drops `lost` are.
     pub lost_in: Option<String>,
     pub counters: Vec<Moved>,
+    /// The firewall rules that dropped in the interval, busiest first,
+    /// then the candidates for the drops no counted rule explains.
+    pub rules: Vec<RuleLine>,
+    /// NETFILTER_DROP drops per second no counted rule explains.
+    pub unexplained_per_s: f64,
+    /// Why the rules could not be read, when they were asked for.
+    pub rules_unavailable: Option<String>,
 }
 
-/// The tab's table for the shown sample.
+/// A firewall rule that dropped (or may have: a candidate).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleLine {
+    /// "inet filter input", "filter INPUT".
+    pub place: String,
+    /// "#4" (nf_tables' handle) or "3" (iptables' position), "policy".
+    pub at: String,
+    pub text: String,
+    /// None for a candidate (no counter).
+    pub per_s: Option<f64>,
+}
+
+impl RuleLine {
+    fn of(rule: &crate::model::firewall::Rule, per_s: Option<f64>) -> Self {
+        RuleLine {
+            place: rule.place(),
+            at: match (rule.policy, rule.handle) {
+                (true, _) => "policy".into(),
+                (false, Some(handle)) => format!("#{handle}"),
+                (false, None) => rule.position.to_string(),
+            },
+            text: rule.text.clone(),
+            per_s,
+        }
+    }
+}
+
+/// The tab's table for the shown sample: the drop sites and counters, and
+/// the firewall rules (which count without the eBPF program too).
 pub fn table(shown: &Shown) -> Table {
+    let mut table = sites(shown);
+    if let (previous, Some(current)) = shown.pair() {
+        add_rules(&mut table, previous, current);
+    }
+    table
+}
+
+fn sites(shown: &Shown) -> Table {
     let (previous, current) = shown.pair();
     let Some(current) = current else {
         return Table::default();
@@ -107,7 +150,27 @@ pub fn table(shown: &Shown) -> Table {
         lost: drops.lost,
         lost_in: (current.netns != "host").then(|| current.netns.clone()),
         counters,
+        ..Table::default()
     }
+}
+
+/// The firewall's part of the table: the rules that dropped, and the
+/// candidates for what none of them counted.
+fn add_rules(table: &mut Table, previous: Option<&Sample>, current: &Sample) {
+    table.rules_unavailable = current
+        .firewall
+        .as_ref()
+        .and_then(|f| f.unavailable.clone());
+    let Some(rules) = firewall_attribution(previous, current) else {
+        return;
+    };
+    table.unexplained_per_s = rules.unexplained_per_s;
+    table.rules = rules
+        .counted
+        .iter()
+        .map(|r| RuleLine::of(r.rule, Some(r.per_s)))
+        .chain(rules.candidates.iter().map(|r| RuleLine::of(r, None)))
+        .collect();
 }
 
 /// "udp:5353 (812/avahi-daemon)": the port and the process holding it, as

@@ -31,14 +31,17 @@ pub enum SubView {
     Sequence,
     Findings,
     Payload,
+    /// The nftables trace of the flow (`T`).
+    Rules,
 }
 
-pub const SUB_VIEWS: [SubView; 5] = [
+pub const SUB_VIEWS: [SubView; 6] = [
     SubView::Summary,
     SubView::Timeline,
     SubView::Sequence,
     SubView::Findings,
     SubView::Payload,
+    SubView::Rules,
 ];
 
 impl SubView {
@@ -49,6 +52,7 @@ impl SubView {
             SubView::Sequence => "Sequence",
             SubView::Findings => "Findings",
             SubView::Payload => "Payload",
+            SubView::Rules => "Rules",
         }
     }
 }
@@ -89,6 +93,13 @@ impl DrillPacket {
 }
 
 pub struct FlowDetail {
+    /// `T`: the flow's packets traced through the nftables rules (live
+    /// only); None while not tracing. Dropped with the screen, which
+    /// removes the trace's table.
+    pub trace: Option<crate::collect::firewall::session::TraceSession>,
+    /// The Rules sub-view keeps its newest line in sight (as `tail -f`)
+    /// until the user scrolls up.
+    pub follow: bool,
     /// The flow as the table showed it (src is the client).
     pub flow: FlowSample,
     pub key: Option<FlowKey>,
@@ -192,7 +203,56 @@ impl FlowDetail {
             socket: None,
             socket_from: None,
             nat: None,
+            trace: None,
+            follow: true,
         }
+    }
+
+    /// `T`: starts tracing this flow through the nftables rules of
+    /// `target` (the watched namespace; None in a replay, where nothing
+    /// is traced), or stops; either way the Rules sub-view shows.
+    pub fn toggle_trace(&mut self, target: Option<&crate::collect::netns::Target>) {
+        self.view = SubView::Rules;
+        self.follow = true;
+        if self.trace.take().is_some() {
+            return;
+        }
+        let Some(target) = target else {
+            self.message = Some("a replay traces nothing: nftrace needs the live host".into());
+            return;
+        };
+        match self.trace_flow() {
+            Some(flow) => {
+                self.trace = Some(crate::collect::firewall::session::TraceSession::start(
+                    target, flow,
+                ));
+            }
+            None => {
+                self.message =
+                    Some("only TCP, UDP and ICMP flows of IP addresses are traced".into())
+            }
+        }
+    }
+
+    /// The flow as the tracer matches it: both addresses and ports.
+    fn trace_flow(&self) -> Option<crate::collect::firewall::trace::TraceFlow> {
+        let proto = match self.flow.proto.as_str() {
+            "tcp" => libc::IPPROTO_TCP,
+            "udp" => libc::IPPROTO_UDP,
+            "icmp" => libc::IPPROTO_ICMP,
+            "icmp6" | "icmpv6" => libc::IPPROTO_ICMPV6,
+            _ => return None,
+        } as u8;
+        let end = |text: &str| {
+            text.parse::<std::net::SocketAddr>()
+                .ok()
+                .or_else(|| Some(std::net::SocketAddr::new(text.parse().ok()?, 0)))
+        };
+        Some(crate::collect::firewall::trace::TraceFlow {
+            proto,
+            a: end(&self.flow.src)?,
+            b: end(&self.flow.dst)?,
+        })
     }
 
     /// The client's endpoint and the server's, as the flow shows them.
@@ -317,12 +377,24 @@ impl FlowDetail {
                 self.view = SUB_VIEWS[next];
                 self.scroll = 0;
             }
-            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::Up => {
+                self.scroll = self.scroll.saturating_sub(1);
+                self.follow = false;
+            }
             Action::Down => self.scroll = self.scroll.saturating_add(1),
-            Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            Action::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                self.follow = false;
+            }
             Action::PageDown => self.scroll = self.scroll.saturating_add(10),
-            Action::Top => self.scroll = 0,
-            Action::Bottom => self.scroll = usize::MAX,
+            Action::Top => {
+                self.scroll = 0;
+                self.follow = false;
+            }
+            Action::Bottom => {
+                self.scroll = usize::MAX;
+                self.follow = true;
+            }
             Action::ExportFlow => self.message = Some(self.export(None, None)),
             _ => return false,
         }

@@ -101,6 +101,14 @@ impl App {
                 detail.message = Some(detail.export(None, Some(&owners)));
                 true
             }
+            Scope::View | Scope::FlowDetail if action == Action::TraceRules => {
+                let target = self.probe_from.clone();
+                let Some(detail) = self.flow_detail.as_mut() else {
+                    return false;
+                };
+                detail.toggle_trace(target.as_ref());
+                true
+            }
             Scope::View | Scope::FlowDetail => self
                 .flow_detail
                 .as_mut()

@@ -277,6 +277,7 @@ impl App {
         let nat = small && (self.tab == Tab::Flows || self.flow_detail.is_some());
         self.demand
             .set_conntrack_entries(self.tab == Tab::Conntrack || nat);
+        self.demand.set_firewall_rules(self.tab == Tab::Drops);
         // The tab's order holds its dump's sample: let it go when closed.
         if self.tab != Tab::Conntrack && self.conntrack.order.holds() {
             self.conntrack.order.clear();

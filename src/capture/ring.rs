@@ -214,19 +214,7 @@ pub fn ifindex(name: &str, netns: &str) -> Result<(i32, u16)> {
     Ok((index as i32, hatype))
 }
 
-/// The name of the interface with this index in the calling thread's
-/// network namespace (for SLL2 lines, as tcpdump looks it up).
-pub fn interface_name(index: u32) -> Option<String> {
-    let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE];
-    // SAFETY: if_indextoname writes at most IF_NAMESIZE bytes into buf.
-    let p = unsafe { libc::if_indextoname(index, buf.as_mut_ptr()) };
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: on success buf holds a NUL-terminated name.
-    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
-    Some(name.to_string_lossy().into_owned())
-}
+pub use crate::collect::link::interface_name;
 
 impl Ring {
     /// Opens the ring on the calling thread's network namespace; `netns`

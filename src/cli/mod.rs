@@ -186,6 +186,9 @@ pub enum Command {
     /// Trace the path to HOST[:PORT] hop by hop (TCP SYN, UDP or ICMP probes
     /// with a rising TTL, as traceroute --tcp and mtr): loss and RTT per hop
     Trace(TraceArgs),
+    /// Trace one flow's packets through the nftables rules, as `nft monitor
+    /// trace`: each rule, return and policy they met, with its verdict
+    Nftrace(NftraceArgs),
     /// Print the man page (roff) to stdout
     Man,
     /// Print shell completions to stdout
@@ -248,6 +251,38 @@ pub struct TraceArgs {
     /// waiting at most 2s at the end; without it no name is looked up
     #[arg(long)]
     pub resolve: bool,
+}
+
+/// `netlens nftrace`: needs CAP_NET_ADMIN. Adds a table of its own,
+/// `inet netlens_trace_PID`, that sets nftrace on the flow's packets in both
+/// directions (before every other chain), and removes it when it stops.
+/// nf_tables only: rules of the legacy iptables are not traced.
+#[derive(Debug, Args)]
+pub struct NftraceArgs {
+    /// tcp, udp, sctp, icmp, icmpv6, or an IP protocol number
+    #[arg(value_name = "PROTO")]
+    pub proto: String,
+
+    /// One end: ADDR or ADDR:PORT ([ADDR]:PORT for IPv6); no port (or 0)
+    /// is any port, 0.0.0.0 (or ::) any address
+    #[arg(value_name = "A")]
+    pub a: String,
+
+    /// The other end, as A
+    #[arg(value_name = "B")]
+    pub b: String,
+
+    /// Stop after this long, e.g. 30s (default: until Ctrl-C)
+    #[arg(long, value_parser = parse_duration, value_name = "D")]
+    pub duration: Option<Duration>,
+
+    /// Stop after this many packets were traced
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub count: Option<u32>,
+
+    /// Print one JSON object per event, one per line
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

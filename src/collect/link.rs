@@ -243,3 +243,17 @@ fn format_mac(bytes: &[u8]) -> String {
         .collect::<Vec<_>>()
         .join(":")
 }
+
+/// The name of the interface with this index in the calling thread's
+/// network namespace (for SLL2 lines, as tcpdump looks it up).
+pub fn interface_name(index: u32) -> Option<String> {
+    let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE];
+    // SAFETY: if_indextoname writes at most IF_NAMESIZE bytes into buf.
+    let p = unsafe { libc::if_indextoname(index, buf.as_mut_ptr()) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: on success buf holds a NUL-terminated name.
+    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    Some(name.to_string_lossy().into_owned())
+}

@@ -10,6 +10,7 @@ pub mod ctnetlink;
 pub mod deadline;
 pub mod drops;
 pub mod ethtool;
+pub mod firewall;
 pub mod flows;
 pub mod inet_diag;
 pub mod interrupts;
@@ -32,6 +33,7 @@ pub mod sysctl;
 pub mod tcp_destroy;
 pub mod unowned_bytes;
 
+use crate::model::firewall::FirewallSample;
 use crate::model::neigh::NeighSample;
 use crate::model::processes::ProcessInfo;
 use crate::model::routes::RoutesSample;
@@ -82,6 +84,9 @@ pub struct Demand {
     /// `--all-netns`: sample every network namespace, not only the
     /// watched one (read at each tick).
     pub all_netns: AtomicBool,
+    /// Read the firewall's rules every tick (the Drops tab is open, or a
+    /// snapshot asked), not only while NETFILTER_DROP drops happen.
+    pub firewall_rules: AtomicBool,
 }
 
 impl Demand {
@@ -91,6 +96,14 @@ impl Demand {
 
     pub fn set_all_netns(&self, on: bool) {
         self.all_netns.store(on, Ordering::Relaxed);
+    }
+
+    pub fn set_firewall_rules(&self, on: bool) {
+        self.firewall_rules.store(on, Ordering::Relaxed);
+    }
+
+    pub fn firewall_rules(&self) -> bool {
+        self.firewall_rules.load(Ordering::Relaxed)
     }
 
     pub fn all_netns(&self) -> bool {
@@ -136,6 +149,11 @@ pub struct Collectors {
     links: Deadlined<(), link::LinkRead>,
     neighbours: Deadlined<InterfaceNames, NeighboursAndRoutes>,
     conntrack: Deadlined<bool, ConntrackSample>,
+    /// The firewall's rules: None when not read this tick.
+    firewall: Deadlined<bool, Option<FirewallSample>>,
+    /// When the watched namespace last had NETFILTER_DROP drops, and their
+    /// count then: the rules are read while they happen.
+    netfilter_drops: (u64, Option<Instant>),
     processes: Deadlined<Vec<(u32, String)>, ProcessesAnswer>,
     /// The interval in force: the parts' deadline is within it.
     interval: Duration,
@@ -176,6 +194,8 @@ impl Collectors {
             label: label.to_string(),
             links: links_part()?,
             conntrack: conntrack_part()?,
+            firewall: firewall_part()?,
+            netfilter_drops: (0, None),
             processes: processes_part()?,
             interval: DEFAULT_INTERVAL,
             demand,
@@ -196,8 +216,9 @@ impl Collectors {
         let tick_mono = mono;
         let started = Instant::now();
         let deadline = deadline::tick_deadline(started, self.interval);
-        // Runs meanwhile on its own thread.
+        // Run meanwhile on their own threads.
         self.conntrack.start(self.demand.conntrack_entries());
+        self.firewall.start(self.want_firewall());
         // The links first, near `mono`: their rates are over the time
         // between two reads, which the socket dumps after (long, and of
         // varying length with many sockets or namespaces) would stretch.
@@ -257,6 +278,7 @@ impl Collectors {
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
         let drops = Some(self.drops.collect(&ifnames));
+        self.note_netfilter_drops(drops.as_ref());
         let (neighbours, routes) = take_late(self.neighbours.finish(deadline), &mut late);
         let mut conntrack = take_late(self.conntrack.finish(deadline), &mut late);
         // This tick's read is timed by the sample; a late part's keeps its
@@ -264,6 +286,7 @@ impl Collectors {
         if conntrack.read_mono.is_some_and(|read| read >= tick_mono) {
             conntrack.read_mono = None;
         }
+        let firewall = take_late(self.firewall.finish(deadline), &mut late);
         let (processes, containers) = take_late(self.processes.finish(deadline), &mut late);
         late.extend(containers.map(|since| late_since("containers", since)));
         if let Some(primary) = others.namespaces.first_mut() {
@@ -274,6 +297,7 @@ impl Collectors {
             mono,
             netns: self.label.clone(),
             drops,
+            firewall,
             interfaces,
             conntrack,
             sockets,
@@ -295,6 +319,41 @@ impl Collectors {
         })
     }
 }
+
+impl Collectors {
+    /// Whether this tick reads the firewall's rules: asked for, or the
+    /// namespace dropped in netfilter within `FIREWALL_AFTER_DROPS` (so the
+    /// findings can name the rule; a big ruleset is not read every second
+    /// for nothing).
+    fn want_firewall(&self) -> bool {
+        self.demand.firewall_rules()
+            || self
+                .netfilter_drops
+                .1
+                .is_some_and(|at| at.elapsed() < FIREWALL_AFTER_DROPS)
+    }
+
+    /// Remembers when the watched namespace's NETFILTER_DROP count last
+    /// grew.
+    fn note_netfilter_drops(&mut self, drops: Option<&crate::model::drops::DropsSample>) {
+        let Some(drops) = drops.filter(|d| d.unavailable.is_none()) else {
+            return;
+        };
+        let count: u64 = drops
+            .rows
+            .iter()
+            .filter(|r| r.reason == "NETFILTER_DROP" && r.netns_inode == drops.netns_inode)
+            .map(|r| r.packets)
+            .sum();
+        if count > self.netfilter_drops.0 {
+            self.netfilter_drops.1 = Some(Instant::now());
+        }
+        self.netfilter_drops.0 = count;
+    }
+}
+
+/// How long the rules are read after the last NETFILTER_DROP drop.
+const FIREWALL_AFTER_DROPS: Duration = Duration::from_secs(60);
 
 /// How long a tick waits for the links, which everything after reads:
 /// half the interval, so a blocked dump leaves the rest of the tick its
@@ -339,6 +398,16 @@ fn neighbours_part(
 fn conntrack_part() -> Result<Deadlined<bool, ConntrackSample>> {
     let mut collector = conntrack::ConntrackCollector::new();
     Deadlined::spawn("conntrack", move |entries| collector.collect(entries))
+}
+
+/// The firewall's rules on a thread of their own: a ruleset of tens of
+/// thousands of rules takes a while to dump and render. None when the
+/// tick does not ask.
+fn firewall_part() -> Result<Deadlined<bool, Option<FirewallSample>>> {
+    let mut collector = firewall::FirewallCollector::new();
+    Deadlined::spawn("firewall", move |wanted: bool| {
+        wanted.then(|| collector.collect())
+    })
 }
 
 /// The sockets' owners on a thread of their own: /proc of a process stuck

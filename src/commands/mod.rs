@@ -11,6 +11,7 @@ pub mod export;
 pub mod live;
 pub mod load;
 pub mod man;
+pub mod nftrace;
 pub mod options;
 pub mod read;
 pub mod record;
@@ -38,6 +39,7 @@ fn session_options(
         capture: capture.map(CaptureArgs::options),
         dns: dns.options(),
         conntrack_entries: false,
+        firewall_rules: false,
         first_is_baseline: false,
         drop_reasons: !collect.no_bpf,
         all_netns: collect.all_netns,

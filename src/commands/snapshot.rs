@@ -19,6 +19,9 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
     let mut session = Session::start(&SessionOptions {
         // Rates need two samples: the first is the baseline.
         first_is_baseline: true,
+        // The drops name the rules behind NETFILTER_DROP: read them from
+        // the baseline on, so the first shown sample has their rates.
+        firewall_rules: args.section.is_empty() || args.section.contains(&Section::Drops),
         ..super::session_options(collect, Some(&args.capture), &args.dns)
     })?;
     let mut recorder = match &args.record {

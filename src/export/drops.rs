@@ -85,6 +85,7 @@ mod tests {
                 port,
             }),
             packets,
+            ..DropRow::default()
         }
     }
 

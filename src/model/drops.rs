@@ -51,6 +51,17 @@ pub struct DropRow {
     /// its protocol ("tcp", "udp", ...) and local port.
     #[serde(default)]
     pub socket: Option<DropSocket>,
+    /// NETFILTER_DROP only: where the packet was going when a firewall
+    /// rule dropped it, "198.18.3.2:8080", "[2001:db8::1]:443", the address
+    /// alone for a protocol without ports (or a port in the ephemeral
+    /// range, a client's). Only the first 256 destinations netlens sees
+    /// have rows: later ones count in their site's row without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
+    /// Where it was going before conntrack translated it (DNAT), when
+    /// that differs from `destination`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translated_from: Option<String>,
     /// Packets dropped at this site since netlens started counting.
     pub packets: u64,
 }
@@ -72,6 +83,8 @@ impl DropRow {
             && self.location == other.location
             && self.interface == other.interface
             && self.socket == other.socket
+            && self.destination == other.destination
+            && self.translated_from == other.translated_from
     }
 }
 
@@ -190,6 +203,28 @@ mod tests {
             packets,
             ..DropRow::default()
         }
+    }
+
+    #[test]
+    fn a_destination_is_part_of_the_site_and_older_rows_still_read() {
+        let to = |destination: &str, from: Option<&str>| DropRow {
+            destination: Some(destination.into()),
+            translated_from: from.map(Into::into),
+            ..row("NETFILTER_DROP", 1)
+        };
+        let dnat = to("198.18.3.2:8080", Some("198.18.1.1:80"));
+        assert!(dnat.same_site(&dnat.clone()));
+        assert!(!dnat.same_site(&to("198.18.3.2:8080", None)));
+        assert!(!dnat.same_site(&to("198.18.3.3:8080", Some("198.18.1.1:80"))));
+        // A recording of an older version has no such keys; a row without
+        // them writes none.
+        let plain = row("NETFILTER_DROP", 1);
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("destination"), "{text}");
+        let back: DropRow = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, plain);
+        let back: DropRow = serde_json::from_str(&serde_json::to_string(&dnat).unwrap()).unwrap();
+        assert_eq!(back, dnat);
     }
 
     #[test]

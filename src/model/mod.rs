@@ -11,6 +11,7 @@ pub mod dns;
 pub mod drops;
 pub mod failed;
 pub mod filter;
+pub mod firewall;
 pub mod flow_counts;
 pub mod neigh;
 pub mod netdev;
@@ -59,6 +60,11 @@ pub struct Sample {
     /// collected (recordings made before netlens counted them).
     #[serde(default)]
     pub drops: Option<drops::DropsSample>,
+    /// The firewall rules that can drop, with their counters; None when
+    /// not read (nothing asked and no NETFILTER_DROP drops lately; older
+    /// recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firewall: Option<firewall::FirewallSample>,
     /// Per-CPU softirq and backlog counters, their knobs and the NICs'
     /// queues; None when not collected (older recordings).
     #[serde(default)]

@@ -68,6 +68,9 @@ struct SampleJson<'a> {
     /// were collected).
     #[serde(skip_serializing_if = "Option::is_none")]
     drops: Option<Option<super::drops::DropsJson<'a>>>,
+    /// With the drops, when the sample read the firewall's rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    firewall: Option<super::firewall::FirewallJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<Finding>>,
 }
@@ -434,6 +437,10 @@ pub fn write_sample_line(
         drops: sections
             .drops
             .then(|| super::drops::json(previous, current)),
+        firewall: sections
+            .drops
+            .then(|| super::firewall::json(previous, current))
+            .flatten(),
         findings: sections.findings.then(|| found.to_vec()),
     };
     crate::text::json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;

@@ -4,6 +4,7 @@ pub mod closed;
 mod cpu;
 pub mod dns;
 pub mod drops;
+pub mod firewall;
 pub mod flows;
 pub mod json;
 pub mod netns;

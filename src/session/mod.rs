@@ -28,6 +28,9 @@ pub struct SessionOptions {
     /// Dump the conntrack entries from the first sample on (a recording
     /// replays the Conntrack tab's list too).
     pub conntrack_entries: bool,
+    /// Read the firewall's rules every sample, not only while the
+    /// namespace has NETFILTER_DROP drops (snapshot's drops section).
+    pub firewall_rules: bool,
     /// The first sample is only the baseline for rates and is not shown
     /// (snapshot, export): it takes no DNS results, which stay for the next.
     pub first_is_baseline: bool,
@@ -79,6 +82,7 @@ impl Session {
         let demand = Arc::new(Demand::default());
         demand.set_conntrack_entries(options.conntrack_entries);
         demand.set_all_netns(options.all_netns);
+        demand.set_firewall_rules(options.firewall_rules);
         let (sampler, events) = Sampler::spawn_with(
             options.target.clone(),
             options.interval,

@@ -5,6 +5,8 @@
 //! REASON            /s  total NETNS WHERE           IFACE/SOCKET    TREND   MEANING
 //! NO_SOCKET      120.0   1234       __udp4_lib_rcv  udp:5353 (8/x)  ▁▃▅█    no socket…
 //! NO_SOCKET: no socket for the packet: nothing listens on the port…
+//! firewall rules that dropped      /s
+//! inet filter input #4          120.0  tcp dport 7000 counter drop
 //! counters that moved               /s
 //! Udp.NoPorts                    120.0  datagrams to a port where nothing listens
 //! ```
@@ -57,6 +59,24 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     );
     let [top, bottom] =
         Layout::vertical([Constraint::Length(top_height), Constraint::Min(0)]).areas(area);
+    // The rules take from the counters' part, at most half of it.
+    let rule_lines = rules_text(&data, usize::from(area.width), false);
+    let rules_height = (rule_lines.len() as u16).min(bottom.height / 2);
+    let [rules, bottom] =
+        Layout::vertical([Constraint::Length(rules_height), Constraint::Min(0)]).areas(bottom);
+    frame.render_widget(
+        Paragraph::new(
+            rule_lines
+                .into_iter()
+                .enumerate()
+                .map(|(i, text)| match i {
+                    0 => Line::styled(text, theme.header()),
+                    _ => Line::raw(text),
+                })
+                .collect::<Vec<_>>(),
+        ),
+        rules,
+    );
     match why {
         Some(lines) => {
             let lines: Vec<Line> = lines
@@ -229,12 +249,14 @@ impl Columns {
     }
 }
 
-/// The interface or socket of a site: "udp:5353 (812/avahi)", "eth0", "".
+/// The socket, destination or interface of a site: "udp:5353 (812/avahi)",
+/// "→198.18.3.2:8080" (a firewall's drop), "eth0", "".
 fn site_text(line: &DropLine) -> String {
-    match (&line.socket, &line.row.interface) {
-        (Some(socket), _) => socket.clone(),
-        (None, Some(iface)) => iface.clone(),
-        (None, None) => String::new(),
+    match (&line.socket, &line.row.destination, &line.row.interface) {
+        (Some(socket), _, _) => socket.clone(),
+        (None, Some(to), _) => format!("→{to}"),
+        (None, None, Some(iface)) => iface.clone(),
+        (None, None, None) => String::new(),
     }
 }
 
@@ -254,6 +276,55 @@ fn level_style(line: &DropLine, theme: Theme) -> Style {
         _ if line.per_s.unwrap_or(0.0) > 0.0 => theme.warn(),
         _ => Style::default(),
     }
+}
+
+/// The firewall's lines: a title, then each rule that dropped with its
+/// rate, then the candidates ("?": they have no counter); nothing when the
+/// rules were not read or none dropped. `whole`: each rule's text wrapped
+/// under its place (the detail), else cut to the line.
+fn rules_text(data: &DropTable, width: usize, whole: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(why) = &data.rules_unavailable {
+        lines.push(fit(&format!("firewall rules unavailable: {why}"), width));
+        return lines;
+    }
+    if data.rules.is_empty() {
+        return lines;
+    }
+    lines.push(fit(
+        &format!("{:<30} {:>8}  rule", "firewall rules that dropped", "/s"),
+        width,
+    ));
+    let mut candidates = false;
+    for rule in &data.rules {
+        if rule.per_s.is_none() && !candidates {
+            candidates = true;
+            lines.push(fit(
+                &format!(
+                    "  {}/s not counted by a rule; without a counter (? candidates):",
+                    format::rate(Some(data.unexplained_per_s))
+                ),
+                width,
+            ));
+        }
+        let place = format!("{} {}", rule.place, rule.at);
+        let rate = match rule.per_s {
+            Some(_) => format::rate(rule.per_s),
+            None => "?".to_string(),
+        };
+        let head = format!("{:<30} {rate:>8}", fit(&place, 30));
+        if whole {
+            lines.push(fit(&head, width));
+            lines.extend(
+                wrap(&rule.text, width.saturating_sub(4).max(10))
+                    .into_iter()
+                    .map(|part| format!("    {part}")),
+            );
+        } else {
+            lines.push(fit(&format!("{head}  {}", rule.text), width));
+        }
+    }
+    lines
 }
 
 /// The catalogue counters (and unknown fields) that moved this interval.
@@ -320,15 +391,30 @@ fn render_detail(frame: &mut Frame, area: Rect, data: &DropTable, line: &DropLin
     }
     lines.push(Line::styled("sites", theme.header()));
     for site in data.lines.iter().filter(|l| &l.row.reason == name) {
-        let text = format!(
-            "  {:>8}/s {:>7}  netns {}  at {}  {}",
+        // The destination is said in words after the site, not as its "→".
+        let (whom, to) = match (&site.socket, &site.row.destination) {
+            (None, Some(to)) => (site.row.interface.clone().unwrap_or_default(), Some(to)),
+            (_, to) => (site_text(site), to.as_ref()),
+        };
+        let mut text = format!(
+            "  {:>8}/s {:>7}  netns {}  at {}  {whom}",
             format::rate(site.per_s),
             format::count_short(site.row.packets, 7),
             site.row.netns,
             site.row.location,
-            site_text(site)
         );
+        if let Some(to) = to {
+            text.push_str(&format!("  to {to}"));
+            if let Some(from) = &site.row.translated_from {
+                text.push_str(&format!(" (DNAT from {from})"));
+            }
+        }
         lines.push(Line::raw(fit(&text, width)));
+    }
+    if name == crate::findings::drops::NETFILTER_DROP {
+        for text in rules_text(data, width, true) {
+            lines.push(Line::raw(text));
+        }
     }
     lines.push(Line::styled("related counters", theme.header()));
     let related: Vec<_> = catalogue::related_counters(name).collect();

@@ -406,6 +406,13 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("export"),
     },
     Binding {
+        keys: &[Char('T')],
+        action: Action::TraceRules,
+        scope: Scope::FlowDetail,
+        help: "trace the flow through the nftables rules (nftrace), or stop",
+        hint: Some("trace rules"),
+    },
+    Binding {
         keys: &[Char(' '), Enter],
         action: Action::Toggle,
         scope: Scope::Setup,

@@ -94,6 +94,8 @@ pub enum Action {
     SubView,
     /// Flow screen: write this flow's packets to a pcap file.
     ExportFlow,
+    /// Trace the flow through the nftables rules, or stop.
+    TraceRules,
     /// Jump to the next row containing the typed text (htop's F3).
     Search,
     /// Sockets: group the sockets under their owning process.

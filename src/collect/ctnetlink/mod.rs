@@ -76,11 +76,22 @@ impl Ctnetlink {
         &mut self,
         inner: NetfilterMessageInner,
         dump: bool,
+        on_message: impl FnMut(u16, &[u8]),
+    ) -> io::Result<()> {
+        self.request_in(0, inner, dump, on_message)
+    }
+
+    /// `request` for one protocol family (NFPROTO_*; 0 for all).
+    fn request_in(
+        &mut self,
+        family: u8,
+        inner: NetfilterMessageInner,
+        dump: bool,
         mut on_message: impl FnMut(u16, &[u8]),
     ) -> io::Result<()> {
         self.sequence = self.sequence.wrapping_add(1);
         let message = NetfilterMessage::new(
-            NetfilterHeader::new(NetfilterProtoFamily::Unspec, 0, 0),
+            NetfilterHeader::new(NetfilterProtoFamily::from(family), 0, 0),
             inner,
         );
         let mut packet =
@@ -153,6 +164,35 @@ impl Ctnetlink {
             },
         )?;
         Ok(entries)
+    }
+
+    /// An nf_tables dump (NFT_MSG_GETTABLE, GETCHAIN, GETRULE, GETSET,
+    /// GETSETELEM...) of every family: `on_message` gets each reply's
+    /// message type and payload, the nfgenmsg header (family first) and
+    /// then the attributes. `attributes` narrow the dump (NFTA_SET_TABLE
+    /// and NFTA_SET_ELEM_LIST_SET for a set's elements); they are
+    /// (type, value) pairs, nested ones already encoded in `value`.
+    pub fn nft_dump(
+        &mut self,
+        family: u8,
+        message_type: u8,
+        attributes: &[(u16, Vec<u8>)],
+        on_message: impl FnMut(u16, &[u8]),
+    ) -> io::Result<()> {
+        let attributes = attributes
+            .iter()
+            .map(|(kind, value)| netlink_packet_core::DefaultNla::new(*kind, value.clone()))
+            .collect();
+        self.request_in(
+            family,
+            NetfilterMessageInner::Other {
+                subsys: NetfilterSubsystem::NfTables,
+                message_type,
+                attributes,
+            },
+            true,
+            on_message,
+        )
     }
 
     /// Whether any nftables table exists here (iptables-nft makes them too).

@@ -24,11 +24,41 @@ pub struct DropKey {
     pub proto: u8,
     /// The socket's address family; 0 without a socket.
     pub family: u8,
+    /// NETFILTER_DROP only (zero for other reasons): the packet's
+    /// destination address in network order, IPv4 in the first 4 bytes.
+    pub dst_addr: [u8; 16],
+    /// The destination before conntrack translated it; zero when it was
+    /// not translated.
+    pub orig_addr: [u8; 16],
+    /// The destination port in network order (0: none, or not TCP, UDP,
+    /// UDP-Lite, DCCP or SCTP).
+    pub dst_port: u16,
+    pub orig_port: u16,
+    /// AF_INET or AF_INET6; 0 without a destination.
+    pub dst_family: u8,
+    /// The packet's IP protocol.
+    pub dst_proto: u8,
+    pub pad: [u8; 2],
 }
 
-// SAFETY: plain old data, repr(C), no padding (8+4+4+4+2+1+1 bytes), every
-// bit pattern valid.
+// SAFETY: plain old data, repr(C), no padding (8+4+4+4+2+1+1+16+16+2+2+1+1+2
+// = 64 bytes, the explicit `pad` included), every bit pattern valid.
 unsafe impl aya::Pod for DropKey {}
+
+impl DropKey {
+    /// The key without its destination: the site it belongs to.
+    pub fn without_destination(self) -> DropKey {
+        DropKey {
+            dst_addr: [0; 16],
+            orig_addr: [0; 16],
+            dst_port: 0,
+            orig_port: 0,
+            dst_family: 0,
+            dst_proto: 0,
+            ..self
+        }
+    }
+}
 
 /// The map's size in the C program: when it is three quarters full, keys
 /// that did not move since the last read are folded into user space.
@@ -51,9 +81,11 @@ pub struct Program {
 }
 
 /// Loads and attaches, counting only the drops of the namespace whose
-/// nsfs inode is `watched` (0: every namespace), or says in one line why
-/// not and what would fix it.
-pub fn load(watched: u64) -> Result<Program, String> {
+/// nsfs inode is `watched` (0: every namespace), the destinations of those
+/// whose reason has the number `netfilter` returns (NETFILTER_DROP's; asked
+/// once the program loaded), or says in one line why not and what would
+/// fix it.
+pub fn load(watched: u64, netfilter: impl FnOnce() -> Option<u32>) -> Result<Program, String> {
     let btf = crate::collect::btf::kernel().map_err(|e| {
         format!(
             "kernel has no BTF (/sys/kernel/btf/vmlinux: {e}): drop reasons need CONFIG_DEBUG_INFO_BTF",
@@ -65,6 +97,7 @@ pub fn load(watched: u64) -> Result<Program, String> {
         .map_err(|e| why("cannot load the drop-reason program", &chain(&e)))?;
     // Before attaching: no other namespace's drop may reach the map.
     watch(&mut ebpf, watched)?;
+    set_u32(&mut ebpf, "NETFILTER", netfilter().unwrap_or(0))?;
     let attached = attach(&mut ebpf, btf)?;
     let drops = ebpf
         .take_map("DROPS")
@@ -87,13 +120,18 @@ fn watch(ebpf: &mut Ebpf, watched: u64) -> Result<(), String> {
     // The kernel's inode numbers (ns.inum) are 32 bits.
     let inode = u32::try_from(watched)
         .map_err(|_| format!("namespace inode {watched} is not the kernel's 32-bit inum"))?;
+    set_u32(ebpf, "WATCHED", inode)
+}
+
+/// Writes the one value of the program's array map `name`.
+fn set_u32(ebpf: &mut Ebpf, name: &str, value: u32) -> Result<(), String> {
     let map = ebpf
-        .map_mut("WATCHED")
-        .ok_or("the drop-reason program has no WATCHED map")?;
+        .map_mut(name)
+        .ok_or_else(|| format!("the drop-reason program has no {name} map"))?;
     let mut array: Array<_, u32> = Array::try_from(map).map_err(|e| chain(&e))?;
     array
-        .set(0, inode, 0)
-        .map_err(|e| format!("cannot set the watched namespace: {}", chain(&e)))
+        .set(0, value, 0)
+        .map_err(|e| format!("cannot set the program's {name}: {}", chain(&e)))
 }
 
 /// tp_btf with rx_sk (>= 6.11), tp_btf without it, then the classic
@@ -140,7 +178,10 @@ impl Program {
     /// Every key's count summed over the CPUs (folded keys included), each
     /// key passed through `normalize` (which may merge keys), and the drops
     /// not counted because the map was full.
-    pub fn read(&mut self, normalize: impl Fn(DropKey) -> DropKey) -> (HashMap<DropKey, u64>, u64) {
+    pub fn read(
+        &mut self,
+        mut normalize: impl FnMut(DropKey) -> DropKey,
+    ) -> (HashMap<DropKey, u64>, u64) {
         let mut counts = self.folded.clone();
         let mut now = HashMap::with_capacity(self.last.len());
         for (key, values) in self.drops.iter().flatten() {
@@ -149,7 +190,7 @@ impl Program {
             now.insert(key, packets);
         }
         if now.len() > FOLD_AT {
-            self.fold(&now, &normalize);
+            self.fold(&now, &mut normalize);
         }
         self.last = now;
         let lost = self
@@ -163,7 +204,11 @@ impl Program {
     /// Deletes the keys that did not move since the last read, keeping
     /// their counts here, so new sites still find room. A drop counted
     /// between the read and the delete is lost; such a key was idle.
-    fn fold(&mut self, now: &HashMap<DropKey, u64>, normalize: impl Fn(DropKey) -> DropKey) {
+    fn fold(
+        &mut self,
+        now: &HashMap<DropKey, u64>,
+        normalize: &mut impl FnMut(DropKey) -> DropKey,
+    ) {
         for (key, packets) in now {
             if self.last.get(key) == Some(packets) && self.drops.remove(key).is_ok() {
                 *self.folded.entry(normalize(*key)).or_default() += packets;
@@ -191,4 +236,21 @@ fn why(what: &str, cause: &str) -> String {
         );
     }
     format!("{what}: {cause}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_is_the_c_programs_64_bytes() {
+        assert_eq!(std::mem::size_of::<DropKey>(), 64);
+        assert_eq!(std::mem::align_of::<DropKey>(), 8);
+        assert_eq!(std::mem::offset_of!(DropKey, dst_addr), 24);
+        assert_eq!(std::mem::offset_of!(DropKey, orig_addr), 40);
+        assert_eq!(std::mem::offset_of!(DropKey, dst_port), 56);
+        assert_eq!(std::mem::offset_of!(DropKey, orig_port), 58);
+        assert_eq!(std::mem::offset_of!(DropKey, dst_family), 60);
+        assert_eq!(std::mem::offset_of!(DropKey, dst_proto), 61);
+    }
 }

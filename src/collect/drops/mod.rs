@@ -12,11 +12,21 @@ mod loader;
 mod reasons;
 
 use crate::model::drops::{DropRow, DropSocket, DropsSample};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
 /// What `--no-bpf` leaves in every sample.
 pub const DISABLED: &str = "disabled by --no-bpf (run without it, as root, to count drop reasons)";
+
+/// The reason whose drops the program keys on their destination.
+const NETFILTER_DROP: &str = "NETFILTER_DROP";
+
+/// How many destinations get rows of their own: the first seen keep
+/// theirs, later ones count at their site without a destination, so a scan
+/// through a firewall makes at most this many rows, and a destination's
+/// drops never move from one row to another.
+const MAX_DESTINATIONS: usize = 256;
 
 pub struct DropsCollector {
     /// The attached program, or why there is none.
@@ -29,6 +39,8 @@ pub struct DropsCollector {
     /// The watched namespace's ip_local_port_range: a socket port in it
     /// is a client's, shown as 0 so that each connection is not a row.
     ephemeral: (u16, u16),
+    /// The destination keys (normalized) that have rows of their own.
+    destinations: HashSet<loader::DropKey>,
 }
 
 impl DropsCollector {
@@ -41,8 +53,14 @@ impl DropsCollector {
         let watched =
             super::netns::link_inode(std::path::Path::new("/proc/thread-self/ns/net")).unwrap_or(0);
         let labels = labels::NetnsLabels::new(watched, label == "host");
+        // Read once the program loaded: not at all when it cannot.
+        let mut reasons = None;
         let program = if enabled {
-            loader::load(kernel_filter(watched, &labels))
+            loader::load(kernel_filter(watched, &labels), || {
+                reasons
+                    .get_or_insert_with(reasons::ReasonNames::from_kernel)
+                    .number(NETFILTER_DROP)
+            })
         } else {
             Err(DISABLED.to_string())
         };
@@ -55,7 +73,7 @@ impl DropsCollector {
         }
         Self {
             reasons: if program.is_ok() {
-                reasons::ReasonNames::from_kernel()
+                reasons.unwrap_or_else(reasons::ReasonNames::from_kernel)
             } else {
                 reasons::ReasonNames::default()
             },
@@ -64,6 +82,7 @@ impl DropsCollector {
             labels,
             watched,
             ephemeral: ephemeral_range(),
+            destinations: HashSet::new(),
         }
     }
 
@@ -80,9 +99,26 @@ impl DropsCollector {
             }
         };
         let (low, high) = self.ephemeral;
-        let (counts, lost) = program.read(|key| match key.port {
-            port if (low..=high).contains(&port) => loader::DropKey { port: 0, ..key },
-            _ => key,
+        let client = |port: u16| (low..=high).contains(&port);
+        let destinations = &mut self.destinations;
+        // Destination ports are in network order; a client's (a reply
+        // dropped on its way back) is folded the same way.
+        let (counts, lost) = program.read(|key| {
+            let key = loader::DropKey {
+                port: if client(key.port) { 0 } else { key.port },
+                dst_port: if client(u16::from_be(key.dst_port)) {
+                    0
+                } else {
+                    key.dst_port
+                },
+                orig_port: if client(u16::from_be(key.orig_port)) {
+                    0
+                } else {
+                    key.orig_port
+                },
+                ..key
+            };
+            admit(destinations, key)
         });
         // Only the watched namespace's keys: the kernel filters (WATCHED).
         let keys: Vec<_> = counts.into_iter().collect();
@@ -94,8 +130,11 @@ impl DropsCollector {
         for (key, packets) in keys {
             *rows.entry(self.row(&key, ifnames)).or_default() += packets;
         }
+        // A site's entry the program made ahead of its first count (for its
+        // destinations' overflow) is no row.
         let mut rows: Vec<DropRow> = rows
             .into_iter()
+            .filter(|&(_, packets)| packets > 0)
             .map(|(row, packets)| DropRow { packets, ..row })
             .collect();
         rows.sort_by(|a, b| {
@@ -124,6 +163,12 @@ impl DropsCollector {
             ),
             index => Some(format!("if{index}")),
         };
+        let destination = endpoint(key.dst_family, &key.dst_addr, key.dst_port);
+        let translated_from = (key.orig_addr != [0; 16] || key.orig_port != 0)
+            .then(|| endpoint(key.dst_family, &key.orig_addr, key.orig_port))
+            .flatten()
+            // Ports folded to 0 can make the two the same.
+            .filter(|from| destination.as_ref() != Some(from));
         DropRow {
             netns_inode,
             netns: self.labels.label(netns_inode),
@@ -131,9 +176,24 @@ impl DropsCollector {
             location: self.symbols.name(key.location),
             interface,
             socket: socket(key.family, key.proto, key.port),
+            destination,
+            translated_from,
             packets: 0,
         }
     }
+}
+
+/// The key as it is counted: with its destination when that has a row
+/// (or can still get one), else without.
+fn admit(destinations: &mut HashSet<loader::DropKey>, key: loader::DropKey) -> loader::DropKey {
+    if key.dst_family == 0 || destinations.contains(&key) {
+        return key;
+    }
+    if destinations.len() < MAX_DESTINATIONS {
+        destinations.insert(key);
+        return key;
+    }
+    key.without_destination()
 }
 
 /// The namespace whose drops the kernel counts: in the initial namespace
@@ -158,6 +218,20 @@ fn ephemeral_range() -> (u16, u16) {
         (Some(low), Some(high)) if low > 0 && low <= high => (low, high),
         _ => (32768, 60999),
     }
+}
+
+/// A destination as "198.18.3.2:8080" or "[2001:db8::1]:443", the address
+/// alone without a port; None without an address family.
+fn endpoint(family: u8, addr: &[u8; 16], port_be: u16) -> Option<String> {
+    let ip = match i32::from(family) {
+        libc::AF_INET => IpAddr::from([addr[0], addr[1], addr[2], addr[3]]),
+        libc::AF_INET6 => IpAddr::from(*addr),
+        _ => return None,
+    };
+    Some(match u16::from_be(port_be) {
+        0 => ip.to_string(),
+        port => SocketAddr::new(ip, port).to_string(),
+    })
 }
 
 /// The socket a drop concerned, as ss names its protocol.
@@ -192,6 +266,73 @@ mod tests {
         assert_eq!((udp.proto.as_str(), udp.port), ("udp", 5353));
         assert_eq!(socket(libc::AF_UNIX as u8, 0, 0).unwrap().proto, "unix");
         assert_eq!(socket(2, 47, 0).unwrap().proto, "47");
+    }
+
+    #[test]
+    fn a_destination_is_an_address_and_its_port() {
+        let mut v4 = [0; 16];
+        v4[..4].copy_from_slice(&[198, 18, 3, 2]);
+        let v4_family = libc::AF_INET as u8;
+        assert_eq!(
+            endpoint(v4_family, &v4, 8080u16.to_be()).as_deref(),
+            Some("198.18.3.2:8080")
+        );
+        assert_eq!(endpoint(v4_family, &v4, 0).as_deref(), Some("198.18.3.2"));
+        let v6: std::net::Ipv6Addr = "2001:db8::1".parse().unwrap();
+        assert_eq!(
+            endpoint(libc::AF_INET6 as u8, &v6.octets(), 443u16.to_be()).as_deref(),
+            Some("[2001:db8::1]:443")
+        );
+        assert_eq!(endpoint(0, &v4, 80), None);
+    }
+
+    #[test]
+    fn a_translated_drop_names_both_destinations() {
+        let collector = DropsCollector::new(false, "host");
+        let mut key = loader::DropKey {
+            reason: 12,
+            dst_family: libc::AF_INET as u8,
+            dst_proto: libc::IPPROTO_TCP as u8,
+            dst_port: 8080u16.to_be(),
+            orig_port: 80u16.to_be(),
+            ..loader::DropKey::default()
+        };
+        key.dst_addr[..4].copy_from_slice(&[198, 18, 3, 2]);
+        key.orig_addr[..4].copy_from_slice(&[198, 18, 1, 1]);
+        let row = collector.row(&key, &HashMap::new());
+        assert_eq!(row.destination.as_deref(), Some("198.18.3.2:8080"));
+        assert_eq!(row.translated_from.as_deref(), Some("198.18.1.1:80"));
+        // Not translated, or no destination at all (another reason).
+        let plain = collector.row(&key.without_destination(), &HashMap::new());
+        assert_eq!((plain.destination, plain.translated_from), (None, None));
+        key.orig_addr = [0; 16];
+        key.orig_port = 0;
+        assert_eq!(collector.row(&key, &HashMap::new()).translated_from, None);
+    }
+
+    #[test]
+    fn destinations_past_the_first_ones_count_at_their_site() {
+        let site = loader::DropKey {
+            location: 1,
+            reason: 12,
+            ..loader::DropKey::default()
+        };
+        let to = |port: u16| loader::DropKey {
+            dst_family: libc::AF_INET as u8,
+            dst_proto: libc::IPPROTO_UDP as u8,
+            dst_port: port.to_be(),
+            ..site
+        };
+        let mut destinations = HashSet::new();
+        for port in 1..=MAX_DESTINATIONS as u16 {
+            assert_eq!(admit(&mut destinations, to(port)), to(port));
+        }
+        let past = to(MAX_DESTINATIONS as u16 + 1);
+        assert_eq!(admit(&mut destinations, past), site);
+        // Those admitted keep their rows; the site is no destination.
+        assert_eq!(admit(&mut destinations, to(1)), to(1));
+        assert_eq!(admit(&mut destinations, site), site);
+        assert_eq!(destinations.len(), MAX_DESTINATIONS);
     }
 
     #[test]

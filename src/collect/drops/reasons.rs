@@ -36,6 +36,14 @@ impl ReasonNames {
         Self { names }
     }
 
+    /// The number of the reason named `name` (without SKB_DROP_REASON_).
+    pub fn number(&self, name: &str) -> Option<u32> {
+        self.names
+            .iter()
+            .find(|(_, n)| n.as_str() == name)
+            .map(|(&number, _)| number)
+    }
+
     pub fn name(&self, reason: u32) -> String {
         if let Some(name) = self.names.get(&reason) {
             return name.clone();
@@ -227,6 +235,9 @@ mod tests {
         let names = parse_btf(&btf_blob()).unwrap();
         assert_eq!(names[&3], "NO_SOCKET");
         assert_eq!(names[&64], "QDISC_DROP");
+        let names = ReasonNames { names };
+        assert_eq!(names.number("QDISC_DROP"), Some(64));
+        assert_eq!(names.number("NETFILTER_DROP"), None);
         // Cut short anywhere: no panic, no names.
         let blob = btf_blob();
         for len in 0..blob.len() {

@@ -114,7 +114,7 @@ pub const REASONS: &[Reason] = &[
         "corruption on the path or a NIC checksum offload bug: check rx_crc_errors, try `ethtool -K IF rx off`"),
     reason!(NETFILTER_DROP, Warn, 10.0, None,
         "dropped by a netfilter rule or conntrack (iptables/nftables DROP, a full conntrack table, an invalid state)",
-        "find the rule counting it (`iptables -vnL`, `nft list ruleset` with counters), `conntrack -S` for conntrack's drops"),
+        "the Drops tab names the rule whose counter grows (read as root); a rule without `counter` shows as a candidate; `conntrack -S` for conntrack's drops"),
     reason!(OTHERHOST, Info, 0.0, None,
         "the frame was addressed to another host's MAC (promiscuous mode, a bridge, flooding switch)", NORMAL),
     reason!(IP_CSUM, Warn, 1.0, None,

@@ -10,6 +10,7 @@ use super::catalogue::{self, Level, Reason};
 use super::{Evidence, Finding, Hold, process_of};
 use crate::model::Sample;
 use crate::model::drops::{DropRow, DropSocket, DropsSample, owning_socket, row_rate};
+use crate::model::firewall::{Attribution, attribute, counter_advice, delete_command};
 use crate::model::rates::interval;
 use crate::model::sockets::SocketSample;
 
@@ -62,6 +63,33 @@ pub fn site_rates<'a>(previous: Option<&Sample>, current: &'a Sample) -> Vec<Sit
     out
 }
 
+/// The reason a firewall rule's drop is counted under.
+pub const NETFILTER_DROP: &str = "NETFILTER_DROP";
+
+/// The firewall rules behind the watched namespace's NETFILTER_DROP drops
+/// between two samples that both read the rules; None otherwise.
+pub fn firewall_attribution<'a>(
+    previous: Option<&Sample>,
+    current: &'a Sample,
+) -> Option<Attribution<'a>> {
+    let now = current.firewall.as_ref()?;
+    let previous = previous.filter(|p| p.netns == current.netns)?;
+    let before = previous.firewall.as_ref()?;
+    // The rules are the watched namespace's own: only its drops count,
+    // not those of the namespaces the initial one's view also shows.
+    let netfilter = counted(current)
+        .filter(|_| counted(previous).is_some())
+        .map(|drops| {
+            site_rates(Some(previous), current)
+                .iter()
+                .filter(|s| s.row.reason == NETFILTER_DROP)
+                .filter(|s| drops.netns_inode == 0 || s.row.netns_inode == drops.netns_inode)
+                .filter_map(|s| s.per_s)
+                .sum()
+        });
+    Some(attribute(before, now, netfilter))
+}
+
 /// "udp:5353 PID 812 (avahi-daemon)", or "udp:5353" when no socket matches.
 pub fn socket_label(sockets: &[SocketSample], socket: &DropSocket) -> String {
     let proto_port = format!("{}:{}", socket.proto, socket.port);
@@ -103,8 +131,15 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
                 Some(r) => (r.level, r.per_s),
                 None => (Level::Warn, catalogue::UNKNOWN_PER_S),
             };
-            (rate > per_s && rate > 0.0)
-                .then(|| finding(known, name, level, rate, busiest.row, current))
+            (rate > per_s && rate > 0.0).then(|| {
+                let mut found = finding(known, name, level, rate, busiest.row, current);
+                if name == NETFILTER_DROP
+                    && let Some(rules) = firewall_attribution(previous, current)
+                {
+                    name_the_rule(&mut found, &rules);
+                }
+                found
+            })
         })
         .collect()
 }
@@ -123,6 +158,12 @@ fn finding(
     }
     if let Some(socket) = &site.socket {
         place.push_str(&format!(", {}", socket_label(&current.sockets, socket)));
+    }
+    if let Some(to) = &site.destination {
+        place.push_str(&format!(", to {to}"));
+        if let Some(from) = &site.translated_from {
+            place.push_str(&format!(" (translated from {from})"));
+        }
     }
     let (id, meaning, fix) = match known {
         Some(r) => (r.finding, r.meaning, r.fix.to_string()),
@@ -155,6 +196,46 @@ fn finding(
             tab: "drops",
             row: name.to_string(),
         },
+    }
+}
+
+/// A NETFILTER_DROP finding names the rule that dropped the most, and its
+/// fix; without a counting rule, the candidates without a counter.
+fn name_the_rule(found: &mut Finding, rules: &Attribution) {
+    if let Some(top) = rules.counted.first() {
+        let rule = top.rule;
+        found.summary.push_str(&format!(
+            "; the rule `{}` in {} drops {:.1}/s",
+            rule.text,
+            rule.place(),
+            top.per_s
+        ));
+        if rules.counted.len() > 1 {
+            found
+                .summary
+                .push_str(&format!(" ({} more rules drop)", rules.counted.len() - 1));
+        }
+        found.hint = format!(
+            "if {} should not drop these packets, remove it: {}",
+            if rule.policy {
+                "that policy"
+            } else {
+                "that rule"
+            },
+            delete_command(rule)
+        );
+    } else if let Some(first) = rules.candidates.first() {
+        found.summary.push_str(&format!(
+            "; no rule with a counter dropped them: {} candidate{} without one, first `{}` in {}",
+            rules.candidates.len(),
+            if rules.candidates.len() == 1 { "" } else { "s" },
+            first.text,
+            first.place()
+        ));
+        found.hint = format!(
+            "to see which rule drops, count it: {}",
+            counter_advice(first)
+        );
     }
 }
 

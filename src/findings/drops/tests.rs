@@ -132,6 +132,25 @@ fn crit_reasons_and_interfaces_in_the_fix() {
     );
 }
 
+#[test]
+fn a_firewall_drop_after_nat_names_both_destinations() {
+    let mut a = row("NETFILTER_DROP", "nf_hook_slow", 0);
+    a.interface = Some("r1in".into());
+    a.destination = Some("198.18.3.2:8080".into());
+    a.translated_from = Some("198.18.1.1:80".into());
+    let mut b = a.clone();
+    b.packets = 50;
+    let found = evaluate(Some(&sample(0.0, vec![a])), &sample(1.0, vec![b]));
+    assert_eq!(ids(&found), ["drop:NETFILTER_DROP"]);
+    assert!(
+        found[0].summary.contains(
+            "at nf_hook_slow on r1in, to 198.18.3.2:8080 (translated from 198.18.1.1:80): "
+        ),
+        "{}",
+        found[0].summary
+    );
+}
+
 /// Normal life at any rate, and trouble under its thresholds, on a busy
 /// healthy host: nothing.
 #[test]

@@ -179,7 +179,11 @@ kernel function that dropped it), IFACE/SOCKET (the packet's interface, or the s
 "udp:5353 (812/avahi\-daemon)": protocol, local port, pid and command of the process
 holding it), TREND (a sparkline of the reason's rate in that namespace) and the
 reason's meaning as far as the width allows; the selected row's meaning is shown whole
-under the table. A reason this kernel has that DROP REASONS lacks is shown by its name
+under the table. A firewall's drop (NETFILTER_DROP) has a row per destination, shown
+without a socket as "→198.18.3.2:8080", and its site in \fBEnter\fR's detail says
+where the packet went before conntrack translated it, "to 198.18.3.2:8080 (DNAT from
+198.18.1.1:80)" (past the first 256 destinations, or with the kernel map full, their
+drops count in the site's row without one). A reason this kernel has that DROP REASONS lacks is shown by its name
 with "not in the catalogue". Below: the failure counters that moved in this interval
 with their rates per second (the COUNTER CATALOGUE's, and any snmp/netstat field it
 does not list, marked "not in the catalogue"). When drop reasons are not counted (no
@@ -189,6 +193,38 @@ opens a reason: its meaning, fix and finding, its sites, and the related counter
 their rates; \fBo\fR goes to the site's socket (the Sockets tab filtered on its protocol
 and port) and \fBi\fR to its interface (the Interfaces tab). Rows, rates and
 sparklines come from the samples, so a replayed recording shows what was recorded.
+.PP
+Which firewall rule dropped it: between the sites and the counters, \fBfirewall rules
+that dropped\fR lists the watched namespace's rules whose counter grew in the
+interval, busiest first: where (nf_tables' "FAMILY TABLE CHAIN #HANDLE", as \fBnft
+\-a list ruleset\fR numbers it, or iptables' "TABLE CHAIN POSITION"), the rule's drops
+per second, and the rule as \fBnft list ruleset\fR prints it (its counter without the
+values) or as \fBiptables\-save\fR does. netlens reads the rules and their counters
+from the kernel: nf_tables over netlink (nft, and iptables of the nf_tables backend),
+the legacy iptables and ip6tables tables through their getsockopt interface (only
+tables that exist; no module is loaded). Only rules whose verdict drops (drop, reject,
+DROP, REJECT) and base chains whose policy drops are kept: at most 5,000, each cut at
+400 characters. When the NETFILTER_DROP drops of the namespace exceed what the counted
+rules explain (by more than 10% and 1 a second), the rules that drop without a
+counter are listed after them with "?" as the candidates, and the
+\fBdrop:NETFILTER_DROP\fR finding gives the \fBnft replace rule\fR command that adds a
+counter to the first; a finding for a counted rule names it, its rate and the command
+that removes it. Drops no rule explains may be conntrack's (an invalid packet, a full
+table: see the Conntrack tab). The rules are read each sample while the Drops tab is
+shown, and for a minute after any NETFILTER_DROP drop (so the findings name the rule
+in any tab); reading needs CAP_NET_ADMIN, else one line says why. Enter on a
+NETFILTER_DROP site lists the same rules.
+.PP
+\fBT\fR on a flow's screen traces that flow through the nftables rules (the Rules
+sub\-view), as \fBnft monitor trace\fR shows it after a \fBmeta nftrace set 1\fR:
+per packet its headers, then each rule (as \fBnft list ruleset\fR prints it), return
+and policy it met, with the verdict, newest at the bottom. netlens adds a table of
+its own, \fBinet netlens_trace_PID\fR, whose chains at prerouting and output
+(priority \-350, before every other) set nftrace on the flow's packets in both
+directions, and removes it on \fBT\fR again, Esc or quit (the kernel removes it too
+if netlens dies: the table belongs to its netlink socket). Needs CAP_NET_ADMIN; not
+in a replay; rules of the legacy iptables are not traced. \fBnetlens nftrace\fR does
+the same from the command line.
 .SH PROCESSES
 The Processes tab (\fB9\fR, \fB\-\-tab processes\fR) answers "which process is using the
 network", as nethogs does, with no packet copy: one row per process holding a socket,

@@ -81,4 +81,22 @@ port: the same prober (TCP SYN probes, one round per second, until closed) runs 
 own thread from the watched namespace, and the hop table and findings update as replies
 come in. It fits 80x24; a narrow pane drops the BEST, WORST, STDEV and sparkline columns.
 Esc closes it and stops the probing.
+.SH NFTRACE
+\fBnetlens nftrace\fR PROTO A B traces the packets of one flow, both directions, through
+the nftables rules of the watched namespace (\fB\-\-netns\fR/\fB\-\-pid\fR), as \fBnft
+monitor trace\fR prints them after a \fBmeta nftrace set 1\fR for that flow: per packet
+(\fBtrace id\fR) its headers, interface and hook, then each rule it met, as \fBnft list
+ruleset\fR prints it, with the verdict, each return and each policy. PROTO is tcp, udp,
+sctp, icmp, icmpv6 or a number; A and B are ADDR, ADDR:PORT or [ADDR]:PORT, a missing
+port (or 0) any port, 0.0.0.0 (or ::) any address. It adds a table of its own, \fBinet
+netlens_trace_PID\fR, whose chains at prerouting and output (priority \-350) mark only
+that flow's packets, and removes it when it stops (\fB\-\-duration\fR, \fB\-\-count\fR
+packets, SIGINT, SIGTERM, SIGHUP); the table belongs to its netlink socket, so the
+kernel removes it even when netlens is killed, and a table of a dead netlens left by an
+older kernel is removed at the next start. \fB\-\-json\fR prints one object per event:
+\fBt\fR, \fBid\fR, \fBfamily\fR, \fBtable\fR, \fBchain\fR, \fBhandle\fR, \fBkind\fR
+(rule, return, policy), \fBverdict\fR, \fBhook\fR, \fBiif\fR, \fBoif\fR, \fBpacket\fR
+and \fBrule\fR (its text). Needs CAP_NET_ADMIN and nf_tables; rules of the legacy
+iptables are not traced. In the live view \fBT\fR on a flow's screen does the same
+(see DROPS).
 "#;

@@ -251,11 +251,31 @@ no name for N), \fBlocation\fR (the kernel function that dropped it, from
 namespace; null without one), \fBproto\fR and \fBport\fR (the socket the drop
 concerned: tcp, udp, unix...; null without one; port 0 stands for any port in the
 watched namespace's ip_local_port_range, a client's, so that connections share
-one row), \fBpid\fR and \fBprocess\fR (the
+one row), \fBdestination\fR (NETFILTER_DROP only: where the packet was going
+when the rule dropped it, "198.18.3.2:8080", "[2001:db8::1]:443", the address alone
+without a port or with one in that range; null otherwise, and past the first 256
+destinations, whose drops count in their site's row without one), \fBtranslated_from\fR
+(where it was going before conntrack translated it, e.g. a DNAT in prerouting;
+null when it was not), \fBpid\fR and \fBprocess\fR (the
 process owning that port in the watched namespace, listeners first; null when
 unknown), \fBpackets\fR (cumulative) and \fBper_s\fR. With \fB\-\-netns\fR or
 \fB\-\-pid\fR only that namespace's rows; in the initial namespace every
 namespace's.
+.TP
+\fBfirewall\fR
+With \fBdrops\fR, when the rules were read (see DROPS): \fBunavailable\fR (why they
+could not be; null), \fBtotal_rules\fR (the whole ruleset's), \fBleft_out\fR
+(dropping rules past 5,000), \fBdropping[]\fR (every rule whose verdict drops and
+every base chain whose policy drops, in ruleset order), \fBcandidates[]\fR (those
+without a counter, when the NETFILTER_DROP drops exceed what the counted rules
+explain) and \fBunexplained_per_s\fR (that excess). A rule: \fBbackend\fR
+("nftables" or "iptables-legacy"), \fBfamily\fR, \fBtable\fR, \fBchain\fR,
+\fBhandle\fR (nf_tables; null for iptables), \fBposition\fR (1\-based in its chain; 0
+for a policy), \fBpolicy\fR, \fBtext\fR (as \fBnft list ruleset\fR prints it with the
+counter's values left out, or as \fBiptables\-save\fR does; a policy reads "policy
+drop" or ":INPUT DROP"), \fBverdict\fR ("drop" or "reject"), \fBpackets\fR and
+\fBbytes\fR (its counter; null without one) and \fBper_s\fR (its drops per second
+over the interval; null without a counter or an earlier read).
 .TP
 \fBfindings[]\fR
 \fBid\fR, \fBseverity\fR (info, warn or crit), \fBsummary\fR, \fBhint\fR,

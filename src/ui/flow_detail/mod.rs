@@ -5,13 +5,14 @@
 //! tcp 198.18.0.1:40000 → 198.18.0.2:9001  ESTABLISHED  curl (pid 42)
 //! [Summary] Packets  Sequence  Findings(1)  Payload        v/V view  e export
 //! ... the sub-view: summary.rs, timeline.rs, sequence.rs, findings.rs,
-//!     payload.rs (one render function each); under the summary, when
+//!     payload.rs, rules.rs (one render function each); under the summary, when
 //!     the pane has room, a throughput chart per direction ...
 //! 120 packets kept (analysis of 120)        exported 120 packets to /tmp/x.pcap
 //! ```
 
 mod findings;
 mod payload;
+mod rules;
 mod sequence;
 mod summary;
 mod timeline;
@@ -109,6 +110,7 @@ pub fn render_detail(
         SubView::Sequence => sequence::lines(detail, usize::from(body.width), theme),
         SubView::Findings => findings::lines(detail, flow, usize::from(body.width), theme),
         SubView::Payload => payload::lines(detail, theme),
+        SubView::Rules => rules::lines(detail, usize::from(body.width), theme),
     };
     // The summary's throughput chart takes the room its lines leave.
     let body =
@@ -121,8 +123,12 @@ pub fn render_detail(
         } else {
             body
         };
-    // Clamp the scroll so the last page stays full.
+    // Clamp the scroll so the last page stays full; a running trace shows
+    // its newest lines unless scrolled up.
     let max_scroll = lines.len().saturating_sub(height);
+    if detail.view == SubView::Rules && detail.follow {
+        detail.scroll = max_scroll;
+    }
     detail.scroll = detail.scroll.min(max_scroll);
     let shown: Vec<Line> = lines.into_iter().skip(detail.scroll).take(height).collect();
     frame.render_widget(Paragraph::new(shown), body);
