@@ -37,6 +37,10 @@
 //!   skip the stream;
 //! - packets: the packets captured since the previous sample, each cut to
 //!   the default snap length (`packets`), bounded per second and segment;
+//! - interfaces (since 2.6): the index of the interface each packet of a
+//!   packets record crossed, when the capture knew it (one on every
+//!   interface, whose cooked header does not say), so a bundle's pcapng
+//!   names it. Readers before 2.6 skip the stream;
 //! - payloads: the rest of those packets, only when whole packets were
 //!   captured (--payload).
 //!
@@ -57,8 +61,9 @@ pub const OLDEST_MAJOR: u16 = 1;
 /// 2.1: socket keyframes within segments; 2.2: the heads stream (see
 /// above); 2.3: what limited a sending socket (the codec's LIMIT_FIELDS);
 /// 2.4: its pacing and reordering degree (PACING_FIELDS); 2.5: a
-/// receiving socket's window and RTT (RECEIVE_FIELDS).
-pub const MINOR: u16 = 5;
+/// receiving socket's window and RTT (RECEIVE_FIELDS); 2.6: each packet's
+/// interface (the interfaces stream).
+pub const MINOR: u16 = 6;
 pub const HEADER_LEN: usize = 16;
 
 pub const SYNC: [u8; 4] = *b"NLck";
@@ -110,10 +115,12 @@ pub enum Stream {
     Payloads = 3,
     /// Each sample's head without its sockets (format 2.2).
     Heads = 4,
+    /// Each recorded packet's interface index (format 2.6).
+    Interfaces = 5,
 }
 
 /// How many streams there are (`Stream::ALL`).
-pub const STREAMS: usize = 5;
+pub const STREAMS: usize = 6;
 
 impl Stream {
     pub const ALL: [Stream; STREAMS] = [
@@ -122,6 +129,7 @@ impl Stream {
         Stream::Packets,
         Stream::Payloads,
         Stream::Heads,
+        Stream::Interfaces,
     ];
 
     pub fn from_u8(value: u8) -> Option<Stream> {
@@ -135,6 +143,7 @@ impl Stream {
             Stream::Packets => "packets",
             Stream::Payloads => "payloads",
             Stream::Heads => "heads",
+            Stream::Interfaces => "interfaces",
         }
     }
 }

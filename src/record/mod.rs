@@ -191,6 +191,10 @@ impl Recorder {
         if let Some(rest) = packets::encode_payloads(&batch).filter(|_| payloads) {
             self.writer.write_record(Stream::Payloads, t, mono, &rest)?;
         }
+        if let Some(indexes) = packets::encode_interfaces(&batch) {
+            self.writer
+                .write_record(Stream::Interfaces, t, mono, &indexes)?;
+        }
         Ok(())
     }
 

@@ -15,6 +15,7 @@
 //! packet          = sec i64 | frac u32 | nanos u8 | orig_len u32
 //!                   | caplen | stored | bytes[stored]
 //! payloads record = count | (len | bytes[len])*      (one per packet)
+//! interfaces record = count | ifindex*               (one per packet)
 //! ```
 //! Unsized integers are LEB128 varints; sized ones little-endian.
 
@@ -62,6 +63,36 @@ pub fn encode_payloads(batch: &PacketBatch) -> Option<Vec<u8>> {
         out.extend_from_slice(rest);
     }
     Some(out)
+}
+
+/// Each packet's interface index; None when the capture knew none.
+pub fn encode_interfaces(batch: &PacketBatch) -> Option<Vec<u8>> {
+    if batch.packets.iter().all(|p| p.ifindex == 0) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(4 + batch.packets.len() * 2);
+    put(&mut out, batch.packets.len() as u64);
+    for p in &batch.packets {
+        put(&mut out, u64::from(p.ifindex));
+    }
+    Some(out)
+}
+
+/// Sets each packet's interface from its interfaces record; a record that
+/// does not match the packets (damage) sets none.
+pub fn apply_interfaces(bytes: &[u8], batch: &mut PacketBatch) -> Result<()> {
+    let mut input = Input::new(bytes, "an interfaces record");
+    if input.varint()? != batch.packets.len() as u64 {
+        bail!("the interfaces do not match their packets");
+    }
+    let mut indexes = Vec::with_capacity(batch.packets.len());
+    for _ in &batch.packets {
+        indexes.push(u32::try_from(input.varint()?).unwrap_or(0));
+    }
+    for (packet, index) in batch.packets.iter_mut().zip(indexes) {
+        packet.ifindex = index;
+    }
+    Ok(())
 }
 
 /// A packets record, with its payloads record when there is one. Payloads
@@ -154,6 +185,27 @@ mod tests {
             skipped: 3,
             packets: vec![packet(0, 60), packet(1, 1500), packet(2, 0), packet(3, 404)],
         }
+    }
+
+    #[test]
+    fn interfaces_round_trip_and_a_mismatch_sets_none() {
+        let mut sent = batch();
+        assert_eq!(encode_interfaces(&sent), None, "no index, no record");
+        for (i, p) in sent.packets.iter_mut().enumerate() {
+            p.ifindex = 7 + i as u32 * 300;
+        }
+        let record = encode_interfaces(&sent).unwrap();
+        let mut read = decode(&encode_headers(&sent), None).unwrap();
+        apply_interfaces(&record, &mut read).unwrap();
+        let indexes: Vec<u32> = read.packets.iter().map(|p| p.ifindex).collect();
+        assert_eq!(indexes, vec![7, 307, 607, 907]);
+        read.packets.pop();
+        for p in &mut read.packets {
+            p.ifindex = 0;
+        }
+        assert!(apply_interfaces(&record, &mut read).is_err());
+        assert!(read.packets.iter().all(|p| p.ifindex == 0));
+        assert!(apply_interfaces(&record[..3], &mut read).is_err());
     }
 
     #[test]

@@ -375,3 +375,79 @@ fn export_keeps_a_ring_too() {
     span(&files);
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
+
+/// A ring recorded with a capture on every interface keeps each packet's
+/// interface (the cooked header does not say it): the bundle's pcapng
+/// names the namespace's `lo` on every packet, not "any", as tshark reads
+/// it.
+#[test]
+fn a_bundle_of_a_capture_on_every_interface_names_each_packets_interface() {
+    if crate::common::need_root(&["ip", "python3", "tshark"]) {
+        return;
+    }
+    let ns = Netns::new("freezeany");
+    ns.ip(&["link", "set", "lo", "up"]);
+    let base = crate::common::scratch_dir_for("flight", "freezeany");
+    let (ring, bundles) = (base.join("ring"), base.join("bundles"));
+    let mut record = ChildGuard(
+        Command::new(NETLENS)
+            .args([
+                "record",
+                "--netns",
+                &ns.name,
+                "--interval",
+                "200ms",
+                "--no-bpf",
+            ])
+            .args(["--ring", "30s", "--ring-dir"])
+            .arg(&ring)
+            .args([
+                "--freeze-on",
+                "connect-refused",
+                "--freeze-after",
+                "1s",
+                "--bundle-dir",
+            ])
+            .arg(&bundles)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("netlens record"),
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    refuse(&ns.name, 40, 2);
+    let summary = || -> Option<PathBuf> {
+        let bundle = std::fs::read_dir(&bundles).ok()?.flatten().next()?.path();
+        bundle.join("summary.md").is_file().then_some(bundle)
+    };
+    wait_until("the bundle", Duration::from_secs(20), || {
+        summary().is_some()
+    });
+    unsafe { libc::kill(record.pid() as i32, libc::SIGTERM) };
+    stop_for_stderr(&mut record);
+    let bundle = summary().unwrap();
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(bundle.join("packets.pcapng"))
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "frame.interface_name",
+            "-e",
+            "frame.interface_description",
+        ])
+        .output()
+        .expect("tshark");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 40, "{} packets\n{text}", lines.len());
+    let expected = format!("lo\tnamespace {}", ns.name);
+    assert!(lines.iter().all(|l| *l == expected), "{text}");
+    let _ = std::fs::remove_dir_all(&base);
+}

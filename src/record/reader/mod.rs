@@ -498,25 +498,24 @@ impl Reader {
     }
 
     /// Decodes one segment of the packets stream, joined with the payloads
-    /// recorded with it (when there are any and they read).
+    /// and interfaces recorded with it (when there are any and they read).
     pub fn read_packets(&self, entry: &SegmentEntry) -> Result<SegmentRead<PacketBatch>> {
         let raw = self.read_raw(entry)?;
-        let mut payloads = std::collections::HashMap::new();
-        for p in self.stream_segments(Stream::Payloads) {
-            if p.last_mono < entry.first_mono || p.first_mono > entry.last_mono {
-                continue;
-            }
-            let read = self.read_raw(&p)?;
-            for (head, record) in read.heads.iter().zip(read.records) {
-                payloads.insert((head.t.to_bits(), head.mono.to_bits()), record);
-            }
-        }
+        let payloads = self.records_beside(Stream::Payloads, entry)?;
+        let interfaces = self.records_beside(Stream::Interfaces, entry)?;
         let mut damage = raw.damage;
         let mut batches = Vec::with_capacity(raw.records.len());
         for (head, record) in raw.heads.iter().zip(&raw.records) {
             let rest = payloads.get(&(head.t.to_bits(), head.mono.to_bits()));
             match packets::decode(record, rest.map(Vec::as_slice)) {
-                Ok(batch) => batches.push(batch),
+                Ok(mut batch) => {
+                    let key = (head.t.to_bits(), head.mono.to_bits());
+                    if let Some(indexes) = interfaces.get(&key) {
+                        // Damage there costs the names, not the packets.
+                        let _ = packets::apply_interfaces(indexes, &mut batch);
+                    }
+                    batches.push(batch);
+                }
                 Err(error) => {
                     damage.get_or_insert(format!(
                         "packets {} of segment {} do not decode: {error:#}",
@@ -535,6 +534,26 @@ impl Reader {
             damage,
             disk_bytes: raw.disk_bytes,
         })
+    }
+
+    /// The records of `stream` written beside the packets of `entry`'s
+    /// time span, by (t, mono) bits.
+    fn records_beside(
+        &self,
+        stream: Stream,
+        entry: &SegmentEntry,
+    ) -> Result<std::collections::HashMap<(u64, u64), Vec<u8>>> {
+        let mut records = std::collections::HashMap::new();
+        for p in self.stream_segments(stream) {
+            if p.last_mono < entry.first_mono || p.first_mono > entry.last_mono {
+                continue;
+            }
+            let read = self.read_raw(&p)?;
+            for (head, record) in read.heads.iter().zip(read.records) {
+                records.insert((head.t.to_bits(), head.mono.to_bits()), record);
+            }
+        }
+        Ok(records)
     }
 
     /// The sample shown at wall-clock time `t`: the newest at or before it
