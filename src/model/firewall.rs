@@ -86,20 +86,36 @@ pub struct Rule {
     pub policy: bool,
 }
 
-impl Rule {
-    /// Identifies a rule across reads: everything but its counter. Two
-    /// identical iptables rules in one chain differ by position.
-    pub fn same_rule(&self, other: &Rule) -> bool {
-        self.backend == other.backend
-            && self.family == other.family
-            && self.table == other.table
-            && self.chain == other.chain
-            && self.handle == other.handle
-            && self.position == other.position
-            && self.text == other.text
-            && self.policy == other.policy
-    }
+/// What identifies a rule across reads: everything but its counter and
+/// verdict. Two identical iptables rules in one chain differ by position.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct RuleId<'a> {
+    backend: Backend,
+    family: &'a str,
+    table: &'a str,
+    chain: &'a str,
+    handle: Option<u64>,
+    position: u32,
+    text: &'a str,
+    policy: bool,
+}
 
+impl<'a> RuleId<'a> {
+    fn of(rule: &'a Rule) -> Self {
+        RuleId {
+            backend: rule.backend,
+            family: &rule.family,
+            table: &rule.table,
+            chain: &rule.chain,
+            handle: rule.handle,
+            position: rule.position,
+            text: &rule.text,
+            policy: rule.policy,
+        }
+    }
+}
+
+impl Rule {
     /// "ip filter INPUT" (nf_tables) or "filter INPUT" (iptables).
     pub fn place(&self) -> String {
         match self.backend {
@@ -152,11 +168,6 @@ impl FirewallSample {
             left_out,
             read_mono,
         }
-    }
-
-    /// The same rule in this (an earlier) read.
-    pub fn matching(&self, rule: &Rule) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.same_rule(rule))
     }
 }
 
@@ -218,12 +229,18 @@ pub fn attribute<'a>(
     if seconds <= 0.0 || current.unavailable.is_some() || previous.unavailable.is_some() {
         return Attribution::default();
     }
+    // By identity, once: thousands of rules against thousands.
+    let before: std::collections::HashMap<RuleId, u64> = previous
+        .rules
+        .iter()
+        .filter_map(|r| Some((RuleId::of(r), r.counter?.packets)))
+        .collect();
     let mut counted: Vec<RuleRate> = current
         .rules
         .iter()
         .filter_map(|rule| {
             let now = rule.counter?.packets;
-            let before = previous.matching(rule).and_then(|r| r.counter)?.packets;
+            let before = *before.get(&RuleId::of(rule))?;
             let grown = now.checked_sub(before).filter(|&g| g > 0)?;
             Some(RuleRate {
                 rule,
