@@ -4,9 +4,10 @@
  * tcp_info but no inode or uid, so a connection that opened and closed
  * between two socket dumps has no owner without this.
  *
- * On sock:inet_sock_set_state it records the current process (tgid, comm)
- * on the transitions that only a system call makes, so `current` is the
- * socket's user, never an interrupted bystander:
+ * On sock:inet_sock_set_state it records the current process (tgid, comm,
+ * and cgroup v2 id: it names the container of a process gone by the time
+ * user space looks it up) on the transitions that only a system call
+ * makes, so `current` is the socket's user, never an interrupted bystander:
  *   -> SYN_SENT              connect() (the client)
  *   ESTABLISHED -> FIN_WAIT1 close()/shutdown() by either side
  *   CLOSE_WAIT  -> LAST_ACK  close()/shutdown() after the peer's FIN
@@ -67,6 +68,7 @@ static long (*bpf_map_update_elem)(void *map, const void *key, const void *value
 static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
 static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
 static __u64 (*bpf_get_socket_cookie)(void *sk) = (void *)46;
+static __u64 (*bpf_get_current_cgroup_id)(void) = (void *)80;
 static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
 
 /* Must match collect/conn_owners.rs's Owner byte for byte. */
@@ -74,6 +76,7 @@ struct owner {
 	__u32 tgid;
 	__u32 pad;
 	char comm[16];
+	__u64 cgroup;
 };
 
 /* Must match collect/conn_owners.rs's Tuple byte for byte. Ports in host
@@ -127,6 +130,7 @@ static __always_inline void current_owner(struct owner *owner)
 {
 	owner->tgid = bpf_get_current_pid_tgid() >> 32;
 	bpf_get_current_comm(owner->comm, sizeof(owner->comm));
+	owner->cgroup = bpf_get_current_cgroup_id();
 }
 
 SEC("tp_btf/inet_sock_set_state")

@@ -313,11 +313,14 @@ impl ConnLog {
         }
         let mut users = known.as_ref().map(|k| k.users.to_vec()).unwrap_or_default();
         // No dump saw it with a file: the process that connected or closed
-        // it, else the listener's owner.
+        // it (and its cgroup), else the listener's owner.
+        let mut cgroup = None;
         if users.is_empty()
             && let Ok(owners) = &mut self.owners
+            && let Some((user, id)) = owners.take(destroyed)
         {
-            users.extend(owners.take(destroyed));
+            users.push(user);
+            cgroup = id;
         }
         if users.is_empty()
             && let Some(listener) = listener
@@ -351,6 +354,8 @@ impl ConnLog {
             local,
             peer,
             users,
+            cgroup,
+            cgroup_container: None,
             accepted,
             bytes_sent,
             bytes_received,

@@ -2,7 +2,10 @@
 //! that connected or closed it, recorded by the kernel as it happened, so
 //! the connection log can name the owner of a connection that opened and
 //! closed between two socket dumps (the destroy notification has no inode
-//! or uid). See the C source for which transitions name whom.
+//! or uid). See the C source for which transitions name whom. Its cgroup
+//! v2 id is recorded too: a process that failed and exited at once (a
+//! `curl` in a container) has no /proc/PID/cgroup left to name its
+//! container by (`containers::cgroups`).
 //!
 //! The tp_btf entry point also records the error each failed connect
 //! ended with (sk_err), so the log tells a connect an ICMP unreachable
@@ -34,6 +37,8 @@ struct Owner {
     tgid: u32,
     pad: u32,
     comm: [u8; 16],
+    /// bpf_get_current_cgroup_id(): the cgroup v2 id; 0 when unknown.
+    cgroup: u64,
 }
 
 /// The fallback map's key, byte for byte the C program's `struct tuple`.
@@ -49,8 +54,8 @@ struct Tuple {
     daddr: [u8; 16],
 }
 
-// SAFETY: plain old data, repr(C), no padding (4+4+16 and 4+2+2+2+2+16+16
-// bytes), every bit pattern valid.
+// SAFETY: plain old data, repr(C), no padding (4+4+16+8 and
+// 4+2+2+2+2+16+16 bytes), every bit pattern valid.
 unsafe impl aya::Pod for Owner {}
 // SAFETY: as above.
 unsafe impl aya::Pod for Tuple {}
@@ -188,10 +193,10 @@ impl ConnOwners {
     }
 
     /// The process that connected or closed the connection that ended
-    /// (its cookie's entry deleted); None when no system call named one
-    /// (a socket the peer reset before its server closed it, an evicted
-    /// entry).
-    pub fn take(&mut self, destroyed: &Destroyed) -> Option<SocketUser> {
+    /// (its cookie's entry deleted), and its cgroup v2 id when known; None
+    /// when no system call named one (a socket the peer reset before its
+    /// server closed it, an evicted entry).
+    pub fn take(&mut self, destroyed: &Destroyed) -> Option<(SocketUser, Option<u64>)> {
         let owner = match &mut self.map {
             Keyed::Cookie(map) => {
                 let owner = map.get(&destroyed.cookie, 0).ok()?;
@@ -208,7 +213,7 @@ impl ConnOwners {
                 map.get(&key, 0).ok()?
             }
         };
-        Some(user(&owner))
+        Some((user(&owner), (owner.cgroup != 0).then_some(owner.cgroup)))
     }
 }
 
@@ -272,7 +277,8 @@ mod tests {
         assert_eq!(key.saddr[..5], [198, 18, 0, 1, 0]);
         assert_eq!(key.daddr[..4], [198, 18, 0, 2]);
         assert_eq!(std::mem::size_of::<Tuple>(), 44);
-        assert_eq!(std::mem::size_of::<Owner>(), 24);
+        assert_eq!(std::mem::size_of::<Owner>(), 32);
+        assert_eq!(std::mem::offset_of!(Owner, cgroup), 24);
     }
 
     #[test]
@@ -281,8 +287,8 @@ mod tests {
         comm[..6].copy_from_slice(b"a\x1b[2Jb");
         let user = user(&Owner {
             tgid: 9,
-            pad: 0,
             comm,
+            ..Owner::default()
         });
         assert!(!user.process.contains('\x1b'), "{:?}", user.process);
         assert_eq!(user.pid, 9);

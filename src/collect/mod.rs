@@ -33,15 +33,16 @@ pub mod sysctl;
 pub mod tcp_destroy;
 pub mod unowned_bytes;
 
+use crate::model::closed::ClosedSample;
 use crate::model::firewall::FirewallSample;
 use crate::model::neigh::NeighSample;
-use crate::model::processes::ProcessInfo;
+use crate::model::processes::{Container, ProcessInfo};
 use crate::model::routes::RoutesSample;
 use crate::model::{ConntrackSample, LatePart, Sample};
 use anyhow::{Context, Result, bail};
 use deadline::Deadlined;
 use netns::Target;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -130,9 +131,14 @@ impl Demand {
     }
 }
 
-/// The processes holding sockets, and since when a container look-up
-/// has been outstanding past its wait, if one has.
-type ProcessesAnswer = (Vec<ProcessInfo>, Option<Instant>);
+/// The processes holding sockets, since when a container look-up has been
+/// outstanding past its wait (if one has), and the containers of the
+/// cgroups asked for.
+type ProcessesAnswer = (Vec<ProcessInfo>, Option<Instant>, HashMap<u64, Container>);
+
+/// What the processes thread looks up: the sockets' owners (pid and
+/// command), and the cgroup v2 ids of the closed connections' owners.
+type ProcessesJob = (Vec<(u32, String)>, Vec<u64>);
 
 /// The watched namespace's interfaces' names by index, shared by the
 /// parts that label rows with them.
@@ -154,7 +160,7 @@ pub struct Collectors {
     /// When the watched namespace last had NETFILTER_DROP drops, and their
     /// count then: the rules are read while they happen.
     netfilter_drops: (u64, Option<Instant>),
-    processes: Deadlined<Vec<(u32, String)>, ProcessesAnswer>,
+    processes: Deadlined<ProcessesJob, ProcessesAnswer>,
     /// The interval in force: the parts' deadline is within it.
     interval: Duration,
     demand: Arc<Demand>,
@@ -274,7 +280,10 @@ impl Collectors {
                 .collect(),
         );
         self.neighbours.start(Arc::clone(&ifnames));
-        self.processes.start(processes::owners(&sockets, &closed));
+        self.processes.start((
+            processes::owners(&sockets, &closed),
+            processes::owner_cgroups(&closed),
+        ));
         // After the watched namespace's, already in (namespace, index) order.
         interfaces.append(&mut others.interfaces);
         let drops = Some(self.drops.collect(&ifnames));
@@ -287,8 +296,10 @@ impl Collectors {
             conntrack.read_mono = None;
         }
         let firewall = take_late(self.firewall.finish(deadline), &mut late);
-        let (processes, containers) = take_late(self.processes.finish(deadline), &mut late);
+        let (processes, containers, cgroups) =
+            take_late(self.processes.finish(deadline), &mut late);
         late.extend(containers.map(|since| late_since("containers", since)));
+        label_by_cgroup(&mut closed, &processes, &cgroups);
         if let Some(primary) = others.namespaces.first_mut() {
             primary.conntrack_count = conntrack.count;
         }
@@ -412,12 +423,35 @@ fn firewall_part() -> Result<Deadlined<bool, Option<FirewallSample>>> {
 
 /// The sockets' owners on a thread of their own: /proc of a process stuck
 /// in the kernel, or a user's container store, may not answer.
-fn processes_part() -> Result<Deadlined<Vec<(u32, String)>, ProcessesAnswer>> {
+fn processes_part() -> Result<Deadlined<ProcessesJob, ProcessesAnswer>> {
     let mut table = processes::ProcessTable::default();
-    Deadlined::spawn("processes", move |owners| {
+    Deadlined::spawn("processes", move |(owners, cgroups): ProcessesJob| {
+        // First: the containers it names stay cached by `collect_owners`.
+        let cgroups = table.cgroup_containers(&cgroups);
         let list = table.collect_owners(owners);
-        (list, table.containers_late_since())
+        (list, table.containers_late_since(), cgroups)
     })
+}
+
+/// Gives each closed connection whose process is not known to run in a
+/// container (gone before it was looked up) the container of its cgroup.
+fn label_by_cgroup(
+    closed: &mut ClosedSample,
+    processes: &[ProcessInfo],
+    cgroups: &HashMap<u64, Container>,
+) {
+    let contained: HashSet<u32> = processes
+        .iter()
+        .filter(|p| p.container.is_some())
+        .map(|p| p.pid)
+        .collect();
+    for conn in &mut closed.conns {
+        if conn.pid().is_some_and(|pid| contained.contains(&pid)) {
+            continue;
+        }
+        let container = conn.cgroup.and_then(|id| cgroups.get(&id));
+        conn.cgroup_container = container.map(|c| Box::new(c.clone()));
+    }
 }
 
 /// The data of `answer`, its lateness (if late) pushed onto `late`.

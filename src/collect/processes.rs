@@ -4,9 +4,10 @@
 //! while it keeps holding sockets (a pid that drops out is read again when
 //! it comes back, so a reused pid is not mistaken for the old process).
 
+use super::containers::cgroups::CgroupPaths;
 use super::containers::{self, Found, Resolver, real_uid};
 use crate::model::closed::ClosedSample;
-use crate::model::processes::ProcessInfo;
+use crate::model::processes::{Container, ProcessInfo};
 use crate::model::sockets::SocketSample;
 use crate::text;
 use std::collections::{HashMap, HashSet};
@@ -21,6 +22,12 @@ pub struct ProcessTable {
     users: Option<HashMap<u32, String>>,
     /// Container names by id.
     containers: Resolver,
+    /// Cgroup v2 ids to paths, for the containers of connections whose
+    /// process is gone.
+    cgroups: CgroupPaths,
+    /// The ids of the containers `cgroup_containers` found last: their
+    /// names stay cached with the processes' own.
+    cgroup_found: HashSet<String>,
 }
 
 struct Known {
@@ -55,15 +62,34 @@ impl ProcessTable {
                 known.info.container = Some(self.containers.resolve(found, known.info.pid, uid));
             }
         }
-        let ids: HashSet<String> = self
+        let mut ids: HashSet<String> = self
             .known
             .values()
             .filter_map(|k| Some(k.found.as_ref()?.id.clone()))
             .collect();
+        ids.extend(self.cgroup_found.iter().cloned());
         self.containers.retain(&ids);
         let mut list: Vec<ProcessInfo> = self.known.values().map(|k| k.info.clone()).collect();
         list.sort_by_key(|p| p.pid);
         list
+    }
+
+    /// The containers of the cgroups `ids` (v2 ids) that are in one,
+    /// named as the processes' are; the cgroup tree is walked for ids not
+    /// known yet (`CgroupPaths`).
+    pub fn cgroup_containers(&mut self, ids: &[u64]) -> HashMap<u64, Container> {
+        self.cgroup_found.clear();
+        let mut containers = HashMap::new();
+        for &id in ids {
+            let Some(found) = self.cgroups.path(id).and_then(containers::path_container) else {
+                continue;
+            };
+            // No process to read a uid or conmon from: the files and the
+            // API name it.
+            containers.insert(id, self.containers.resolve(&found, 0, None));
+            self.cgroup_found.insert(found.id);
+        }
+        containers
     }
 
     /// Since when a container look-up has been outstanding past its wait
@@ -146,6 +172,15 @@ fn parse_passwd(text: &str) -> HashMap<u32, String> {
             Some((uid, name.to_string()))
         })
         .collect()
+}
+
+/// The cgroup v2 ids the eBPF program recorded for the `closed`
+/// connections' processes, once each.
+pub fn owner_cgroups(closed: &ClosedSample) -> Vec<u64> {
+    let mut ids: Vec<u64> = closed.conns.iter().filter_map(|c| c.cgroup).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// The container or cgroup a process runs in, from /proc/PID/cgroup

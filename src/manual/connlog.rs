@@ -83,7 +83,10 @@ unreachable, or no neighbour answered), \fBreset\fR (an established connection e
 a reset: HOW \fBrst-received\fR or \fBrst\fR), \fBtimeout\fR (an established connection's
 retransmissions or probes went unanswered); a FIN and an abort the application chose
 (\fBrst-sent\fR) are no failures. The destination is the address the SYN went to: the
-peer for a connect, this host's (shown "in ADDR:PORT") for an accepted connection. For
+peer for a connect, this host's (shown "in ADDR:PORT") for an accepted connection. The
+container is the process's; for one that exited before netlens looked it up (a \fBcurl\fR
+that failed and quit), that of the cgroup v2 the connection-owner eBPF program recorded
+as it connected (not on cgroup v1 hosts, nor once the cgroup is removed). For
 DNS, from the probes and, with the capture on, the queries seen on the wire:
 \fBdns-no-answer\fR (none within the timeout), \fBdns-nxdomain\fR, \fBdns-servfail\fR,
 \fBdns-refused\fR, \fBdns-unreachable\fR (ICMP port unreachable), \fBdns-error\fR, by

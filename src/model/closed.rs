@@ -1,6 +1,7 @@
 //! Closed TCP connections: what sock_diag's destroy notifications said about
 //! each socket as the kernel freed it (the connection log, tcplife-style).
 
+use super::processes::Container;
 use super::sockets::SocketUser;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
@@ -94,6 +95,14 @@ pub struct ClosedConn {
     /// empty when neither is known.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub users: Vec<SocketUser>,
+    /// The cgroup v2 id of the process the eBPF program named; None when
+    /// a dump named the owner, and in older recordings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<u64>,
+    /// The container of that cgroup, when the process's own is not known:
+    /// it exited before its container was looked up (a failed `curl`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_container: Option<Box<Container>>,
     /// Whether the socket was accepted from a listener (else it connected).
     pub accepted: bool,
     /// Data bytes the peer acknowledged (SYN and FIN not counted); None when

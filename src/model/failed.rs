@@ -267,6 +267,8 @@ pub(crate) mod tests {
                 pid,
                 fd: 3,
             }],
+            cgroup: None,
+            cgroup_container: None,
             accepted: false,
             bytes_sent: Some(0),
             bytes_received: Some(0),

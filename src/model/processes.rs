@@ -132,11 +132,12 @@ pub fn containers_by_pid(sample: &Sample) -> HashMap<u32, &Container> {
 }
 
 /// The containers of a sample's processes, for the connections its log
-/// lists: a server that forks a worker per connection (inetd, busybox
-/// httpd) has its connections named after the worker, which has exited by
-/// the time its container is looked up, so an accepted connection falls
-/// back to the container of the owner of the listener on its port (a
-/// forked worker stays in its parent's cgroup).
+/// lists. Their process may have exited by the time its container is
+/// looked up (a failed `curl`; the worker a server such as inetd or busybox
+/// httpd forks per connection): a connection the eBPF program named has
+/// its cgroup's container then (`ClosedConn::cgroup_container`), and an
+/// accepted one falls back to the container of the owner of the listener
+/// on its port (a forked worker stays in its parent's cgroup).
 pub struct ClosedContainers<'a> {
     by_pid: HashMap<u32, &'a Container>,
     /// Local port -> the container of a TCP listener's owner on it.
@@ -163,14 +164,15 @@ impl<'a> ClosedContainers<'a> {
         self.by_pid.get(&pid).copied()
     }
 
-    /// The container of the process that held `conn`, or of its listener.
-    pub fn of_conn(&self, conn: &ClosedConn) -> Option<&'a Container> {
+    /// The container of the process that held `conn`, else of its cgroup,
+    /// else of its listener.
+    pub fn of_conn<'c>(&'c self, conn: &'c ClosedConn) -> Option<&'c Container> {
         let own = conn.pid().and_then(|pid| self.of_pid(pid));
         let listener = || match conn.accepted {
             true => self.by_listener.get(&conn.local.port()).copied(),
             false => None,
         };
-        own.or_else(listener)
+        own.or(conn.cgroup_container.as_deref()).or_else(listener)
     }
 }
 
@@ -582,6 +584,8 @@ mod tests {
                 pid,
                 fd: 3,
             }],
+            cgroup: None,
+            cgroup_container: None,
             accepted: false,
             bytes_sent: Some(sent),
             bytes_received: Some(0),
@@ -622,6 +626,8 @@ mod tests {
                 pid,
                 fd: 3,
             }],
+            cgroup: None,
+            cgroup_container: None,
             accepted: false,
             bytes_sent: Some(sent),
             bytes_received: Some(sent / 2),
@@ -728,6 +734,40 @@ mod tests {
         let row = &process_rows(None, &now)[0];
         assert_eq!(row.place().as_deref(), Some("prod/shop-7d9f/web"));
         assert_eq!(containers_by_pid(&now).get(&7), Some(&&container));
+    }
+
+    #[test]
+    fn a_gone_process_has_its_cgroups_container_a_running_one_its_own() {
+        use crate::model::closed::{ClosedConn, ClosedSample, Ending};
+        let container = |id: &str| Container {
+            runtime: "docker".into(),
+            id: id.repeat(64),
+            ..Container::default()
+        };
+        let mut gone = crate::model::failed::tests::conn(1.0, Ending::Refused, 8, "198.18.0.2:80");
+        gone.cgroup_container = Some(Box::new(container("a")));
+        let mut running = gone.clone();
+        running.users[0].pid = 7;
+        let mut now = sample(2.0, Vec::new());
+        now.processes = vec![ProcessInfo {
+            pid: 7,
+            container: Some(container("b")),
+            ..ProcessInfo::default()
+        }];
+        now.closed = Some(ClosedSample {
+            conns: vec![gone.clone(), running.clone()],
+            ..ClosedSample::default()
+        });
+        let containers = ClosedContainers::of(&now);
+        let label = |conn: &ClosedConn| containers.of_conn(conn).map(container_label);
+        assert_eq!(
+            label(&gone).as_deref(),
+            Some("docker:aaaaaaaaaaaa (docker)")
+        );
+        assert_eq!(
+            label(&running).as_deref(),
+            Some("docker:bbbbbbbbbbbb (docker)")
+        );
     }
 
     #[test]

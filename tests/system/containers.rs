@@ -15,15 +15,23 @@
 //! Everything is undone on drop, pass or fail: containers, network, image,
 //! the API server, ip_forward (netavark sets it), and /run/netns's bind
 //! mount when podman made it.
+//!
+//! A failed connect of a process that exited before netlens looked it up
+//! is named by its cgroup v2 id (the eBPF owner program's): the test makes
+//! a cgroup named as Docker's systemd driver names a container's scope, so
+//! it needs no container runtime, only a cgroup v2 hierarchy (the unified
+//! one of a hybrid host will do).
 
 use crate::common;
 
 use common::tmux::Tmux;
 use common::{ChildGuard, NETLENS};
 use serde_json::Value;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const SUBNET: &str = "198.18.227.0/24";
 const SERVER_IP: &str = "198.18.227.10";
@@ -307,6 +315,7 @@ fn podman_containers_are_named_on_their_sockets() {
     assert_eq!(connecting[0]["container"]["id"], client_id.as_str());
     assert_eq!(connecting[0]["process"], "nc");
 
+    failed_connect_names_the_container(&podman, client);
     exporter_labels_the_container(server);
     api_and_conmon_agree(&podman, &server_id, server);
     live_sockets_tab(server, client);
@@ -368,6 +377,62 @@ fn pcapng_names_the_container(podman: &Podman, server: u32) {
         "{comments}"
     );
     let _ = std::fs::remove_file(&file);
+}
+
+/// A short-lived process in the client container (`podman exec` of nc)
+/// connects to a port the server does not listen on and exits at once:
+/// `conns --json --failed` in the client's namespace still names the
+/// container, from the cgroup the eBPF program recorded (the pid is gone
+/// by the time netlens looks it up).
+fn failed_connect_names_the_container(podman: &Podman, client: u32) {
+    let mut conns = ChildGuard(
+        Command::new(NETLENS)
+            .args(["conns", "--json", "--failed", "--interval", "200ms"])
+            .args(["--config", "/dev/null", "--pid", &client.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut said = String::new();
+    BufReader::new(conns.0.stderr.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    assert!(said.contains("logging TCP connections"), "{said}");
+    let lines = json_lines(conns.0.stdout.take().unwrap());
+    let out = podman.run(&["exec", CLIENT, "nc", SERVER_IP, "8081"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("refused"), "{said}");
+    let line = wait_for_line(&lines, |l| l["comm"] == "nc");
+    assert_eq!(line["failure"], "refused", "{line}");
+    let pid = line["pid"].as_u64().unwrap();
+    assert!(!Path::new(&format!("/proc/{pid}")).exists(), "{line}");
+    assert_eq!(line["container"], format!("{CLIENT} (podman)"), "{line}");
+}
+
+/// A thread that parses each line of `stdout` (netlens' JSON lines).
+fn json_lines(stdout: std::process::ChildStdout) -> mpsc::Receiver<Value> {
+    let (lines_tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(serde_json::from_str(&line).unwrap());
+        }
+    });
+    lines
+}
+
+/// The first of `lines` that `wanted` takes, within 15 s.
+fn wait_for_line(lines: &mpsc::Receiver<Value>, wanted: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        assert!(Instant::now() < deadline, "no such line within 15 s");
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(200))
+            && wanted(&line)
+        {
+            return line;
+        }
+    }
 }
 
 /// `export --per-process` labels each process's series with its container.
@@ -465,4 +530,178 @@ fn live_sockets_tab(server: u32, client: u32) {
         }
         tmux.keys(name, &["q"]);
     }
+}
+
+/// Refuses every connect: an address of the test's namespace with nothing
+/// listening on `REFUSING_PORT`.
+const REFUSING_IP: &str = "198.18.228.1";
+const REFUSING_PORT: u16 = 7399;
+/// The short-lived process's name (PR_SET_NAME).
+const SHORT_LIVED: &str = "nlcg-curl";
+
+/// The unified (cgroup2) hierarchy's mount point, from mountinfo.
+fn unified_mount() -> Option<PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    mountinfo.lines().find_map(|line| {
+        let (mount, fs) = line.split_once(" - ")?;
+        if !fs.starts_with("cgroup2 ") {
+            return None;
+        }
+        Some(PathBuf::from(mount.split(' ').nth(4)?))
+    })
+}
+
+/// A cgroup named as Docker's systemd driver names a container's scope,
+/// removed on drop (empty by then: its one process has exited).
+struct ScopeCgroup {
+    slice: PathBuf,
+    scope: PathBuf,
+    /// The "container" id: 64 hex digits.
+    id: String,
+}
+
+impl ScopeCgroup {
+    fn new(unified: &Path) -> ScopeCgroup {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let id = format!("{:08x}{nanos:056x}", std::process::id());
+        let slice = unified.join(format!("netlens-test-{}.slice", std::process::id()));
+        let scope = slice.join(format!("docker-{id}.scope"));
+        std::fs::create_dir_all(&scope).unwrap();
+        ScopeCgroup { slice, scope, id }
+    }
+}
+
+impl Drop for ScopeCgroup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.scope);
+        let _ = std::fs::remove_dir(&self.slice);
+    }
+}
+
+/// A process in `cgroup` connects to the refusing port and exits; its
+/// parent (outside) reaps it before closing the socket, so the
+/// connection ends (and netlens looks its owner up) only once the process
+/// is gone. Prints the child's pid, then "refused". `ns`: the
+/// namespace's path.
+fn connect_from_a_gone_process(ns: &str, cgroup: &ScopeCgroup) -> Vec<String> {
+    let procs = cgroup.scope.join("cgroup.procs");
+    let script = format!(
+        "import ctypes, os, socket\n\
+         s = socket.socket()\n\
+         pid = os.fork()\n\
+         if pid == 0:\n\
+         \x20   ctypes.CDLL(None).prctl(15, b'{SHORT_LIVED}', 0, 0, 0)\n\
+         \x20   with open('{procs}', 'w') as f:\n\
+         \x20       f.write(str(os.getpid()))\n\
+         \x20   try:\n\
+         \x20       s.connect(('{REFUSING_IP}', {REFUSING_PORT}))\n\
+         \x20   except ConnectionRefusedError:\n\
+         \x20       os._exit(0)\n\
+         \x20   os._exit(1)\n\
+         print(pid, flush=True)\n\
+         _, status = os.waitpid(pid, 0)\n\
+         s.close()\n\
+         print('refused' if status == 0 else 'not refused', flush=True)\n",
+        procs = procs.display()
+    );
+    // nsenter, not `ip netns exec`: that remounts /sys, hiding the cgroups.
+    let out = Command::new("nsenter")
+        .arg(format!("--net={ns}"))
+        .args(["python3", "-c", &script])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        lines.get(1).map(String::as_str),
+        Some("refused"),
+        "{lines:?} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lines
+}
+
+#[test]
+fn a_failed_connect_of_a_gone_process_is_named_by_its_cgroup() {
+    if common::need_root(&["ip", "nsenter", "python3"]) {
+        return;
+    }
+    let Some(unified) = unified_mount() else {
+        eprintln!(
+            "SKIP a_failed_connect_of_a_gone_process_is_named_by_its_cgroup: no cgroup v2 hierarchy"
+        );
+        return;
+    };
+    let ns = common::Netns::new("cgfail");
+    ns.ip(&["link", "set", "lo", "up"]);
+    ns.ip(&["addr", "add", &format!("{REFUSING_IP}/32"), "dev", "lo"]);
+    let cgroup = ScopeCgroup::new(&unified);
+    let label = format!("docker:{} (docker)", &cgroup.id[..12]);
+
+    let mut conns = ChildGuard(
+        Command::new(NETLENS)
+            .args(["conns", "--json", "--failed", "--interval", "200ms"])
+            .args(["--config", "/dev/null", "--netns", &ns.path()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut said = String::new();
+    BufReader::new(conns.0.stderr.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    assert!(said.contains("logging TCP connections"), "{said}");
+    let lines = json_lines(conns.0.stdout.take().unwrap());
+    // A snapshot's failed[] too: its first sample says its sampler is up.
+    let mut snapshot = ChildGuard(common::spawn_snapshot(&[
+        "--section",
+        "sockets",
+        "--count",
+        "20",
+        "--interval",
+        "300ms",
+        "--no-capture",
+        "--config",
+        "/dev/null",
+        "--netns",
+        &ns.path(),
+    ]));
+    let mut samples = BufReader::new(snapshot.0.stdout.take().unwrap()).lines();
+    assert!(
+        samples.next().is_some_and(|l| l.is_ok()),
+        "the snapshot printed nothing"
+    );
+
+    let printed = connect_from_a_gone_process(&ns.path(), &cgroup);
+    let pid: u32 = printed[0].parse().unwrap();
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "pid {pid} runs"
+    );
+
+    let line = wait_for_line(&lines, |l| l["comm"] == SHORT_LIVED);
+    assert_eq!(line["failure"], "refused", "{line}");
+    assert_eq!(line["pid"], pid, "{line}");
+    // The failed connect cleared the peer's port; no dump saw the socket.
+    assert_eq!(line["peer"], format!("{REFUSING_IP}:0"), "{line}");
+    assert_eq!(line["container"], label.as_str(), "{line}");
+
+    let group = samples
+        .map_while(Result::ok)
+        .filter_map(|l| serde_json::from_str::<Value>(&l).ok())
+        .find_map(|sample| {
+            let failed = sample["failed"].as_array()?;
+            failed.iter().find(|g| g["comm"] == SHORT_LIVED).cloned()
+        })
+        .expect("no snapshot sample's failed[] has the connect");
+    assert_eq!(group["kind"], "refused", "{group}");
+    assert_eq!(group["container"], label.as_str(), "{group}");
 }

@@ -11,6 +11,7 @@
 //! failed look-up per container every few seconds, never a wait.
 
 pub mod api;
+pub mod cgroups;
 pub mod files;
 pub mod homes;
 
@@ -149,10 +150,13 @@ pub fn find(parts: &[&str]) -> Option<Found> {
 
 /// The container named in a /proc/PID/cgroup file, unresolved.
 pub fn cgroup_container(file: &str) -> Option<Found> {
-    let parts: Vec<&str> = cgroup_path(file)?
-        .split('/')
-        .filter(|p| !p.is_empty())
-        .collect();
+    path_container(cgroup_path(file)?)
+}
+
+/// The container a cgroup path ("/system.slice/docker-<id>.scope") names,
+/// unresolved.
+pub fn path_container(path: &str) -> Option<Found> {
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
     find(&parts)
 }
 
