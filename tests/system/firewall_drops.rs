@@ -239,6 +239,9 @@ fn names_the_rule(backend: Backend, tag: &str) {
         "{backend:?}: rates add up to {counted}, the counter grew by {grown}"
     );
     let kernel = (netfilter_packets(last) - netfilter_packets(first)) as f64;
+    eprintln!(
+        "{backend:?}: counter grew {grown}, rates sum to {counted:.1}, NETFILTER_DROP grew {kernel}"
+    );
     assert!(
         (kernel - grown).abs() <= grown * 0.02 + 2.0,
         "{backend:?}: NETFILTER_DROP grew by {kernel}, the rule's counter by {grown}"
