@@ -353,7 +353,10 @@ impl Collectors {
         let count: u64 = drops
             .rows
             .iter()
-            .filter(|r| r.reason == "NETFILTER_DROP" && r.netns_inode == drops.netns_inode)
+            .filter(|r| {
+                r.reason == crate::model::drops::NETFILTER_DROP
+                    && r.netns_inode == drops.netns_inode
+            })
             .map(|r| r.packets)
             .sum();
         if count > self.netfilter_drops.0 {

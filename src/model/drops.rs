@@ -5,6 +5,9 @@
 use super::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN};
 use serde::{Deserialize, Serialize};
 
+/// The reason a firewall rule's (or conntrack's) drop is counted under.
+pub const NETFILTER_DROP: &str = "NETFILTER_DROP";
+
 /// The drops counted in the kernel since netlens loaded its program.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct DropsSample {

@@ -19,8 +19,8 @@ use std::time::Instant;
 /// What `--no-bpf` leaves in every sample.
 pub const DISABLED: &str = "disabled by --no-bpf (run without it, as root, to count drop reasons)";
 
-/// The reason whose drops the program keys on their destination.
-const NETFILTER_DROP: &str = "NETFILTER_DROP";
+// The reason whose drops the program keys on their destination.
+use crate::model::drops::NETFILTER_DROP;
 
 /// How many destinations get rows of their own: the first seen keep
 /// theirs, later ones count at their site without a destination, so a scan

@@ -12,6 +12,7 @@
 //! the process is killed, and no other process can change it. Tables of
 //! dead netlens processes left by older kernels are removed at start.
 
+use super::nftables::{attributes, be_u32, family_name, string};
 use crate::collect::ctnetlink::Ctnetlink;
 use crate::collect::link::interface_name;
 use crate::text::escape_control;
@@ -92,7 +93,6 @@ const MAX_PACKETS: usize = 4096;
 const MAX_CHAINS: usize = 1024;
 
 const NLMSG_ERROR: u16 = 2;
-const NLA_TYPE_MASK: u16 = 0x3fff;
 const HEADER_LEN: usize = 16;
 const NFGENMSG_LEN: usize = 4;
 const NFNL_SUBSYS_NFTABLES: u16 = 10;
@@ -271,7 +271,7 @@ impl Tracer {
         };
         Some(TraceEvent {
             id: trace.id,
-            family: family_name(trace.family),
+            family: family_name(trace.family).to_string(),
             table: escape_control(&trace.table).into_owned(),
             chain: escape_control(&trace.chain).into_owned(),
             handle: trace.handle,
@@ -534,30 +534,8 @@ fn messages(datagram: &[u8]) -> impl Iterator<Item = (u16, u32, &[u8])> {
     })
 }
 
-/// The (type, value) of each netlink attribute, up to the first malformed one.
-fn attributes(bytes: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
-    let mut rest = bytes;
-    std::iter::from_fn(move || {
-        let length = usize::from(u16::from_ne_bytes(rest.get(..2)?.try_into().ok()?));
-        let kind = u16::from_ne_bytes(rest.get(2..4)?.try_into().ok()?) & NLA_TYPE_MASK;
-        let value = rest.get(4..length)?;
-        rest = rest.get(length.next_multiple_of(4)..).unwrap_or_default();
-        Some((kind, value))
-    })
-}
-
-fn be_u32(value: &[u8]) -> Option<u32> {
-    Some(u32::from_be_bytes(value.get(..4)?.try_into().ok()?))
-}
-
 fn be_u16(value: &[u8]) -> Option<u16> {
     Some(u16::from_be_bytes(value.get(..2)?.try_into().ok()?))
-}
-
-/// A kernel string, up to its NUL (not escaped yet).
-fn string(value: &[u8]) -> String {
-    let end = value.iter().position(|&b| b == 0).unwrap_or(value.len());
-    String::from_utf8_lossy(&value[..end]).into_owned()
 }
 
 /// One NFT_MSG_TRACE message; table and chain raw, the rest ready.
@@ -717,19 +695,6 @@ fn hook_name(family: u8, hook: u32) -> Option<&'static str> {
         ],
     };
     names.get(usize::try_from(hook).ok()?).copied()
-}
-
-fn family_name(family: u8) -> String {
-    let name = match family {
-        NFPROTO_INET => "inet",
-        NFPROTO_IPV4 => "ip",
-        NFPROTO_ARP => "arp",
-        NFPROTO_NETDEV => "netdev",
-        7 => "bridge",
-        NFPROTO_IPV6 => "ip6",
-        _ => return format!("family {family}"),
-    };
-    name.to_string()
 }
 
 #[cfg(test)]

@@ -63,8 +63,7 @@ pub fn site_rates<'a>(previous: Option<&Sample>, current: &'a Sample) -> Vec<Sit
     out
 }
 
-/// The reason a firewall rule's drop is counted under.
-pub const NETFILTER_DROP: &str = "NETFILTER_DROP";
+pub use crate::model::drops::NETFILTER_DROP;
 
 /// The firewall rules behind the watched namespace's NETFILTER_DROP drops
 /// between two samples that both read the rules; None otherwise.

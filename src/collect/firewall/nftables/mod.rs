@@ -134,7 +134,7 @@ pub fn read(netlink: &mut Ctnetlink) -> io::Result<Vec<Rule>> {
 }
 
 /// The name nft gives an NFPROTO_* family.
-fn family_name(family: u8) -> &'static str {
+pub(crate) fn family_name(family: u8) -> &'static str {
     match family {
         1 => "inet",
         2 => "ip",
