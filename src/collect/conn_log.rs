@@ -307,8 +307,8 @@ impl ConnLog {
         if !ending.established() {
             let owners = self.owners.as_mut().ok();
             let error = owners.and_then(|o| o.take_error(destroyed.cookie));
-            if error.is_some_and(tcp_destroy::unreachable) {
-                ending = Ending::Unreachable;
+            if let Some(named) = error.and_then(tcp_destroy::failed_by) {
+                ending = named;
             }
         }
         let mut users = known.as_ref().map(|k| k.users.to_vec()).unwrap_or_default();

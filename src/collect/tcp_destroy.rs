@@ -145,7 +145,11 @@ fn death_info(b: &[u8]) -> Option<DeathInfo> {
 ///    tcp_disconnect) exceeds tcp_syn_retries, else `refused` (a reset or
 ///    an ICMP error answered). Otherwise an abort: `rst-sent`.
 /// 2. An active opener whose SYN was never acknowledged (bytes_acked 0):
-///    `refused` when something came back (segs_in > 0), else `syn-timeout`.
+///    `refused` when something came back (segs_in > 0: an RST). Else
+///    `syn-timeout` once its SYNs ran out (tcpi_retransmits reached
+///    tcp_syn_retries); before that only an error ends it, and with no RST
+///    that was an ICMP error or the host's own for an unanswered neighbour
+///    (which segs_in does not count): `unreachable`.
 /// 3. Our FIN acknowledged: bytes_acked counts it, so it exceeds the unique
 ///    data sent (bytes_sent - bytes_retrans) plus our SYN: `fin`. A peer
 ///    that resets after acknowledging our FIN also lands here.
@@ -157,8 +161,8 @@ fn death_info(b: &[u8]) -> Option<DeathInfo> {
 ///    or had arrived before: tcp_info holds nothing to tell which (no
 ///    sk_err, no shutdown bits): `rst`.
 ///
-/// A failed connect (1, 2) that the eBPF program saw report an ICMP
-/// unreachable error becomes `unreachable` in the connection log.
+/// A failed connect (1, 2) whose error the eBPF program recorded is named
+/// by that error instead (`failed_by`).
 pub fn ending(destroyed: &Destroyed, accepted: bool, syn_retries: u32) -> Ending {
     let info = destroyed.info.unwrap_or_default();
     if info.segs_out == 0 && info.segs_in == 0 {
@@ -174,6 +178,8 @@ pub fn ending(destroyed: &Destroyed, accepted: bool, syn_retries: u32) -> Ending
     if !accepted && info.bytes_acked == 0 {
         return if info.segs_in > 0 {
             Ending::Refused
+        } else if u32::from(info.retransmits) < syn_retries {
+            Ending::Unreachable
         } else {
             Ending::SynTimeout
         };
@@ -191,16 +197,21 @@ pub fn ending(destroyed: &Destroyed, accepted: bool, syn_retries: u32) -> Ending
 
 use crate::model::closed::Ending;
 
-/// Whether a failed connect's error (sk_err) came from an ICMP destination
+/// How a failed connect's error (sk_err) names its failure: an RST or an
+/// ICMP port unreachable (ECONNREFUSED) `refused`; an ICMP destination
 /// unreachable (icmp_err_convert: net, host, unknown host, isolated host,
-/// administratively prohibited) or this host's own, sent when no neighbour
-/// answered; ECONNREFUSED is an RST (or a port unreachable), ETIMEDOUT no
-/// answer.
-pub fn unreachable(errno: i32) -> bool {
-    matches!(
-        errno,
-        libc::ENETUNREACH | libc::EHOSTUNREACH | libc::EHOSTDOWN | libc::ENONET
-    )
+/// administratively prohibited) or this host's own, sent when no
+/// neighbour answered, `unreachable`; no answer (ETIMEDOUT) `syn-timeout`.
+/// None for another error (ECONNABORTED: `ss -K`): the counters decide.
+pub fn failed_by(errno: i32) -> Option<Ending> {
+    match errno {
+        libc::ECONNREFUSED => Some(Ending::Refused),
+        libc::ENETUNREACH | libc::EHOSTUNREACH | libc::EHOSTDOWN | libc::ENONET => {
+            Some(Ending::Unreachable)
+        }
+        libc::ETIMEDOUT => Some(Ending::SynTimeout),
+        _ => None,
+    }
 }
 
 fn unique_sent(info: &DeathInfo) -> u64 {
@@ -420,6 +431,12 @@ mod tests {
             ..Info::default()
         };
         assert_eq!(case((0, 1), unanswered, false), Ending::SynTimeout);
+        // An ICMP error ended the first SYN, before the timer ran out.
+        let icmp_ended = Info {
+            segs_out: 1,
+            ..Info::default()
+        };
+        assert_eq!(case((0, 1), icmp_ended, false), Ending::Unreachable);
         let reset_syn = Info {
             segs_out: 1,
             segs_in: 1,

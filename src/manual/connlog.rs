@@ -40,8 +40,10 @@ never established, no answer (tcpi_retransmits above the namespace's tcp_syn_ret
 TCP_SYNCNT set per socket is not seen). \fBunreachable\fR: never established, an ICMP
 destination unreachable ended it: a router's, or this host's own when the neighbour did
 not answer (ARP, NDP). Only the connection-owner eBPF program sees the socket's error
-(EHOSTUNREACH, ENETUNREACH against ECONNREFUSED); where it cannot attach by tp_btf, these
-connects are logged as \fBrefused\fR. The rule, worked out on Linux 6.18, is
+(EHOSTUNREACH, ENETUNREACH against ECONNREFUSED); where it cannot attach by tp_btf (or
+missed one), a connect an ICMP error ended is logged as \fBunreachable\fR when no RST
+came back before its SYNs ran out, and as \fBrefused\fR when a blocking connect()
+reported it (which zeroes the counters that tell). The rule, worked out on Linux 6.18, is
 documented in src/collect/tcp_destroy.rs. Which end is the server comes from the listeners
 netlens saw (a port with a listener); a client using a port that also has a listener is
 taken for the server. RX_B can be one byte short after \fBfin\fR when the socket was an

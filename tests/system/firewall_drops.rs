@@ -176,9 +176,11 @@ fn names_the_rule(backend: Backend, tag: &str) {
     let ns = namespace(tag, backend);
     let record = common::scratch(&ns.name, "firewall.nlr");
     let netns = format!("--netns={}", ns.name);
+    // Ten samples (9 s) for a 4 s sender: the last sample must follow
+    // its last datagram even when a loaded host starts python slowly.
     let snapshot = snapshot_attached(&[
         "--count",
-        "6",
+        "10",
         "--no-capture",
         "--section",
         "drops,findings",
