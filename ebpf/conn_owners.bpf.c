@@ -213,8 +213,11 @@ int set_state_tp(struct inet_sock_set_state_record *ctx)
  * reports it after its CLOSE), recorded by a second program: a tracing
  * program that is already running on a CPU is skipped when its tracepoint
  * fires again there (a softirq ending a connect while set_state_btf runs
- * for another socket), and each copy of netlens has its own, so either
- * program alone misses a few under load. Both miss together far less. */
+ * for another socket), and each copy of netlens has its own. It is a poor
+ * second: tcp_done() wakes the socket's owner before the report, and a
+ * non-blocking connect's SO_ERROR takes sk_err (sets it to 0) at once, so
+ * this one often finds nothing. A connect without a recorded error is
+ * named by its counters (collect/tcp_destroy.rs). */
 SEC("tp_btf/inet_sk_error_report")
 int error_btf(__u64 *ctx)
 {

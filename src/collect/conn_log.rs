@@ -102,16 +102,20 @@ impl ConnLog {
     /// every sample; the other collectors go on. `bpf` loads the owner
     /// program (a failure leaves its reason in each sample).
     pub fn open(bpf: bool) -> Self {
+        let mut log = Self::open_without_owners(OWNERS_DISABLED);
+        if bpf {
+            log.load_owners();
+        }
+        log
+    }
+
+    /// As `open`, the owner program not loaded: each sample says `why`
+    /// until `load_owners` (the first sample of a quick start).
+    pub fn open_without_owners(why: &str) -> Self {
         let socket = subscribe();
-        let owners = match (&socket, bpf) {
-            (Err(_), _) => Err("no connection log".to_string()),
-            (Ok(_), false) => Err(OWNERS_DISABLED.to_string()),
-            (Ok(_), true) => {
-                let netns =
-                    super::netns::link_inode(std::path::Path::new("/proc/thread-self/ns/net"))
-                        .unwrap_or(0);
-                conn_owners::load(netns)
-            }
+        let owners = match &socket {
+            Err(_) => Err("no connection log".to_string()),
+            Ok(_) => Err(why.to_string()),
         };
         Self {
             socket,
@@ -124,6 +128,17 @@ impl ConnLog {
             enobufs: 0,
             unowned: UnownedBytes::default(),
         }
+    }
+
+    /// Loads the owner program (a failure leaves its reason in each
+    /// sample). Call on the sampler thread, inside the watched namespace.
+    pub fn load_owners(&mut self) {
+        if self.socket.is_err() {
+            return;
+        }
+        let netns =
+            super::netns::link_inode(std::path::Path::new("/proc/thread-self/ns/net")).unwrap_or(0);
+        self.owners = conn_owners::load(netns);
     }
 
     /// Learns owners and first sightings from a dump: `cookies[i]` is the

@@ -70,6 +70,26 @@ pub enum Bpf {
     All,
 }
 
+/// How a sampler takes its first sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Once every eBPF program is loaded: a recording's, a snapshot's or an
+    /// exporter's first sample counts from the start.
+    Whole,
+    /// At once, the drop-reason and connection-owner programs loaded after
+    /// it (150 ms of the verifier's time), and the second sample
+    /// `QUICK_SECOND` later: the live view's first screen has data, and
+    /// its rates follow shortly.
+    Quick,
+}
+
+/// When a quick start takes its second sample, after the first (at most
+/// the interval).
+pub const QUICK_SECOND: Duration = Duration::from_millis(250);
+
+/// What a quick start's first sample says of its eBPF parts.
+pub const BPF_WAITING: &str = "its eBPF program loads after the first sample";
+
 /// What the viewers want collected beyond the cheap every-tick counters.
 /// Shared between the UI (or `snapshot`) and the sampler thread: the UI sets
 /// a flag, the sampler reads it at the start of each tick. Only costly
@@ -173,27 +193,49 @@ pub struct Collectors {
     conn_log: conn_log::ConnLog,
     /// Every other namespace, once `Demand::all_netns` asked for them.
     all: Option<all_netns::AllNamespaces>,
+    /// The eBPF programs a quick start loads after its first sample.
+    bpf_after_first: Option<Bpf>,
 }
 
 impl Collectors {
     /// Must run on a thread that is already in the watched namespace.
     /// Counts no drop reasons (no eBPF program is loaded).
     pub fn new(label: &str) -> Result<Self> {
-        Self::with_demand(label, Arc::default(), sysctl::HostKnobs::open(), Bpf::Off)
+        Self::with_demand(
+            label,
+            Arc::default(),
+            sysctl::HostKnobs::open(),
+            Bpf::Off,
+            Start::Whole,
+        )
     }
 
     /// As `new`, collecting also what `demand` asks for; `host_knobs` were
     /// opened before the thread entered the namespace; `bpf` says which
     /// eBPF programs load (a failure only leaves its reason in each
-    /// sample).
+    /// sample); `start`: whether they load now or after the first sample
+    /// (`load_bpf_after_first`).
     pub fn with_demand(
         label: &str,
         demand: Arc<Demand>,
         mut host_knobs: sysctl::HostKnobs,
         bpf: Bpf,
+        start: Start,
     ) -> Result<Self> {
         let drop_reasons = bpf == Bpf::All;
+        let later = start == Start::Quick && bpf != Bpf::Off;
         let host_files = Arc::new(std::mem::take(&mut host_knobs.host_files));
+        let (drops, conn_log) = if later {
+            (
+                drops::DropsCollector::waiting(label, BPF_WAITING),
+                conn_log::ConnLog::open_without_owners(BPF_WAITING),
+            )
+        } else {
+            (
+                drops::DropsCollector::new(drop_reasons, label),
+                conn_log::ConnLog::open(bpf != Bpf::Off),
+            )
+        };
         Ok(Self {
             neighbours: neighbours_part(Arc::clone(&host_files))?,
             host_files,
@@ -205,12 +247,24 @@ impl Collectors {
             processes: processes_part()?,
             interval: DEFAULT_INTERVAL,
             demand,
-            stack: stack::StackCollector::new(host_knobs, drop_reasons)?,
-            drops: drops::DropsCollector::new(drop_reasons, label),
+            stack: stack::StackCollector::new(host_knobs, drop_reasons, later)?,
+            drops,
+            // Not deferred (20 ms): its counts must cover every packet the
+            // capture, which starts with the sampler, sees.
             flows: flows::FlowCounter::new(drop_reasons),
-            conn_log: conn_log::ConnLog::open(bpf != Bpf::Off),
+            conn_log,
             all: None,
+            bpf_after_first: later.then_some(bpf),
         })
+    }
+
+    /// A quick start's eBPF programs, once its first sample is out.
+    pub fn load_bpf_after_first(&mut self) {
+        let Some(bpf) = self.bpf_after_first.take() else {
+            return;
+        };
+        self.drops = drops::DropsCollector::new(bpf == Bpf::All, &self.label);
+        self.conn_log.load_owners();
     }
 
     pub fn collect(&mut self) -> Result<Sample> {
@@ -530,17 +584,18 @@ impl Sampler {
         target: Target,
         interval: Duration,
     ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
-        Self::spawn_with(target, interval, Arc::default(), Bpf::All)
+        Self::spawn_with(target, interval, Arc::default(), Bpf::All, Start::Whole)
     }
 
     /// As `spawn`, with `demand` set before the first sample is taken (a
     /// one-shot `snapshot` that wants conntrack entries sets it here);
-    /// `bpf` says which eBPF programs load.
+    /// `bpf` says which eBPF programs load, `start` when.
     pub fn spawn_with(
         target: Target,
         interval: Duration,
         demand: Arc<Demand>,
         bpf: Bpf,
+        start: Start,
     ) -> Result<(Self, UnboundedReceiver<SamplerEvent>)> {
         let thread_demand = Arc::clone(&demand);
         let namespace = target.open()?;
@@ -557,12 +612,18 @@ impl Sampler {
                     .as_ref()
                     .map_or(Ok(()), |file| netns::enter(file, target.label()))
                     .and_then(|()| {
-                        Collectors::with_demand(target.label(), thread_demand, host_knobs, bpf)
+                        Collectors::with_demand(
+                            target.label(),
+                            thread_demand,
+                            host_knobs,
+                            bpf,
+                            start,
+                        )
                     });
                 match setup {
                     Ok(collectors) => {
                         let _ = ready.send(Ok(()));
-                        run(collectors, interval, &events, &stopped);
+                        run(collectors, interval, &events, &stopped, start);
                     }
                     Err(error) => {
                         let _ = ready.send(Err(error));
@@ -605,10 +666,12 @@ fn run(
     interval: Duration,
     events: &UnboundedSender<SamplerEvent>,
     stopped: &mpsc::Receiver<()>,
+    start: Start,
 ) {
     // Ticks on a fixed schedule so the interval does not drift by the
     // collection time.
     let mut next = Instant::now();
+    let mut first = true;
     loop {
         collectors.interval = collectors.demand.interval(interval);
         let event = match collectors.collect() {
@@ -618,7 +681,13 @@ fn run(
         if events.send(event).is_err() {
             return;
         }
-        next += collectors.demand.interval(interval);
+        let wanted = collectors.demand.interval(interval);
+        if std::mem::take(&mut first) && start == Start::Quick {
+            collectors.load_bpf_after_first();
+            next += wanted.min(QUICK_SECOND);
+        } else {
+            next += wanted;
+        }
         let now = Instant::now();
         if next < now {
             next = now; // fell behind (suspend, overload): do not burst

@@ -21,11 +21,16 @@ pub struct StackCollector {
 
 impl StackCollector {
     /// `host_knobs`: the host-wide knobs, opened in the host's namespace;
-    /// `bpf`: socket owners may come from an eBPF iterator.
-    pub fn new(host_knobs: sysctl::HostKnobs, bpf: bool) -> Result<Self> {
+    /// `bpf`: socket owners may come from an eBPF iterator, loaded after
+    /// the first look-up when `iterator_after_first`.
+    pub fn new(
+        host_knobs: sysctl::HostKnobs,
+        bpf: bool,
+        iterator_after_first: bool,
+    ) -> Result<Self> {
         Ok(Self {
             diag: SockDiag::new()?,
-            owners: OwnerLookup::start(watched_netns(), bpf),
+            owners: OwnerLookup::start(watched_netns(), bpf, iterator_after_first),
             all_netns: false,
             knobs: sysctl::Knobs::open(host_knobs),
             cookies: Vec::new(),

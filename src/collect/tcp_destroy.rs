@@ -445,6 +445,17 @@ mod tests {
         assert_eq!(case((0, 1), reset_syn, false), Ending::Refused);
     }
 
+    /// The recorded error names the kind whatever the counters say: an
+    /// ICMP port unreachable (iptables' REJECT) refuses, as an RST does.
+    #[test]
+    fn a_recorded_error_names_the_failure() {
+        assert_eq!(failed_by(libc::ECONNREFUSED), Some(Ending::Refused));
+        assert_eq!(failed_by(libc::EHOSTUNREACH), Some(Ending::Unreachable));
+        assert_eq!(failed_by(libc::ENETUNREACH), Some(Ending::Unreachable));
+        assert_eq!(failed_by(libc::ETIMEDOUT), Some(Ending::SynTimeout));
+        assert_eq!(failed_by(libc::ECONNABORTED), None);
+    }
+
     #[test]
     fn bytes_leave_out_syn_fin_retransmissions_and_the_unacknowledged() {
         let timeout = DeathInfo {

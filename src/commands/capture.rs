@@ -288,6 +288,7 @@ impl Owners {
             interval,
             std::sync::Arc::default(),
             bpf,
+            crate::collect::Start::Whole,
         )?;
         owners.sampler = Some((sampler, events));
         owners.await_sample(interval * 2);

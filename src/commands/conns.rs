@@ -28,6 +28,7 @@ pub fn run(collect: &CollectArgs, args: &ConnsArgs) -> Result<()> {
         } else {
             Bpf::ConnLog
         },
+        crate::collect::Start::Whole,
     )?;
     super::capture::catch_signals();
     // Subscribed by now (the sampler's setup opened the log): say so, so a

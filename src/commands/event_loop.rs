@@ -27,10 +27,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 /// quits or a signal; then the recordings it made are reported.
 pub fn live(
     mut app: App,
+    terminal: LiveTerminal,
     sampler: Sampler,
     samples: UnboundedReceiver<SamplerEvent>,
     packets: Option<UnboundedReceiver<CaptureEvent>>,
-    mouse: bool,
 ) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -40,13 +40,13 @@ pub fn live(
     let prepared = app
         .start_preparing()
         .context("cannot start the sample preparation thread")?;
-    let guard = TerminalGuard::enter(mouse)?;
+    let LiveTerminal { guard, screen } = terminal;
     let sources = Sources {
         samples: Some(samples),
         prepared: Some(prepared),
         packets,
     };
-    let result = runtime.block_on(event_loop(&mut app, sources, &guard));
+    let result = runtime.block_on(event_loop(&mut app, sources, &guard, screen));
     drop(guard);
     drop(sampler);
     let (recorded, failures) = app.stop_recording();
@@ -74,9 +74,27 @@ pub fn replay(mut app: App, mouse: bool) -> Result<()> {
         prepared: None,
         packets: None,
     };
-    let result = runtime.block_on(event_loop(&mut app, sources, &guard));
+    let result = runtime.block_on(event_loop(&mut app, sources, &guard, Screen::default()));
     drop(guard);
     result
+}
+
+/// The live view's terminal, taken before the session starts so that the
+/// first frame is drawn while the collectors and the capture set up.
+pub struct LiveTerminal {
+    guard: TerminalGuard,
+    screen: Screen,
+}
+
+impl LiveTerminal {
+    /// Raw mode and the alternate screen (put back when dropped, as after
+    /// an error starting the session), and `app`'s first frame.
+    pub fn open(app: &mut App, mouse: bool) -> Result<Self> {
+        let guard = TerminalGuard::enter(mouse)?;
+        let mut screen = Screen::default();
+        screen.draw(app)?;
+        Ok(Self { guard, screen })
+    }
 }
 
 /// Raw mode, alternate screen and mouse capture for as long as it lives.
@@ -245,13 +263,17 @@ struct Sources {
 /// rest of the loop cannot tell them apart. A live sample shows once the
 /// preparation worker is done with it: meanwhile the previous one is drawn
 /// and keys are answered.
-async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> Result<()> {
+async fn event_loop(
+    app: &mut App,
+    sources: Sources,
+    guard: &TerminalGuard,
+    mut screen: Screen,
+) -> Result<()> {
     let Sources {
         mut samples,
         mut prepared,
         mut packets,
     } = sources;
-    let mut screen = Screen::default();
     let mut input = Reader::open().context("cannot read the terminal")?;
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
@@ -259,6 +281,9 @@ async fn event_loop(app: &mut App, sources: Sources, guard: &TerminalGuard) -> R
     let mut resized = signal(SignalKind::window_change())?;
     let mut sigtstp = signal(SignalKind::from_raw(libc::SIGTSTP))?;
     let mut sigcont = signal(SignalKind::from_raw(libc::SIGCONT))?;
+    // A live view's first frame was drawn before these handlers existed: a
+    // resize meanwhile went unsignalled, so the size is read again.
+    screen.resized();
     let mut load_events = app
         .load
         .take_events()

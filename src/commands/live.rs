@@ -14,14 +14,25 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
              `netlens snapshot` (or `netlens snapshot --json`)"
         );
     }
-    let options = super::session_options(&cli.collect, Some(&cli.capture), &cli.dns);
-    // Before touching the terminal, so a bad namespace, filter or
-    // interface is a plain error (a missing capture privilege is not: the
-    // Flows tab says how to grant it).
+    let mut options = super::session_options(&cli.collect, Some(&cli.capture), &cli.dns);
+    // Data on the first screen: the eBPF programs load after the first
+    // sample, unless that sample is recorded (a recording's first sample
+    // counts from the start).
+    if cli.record.is_none() {
+        options.start = crate::collect::Start::Quick;
+    }
+    // A namespace that does not exist is an error before the terminal is
+    // touched. The first frame is drawn before the session starts (50 ms:
+    // the flow-count program, the capture): an error there (a bad filter
+    // or interface; a missing capture privilege is none, the Flows tab
+    // says how to grant it) puts the terminal back and is printed as one
+    // line.
+    options.target.open()?;
+    let mut app = configured_app(cli, config);
+    let terminal = super::event_loop::LiveTerminal::open(&mut app, cli.mouse)?;
     let session = Session::start(&options)?;
     let label = session.label().to_string();
     let parts = session.into_parts();
-    let mut app = configured_app(cli, config);
     app.dns.monitor = Some(parts.dns);
     app.demand = parts.sampler.demand();
     app.flows.capture = parts.capture;
@@ -37,7 +48,7 @@ pub fn run(cli: &Cli, config: &Config) -> Result<()> {
     if let Some(path) = &cli.record {
         app.start_recording_to_output(path, &label)?;
     }
-    super::event_loop::live(app, parts.sampler, parts.samples, parts.packets, cli.mouse)
+    super::event_loop::live(app, terminal, parts.sampler, parts.samples, parts.packets)
 }
 
 /// The App as the command line and the config (already merged into `cli`

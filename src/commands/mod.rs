@@ -43,5 +43,6 @@ fn session_options(
         first_is_baseline: false,
         drop_reasons: !collect.no_bpf,
         all_netns: collect.all_netns,
+        start: crate::collect::Start::Whole,
     }
 }

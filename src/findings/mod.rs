@@ -295,10 +295,11 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     // packets is not raised beside it.
     let from_reasons = drops::evaluate(previous, current);
     let from_catalogue = counters::evaluate(previous, current, &findings);
+    let warming_up = drops::warming_up(previous, current);
     findings.extend(
         from_catalogue
             .into_iter()
-            .filter(|f| !drops::suppresses(&from_reasons, f.id)),
+            .filter(|f| !drops::suppresses(&from_reasons, f.id, warming_up)),
     );
     findings.extend(from_reasons);
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(b.id)));

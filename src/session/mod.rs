@@ -39,6 +39,9 @@ pub struct SessionOptions {
     pub drop_reasons: bool,
     /// `--all-netns`: every network namespace, the target's first.
     pub all_netns: bool,
+    /// Whether the first sample waits for the eBPF programs (the live
+    /// view's does not).
+    pub start: crate::collect::Start,
 }
 
 /// Writes each filled sample somewhere (a recording): `previous` is the
@@ -92,6 +95,7 @@ impl Session {
             } else {
                 crate::collect::Bpf::Off
             },
+            options.start,
         )?;
         let (capture, packets) = match &options.capture {
             Some(args) => crate::capture::live::start(&options.target, args)?,

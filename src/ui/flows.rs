@@ -42,6 +42,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     if editing {
         render_editor(frame, edit, app, theme);
     }
+    // The first frame, drawn while the capture starts.
+    if current.is_none() && app.flows.packets.is_empty() {
+        frame.render_widget(Paragraph::new("waiting for the first sample…"), rest);
+        return;
+    }
     let unavailable = capture.is_none_or(|c| !c.active);
     if unavailable && app.flows.packets.is_empty() {
         let text = capture

@@ -30,10 +30,6 @@ const NOBODY_MAC: &str = "02:00:c6:12:00:99";
 /// as over a bare veth, is read and cleared by the client's SO_ERROR
 /// before netlens can see it (see ebpf/conn_owners.bpf.c).
 const BEYOND: &str = "198.19.9.5";
-/// The server namespace's own address, whose firewall rejects TCP with an
-/// ICMP port unreachable (iptables' REJECT), delayed as above: the
-/// connect fails with ECONNREFUSED and no RST came back.
-const REJECTING: &str = "198.19.9.6";
 const RESET_PORT: u16 = 7300;
 
 /// kind, the process's name, where it connects, how many times.
@@ -48,7 +44,6 @@ const PLANS: &[(&str, &str, &str, usize)] = &[
     ("unreachable", "nlf-noneigh", "198.18.0.78:80", 1),
     ("unreachable", "nlf-noneigh", "198.18.0.79:80", 1),
     ("unreachable", "nlf-icmp", "198.19.9.5:80", 3),
-    ("refused", "nlf-reject", "198.19.9.6:80", 2),
     ("reset", "nlf-reset", "198.18.0.2:7300", 4),
 ];
 
@@ -206,33 +201,11 @@ fn failed_connections_are_grouped_by_kind_process_and_destination_everywhere() {
         "via",
         &common::IP_B.to_string(),
     ]);
-    pair.a.ip(&[
-        "route",
-        "add",
-        &format!("{REJECTING}/32"),
-        "via",
-        &common::IP_B.to_string(),
-    ]);
-    pair.b.ip(&[
-        "addr",
-        "add",
-        &format!("{REJECTING}/32"),
-        "dev",
-        common::DEV_B,
-    ]);
-    let reject = common::ns_exec(
-        &pair.b.name,
-        &[
-            "iptables", "-w", "-A", "INPUT", "-p", "tcp", "-d", REJECTING, "-j", "REJECT",
-        ],
-    );
-    assert!(reject.status.success(), "{reject:?}");
     pair.b.sysctl("net.ipv4.ip_forward", "1");
     // The router's unreachables are rate limited twice per destination,
     // by ip_error (5 s of burst, 1 s each) and by icmp_ratelimit, from the
-    // same bucket (a limit of 0 empties it as it passes, so a rejection's
-    // ICMP would silence the next unreachable): ICMP types out of
-    // icmp_ratemask never touch it.
+    // same bucket (a limit of 0 empties it as another ICMP passes): ICMP
+    // types out of icmp_ratemask never touch it.
     pair.b.sysctl("net.ipv4.icmp_ratemask", "0");
     pair.b
         .ip(&["route", "add", "unreachable", &format!("{BEYOND}/32")]);

@@ -29,6 +29,7 @@ mod firewall_drops;
 mod firewall_iptables_text;
 mod firewall_nft_text;
 mod firewall_nftrace;
+mod first_screen;
 mod flight_live;
 mod flight_recorder;
 mod flows_accounting;

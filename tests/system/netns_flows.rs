@@ -51,8 +51,10 @@ fn the_flows_table_and_the_flow_screen_name_the_namespace_at_80x24() {
         ns.host_dev()
     );
     tmux.start(80, 24, &std::env::temp_dir(), &command);
+    // The capture runs (the tab bar, "Flows", is on the first frame,
+    // drawn before the capture starts).
     tmux.wait("the flow table", Duration::from_secs(20), |s| {
-        s.contains("Flows").then_some(())
+        s.contains("kernel drops").then_some(())
     });
     let mut client = TcpStream::connect(SocketAddrV4::new(ip, 7200)).unwrap();
     let (mut server, _) = listener.accept().unwrap();

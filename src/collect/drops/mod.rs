@@ -86,6 +86,14 @@ impl DropsCollector {
         }
     }
 
+    /// Counting nothing, its program not loaded yet: each sample says
+    /// `why` until `new` replaces it (the first sample of a quick start).
+    pub fn waiting(label: &str, why: &str) -> Self {
+        let mut collector = Self::new(false, label);
+        collector.program = Err(why.to_string());
+        collector
+    }
+
     /// The counts so far; `ifnames` names the watched namespace's devices.
     pub fn collect(&mut self, ifnames: &HashMap<u32, String>) -> DropsSample {
         let program = match &mut self.program {

@@ -195,8 +195,10 @@ impl OwnerLookup {
     /// `netns`: the watched namespace's nsfs inode (its processes are
     /// looked at); None: every process. Called on the sampler thread, the
     /// lookup thread inherits its namespace. `bpf`: try the iterator first
-    /// (NETLENS_OWNERS=proc also says no).
-    pub fn start(netns: Option<u64>, bpf: bool) -> Self {
+    /// (NETLENS_OWNERS=proc also says no). `iterator_after_first`: the
+    /// first look-up walks /proc and the iterator loads after it (a quick
+    /// start: the verifier's time is not the first sample's).
+    pub fn start(netns: Option<u64>, bpf: bool, iterator_after_first: bool) -> Self {
         let map = Arc::new(Mutex::new(OwnerMap::default()));
         let stop = Arc::new(AtomicBool::new(false));
         let (requests, received) = mpsc::channel();
@@ -220,8 +222,12 @@ impl OwnerLookup {
             .name("owners".into())
             .spawn(move || {
                 let mut worker = worker;
-                worker.load_kernel(&shared);
-                worker.run(&shared, &received);
+                if iterator_after_first {
+                    lock(&shared).source = format!("/proc ({})", super::BPF_WAITING);
+                } else {
+                    worker.load_kernel(&shared);
+                }
+                worker.run(&shared, &received, iterator_after_first);
             })
             .ok();
         Self {
@@ -308,7 +314,10 @@ impl Worker {
         lock(map).source = source;
     }
 
-    fn run(mut self, map: &Mutex<OwnerMap>, requests: &Receiver<Request>) {
+    /// Answers `requests`; `load_after_first`: loads the iterator once the
+    /// first is answered.
+    fn run(mut self, map: &Mutex<OwnerMap>, requests: &Receiver<Request>, load_after_first: bool) {
+        let mut load_after_first = load_after_first;
         let mut received = 0;
         while let Ok(request) = requests.recv() {
             received += 1;
@@ -326,6 +335,9 @@ impl Worker {
             let (answered, changed) = &*self.answered;
             *answered.lock().unwrap_or_else(PoisonError::into_inner) = received;
             changed.notify_all();
+            if std::mem::take(&mut load_after_first) {
+                self.load_kernel(map);
+            }
         }
     }
 

@@ -213,7 +213,7 @@ fn the_lookup_thread_finds_our_own_socket_and_scans_only_for_new_inodes() {
     let fd = listener.as_raw_fd() as u32;
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
     // No process is in namespace 1: only netlens itself is read.
-    let mut lookup = OwnerLookup::start(Some(1), false);
+    let mut lookup = OwnerLookup::start(Some(1), false, false);
     lookup.request([inode].into(), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     let Owner::Known(users) = map.owner(inode) else {
@@ -246,7 +246,7 @@ fn the_iterator_finds_our_socket_where_it_loads() {
     let fd = listener.as_raw_fd() as u32;
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
     let netns = fs::metadata("/proc/thread-self/ns/net").unwrap().ino();
-    let mut lookup = OwnerLookup::start(Some(netns), true);
+    let mut lookup = OwnerLookup::start(Some(netns), true, false);
     lookup.request([inode].into(), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     assert_eq!(map.source(), "bpf task_file iterator");
@@ -303,7 +303,7 @@ fn the_iterator_runs_per_process_and_names_another_process_by_its_pid() {
         .try_into()
         .unwrap();
     let netns = fs::metadata("/proc/thread-self/ns/net").unwrap().ino();
-    let mut lookup = OwnerLookup::start(Some(netns), true);
+    let mut lookup = OwnerLookup::start(Some(netns), true, false);
     lookup.request([inode].into(), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     assert_eq!(map.source(), "bpf task_file iterator");
@@ -320,7 +320,7 @@ fn a_request_waits_for_its_scan_within_the_bound() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let fd = listener.as_raw_fd() as u32;
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
-    let mut lookup = OwnerLookup::start(Some(1), false);
+    let mut lookup = OwnerLookup::start(Some(1), false, false);
     // Answered as soon as the scan ends (milliseconds), not at the bound.
     lookup.request([inode].into(), false, Duration::from_secs(30));
     let map = lookup.map();

@@ -38,12 +38,14 @@ pub fn in_watched(drops: &DropsSample, row: &DropRow) -> bool {
 }
 
 /// Every row of `current` with its rate since `previous` (of the same
-/// namespace), busiest first; rates are None without a previous sample.
+/// namespace), busiest first; rates are None without a previous sample
+/// that counted too (the program attached since: its counts cover only
+/// part of the interval).
 pub fn site_rates<'a>(previous: Option<&Sample>, current: &'a Sample) -> Vec<SiteRate<'a>> {
     let Some(drops) = counted(current) else {
         return Vec::new();
     };
-    let previous = previous.filter(|p| p.netns == current.netns);
+    let previous = previous.filter(|p| p.netns == current.netns && counted(p).is_some());
     let before = previous.and_then(counted);
     let seconds = previous.map_or(0.0, |p| interval(p, current));
     let mut out: Vec<SiteRate> = drops
@@ -249,13 +251,24 @@ fn netns_label<'a>(site: &'a DropRow, current: &'a Sample) -> &'a str {
     }
 }
 
+/// Whether the drop reasons count in `current` but have no rate yet: their
+/// program attached since `previous` (a live view loads it after its
+/// first sample). The counters a reason would name wait one sample.
+pub fn warming_up(previous: Option<&Sample>, current: &Sample) -> bool {
+    counted(current).is_some() && previous.is_some_and(|p| counted(p).is_none())
+}
+
 /// The reasons of `findings` raised here: a `counter:` finding whose entry
 /// lists one of them is not raised beside it (the reason is the more
-/// specific claim).
-pub fn suppresses(drop_findings: &[Finding], counter_id: &str) -> bool {
+/// specific claim); while the reasons are `warming_up`, no counter that
+/// lists a reason is.
+pub fn suppresses(drop_findings: &[Finding], counter_id: &str, warming_up: bool) -> bool {
     let Some(entry) = catalogue::entries().find(|e| e.finding == counter_id) else {
         return false;
     };
+    if warming_up && !entry.reasons.is_empty() {
+        return true;
+    }
     drop_findings.iter().any(|f| {
         f.id.strip_prefix("drop:")
             .is_some_and(|reason| entry.reasons.contains(&reason))

@@ -283,6 +283,45 @@ fn a_raised_reason_suppresses_the_counters_that_list_it() {
     assert!(ids(&found).contains(&"drop:NETFILTER_DROP"), "{found:?}");
 }
 
+/// A live view loads the drop program after its first sample: the sample
+/// it first counts in has no reason rate yet, and the counters a reason
+/// would name wait for it rather than fire for one sample; the others do
+/// not wait.
+#[test]
+fn counters_wait_for_the_reasons_one_sample_after_their_program_attached() {
+    let mut loading = with_counters(
+        sample(0.0, vec![]),
+        &[(snmp::UDP_NO_PORTS, 0), ("TcpExt.TCPAbortOnTimeout", 0)],
+    );
+    loading.drops.as_mut().unwrap().unavailable =
+        Some("its eBPF program loads after the first sample".into());
+    let attached = with_counters(
+        sample(0.25, vec![row("NO_SOCKET", "__udp4_lib_rcv", 0)]),
+        &[(snmp::UDP_NO_PORTS, 50), ("TcpExt.TCPAbortOnTimeout", 50)],
+    );
+    let found = all(Some(&loading), &attached, &Thresholds::DEFAULT);
+    assert!(!ids(&found).contains(&"counter:Udp.NoPorts"), "{found:?}");
+    // Its counts cover part of the interval only: no rate yet.
+    let mut attached_busy = attached.clone();
+    attached_busy.drops.as_mut().unwrap().rows[0].packets = 20;
+    assert!(
+        site_rates(Some(&loading), &attached_busy)
+            .iter()
+            .all(|s| s.per_s.is_none())
+    );
+    assert!(
+        ids(&found).contains(&"counter:TcpExt.TCPAbortOnTimeout"),
+        "{found:?}"
+    );
+    let next = with_counters(
+        sample(1.25, vec![row("NO_SOCKET", "__udp4_lib_rcv", 200)]),
+        &[(snmp::UDP_NO_PORTS, 250), ("TcpExt.TCPAbortOnTimeout", 50)],
+    );
+    let found = all(Some(&attached), &next, &Thresholds::DEFAULT);
+    assert!(ids(&found).contains(&"drop:NO_SOCKET"), "{found:?}");
+    assert!(!ids(&found).contains(&"counter:Udp.NoPorts"), "{found:?}");
+}
+
 #[test]
 fn covered_unknown_and_other_namespace_reasons() {
     // Covered: listen-overflow reports it, not drop:.

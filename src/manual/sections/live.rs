@@ -60,6 +60,15 @@ Press \fB!\fR for the list of active findings; Enter on one opens the tab and th
 row its evidence is in (the interface, the socket or listener, the TCP state or
 counter, the flow), or, for a group of sockets (close\-wait, port\-exhaustion,
 connect\-timeout), the Sockets tab filtered to that group.
+.SH FIRST SCREEN
+The live view draws its first sample at once: interfaces with their states, sockets
+with their queues, counts; rates show "\(en" until a second sample. The eBPF programs
+of drop reasons and of the owners of short connections load after that first sample, which says so ("its eBPF program loads after the first sample"), and the
+second sample is taken 250 ms after the first (at most the interval), then one each
+interval. A counter whose drops a reason names waits for the reasons' first rate
+rather than fire for one sample. With \fB\-\-record\fR the first sample waits for the
+programs, so that a recording counts from its first sample, as \fBrecord\fR,
+\fBsnapshot\fR and \fBexport\fR do.
 .SH CROSS-LINKS
 \fBx\fR goes from the selected row to the related rows of another tab: from an
 interface to the Flows tab filtered to the flows to or from its addresses (flows
