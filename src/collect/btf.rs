@@ -1,21 +1,39 @@
 //! What the eBPF loaders share: the kernel's type information
-//! (/sys/kernel/btf/vmlinux), parsed once per process (each parse reads
-//! and indexes ~6 MB), and their errors written on one line.
+//! (/sys/kernel/btf/vmlinux), parsed once for the loads of a start (each
+//! parse reads and indexes ~6 MB) and freed after them, and their errors
+//! written on one line.
 //!
 //! aya 0.14's `EbpfLoader::new()` still parses it once more per loader
 //! before `.btf()` replaces it; sharing saves the loaders' own parses.
 
 use aya::Btf;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-static KERNEL: OnceLock<Result<Btf, String>> = OnceLock::new();
+/// The parse the loaders of one start share, dropped when the last of
+/// them is done: parsed, it takes tens of MB that an idle netlens would
+/// otherwise hold for good.
+static KERNEL: Mutex<Weak<Btf>> = Mutex::new(Weak::new());
 
-/// The running kernel's BTF, or in one line why it cannot be read.
-pub fn kernel() -> Result<&'static Btf, String> {
-    KERNEL
-        .get_or_init(|| Btf::from_sys_fs().map_err(|e| chain(&e)))
-        .as_ref()
-        .map_err(Clone::clone)
+/// The running kernel's BTF, or in one line why it cannot be read. Hold it
+/// across loads that follow each other, so that they parse it once.
+pub fn kernel() -> Result<Arc<Btf>, String> {
+    let mut cached = KERNEL.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(btf) = cached.upgrade() {
+        return Ok(btf);
+    }
+    let btf = Arc::new(Btf::from_sys_fs().map_err(|e| chain(&e))?);
+    *cached = Arc::downgrade(&btf);
+    Ok(btf)
+}
+
+/// Gives the memory of what was freed (a parse of the kernel's BTF, the
+/// loaders' copies of it) back to the system: glibc keeps freed pages of
+/// its thread arenas otherwise.
+pub fn release_freed_memory() {
+    // SAFETY: malloc_trim only returns free heap pages to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// An error and its causes on one line: a verifier log's lines are joined
@@ -61,5 +79,20 @@ mod tests {
         let line = one_line(&long);
         assert!(!line.contains('\n'));
         assert!(line.chars().count() <= MAX_WHY + 3);
+    }
+
+    /// Loads that follow each other share one parse; the last one done
+    /// frees it.
+    #[test]
+    fn the_parse_is_shared_then_freed() {
+        let Ok(first) = kernel() else {
+            return; // no BTF on this kernel
+        };
+        let second = kernel().unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        drop(first);
+        drop(second);
+        let cached = KERNEL.lock().unwrap_or_else(PoisonError::into_inner);
+        assert!(cached.upgrade().is_none());
     }
 }

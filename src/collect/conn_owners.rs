@@ -84,11 +84,12 @@ pub struct ConnOwners {
 /// Loads and attaches, or says in one line why not. `netns` is the
 /// watched namespace's inode (the fallback's keys carry it).
 pub fn load(netns: u64) -> Result<ConnOwners, String> {
-    let btf = crate::collect::btf::kernel().map_err(|e| {
+    let kernel_btf = crate::collect::btf::kernel().map_err(|e| {
         format!(
             "kernel has no BTF (/sys/kernel/btf/vmlinux: {e}): naming short connections' owners needs CONFIG_DEBUG_INFO_BTF",
         )
     })?;
+    let btf: &aya::Btf = &kernel_btf;
     // nsfs inodes are 32-bit (ns.inum); 0 records every namespace.
     let netns = u32::try_from(netns).unwrap_or(0);
     let mut ebpf = EbpfLoader::new()

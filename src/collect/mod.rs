@@ -225,6 +225,8 @@ impl Collectors {
         let drop_reasons = bpf == Bpf::All;
         let later = start == Start::Quick && bpf != Bpf::Off;
         let host_files = Arc::new(std::mem::take(&mut host_knobs.host_files));
+        // One parse of the kernel's BTF for the loads below, freed after.
+        let kernel_btf = (bpf != Bpf::Off && !later).then(btf::kernel);
         let (drops, conn_log) = if later {
             (
                 drops::DropsCollector::waiting(label, BPF_WAITING),
@@ -236,7 +238,7 @@ impl Collectors {
                 conn_log::ConnLog::open(bpf != Bpf::Off),
             )
         };
-        Ok(Self {
+        let collectors = Self {
             neighbours: neighbours_part(Arc::clone(&host_files))?,
             host_files,
             label: label.to_string(),
@@ -255,7 +257,12 @@ impl Collectors {
             conn_log,
             all: None,
             bpf_after_first: later.then_some(bpf),
-        })
+        };
+        if kernel_btf.is_some() {
+            drop(kernel_btf);
+            btf::release_freed_memory();
+        }
+        Ok(collectors)
     }
 
     /// A quick start's eBPF programs, once its first sample is out.
@@ -263,8 +270,11 @@ impl Collectors {
         let Some(bpf) = self.bpf_after_first.take() else {
             return;
         };
+        let kernel_btf = btf::kernel();
         self.drops = drops::DropsCollector::new(bpf == Bpf::All, &self.label);
         self.conn_log.load_owners();
+        drop(kernel_btf);
+        btf::release_freed_memory();
     }
 
     pub fn collect(&mut self) -> Result<Sample> {

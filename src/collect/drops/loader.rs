@@ -86,11 +86,12 @@ pub struct Program {
 /// once the program loaded), or says in one line why not and what would
 /// fix it.
 pub fn load(watched: u64, netfilter: impl FnOnce() -> Option<u32>) -> Result<Program, String> {
-    let btf = crate::collect::btf::kernel().map_err(|e| {
+    let kernel_btf = crate::collect::btf::kernel().map_err(|e| {
         format!(
             "kernel has no BTF (/sys/kernel/btf/vmlinux: {e}): drop reasons need CONFIG_DEBUG_INFO_BTF",
         )
     })?;
+    let btf: &aya::Btf = &kernel_btf;
     let mut ebpf = EbpfLoader::new()
         .btf(Some(btf))
         .load(OBJECT)

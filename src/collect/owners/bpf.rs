@@ -46,7 +46,9 @@ pub struct Walk {
 /// Loads the iterators for `netns` (an nsfs inode; 0: every namespace),
 /// or says in one line why they cannot run.
 pub fn load(netns: u32) -> Result<Walk, String> {
-    let btf = crate::collect::btf::kernel().map_err(|e| format!("kernel has no BTF: {e}"))?;
+    let kernel_btf =
+        crate::collect::btf::kernel().map_err(|e| format!("kernel has no BTF: {e}"))?;
+    let btf: &aya::Btf = &kernel_btf;
     let mut ebpf = EbpfLoader::new()
         .btf(Some(btf))
         .override_global("watched_netns", &netns, true)
