@@ -409,19 +409,34 @@ fn the_drops_tab_lists_the_rule() {
         let line = line.strip_prefix("inet fw input #")?;
         line.split_whitespace().nth(1)?.parse().ok()
     };
+    // The NETFILTER_DROP reason's rate, which counts the same packets.
+    let reason_rate = |line: &str| -> Option<f64> {
+        let line = line.strip_prefix("NETFILTER_DROP")?;
+        line.split_whitespace().next()?.parse().ok()
+    };
+    // Both rates, once the reasons have one (the live view's first
+    // samples are 250 ms apart and its drop program attaches after the
+    // first: its rates start a sample later).
     let screen = tmux.wait_for("fw", "the rule with its rate", |lines| {
         lines
             .iter()
             .any(|l| l.contains("firewall rules that dropped"))
+            && lines.iter().any(|l| reason_rate(l).is_some())
             && lines
                 .iter()
-                .any(|l| rate_of(l).is_some_and(|r| r > 100.0) && l.contains(&rule[..30]))
+                .any(|l| rate_of(l).is_some_and(|r| r > 50.0) && l.contains(&rule[..30]))
     });
     let text = screen.join("\n");
     let line = screen.iter().find(|l| rate_of(l).is_some()).unwrap();
     let rate = rate_of(line).unwrap();
-    // A quarter of 1,000 a second.
-    assert!((150.0..=350.0).contains(&rate), "{rate}/s\n{text}");
+    let reason = screen.iter().find_map(|l| reason_rate(l)).unwrap();
+    // A quarter of up to 1,000 a second (python sends slower on a loaded
+    // host), and what the reason counted over nearly the same interval.
+    assert!((100.0..=350.0).contains(&rate), "{rate}/s\n{text}");
+    assert!(
+        (rate - reason).abs() <= reason * 0.25,
+        "rule {rate}/s, NETFILTER_DROP {reason}/s\n{text}"
+    );
     assert!(!text.contains(&format!("dport {IDLE_PORT}")), "{text}");
     assert!(screen.iter().all(|l| l.chars().count() <= 80), "{text}");
     tmux.keys("fw", &["q"]);
