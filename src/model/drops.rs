@@ -130,14 +130,15 @@ const UDP_UNCONNECTED: u8 = 7;
 
 /// A row's drops per second between two samples `seconds` apart: its
 /// growth, or its whole count when `previous` had no such row (it appeared
-/// in between). None when the count went down (the program was reloaded).
+/// in between). None without a `previous` that counted (none, or its
+/// program not attached yet: the counts since cover part of the interval
+/// only), or when the count went down (the program was reloaded).
 pub fn row_rate(previous: Option<&DropsSample>, row: &DropRow, seconds: f64) -> Option<f64> {
+    let previous = previous.filter(|p| p.unavailable.is_none())?;
     if seconds <= 0.0 {
         return None;
     }
-    let before = previous
-        .and_then(|p| p.matching(row))
-        .map_or(0, |r| r.packets);
+    let before = previous.matching(row).map_or(0, |r| r.packets);
     row.packets
         .checked_sub(before)
         .map(|grown| grown as f64 / seconds)

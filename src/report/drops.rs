@@ -36,15 +36,15 @@ struct DropRowJson<'a> {
 pub fn json<'a>(previous: &Sample, current: &'a Sample) -> Option<DropsJson<'a>> {
     let drops = current.drops.as_ref()?;
     let seconds = interval(previous, current);
-    // No rate over an interval the program counted only part of (it
-    // attached since `previous`).
-    let counting_before = previous.drops.as_ref().filter(|d| d.unavailable.is_none());
     let mut rows: Vec<DropRowJson> = drops
         .rows
         .iter()
         .map(|row| {
-            let rate = counting_before.and_then(|before| row_rate(Some(before), row, seconds));
-            row_json(current, row, rate)
+            row_json(
+                current,
+                row,
+                row_rate(previous.drops.as_ref(), row, seconds),
+            )
         })
         .collect();
     rows.sort_by(|a, b| {

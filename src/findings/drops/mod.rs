@@ -39,21 +39,20 @@ pub fn in_watched(drops: &DropsSample, row: &DropRow) -> bool {
 
 /// Every row of `current` with its rate since `previous` (of the same
 /// namespace), busiest first; rates are None without a previous sample
-/// that counted too (the program attached since: its counts cover only
-/// part of the interval).
+/// that counted (`row_rate`).
 pub fn site_rates<'a>(previous: Option<&Sample>, current: &'a Sample) -> Vec<SiteRate<'a>> {
     let Some(drops) = counted(current) else {
         return Vec::new();
     };
-    let previous = previous.filter(|p| p.netns == current.netns && counted(p).is_some());
-    let before = previous.and_then(counted);
+    let previous = previous.filter(|p| p.netns == current.netns);
+    let before = previous.and_then(|p| p.drops.as_ref());
     let seconds = previous.map_or(0.0, |p| interval(p, current));
     let mut out: Vec<SiteRate> = drops
         .rows
         .iter()
         .map(|row| SiteRate {
             row,
-            per_s: previous.and_then(|_| row_rate(before, row, seconds)),
+            per_s: row_rate(before, row, seconds),
         })
         .collect();
     out.sort_by(|a, b| {
