@@ -205,7 +205,7 @@ fn bytes_per_sample(c: &mut Criterion) {
     measure("quiet", 600, 2048, quiet);
     // 10k sockets: three minutes (three segments, so three keyframes).
     measure("10k-sockets", 180, 40_960, |i| Sample {
-        sockets: sockets(i, 10_000),
+        sockets: sockets(i, 10_000).into(),
         ..quiet(i)
     });
 
@@ -291,7 +291,7 @@ fn seek_large(c: &mut Criterion) {
     let mut writer = Writer::create(&path, &meta).unwrap();
     for i in 0..SAMPLES {
         let mut sample = quiet(i);
-        sample.sockets = sockets(i, 10_000);
+        sample.sockets = sockets(i, 10_000).into();
         writer.write_sample(&mut sample).unwrap();
     }
     writer.finish().unwrap();

@@ -124,16 +124,16 @@ struct Rise {
 }
 
 fn rise(first: &Sample, last: &Sample) -> Rise {
-    let bytes = |s: &netlens::model::sockets::SocketSample| {
+    let bytes = |s: &netlens::model::socket_table::Socket| {
         s.tcp.map_or((0, 0), |t| (t.bytes_acked, t.bytes_received))
     };
-    let start: HashMap<_, _> = first.sockets.iter().map(|s| (s.key(), bytes(s))).collect();
+    let start: HashMap<_, _> = first.sockets.iter().map(|s| (s.key(), bytes(&s))).collect();
     let sockets = last
         .sockets
         .iter()
         .filter_map(|s| {
             let (a0, r0) = start.get(&s.key())?;
-            let (a1, r1) = bytes(s);
+            let (a1, r1) = bytes(&s);
             Some((s.key(), (a1.saturating_sub(*a0), r1.saturating_sub(*r0))))
         })
         .collect();
@@ -167,13 +167,13 @@ fn day_sample(source: &Sample, i: u64, cycle: u64, rise: &Rise) -> Sample {
     let mut s = source.clone();
     s.t = T0 + i as f64 + source.t.fract();
     s.mono = 1000.0 + i as f64 + source.mono.fract();
-    for socket in &mut s.sockets {
-        let up = rise.sockets.get(&socket.key());
+    s.sockets.modify_all(|socket| {
+        let up = rise.sockets.get(&socket.as_socket().key());
         if let (Some(tcp), Some((acked, received))) = (&mut socket.tcp, up) {
             tcp.bytes_acked += cycle * acked;
             tcp.bytes_received += cycle * received;
         }
-    }
+    });
     for link in &mut s.interfaces {
         if let Some(up) = rise.links.get(&link.index) {
             let c = &mut link.counters;

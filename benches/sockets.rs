@@ -105,29 +105,31 @@ fn synthetic(mono: f64, count: u32) -> Sample {
 fn with_limits(mut sample: Sample) -> Sample {
     let mono = sample.mono;
     let busy_us = (mono * 1e6) as u64;
-    for (i, socket) in sample.sockets.iter_mut().enumerate() {
-        if socket.state != 1 {
-            continue;
-        }
-        if let Some(tcp) = socket.tcp.as_mut() {
-            tcp.bytes_acked = (mono * 1e6) as u64 * (1 + i as u64 % 3);
-            tcp.total_retrans = (mono * 10.0) as u32;
-            tcp.bytes_received = (mono * 1e5) as u64 * (1 + i as u64 % 5);
-        }
-        socket.limits = Some(Box::new(TcpLimits {
-            busy_us,
-            rwnd_limited_us: busy_us / 3,
-            snd_wnd: 65_536,
-            dsack_dups: mono as u32,
-            reord_seen: mono as u32,
-            reordering: 3,
-            notsent_bytes: 4096,
-            max_pacing_rate: if i % 7 == 0 { 1 << 20 } else { u64::MAX },
-            rcv_rtt_us: 20_000,
-            rcv_ssthresh: 65_536,
-            rcv_space: 131_072,
-            ..Default::default()
-        }));
+    for i in 0..sample.sockets.len() {
+        sample.sockets.modify(i, |socket| {
+            if socket.state != 1 {
+                return;
+            }
+            if let Some(tcp) = socket.tcp.as_mut() {
+                tcp.bytes_acked = (mono * 1e6) as u64 * (1 + i as u64 % 3);
+                tcp.total_retrans = (mono * 10.0) as u32;
+                tcp.bytes_received = (mono * 1e5) as u64 * (1 + i as u64 % 5);
+            }
+            socket.limits = Some(Box::new(TcpLimits {
+                busy_us,
+                rwnd_limited_us: busy_us / 3,
+                snd_wnd: 65_536,
+                dsack_dups: mono as u32,
+                reord_seen: mono as u32,
+                reordering: 3,
+                notsent_bytes: 4096,
+                max_pacing_rate: if i % 7 == 0 { 1 << 20 } else { u64::MAX },
+                rcv_rtt_us: 20_000,
+                rcv_ssthresh: 65_536,
+                rcv_space: 131_072,
+                ..Default::default()
+            }));
+        });
     }
     sample
 }

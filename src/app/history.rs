@@ -8,6 +8,7 @@
 
 use crate::findings::{Engine, Finding, Thresholds};
 use crate::model::Sample;
+use crate::model::socket_table::SocketTable;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -114,7 +115,7 @@ impl History {
         }
         // Freeing a million sockets (each with its owner list) takes tens
         // of milliseconds: not on the thread that draws the next frame.
-        let many = freed.0.iter().map(Vec::len).sum::<usize>()
+        let many = freed.0.iter().map(SocketTable::len).sum::<usize>()
             + freed.1.iter().map(Vec::len).sum::<usize>();
         if many > FREE_ELSEWHERE {
             std::thread::spawn(move || drop(freed));
@@ -212,7 +213,7 @@ mod tests {
         let mut history = History::default();
         for second in 0..5 {
             history.push(Sample {
-                sockets: vec![socket.clone()],
+                sockets: vec![socket.clone()].into(),
                 ..at(f64::from(second))
             });
         }

@@ -21,7 +21,11 @@ pub fn describe(socket: &SocketSample) -> String {
         Some(user) => format!(" ({}, pid {})", user.process, user.pid),
         None => String::new(),
     };
-    format!("{} ↔ {}{owner}", socket.local, socket.peer_text())
+    format!(
+        "{} ↔ {}{owner}",
+        socket.local,
+        socket.as_socket().peer_text()
+    )
 }
 
 impl App {

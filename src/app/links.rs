@@ -7,7 +7,8 @@ use super::App;
 use super::flows::Grouping;
 use super::tabs::Tab;
 use crate::findings::Evidence;
-use crate::model::sockets::{SocketKey, SocketSample};
+use crate::model::socket_table::Socket;
+use crate::model::sockets::SocketKey;
 use crate::model::{InterfaceRef, Sample, netns};
 use std::net::SocketAddr;
 
@@ -173,7 +174,7 @@ pub enum Link {
 /// process's sockets, or the socket with its 5-tuple when no process is
 /// known.
 pub fn sockets_of_flow(current: &Sample, proto: &str, src: SocketAddr, dst: SocketAddr) -> Link {
-    let matches = |s: &&SocketSample| {
+    let matches = |s: &Socket| {
         s.proto.name() == proto
             && ((s.local == src && s.peer == dst) || (s.local == dst && s.peer == src))
     };

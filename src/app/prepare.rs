@@ -233,7 +233,7 @@ mod tests {
         Sample {
             t: 1000.0 + f64::from(second),
             mono: f64::from(second),
-            sockets,
+            sockets: sockets.into(),
             tcp: Some(TcpSample::default()),
             ..Default::default()
         }
@@ -258,7 +258,10 @@ mod tests {
         rows.extend(first_of_peer.into_values());
         let limits = Thresholds::DEFAULT;
         rows.sort_by(|&a, &b| {
-            let (x, y) = (&current.sockets[a as usize], &current.sockets[b as usize]);
+            let (x, y) = (
+                &current.sockets.at(a as usize),
+                &current.sockets.at(b as usize),
+            );
             let by = compare(x, y, column, &limits);
             let by = if descending { by.reverse() } else { by };
             by.then_with(|| x.local.cmp(&y.local))

@@ -9,7 +9,7 @@ use super::table::{self, Align, CellText, Hint};
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::model::processes::Container;
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::Socket;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -26,8 +26,8 @@ pub struct SocketCell<'a> {
 
 /// A column's sort comparison (the thresholds say what is STUCK), and its
 /// cell text in its width.
-type Sort = fn(&SocketSample, &SocketSample, &Thresholds) -> Ordering;
-type Text = fn(&SocketSample, &SocketCell<'_>, u16) -> CellText;
+type Sort = fn(&Socket, &Socket, &Thresholds) -> Ordering;
+type Text = fn(&Socket, &SocketCell<'_>, u16) -> CellText;
 pub type ColumnSpec = table::ColumnSpec<Column, Sort, Text>;
 
 use Align::{Left, Right};
@@ -126,29 +126,24 @@ pub const COLUMNS: &[ColumnSpec] = &[
     ),
 ];
 
-fn rtt(s: &SocketSample) -> u32 {
+fn rtt(s: &Socket) -> u32 {
     s.tcp.map_or(0, |t| t.rtt_us)
 }
 
-fn cwnd(s: &SocketSample) -> u32 {
+fn cwnd(s: &Socket) -> u32 {
     s.tcp.map_or(0, |t| t.cwnd)
 }
 
-fn retrans(s: &SocketSample) -> u32 {
+fn retrans(s: &Socket) -> u32 {
     s.tcp.map_or(0, |t| t.total_retrans)
 }
 
-fn queues(s: &SocketSample) -> u64 {
+fn queues(s: &Socket) -> u64 {
     u64::from(s.recv_q) + u64::from(s.send_q)
 }
 
 /// Two sockets by `column` (its descriptor's sort).
-pub fn compare(
-    a: &SocketSample,
-    b: &SocketSample,
-    column: Column,
-    limits: &Thresholds,
-) -> Ordering {
+pub fn compare(a: &Socket, b: &Socket, column: Column, limits: &Thresholds) -> Ordering {
     let spec = COLUMNS.iter().find(|spec| spec.column == column);
     spec.map_or(Ordering::Equal, |spec| (spec.sort)(a, b, limits))
 }
@@ -156,7 +151,7 @@ pub fn compare(
 /// The bytes of `process_names` (names joined by commas, repeats
 /// dropped), without building the string: a sort compares them ~20 times
 /// per socket.
-fn process_bytes(socket: &SocketSample) -> impl Iterator<Item = u8> + '_ {
+fn process_bytes<'a>(socket: &Socket<'a>) -> impl Iterator<Item = u8> + 'a {
     let mut last = None;
     socket
         .users
@@ -168,7 +163,7 @@ fn process_bytes(socket: &SocketSample) -> impl Iterator<Item = u8> + '_ {
 }
 
 /// "users:(("web",pid=42,fd=3))" text for a socket, or why there is none.
-pub fn owner_text(socket: &SocketSample) -> String {
+pub fn owner_text(socket: &Socket) -> String {
     if let Some(names) = socket.process_names() {
         let pids: Vec<String> = socket.users.iter().map(|u| u.pid.to_string()).collect();
         format!("{names}/{}", pids.join(","))
@@ -185,16 +180,13 @@ pub fn owner_text(socket: &SocketSample) -> String {
 pub type Containers<'a> = HashMap<u32, &'a Container>;
 
 /// The container of the socket's owner (its first user).
-pub fn container_of<'a>(
-    socket: &SocketSample,
-    containers: &Containers<'a>,
-) -> Option<&'a Container> {
+pub fn container_of<'a>(socket: &Socket, containers: &Containers<'a>) -> Option<&'a Container> {
     containers.get(&socket.users.first()?.pid).copied()
 }
 
 /// The Process cell: the owner, led by its container's name in brackets
 /// ("[web] httpd/42") so a narrow cell still says where it runs.
-pub fn owner_cell(socket: &SocketSample, containers: &Containers) -> String {
+pub fn owner_cell(socket: &Socket, containers: &Containers) -> String {
     match container_of(socket, containers) {
         Some(c) => format!("[{}] {}", c.label(), owner_text(socket)),
         None => owner_text(socket),
@@ -202,11 +194,11 @@ pub fn owner_cell(socket: &SocketSample, containers: &Containers) -> String {
 }
 
 /// The local end, named when names are on (N).
-pub fn local_name(socket: &SocketSample, names: &Names) -> String {
+pub fn local_name(socket: &Socket, names: &Names) -> String {
     names.endpoint(socket.proto.name(), &socket.local_text())
 }
 
 /// The peer, named when names are on (N).
-pub fn peer_name(socket: &SocketSample, names: &Names) -> String {
+pub fn peer_name(socket: &Socket, names: &Names) -> String {
     names.endpoint(socket.proto.name(), &socket.peer_text())
 }

@@ -213,8 +213,10 @@ mod tests {
     fn sample(mono: f64, n: u32) -> Arc<Sample> {
         let mut sample = crate::app::socket_rows::tests::sample(n);
         sample.mono = mono;
-        for (i, socket) in (0u32..).zip(sample.sockets.iter_mut()) {
-            socket.send_q = (i * 31) % 13;
+        for i in 0..sample.sockets.len() {
+            sample
+                .sockets
+                .modify(i, |s| s.send_q = (i as u32 * 31) % 13);
         }
         Arc::new(sample)
     }

@@ -20,7 +20,8 @@ use super::view;
 use crate::findings::Thresholds;
 use crate::model::Sample;
 use crate::model::filter::rows::InSample;
-use crate::model::sockets::{Proto, SocketSample, TCP_TIME_WAIT};
+use crate::model::socket_table::{Socket, SocketTable};
+use crate::model::sockets::{Proto, TCP_TIME_WAIT};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -71,7 +72,7 @@ pub struct SocketRows {
 /// How rows are compared: the view's sort, then endpoints, then index (so
 /// the order is total and the same at every size of prefix).
 struct Sorter<'a> {
-    sockets: &'a [SocketSample],
+    sockets: &'a SocketTable,
     column: Column,
     descending: bool,
     limits: Thresholds,
@@ -79,7 +80,7 @@ struct Sorter<'a> {
 
 impl Sorter<'_> {
     fn cmp(&self, a: u32, b: u32) -> std::cmp::Ordering {
-        let (x, y) = (&self.sockets[a as usize], &self.sockets[b as usize]);
+        let (x, y) = (&self.sockets.at(a as usize), &self.sockets.at(b as usize));
         let by = compare(x, y, self.column, &self.limits);
         let by = if self.descending { by.reverse() } else { by };
         by.then_with(|| x.local.cmp(&y.local))
@@ -155,7 +156,7 @@ pub struct Want<'a> {
     pub names_generation: u64,
 }
 
-fn time_wait(socket: &SocketSample) -> bool {
+fn time_wait(socket: &Socket) -> bool {
     socket.proto == Proto::Tcp && socket.state == TCP_TIME_WAIT
 }
 
@@ -291,7 +292,8 @@ impl SocketRows {
         if !want.filter.is_empty() {
             let filter = view::scoped_filter(want.scope, want.filter);
             base.extend((0..sockets.len() as u32).filter(|&i| {
-                let row = InSample::new(&sockets[i as usize], current);
+                let socket = sockets.at(i as usize);
+                let row = InSample::new(&socket, current);
                 filter.matches(&row.with_names(want.names.map(|n| &**n)))
             }));
             self.base = Arc::new(base);
@@ -306,11 +308,11 @@ impl SocketRows {
             let i = i as u32;
             if scope
                 .as_ref()
-                .is_some_and(|s| !s.matches(&InSample::new(socket, current)))
+                .is_some_and(|s| !s.matches(&InSample::new(&socket, current)))
             {
                 continue;
             }
-            if time_wait(socket) && want.expanded != Some(socket.peer) {
+            if time_wait(&socket) && want.expanded != Some(socket.peer) {
                 peers.entry(socket.peer).or_insert((i, 0)).1 += 1;
             } else {
                 base.push(i);
@@ -335,6 +337,7 @@ impl SocketRows {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::TCP_ESTABLISHED;
 
     /// `n` sockets with spread ports and queues, every seventh TIME_WAIT
@@ -417,7 +420,7 @@ pub(super) mod tests {
         let peer = |rows: &[u32]| -> Vec<String> {
             let mut peers: Vec<String> = rows
                 .iter()
-                .map(|&r| current.sockets[r as usize].peer.to_string())
+                .map(|&r| current.sockets.at(r as usize).peer.to_string())
                 .collect();
             peers.dedup();
             peers
@@ -458,7 +461,7 @@ pub(super) mod tests {
         // Five peers, five TIME_WAIT rows.
         let groups = shown
             .iter()
-            .filter(|&&r| time_wait(&current.sockets[r as usize]))
+            .filter(|&&r| time_wait(&current.sockets.at(r as usize)))
             .count();
         assert_eq!(groups, 5);
         assert_eq!(shown.len(), current.sockets.len() - waiting + 5);

@@ -7,7 +7,8 @@
 use super::sockets::{MAX_TRAILS, SocketsView, TRAIL_POINTS, TrailPoint, flag};
 use crate::findings::Thresholds;
 use crate::model::Sample;
-use crate::model::sockets::{SocketKey, SocketSample};
+use crate::model::socket_table::Socket;
+use crate::model::sockets::SocketKey;
 use std::collections::HashSet;
 
 impl SocketsView {
@@ -36,7 +37,7 @@ impl SocketsView {
             .iter()
             .filter_map(|&i| sample.sockets.get(i as usize))
         {
-            let flagged = flag(socket, false, &self.thresholds).is_some();
+            let flagged = flag(&socket, false, &self.thresholds).is_some();
             let key = socket.key();
             let wanted = flagged || Some(key) == self.selected || self.trails.contains_key(&key);
             if !wanted {
@@ -70,12 +71,12 @@ pub fn trail_candidates(
     keys: &HashSet<SocketKey>,
     limits: &Thresholds,
 ) -> Vec<u32> {
-    let wanted = |socket: &SocketSample| {
+    let wanted = |socket: &Socket| {
         flag(socket, false, limits).is_some()
             // Most sockets at scale: nothing to look up (no hashing).
             || (!keys.is_empty() && keys.contains(&socket.key()))
     };
     (0..sample.sockets.len() as u32)
-        .filter(|&i| wanted(&sample.sockets[i as usize]))
+        .filter(|&i| wanted(&sample.sockets.at(i as usize)))
         .collect()
 }

@@ -19,7 +19,8 @@ use crate::findings::{Thresholds, stuck};
 use crate::model::Sample;
 use crate::model::filter::Expr;
 use crate::model::filter::rows::InSample;
-use crate::model::sockets::{SocketKey, SocketSample};
+use crate::model::socket_table::{Socket, SocketTable};
+use crate::model::sockets::SocketKey;
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 
@@ -61,11 +62,7 @@ const SORT_ORDER: &[Column] = &[
 ];
 
 /// Why a row is highlighted: words, so it shows without colour.
-pub fn flag(
-    socket: &SocketSample,
-    overflows_rising: bool,
-    limits: &Thresholds,
-) -> Option<&'static str> {
+pub fn flag(socket: &Socket, overflows_rising: bool, limits: &Thresholds) -> Option<&'static str> {
     if socket.accept_queue_full() {
         Some("FULL")
     } else if socket.is_listener() && overflows_rising && socket.recv_q > 0 {
@@ -79,18 +76,18 @@ pub fn flag(
 
 /// The process a socket is grouped under in the tree (F5): its first
 /// owner's pid; None when no owner is known.
-pub fn owner_pid(socket: &SocketSample) -> Option<u32> {
+pub fn owner_pid(socket: &Socket) -> Option<u32> {
     socket.users.first().map(|user| user.pid)
 }
 
 /// The tree's order: each process's sockets together, in the sorted order
 /// of the process's first socket (so the sort still picks the top
 /// process); sockets without a known owner last.
-pub(super) fn group_by_owner(order: Vec<u32>, sockets: &[SocketSample]) -> Vec<u32> {
+pub(super) fn group_by_owner(order: Vec<u32>, sockets: &SocketTable) -> Vec<u32> {
     let mut groups: Vec<(Option<u32>, Vec<u32>)> = Vec::new();
     let mut group_of: HashMap<Option<u32>, usize> = HashMap::new();
     for row in order {
-        let owner = owner_pid(&sockets[row as usize]);
+        let owner = owner_pid(&sockets.at(row as usize));
         let group = *group_of.entry(owner).or_insert_with(|| {
             groups.push((owner, Vec::new()));
             groups.len() - 1
@@ -111,8 +108,8 @@ pub enum Branch {
 }
 
 /// The branch of row `index` of a tree `order`.
-pub fn branch(order: &[u32], index: usize, sockets: &[SocketSample]) -> Branch {
-    let owner = |i: usize| owner_pid(&sockets[order[i] as usize]);
+pub fn branch(order: &[u32], index: usize, sockets: &SocketTable) -> Branch {
+    let owner = |i: usize| owner_pid(&sockets.at(order[i] as usize));
     if index == 0 || owner(index - 1) != owner(index) {
         Branch::First
     } else if index + 1 < order.len() && owner(index + 1) == owner(index) {
@@ -282,12 +279,12 @@ impl SocketsView {
             .and_then(|key| {
                 // Where it was first: the common case costs one comparison.
                 let here = sorted.get(self.selected_position);
-                if here.is_some_and(|&i| current.sockets[i as usize].key() == key) {
+                if here.is_some_and(|&i| current.sockets.at(i as usize).key() == key) {
                     return Some(self.selected_position);
                 }
                 sorted
                     .iter()
-                    .position(|&i| current.sockets[i as usize].key() == key)
+                    .position(|&i| current.sockets.at(i as usize).key() == key)
             })
             .or(Some(self.selected_position.min(order.len() - 1)))
     }
@@ -308,14 +305,14 @@ impl SocketsView {
     }
 
     /// The selected socket in `current`, if it still exists.
-    pub fn selected_socket<'a>(&self, current: &'a Sample) -> Option<&'a SocketSample> {
+    pub fn selected_socket<'a>(&self, current: &'a Sample) -> Option<Socket<'a>> {
         let key = self.selected?;
         current.sockets.iter().find(|s| s.key() == key)
     }
 
     /// The socket the selection is on (as Enter would pick it), selecting
     /// it by its endpoints from now on.
-    pub fn selection<'a>(&mut self, current: &'a Sample) -> Option<&'a SocketSample> {
+    pub fn selection<'a>(&mut self, current: &'a Sample) -> Option<Socket<'a>> {
         self.order(current);
         let order = self.take_order();
         let at = self.selected_index(&order, current);
@@ -340,7 +337,7 @@ impl SocketsView {
                 let row = self.rows.shown.rows.get(at).copied();
                 match row.filter(|&row| self.row_count(row) > 1) {
                     // A TIME_WAIT group opens into its sockets.
-                    Some(row) => self.expanded = Some(current.sockets[row as usize].peer),
+                    Some(row) => self.expanded = Some(current.sockets.at(row as usize).peer),
                     None => self.detail = len > 0,
                 }
             }
@@ -426,7 +423,7 @@ impl TabView for SocketsView {
             }
             Action::KillSocket => {
                 let current = shown.current();
-                return Reply::Kill(current.and_then(|c| self.selection(c).cloned()));
+                return Reply::Kill(current.and_then(|c| self.selection(c).map(|s| s.to_sample())));
             }
             _ => {}
         }
@@ -453,7 +450,7 @@ impl TabView for SocketsView {
                 if !self.detail
                     && let Some(flow) = self.selection(current).and_then(|socket| {
                         let flows = &current.capture.as_ref()?.flows;
-                        crate::model::capture::flow_of_socket(flows, socket).cloned()
+                        crate::model::capture::flow_of_socket(flows, &socket).cloned()
                     }) =>
             {
                 Reply::OpenFlow(flow)
@@ -521,7 +518,7 @@ impl TableRows for SocketsView {
         }
         let row = self.rows.shown.rows.get(index);
         let socket = row.and_then(|&row| current.sockets.get(row as usize));
-        socket.is_some_and(|socket| search.matches(&InSample::new(socket, current)))
+        socket.is_some_and(|socket| search.matches(&InSample::new(&socket, current)))
     }
 
     fn select_at(&mut self, index: usize, shown: &Shown) {

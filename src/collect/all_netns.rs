@@ -29,7 +29,7 @@ use super::sockets::SockDiag;
 use crate::model::InterfaceSample;
 use crate::model::netns::{DROP_COUNTERS, NamespaceInfo};
 use crate::model::snmp;
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::SocketTable;
 use anyhow::{Context, Result, bail};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -219,11 +219,7 @@ impl AllNamespaces {
     /// it again copied 100,000 rows three times). A namespace that
     /// cannot be opened or read this tick is left out of this sample, not
     /// an error; failing to come back home is one.
-    pub fn collect(
-        &mut self,
-        primary: Primary,
-        sockets: &mut Vec<SocketSample>,
-    ) -> Result<Collected> {
+    pub fn collect(&mut self, primary: Primary, sockets: &mut SocketTable) -> Result<Collected> {
         let found = discover();
         self.watched.retain(|_, w| found.contains_key(&w.inode));
         let mut inodes: Vec<&u64> = found.keys().collect();
@@ -289,9 +285,9 @@ impl AllNamespaces {
             let Ok((mut own, mut interfaces, counters, read_mono)) = watched.read() else {
                 continue; // it went between finding and reading
             };
-            own.iter_mut().for_each(|s| s.netns = id);
+            (0..own.len()).for_each(|i| own.set_netns(i, id));
             interfaces.iter_mut().for_each(|i| i.netns = id);
-            sockets.append(&mut own);
+            sockets.append(&own);
             out.interfaces.append(&mut interfaces);
             let label = match (&at.name, at.pid) {
                 (Some(name), _) => name.clone(),
@@ -354,7 +350,7 @@ fn open_inside(inode: u64) -> Result<Watched> {
 /// One namespace's sockets, interfaces, snmp/netstat counters and when
 /// the interfaces and counters were read.
 type Rows = (
-    Vec<SocketSample>,
+    SocketTable,
     Vec<InterfaceSample>,
     BTreeMap<String, u64>,
     f64,

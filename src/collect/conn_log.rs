@@ -17,8 +17,9 @@ use super::conn_owners::{self, ConnOwners};
 use super::tcp_destroy::{self, Destroyed, TCP_LISTEN};
 use super::unowned_bytes::UnownedBytes;
 use crate::model::closed::{ClosedConn, ClosedSample, Ending, ProcessBytes};
-use crate::model::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN as LISTEN};
-use netlink_sys::{Socket, SocketAddr as NetlinkAddr, protocols::NETLINK_SOCK_DIAG};
+use crate::model::socket_table::{Socket, SocketTable};
+use crate::model::sockets::{Proto, SocketUser, TCP_LISTEN as LISTEN};
+use netlink_sys::{Socket as Netlink, SocketAddr as NetlinkAddr, protocols::NETLINK_SOCK_DIAG};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
@@ -79,7 +80,7 @@ struct Listener {
 }
 
 pub struct ConnLog {
-    socket: Result<Socket, String>,
+    socket: Result<Netlink, String>,
     buffer: Vec<u8>,
     /// Sorted by cookie.
     known: Vec<Known>,
@@ -148,7 +149,7 @@ impl ConnLog {
     /// one (`UnownedBytes`).
     pub fn observe(
         &mut self,
-        sockets: &[SocketSample],
+        sockets: &SocketTable,
         cookies: &[u64],
         mono: f64,
     ) -> Vec<ProcessBytes> {
@@ -203,7 +204,7 @@ impl ConnLog {
     /// The dump's sockets (`seen`, by cookie) to `UnownedBytes`, against
     /// the previous dump's counters; none in the first dump, before which
     /// no rate counts.
-    fn count_unowned(&mut self, seen: &[Seen], sockets: &[SocketSample]) -> Vec<ProcessBytes> {
+    fn count_unowned(&mut self, seen: &[Seen], sockets: &SocketTable) -> Vec<ProcessBytes> {
         let mut named = Vec::new();
         if self.tick == 1 {
             return named;
@@ -220,7 +221,7 @@ impl ConnLog {
                 let k = &known[known.binary_search_by_key(&s.cookie, |k| k.cookie).ok()?];
                 (k.last_tick + 1 == tick).then_some((k.bytes_acked, k.bytes_received))
             };
-            let socket = &sockets[s.row as usize];
+            let socket = &sockets.at(s.row as usize);
             self.unowned
                 .sighting(s.cookie, socket, previous, &mut named);
         }
@@ -398,14 +399,14 @@ impl ConnLog {
 fn merge(
     old: Vec<Known>,
     seen: &[Seen],
-    sockets: &[SocketSample],
+    sockets: &SocketTable,
     tick: u64,
     mono: f64,
 ) -> Vec<Known> {
     let mut next: Vec<Known> = Vec::with_capacity(seen.len() + seen.len() / 64);
     let mut old = old.into_iter().peekable();
     for s in seen {
-        let socket = &sockets[s.row as usize];
+        let socket = &sockets.at(s.row as usize);
         if let Some(last) = next.last_mut()
             && last.cookie == s.cookie
             && last.last_tick == tick
@@ -441,10 +442,10 @@ fn merge(
 }
 
 /// A dump's sighting of a known socket.
-fn update(known: &mut Known, socket: &SocketSample, tick: u64) {
+fn update(known: &mut Known, socket: &Socket, tick: u64) {
     known.last_tick = tick;
     if !socket.users.is_empty() && *known.users != *socket.users {
-        known.users = socket.users.as_slice().into();
+        known.users = socket.users.into();
     }
     if let Some(info) = socket.tcp {
         known.bytes_acked = info.bytes_acked;
@@ -464,8 +465,8 @@ fn keep_unseen(next: &mut Vec<Known>, known: Known, tick: u64) {
 /// The netlink socket, bound to the destroy groups, non-blocking, with a
 /// large receive buffer (SO_RCVBUFFORCE needs CAP_NET_ADMIN; without it
 /// the kernel caps SO_RCVBUF at net.core.rmem_max).
-fn subscribe() -> Result<Socket, String> {
-    let mut socket = Socket::new(NETLINK_SOCK_DIAG)
+fn subscribe() -> Result<Netlink, String> {
+    let mut socket = Netlink::new(NETLINK_SOCK_DIAG)
         .map_err(|e| format!("connection log: cannot open a sock_diag socket: {e}"))?;
     let fd = socket.as_raw_fd();
     let size = RECEIVE_BUFFER;
@@ -509,7 +510,7 @@ fn subscribe() -> Result<Socket, String> {
 
 /// Reads every queued notification. ENOBUFS (the kernel dropped some) is
 /// counted and reading goes on: the queue still holds the rest.
-fn read_pending(socket: &Socket, buffer: &mut [u8], enobufs: &mut u64) -> Vec<Destroyed> {
+fn read_pending(socket: &Netlink, buffer: &mut [u8], enobufs: &mut u64) -> Vec<Destroyed> {
     let mut out = Vec::new();
     while out.len() < MAX_READ_PER_TICK {
         let size = match socket.recv(&mut &mut buffer[..], libc::MSG_DONTWAIT) {
@@ -549,7 +550,7 @@ pub fn parse_datagram(datagram: &[u8], out: &mut Vec<Destroyed>) {
 }
 
 /// The socket's drop count (SO_MEMINFO's SK_MEMINFO_DROPS).
-fn socket_drops(socket: &Socket) -> Option<u64> {
+fn socket_drops(socket: &Netlink) -> Option<u64> {
     let mut meminfo = [0u32; 16];
     let mut length = std::mem::size_of_val(&meminfo) as libc::socklen_t;
     // SAFETY: getsockopt writes at most `length` bytes into `meminfo`.
@@ -578,6 +579,7 @@ fn syn_retries() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::{TCP_ESTABLISHED, TcpInfoSample};
 
     fn socket(port: u16, owner: Option<u32>, acked: u64) -> SocketSample {
@@ -636,12 +638,12 @@ mod tests {
         let mut log = log();
         // Dump order is not cookie order.
         log.observe(
-            &[socket(2, Some(7), 10), socket(1, None, 5)],
+            &SocketTable::from(vec![socket(2, Some(7), 10), socket(1, None, 5)]),
             &[20, 10],
             1.0,
         );
         log.observe(
-            &[socket(1, Some(8), 6), socket(2, None, 11)],
+            &SocketTable::from(vec![socket(1, Some(8), 6), socket(2, None, 11)]),
             &[10, 20],
             2.0,
         );
@@ -653,12 +655,12 @@ mod tests {
         assert_eq!(first.bytes_acked, 11, "the last sighting's, as read");
         assert!(log.take_known(20).is_none(), "taken once");
         // 20 listed again after its end was logged: a new socket.
-        log.observe(&[socket(2, None, 1)], &[20], 3.0);
+        log.observe(&SocketTable::from(vec![socket(2, None, 1)]), &[20], 3.0);
         assert_eq!(log.take_known(20).unwrap().first_seen, 3.0);
         // 10 was last seen at tick 2: kept through tick 4, gone at 5.
-        log.observe(&[], &[], 4.0);
+        log.observe(&SocketTable::default(), &[], 4.0);
         assert_eq!(log.known.iter().filter(|k| k.cookie == 10).count(), 1);
-        log.observe(&[], &[], 5.0);
+        log.observe(&SocketTable::default(), &[], 5.0);
         assert!(log.take_known(10).is_none());
         assert!(log.known.is_empty());
     }
@@ -669,15 +671,32 @@ mod tests {
     #[test]
     fn bytes_moved_before_the_owner_was_found_go_to_it() {
         let mut log = log();
-        assert!(log.observe(&[socket(1, None, 10)], &[10], 1.0).is_empty());
-        assert!(log.observe(&[socket(1, None, 50)], &[10], 2.0).is_empty());
-        assert!(log.observe(&[socket(1, None, 80)], &[10], 3.0).is_empty());
-        let named = log.observe(&[socket(1, Some(7), 100)], &[10], 4.0);
+        assert!(
+            log.observe(&SocketTable::from(vec![socket(1, None, 10)]), &[10], 1.0)
+                .is_empty()
+        );
+        assert!(
+            log.observe(&SocketTable::from(vec![socket(1, None, 50)]), &[10], 2.0)
+                .is_empty()
+        );
+        assert!(
+            log.observe(&SocketTable::from(vec![socket(1, None, 80)]), &[10], 3.0)
+                .is_empty()
+        );
+        let named = log.observe(
+            &SocketTable::from(vec![socket(1, Some(7), 100)]),
+            &[10],
+            4.0,
+        );
         assert_eq!(named.len(), 1);
         assert_eq!((named[0].user.pid, named[0].bytes_sent), (7, 70));
         assert!(
-            log.observe(&[socket(1, Some(7), 120)], &[10], 5.0)
-                .is_empty()
+            log.observe(
+                &SocketTable::from(vec![socket(1, Some(7), 120)]),
+                &[10],
+                5.0
+            )
+            .is_empty()
         );
     }
 }

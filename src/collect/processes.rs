@@ -8,7 +8,7 @@ use super::containers::cgroups::CgroupPaths;
 use super::containers::{self, Found, Resolver, real_uid};
 use crate::model::closed::ClosedSample;
 use crate::model::processes::{Container, ProcessInfo};
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::SocketTable;
 use crate::text;
 use std::collections::{HashMap, HashSet};
 
@@ -38,7 +38,7 @@ struct Known {
 
 impl ProcessTable {
     /// The processes holding `sockets`, by pid.
-    pub fn collect(&mut self, sockets: &[SocketSample]) -> Vec<ProcessInfo> {
+    pub fn collect(&mut self, sockets: &SocketTable) -> Vec<ProcessInfo> {
         self.collect_owners(owners(sockets, &ClosedSample::default()))
     }
 
@@ -102,7 +102,7 @@ impl ProcessTable {
 /// Each (pid, command) holding one of `sockets`, once, and those still
 /// running that owned the `closed` connections (a short connection's
 /// owner may hold no socket at the dump).
-pub fn owners(sockets: &[SocketSample], closed: &ClosedSample) -> Vec<(u32, String)> {
+pub fn owners(sockets: &SocketTable, closed: &ClosedSample) -> Vec<(u32, String)> {
     let mut owners: HashSet<(u32, &str)> = sockets
         .iter()
         .flat_map(|s| s.users.iter().map(|u| (u.pid, u.process.as_str())))

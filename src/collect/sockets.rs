@@ -5,6 +5,7 @@
 //! after the thread entered the watched namespace, so it dumps that one.
 
 use super::inet_diag;
+use crate::model::socket_table::SocketTable;
 #[cfg(test)]
 use crate::model::sockets::TcpInfoSample;
 use crate::model::sockets::{Proto, SocketKey, SocketSample, TCP_ESTABLISHED};
@@ -35,7 +36,7 @@ const INET_DIAG_REQ_LEN: usize = 60;
 
 /// What one dump of every TCP and UDP socket found.
 pub struct SocketDump {
-    pub sockets: Vec<SocketSample>,
+    pub sockets: SocketTable,
     /// The socket cookie of each of `sockets`, in the same order.
     pub cookies: Vec<u64>,
     /// TCP sockets per state, index = state - 1.
@@ -95,19 +96,22 @@ impl SockDiag {
     /// Every TCP and UDP socket, IPv4 and IPv6, in every state.
     pub fn dump(&mut self) -> Result<SocketDump> {
         let mut out = SocketDump {
-            sockets: Vec::with_capacity(self.last_count + self.last_count / 8),
+            sockets: SocketTable::with_capacity(self.last_count + self.last_count / 8),
             cookies: Vec::with_capacity(self.last_count + self.last_count / 8),
             states: [0; 11],
         };
-        let tcp_done = self.dump_tcp(&mut out).is_ok();
+        let before = std::mem::take(&mut self.queued);
+        let mut queued = HashMap::new();
+        let tcp_done = self.dump_tcp(&mut out, &before, &mut queued).is_ok();
         for (proto, protocol) in [(Proto::Tcp, IPPROTO_TCP), (Proto::Udp, IPPROTO_UDP)] {
             if proto == Proto::Tcp && tcp_done {
                 continue;
             }
             for family in [AF_INET, AF_INET6] {
                 let result = self.run(family_request(proto, protocol, family), |payload| {
-                    if let Some(socket) = inet_diag::parse(proto, payload) {
-                        out.sockets.push(socket);
+                    if let Some(mut socket) = inet_diag::parse(proto, payload) {
+                        count(&mut socket, &mut out.states, &before, &mut queued);
+                        out.sockets.push(&socket);
                         out.cookies
                             .push(super::tcp_destroy::cookie(payload).unwrap_or(0));
                     }
@@ -119,34 +123,6 @@ impl SockDiag {
                 {
                     return Err(error);
                 }
-            }
-        }
-        let mut queued = HashMap::new();
-        for socket in &mut out.sockets {
-            if socket.proto == Proto::Tcp
-                && let Some(count) = out
-                    .states
-                    .get_mut(usize::from(socket.state).wrapping_sub(1))
-            {
-                *count += 1;
-            }
-            if socket.proto == Proto::Tcp
-                && socket.state == TCP_ESTABLISHED
-                && (socket.recv_q > 0 || socket.send_q > 0)
-            {
-                let key = socket.key();
-                let now = Queued::of(socket);
-                socket.queue_streak = match self.queued.get(&key) {
-                    Some(before) if now.stalled_since(before) => before.streak + 1,
-                    _ => 1,
-                };
-                queued.insert(
-                    key,
-                    Queued {
-                        streak: socket.queue_streak,
-                        ..now
-                    },
-                );
             }
         }
         self.queued = queued;
@@ -163,7 +139,12 @@ impl SockDiag {
     /// sample's CPU (issue 27). IPv6 rows go after the IPv4 ones, each in
     /// walk order: what the two dumps gave. On an error `out` is left empty
     /// of TCP rows, for the per-family dumps to fill.
-    fn dump_tcp(&mut self, out: &mut SocketDump) -> Result<()> {
+    fn dump_tcp(
+        &mut self,
+        out: &mut SocketDump,
+        before: &HashMap<SocketKey, Queued>,
+        queued: &mut HashMap<SocketKey, Queued>,
+    ) -> Result<()> {
         let mut request = Vec::with_capacity(INET_DIAG_REQ_LEN);
         request.extend_from_slice(&[
             0, // AF_UNSPEC
@@ -174,24 +155,28 @@ impl SockDiag {
         request.extend_from_slice(&[0; 48]); // struct inet_diag_sockid: any
         request.extend_from_slice(&StateFlags::all().bits().to_ne_bytes());
         request.extend_from_slice(&0u32.to_ne_bytes()); // idiag_dbs, unused
-        let mut v6: (Vec<SocketSample>, Vec<u64>) = Default::default();
+        let mut v6: (SocketTable, Vec<u64>) = Default::default();
+        let mut states = [0; 11];
         let result = self.run_raw(TCPDIAG_GETSOCK, &request, |payload| {
-            if let Some(socket) = inet_diag::parse(Proto::Tcp, payload) {
+            if let Some(mut socket) = inet_diag::parse(Proto::Tcp, payload) {
+                count(&mut socket, &mut states, before, queued);
                 let (sockets, cookies) = if payload[0] == AF_INET6 {
                     (&mut v6.0, &mut v6.1)
                 } else {
                     (&mut out.sockets, &mut out.cookies)
                 };
-                sockets.push(socket);
+                sockets.push(&socket);
                 cookies.push(super::tcp_destroy::cookie(payload).unwrap_or(0));
             }
         });
         if result.is_err() {
-            out.sockets.clear();
+            out.sockets = SocketTable::default();
             out.cookies.clear();
+            queued.clear();
             return result;
         }
-        out.sockets.append(&mut v6.0);
+        out.states = states;
+        out.sockets.append(&v6.0);
         out.cookies.append(&mut v6.1);
         Ok(())
     }
@@ -292,6 +277,37 @@ impl SockDiag {
 }
 
 /// An established socket's queues and progress counters at one sample.
+/// Counts a dumped socket in `states` and sets its queue streak against
+/// the last sample's queued sockets (`before`), noting it in `now`.
+fn count(
+    socket: &mut SocketSample,
+    states: &mut [u32; 11],
+    before: &HashMap<SocketKey, Queued>,
+    now: &mut HashMap<SocketKey, Queued>,
+) {
+    if socket.proto != Proto::Tcp {
+        return;
+    }
+    if let Some(count) = states.get_mut(usize::from(socket.state).wrapping_sub(1)) {
+        *count += 1;
+    }
+    if socket.state == TCP_ESTABLISHED && (socket.recv_q > 0 || socket.send_q > 0) {
+        let key = socket.as_socket().key();
+        let queue = Queued::of(socket);
+        socket.queue_streak = match before.get(&key) {
+            Some(before) if queue.stalled_since(before) => before.streak + 1,
+            _ => 1,
+        };
+        now.insert(
+            key,
+            Queued {
+                streak: socket.queue_streak,
+                ..queue
+            },
+        );
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Queued {
     streak: u32,
@@ -410,6 +426,7 @@ mod tests {
             let dump = diag.dump().unwrap();
             found = dump
                 .sockets
+                .to_vec()
                 .into_iter()
                 .find(|s| s.local == address && s.peer == client.local_addr().unwrap());
             if found.as_ref().is_some_and(|s| s.recv_q == 1000) {
@@ -419,7 +436,7 @@ mod tests {
         }
         let socket = found.expect("the accepted socket is in the dump");
         assert_eq!(socket.recv_q, 1000);
-        assert_eq!(socket.state_name(), "ESTAB");
+        assert_eq!(socket.as_socket().state_name(), "ESTAB");
         assert!(socket.tcp.is_some_and(|t| t.cwnd > 0));
         assert!(socket.inode != 0);
         let listening = diag.dump().unwrap();
@@ -505,11 +522,12 @@ mod oracle {
         };
         let mut diag = SockDiag::new().unwrap();
         let mut one = SocketDump {
-            sockets: Vec::new(),
+            sockets: SocketTable::from(Vec::new()),
             cookies: Vec::new(),
             states: [0; 11],
         };
-        diag.dump_tcp(&mut one).unwrap();
+        diag.dump_tcp(&mut one, &HashMap::new(), &mut HashMap::new())
+            .unwrap();
         assert_eq!(one.sockets.len(), one.cookies.len());
         let mut two = Vec::new();
         for family in [AF_INET, AF_INET6] {
@@ -519,8 +537,9 @@ mod oracle {
             });
         }
         let expected = if v6.is_some() { 6 } else { 3 };
-        assert_eq!(mine(&one.sockets).len(), expected);
-        assert_eq!(mine(&one.sockets), mine(&two));
+        let one_list = one.sockets.to_vec();
+        assert_eq!(mine(&one_list).len(), expected);
+        assert_eq!(mine(&one_list), mine(&two));
         let first_v6 = one.sockets.iter().position(|s| s.local.is_ipv6());
         let last_v4 = one.sockets.iter().rposition(|s| s.local.is_ipv4());
         assert!(first_v6.is_none_or(|v6| last_v4.is_none_or(|v4| v4 < v6)));

@@ -4,7 +4,8 @@
 use super::owners::{Owner, OwnerLookup};
 use super::sockets::SockDiag;
 use super::{snmp, sysctl};
-use crate::model::sockets::{SocketSample, TcpSample};
+use crate::model::socket_table::SocketTable;
+use crate::model::sockets::TcpSample;
 use anyhow::Result;
 use std::collections::{BTreeMap, HashSet};
 
@@ -47,8 +48,8 @@ impl StackCollector {
     pub fn collect_with(
         &mut self,
         deadline: std::time::Instant,
-        others: impl FnOnce(&BTreeMap<String, u64>, &mut Vec<SocketSample>) -> Result<()>,
-    ) -> Result<(Vec<SocketSample>, TcpSample, f64)> {
+        others: impl FnOnce(&BTreeMap<String, u64>, &mut SocketTable) -> Result<()>,
+    ) -> Result<(SocketTable, TcpSample, f64)> {
         // When the watched namespace's sockets were read: the middle of
         // their dump alone. The owners' look-up after it may wait up to
         // the deadline, and a rate over a time that included that wait
@@ -70,18 +71,23 @@ impl StackCollector {
         self.owners.request(live, self.all_netns, wait);
         let owners = self.owners.map();
         let denied = owners.denied();
-        for socket in &mut sockets {
-            if socket.inode == 0 {
+        for index in 0..sockets.len() {
+            let inode = sockets.at(index).inode;
+            if inode == 0 {
                 continue;
             }
-            match owners.owner(socket.inode) {
-                Owner::Known(users) => socket.users = users.iter().cloned().collect(),
-                Owner::Unowned => socket.owner_denied = denied,
-                Owner::Pending => socket.owner_pending = true,
+            match owners.owner(inode) {
+                Owner::Known(users) => sockets.set_users(index, users),
+                Owner::Unowned => sockets.set_owner_unknown(index, denied, false),
+                Owner::Pending => sockets.set_owner_unknown(index, false, true),
             }
         }
         drop(owners);
-        let orphans = sockets[..primary].iter().filter(|s| s.is_orphan()).count() as u32;
+        let orphans = sockets
+            .iter()
+            .take(primary)
+            .filter(|s| s.is_orphan())
+            .count() as u32;
         let tcp = TcpSample {
             states: dump.states,
             counters,

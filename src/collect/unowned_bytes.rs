@@ -9,7 +9,8 @@
 //! (`ClosedSample::unowned_bytes`).
 
 use crate::model::closed::ProcessBytes;
-use crate::model::sockets::{SocketSample, SocketUser};
+use crate::model::socket_table::Socket;
+use crate::model::sockets::SocketUser;
 use std::collections::HashMap;
 
 /// tcpi_bytes_acked and tcpi_bytes_received, as the rates read them.
@@ -30,7 +31,7 @@ impl UnownedBytes {
     pub fn sighting(
         &mut self,
         cookie: u64,
-        socket: &SocketSample,
+        socket: &Socket,
         previous: impl FnOnce() -> Option<Counters>,
         named: &mut Vec<ProcessBytes>,
     ) {
@@ -79,6 +80,7 @@ impl UnownedBytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::{Proto, TCP_ESTABLISHED, TcpInfoSample};
 
     fn socket(owner: Option<u32>, acked: u64, received: u64) -> SocketSample {
@@ -122,15 +124,30 @@ mod tests {
     fn bytes_moved_without_an_owner_go_to_the_owner_named_later() {
         let mut unowned = UnownedBytes::default();
         let mut named = Vec::new();
-        unowned.sighting(5, &socket(None, 101, 4_000), || None, &mut named);
+        unowned.sighting(
+            5,
+            &(socket(None, 101, 4_000)).as_socket(),
+            || None,
+            &mut named,
+        );
         let second = socket(None, 301, 9_000);
-        unowned.sighting(5, &second, || Some((101, 4_000)), &mut named);
+        unowned.sighting(5, &second.as_socket(), || Some((101, 4_000)), &mut named);
         assert!(named.is_empty());
-        unowned.sighting(5, &socket(Some(7), 501, 9_500), || None, &mut named);
+        unowned.sighting(
+            5,
+            &(socket(Some(7), 501, 9_500)).as_socket(),
+            || None,
+            &mut named,
+        );
         assert_eq!(named.len(), 1);
         assert_eq!(named[0].user.pid, 7);
         assert_eq!((named[0].bytes_sent, named[0].bytes_received), (301, 9_000));
-        unowned.sighting(5, &socket(Some(7), 601, 9_600), || None, &mut named);
+        unowned.sighting(
+            5,
+            &(socket(Some(7), 601, 9_600)).as_socket(),
+            || None,
+            &mut named,
+        );
         assert_eq!(named.len(), 1, "given once");
         assert_eq!(named[0].conns, 1);
     }
@@ -141,8 +158,8 @@ mod tests {
     fn an_ownerless_end_and_a_forgotten_socket_leave_nothing() {
         let mut unowned = UnownedBytes::default();
         let mut named = Vec::new();
-        unowned.sighting(5, &socket(None, 10, 10), || None, &mut named);
-        unowned.sighting(6, &socket(None, 20, 20), || None, &mut named);
+        unowned.sighting(5, &(socket(None, 10, 10)).as_socket(), || None, &mut named);
+        unowned.sighting(6, &(socket(None, 20, 20)).as_socket(), || None, &mut named);
         unowned.named(5, None, &mut named);
         unowned.retain(|cookie| cookie != 6);
         let user = socket(Some(7), 0, 0).users.first().unwrap().clone();

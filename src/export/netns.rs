@@ -62,8 +62,8 @@ pub fn render(out: &mut String, sample: &Sample) {
     );
     // One pass (a namespace's rows are together), not one per namespace.
     let mut counts: HashMap<u16, usize> = HashMap::new();
-    for run in sample.sockets.chunk_by(|a, b| a.netns == b.netns) {
-        *counts.entry(run[0].netns).or_default() += run.len();
+    for (netns, run) in sample.sockets.netns_runs() {
+        *counts.entry(netns).or_default() += run.len();
     }
     for info in &sample.namespaces {
         let count = counts.get(&info.id).copied().unwrap_or(0);

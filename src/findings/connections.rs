@@ -12,9 +12,9 @@
 use super::{Evidence, Finding, Hold, Severity, Thresholds};
 use crate::model::Sample;
 use crate::model::snmp;
+use crate::model::socket_table::Socket;
 use crate::model::sockets::{
-    Proto, SocketKey, SocketSample, TCP_CLOSE_WAIT, TCP_LISTEN, TCP_SYN_SENT, TCP_TIME_WAIT,
-    TcpSample,
+    Proto, SocketKey, TCP_CLOSE_WAIT, TCP_LISTEN, TCP_SYN_SENT, TCP_TIME_WAIT, TcpSample,
 };
 use crate::model::tcp_rates::TcpRates;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -38,11 +38,11 @@ fn process(user: Option<(u32, &str)>) -> Option<String> {
     user.map(|(pid, name)| super::pid_name(pid, name))
 }
 
-fn first_owner(socket: &SocketSample) -> Option<(u32, &str)> {
+fn first_owner<'a>(socket: &Socket<'a>) -> Option<(u32, &'a str)> {
     socket.users.first().map(|u| (u.pid, u.process.as_str()))
 }
 
-fn tcp_in(socket: &SocketSample, state: u8) -> bool {
+fn tcp_in(socket: &Socket, state: u8) -> bool {
     socket.proto == Proto::Tcp && socket.state == state
 }
 
@@ -68,7 +68,7 @@ fn close_wait(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) 
         .sockets
         .iter()
         .filter(|s| tcp_in(s, TCP_CLOSE_WAIT))
-        .map(SocketSample::key)
+        .map(|s| s.key())
         .collect();
     // Keyed by namespace too: under --all-netns two namespaces' piles on
     // one port are two leaks.
@@ -78,14 +78,14 @@ fn close_wait(previous: Option<&Sample>, current: &Sample, limits: &Thresholds) 
         .iter()
         .filter(|s| tcp_in(s, TCP_CLOSE_WAIT))
     {
-        let pid = first_owner(socket).map(|(pid, _)| pid);
+        let pid = first_owner(&socket).map(|(pid, _)| pid);
         *count_before
             .entry((socket.netns, pid, socket.local.port()))
             .or_default() += 1;
     }
     let mut piles: BTreeMap<(u16, Option<u32>, u16), Pile> = BTreeMap::new();
     for socket in current.sockets.iter().filter(|s| tcp_in(s, TCP_CLOSE_WAIT)) {
-        let owner = first_owner(socket);
+        let owner = first_owner(&socket);
         let pile = piles
             .entry((socket.netns, owner.map(|(pid, _)| pid), socket.local.port()))
             .or_default();
@@ -196,7 +196,7 @@ fn port_exhaustion(current: &Sample, tcp: &TcpSample, limits: &Thresholds) -> Ve
         if socket.state == TCP_TIME_WAIT {
             to.time_wait += 1;
         }
-        if let Some((pid, name)) = first_owner(socket) {
+        if let Some((pid, name)) = first_owner(&socket) {
             to.owners.entry(pid).or_insert((name, 0)).1 += 1;
         }
     }
@@ -298,7 +298,7 @@ fn connect_timeout(
         let to = destinations.entry((socket.netns, socket.peer)).or_default();
         to.count += 1;
         to.most_retries = to.most_retries.max(retries);
-        match first_owner(socket) {
+        match first_owner(&socket) {
             Some((pid, name)) => to.owners.entry(pid).or_insert((name, 0)).1 += 1,
             None => to.unowned += 1,
         }
@@ -370,6 +370,7 @@ fn connect_timeout(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::{SocketUser, TCP_ESTABLISHED, TcpInfoSample};
 
     const D: Thresholds = Thresholds::DEFAULT;
@@ -411,7 +412,7 @@ mod tests {
         }
         Sample {
             mono,
-            sockets,
+            sockets: sockets.into(),
             tcp: Some(tcp),
             ..Default::default()
         }
@@ -532,7 +533,7 @@ mod tests {
         // With tcp_tw_reuse=1 the TIME_WAIT ports are free for connect().
         let reuse = sample(
             1.0,
-            now.sockets.clone(),
+            now.sockets.clone().to_vec(),
             &[RANGE, ("net.ipv4.tcp_tw_reuse", "1")],
         );
         assert!(evaluate(None, &reuse, &D).is_empty());

@@ -9,7 +9,8 @@
 use super::{Evidence, Finding, Hold, Severity, Thresholds, process_of};
 use crate::model::Sample;
 use crate::model::snmp;
-use crate::model::sockets::{Proto, SocketSample, TcpSample};
+use crate::model::socket_table::{Socket, SocketTable};
+use crate::model::sockets::{Proto, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 
 pub const TCP_MEMORY: &str = "tcp-memory";
@@ -138,8 +139,8 @@ pub fn evaluate(
 
 /// The TCP sockets holding the most queued bytes, as "local -> peer PID
 /// (command) Recv-Q N B".
-fn largest_queues(sockets: &[SocketSample], count: usize) -> Vec<String> {
-    let mut tcp: Vec<&SocketSample> = sockets
+fn largest_queues(sockets: &SocketTable, count: usize) -> Vec<String> {
+    let mut tcp: Vec<Socket> = sockets
         .iter()
         .filter(|s| s.proto == Proto::Tcp && !s.is_listener() && s.recv_q + s.send_q > 0)
         .collect();
@@ -172,6 +173,7 @@ fn largest_queues(sockets: &[SocketSample], count: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::SocketUser;
 
     const D: Thresholds = Thresholds::DEFAULT;
@@ -213,7 +215,7 @@ mod tests {
         };
         Sample {
             mono,
-            sockets: vec![socket],
+            sockets: vec![socket].into(),
             tcp: Some(tcp),
             ..Default::default()
         }

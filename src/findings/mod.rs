@@ -37,6 +37,7 @@ use crate::model::InterfaceSample;
 use crate::model::Sample;
 use crate::model::netdev::{self, LinkCounter};
 use crate::model::rates::{InterfaceRates, QdiscRates, interface_util};
+use crate::model::socket_table::Socket;
 use serde::Serialize;
 
 /// Every hand-written finding id; the man page documents each. The
@@ -136,7 +137,7 @@ pub fn pid_name(pid: u32, name: &str) -> String {
 
 /// The process holding a socket as a finding names it: "PID 2231 (java)",
 /// "PID 2231 (java) +1 more", or why there is none.
-pub fn process_of(socket: &crate::model::sockets::SocketSample) -> String {
+pub fn process_of(socket: &Socket) -> String {
     let mut pids: Vec<u32> = socket.users.iter().map(|u| u.pid).collect();
     pids.sort_unstable();
     pids.dedup();

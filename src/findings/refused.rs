@@ -27,7 +27,8 @@ use crate::model::Sample;
 use crate::model::capture::RefusedSample;
 use crate::model::netns::PRIMARY;
 use crate::model::snmp;
-use crate::model::sockets::{Proto, SocketSample, TCP_LISTEN};
+use crate::model::socket_table::Socket;
+use crate::model::sockets::{Proto, TCP_LISTEN};
 use crate::model::tcp_rates::TcpRates;
 
 pub const CONNECT_REFUSED: &str = "connect-refused";
@@ -321,7 +322,7 @@ fn listening(current: &Sample, refused: &str) -> String {
     if !ours {
         return String::new();
     }
-    let listeners: Vec<&SocketSample> = current
+    let listeners: Vec<Socket> = current
         .sockets
         .iter()
         .filter(|s| {
@@ -332,7 +333,7 @@ fn listening(current: &Sample, refused: &str) -> String {
         })
         .collect();
     let port = refused.port();
-    let takes = |s: &&SocketSample| {
+    let takes = |s: &Socket| {
         s.local.ip() == refused.ip()
             || (s.local.ip().is_unspecified()
                 && (s.local.is_ipv4() == refused.is_ipv4() || (s.local.is_ipv6() && !s.v6only)))
@@ -342,7 +343,7 @@ fn listening(current: &Sample, refused: &str) -> String {
         (Some(s), _) => format!(
             " (listened on at {} by {})",
             s.local_text(),
-            super::process_of(s)
+            super::process_of(&s)
         ),
         (None, Some(s)) => {
             let at: Vec<String> = listeners.iter().map(|s| s.local_text()).collect();
@@ -359,6 +360,7 @@ fn listening(current: &Sample, refused: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::TcpSample;
 
     const D: Thresholds = Thresholds::DEFAULT;
@@ -529,7 +531,7 @@ mod tests {
             ),
         ] {
             let mut b = b.clone();
-            b.sockets = locals;
+            b.sockets = locals.into();
             let found = evaluate(Some(&a), &b, &D).unwrap();
             assert!(
                 found.summary.contains(said),

@@ -7,7 +7,8 @@ use crate::model::Sample;
 use crate::model::netdev;
 use crate::model::rates::InterfaceRates;
 use crate::model::snmp;
-use crate::model::sockets::{SocketSample, TCP_SYN_RECV, TcpSample};
+use crate::model::socket_table::{Socket, SocketTable};
+use crate::model::sockets::{TCP_SYN_RECV, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use std::collections::HashMap;
 
@@ -195,7 +196,7 @@ fn listen_fix(backlog: &str, somaxconn: Option<&str>) -> String {
 }
 
 /// Peer addresses of SYN_RECV sockets, most frequent first.
-pub fn top_sources(sockets: &[SocketSample], count: usize) -> Vec<(String, usize)> {
+pub fn top_sources(sockets: &SocketTable, count: usize) -> Vec<(String, usize)> {
     let mut by_ip: HashMap<std::net::IpAddr, usize> = HashMap::new();
     for socket in sockets.iter().filter(|s| s.state == TCP_SYN_RECV) {
         *by_ip.entry(socket.peer.ip()).or_default() += 1;
@@ -228,7 +229,7 @@ fn small_packet_interface(
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-fn owner(socket: &SocketSample) -> String {
+fn owner(socket: &Socket) -> String {
     match socket.process_names() {
         Some(names) => format!(" ({names})"),
         None => String::new(),
@@ -239,7 +240,7 @@ fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -
     let overflows = rates
         .and_then(|r| r.rate(snmp::TCP_EXT_LISTEN_OVERFLOWS))
         .unwrap_or(0.0);
-    let mut full: Vec<&SocketSample> = current
+    let mut full: Vec<Socket> = current
         .sockets
         .iter()
         .filter(|s| s.accept_queue_full())
@@ -294,12 +295,12 @@ fn listen_overflow(current: &Sample, tcp: &TcpSample, rates: Option<TcpRates>) -
 }
 
 /// Whether a socket's queue counts as stuck (highlighted in Sockets).
-pub fn stuck(socket: &SocketSample, limits: &Thresholds) -> bool {
+pub fn stuck(socket: &Socket, limits: &Thresholds) -> bool {
     socket.queue_streak >= limits.stuck_queue_samples
 }
 
 fn socket_backlog(current: &Sample, limits: &Thresholds) -> Option<Finding> {
-    let mut stuck: Vec<&SocketSample> = current
+    let mut stuck: Vec<Socket> = current
         .sockets
         .iter()
         .filter(|s| stuck(s, limits))
@@ -326,7 +327,7 @@ fn socket_backlog(current: &Sample, limits: &Thresholds) -> Option<Finding> {
             "{} -> {}{}: {queue} {size} B stuck for {} samples{others}",
             worst.local,
             worst.peer,
-            owner(worst),
+            owner(&worst),
             worst.queue_streak
         ),
         hint: format!(
@@ -376,6 +377,7 @@ fn retransmits(rates: Option<TcpRates>, limits: &Thresholds) -> Option<Finding> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::{Proto, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
 
     const D: Thresholds = Thresholds::DEFAULT;
@@ -421,7 +423,7 @@ mod tests {
         tcp.knobs.insert("net.core.somaxconn".into(), "4096".into());
         Sample {
             mono,
-            sockets,
+            sockets: sockets.into(),
             tcp: Some(tcp),
             ..Default::default()
         }

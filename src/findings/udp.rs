@@ -8,7 +8,8 @@
 use super::{Evidence, Finding, Hold, Severity, Thresholds, process_of};
 use crate::model::Sample;
 use crate::model::snmp;
-use crate::model::sockets::{Proto, SocketSample, TcpSample};
+use crate::model::socket_table::Socket;
+use crate::model::sockets::{Proto, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use std::collections::HashMap;
 
@@ -68,7 +69,7 @@ pub fn evaluate(
             "udp {} {} dropped {per_s:.0} datagrams/s, receive buffer full ({rcvbuf}, Recv-Q {} \
              B); {counters}{others}",
             worst.local_text(),
-            process_of(worst),
+            process_of(&worst),
             worst.recv_q,
         ),
         hint: fix(tcp, worst.rcvbuf),
@@ -96,7 +97,7 @@ fn dropping_sockets<'a>(
     current: &'a Sample,
     seconds: f64,
     limits: &Thresholds,
-) -> Vec<(&'a SocketSample, f64)> {
+) -> Vec<(Socket<'a>, f64)> {
     let before: HashMap<u32, u32> = previous
         .sockets
         .iter()
@@ -142,6 +143,7 @@ fn fix(tcp: &TcpSample, rcvbuf: Option<u32>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::SocketUser;
 
     const D: Thresholds = Thresholds::DEFAULT;
@@ -184,7 +186,7 @@ mod tests {
             .insert("net.core.rmem_max".into(), "106496".into());
         Sample {
             mono,
-            sockets,
+            sockets: sockets.into(),
             tcp: Some(tcp),
             ..Default::default()
         }

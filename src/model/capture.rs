@@ -1,6 +1,7 @@
 //! What a sample carries about packet capture: a status, totals and a
 //! bounded list of flows (the busiest by bytes and by packets).
 
+use crate::model::socket_table::{Socket, SocketTable};
 use serde::{Deserialize, Serialize};
 
 /// Flows a sample carries at most: the top half by bytes, the rest by
@@ -172,14 +173,14 @@ pub struct FlowFinding {
 /// endpoints (the initiator's socket first, then the other end's). The
 /// process is the first matched socket's with one; the namespace is
 /// another namespace's when either end is in one (see `FlowSample::netns`).
-pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSample]) {
+pub fn join_owners(flows: &mut [FlowSample], sockets: &SocketTable) {
     use std::collections::HashMap;
     use std::net::SocketAddr;
     if flows.is_empty() || sockets.is_empty() {
         return;
     }
     let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
-    let by_ends: HashMap<(&str, SocketAddr, SocketAddr), &super::sockets::SocketSample> = sockets
+    let by_ends: HashMap<(&str, SocketAddr, SocketAddr), Socket> = sockets
         .iter()
         .filter(|s| s.peer.port() != 0)
         .map(|s| ((s.proto.name(), canonical(s.local), canonical(s.peer)), s))
@@ -207,10 +208,7 @@ pub fn join_owners(flows: &mut [FlowSample], sockets: &[super::sockets::SocketSa
 
 /// The captured flow of a socket: the one whose endpoints are the socket's
 /// local and peer addresses, either way round.
-pub fn flow_of_socket<'a>(
-    flows: &'a [FlowSample],
-    socket: &super::sockets::SocketSample,
-) -> Option<&'a FlowSample> {
+pub fn flow_of_socket<'a>(flows: &'a [FlowSample], socket: &Socket) -> Option<&'a FlowSample> {
     use std::net::SocketAddr;
     if socket.peer.port() == 0 {
         return None;
@@ -229,10 +227,7 @@ pub fn flow_of_socket<'a>(
 /// The socket of a captured flow: the one whose local and peer addresses
 /// are the flow's endpoints, either way round; of the two a loopback flow
 /// has, the one busier sending.
-pub fn socket_of_flow<'a>(
-    sockets: &'a [super::sockets::SocketSample],
-    flow: &FlowSample,
-) -> Option<&'a super::sockets::SocketSample> {
+pub fn socket_of_flow<'a>(sockets: &'a SocketTable, flow: &FlowSample) -> Option<Socket<'a>> {
     use std::net::SocketAddr;
     let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
     let (Ok(src), Ok(dst)) = (

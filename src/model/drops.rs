@@ -2,7 +2,8 @@
 //! raw and cumulative. Rates come from two samples at display time, like
 //! every other counter, so live, replay, snapshot and export agree.
 
-use super::sockets::{Proto, SocketSample, SocketUser, TCP_LISTEN};
+use super::sockets::{Proto, SocketUser, TCP_LISTEN};
+use crate::model::socket_table::{Socket, SocketTable};
 use serde::{Deserialize, Serialize};
 
 /// The reason a firewall rule's (or conntrack's) drop is counted under.
@@ -101,10 +102,7 @@ impl DropsSample {
 /// The socket behind a drop's: one of the same protocol bound to the same
 /// local port, listeners and unconnected (bound) sockets first, since they
 /// own the port, and among those one with a known owner.
-pub fn owning_socket<'a>(
-    sockets: &'a [SocketSample],
-    socket: &DropSocket,
-) -> Option<&'a SocketSample> {
+pub fn owning_socket<'a>(sockets: &'a SocketTable, socket: &DropSocket) -> Option<Socket<'a>> {
     sockets
         .iter()
         .filter(|s| s.proto.name() == socket.proto && s.local.port() == socket.port)
@@ -118,10 +116,7 @@ pub fn owning_socket<'a>(
 }
 
 /// The process behind a drop's socket (see `owning_socket`).
-pub fn socket_owner<'a>(
-    sockets: &'a [SocketSample],
-    socket: &DropSocket,
-) -> Option<&'a SocketUser> {
+pub fn socket_owner<'a>(sockets: &'a SocketTable, socket: &DropSocket) -> Option<&'a SocketUser> {
     owning_socket(sockets, socket).and_then(|s| s.users.first())
 }
 
@@ -147,6 +142,7 @@ pub fn row_rate(previous: Option<&DropsSample>, row: &DropRow, seconds: f64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
 
     fn socket(proto: Proto, state: u8, local: &str, pid: u32) -> SocketSample {
         SocketSample {
@@ -189,7 +185,7 @@ mod tests {
                 proto: proto.into(),
                 port,
             };
-            socket_owner(&sockets, &s).map(|u| u.pid)
+            socket_owner(&SocketTable::from(sockets.to_vec()), &s).map(|u| u.pid)
         };
         assert_eq!(owner("tcp", 80), Some(8));
         assert_eq!(owner("udp", 53), Some(9));

@@ -22,6 +22,7 @@ pub mod rates;
 pub mod responses;
 pub mod routes;
 pub mod snmp;
+pub mod socket_table;
 pub mod sockets;
 pub mod tcp_rates;
 
@@ -44,7 +45,7 @@ pub struct Sample {
     pub conntrack: ConntrackSample,
     /// TCP and UDP sockets (sock_diag); empty when not collected.
     #[serde(default)]
-    pub sockets: Vec<sockets::SocketSample>,
+    pub sockets: socket_table::SocketTable,
     /// TCP/UDP stack counters, state counts, sockstat and knobs.
     #[serde(default)]
     pub tcp: Option<sockets::TcpSample>,

@@ -6,8 +6,9 @@
 use super::netdev::{self, LinkCounter};
 use super::rates::{InterfaceRates, counter_rate, links_interval};
 use super::snmp;
-use super::sockets::{Proto, SocketSample, TCP_ESTABLISHED, TCP_TIME_WAIT};
+use super::sockets::{Proto, TCP_ESTABLISHED, TCP_TIME_WAIT};
 use super::{InterfaceSample, Sample};
+use crate::model::socket_table::Socket;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -153,7 +154,7 @@ pub fn namespace_rates(
         .sockets
         .iter()
         .filter(|s| s.netns == info.id)
-        .for_each(|s| counts.add(s));
+        .for_each(|s| counts.add(&s));
     rates_with(previous, current, info, counts)
 }
 
@@ -163,9 +164,9 @@ pub fn namespace_rates(
 pub fn all_namespace_rates(previous: Option<&Sample>, current: &Sample) -> Vec<NamespaceRates> {
     let mut counts: HashMap<u16, SocketCounts> = HashMap::new();
     // A namespace's rows are together in a sample: one lookup per run.
-    for run in current.sockets.chunk_by(|a, b| a.netns == b.netns) {
-        let total = counts.entry(run[0].netns).or_default();
-        run.iter().for_each(|s| total.add(s));
+    for (netns, run) in current.sockets.netns_runs() {
+        let total = counts.entry(netns).or_default();
+        run.for_each(|i| total.add(&current.sockets.at(i)));
     }
     current
         .namespace_list()
@@ -188,7 +189,7 @@ struct SocketCounts {
 }
 
 impl SocketCounts {
-    fn add(&mut self, socket: &SocketSample) {
+    fn add(&mut self, socket: &Socket) {
         self.sockets += 1;
         if socket.proto == Proto::Tcp {
             self.tcp += 1;
@@ -286,6 +287,7 @@ pub fn host_peer<'a>(sample: &'a Sample, iface: &InterfaceSample) -> Option<&'a 
 mod tests {
     use super::*;
     use crate::model::LinkCounters;
+    use crate::model::sockets::SocketSample;
 
     fn iface(netns: u16, index: u32, name: &str, link: Option<u32>, rx: u64) -> InterfaceSample {
         InterfaceSample {
@@ -401,7 +403,8 @@ mod tests {
             socket(1, TCP_ESTABLISHED),
             socket(0, 10),
             socket(1, TCP_ESTABLISHED),
-        ];
+        ]
+        .into();
         after.namespaces.push(NamespaceInfo {
             id: 2,
             label: "empty".into(),

@@ -22,7 +22,8 @@ use super::Sample;
 use super::capture::CaptureRates;
 use super::closed::ClosedConn;
 use super::rates::sockets_interval;
-use super::sockets::{Proto, SocketKey, SocketSample, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
+use super::sockets::{Proto, SocketKey, SocketUser, TCP_ESTABLISHED, TCP_LISTEN};
+use crate::model::socket_table::Socket;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -244,7 +245,7 @@ struct Counted {
     retrans: u64,
 }
 
-fn counted(socket: &SocketSample) -> Option<Counted> {
+fn counted(socket: &Socket) -> Option<Counted> {
     let tcp = socket.tcp.as_ref()?;
     Some(Counted {
         sent: tcp.bytes_acked,
@@ -255,7 +256,7 @@ fn counted(socket: &SocketSample) -> Option<Counted> {
 
 /// The process a socket is accounted to: its first holder (a socket
 /// shared after fork is counted once, under the first pid ss lists).
-pub fn owner(socket: &SocketSample) -> Option<u32> {
+pub fn owner(socket: &Socket) -> Option<u32> {
     socket.users.first().map(|u| u.pid)
 }
 
@@ -284,7 +285,7 @@ pub fn socket_rates(previous: Option<&Sample>, current: &Sample) -> HashMap<Sock
         .sockets
         .iter()
         .filter_map(|s| {
-            let delta = moved(counted(s)?, before.get(&s.key()).copied())?;
+            let delta = moved(counted(&s)?, before.get(&s.key()).copied())?;
             Some((
                 s.key(),
                 (delta.sent as f64 / seconds, delta.received as f64 / seconds),
@@ -311,7 +312,7 @@ fn previous_counters(
         .sockets
         .iter()
         .filter(|s| s.proto == Proto::Tcp)
-        .filter_map(|s| Some((s.key(), counted(s)?)))
+        .filter_map(|s| Some((s.key(), counted(&s)?)))
         .collect();
     Some((seconds, before))
 }
@@ -346,7 +347,7 @@ pub fn process_rows(previous: Option<&Sample>, current: &Sample) -> Vec<ProcessR
             continue;
         };
         // A listener's counters are its own handshakes, not traffic.
-        let delta = counted(socket)
+        let delta = counted(&socket)
             .filter(|_| socket.state != TCP_LISTEN)
             .and_then(|now| moved(now, before.get(&socket.key()).copied()));
         if let Some(delta) = delta {
@@ -471,6 +472,7 @@ fn add_udp(rows: &mut BTreeMap<u32, ProcessRow>, previous: Option<&Sample>, curr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::{SocketUser, TcpInfoSample};
 
     fn tcp_socket(port: u16, pid: u32, sent: u64, received: u64) -> SocketSample {
@@ -509,7 +511,7 @@ mod tests {
     fn sample(mono: f64, sockets: Vec<SocketSample>) -> Sample {
         Sample {
             mono,
-            sockets,
+            sockets: sockets.into(),
             ..Sample::default()
         }
     }
@@ -676,7 +678,7 @@ mod tests {
         use crate::model::closed::{ClosedSample, ProcessBytes};
         let before = sample(1.0, vec![tcp_socket(1000, 7, 100, 0)]);
         let mut after = sample(2.0, vec![tcp_socket(1000, 7, 300, 0)]);
-        let user = after.sockets[0].users.first().unwrap().clone();
+        let user = after.sockets.at(0).users.first().unwrap().clone();
         let mut closed = ClosedSample::default();
         closed.add_unowned(vec![ProcessBytes {
             user,

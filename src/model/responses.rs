@@ -4,6 +4,7 @@
 //! trip beside them, HTTP statuses where the payload was plain, and the
 //! slowest recent request. `packet::responses` fills it from the capture.
 
+use crate::model::socket_table::SocketTable;
 use serde::{Deserialize, Serialize};
 
 /// Buckets per doubling: a bucket spans 2^(1/8) = 9%, so the value
@@ -156,7 +157,7 @@ impl ResponseSample {
 pub fn windows<'a>(
     now: &'a [ResponseSample],
     before: Option<&[ResponseSample]>,
-    sockets: &'a [super::sockets::SocketSample],
+    sockets: &'a SocketTable,
 ) -> Vec<(
     &'a ResponseSample,
     ResponseWindow,
@@ -177,7 +178,7 @@ pub fn windows<'a>(
 /// The process listening where `server` ("addr:port") answers: a TCP
 /// listener on that port bound to that address or to any.
 pub fn server_owner<'a>(
-    sockets: &'a [super::sockets::SocketSample],
+    sockets: &'a SocketTable,
     server: &str,
 ) -> Option<&'a super::sockets::SocketUser> {
     use super::sockets::Proto;

@@ -216,7 +216,8 @@ impl TcpLimits {
     }
 }
 
-/// One TCP or UDP socket from a sock_diag dump.
+/// One TCP or UDP socket from a sock_diag dump, owned: what a
+/// `SocketTable` packs and gives back (`Socket` is its view).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SocketSample {
     pub proto: Proto,
@@ -301,70 +302,13 @@ impl Default for SocketSample {
     }
 }
 
-impl SocketSample {
-    /// The local address as `ss` prints it ("0.0.0.0:*", "*:80", "[::]:22").
-    pub fn local_text(&self) -> String {
-        ss_endpoint(self.local, self.v6only)
-    }
-
-    /// The peer as `ss` prints it: a LISTEN or unconnected socket's is
-    /// "0.0.0.0:*", "[::]:*", or "*:*" for a dual-stack socket.
-    pub fn peer_text(&self) -> String {
-        ss_endpoint(self.peer, self.v6only)
-    }
-
-    /// The name `ss` prints for the state.
-    pub fn state_name(&self) -> &'static str {
-        match (self.proto, self.state) {
-            (Proto::Udp, TCP_CLOSE) => "UNCONN",
-            (Proto::Udp, TCP_ESTABLISHED) => "ESTAB",
-            (_, state) => tcp_state_name(state),
-        }
-    }
-
-    /// A TCP socket its process closed that the kernel still finishes:
-    /// no file (inode 0) in FIN-WAIT-1/2, CLOSING or LAST-ACK (what
-    /// sockstat's orphan counts, but for this namespace only).
-    pub fn is_orphan(&self) -> bool {
-        // FIN_WAIT1 4, FIN_WAIT2 5, LAST_ACK 9, CLOSING 11.
-        self.proto == Proto::Tcp && self.inode == 0 && matches!(self.state, 4 | 5 | 9 | 11)
-    }
-
-    pub fn is_listener(&self) -> bool {
-        self.proto == Proto::Tcp && self.state == TCP_LISTEN
-    }
-
-    /// The accept queue overflows when its length exceeds the backlog
-    /// (sk_acceptq_is_full); the kernel then drops the final ACK.
-    pub fn accept_queue_full(&self) -> bool {
-        self.is_listener() && self.recv_q > self.send_q
-    }
-
-    /// A stable identity across samples: protocol and both endpoints.
-    pub fn key(&self) -> SocketKey {
-        SocketKey {
-            proto: self.proto,
-            local: self.local,
-            peer: self.peer,
-            netns: self.netns,
-        }
-    }
-
-    /// "nginx" or "nginx,sshd" for several processes.
-    pub fn process_names(&self) -> Option<String> {
-        let mut names: Vec<&str> = self.users.iter().map(|u| u.process.as_str()).collect();
-        names.dedup();
-        (!names.is_empty()).then(|| names.join(","))
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SocketKey {
     pub proto: Proto,
     pub local: SocketAddr,
     pub peer: SocketAddr,
     /// Every container's nginx listens on 0.0.0.0:80: the namespace tells
-    /// their sockets apart (`SocketSample::netns`).
+    /// their sockets apart (`Socket::netns`).
     pub netns: u16,
 }
 

@@ -15,7 +15,7 @@
 use super::format::{DataHead, SegmentEntry};
 use super::reader::{Inflater, Reader};
 use crate::model::Sample;
-use crate::model::sockets::{SocketSample, SocketUser, TcpLimits};
+use crate::model::socket_table::{EMPTY, SocketTable};
 
 /// Decoded samples a segment keeps, in bytes (`decoded_bytes`): three
 /// samples of a million sockets (~216 MB each), the current one, the one
@@ -23,22 +23,10 @@ use crate::model::sockets::{SocketSample, SocketUser, TcpLimits};
 pub const MAX_DECODED_KEPT: usize = 768 << 20;
 
 /// What a decoded sample holds in memory, as replay charges it: its
-/// sockets (their users beyond the inline one, their limits), and its record's
-/// size for the head and the users' names (they decode to about as many
-/// bytes as they are stored in).
+/// socket table, and its record's size for the head and the users' names
+/// (they decode to about as many bytes as they are stored in).
 pub fn decoded_bytes(sample: &Sample, record: &[u8]) -> usize {
-    let users: usize = sample
-        .sockets
-        .iter()
-        .filter(|s| s.users.spilled())
-        .map(|s| s.users.len() * size_of::<SocketUser>())
-        .sum();
-    let limits = sample.sockets.iter().filter(|s| s.limits.is_some()).count();
-    size_of::<Sample>()
-        + sample.sockets.len() * size_of::<SocketSample>()
-        + users
-        + limits * size_of::<TcpLimits>()
-        + record.len()
+    size_of::<Sample>() + sample.sockets.heap_bytes() + record.len()
 }
 
 pub struct LazySegment {
@@ -235,10 +223,8 @@ impl LazySegment {
                 // A keyframe decodes alone; a delta on the sample before
                 // it, decoded and kept (going on from it or in this loop).
                 let previous = match k.checked_sub(1).filter(|_| k > key) {
-                    Some(before) => self.samples[before]
-                        .as_ref()
-                        .map_or(&[][..], |s| &s.sockets),
-                    None => &[],
+                    Some(before) => self.samples[before].as_ref().map_or(&EMPTY, |s| &s.sockets),
+                    None => &EMPTY,
                 };
                 super::codec::decode(previous, &self.records[k])
             };
@@ -274,7 +260,7 @@ impl LazySegment {
         let record = self.records.get(i)?;
         if self.whole {
             let mut sample: Sample = rmp_serde::from_slice(record).ok()?;
-            sample.sockets = Vec::new();
+            sample.sockets = SocketTable::default();
             return Some(sample);
         }
         super::codec::decode_head(record).ok()

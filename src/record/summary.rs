@@ -8,6 +8,7 @@ use super::date_time;
 use crate::findings::{Finding, Thresholds, names::NAMES};
 use crate::model::Sample;
 use crate::model::closed::{ClosedConn, Ending};
+use crate::model::socket_table::Socket;
 use crate::notify::{Change, Changes};
 use std::fmt::Write;
 
@@ -146,7 +147,7 @@ const SECTIONS: &[fn(&Summary) -> Option<String>] = &[
 /// no sockets.
 fn without_sockets(sample: &Sample) -> Sample {
     let mut copy = Sample {
-        sockets: Vec::new(),
+        sockets: Default::default(),
         ..sample.clone()
     };
     if let Some(capture) = copy.capture.as_mut() {
@@ -292,7 +293,7 @@ fn top_sockets(s: &Summary) -> Option<String> {
         return None;
     }
     let mut out = String::from("## Top sockets at the start\n\n");
-    let row = |out: &mut String, socket: &crate::model::sockets::SocketSample, value: u64| {
+    let row = |out: &mut String, socket: &Socket, value: u64| {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {value} | {} |",
@@ -323,8 +324,7 @@ fn top_sockets(s: &Summary) -> Option<String> {
             u64::from(socket.recv_q) + u64::from(socket.send_q),
         );
     }
-    let retrans =
-        |s: &crate::model::sockets::SocketSample| s.tcp.as_ref().map_or(0, |t| t.total_retrans);
+    let retrans = |s: &Socket| s.tcp.as_ref().map_or(0, |t| t.total_retrans);
     let mut by_retrans: Vec<_> = start.sockets.iter().filter(|s| retrans(s) > 0).collect();
     by_retrans.sort_by_key(|s| std::cmp::Reverse(retrans(s)));
     out.push_str("\nBy retransmits (TCP, total):\n\n");

@@ -325,7 +325,7 @@ impl Serialize for SocketsJson<'_> {
             sample
                 .sockets
                 .iter()
-                .filter(|s| self.filter.keeps(*s, sample))
+                .filter(|s| self.filter.keeps(s, sample))
                 .map(|s| {
                     let mut json = sockets::socket_json(s, &self.containers);
                     json.netns =

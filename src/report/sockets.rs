@@ -4,7 +4,8 @@
 use crate::model::Sample;
 use crate::model::processes::Container;
 use crate::model::snmp;
-use crate::model::sockets::{Proto, SocketSample, Sockstat, TCP_STATES, TcpLimits, TcpSample};
+use crate::model::socket_table::Socket;
+use crate::model::sockets::{Proto, Sockstat, TCP_STATES, TcpLimits, TcpSample};
 use crate::model::tcp_rates::TcpRates;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -199,7 +200,7 @@ fn limits_json(limits: &TcpLimits) -> LimitsJson {
 
 /// `containers`: the sample's containers by pid (containers_by_pid).
 pub fn socket_json<'a>(
-    socket: &'a SocketSample,
+    socket: Socket<'a>,
     containers: &HashMap<u32, &'a Container>,
 ) -> SocketJson<'a> {
     let info = socket.tcp.as_ref();
@@ -227,7 +228,7 @@ pub fn socket_json<'a>(
             None
         },
         owner_pending: socket.owner_pending,
-        users: &socket.users,
+        users: socket.users,
         container: socket
             .users
             .first()
@@ -246,6 +247,6 @@ pub fn socket_json<'a>(
         drops: socket.drops,
         queue_streak: socket.queue_streak,
         accept_queue_full: socket.proto == Proto::Tcp && socket.accept_queue_full(),
-        limits: socket.limits.as_deref().map(limits_json),
+        limits: socket.limits.map(limits_json),
     }
 }

@@ -20,6 +20,7 @@ use crate::app::view::Shown;
 use crate::model::Sample;
 use crate::model::closed::lost_note;
 use crate::model::processes::{ProcessRow, owner, short_connections_unowned, socket_rates};
+use crate::model::socket_table::Socket;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -154,9 +155,7 @@ fn render_detail(frame: &mut Frame, area: Rect, shown: &Shown, row: &ProcessRow,
         .filter(|s| owner(s) == Some(row.pid))
         .collect();
     sockets.sort_by(|a, b| {
-        let total = |s: &&crate::model::sockets::SocketSample| {
-            rates.get(&s.key()).map_or(0.0, |(tx, rx)| tx + rx)
-        };
+        let total = |s: &Socket| rates.get(&s.key()).map_or(0.0, |(tx, rx)| tx + rx);
         total(b).total_cmp(&total(a)).then(a.local.cmp(&b.local))
     });
     let header =

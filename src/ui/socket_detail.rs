@@ -33,7 +33,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
             "{} → {}",
             app.names
                 .endpoint(socket.proto.name(), &socket.local.to_string()),
-            peer_name(socket, &app.names)
+            peer_name(&socket, &app.names)
         )),
     ])];
     let queues = if socket.is_listener() {
@@ -52,7 +52,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
             "Recv-Q {} B not yet read by the application; Send-Q {} B not yet acknowledged by the peer{}",
             socket.recv_q,
             socket.send_q,
-            if crate::findings::stuck(socket, &app.sockets.thresholds) {
+            if crate::findings::stuck(&socket, &app.sockets.thresholds) {
                 format!(" — STUCK for {} samples", socket.queue_streak)
             } else {
                 String::new()
@@ -61,7 +61,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     };
     lines.push(Line::from(queues));
     let containers = crate::model::processes::containers_by_pid(current);
-    if let Some(container) = container_of(socket, &containers) {
+    if let Some(container) = container_of(&socket, &containers) {
         lines.push(Line::from(container_text(container)));
     }
     let users: Vec<String> = socket
@@ -72,7 +72,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
     lines.push(Line::from(format!(
         "owner {}  uid {}  inode {}{}",
         if users.is_empty() {
-            owner_text(socket)
+            owner_text(&socket)
         } else {
             format!("users:({})", users.join(","))
         },
@@ -104,7 +104,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, index: usize, theme: The
             t.last_ack_ms
         )));
     }
-    if let Some(limits) = socket.limits.as_deref() {
+    if let Some(limits) = socket.limits {
         lines.push(Line::from(limits_text(limits)));
     }
     let wrapped: usize = lines

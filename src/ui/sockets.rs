@@ -27,7 +27,7 @@ use crate::app::table::{CellText, Hint};
 use crate::model::Sample;
 use crate::model::processes::{Container, containers_by_pid, short_id};
 use crate::model::snmp;
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::Socket;
 use crate::model::tcp_rates::TcpRates;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -100,10 +100,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let view = &app.sockets;
     let row = |i| {
         let &row = order.get(i)?;
-        let socket = &current.sockets[row as usize];
+        let socket = &current.sockets.at(row as usize);
         let marked = flag(socket, overflows_rising, &view.thresholds);
         let line = SocketLine {
-            socket,
+            socket: *socket,
             at: i,
             count: view.row_count(row),
             context: SocketCell {
@@ -122,9 +122,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             CellText::from(format!("{} sockets", line.count))
         } else if tree && spec.column == Column::Process {
             let branch = branch(&order, line.at, &current.sockets);
-            CellText::from(tree_text(line.socket, branch, &containers))
+            CellText::from(tree_text(&line.socket, branch, &containers))
         } else {
-            (spec.cell)(line.socket, &line.context, width)
+            (spec.cell)(&line.socket, &line.context, width)
         }
     };
     let hint = |line: &SocketLine| match line.context.marked {
@@ -134,7 +134,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let body = table::render(frame, table_area, drawn, row, text, hint, theme);
     let selected_row = selected.and_then(|i| order.get(i)).copied();
     let group = selected_row.map_or(1, |r| app.sockets.row_count(r));
-    let selected_socket = selected_row.map(|r| &current.sockets[r as usize]);
+    let selected_socket = selected_row.map(|r| current.sockets.at(r as usize));
     if let Some(body_area) = body {
         app.hits.rows = Some((body_area, offset));
         if total == 0 {
@@ -158,7 +158,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         Some(socket) if group > 1 => {
             let text = format!(
                 "{mark}TIME-WAIT: {group} sockets to {}, counted as one row; Enter lists them, Esc folds",
-                peer_text(socket)
+                peer_text(&socket)
             );
             frame.render_widget(
                 Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
@@ -166,12 +166,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             );
         }
         Some(socket) => {
-            let container = container_of(socket, &containers);
-            let netns = namespace_text(current, socket);
+            let container = container_of(&socket, &containers);
+            let netns = namespace_text(current, &socket);
             render_info(
                 frame,
                 info_area,
-                socket,
+                &socket,
                 (total, container, netns, mark),
                 (theme, &app.names),
             );
@@ -184,7 +184,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
 /// A socket's row as the table builds it: the `at`th row, standing for
 /// `count` sockets (a TIME_WAIT group), its cells drawn in `context`.
 struct SocketLine<'a> {
-    socket: &'a SocketSample,
+    socket: Socket<'a>,
     at: usize,
     count: u32,
     context: SocketCell<'a>,
@@ -218,7 +218,7 @@ fn tree_columns(width: u16, shown: &[String], many: bool) -> Vec<&'static Column
 
 /// The tree's process cell: the owner on a process's first socket, then
 /// branches, as htop draws threads under their process.
-fn tree_text(socket: &SocketSample, branch: Branch, containers: &Containers) -> String {
+fn tree_text(socket: &Socket, branch: Branch, containers: &Containers) -> String {
     match branch {
         Branch::First if socket.users.is_empty() => "(no owner)".into(),
         Branch::First => owner_cell(socket, containers),
@@ -261,14 +261,14 @@ pub fn container_text(container: &Container) -> String {
 }
 
 /// The peer as ss prints it ("0.0.0.0:*", "[::]:*", "*:*" dual-stack).
-pub fn peer_text(socket: &SocketSample) -> String {
+pub fn peer_text(socket: &Socket) -> String {
     socket.peer_text()
 }
 
 /// Two lines about the selected socket.
 /// "netns NAME (container)" for a socket of a sample that holds several
 /// namespaces (--all-netns); None when it holds one.
-fn namespace_text(sample: &Sample, socket: &SocketSample) -> Option<String> {
+fn namespace_text(sample: &Sample, socket: &Socket) -> Option<String> {
     namespace_name(sample, socket.netns).map(|name| format!("netns {name}"))
 }
 
@@ -286,7 +286,7 @@ pub fn namespace_name(sample: &Sample, id: u16) -> Option<String> {
 fn render_info(
     frame: &mut Frame,
     area: Rect,
-    socket: &SocketSample,
+    socket: &Socket,
     (total, container, netns, mark): (usize, Option<&Container>, Option<String>, &str),
     (theme, names): (Theme, &Names),
 ) {
@@ -349,6 +349,7 @@ fn render_info(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sockets::SocketSample;
     use crate::model::sockets::SocketUser;
 
     /// A listener on 198.18.0.1:80 held by httpd (pid 42).
@@ -388,14 +389,20 @@ mod tests {
             id: "3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a".into(),
             ..Container::default()
         };
-        assert_eq!(owner_cell(&socket, &Containers::new()), "httpd/42");
+        assert_eq!(
+            owner_cell(&socket.as_socket(), &Containers::new()),
+            "httpd/42"
+        );
         assert_eq!(
             container_text(&web),
             "container podman 3f2a1b9c8d7e (unnamed: its runtime's files and API are unreadable)"
         );
         web.name = Some("web".into());
         let containers = Containers::from([(42, &web)]);
-        assert_eq!(owner_cell(&socket, &containers), "[web] httpd/42");
+        assert_eq!(
+            owner_cell(&socket.as_socket(), &containers),
+            "[web] httpd/42"
+        );
         assert_eq!(container_text(&web), "container web (podman 3f2a1b9c8d7e)");
     }
 
@@ -417,10 +424,10 @@ mod tests {
             namespaces: vec![ns(0, "host", None)],
             ..Sample::default()
         };
-        assert_eq!(namespace_text(&sample, &socket), None);
+        assert_eq!(namespace_text(&sample, &socket.as_socket()), None);
         sample.namespaces.push(ns(2, "pid 77 httpd", Some("web")));
         assert_eq!(
-            namespace_text(&sample, &socket).as_deref(),
+            namespace_text(&sample, &socket.as_socket()).as_deref(),
             Some("netns pid 77 httpd (web)")
         );
     }

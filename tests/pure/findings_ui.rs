@@ -124,7 +124,7 @@ fn samples(seconds: &[Second]) -> Vec<Sample> {
                     loopback: true,
                     ..Default::default()
                 }],
-                sockets,
+                sockets: sockets.into(),
                 tcp: Some(tcp),
                 ..Default::default()
             }

@@ -128,7 +128,8 @@ fn sample(mono: f64) -> Sample {
         sockets: vec![
             socket("198.18.234.1:40001", &format!("{NAMED}:443"), 1),
             socket("198.18.234.1:40002", "198.18.234.10:80", 2),
-        ],
+        ]
+        .into(),
         ..Default::default()
     }
 }

@@ -4,6 +4,7 @@
 
 use netlens::capture::live::{PacketBatch, RawPacket};
 use netlens::model::conntrack::{ConntrackEntry, ConntrackSample, ConntrackStats, Tuple};
+use netlens::model::socket_table::SocketTable;
 use netlens::model::sockets::{Proto, SocketSample, SocketUser, TcpInfoSample};
 use netlens::model::{InterfaceSample, LinkCounters, Sample};
 use netlens::packet::format::Timestamp;
@@ -115,7 +116,7 @@ fn sample(i: u64) -> Sample {
         mono: 5000.0 + i as f64,
         netns: "test".into(),
         interfaces: vec![iface(1, "lo", 10), iface(2, "veth0", 3000 + i % 17)],
-        sockets: sockets(i),
+        sockets: SocketTable::from(sockets(i)),
         conntrack: ConntrackSample {
             available: true,
             count: Some(100 + i % 50),

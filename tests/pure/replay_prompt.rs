@@ -47,7 +47,7 @@ fn sample(i: u64) -> Sample {
         t: T0 + i as f64 + 0.004 + (i % 7) as f64 * 0.001,
         mono: 100.0 + i as f64 + 0.004 + (i % 7) as f64 * 0.001,
         netns: "demo".into(),
-        sockets: vec![socket],
+        sockets: vec![socket].into(),
         ..Default::default()
     }
 }

@@ -1,68 +1,67 @@
-//! What one socket costs in memory (issue 21: 1M sockets against a 400 MB
-//! budget): the inline size of a SocketSample and its parts, and the heap
-//! one owner adds, printed (`cargo test --profile fast-build --test suite pure::socket_memory --
-//! --nocapture`) and bounded so a field added without thought shows here.
+//! What one socket costs in memory (1M sockets against a 400 MB budget):
+//! the bytes per socket of a sample's table and of the connection log, and
+//! how many tables the live view keeps, printed (`cargo test --profile
+//! fast-build --test suite pure::socket_memory -- --nocapture`) and bounded
+//! so a field added without thought shows here.
 
+use netlens::model::socket_table::SocketTable;
 use netlens::model::sockets::{Owners, SocketSample, SocketUser, TcpInfoSample, TcpLimits};
 use std::mem::size_of;
 use std::net::SocketAddr;
 
-use crate::common::heap::{self, chunk, live, reset_peak};
+use crate::common::heap::{self, live, reset_peak};
 
+/// What a socket costs in a sample's table (`SocketTable`): a 60-byte
+/// row, and out of line only what it has: tcp_info (TCP sockets), one
+/// owner per process holding it, what limited it (active senders), IPv6
+/// addresses. The owned form a table packs (`SocketSample`) is 224 B.
 #[test]
-fn a_socket_and_its_owner_cost_what_the_breakdown_says() {
-    let inline = size_of::<SocketSample>();
-    let parts = [
-        ("proto + state", 2),
-        ("local + peer (SocketAddr)", 2 * size_of::<SocketAddr>()),
-        ("recv_q, send_q, uid, inode", 16),
-        ("users (Owners, one owner inline)", size_of::<Owners>()),
-        (
-            "tcp (Option<TcpInfoSample>)",
-            size_of::<Option<TcpInfoSample>>(),
-        ),
-        (
-            "limits (Option<Box<TcpLimits>>, out of line)",
-            size_of::<Option<Box<TcpLimits>>>(),
-        ),
-        ("drops, rcvbuf (Option<u32>)", 2 * size_of::<Option<u32>>()),
-        ("queue_streak, owner_denied, v6only, netns", 4 + 1 + 1 + 2),
-    ];
-    let named: usize = parts.iter().map(|(_, n)| n).sum();
-    for (what, n) in parts {
-        eprintln!("  {what:<44} {n:>4} B");
+fn a_socket_costs_its_row_and_what_it_has() {
+    // The heap counts are the process's: measured with no other test beside.
+    if heap::alone() {
+        return;
     }
-    // One owner lives inside the socket (Owners); before, a Vec's buffer
-    // was a malloc chunk of one SocketUser on every copy. The process name
-    // is shared by every socket of the process (ProcessName), so a copy of
-    // the socket adds no name.
-    let vec_buffer = chunk(size_of::<SocketUser>());
-    let shared_name = chunk(16 + 15);
+    let established = table(COUNT, 0);
+    let table_bytes = established.heap_bytes() as f64 / f64::from(COUNT);
+    let time_wait: SocketTable = established
+        .iter()
+        .map(|s| SocketSample {
+            state: 6,
+            tcp: None,
+            users: Owners::new(),
+            inode: 0,
+            ..s.to_sample()
+        })
+        .collect();
+    let mut time_wait = time_wait;
+    time_wait.shrink_to_fit();
+    let bare = time_wait.heap_bytes() as f64 / f64::from(COUNT);
     eprintln!(
-        "SocketSample: {inline} B inline ({named} B of fields, {} B padding), one owner \
-         included, no heap per copy (its name, {shared_name} B, once per process); \
-         before (a Vec of owners): {} B per copy",
-        inline - named.min(inline),
-        inline - size_of::<Owners>() + size_of::<Vec<SocketUser>>() + vec_buffer,
+        "SocketSample (owned): {} B; in a table: {table_bytes:.0} B per established socket \
+         (row, tcp_info {} B, one owner {} B), {bare:.0} B per TIME_WAIT socket (row alone)",
+        size_of::<SocketSample>(),
+        size_of::<TcpInfoSample>(),
+        size_of::<SocketUser>(),
     );
-    assert!(named <= inline, "a field is missing from the breakdown");
-    // What limited a sending or receiving socket (88 B) is boxed: only
-    // sockets that sent, hold unsent data or are receiving pay for it.
+    assert_eq!(bare, 60.0, "a row grew");
+    assert_eq!(
+        table_bytes,
+        (60 + size_of::<TcpInfoSample>() + size_of::<SocketUser>()) as f64
+    );
+    assert!(table_bytes <= 150.0, "{table_bytes:.0} B per socket");
+    // What limited a sending or receiving socket (88 B) is out of line:
+    // only sockets that sent, hold unsent data or are receiving pay for it.
     assert_eq!(size_of::<TcpLimits>(), 88);
-    assert!(inline <= 224, "SocketSample grew to {inline} B");
     assert_eq!(size_of::<SocketUser>(), 24);
-    assert_eq!(size_of::<Owners>(), 32, "one owner inline, and its length");
-    // A socket with one owner allocates nothing; one shared by two
-    // processes (a fork's inherited listener) spills to the heap.
-    let user = |pid| SocketUser {
-        process: "nginx".into(),
-        pid,
-        fd: 6,
-    };
-    let one: Owners = [user(1)].into_iter().collect();
-    assert!(!one.spilled());
-    let two: Owners = [user(1), user(2)].into_iter().collect();
-    assert!(two.spilled());
+    // The counting allocator agrees with the table's own count.
+    let before = live();
+    let again = table(COUNT, 0);
+    let counted = per_socket(live() - before);
+    assert!(
+        (counted - table_bytes).abs() < 2.0,
+        "{counted:.1} B counted"
+    );
+    drop(again);
 }
 
 /// Owners of one process share its name: cloning a socket's owners (each
@@ -100,10 +99,10 @@ use std::time::Duration;
 
 /// Sockets of the generator (`hold-conns`): established loopback
 /// connections, one owner each (53 processes), tcp_info and meminfo.
-fn table(count: u32, second: u32) -> Vec<SocketSample> {
+fn table(count: u32, second: u32) -> netlens::model::socket_table::SocketTable {
     let names: Vec<netlens::model::sockets::ProcessName> =
         (0..53).map(|_| "hold-conns".into()).collect();
-    (0..count)
+    let mut table = (0..count)
         .map(|i| SocketSample {
             proto: Proto::Tcp,
             state: TCP_ESTABLISHED,
@@ -137,7 +136,10 @@ fn table(count: u32, second: u32) -> Vec<SocketSample> {
             netns: 0,
             limits: None,
         })
-        .collect()
+        .collect::<netlens::model::socket_table::SocketTable>();
+    // As the sampler leaves it: no slack beyond the sockets.
+    table.shrink_to_fit();
+    table
 }
 
 fn sample(count: u32, second: u32) -> Sample {

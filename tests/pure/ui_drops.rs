@@ -83,7 +83,7 @@ fn sample(i: u64, unavailable: Option<&str>) -> Sample {
         mono: i as f64,
         netns: "host".into(),
         tcp: Some(tcp),
-        sockets: vec![udp_socket(5353, 812, "avahi-daemon")],
+        sockets: vec![udp_socket(5353, 812, "avahi-daemon")].into(),
         drops: Some(DropsSample {
             unavailable: unavailable.map(String::from),
             netns_inode: HOST,

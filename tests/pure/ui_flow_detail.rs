@@ -305,7 +305,8 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
             }]
             .into(),
             ..tcp_socket("198.18.0.1:40000", "198.18.0.2:9001")
-        }],
+        }]
+        .into(),
         capture: Some(CaptureSample {
             active: true,
             iface: "any".into(),
@@ -362,7 +363,7 @@ fn owners_join_flows_by_their_endpoints() {
 #[test]
 fn a_flow_takes_the_other_namespace_of_its_ends() {
     let mut s = sample_with_flow(1.0);
-    let mut server = s.sockets[0].clone();
+    let mut server = s.sockets.at(0).to_sample();
     (server.local, server.peer) = (server.peer, server.local);
     server.users.clear();
     server.netns = 3;
@@ -375,7 +376,7 @@ fn a_flow_takes_the_other_namespace_of_its_ends() {
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!((flows[0].netns, flows[0].pid), (3, Some(7)));
     // Only the server's socket known: still namespace 3, no process.
-    s.sockets.remove(0);
+    s.sockets.retain(|socket| socket.netns == 3);
     let mut flows = vec![FlowSample {
         pid: None,
         process: None,
@@ -529,7 +530,7 @@ fn the_summary_times_the_servers_answers_and_shows_the_kernels_account() {
             t: 1_700_000_000.0,
             mono: 1.0,
             netns: "host".into(),
-            sockets: vec![socket],
+            sockets: vec![socket].into(),
             ..Default::default()
         },
     )));

@@ -65,7 +65,7 @@ fn time_wait_rows(view: &mut SocketsView, sample: &Sample) -> BTreeMap<String, u
     let rows = view.order(sample).to_vec();
     let mut shown = BTreeMap::new();
     for row in rows {
-        let socket = &sample.sockets[row as usize];
+        let socket = &sample.sockets.at(row as usize);
         if socket.state == TCP_TIME_WAIT {
             let previous = shown.insert(socket.peer.to_string(), view.row_count(row));
             assert!(previous.is_none(), "two rows for peer {}", socket.peer);
@@ -107,7 +107,7 @@ fn time_wait_is_one_row_per_peer_with_the_count_ss_lists() {
     let of_peer = rows
         .iter()
         .filter(|&&r| {
-            let s = &sample.sockets[r as usize];
+            let s = &sample.sockets.at(r as usize);
             s.state == TCP_TIME_WAIT && s.peer == peer
         })
         .inspect(|&&r| assert_eq!(view.row_count(r), 1))
@@ -116,7 +116,7 @@ fn time_wait_is_one_row_per_peer_with_the_count_ss_lists() {
     // 90 rows for that peer and one for each of the two others.
     let waiting = rows
         .iter()
-        .filter(|&&r| sample.sockets[r as usize].state == TCP_TIME_WAIT)
+        .filter(|&&r| sample.sockets.at(r as usize).state == TCP_TIME_WAIT)
         .count();
     assert_eq!(waiting, 92);
 

@@ -12,7 +12,7 @@ use crate::model::Sample;
 use crate::model::drops::{DropRow, DropSocket, DropsSample, owning_socket, row_rate};
 use crate::model::firewall::{Attribution, attribute, counter_advice, delete_command};
 use crate::model::rates::interval;
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::SocketTable;
 
 /// The finding id of a reason the catalogue does not know (a newer kernel):
 /// the reason's name is in the summary and the evidence row.
@@ -91,10 +91,10 @@ pub fn firewall_attribution<'a>(
 }
 
 /// "udp:5353 PID 812 (avahi-daemon)", or "udp:5353" when no socket matches.
-pub fn socket_label(sockets: &[SocketSample], socket: &DropSocket) -> String {
+pub fn socket_label(sockets: &SocketTable, socket: &DropSocket) -> String {
     let proto_port = format!("{}:{}", socket.proto, socket.port);
     match owning_socket(sockets, socket) {
-        Some(s) if !s.users.is_empty() => format!("{proto_port} {}", process_of(s)),
+        Some(s) if !s.users.is_empty() => format!("{proto_port} {}", process_of(&s)),
         _ => proto_port,
     }
 }

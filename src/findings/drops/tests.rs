@@ -3,6 +3,7 @@
 use super::*;
 use crate::findings::{Engine, Severity, Thresholds, evaluate as all};
 use crate::model::snmp;
+use crate::model::sockets::SocketSample;
 use crate::model::sockets::{Proto, SocketUser, TcpSample};
 
 const NS: u64 = 4026532999;
@@ -220,7 +221,7 @@ fn a_matching_socket_names_its_process() {
         netns: 0,
         limits: None,
     };
-    current.sockets = vec![bound(53, 11, "dnsd"), bound(5353, 812, "avahi-daemon")];
+    current.sockets = vec![bound(53, 11, "dnsd"), bound(5353, 812, "avahi-daemon")].into();
     let found = evaluate(Some(&sample(0.0, vec![a.clone()])), &current);
     assert_eq!(ids(&found), ["drop:SOCKET_BACKLOG"]);
     assert!(
@@ -231,7 +232,7 @@ fn a_matching_socket_names_its_process() {
         found[0].summary
     );
     // A TCP socket on the same port is not the UDP one's owner.
-    current.sockets[1].proto = Proto::Tcp;
+    current.sockets.modify(1, |s| s.proto = Proto::Tcp);
     let found = evaluate(Some(&sample(0.0, vec![a])), &current);
     assert!(
         found[0].summary.contains("at sk_add_backlog, udp:5353: "),

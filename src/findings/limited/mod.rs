@@ -11,7 +11,8 @@ use super::{Evidence, Finding, Hold};
 use crate::model::Sample;
 use crate::model::netns::PRIMARY;
 use crate::model::rates::sockets_interval;
-use crate::model::sockets::{Proto, SocketKey, SocketSample, TcpSample};
+use crate::model::socket_table::Socket;
+use crate::model::sockets::{Proto, SocketKey, TcpSample};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -52,7 +53,7 @@ fn subnet_text(net: IpAddr) -> String {
 /// One process's connections to one subnet, over the interval.
 #[derive(Default)]
 struct Group<'a> {
-    owner: Option<&'a SocketSample>,
+    owner: Option<Socket<'a>>,
     connections: u32,
     busy_us: u64,
     rwnd_us: u64,
@@ -77,7 +78,7 @@ struct Group<'a> {
     caps: u64,
     cap_range: (u64, u64),
     /// The connection busiest in the interval: its window and RTT.
-    busiest: Option<(u64, &'a SocketSample)>,
+    busiest: Option<(u64, Socket<'a>)>,
 }
 
 impl Group<'_> {
@@ -101,9 +102,9 @@ struct Moved {
     reord: u64,
 }
 
-fn moved(now: &SocketSample, before: Option<&SocketSample>) -> Moved {
-    let limits = |s: &SocketSample| s.limits.as_deref().copied().unwrap_or_default();
-    let info = |s: &SocketSample| s.tcp.unwrap_or_default();
+fn moved(now: &Socket, before: Option<&Socket>) -> Moved {
+    let limits = |s: &Socket| s.limits.copied().unwrap_or_default();
+    let info = |s: &Socket| s.tcp.copied().unwrap_or_default();
     let (l, i) = (limits(now), info(now));
     let (was, was_info) = before.map_or_else(Default::default, |b| (limits(b), info(b)));
     Moved {
@@ -124,8 +125,8 @@ fn moved(now: &SocketSample, before: Option<&SocketSample>) -> Moved {
 /// (unique on the host, and a u32 hashes in a fraction of the time two
 /// addresses take); the few without a file (inode 0) by their endpoints.
 struct Earlier<'a> {
-    by_inode: HashMap<u32, &'a SocketSample>,
-    by_key: HashMap<SocketKey, &'a SocketSample>,
+    by_inode: HashMap<u32, Socket<'a>>,
+    by_key: HashMap<SocketKey, Socket<'a>>,
 }
 
 impl<'a> Earlier<'a> {
@@ -144,7 +145,7 @@ impl<'a> Earlier<'a> {
 
     /// The same connection then: an inode reused by a new socket since
     /// is not it.
-    fn get(&self, socket: &SocketSample) -> Option<&'a SocketSample> {
+    fn get(&self, socket: &Socket) -> Option<Socket<'a>> {
         match socket.inode {
             0 => self.by_key.get(&socket.key()).copied(),
             inode => self.by_inode.get(&inode).copied().filter(|then| {
@@ -171,14 +172,14 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
     let mut groups: HashMap<(u16, Option<u32>, IpAddr), Group> = HashMap::new();
     let mut receivers = receive::Groups::default();
     for socket in current.sockets.iter().filter(|s| s.proto == Proto::Tcp) {
-        let Some(limits) = socket.limits.as_deref() else {
+        let Some(limits) = socket.limits else {
             continue;
         };
         // Looked up once for both sides: at 100,000 sockets the lookup is
         // most of the catalogue's cost.
-        let then = before.get(socket);
-        receivers.add(socket, then);
-        let moved = moved(socket, then);
+        let then = before.get(&socket);
+        receivers.add(socket, then.as_ref());
+        let moved = moved(&socket, then.as_ref());
         if moved.busy == 0 {
             continue;
         }
@@ -220,7 +221,9 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample) -> Vec<Finding> {
             // The settings netlens reads are the watched namespace's.
             let knobs = current.tcp.as_ref().filter(|_| netns == PRIMARY);
             let verdict = judge(&group, previous, current, knobs)?;
-            let who = group.owner.map_or_else(String::new, super::process_of);
+            let who = group
+                .owner
+                .map_or_else(String::new, |s| super::process_of(&s));
             let row = sockets_row(pid, &to);
             Some(Finding {
                 hold: Hold::default(),
@@ -303,7 +306,7 @@ fn judge(
         .or_else(|| path::spurious(group, &cx))
         .or_else(|| {
             let (_, busiest) = group.busiest?;
-            queue::queueing(busiest, &cx)
+            queue::queueing(&busiest, &cx)
         })
         .or_else(|| path::reordering(group, &cx))
         .or_else(|| queue::unsent(group, &cx))
@@ -315,13 +318,13 @@ fn window(group: &Group, cx: &Context) -> Option<Verdict> {
     if rwnd < RWND_LIMITED.threshold {
         return None;
     }
-    let cap = group.busiest.and_then(|(_, s)| window_cap(s));
+    let cap = group.busiest.and_then(|(_, s)| window_cap(&s));
     let local = group
         .busiest
-        .and_then(|(_, s)| local_receiver(cx.current, s));
+        .and_then(|(_, s)| local_receiver(cx.current, &s));
     let receiver = local.map_or_else(
         || "the receiver".to_string(),
-        |r| format!("the receiver, {},", super::process_of(r)),
+        |r| format!("the receiver, {},", super::process_of(&r)),
     );
     // The receiver's setting: known only when it is in this namespace.
     let rmem = if local.is_some() {
@@ -404,8 +407,8 @@ fn mbit(bytes_per_s: f64) -> String {
 
 /// "window 64 KB at 40 ms RTT caps it near 13 Mbit/s", from the peer's
 /// advertised window and the smoothed RTT of the connection.
-fn window_cap(socket: &SocketSample) -> Option<String> {
-    let window = socket.limits.as_deref()?.snd_wnd;
+fn window_cap(socket: &Socket) -> Option<String> {
+    let window = socket.limits?.snd_wnd;
     let rtt_us = socket.tcp.as_ref()?.rtt_us;
     if window == 0 {
         return Some("window 0: the receiver stopped reading".to_string());
@@ -424,7 +427,7 @@ fn window_cap(socket: &SocketSample) -> Option<String> {
 /// The socket of this host at the other end of `socket` (same
 /// namespace), if there is one: the local receiver of a sender, the local
 /// sender of a receiver.
-fn local_receiver<'a>(current: &'a Sample, socket: &SocketSample) -> Option<&'a SocketSample> {
+fn local_receiver<'a>(current: &'a Sample, socket: &Socket) -> Option<Socket<'a>> {
     current.sockets.iter().find(|s| {
         s.proto == Proto::Tcp
             && s.netns == socket.netns

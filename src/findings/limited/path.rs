@@ -32,7 +32,7 @@ pub(super) fn paced(group: &Group, cx: &Context) -> Option<Verdict> {
     };
     let who = group.owner.map_or_else(
         || "the application".to_string(),
-        crate::findings::process_of,
+        |s| crate::findings::process_of(&s),
     );
     Verdict::new(
         &PACING_CAPPED,
@@ -80,7 +80,7 @@ pub(super) fn spurious(group: &Group, cx: &Context) -> Option<Verdict> {
     }
     let timers = group
         .busiest
-        .and_then(|(_, s)| s.tcp.as_ref())
+        .and_then(|(_, s)| s.tcp)
         .map_or(String::new(), |t| {
             format!(
                 " (RTO {:.0} ms, RTT {:.1} ms ± {:.1})",

@@ -6,7 +6,7 @@ use super::{Context, Group, Verdict, mbit};
 use crate::findings::backlog_size;
 use crate::findings::catalogue::conns::{QUEUEING, UNSENT_WAIT};
 use crate::model::rates::links_interval;
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::Socket;
 use crate::model::{InterfaceSample, Sample};
 
 /// conn:queueing for the group's busiest connection: its queueing delay
@@ -14,14 +14,14 @@ use crate::model::{InterfaceSample, Sample};
 /// interface holding the connection's local address when that qdisc's
 /// backlog, drained at the rate the qdisc sent over the interval, is at
 /// least half the delay; else further on the path.
-pub(super) fn queueing(socket: &SocketSample, cx: &Context) -> Option<Verdict> {
+pub(super) fn queueing(socket: &Socket, cx: &Context) -> Option<Verdict> {
     let srtt_ms = f64::from(socket.tcp.as_ref()?.rtt_us) / 1000.0;
-    let min_ms = f64::from(socket.limits.as_deref()?.min_rtt_us) / 1000.0;
+    let min_ms = f64::from(socket.limits?.min_rtt_us) / 1000.0;
     let wait_ms = srtt_ms - min_ms;
     if min_ms <= 0.0 || wait_ms < QUEUEING.threshold || wait_ms < srtt_ms / 2.0 {
         return None;
     }
-    let unsent = socket.limits.as_deref().map_or(0, |l| l.notsent_bytes);
+    let unsent = socket.limits.map_or(0, |l| l.notsent_bytes);
     let unsent = if unsent > 0 {
         format!(
             "; {} more wait unsent in the socket",
@@ -69,7 +69,7 @@ pub(super) fn queueing(socket: &SocketSample, cx: &Context) -> Option<Verdict> {
 }
 
 /// The interface holding the socket's local address, in its namespace.
-fn egress<'a>(current: &'a Sample, socket: &SocketSample) -> Option<&'a InterfaceSample> {
+fn egress<'a>(current: &'a Sample, socket: &Socket) -> Option<&'a InterfaceSample> {
     let local = socket.local.ip().to_string();
     current.interfaces.iter().find(|i| {
         i.netns == socket.netns

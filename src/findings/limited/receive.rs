@@ -13,7 +13,7 @@ use crate::findings::catalogue::conns::RCVBUF_LIMITED;
 use crate::findings::{Evidence, Finding, Hold, backlog_size, process_of};
 use crate::model::Sample;
 use crate::model::netns::PRIMARY;
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::Socket;
 use foldhash::HashMap;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -37,7 +37,7 @@ struct Receivers<'a> {
     unread: u64,
     /// The connection that received the most: its window, RTT and buffer
     /// are the ones named.
-    busiest: Option<(u64, &'a SocketSample)>,
+    busiest: Option<(u64, Socket<'a>)>,
 }
 
 /// The receiving groups of one evaluation, keyed as the senders' are.
@@ -49,8 +49,8 @@ pub(super) struct Groups<'a> {
 impl<'a> Groups<'a> {
     /// Counts `socket` (with its state at the previous sample, `then`)
     /// when it received over the interval.
-    pub(super) fn add(&mut self, socket: &'a SocketSample, then: Option<&SocketSample>) {
-        let (Some(limits), Some(info)) = (socket.limits.as_deref(), socket.tcp.as_ref()) else {
+    pub(super) fn add(&mut self, socket: Socket<'a>, then: Option<&Socket>) {
+        let (Some(limits), Some(info)) = (socket.limits, socket.tcp.as_ref()) else {
             return;
         };
         if limits.rcv_rtt_us == 0 || limits.rcv_ssthresh == 0 {
@@ -117,7 +117,7 @@ fn findings(
                 hold: Hold::default(),
                 id: verdict.entry.finding,
                 severity: verdict.entry.level.into(),
-                summary: format!("{} <- {from}: {}", process_of(busiest), verdict.summary),
+                summary: format!("{} <- {from}: {}", process_of(&busiest), verdict.summary),
                 hint: verdict.hint,
                 evidence: Evidence {
                     netns: Some(netns),
@@ -140,11 +140,11 @@ fn judge(group: &Receivers, cx: &Context) -> Option<Verdict> {
         || 2 * group.unread >= group.windows
         // The sender is this host's own socket: its conn:rwnd-limited
         // names this receiver and the fix, once.
-        || local_receiver(cx.current, busiest).is_some()
+        || local_receiver(cx.current, &busiest).is_some()
     {
         return None;
     }
-    let limits = busiest.limits.as_deref()?;
+    let limits = busiest.limits?;
     let rtt_ms = f64::from(limits.rcv_rtt_us) / 1000.0;
     let summary = format!(
         "this host's receive window holds the sender: {} received {}, {share:.0}% of what \
@@ -154,13 +154,13 @@ fn judge(group: &Receivers, cx: &Context) -> Option<Verdict> {
         backlog_size(u64::from(limits.rcv_ssthresh)),
         mbit(f64::from(limits.rcv_ssthresh) / (rtt_ms / 1000.0)),
     );
-    Verdict::new(&RCVBUF_LIMITED, summary, fix(busiest, cx))
+    Verdict::new(&RCVBUF_LIMITED, summary, fix(&busiest, cx))
 }
 
 /// Which setting holds the buffer: the application's SO_RCVBUF when the
 /// buffer is below autotuning's ceiling (autotuning would have grown it),
 /// else that ceiling, net.ipv4.tcp_rmem's maximum.
-fn fix(socket: &SocketSample, cx: &Context) -> String {
+fn fix(socket: &Socket, cx: &Context) -> String {
     let rmem = cx.knobs.and_then(|t| t.knob("net.ipv4.tcp_rmem"));
     let ceiling = rmem
         .and_then(|v| v.split_whitespace().nth(2))

@@ -1,6 +1,7 @@
 use super::*;
 use crate::findings::Severity;
 use crate::model::InterfaceSample;
+use crate::model::sockets::SocketSample;
 use crate::model::sockets::{SocketUser, TcpInfoSample, TcpLimits};
 
 const INTERVAL: f64 = 2.0;
@@ -38,12 +39,12 @@ fn sender(pid: u32, port: u16, peer: &str, busy: u64, rwnd: u64, sndbuf: u64) ->
 fn samples(before: Vec<SocketSample>, after: Vec<SocketSample>) -> (Sample, Sample) {
     let a = Sample {
         mono: 10.0,
-        sockets: before,
+        sockets: before.into(),
         ..Default::default()
     };
     let b = Sample {
         mono: 10.0 + INTERVAL,
-        sockets: after,
+        sockets: after.into(),
         ..Default::default()
     };
     (a, b)
@@ -673,7 +674,7 @@ fn a_receiver_with_room_a_slow_reader_or_a_local_sender_raises_no_rcvbuf_finding
         vec![receiver("198.18.6.2:40000", 0, 47_804, 20_000, 0)],
         vec![receiver("198.18.6.2:40000", 10_000_000, 47_804, 20_000, 0)],
     );
-    a.sockets[0].limits = None;
+    a.sockets.modify(0, |s| s.limits = None);
     assert!(evaluate(Some(&a), &b).is_empty());
     // The sender is this host's own socket: its conn:rwnd-limited says it.
     let here = |received| {

@@ -9,7 +9,7 @@ use crate::model::capture::FlowSample;
 use crate::model::closed::ClosedConn;
 use crate::model::conntrack::ConntrackEntry;
 use crate::model::processes::ProcessRow;
-use crate::model::sockets::SocketSample;
+use crate::model::socket_table::Socket;
 use std::net::{IpAddr, SocketAddr};
 
 /// A row with the sample it belongs to (for its namespace, its process's
@@ -150,7 +150,7 @@ fn end(addr: SocketAddr) -> End {
     }
 }
 
-impl FilterFields for InSample<'_, SocketSample> {
+impl FilterFields for InSample<'_, Socket<'_>> {
     fn shown_text(&self) -> String {
         let s = self.row;
         let (local, peer) = (s.local_text(), s.peer_text());
@@ -161,7 +161,7 @@ impl FilterFields for InSample<'_, SocketSample> {
                 text.push_str(&format!(" {plain}"));
             }
         }
-        for user in &s.users {
+        for user in s.users {
             text.push_str(&format!(" {} pid={}", user.process, user.pid));
         }
         text
@@ -305,7 +305,7 @@ impl FilterFields for InSample<'_, ProcessRow> {
     fn host_names(&self) -> Vec<&str> {
         let pid = self.row.pid;
         let mut names: Vec<&str> = Vec::new();
-        let own = |s: &&SocketSample| s.users.iter().any(|u| u.pid == pid);
+        let own = |s: &Socket| s.users.iter().any(|u| u.pid == pid);
         for socket in self.sample.sockets.iter().filter(own) {
             let ends = [Some(end(socket.local)), Some(end(socket.peer))];
             for name in self.names_of_ends(ends) {

@@ -116,7 +116,7 @@ fn sample() -> Sample {
     };
     Sample {
         netns: "fltns".into(),
-        sockets,
+        sockets: sockets.into(),
         processes: vec![
             info(812, "nginx", 33, "www-data", Some("docker:3f2a1b9c8d7e")),
             info(4242, "curl", 1000, "alice", Some("session-2.scope")),
@@ -132,7 +132,7 @@ fn sample() -> Sample {
 fn kept(sample: &Sample, expression: &str) -> Vec<usize> {
     let expr = Expr::parse(expression).unwrap_or_else(|e| panic!("{expression}: {e}"));
     (0..sample.sockets.len())
-        .filter(|&i| expr.matches(&InSample::new(&sample.sockets[i], sample)))
+        .filter(|&i| expr.matches(&InSample::new(&sample.sockets.at(i), sample)))
         .collect()
 }
 
@@ -381,7 +381,8 @@ fn limits_on_length_depth_and_terms_are_errors() {
     // Within the limits, the largest expression still matches quickly and
     // without deep recursion: 64 terms, 32 levels.
     let sample = sample();
-    let row = InSample::new(&sample.sockets[0], &sample);
+    let first = sample.sockets.at(0);
+    let row = InSample::new(&first, &sample);
     assert!(Expr::parse(&deep(MAX_DEPTH)).unwrap().matches(&row) == row.shown_text().contains('x'));
     assert!(!Expr::parse(&terms(MAX_TERMS)).unwrap().matches(&row));
 }
@@ -392,8 +393,8 @@ fn limits_on_length_depth_and_terms_are_errors() {
 fn a_scope_matches_the_whole_namespace_label() {
     use crate::model::netns::NamespaceInfo;
     let mut sample = sample();
-    sample.sockets[0].netns = 1;
-    sample.sockets[1].netns = 2;
+    sample.sockets.modify(0, |s| s.netns = 1);
+    sample.sockets.modify(1, |s| s.netns = 2);
     let info = |id: u16, label: &str| NamespaceInfo {
         id,
         label: label.into(),
@@ -403,7 +404,7 @@ fn a_scope_matches_the_whole_namespace_label() {
     let scoped = |scope: &str, own: &str| -> Vec<usize> {
         let expr = Expr::netns_is(scope).and(Expr::parse(own).unwrap());
         (0..sample.sockets.len())
-            .filter(|&i| expr.matches(&InSample::new(&sample.sockets[i], &sample)))
+            .filter(|&i| expr.matches(&InSample::new(&sample.sockets.at(i), &sample)))
             .collect()
     };
     assert_eq!(kept(&sample, "ns:web-1"), [0, 1]);
@@ -427,7 +428,7 @@ fn host_names_match_the_reverse_names_known() {
         let expr = expr(expression);
         (0..sample.sockets.len())
             .filter(|&i| {
-                expr.matches(&InSample::new(&sample.sockets[i], &sample).with_names(names))
+                expr.matches(&InSample::new(&sample.sockets.at(i), &sample).with_names(names))
             })
             .collect()
     };
@@ -470,6 +471,6 @@ fn host_names_match_the_reverse_names_known() {
         expr: &jump,
         names: Some(&names),
     };
-    assert!(kept.keeps(&sample.sockets[3], &sample));
-    assert!(!Where::new(&jump).keeps(&sample.sockets[3], &sample));
+    assert!(kept.keeps(&sample.sockets.at(3), &sample));
+    assert!(!Where::new(&jump).keeps(&sample.sockets.at(3), &sample));
 }

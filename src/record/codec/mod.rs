@@ -30,6 +30,7 @@
 //! Integers are LEB128 varints unless sized; sized ones are little-endian.
 
 use crate::model::Sample;
+use crate::model::socket_table::{Socket, SocketTable};
 use crate::model::sockets::{
     Owners, Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample, TcpLimits,
 };
@@ -40,7 +41,7 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 /// Keeps the previous sample's sockets, the reference for the next one.
 #[derive(Default)]
 pub struct SampleEncoder {
-    previous: Vec<SocketSample>,
+    previous: SocketTable,
 }
 
 impl SampleEncoder {
@@ -48,7 +49,7 @@ impl SampleEncoder {
     /// are taken out while the rest is serialized, and put back.
     pub fn encode(&mut self, sample: &mut Sample, keyframe: bool) -> Vec<u8> {
         if keyframe {
-            self.previous.clear();
+            self.previous = SocketTable::default();
         }
         let sockets = std::mem::take(&mut sample.sockets);
         let head = super::encode(&*sample);
@@ -56,7 +57,10 @@ impl SampleEncoder {
         let mut out = Vec::with_capacity(head.len() + 16 + sample.sockets.len() * 8);
         out.extend_from_slice(&(head.len() as u32).to_le_bytes());
         out.extend_from_slice(&head);
-        encode_sockets(&self.previous, &sample.sockets, &mut out);
+        let previous: Vec<Socket> = self.previous.iter().collect();
+        let sockets: Vec<Socket> = sample.sockets.iter().collect();
+        encode_sockets(&previous, &sockets, &mut out);
+        drop((previous, sockets));
         self.previous.clone_from(&sample.sockets);
         out
     }
@@ -66,11 +70,12 @@ impl SampleEncoder {
 /// before it in its segment (empty for a keyframe, `self_contained`): a
 /// delta's unchanged sockets are copied from there. The callers keep the
 /// samples they decode, so no copy of the table is kept here as well.
-pub fn decode(previous: &[SocketSample], record: &[u8]) -> Result<Sample> {
+pub fn decode(previous: &SocketTable, record: &[u8]) -> Result<Sample> {
     let mut sample = decode_head(record)?;
     let len = u32::from_le_bytes(record[..4].try_into().expect("4 bytes")) as usize;
     let mut input = Input::new(&record[4 + len..], "the socket table");
-    sample.sockets = decode_sockets(previous, &mut input)?;
+    let previous: Vec<Socket> = previous.iter().collect();
+    sample.sockets = decode_sockets(&previous, &mut input)?.into();
     Ok(sample)
 }
 
@@ -115,10 +120,10 @@ pub fn decode_head(record: &[u8]) -> Result<Sample> {
 
 /// A numeric field of a socket as a u64, and back (the value always fits:
 /// it came from that field).
-type Field = (fn(&SocketSample) -> u64, fn(&mut SocketSample, u64));
+type Field = (fn(&Socket) -> u64, fn(&mut SocketSample, u64));
 
-fn tcp(s: &SocketSample) -> TcpInfoSample {
-    s.tcp.unwrap_or_default()
+fn tcp(s: &Socket) -> TcpInfoSample {
+    s.tcp.copied().unwrap_or_default()
 }
 
 fn tcp_mut(s: &mut SocketSample) -> &mut TcpInfoSample {
@@ -317,8 +322,8 @@ const RECEIVE_FIELDS: &[Field] = &[
     ),
 ];
 
-fn limits(s: &SocketSample) -> TcpLimits {
-    s.limits.as_deref().copied().unwrap_or_default()
+fn limits(s: &Socket) -> TcpLimits {
+    s.limits.copied().unwrap_or_default()
 }
 
 /// Sets a field of the socket's limits, when it has them (the presence
@@ -364,7 +369,7 @@ fn put_addr(out: &mut Vec<u8>, addr: &SocketAddr) {
     }
 }
 
-fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut Vec<u8>) {
+fn encode_sockets(previous: &[Socket], sockets: &[Socket], out: &mut Vec<u8>) {
     // Previous positions by key; several sockets can share one (UDP
     // sockets bound with SO_REUSEPORT), matched in order.
     let mut by_key: HashMap<SocketKey, VecDeque<usize>> = HashMap::with_capacity(previous.len());
@@ -404,7 +409,7 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
             continue;
         }
         put(out, s.users.len() as u64 + 1);
-        for user in &s.users {
+        for user in s.users {
             put(out, user.process.len() as u64);
             out.extend_from_slice(user.process.as_bytes());
             put(out, u64::from(user.pid));
@@ -420,8 +425,8 @@ fn encode_sockets(previous: &[SocketSample], sockets: &[SocketSample], out: &mut
 
 fn put_columns(
     fields: &[Field],
-    previous: &[SocketSample],
-    sockets: &[SocketSample],
+    previous: &[Socket],
+    sockets: &[Socket],
     refs: &[Option<usize>],
     out: &mut Vec<u8>,
 ) {
@@ -438,7 +443,7 @@ fn put_columns(
 
 fn take_columns(
     fields: &[Field],
-    previous: &[SocketSample],
+    previous: &[Socket],
     sockets: &mut [SocketSample],
     refs: &[Option<usize>],
     input: &mut Input,
@@ -517,7 +522,7 @@ impl Budget {
     }
 }
 
-fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<SocketSample>> {
+fn decode_sockets(previous: &[Socket], input: &mut Input) -> Result<Vec<SocketSample>> {
     let n = input.count()?;
     let new = input.count()?;
     if n > MAX_SOCKETS {
@@ -557,8 +562,8 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
     for r in &refs {
         sockets.push(match r {
             Some(i) => {
-                budget.charge(spilled_users(&previous[*i].users))?;
-                previous[*i].clone()
+                budget.charge(spilled_users(previous[*i].users))?;
+                previous[*i].to_sample()
             }
             None => {
                 let proto = match input.take(1)?[0] {
@@ -636,9 +641,9 @@ fn decode_sockets(previous: &[SocketSample], input: &mut Input) -> Result<Vec<So
 }
 
 /// The heap a copy of `users` takes: one user is kept inline.
-fn spilled_users(users: &Owners) -> usize {
-    if users.spilled() {
-        users.len() * size_of::<SocketUser>()
+fn spilled_users(users: &[SocketUser]) -> usize {
+    if users.len() > 1 {
+        std::mem::size_of_val(users)
     } else {
         0
     }

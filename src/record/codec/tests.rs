@@ -60,7 +60,7 @@ fn socket(port: u16, bytes: u64, v6: bool) -> SocketSample {
 #[test]
 fn sockets_round_trip_through_deltas() {
     let mut encoder = SampleEncoder::default();
-    let mut previous = Vec::new();
+    let mut previous = SocketTable::default();
     let mut sample = Sample::default();
     let lists = [
         (0..50).map(|p| socket(p, 10, p == 7)).collect::<Vec<_>>(),
@@ -85,9 +85,9 @@ fn sockets_round_trip_through_deltas() {
     ];
     for (i, list) in lists.iter().enumerate() {
         sample.t = i as f64;
-        sample.sockets = list.clone();
+        sample.sockets = SocketTable::from(list.clone());
         let bytes = encoder.encode(&mut sample, i == 0);
-        assert_eq!(&sample.sockets, list, "put back");
+        assert_eq!(&sample.sockets.to_vec(), list, "put back");
         let decoded = decode(&previous, &bytes).unwrap();
         assert_eq!(decoded, sample, "sample {i}");
         // Damage is an error, never a panic.
@@ -113,20 +113,20 @@ fn a_record_without_the_later_columns_still_reads() {
         bytes.len() - 3 * (LIMIT_FIELDS.len() + PACING_FIELDS.len() + RECEIVE_FIELDS.len());
     let before_netns = before_limits - 3 * NETNS_FIELDS.len();
     let old = &bytes[..before_netns - 3 * 3 * LATER_FIELDS.len()];
-    let decoded = decode(&[], old).unwrap();
+    let decoded = decode(&SocketTable::default(), old).unwrap();
     assert!(decoded.sockets.iter().all(|s| s.rcvbuf.is_none()));
     let mut expected = sample.clone();
-    for s in &mut expected.sockets {
+    expected.sockets.modify_all(|s| {
         s.rcvbuf = None;
         s.netns = 0;
-    }
+    });
     assert_eq!(decoded, expected);
     // One made before the namespace column reads namespace 0.
-    let no_netns = decode(&[], &bytes[..before_netns]).unwrap();
+    let no_netns = decode(&SocketTable::default(), &bytes[..before_netns]).unwrap();
     assert!(no_netns.sockets.iter().all(|s| s.netns == 0));
-    assert_eq!(no_netns.sockets[0].rcvbuf, Some(212_992));
-    let new = decode(&[], &bytes).unwrap();
-    assert_eq!(new.sockets[0].rcvbuf, Some(212_992));
+    assert_eq!(no_netns.sockets.at(0).rcvbuf, Some(212_992));
+    let new = decode(&SocketTable::default(), &bytes).unwrap();
+    assert_eq!(new.sockets.at(0).rcvbuf, Some(212_992));
     assert_eq!(new, sample);
 }
 
@@ -143,7 +143,7 @@ fn limits_round_trip_and_older_records_read_none() {
         ..Default::default()
     };
     let key = encoder.encode(&mut first, true);
-    let decoded = decode(&[], &key).unwrap();
+    let decoded = decode(&SocketTable::default(), &key).unwrap();
     assert_eq!(decoded, first);
     assert!(
         decoded
@@ -155,71 +155,76 @@ fn limits_round_trip_and_older_records_read_none() {
     );
     // The next sample: counters moved, one socket's limits gone, one new.
     let mut second = first.clone();
-    for s in &mut second.sockets {
+    second.sockets.modify_all(|s| {
         if let Some(limits) = s.limits.as_deref_mut() {
             limits.busy_us += 1_000_000;
             limits.rwnd_limited_us += 900_000;
             limits.app_limited = !limits.app_limited;
         }
-    }
-    second.sockets[4].limits = None;
-    second.sockets[5].limits = Some(Box::new(TcpLimits {
-        notsent_bytes: 4096,
-        ..TcpLimits::default()
-    }));
+    });
+    second.sockets.modify(4, |s| s.limits = None);
+    second.sockets.modify(5, |s| {
+        s.limits = Some(Box::new(TcpLimits {
+            notsent_bytes: 4096,
+            ..TcpLimits::default()
+        }))
+    });
     let delta = encoder.encode(&mut second, false);
     assert_eq!(decode(&decoded.sockets, &delta).unwrap(), second);
     // One made before the pacing columns reads its limits with pacing 0:
     // the same sample with pacing 0 (a zero byte per socket and column),
     // cut there.
     let mut unpaced = first.clone();
-    for limits in unpaced
-        .sockets
-        .iter_mut()
-        .filter_map(|s| s.limits.as_deref_mut())
-    {
-        (
-            limits.pacing_rate,
-            limits.max_pacing_rate,
-            limits.reordering,
-        ) = (0, 0, 0);
-    }
+    unpaced.sockets.modify_all(|s| {
+        if let Some(limits) = s.limits.as_deref_mut() {
+            (
+                limits.pacing_rate,
+                limits.max_pacing_rate,
+                limits.reordering,
+            ) = (0, 0, 0);
+        }
+    });
     // One made before the receive columns reads them 0, in the same way.
     let mut unreceived = first.clone();
-    for limits in unreceived
-        .sockets
-        .iter_mut()
-        .filter_map(|s| s.limits.as_deref_mut())
-    {
-        (limits.rcv_rtt_us, limits.rcv_ssthresh, limits.rcv_space) = (0, 0, 0);
-    }
+    unreceived.sockets.modify_all(|s| {
+        if let Some(limits) = s.limits.as_deref_mut() {
+            (limits.rcv_rtt_us, limits.rcv_ssthresh, limits.rcv_space) = (0, 0, 0);
+        }
+    });
     let bytes = SampleEncoder::default().encode(&mut unreceived, true);
     let cut = bytes.len() - unreceived.sockets.len() * RECEIVE_FIELDS.len();
     assert!(bytes[cut..].iter().all(|b| *b == 0));
-    assert_eq!(decode(&[], &bytes[..cut]).unwrap(), unreceived);
-    for limits in unpaced
-        .sockets
-        .iter_mut()
-        .filter_map(|s| s.limits.as_deref_mut())
-    {
-        (limits.rcv_rtt_us, limits.rcv_ssthresh, limits.rcv_space) = (0, 0, 0);
-    }
+    assert_eq!(
+        decode(&SocketTable::default(), &bytes[..cut]).unwrap(),
+        unreceived
+    );
+    unpaced.sockets.modify_all(|s| {
+        if let Some(limits) = s.limits.as_deref_mut() {
+            (limits.rcv_rtt_us, limits.rcv_ssthresh, limits.rcv_space) = (0, 0, 0);
+        }
+    });
     let bytes = SampleEncoder::default().encode(&mut unpaced, true);
     let cut = bytes.len() - unpaced.sockets.len() * (PACING_FIELDS.len() + RECEIVE_FIELDS.len());
     assert!(bytes[cut..].iter().all(|b| *b == 0));
-    assert_eq!(decode(&[], &bytes[..cut]).unwrap(), unpaced);
+    assert_eq!(
+        decode(&SocketTable::default(), &bytes[..cut]).unwrap(),
+        unpaced
+    );
     // A recording made before the limit columns ends at the namespace's:
     // the same sample without limits (a zero byte per socket and column),
     // cut there.
     let mut before = first.clone();
-    for s in &mut before.sockets {
+    before.sockets.modify_all(|s| {
         s.limits = None;
-    }
+    });
     let bytes = SampleEncoder::default().encode(&mut before, true);
     let later = LIMIT_FIELDS.len() + PACING_FIELDS.len() + RECEIVE_FIELDS.len();
     let cut = bytes.len() - before.sockets.len() * later;
     assert!(bytes[cut..].iter().all(|b| *b == 0));
-    assert_eq!(decode(&[], &bytes[..cut]).unwrap(), before);
+    assert_eq!(
+        decode(&SocketTable::default(), &bytes[..cut]).unwrap(),
+        before
+    );
 }
 
 /// Each byte `2` refers again to the socket before: a copy per byte
@@ -233,7 +238,7 @@ fn repeated_references_and_huge_counts_are_damage() {
     put(&mut table, 0);
     table.extend_from_slice(&[1, 2, 2]);
     table.resize(table.len() + 3 * (FIELDS.len() + 1), 0);
-    let error = decode_sockets(&previous, &mut Input::new(&table, "t")).unwrap_err();
+    let error = decode_sockets(&views(&previous), &mut Input::new(&table, "t")).unwrap_err();
     assert!(error.to_string().contains("more sockets than"), "{error}");
     let many = vec![socket(1, 10, false); 2];
     let mut table = Vec::new();
@@ -241,7 +246,7 @@ fn repeated_references_and_huge_counts_are_damage() {
     put(&mut table, 0);
     table.extend_from_slice(&[1, 2]);
     table.resize(table.len() + 2 * (FIELDS.len() + 1), 0);
-    let error = decode_sockets(&many, &mut Input::new(&table, "t")).unwrap_err();
+    let error = decode_sockets(&views(&many), &mut Input::new(&table, "t")).unwrap_err();
     assert!(
         error.to_string().contains("refer to the same one"),
         "{error}"
@@ -267,10 +272,10 @@ fn keyframes_are_told_from_deltas() {
     assert!(!self_contained(&delta));
     // A keyframe decodes alone, whatever came before; a delta needs
     // the sockets before it.
-    let first = decode(&[], &key).unwrap();
+    let first = decode(&SocketTable::default(), &key).unwrap();
     assert_eq!(decode(&first.sockets, &delta).unwrap(), sample);
     assert_eq!(decode(&sample.sockets, &key).unwrap(), sample);
-    assert!(decode(&[], &delta).is_err());
+    assert!(decode(&SocketTable::default(), &delta).is_err());
     // No sockets at all: nothing refers back.
     sample.sockets.clear();
     assert!(self_contained(&encoder.encode(&mut sample, false)));
@@ -318,4 +323,8 @@ fn a_head_past_its_bound_is_damage() {
     record.resize(4 + MAX_HEAD_BYTES + 1, 0x90);
     let error = decode_head(&record).unwrap_err();
     assert!(error.to_string().contains("head is over 64 MiB"), "{error}");
+}
+
+fn views(sockets: &[SocketSample]) -> Vec<Socket<'_>> {
+    sockets.iter().map(SocketSample::as_socket).collect()
 }

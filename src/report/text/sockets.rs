@@ -83,7 +83,7 @@ pub fn write_sockets(
         "Netid", "State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port"
     )?;
     let kept = current.sockets.iter();
-    for socket in kept.filter(|s| filter.keeps(*s, current)) {
+    for socket in kept.filter(|s| filter.keeps(s, current)) {
         let owner = if socket.users.is_empty() {
             if socket.owner_denied {
                 "unknown (no permission)".to_string()

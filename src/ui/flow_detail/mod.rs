@@ -53,7 +53,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let stale = (app.flow_detail.as_ref()).is_some_and(|d| d.socket_from != shown_mono);
     let socket = app.shown().1.filter(|_| stale).and_then(|s| {
         let d = app.flow_detail.as_ref()?;
-        crate::model::capture::socket_of_flow(&s.sockets, &d.flow).cloned()
+        crate::model::capture::socket_of_flow(&s.sockets, &d.flow).map(|s| s.to_sample())
     });
     let nat = app.flow_detail.as_ref().filter(|_| stale).and_then(|d| {
         let (entries, mono) = app.shown_view().recent_conntrack()?;

@@ -102,7 +102,7 @@ fn honest_recording() -> Vec<u8> {
 /// cap, before the codec refused repeated references).
 fn amplifying_recording() -> Vec<u8> {
     let mut first = Sample {
-        sockets: vec![socket(1, 0)],
+        sockets: vec![socket(1, 0)].into(),
         ..Default::default()
     };
     let key = SampleEncoder::default().encode(&mut first, true);

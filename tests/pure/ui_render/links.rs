@@ -88,8 +88,9 @@ fn flows_and_sockets() -> App {
     third.sockets = vec![
         sock(Proto::Tcp, 1, "198.18.0.1:40000", "198.18.0.2:443", (0, 0)),
         sock(Proto::Tcp, 1, "198.18.0.1:40002", "198.18.0.9:22", (0, 0)),
-    ];
-    third.sockets[1].users[0].pid = 77;
+    ]
+    .into();
+    third.sockets.modify(1, |s| s.users[0].pid = 77);
     app.on_sampler(SamplerEvent::Sample(Box::new(third)));
     app
 }

@@ -184,7 +184,8 @@ fn stack_sample(mono: f64, scale: u64) -> Sample {
         ),
         sock(Proto::Udp, 7, "0.0.0.0:53", "0.0.0.0:0", (0, 0)),
         sock(Proto::Tcp, 6, "198.18.0.2:8080", "198.18.0.1:40000", (0, 0)),
-    ];
+    ]
+    .into();
     let mut tcp = TcpSample::default();
     tcp.states[0] = 3 + scale as u32;
     tcp.states[5] = 1;

@@ -33,7 +33,7 @@ pub fn write_crafted(path: &Path, crafted: usize, n: usize) -> u64 {
     let mut records = Vec::new();
     let mut first = Sample {
         t: 1.0,
-        sockets: vec![super::segments::socket(1)],
+        sockets: vec![super::segments::socket(1)].into(),
         ..Default::default()
     };
     records.push(SampleEncoder::default().encode(&mut first, true));

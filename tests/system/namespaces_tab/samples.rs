@@ -93,7 +93,8 @@ fn sample(mono: f64, second: u64) -> Sample {
             socket(1, 1, "198.18.228.1:40000", "198.18.228.2:80"),
             socket(1, 6, "198.18.228.1:40001", "198.18.228.2:80"),
             socket(2, 1, "198.18.229.2:443", "198.18.229.1:50000"),
-        ],
+        ]
+        .into(),
         namespaces: vec![
             info(0, "host", None, 0, Some(12)),
             info(1, "web-1", Some("podman:web-1"), 20 * second, Some(4)),
@@ -309,7 +310,7 @@ fn one_namespace_gives_one_row_and_says_how_to_see_all() {
     let one = |mono: f64, second: u64| Sample {
         namespaces: Vec::new(),
         interfaces: vec![iface(0, 9, "eth0", None, second * 2_000_000)],
-        sockets: vec![socket(0, 10, "0.0.0.0:22", "0.0.0.0:0")],
+        sockets: vec![socket(0, 10, "0.0.0.0:22", "0.0.0.0:0")].into(),
         // The row's counters are the sample's own: 30 retransmits and 4
         // discards in 2 s.
         tcp: Some(TcpSample {
