@@ -18,6 +18,7 @@ pub mod export;
 pub mod findings;
 pub mod load;
 pub mod manual;
+pub mod memory;
 pub mod model;
 pub mod notify;
 pub mod packet;

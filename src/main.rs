@@ -6,6 +6,7 @@ use netlens::commands;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    netlens::memory::map_large_blocks();
     let matches = Cli::command().get_matches();
     let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,

@@ -26,16 +26,6 @@ pub fn kernel() -> Result<Arc<Btf>, String> {
     Ok(btf)
 }
 
-/// Gives the memory of what was freed (a parse of the kernel's BTF, the
-/// loaders' copies of it) back to the system: glibc keeps freed pages of
-/// its thread arenas otherwise.
-pub fn release_freed_memory() {
-    // SAFETY: malloc_trim only returns free heap pages to the kernel.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 /// An error and its causes on one line: a verifier log's lines are joined
 /// with "; " and the whole is cut at `MAX_WHY` characters.
 pub fn chain(error: &dyn std::error::Error) -> String {

@@ -260,7 +260,7 @@ impl Collectors {
         };
         if kernel_btf.is_some() {
             drop(kernel_btf);
-            btf::release_freed_memory();
+            crate::memory::release_freed_memory();
         }
         Ok(collectors)
     }
@@ -274,7 +274,7 @@ impl Collectors {
         self.drops = drops::DropsCollector::new(bpf == Bpf::All, &self.label);
         self.conn_log.load_owners();
         drop(kernel_btf);
-        btf::release_freed_memory();
+        crate::memory::release_freed_memory();
     }
 
     pub fn collect(&mut self) -> Result<Sample> {

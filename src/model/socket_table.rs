@@ -18,6 +18,7 @@ use super::sockets::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, LazyLock};
 
 /// Marks an absent index or number in a row.
 const NONE: u32 = u32::MAX;
@@ -58,9 +59,16 @@ struct Row {
     flags: u8,
 }
 
-/// The sockets of one sample (see the module's comment).
+/// The sockets of one sample (see the module's comment). A clone shares
+/// the lists (the connection log and the recorder keep the last dump's
+/// this way); a change to a shared table copies them first.
 #[derive(Debug, Clone, Default)]
 pub struct SocketTable {
+    lists: Arc<Lists>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Lists {
     rows: Vec<Row>,
     v6: Vec<Ipv6Addr>,
     tcp: Vec<TcpInfoSample>,
@@ -111,45 +119,44 @@ pub struct Socket<'a> {
 }
 
 /// No sockets: what a keyframe's sockets are a delta on.
-pub static EMPTY: SocketTable = SocketTable::new();
+pub static EMPTY: LazyLock<SocketTable> = LazyLock::new(SocketTable::default);
 
 impl SocketTable {
-    pub const fn new() -> Self {
-        Self {
-            rows: Vec::new(),
-            v6: Vec::new(),
-            tcp: Vec::new(),
-            limits: Vec::new(),
-            users: Vec::new(),
-        }
-    }
-
+    /// Room for `sockets` sockets, each with tcp_info and an owner: what
+    /// is reserved and not used is address space, not memory (a large
+    /// block is a mapping of its own, `memory::map_large_blocks`), where
+    /// growing by doubling would touch twice the pages.
     pub fn with_capacity(sockets: usize) -> Self {
         Self {
-            rows: Vec::with_capacity(sockets),
-            ..Default::default()
+            lists: Arc::new(Lists {
+                rows: Vec::with_capacity(sockets),
+                tcp: Vec::with_capacity(sockets),
+                users: Vec::with_capacity(sockets),
+                ..Default::default()
+            }),
         }
     }
 
     pub fn reserve(&mut self, more: usize) {
-        self.rows.reserve(more);
+        let lists = Arc::make_mut(&mut self.lists);
+        lists.rows.reserve(more);
     }
 
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.lists.rows.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.lists.rows.is_empty()
     }
 
     /// The socket at `index`; panics past the end, as a slice does.
     pub fn at(&self, index: usize) -> Socket<'_> {
-        self.view(&self.rows[index])
+        self.view(&self.lists.rows[index])
     }
 
     pub fn get(&self, index: usize) -> Option<Socket<'_>> {
-        self.rows.get(index).map(|row| self.view(row))
+        self.lists.rows.get(index).map(|row| self.view(row))
     }
 
     pub fn first(&self) -> Option<Socket<'_>> {
@@ -159,14 +166,15 @@ impl SocketTable {
     pub fn iter(&self) -> Iter<'_> {
         Iter {
             table: self,
-            rows: self.rows.iter(),
+            rows: self.lists.rows.iter(),
         }
     }
 
     /// Runs of consecutive sockets of one namespace (a namespace's rows
     /// are together in a sample): its id and their indexes.
     pub fn netns_runs(&self) -> impl Iterator<Item = (u16, std::ops::Range<usize>)> + '_ {
-        self.rows
+        self.lists
+            .rows
             .chunk_by(|a, b| a.netns == b.netns)
             .scan(0, |start, run| {
                 let range = *start..*start + run.len();
@@ -181,8 +189,9 @@ impl SocketTable {
     }
 
     pub fn push(&mut self, socket: impl std::borrow::Borrow<SocketSample>) {
-        let row = self.pack(socket.borrow());
-        self.rows.push(row);
+        let lists = Arc::make_mut(&mut self.lists);
+        let row = lists.pack(socket.borrow());
+        lists.rows.push(row);
     }
 
     /// Replaces the socket at `index` by `socket`. Its out-of-line parts
@@ -190,40 +199,41 @@ impl SocketTable {
     /// stay unused until the table is rebuilt): for the few sockets a
     /// sample rewrites after the dump, and for tests.
     pub fn set(&mut self, index: usize, socket: &SocketSample) {
-        let old = self.rows[index];
-        let mut row = self.pack_fixed(socket);
+        let lists = Arc::make_mut(&mut self.lists);
+        let old = lists.rows[index];
+        let mut row = lists.pack_fixed(socket);
         row.tcp = match (socket.tcp, old.tcp) {
-            (Some(info), NONE) => push_index(&mut self.tcp, info),
+            (Some(info), NONE) => push_index(&mut lists.tcp, info),
             (Some(info), at) => {
-                self.tcp[at as usize] = info;
+                lists.tcp[at as usize] = info;
                 at
             }
             (None, _) => NONE,
         };
         row.limits = match (socket.limits.as_deref(), old.limits) {
-            (Some(limits), NONE) => push_index(&mut self.limits, *limits),
+            (Some(limits), NONE) => push_index(&mut lists.limits, *limits),
             (Some(limits), at) => {
-                self.limits[at as usize] = *limits;
+                lists.limits[at as usize] = *limits;
                 at
             }
             (None, _) => NONE,
         };
         (row.users, row.user_count) = if socket.users.len() as u32 == old.user_count {
             let at = old.users as usize;
-            self.users[at..at + socket.users.len()].clone_from_slice(&socket.users);
+            lists.users[at..at + socket.users.len()].clone_from_slice(&socket.users);
             (old.users, old.user_count)
         } else {
-            self.push_users(&socket.users)
+            lists.push_users(&socket.users)
         };
         // An IPv6 address reuses its old slot rather than grow the list.
-        row.local = self.place_v6(
+        row.local = lists.place_v6(
             socket.local,
             row.local,
             old.local,
             old.flags & LOCAL_V6 != 0,
         );
-        row.peer = self.place_v6(socket.peer, row.peer, old.peer, old.flags & PEER_V6 != 0);
-        self.rows[index] = row;
+        row.peer = lists.place_v6(socket.peer, row.peer, old.peer, old.flags & PEER_V6 != 0);
+        lists.rows[index] = row;
     }
 
     /// Changes the socket at `index` through its owned form.
@@ -241,18 +251,19 @@ impl SocketTable {
     }
 
     pub fn clear(&mut self) {
-        *self = Self::new();
+        *self = Self::default();
     }
 
     /// Sets the owners of the socket at `index` (the sampler's owner pass).
     pub fn set_users(&mut self, index: usize, users: &[SocketUser]) {
-        let row = self.rows[index];
+        let lists = Arc::make_mut(&mut self.lists);
+        let row = lists.rows[index];
         if users.len() as u32 == row.user_count {
             let at = row.users as usize;
-            self.users[at..at + users.len()].clone_from_slice(users);
+            lists.users[at..at + users.len()].clone_from_slice(users);
         } else {
-            let (at, count) = self.push_users(users);
-            let row = &mut self.rows[index];
+            let (at, count) = lists.push_users(users);
+            let row = &mut lists.rows[index];
             (row.users, row.user_count) = (at, count);
         }
     }
@@ -260,25 +271,29 @@ impl SocketTable {
     /// Marks the socket at `index` as without a found owner: `denied` when
     /// some process's fds could not be read, `pending` while looked for.
     pub fn set_owner_unknown(&mut self, index: usize, denied: bool, pending: bool) {
-        let flags = &mut self.rows[index].flags;
+        let lists = Arc::make_mut(&mut self.lists);
+        let flags = &mut lists.rows[index].flags;
         set_flag(flags, OWNER_DENIED, denied);
         set_flag(flags, OWNER_PENDING, pending);
     }
 
     pub fn set_netns(&mut self, index: usize, netns: u16) {
-        self.rows[index].netns = netns;
+        let lists = Arc::make_mut(&mut self.lists);
+        lists.rows[index].netns = netns;
     }
 
     /// Keeps the sockets `keep` says yes to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(Socket<'_>) -> bool) {
         let kept: Vec<bool> = self.iter().map(&mut keep).collect();
         let mut flags = kept.iter();
-        self.rows.retain(|_| *flags.next().expect("one flag a row"));
+        Arc::make_mut(&mut self.lists)
+            .rows
+            .retain(|_| *flags.next().expect("one flag a row"));
     }
 
     /// Appends every socket of `other`.
     pub fn append(&mut self, other: &SocketTable) {
-        self.rows.reserve(other.len());
+        Arc::make_mut(&mut self.lists).rows.reserve(other.len());
         for socket in other.iter() {
             self.push(socket.to_sample());
         }
@@ -286,27 +301,28 @@ impl SocketTable {
 
     /// Gives back the memory reserved beyond what the table holds.
     pub fn shrink_to_fit(&mut self) {
-        self.rows.shrink_to_fit();
-        self.v6.shrink_to_fit();
-        self.tcp.shrink_to_fit();
-        self.limits.shrink_to_fit();
-        self.users.shrink_to_fit();
+        let lists = Arc::make_mut(&mut self.lists);
+        lists.rows.shrink_to_fit();
+        lists.v6.shrink_to_fit();
+        lists.tcp.shrink_to_fit();
+        lists.limits.shrink_to_fit();
+        lists.users.shrink_to_fit();
     }
 
     /// Heap bytes the table holds (its lists' capacities).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.rows.capacity() * size_of::<Row>()
-            + self.v6.capacity() * size_of::<Ipv6Addr>()
-            + self.tcp.capacity() * size_of::<TcpInfoSample>()
-            + self.limits.capacity() * size_of::<TcpLimits>()
-            + self.users.capacity() * size_of::<SocketUser>()
+        self.lists.rows.capacity() * size_of::<Row>()
+            + self.lists.v6.capacity() * size_of::<Ipv6Addr>()
+            + self.lists.tcp.capacity() * size_of::<TcpInfoSample>()
+            + self.lists.limits.capacity() * size_of::<TcpLimits>()
+            + self.lists.users.capacity() * size_of::<SocketUser>()
     }
 
     fn view(&self, row: &Row) -> Socket<'_> {
         let address = |packed: u32, port: u16, v6: u8| {
             let ip = if row.flags & v6 != 0 {
-                IpAddr::V6(self.v6[packed as usize])
+                IpAddr::V6(self.lists.v6[packed as usize])
             } else {
                 IpAddr::V4(Ipv4Addr::from(packed))
             };
@@ -327,11 +343,11 @@ impl SocketTable {
             send_q: row.send_q,
             uid: row.uid,
             inode: row.inode,
-            users: &self.users[users..users + row.user_count as usize],
+            users: &self.lists.users[users..users + row.user_count as usize],
             owner_denied: row.flags & OWNER_DENIED != 0,
             owner_pending: row.flags & OWNER_PENDING != 0,
-            tcp: (row.tcp != NONE).then(|| &self.tcp[row.tcp as usize]),
-            limits: (row.limits != NONE).then(|| &self.limits[row.limits as usize]),
+            tcp: (row.tcp != NONE).then(|| &self.lists.tcp[row.tcp as usize]),
+            limits: (row.limits != NONE).then(|| &self.lists.limits[row.limits as usize]),
             drops: present(row.drops, HAS_DROPS),
             rcvbuf: present(row.rcvbuf, HAS_RCVBUF),
             queue_streak: row.queue_streak,
@@ -339,7 +355,9 @@ impl SocketTable {
             netns: row.netns,
         }
     }
+}
 
+impl Lists {
     fn pack(&mut self, socket: &SocketSample) -> Row {
         let mut row = self.pack_fixed(socket);
         row.local = self.place_v6(socket.local, row.local, NONE, false);
@@ -704,14 +722,25 @@ mod tests {
     #[test]
     fn a_socket_changes_in_place() {
         let mut table = SocketTable::from(sockets());
-        let lists = (table.tcp.len(), table.users.len(), table.v6.len());
+        let lists = (
+            table.lists.tcp.len(),
+            table.lists.users.len(),
+            table.lists.v6.len(),
+        );
         table.modify(0, |s| {
             s.recv_q = 0;
             s.tcp.as_mut().unwrap().rtt_us = 70;
             s.users[0].pid = 44;
         });
         table.modify(2, |s| s.peer = "[2001:db8::2]:5000".parse().unwrap());
-        assert_eq!((table.tcp.len(), table.users.len(), table.v6.len()), lists);
+        assert_eq!(
+            (
+                table.lists.tcp.len(),
+                table.lists.users.len(),
+                table.lists.v6.len()
+            ),
+            lists
+        );
         let mut expected = sockets();
         expected[0].recv_q = 0;
         expected[0].tcp.as_mut().unwrap().rtt_us = 70;

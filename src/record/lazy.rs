@@ -223,8 +223,10 @@ impl LazySegment {
                 // A keyframe decodes alone; a delta on the sample before
                 // it, decoded and kept (going on from it or in this loop).
                 let previous = match k.checked_sub(1).filter(|_| k > key) {
-                    Some(before) => self.samples[before].as_ref().map_or(&EMPTY, |s| &s.sockets),
-                    None => &EMPTY,
+                    Some(before) => self.samples[before]
+                        .as_ref()
+                        .map_or(&*EMPTY, |s| &s.sockets),
+                    None => &*EMPTY,
                 };
                 super::codec::decode(previous, &self.records[k])
             };

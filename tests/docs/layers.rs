@@ -36,7 +36,7 @@ use scan::imports;
 
 /// Bottom to top: a module may use its own rank or below.
 const RANKS: &[&[&str]] = &[
-    /* 0 */ &["model", "units", "text"],
+    /* 0 */ &["model", "units", "text", "memory"],
     /* 1 */ &["packet"],
     /* 2 */
     &[

@@ -312,7 +312,7 @@ impl Worker {
             }
         };
         lock(map).source = source;
-        crate::collect::btf::release_freed_memory();
+        crate::memory::release_freed_memory();
     }
 
     /// Answers `requests`; `load_after_first`: loads the iterator once the

@@ -378,7 +378,7 @@ impl Reader {
     fn decode_samples(&self, records: &[Vec<u8>], segment: u32) -> (Vec<Sample>, Option<String>) {
         let mut samples: Vec<Sample> = Vec::with_capacity(records.len());
         for record in records {
-            let previous = samples.last().map_or(&EMPTY, |s| &s.sockets);
+            let previous = samples.last().map_or(&*EMPTY, |s| &s.sockets);
             match self.decode_sample(previous, record) {
                 Ok(sample) => samples.push(sample),
                 Err(error) => {
@@ -398,7 +398,7 @@ impl Reader {
     fn decode_last(&self, records: &[Vec<u8>], segment: u32) -> (Option<Sample>, Option<String>) {
         let mut last: Option<Sample> = None;
         for (ordinal, record) in records.iter().enumerate() {
-            let previous = last.as_ref().map_or(&EMPTY, |s| &s.sockets);
+            let previous = last.as_ref().map_or(&*EMPTY, |s| &s.sockets);
             match self.decode_sample(previous, record) {
                 Ok(sample) => last = Some(sample),
                 Err(error) => {
@@ -436,7 +436,7 @@ impl Reader {
         let mut last: Option<Sample> = None;
         let mut ordinal = 0usize;
         while let Some(record) = records.next() {
-            let previous = last.as_ref().map_or(&EMPTY, |s| &s.sockets);
+            let previous = last.as_ref().map_or(&*EMPTY, |s| &s.sockets);
             match self.decode_sample(previous, &record) {
                 Ok(mut sample) => {
                     each(last.as_ref(), &mut sample)?;
