@@ -17,7 +17,7 @@ use super::conn_owners::{self, ConnOwners};
 use super::tcp_destroy::{self, Destroyed, TCP_LISTEN};
 use super::unowned_bytes::UnownedBytes;
 use crate::model::closed::{ClosedConn, ClosedSample, Ending, ProcessBytes};
-use crate::model::socket_table::{Socket, SocketTable};
+use crate::model::socket_table::SocketTable;
 use crate::model::sockets::{Proto, SocketUser, TCP_LISTEN as LISTEN};
 use netlink_sys::{Socket as Netlink, SocketAddr as NetlinkAddr, protocols::NETLINK_SOCK_DIAG};
 use std::collections::HashMap;
@@ -37,7 +37,7 @@ const RECEIVE_BUFFER: libc::c_int = 32 << 20;
 const MAX_READ_PER_TICK: usize = 200_000;
 /// How long a socket gone from the dumps is still remembered (its destroy
 /// notification may be read a tick after the dump that missed it).
-const FORGET_AFTER_TICKS: u64 = 3;
+const FORGET_AFTER_TICKS: u32 = 3;
 /// How long a listener is remembered after it was last seen, seconds (its
 /// accepted sockets outlive it).
 const LISTENER_MEMORY_S: f64 = 600.0;
@@ -45,12 +45,26 @@ const SOCK_DIAG_BY_FAMILY: u16 = 20;
 const SO_MEMINFO: libc::c_int = 55;
 const SK_MEMINFO_DROPS: usize = 8;
 
-/// What a dump told about a socket that is (or was, a tick ago) alive.
-/// One per TCP socket: at a million sockets this table is a large part of
-/// netlens' memory, so it is a Vec sorted by cookie (128 B a socket), not
-/// a hash map (whose buckets double it), and the owners a boxed slice.
+/// Where the dumps' last sighting of a socket that is (or was, a few ticks
+/// ago) alive is. One per TCP socket, so at a million sockets its size
+/// counts: a Vec sorted by cookie of 24-byte entries. The sighting itself
+/// is the socket's row in the last dump (`ConnLog::last`, the table the
+/// sample holds too); a socket no longer listed has a copy of its last
+/// one in `ConnLog::unlisted`.
+#[derive(Debug, Clone, Copy)]
 struct Known {
     cookie: u64,
+    first_seen: f64,
+    /// The tick of the last dump that listed it; 0 once its end was
+    /// logged (taken by `resolve`: as good as removed).
+    last_tick: u32,
+    /// Its row in the dump of `last_tick`.
+    row: u32,
+}
+
+/// What a dump told about a socket, as its log entry reads it.
+#[derive(Debug, Clone)]
+struct Sighting {
     first_seen: f64,
     local: SocketAddr,
     peer: SocketAddr,
@@ -62,9 +76,6 @@ struct Known {
     bytes_received: u64,
     rtt_us: u32,
     retrans: u32,
-    /// The tick of the last dump that listed it; 0 once its end was
-    /// logged (taken by `resolve`: as good as removed).
-    last_tick: u64,
 }
 
 /// A socket of the dump being observed, before it is merged into `known`.
@@ -84,6 +95,13 @@ pub struct ConnLog {
     buffer: Vec<u8>,
     /// Sorted by cookie.
     known: Vec<Known>,
+    /// The last dump observed, where `known` rows point.
+    last: SocketTable,
+    /// The last sighting of the known sockets the last dump did not list.
+    unlisted: HashMap<u64, Sighting>,
+    /// Owners an earlier dump found for listed sockets the last dump found
+    /// none for (a socket its process closed, still finishing).
+    earlier_users: HashMap<u64, Box<[SocketUser]>>,
     listeners: HashMap<u16, Listener>,
     tick: u64,
     totals: [u64; Ending::ALL.len()],
@@ -123,6 +141,9 @@ impl ConnLog {
             owners,
             buffer: vec![0; 256 * 1024],
             known: Vec::new(),
+            last: SocketTable::default(),
+            unlisted: HashMap::new(),
+            earlier_users: HashMap::new(),
             listeners: HashMap::new(),
             tick: 0,
             totals: [0; Ending::ALL.len()],
@@ -183,13 +204,10 @@ impl ConnLog {
         // dump order, as they did to one map entry.
         seen.sort_by_key(|s| s.cookie);
         let named = self.count_unowned(&seen, sockets);
-        self.known = merge(
-            std::mem::take(&mut self.known),
-            &seen,
-            sockets,
-            self.tick,
-            mono,
-        );
+        let old = std::mem::take(&mut self.known);
+        self.known = self.merge(old, &seen, sockets, mono);
+        // Shared with the sample, not copied.
+        self.last = sockets.clone();
         let known = &self.known;
         self.unowned.retain(|cookie| {
             known
@@ -216,10 +234,12 @@ impl ConnLog {
                 continue;
             }
             last = s.cookie;
-            let (known, tick) = (&self.known, self.tick);
+            let (known, last, tick) = (&self.known, &self.last, self.tick);
             let previous = || {
                 let k = &known[known.binary_search_by_key(&s.cookie, |k| k.cookie).ok()?];
-                (k.last_tick + 1 == tick).then_some((k.bytes_acked, k.bytes_received))
+                let info = last.get(k.row as usize)?.tcp?;
+                (u64::from(k.last_tick) + 1 == tick)
+                    .then_some((info.bytes_acked, info.bytes_received))
             };
             let socket = &sockets.at(s.row as usize);
             self.unowned
@@ -229,20 +249,21 @@ impl ConnLog {
     }
 
     /// The socket `cookie` as the dumps knew it, forgotten from now on.
-    fn take_known(&mut self, cookie: u64) -> Option<Known> {
+    fn take_known(&mut self, cookie: u64) -> Option<Sighting> {
         let index = self
             .known
             .binary_search_by_key(&cookie, |k| k.cookie)
             .ok()?;
-        let known = &mut self.known[index];
+        let known = self.known[index];
         if known.last_tick == 0 {
             return None;
         }
-        known.last_tick = 0;
-        Some(Known {
-            users: std::mem::take(&mut known.users),
-            ..*known
-        })
+        self.known[index].last_tick = 0;
+        let earlier = self.earlier_users.remove(&cookie);
+        if let Some(unlisted) = self.unlisted.remove(&cookie) {
+            return Some(unlisted);
+        }
+        Some(sighting(&known, &self.last, earlier))
     }
 
     /// Every connection that ended since the last call.
@@ -391,74 +412,120 @@ impl ConnLog {
     }
 }
 
-/// The known sockets after a dump: `old` and the dump's sockets (`seen`,
-/// both sorted by cookie) merged. A socket the dump lists keeps its first
-/// sighting and, when the dump found no owner, its old owners; one it no
-/// longer lists is kept FORGET_AFTER_TICKS ticks (its destroy notification
-/// may come a tick late); one whose end was logged starts anew.
-fn merge(
-    old: Vec<Known>,
-    seen: &[Seen],
-    sockets: &SocketTable,
-    tick: u64,
-    mono: f64,
-) -> Vec<Known> {
-    let mut next: Vec<Known> = Vec::with_capacity(seen.len() + seen.len() / 64);
-    let mut old = old.into_iter().peekable();
-    for s in seen {
-        let socket = &sockets.at(s.row as usize);
-        if let Some(last) = next.last_mut()
-            && last.cookie == s.cookie
-            && last.last_tick == tick
-        {
-            update(last, socket, tick);
-            continue;
+impl ConnLog {
+    /// The known sockets after a dump: `old` and the dump's sockets
+    /// (`seen`, both sorted by cookie) merged. A socket the dump lists
+    /// keeps its first sighting and, when the dump found no owner, its old
+    /// owners; one it no longer lists is kept FORGET_AFTER_TICKS ticks (its
+    /// destroy notification may come a tick late), its last sighting copied
+    /// out of the old dump; one whose end was logged starts anew.
+    fn merge(
+        &mut self,
+        old: Vec<Known>,
+        seen: &[Seen],
+        sockets: &SocketTable,
+        mono: f64,
+    ) -> Vec<Known> {
+        let tick = self.tick as u32;
+        let mut next: Vec<Known> = Vec::with_capacity(seen.len() + seen.len() / 64);
+        let mut old = old.into_iter().peekable();
+        for s in seen {
+            let listed = sockets.at(s.row as usize);
+            let before = match next.last() {
+                // Sockets sharing a cookie (0: none was read) apply in
+                // dump order, as they did to one map entry.
+                Some(last) if last.cookie == s.cookie && last.last_tick == tick => next.pop(),
+                _ => {
+                    while let Some(gone) = old.next_if(|k| k.cookie < s.cookie) {
+                        self.keep_unlisted(&mut next, gone, tick);
+                    }
+                    old.next_if(|k| k.cookie == s.cookie)
+                        .filter(|k| k.last_tick != 0)
+                }
+            };
+            let Some(before) = before else {
+                self.forget(s.cookie);
+                next.push(Known {
+                    cookie: s.cookie,
+                    first_seen: mono,
+                    last_tick: tick,
+                    row: s.row,
+                });
+                continue;
+            };
+            // The owners it had: in the dump before (or a duplicate of this
+            // one), else as kept when it was last listed without them.
+            let table = if before.last_tick == tick {
+                sockets
+            } else {
+                &self.last
+            };
+            let had = match self.unlisted.remove(&s.cookie) {
+                Some(unlisted) => Some(unlisted.users),
+                None => table
+                    .get(before.row as usize)
+                    .map(|b| Box::<[SocketUser]>::from(b.users))
+                    .filter(|users| !users.is_empty()),
+            };
+            if listed.users.is_empty() {
+                if let Some(users) = had.filter(|users| !users.is_empty()) {
+                    self.earlier_users.insert(s.cookie, users);
+                }
+            } else {
+                self.earlier_users.remove(&s.cookie);
+            }
+            next.push(Known {
+                last_tick: tick,
+                row: s.row,
+                ..before
+            });
         }
-        while let Some(before) = old.next_if(|k| k.cookie < s.cookie) {
-            keep_unseen(&mut next, before, tick);
+        for gone in old {
+            self.keep_unlisted(&mut next, gone, tick);
         }
-        let mut known = match old.next_if(|k| k.cookie == s.cookie) {
-            Some(before) if before.last_tick != 0 => before,
-            _ => Known {
-                cookie: s.cookie,
-                first_seen: mono,
-                local: socket.local,
-                peer: socket.peer,
-                users: Box::default(),
-                bytes_acked: 0,
-                bytes_received: 0,
-                rtt_us: 0,
-                retrans: 0,
-                last_tick: 0,
-            },
-        };
-        update(&mut known, socket, tick);
+        next
+    }
+
+    /// Keeps a socket the dump did not list, for a few ticks: its last
+    /// sighting copied out of the dump that listed it (`last`) the first
+    /// time.
+    fn keep_unlisted(&mut self, next: &mut Vec<Known>, known: Known, tick: u32) {
+        if known.last_tick == 0 || tick.saturating_sub(known.last_tick) >= FORGET_AFTER_TICKS {
+            self.forget(known.cookie);
+            return;
+        }
+        if known.last_tick + 1 == tick {
+            let earlier = self.earlier_users.remove(&known.cookie);
+            let copy = sighting(&known, &self.last, earlier);
+            self.unlisted.insert(known.cookie, copy);
+        }
         next.push(known);
     }
-    for before in old {
-        keep_unseen(&mut next, before, tick);
-    }
-    next
-}
 
-/// A dump's sighting of a known socket.
-fn update(known: &mut Known, socket: &Socket, tick: u64) {
-    known.last_tick = tick;
-    if !socket.users.is_empty() && *known.users != *socket.users {
-        known.users = socket.users.into();
-    }
-    if let Some(info) = socket.tcp {
-        known.bytes_acked = info.bytes_acked;
-        known.bytes_received = info.bytes_received;
-        known.rtt_us = info.rtt_us;
-        known.retrans = info.total_retrans;
+    fn forget(&mut self, cookie: u64) {
+        self.unlisted.remove(&cookie);
+        self.earlier_users.remove(&cookie);
     }
 }
 
-/// Keeps a socket the dump did not list, for a few ticks.
-fn keep_unseen(next: &mut Vec<Known>, known: Known, tick: u64) {
-    if known.last_tick != 0 && tick.saturating_sub(known.last_tick) < FORGET_AFTER_TICKS {
-        next.push(known);
+/// The sighting of `known` in `table` (the dump that last listed it), with
+/// the owners an earlier dump found when that one found none.
+fn sighting(known: &Known, table: &SocketTable, earlier: Option<Box<[SocketUser]>>) -> Sighting {
+    let socket = table.at(known.row as usize);
+    let info = socket.tcp.copied().unwrap_or_default();
+    let users = match earlier {
+        Some(users) if socket.users.is_empty() => users,
+        _ => socket.users.into(),
+    };
+    Sighting {
+        first_seen: known.first_seen,
+        local: socket.local,
+        peer: socket.peer,
+        users,
+        bytes_acked: info.bytes_acked,
+        bytes_received: info.bytes_received,
+        rtt_us: info.rtt_us,
+        retrans: info.total_retrans,
     }
 }
 
@@ -620,6 +687,9 @@ mod tests {
             socket: Err("not subscribed".into()),
             buffer: Vec::new(),
             known: Vec::new(),
+            last: SocketTable::default(),
+            unlisted: HashMap::new(),
+            earlier_users: HashMap::new(),
             listeners: HashMap::new(),
             tick: 0,
             totals: [0; Ending::ALL.len()],
@@ -663,6 +733,29 @@ mod tests {
         log.observe(&SocketTable::default(), &[], 5.0);
         assert!(log.take_known(10).is_none());
         assert!(log.known.is_empty());
+    }
+
+    /// A socket no dump lists any more is logged from its last sighting,
+    /// copied out of the dump that listed it before that dump was let go;
+    /// owners an earlier dump found stay with it.
+    #[test]
+    fn an_unlisted_socket_keeps_its_last_sighting() {
+        let mut log = log();
+        let table = |sockets: Vec<SocketSample>| SocketTable::from(sockets);
+        log.observe(&table(vec![socket(1, Some(7), 5)]), &[10], 1.0);
+        log.observe(&table(vec![socket(1, None, 9)]), &[10], 2.0);
+        log.observe(&table(vec![socket(3, None, 1)]), &[30], 3.0);
+        log.observe(&table(vec![socket(4, None, 1)]), &[40], 4.0);
+        let gone = log.take_known(10).unwrap();
+        assert_eq!(gone.local.port(), 1);
+        assert_eq!(gone.users[0].pid, 7, "found by the first dump only");
+        assert_eq!((gone.bytes_acked, gone.first_seen), (9, 1.0));
+        assert!(!log.unlisted.contains_key(&10) && log.earlier_users.is_empty());
+        // 30, unlisted since tick 4, is forgotten at tick 6.
+        log.observe(&table(vec![]), &[], 5.0);
+        assert!(log.unlisted.contains_key(&30));
+        log.observe(&table(vec![]), &[], 6.0);
+        assert!(log.take_known(30).is_none() && !log.unlisted.contains_key(&30));
     }
 
     /// A socket listed without an owner after the first dump: what it
