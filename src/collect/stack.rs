@@ -77,7 +77,7 @@ impl StackCollector {
                 continue;
             }
             match owners.owner(inode) {
-                Owner::Known(users) => sockets.set_users(index, users),
+                Owner::Known(users) => sockets.set_users(index, &users),
                 Owner::Unowned => sockets.set_owner_unknown(index, denied, false),
                 Owner::Pending => sockets.set_owner_unknown(index, false, true),
             }

@@ -13,7 +13,7 @@
 pub mod bpf;
 pub mod procfs;
 
-use crate::model::sockets::SocketUser;
+use crate::model::sockets::{Owners, ProcessName, SocketUser};
 use procfs::ProcWalk;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -37,12 +37,19 @@ pub enum Change {
 
 /// What is known of a socket's owner.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Owner<'a> {
-    Known(&'a [SocketUser]),
+pub enum Owner {
+    Known(Owners),
     /// The last scan found no process (that netlens may look at) holding it.
     Unowned,
     /// Not looked for yet: a scan is under way or about to be.
     Pending,
+}
+
+/// A socket's first holder: the process and its fd.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Holder {
+    pid: u32,
+    fd: u32,
 }
 
 /// Every known holder of every socket, shared by the lookup thread (which
@@ -50,9 +57,12 @@ pub enum Owner<'a> {
 #[derive(Default)]
 pub struct OwnerMap {
     /// The first process found holding each socket, inline: a million
-    /// sockets are a million owners, and a Vec each was a million more
-    /// allocations (32 B apiece) kept.
-    by_inode: HashMap<u32, SocketUser>,
+    /// sockets are a million owners, so 8 bytes (the name is in `names`),
+    /// where a SocketUser was 24 and a Vec each a million allocations.
+    by_inode: HashMap<u32, Holder>,
+    /// The name of each process in `by_inode`, and how many of its
+    /// sockets are there.
+    names: HashMap<u32, (ProcessName, u32)>,
     /// Every holder of the sockets more than one process holds (the
     /// first included), in the order found.
     shared: HashMap<u32, Vec<SocketUser>>,
@@ -66,12 +76,12 @@ pub struct OwnerMap {
 }
 
 impl OwnerMap {
-    pub fn owner(&self, inode: u32) -> Owner<'_> {
+    pub fn owner(&self, inode: u32) -> Owner {
         if let Some(users) = self.shared.get(&inode) {
-            return Owner::Known(users);
+            return Owner::Known(users.iter().cloned().collect());
         }
         match self.by_inode.get(&inode) {
-            Some(user) => Owner::Known(std::slice::from_ref(user)),
+            Some(holder) => Owner::Known([self.user(*holder)].into_iter().collect()),
             None if self.unowned.contains(&inode) => Owner::Unowned,
             None => Owner::Pending,
         }
@@ -123,18 +133,49 @@ impl OwnerMap {
         self.finish_scan(live, walk.denied);
     }
 
+    fn user(&self, holder: Holder) -> SocketUser {
+        let process = self.names.get(&holder.pid).map(|(name, _)| name.clone());
+        SocketUser {
+            process: process.unwrap_or_else(|| "?".into()),
+            pid: holder.pid,
+            fd: holder.fd,
+        }
+    }
+
     /// One more holder of `inode`.
     fn add(&mut self, inode: u32, user: SocketUser) {
         self.unowned.remove(&inode);
         match self.by_inode.entry(inode) {
             Entry::Vacant(entry) => {
-                entry.insert(user);
+                entry.insert(Holder {
+                    pid: user.pid,
+                    fd: user.fd,
+                });
+                let name = self
+                    .names
+                    .entry(user.pid)
+                    .or_insert((user.process.clone(), 0));
+                // A pid reused since: the newest name.
+                name.0 = user.process;
+                name.1 += 1;
             }
             Entry::Occupied(first) => {
+                let first = *first.get();
+                let first = self.user(first);
                 self.shared
                     .entry(inode)
-                    .or_insert_with(|| vec![first.get().clone()])
+                    .or_insert_with(|| vec![first])
                     .push(user);
+            }
+        }
+    }
+
+    /// `inode` no longer has `holder` first in `by_inode`.
+    fn unname(&mut self, holder: Holder) {
+        if let Entry::Occupied(mut name) = self.names.entry(holder.pid) {
+            name.get_mut().1 -= 1;
+            if name.get().1 == 0 {
+                name.remove();
             }
         }
     }
@@ -144,14 +185,23 @@ impl OwnerMap {
         let holds = |u: &SocketUser| u.pid == pid && u.fd == fd;
         if let Some(users) = self.shared.get_mut(&inode) {
             users.retain(|u| !holds(u));
-            if let Some(next) = users.first() {
-                self.by_inode.insert(inode, next.clone());
-            }
+            let next = users.first().cloned();
             if users.len() <= 1 {
                 self.shared.remove(&inode);
             }
-        } else if self.by_inode.get(&inode).is_some_and(holds) {
-            self.by_inode.remove(&inode);
+            if let Some(old) = self.by_inode.remove(&inode) {
+                self.unname(old);
+            }
+            if let Some(next) = next {
+                self.add(inode, next);
+            }
+        } else if self
+            .by_inode
+            .get(&inode)
+            .is_some_and(|h| h.pid == pid && h.fd == fd)
+            && let Some(old) = self.by_inode.remove(&inode)
+        {
+            self.unname(old);
         }
     }
 
@@ -168,8 +218,15 @@ impl OwnerMap {
     /// Forgets a socket that ended; returns the (pid, fd)s that held it.
     fn remove_inode(&mut self, inode: u32) -> Vec<(u32, u32)> {
         let first = self.by_inode.remove(&inode);
+        if let Some(first) = first {
+            self.unname(first);
+        }
         let users = self.shared.remove(&inode).unwrap_or_default();
-        first.iter().chain(&users).map(|u| (u.pid, u.fd)).collect()
+        let first = first.map(|h| (h.pid, h.fd));
+        first
+            .into_iter()
+            .chain(users.iter().map(|u| (u.pid, u.fd)))
+            .collect()
     }
 }
 

@@ -329,3 +329,44 @@ fn a_request_waits_for_its_scan_within_the_bound() {
     };
     assert!(users.iter().any(|u| u.fd == fd), "{users:?}");
 }
+
+/// A holder is 8 bytes and its process's name is kept once, while the
+/// process holds a socket: a shared socket's next holder takes over with
+/// its own name, and a process without sockets is forgotten.
+#[test]
+fn holders_share_their_process_name() {
+    let user = |process: &str, pid, fd| SocketUser {
+        process: process.into(),
+        pid,
+        fd,
+    };
+    let mut map = OwnerMap::default();
+    for (inode, fd) in [(7, 3), (8, 4)] {
+        map.apply(Change::Opened {
+            inode,
+            user: user("nginx", 10, fd),
+        });
+    }
+    map.apply(Change::Opened {
+        inode: 8,
+        user: user("worker", 11, 5),
+    });
+    assert_eq!(map.names.len(), 1, "one name for nginx's two sockets");
+    assert_eq!(
+        pids(&map, 8),
+        [("nginx".into(), 10, 4), ("worker".into(), 11, 5)]
+    );
+    map.apply(Change::Closed {
+        inode: 8,
+        pid: 10,
+        fd: 4,
+    });
+    assert_eq!(pids(&map, 8), [("worker".into(), 11, 5)]);
+    map.apply(Change::Closed {
+        inode: 7,
+        pid: 10,
+        fd: 3,
+    });
+    assert_eq!(map.remove_inode(8), [(11, 5)]);
+    assert!(map.names.is_empty() && map.by_inode.is_empty());
+}
