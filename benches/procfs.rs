@@ -98,15 +98,15 @@ fn benches(c: &mut Criterion) {
 /// the scan has real work. procfs' `Process::fd()` reads every fd link on
 /// every scan; the cache reads only fds it has not seen.
 fn owner_scan(c: &mut Criterion) {
+    use netlens::collect::owners::Inodes;
     use netlens::collect::owners::OwnerMap;
     use netlens::collect::owners::procfs::ProcWalk;
-    use std::collections::HashSet;
     use std::os::unix::fs::MetadataExt;
     const SOCKETS: usize = 15_000;
     let sockets: Vec<std::net::UdpSocket> = (0..SOCKETS)
         .map_while(|_| std::net::UdpSocket::bind("127.0.0.1:0").ok())
         .collect();
-    let live: HashSet<u32> = sockets
+    let live: Inodes = sockets
         .iter()
         .map(|s| {
             use std::os::fd::AsRawFd;

@@ -453,25 +453,25 @@ impl ConnLog {
                 });
                 continue;
             };
-            // The owners it had: in the dump before (or a duplicate of this
-            // one), else as kept when it was last listed without them.
-            let table = if before.last_tick == tick {
-                sockets
-            } else {
-                &self.last
-            };
-            let had = match self.unlisted.remove(&s.cookie) {
-                Some(unlisted) => Some(unlisted.users),
-                None => table
-                    .get(before.row as usize)
-                    .map(|b| Box::<[SocketUser]>::from(b.users))
-                    .filter(|users| !users.is_empty()),
-            };
+            let unlisted = self.unlisted.remove(&s.cookie);
             if listed.users.is_empty() {
-                if let Some(users) = had.filter(|users| !users.is_empty()) {
-                    self.earlier_users.insert(s.cookie, users);
+                // The owners it had: in the dump before (or a duplicate of
+                // this one), else as kept when it was last listed without.
+                let table = if before.last_tick == tick {
+                    sockets
+                } else {
+                    &self.last
+                };
+                let had = match unlisted {
+                    Some(unlisted) => unlisted.users,
+                    None => table
+                        .get(before.row as usize)
+                        .map_or_else(Box::default, |b| b.users.into()),
+                };
+                if !had.is_empty() {
+                    self.earlier_users.insert(s.cookie, had);
                 }
-            } else {
+            } else if !self.earlier_users.is_empty() {
                 self.earlier_users.remove(&s.cookie);
             }
             next.push(Known {

@@ -151,10 +151,12 @@ impl SocketTable {
     }
 
     /// The socket at `index`; panics past the end, as a slice does.
+    #[inline]
     pub fn at(&self, index: usize) -> Socket<'_> {
         self.view(&self.lists.rows[index])
     }
 
+    #[inline]
     pub fn get(&self, index: usize) -> Option<Socket<'_>> {
         self.lists.rows.get(index).map(|row| self.view(row))
     }
@@ -163,6 +165,7 @@ impl SocketTable {
         self.get(0)
     }
 
+    #[inline]
     pub fn iter(&self) -> Iter<'_> {
         Iter {
             table: self,
@@ -268,6 +271,27 @@ impl SocketTable {
         }
     }
 
+    /// The owners of the socket with `inode` if it is at `cursor` or a few
+    /// sockets with a file after (a dump lists sockets in the same order
+    /// each time, a few come and go), moving `cursor` past it; None when
+    /// it is not there or had no owner.
+    pub fn owners_near(&self, cursor: &mut usize, inode: u32) -> Option<&[SocketUser]> {
+        const AHEAD: usize = 8;
+        let rows = self.lists.rows.get(*cursor..)?;
+        let mut with_file = 0;
+        let at = rows.iter().position(|r| {
+            with_file += usize::from(r.inode != 0);
+            r.inode == inode || with_file > AHEAD
+        })?;
+        let row = rows[at];
+        if row.inode != inode {
+            return None;
+        }
+        *cursor += at + 1;
+        let users = row.users as usize;
+        (row.user_count > 0).then(|| &self.lists.users[users..users + row.user_count as usize])
+    }
+
     /// Marks the socket at `index` as without a found owner: `denied` when
     /// some process's fds could not be read, `pending` while looked for.
     pub fn set_owner_unknown(&mut self, index: usize, denied: bool, pending: bool) {
@@ -319,6 +343,8 @@ impl SocketTable {
             + self.lists.users.capacity() * size_of::<SocketUser>()
     }
 
+    // Inlined into each pass, so that a pass pays only for the fields it reads.
+    #[inline]
     fn view(&self, row: &Row) -> Socket<'_> {
         let address = |packed: u32, port: u16, v6: u8| {
             let ip = if row.flags & v6 != 0 {
@@ -560,18 +586,21 @@ pub struct Iter<'a> {
 
 impl<'a> Iterator for Iter<'a> {
     type Item = Socket<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Socket<'a>> {
         self.rows.next().map(|row| self.table.view(row))
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.rows.size_hint()
     }
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<Socket<'a>> {
         self.rows.nth(n).map(|row| self.table.view(row))
     }
 }
 
 impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         self.rows.next_back().map(|row| self.table.view(row))
     }
@@ -712,6 +741,34 @@ mod tests {
         let back: SocketTable = serde_json::from_str(&json).unwrap();
         assert_eq!(back, table);
         assert_eq!(json, serde_json::to_string(&owned).unwrap());
+    }
+
+    #[test]
+    fn owners_are_found_near_where_they_were() {
+        let owned = |inode: u32, pid| SocketSample {
+            inode,
+            users: (pid > 0).then(|| user(pid)).into_iter().collect(),
+            ..Default::default()
+        };
+        let before = SocketTable::from(vec![
+            owned(10, 1),
+            owned(0, 0),
+            owned(11, 2),
+            owned(12, 0),
+            owned(13, 3),
+        ]);
+        let mut cursor = 0;
+        let pid = |users: Option<&[SocketUser]>| users.map(|u| u[0].pid);
+        assert_eq!(pid(before.owners_near(&mut cursor, 10)), Some(1));
+        // A new socket: not there, the cursor stays.
+        assert_eq!(pid(before.owners_near(&mut cursor, 99)), None);
+        assert_eq!(cursor, 1);
+        assert_eq!(pid(before.owners_near(&mut cursor, 11)), Some(2));
+        // 12 went; 13 is found after it. One without an owner is None.
+        assert_eq!(pid(before.owners_near(&mut cursor, 13)), Some(3));
+        assert_eq!(cursor, 5);
+        let mut cursor = 0;
+        assert_eq!(pid(before.owners_near(&mut cursor, 12)), None);
     }
 
     #[test]

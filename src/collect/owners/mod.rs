@@ -16,7 +16,9 @@ pub mod procfs;
 use crate::model::sockets::{Owners, ProcessName, SocketUser};
 use procfs::ProcWalk;
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+// foldhash: a sample looks up every socket's inode here, a million a
+// second at scale; SipHash made the owner map the sampler's top function.
+use foldhash::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -27,6 +29,9 @@ use std::time::{Duration, Instant};
 /// remembered as not ours are read again at most this often (or 20 times
 /// as long as the last recheck took, so rechecks use at most 5% of a core).
 const RECHECK: Duration = Duration::from_secs(5);
+
+/// Socket inodes (foldhash: see the import).
+pub type Inodes = HashSet<u32>;
 
 /// What a scan found changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +72,11 @@ pub struct OwnerMap {
     /// first included), in the order found.
     shared: HashMap<u32, Vec<SocketUser>>,
     /// Live inodes no process held at the last scan.
-    unowned: HashSet<u32>,
+    unowned: Inodes,
+    /// Inodes whose holders changed since the sampler last asked
+    /// (`take_touched`); `all_touched` after a reset.
+    touched: Inodes,
+    all_touched: bool,
     /// The last scan met a process it could not look at.
     denied: bool,
     scans: u64,
@@ -85,6 +94,14 @@ impl OwnerMap {
             None if self.unowned.contains(&inode) => Owner::Unowned,
             None => Owner::Pending,
         }
+    }
+
+    /// The inodes whose holders changed since the last call, or None when
+    /// any may have (the map was reset): the sampler keeps the owners of
+    /// the others from its last dump instead of looking each one up.
+    pub fn take_touched(&mut self) -> Option<Inodes> {
+        let touched = std::mem::take(&mut self.touched);
+        (!std::mem::replace(&mut self.all_touched, false)).then_some(touched)
     }
 
     /// Whether a socket without a known owner may be owned by a process
@@ -112,7 +129,7 @@ impl OwnerMap {
 
     /// After a scan of the processes: the live sockets still without an
     /// owner have none to be found.
-    pub fn finish_scan(&mut self, live: &HashSet<u32>, denied: bool) {
+    pub fn finish_scan(&mut self, live: &Inodes, denied: bool) {
         self.unowned = live
             .iter()
             .filter(|i| !self.by_inode.contains_key(i))
@@ -124,7 +141,7 @@ impl OwnerMap {
 
     /// One scan by `walk`, applied at once: what the lookup thread does
     /// for a sample, without the thread (for tests and benches).
-    pub fn scan_now(&mut self, walk: &mut ProcWalk, live: &HashSet<u32>, recheck: bool) {
+    pub fn scan_now(&mut self, walk: &mut ProcWalk, live: &Inodes, recheck: bool) {
         let mut changes = Vec::new();
         walk.scan(live, recheck, &AtomicBool::new(false), &mut changes);
         for change in changes {
@@ -145,6 +162,7 @@ impl OwnerMap {
     /// One more holder of `inode`.
     fn add(&mut self, inode: u32, user: SocketUser) {
         self.unowned.remove(&inode);
+        self.touched.insert(inode);
         match self.by_inode.entry(inode) {
             Entry::Vacant(entry) => {
                 entry.insert(Holder {
@@ -182,6 +200,7 @@ impl OwnerMap {
 
     /// `fd` of `pid` no longer holds `inode`: the next holder, if any, leads.
     fn remove(&mut self, inode: u32, pid: u32, fd: u32) {
+        self.touched.insert(inode);
         let holds = |u: &SocketUser| u.pid == pid && u.fd == fd;
         if let Some(users) = self.shared.get_mut(&inode) {
             users.retain(|u| !holds(u));
@@ -211,12 +230,14 @@ impl OwnerMap {
         *self = Self {
             scans,
             source,
+            all_touched: true,
             ..Self::default()
         };
     }
 
     /// Forgets a socket that ended; returns the (pid, fd)s that held it.
     fn remove_inode(&mut self, inode: u32) -> Vec<(u32, u32)> {
+        self.touched.insert(inode);
         let first = self.by_inode.remove(&inode);
         if let Some(first) = first {
             self.unname(first);
@@ -232,7 +253,7 @@ impl OwnerMap {
 
 /// The live sockets of one sample.
 struct Request {
-    live: HashSet<u32>,
+    live: Inodes,
     /// `--all-netns`: every process may hold them.
     all_netns: bool,
 }
@@ -267,7 +288,7 @@ impl OwnerLookup {
             bpf,
             netns,
             all_netns: false,
-            live: HashSet::new(),
+            live: HashSet::default(),
             // The first socket left without an owner by the namespace's
             // processes is looked for at once; later ones within the rule.
             next_recheck: Instant::now(),
@@ -299,7 +320,7 @@ impl OwnerLookup {
 
     /// Asks for the owners of the sockets in `live`, and waits at most
     /// `wait` for the answer.
-    pub fn request(&mut self, live: HashSet<u32>, all_netns: bool, wait: Duration) {
+    pub fn request(&mut self, live: Inodes, all_netns: bool, wait: Duration) {
         let Some(requests) = &self.requests else {
             return;
         };
@@ -341,7 +362,7 @@ struct Worker {
     netns: Option<u64>,
     all_netns: bool,
     /// The live sockets of the newest request.
-    live: HashSet<u32>,
+    live: Inodes,
     next_recheck: Instant,
     stop: Arc<AtomicBool>,
     /// Requests answered, for `OwnerLookup::request` to wait on.

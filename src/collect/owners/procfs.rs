@@ -19,9 +19,10 @@
 //!   reused fd costs one recheck, and the cost is bounded by the rate.
 
 use super::Change;
+use super::Inodes;
 use crate::model::sockets::{ProcessName, SocketUser};
 use crate::text;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::fs;
 use std::io::ErrorKind;
 use std::os::unix::fs::MetadataExt;
@@ -87,7 +88,7 @@ impl ProcWalk {
             root,
             netns,
             own_pid,
-            procs: HashMap::new(),
+            procs: HashMap::default(),
             readlinks: 0,
             denied: false,
         }
@@ -113,7 +114,7 @@ impl ProcWalk {
     /// Stops early (changes so far kept) once `stop` is set.
     pub fn scan(
         &mut self,
-        live: &HashSet<u32>,
+        live: &Inodes,
         recheck: bool,
         stop: &AtomicBool,
         changes: &mut Vec<Change>,
@@ -123,7 +124,7 @@ impl ProcWalk {
             self.denied = true;
             return;
         };
-        let mut alive = HashSet::new();
+        let mut alive = HashSet::default();
         for entry in dir.flatten() {
             if stop.load(Ordering::Relaxed) {
                 return;
@@ -179,7 +180,7 @@ impl ProcWalk {
 
     /// Reads the fds not read before (with `recheck`: every fd but the
     /// live sockets'), and notes the sockets closed since.
-    fn read_fds(&mut self, pid: u32, live: &HashSet<u32>, recheck: bool, out: &mut Vec<Change>) {
+    fn read_fds(&mut self, pid: u32, live: &Inodes, recheck: bool, out: &mut Vec<Change>) {
         let fd_dir = self.root.join(pid.to_string()).join("fd");
         let entries = match fs::read_dir(&fd_dir) {
             Ok(entries) => entries,
@@ -189,7 +190,7 @@ impl ProcWalk {
             }
         };
         let proc = self.procs.get_mut(&pid).expect("inserted by scan");
-        let mut sockets = HashMap::with_capacity(proc.sockets.len());
+        let mut sockets = HashMap::with_capacity_and_hasher(proc.sockets.len(), Default::default());
         let mut others = FdSet::default();
         for entry in entries.flatten() {
             let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
@@ -279,7 +280,7 @@ impl Proc {
             start,
             watched,
             comm: None,
-            sockets: HashMap::new(),
+            sockets: HashMap::default(),
             others: FdSet::default(),
         }
     }

@@ -105,7 +105,7 @@ fn a_non_socket_fd_is_read_once_and_again_only_by_a_recheck() {
     // Another namespace's process: never read, however many fds.
     fake.process(200, 5, "other", false, &fds);
     let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
-    let live: HashSet<u32> = [77, 88].into();
+    let live: Inodes = [77, 88].into_iter().collect();
     map.scan_now(&mut walk, &live, false);
     assert_eq!(walk.readlinks, 501, "each fd of the watched process once");
     assert_eq!(pids(&map, 77), [("web".to_string(), 100, 3)]);
@@ -120,7 +120,7 @@ fn a_non_socket_fd_is_read_once_and_again_only_by_a_recheck() {
     // fd 10 closed and reused for a socket between two scans looks the
     // same in the listing: a scan keeps it as a file, a recheck reads it.
     fake.link(100, 10, "socket:[99]");
-    let live: HashSet<u32> = [77, 88, 99].into();
+    let live: Inodes = [77, 88, 99].into_iter().collect();
     map.scan_now(&mut walk, &live, false);
     assert_eq!(walk.readlinks, 502);
     assert_eq!(map.owner(99), Owner::Unowned);
@@ -144,7 +144,7 @@ fn a_reused_pid_is_a_new_process() {
         &[(3, "socket:[77]"), (4, "/dev/null")],
     );
     let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
-    let live: HashSet<u32> = [77, 88].into();
+    let live: Inodes = [77, 88].into_iter().collect();
     map.scan_now(&mut walk, &live, false);
     assert_eq!(pids(&map, 77), [("first".to_string(), 100, 3)]);
     assert_eq!(walk.readlinks, 2);
@@ -180,13 +180,13 @@ fn a_socket_that_ended_has_its_fd_read_again() {
     fake.process(100, 5, "web", true, &[(3, "socket:[77]")]);
     fake.process(101, 5, "peer", true, &[(4, "socket:[77]")]);
     let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
-    map.scan_now(&mut walk, &[77].into(), false);
+    map.scan_now(&mut walk, &Inodes::from_iter([77]), false);
     assert_eq!(pids(&map, 77).len(), 2, "a shared socket lists both");
     // Socket 77 ended and both fd numbers now hold socket 88: a socket fd
     // is trusted only while its socket is live, so both are read again.
     fake.link(100, 3, "socket:[88]");
     fake.link(101, 4, "socket:[88]");
-    map.scan_now(&mut walk, &[88].into(), false);
+    map.scan_now(&mut walk, &Inodes::from_iter([88]), false);
     assert_eq!(
         map.owner(77),
         Owner::Pending,
@@ -214,7 +214,7 @@ fn the_lookup_thread_finds_our_own_socket_and_scans_only_for_new_inodes() {
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
     // No process is in namespace 1: only netlens itself is read.
     let mut lookup = OwnerLookup::start(Some(1), false, false);
-    lookup.request([inode].into(), false, Duration::ZERO);
+    lookup.request(Inodes::from_iter([inode]), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     let Owner::Known(users) = map.owner(inode) else {
         panic!("{:?}", map.owner(inode));
@@ -228,9 +228,9 @@ fn the_lookup_thread_finds_our_own_socket_and_scans_only_for_new_inodes() {
     let scans = map.scans();
     drop(map);
     // A known socket needs no scan; an unknown one needs one, once.
-    lookup.request([inode].into(), false, Duration::ZERO);
+    lookup.request(Inodes::from_iter([inode]), false, Duration::ZERO);
     let ghost = u32::MAX - 1;
-    lookup.request([inode, ghost].into(), false, Duration::ZERO);
+    lookup.request(Inodes::from_iter([inode, ghost]), false, Duration::ZERO);
     let map = wait_for(&lookup, ghost);
     assert_eq!(map.owner(ghost), Owner::Unowned);
     assert_eq!(map.scans(), scans + 1);
@@ -247,7 +247,7 @@ fn the_iterator_finds_our_socket_where_it_loads() {
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
     let netns = fs::metadata("/proc/thread-self/ns/net").unwrap().ino();
     let mut lookup = OwnerLookup::start(Some(netns), true, false);
-    lookup.request([inode].into(), false, Duration::ZERO);
+    lookup.request(Inodes::from_iter([inode]), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     assert_eq!(map.source(), "bpf task_file iterator");
     let Owner::Known(users) = map.owner(inode) else {
@@ -304,7 +304,7 @@ fn the_iterator_runs_per_process_and_names_another_process_by_its_pid() {
         .unwrap();
     let netns = fs::metadata("/proc/thread-self/ns/net").unwrap().ino();
     let mut lookup = OwnerLookup::start(Some(netns), true, false);
-    lookup.request([inode].into(), false, Duration::ZERO);
+    lookup.request(Inodes::from_iter([inode]), false, Duration::ZERO);
     let map = wait_for(&lookup, inode);
     assert_eq!(map.source(), "bpf task_file iterator");
     let Owner::Known(users) = map.owner(inode) else {
@@ -322,7 +322,7 @@ fn a_request_waits_for_its_scan_within_the_bound() {
     let inode = fs::metadata(format!("/proc/self/fd/{fd}")).unwrap().ino() as u32;
     let mut lookup = OwnerLookup::start(Some(1), false, false);
     // Answered as soon as the scan ends (milliseconds), not at the bound.
-    lookup.request([inode].into(), false, Duration::from_secs(30));
+    lookup.request(Inodes::from_iter([inode]), false, Duration::from_secs(30));
     let map = lookup.map();
     let Owner::Known(users) = map.owner(inode) else {
         panic!("still {:?} after the wait", map.owner(inode));
@@ -369,4 +369,10 @@ fn holders_share_their_process_name() {
     });
     assert_eq!(map.remove_inode(8), [(11, 5)]);
     assert!(map.names.is_empty() && map.by_inode.is_empty());
+    // Every change was noted for the sampler, once; a reset is all.
+    assert_eq!(map.take_touched(), Some(Inodes::from_iter([7, 8])));
+    assert_eq!(map.take_touched(), Some(Inodes::default()));
+    map.reset();
+    assert_eq!(map.take_touched(), None);
+    assert_eq!(map.take_touched(), Some(Inodes::default()));
 }
