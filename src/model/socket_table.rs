@@ -76,45 +76,27 @@ struct Lists {
     users: Vec<SocketUser>,
 }
 
-/// One socket of a `SocketTable`: the fields of `SocketSample`, its lists
-/// borrowed from the table.
+/// One socket of a `SocketTable`: the fields of `SocketSample` (whose
+/// comments say what each is), its lists borrowed from the table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Socket<'a> {
     pub proto: Proto,
-    /// Kernel TCP state number (UDP: 1 connected, 7 unconnected).
     pub state: u8,
     pub local: SocketAddr,
     pub peer: SocketAddr,
-    /// ESTABLISHED: bytes not yet read by the application. LISTEN: the
-    /// current accept-queue length.
     pub recv_q: u32,
-    /// ESTABLISHED: bytes not yet acknowledged by the peer. LISTEN: the
-    /// accept-queue limit (the backlog).
     pub send_q: u32,
     pub uid: u32,
     pub inode: u32,
-    /// Processes holding the socket; empty when none was found.
     pub users: &'a [SocketUser],
-    /// No owner was found and some /proc/PID/fd could not be read.
     pub owner_denied: bool,
-    /// The owner is still being looked for (by a thread beside the
-    /// sampler): it fills in at a later sample.
     pub owner_pending: bool,
     pub tcp: Option<&'a TcpInfoSample>,
-    /// What limited it while sending or receiving (TCP sockets that have
-    /// sent, hold unsent data or received data within the last second).
     pub limits: Option<&'a TcpLimits>,
-    /// Packets dropped on this socket (sk_meminfo SK_MEMINFO_DROPS).
     pub drops: Option<u32>,
-    /// The receive buffer's size in bytes (sk_meminfo SK_MEMINFO_RCVBUF,
-    /// ss's `rb`): SO_RCVBUF as the kernel set it, doubled.
     pub rcvbuf: Option<u32>,
-    /// Consecutive samples in which an established socket's queue made no
-    /// progress (`SocketSample::queue_streak`).
     pub queue_streak: u32,
-    /// IPV6_V6ONLY: an IPv6 socket that takes no IPv4.
     pub v6only: bool,
-    /// The id of its namespace in `Sample::namespaces` (0: the watched one).
     pub netns: u16,
 }
 
@@ -205,29 +187,13 @@ impl SocketTable {
         let lists = Arc::make_mut(&mut self.lists);
         let old = lists.rows[index];
         let mut row = lists.pack_fixed(socket);
-        row.tcp = match (socket.tcp, old.tcp) {
-            (Some(info), NONE) => push_index(&mut lists.tcp, info),
-            (Some(info), at) => {
-                lists.tcp[at as usize] = info;
-                at
-            }
-            (None, _) => NONE,
-        };
-        row.limits = match (socket.limits.as_deref(), old.limits) {
-            (Some(limits), NONE) => push_index(&mut lists.limits, *limits),
-            (Some(limits), at) => {
-                lists.limits[at as usize] = *limits;
-                at
-            }
-            (None, _) => NONE,
-        };
-        (row.users, row.user_count) = if socket.users.len() as u32 == old.user_count {
-            let at = old.users as usize;
-            lists.users[at..at + socket.users.len()].clone_from_slice(&socket.users);
-            (old.users, old.user_count)
-        } else {
-            lists.push_users(&socket.users)
-        };
+        row.tcp = place(&mut lists.tcp, socket.tcp, old.tcp);
+        row.limits = place(
+            &mut lists.limits,
+            socket.limits.as_deref().copied(),
+            old.limits,
+        );
+        (row.users, row.user_count) = lists.place_users(&socket.users, &old);
         // An IPv6 address reuses its old slot rather than grow the list.
         row.local = lists.place_v6(
             socket.local,
@@ -260,15 +226,10 @@ impl SocketTable {
     /// Sets the owners of the socket at `index` (the sampler's owner pass).
     pub fn set_users(&mut self, index: usize, users: &[SocketUser]) {
         let lists = Arc::make_mut(&mut self.lists);
-        let row = lists.rows[index];
-        if users.len() as u32 == row.user_count {
-            let at = row.users as usize;
-            lists.users[at..at + users.len()].clone_from_slice(users);
-        } else {
-            let (at, count) = lists.push_users(users);
-            let row = &mut lists.rows[index];
-            (row.users, row.user_count) = (at, count);
-        }
+        let old = lists.rows[index];
+        let placed = lists.place_users(users, &old);
+        let row = &mut lists.rows[index];
+        (row.users, row.user_count) = placed;
     }
 
     /// The owners of the socket with `inode` if it is at `cursor` or a few
@@ -450,6 +411,16 @@ impl Lists {
         }
     }
 
+    /// Where a row's owners go: over `old`'s when as many, else appended.
+    fn place_users(&mut self, users: &[SocketUser], old: &Row) -> (u32, u32) {
+        if users.len() as u32 != old.user_count {
+            return self.push_users(users);
+        }
+        let at = old.users as usize;
+        self.users[at..at + users.len()].clone_from_slice(users);
+        (old.users, old.user_count)
+    }
+
     fn push_users(&mut self, users: &[SocketUser]) -> (u32, u32) {
         let at = self.users.len() as u32;
         self.users.extend_from_slice(users);
@@ -462,6 +433,19 @@ fn set_flag(flags: &mut u8, flag: u8, on: bool) {
         *flags |= flag;
     } else {
         *flags &= !flag;
+    }
+}
+
+/// Where an out-of-line part goes: in the row's `old` slot when it had
+/// one, else appended; NONE without.
+fn place<T>(list: &mut Vec<T>, value: Option<T>, old: u32) -> u32 {
+    match (value, old) {
+        (Some(value), NONE) => push_index(list, value),
+        (Some(value), at) => {
+            list[at as usize] = value;
+            at
+        }
+        (None, _) => NONE,
     }
 }
 
