@@ -24,7 +24,7 @@ fn the_first_screen_shows_interfaces_and_sockets_before_the_first_interval() {
     let Some(tmux) = Tmux::new("first") else {
         return;
     };
-    let pair = VethPair::new("fs");
+    let pair = VethPair::new("fscr");
     // A listener with a backlog of its own: ss shows it as Send-Q.
     let (ready_tx, ready) = mpsc::channel();
     let (stop_tx, stop) = mpsc::channel::<()>();
