@@ -220,9 +220,14 @@ pub fn merge(capture: &mut CaptureSample, kernel: &KernelFlows, mono_to_wall: f6
     if !capture.filter.is_empty() {
         return;
     }
+    // Only the kernel's flows that can make the top: the busiest by bytes
+    // and the busiest by packets. The kernel keeps up to ~80,000 flows;
+    // a sample keeps SAMPLE_FLOWS.
+    let mut counted: Vec<((u8, SocketAddr, SocketAddr), Summed)> = counted.into_iter().collect();
+    let candidates = busiest(&mut counted, SAMPLE_FLOWS);
     capture
         .flows
-        .extend(counted.into_iter().map(|((proto, _, _), summed)| {
+        .extend(candidates.into_iter().map(|((proto, _, _), summed)| {
             let (src, dst) = summed.initiator;
             FlowSample {
                 proto: proto_name(proto, src.is_ipv6()),
@@ -237,6 +242,25 @@ pub fn merge(capture: &mut CaptureSample, kernel: &KernelFlows, mono_to_wall: f6
             }
         }));
     keep_top(&mut capture.flows, SAMPLE_FLOWS);
+    // Kept in the history for minutes: no room beyond the flows.
+    capture.flows.shrink_to_fit();
+}
+
+/// The flows among `flows` that `keep_top(_, n)` could keep whatever else
+/// is beside them: the `n` busiest by bytes and the `n` busiest by packets.
+fn busiest<K>(flows: &mut Vec<(K, Summed)>, n: usize) -> Vec<(K, Summed)> {
+    if flows.len() <= n {
+        return std::mem::take(flows);
+    }
+    flows.select_nth_unstable_by_key(n - 1, |(_, s)| std::cmp::Reverse(s.bytes));
+    let mut rest = flows.split_off(n);
+    if rest.len() > n {
+        rest.select_nth_unstable_by_key(n - 1, |(_, s)| std::cmp::Reverse(s.packets));
+        rest.truncate(n);
+    }
+    let mut chosen = std::mem::take(flows);
+    chosen.append(&mut rest);
+    chosen
 }
 
 /// The busiest `n` flows: half by bytes, the rest by packets (as the
@@ -289,6 +313,57 @@ mod tests {
             flows,
             ..KernelFlows::default()
         }
+    }
+
+    /// With thousands of flows in the kernel, a sample keeps the same
+    /// busiest flows as if every one had been listed, and no room beyond.
+    #[test]
+    fn many_kernel_flows_keep_the_busiest_and_nothing_more() {
+        // Bytes and packets ranked differently, no two the same.
+        let flows: Vec<OneWay> = (0..5_000u64)
+            .map(|i| OneWay {
+                ifindex: 2,
+                proto: 6,
+                src: SocketAddr::from(([198, 18, (i / 250) as u8, (i % 250) as u8 + 1], 40_000)),
+                dst: "198.18.100.1:80".parse().unwrap(),
+                packets: (i * 7_919) % 5_003,
+                bytes: (i * 104_729) % 1_000_003 + 1_000_000 * u64::from(i % 97 == 0),
+                first: 1.0,
+                last: 2.0,
+            })
+            .collect();
+        let counts = kernel(flows.clone());
+        let mut capture = CaptureSample {
+            iface: "any".into(),
+            ..CaptureSample::default()
+        };
+        merge(&mut capture, &counts, 0.0);
+        // Every flow listed, then the top kept: what the sample must hold.
+        let mut all: Vec<FlowSample> = flows
+            .iter()
+            .map(|f| FlowSample {
+                proto: "tcp".into(),
+                src: f.src.to_string(),
+                dst: f.dst.to_string(),
+                packets: f.packets,
+                bytes: f.bytes,
+                ..FlowSample::default()
+            })
+            .collect();
+        keep_top(&mut all, SAMPLE_FLOWS);
+        let kept = |flows: &[FlowSample]| -> Vec<(String, u64, u64)> {
+            flows
+                .iter()
+                .map(|f| (f.src.clone(), f.bytes, f.packets))
+                .collect()
+        };
+        assert_eq!(capture.flows.len(), SAMPLE_FLOWS);
+        assert_eq!(kept(&capture.flows), kept(&all));
+        assert_eq!(capture.flows.capacity(), SAMPLE_FLOWS);
+        assert_eq!(
+            capture.kernel_counts.as_ref().unwrap().packets,
+            flows.iter().map(|f| f.packets).sum::<u64>()
+        );
     }
 
     #[test]
