@@ -57,7 +57,14 @@ impl History {
     /// Adds a sample whose findings were already evaluated (`raised`, by
     /// `findings::evaluate` against the newest sample here): only the
     /// hysteresis runs, which is cheap whatever the socket count.
-    pub fn push_evaluated(&mut self, sample: Arc<Sample>, raised: Vec<Finding>) {
+    pub fn push_evaluated(&mut self, mut sample: Arc<Sample>, raised: Vec<Finding>) {
+        // Samples decoded from a recording come with names of their own.
+        if let (Some(tcp), Some(newest)) = (
+            Arc::get_mut(&mut sample).and_then(|s| s.tcp.as_mut()),
+            self.samples.back().and_then(|s| s.tcp.as_ref()),
+        ) {
+            tcp.counters.share_names(&newest.counters);
+        }
         let found = self.engine.step_raised(raised, &sample, &self.limits);
         self.samples.push_back(sample);
         self.findings.push_back(found);

@@ -27,6 +27,7 @@ use super::netns::enter;
 use super::snmp::parse_pairs;
 use super::sockets::SockDiag;
 use crate::model::InterfaceSample;
+use crate::model::counters::Counters;
 use crate::model::netns::{DROP_COUNTERS, NamespaceInfo};
 use crate::model::snmp;
 use crate::model::socket_table::SocketTable;
@@ -140,7 +141,7 @@ fn comm(pid: u32) -> String {
 /// What the primary namespace is called in the list and what it holds.
 pub struct Primary<'a> {
     pub label: &'a str,
-    pub counters: &'a BTreeMap<String, u64>,
+    pub counters: &'a Counters,
 }
 
 /// The other namespaces' interfaces and list from one tick (their sockets
@@ -349,12 +350,7 @@ fn open_inside(inode: u64) -> Result<Watched> {
 
 /// One namespace's sockets, interfaces, snmp/netstat counters and when
 /// the interfaces and counters were read.
-type Rows = (
-    SocketTable,
-    Vec<InterfaceSample>,
-    BTreeMap<String, u64>,
-    f64,
-);
+type Rows = (SocketTable, Vec<InterfaceSample>, Counters, f64);
 
 impl Watched {
     /// The links and counters first, then the sockets: the counters' rates
@@ -372,7 +368,7 @@ impl Watched {
             counters.extend(parse_pairs(&read_all(netstat)?));
         }
         let sockets = self.diag.dump()?.sockets;
-        Ok((sockets, interfaces, counters, read_mono))
+        Ok((sockets, interfaces, counters.into(), read_mono))
     }
 }
 
@@ -405,14 +401,14 @@ fn cached_container(cache: &mut (Option<u32>, Option<String>), pid: Option<u32>)
     cache.1.clone()
 }
 
-fn retrans(counters: &BTreeMap<String, u64>) -> u64 {
+fn retrans(counters: &Counters) -> u64 {
     counters.get(snmp::TCP_RETRANS_SEGS).copied().unwrap_or(0)
 }
 
-fn drops(counters: &BTreeMap<String, u64>) -> u64 {
+fn drops(counters: &Counters) -> u64 {
     DROP_COUNTERS
         .iter()
-        .filter_map(|name| counters.get(*name))
+        .filter_map(|name| counters.get(name))
         .sum()
 }
 
@@ -440,12 +436,13 @@ mod tests {
 
     #[test]
     fn drops_sum_the_listed_counters() {
-        let counters: BTreeMap<String, u64> = [
+        let counters: Counters = [
             (snmp::IP_IN_DISCARDS.to_string(), 2),
             (snmp::TCP_EXT_LISTEN_DROPS.to_string(), 3),
             (snmp::TCP_RETRANS_SEGS.to_string(), 7),
         ]
-        .into();
+        .into_iter()
+        .collect();
         assert_eq!(drops(&counters), 5);
         assert_eq!(retrans(&counters), 7);
     }

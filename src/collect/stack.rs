@@ -4,10 +4,10 @@
 use super::owners::{Owner, OwnerLookup};
 use super::sockets::SockDiag;
 use super::{snmp, sysctl};
+use crate::model::counters::Counters;
 use crate::model::socket_table::SocketTable;
 use crate::model::sockets::TcpSample;
 use anyhow::Result;
-use std::collections::BTreeMap;
 
 pub struct StackCollector {
     diag: SockDiag,
@@ -21,6 +21,8 @@ pub struct StackCollector {
     /// The last dump (shared with its sample): its sockets' owners stand
     /// for this dump's where the owner map has not changed them.
     previous: SocketTable,
+    /// The last sample's counters, whose names the next ones share.
+    counters: Counters,
 }
 
 impl StackCollector {
@@ -39,6 +41,7 @@ impl StackCollector {
             knobs: sysctl::Knobs::open(host_knobs),
             cookies: Vec::new(),
             previous: SocketTable::default(),
+            counters: Counters::default(),
         })
     }
 
@@ -52,7 +55,7 @@ impl StackCollector {
     pub fn collect_with(
         &mut self,
         deadline: std::time::Instant,
-        others: impl FnOnce(&BTreeMap<String, u64>, &mut SocketTable) -> Result<()>,
+        others: impl FnOnce(&Counters, &mut SocketTable) -> Result<()>,
     ) -> Result<(SocketTable, TcpSample, f64)> {
         // When the watched namespace's sockets were read: the middle of
         // their dump alone. The owners' look-up after it may wait up to
@@ -63,7 +66,9 @@ impl StackCollector {
         let dump_mono = (dump_started + super::boottime_seconds()) / 2.0;
         let mut sockets = dump.sockets;
         self.cookies = dump.cookies;
-        let counters = snmp::read_counters()?;
+        let mut counters = Counters::from(snmp::read_counters()?);
+        counters.share_names(&self.counters);
+        self.counters = counters.clone();
         let primary = sockets.len();
         others(&counters, &mut sockets)?;
         let live: super::owners::Inodes = sockets

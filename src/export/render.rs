@@ -321,7 +321,7 @@ fn tcp(out: &mut String, sample: &Sample, ns: &str) {
         let name = format!("node_netstat_{}_{}", name_part(group), name_part(counter));
         let help = crate::model::sockets::COUNTERS
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| *k == key)
             .map_or(
                 "Counter from /proc/net/snmp or /proc/net/netstat",
                 |(_, h)| h,

@@ -217,7 +217,7 @@ pub fn moved(previous: Option<&Sample>, current: &Sample) -> Vec<Moved> {
                 catalogue::Class::NotAFailure => continue,
                 catalogue::Class::Unknown => None,
             };
-            push(id.clone(), entry, None, tcp.rate(id));
+            push(id.to_string(), entry, None, tcp.rate(id));
         }
     }
     for entry in catalogue::entries() {

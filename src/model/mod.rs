@@ -6,6 +6,7 @@ pub mod capture;
 pub mod closed;
 pub mod conntrack;
 pub mod conntrack_rates;
+pub mod counters;
 pub mod cpu;
 pub mod dns;
 pub mod drops;

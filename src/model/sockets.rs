@@ -366,7 +366,7 @@ pub struct TcpSample {
     /// Counters from /proc/net/snmp, /proc/net/netstat and /proc/net/snmp6
     /// as "Group.Name" ("Tcp.RetransSegs", "TcpExt.ListenOverflows",
     /// "Ip6.InDiscards"): all of them, for the counter catalogue's findings.
-    pub counters: BTreeMap<String, u64>,
+    pub counters: super::counters::Counters,
     pub sockstat: Sockstat,
     /// Kernel knobs by sysctl name, read live ("net.core.somaxconn" -> "4096").
     pub knobs: BTreeMap<String, String>,

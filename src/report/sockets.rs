@@ -68,7 +68,7 @@ pub struct TcpJson<'a> {
     #[serde(flatten)]
     rates: Rates<'a>,
     /// Every counter netlens keeps: raw value and rate.
-    counters: &'a BTreeMap<String, u64>,
+    counters: &'a crate::model::counters::Counters,
     counters_per_s: BTreeMap<&'a str, Option<f64>>,
     sockstat: &'a Sockstat,
     memory_pressure: Option<bool>,
@@ -90,11 +90,7 @@ pub fn tcp_json<'a>(previous: &'a Sample, current: &'a Sample) -> Option<TcpJson
             .collect(),
         rates: Rates(rates),
         counters: &tcp.counters,
-        counters_per_s: tcp
-            .counters
-            .keys()
-            .map(|name| (name.as_str(), rate(name)))
-            .collect(),
+        counters_per_s: tcp.counters.keys().map(|name| (name, rate(name))).collect(),
         sockstat: &tcp.sockstat,
         memory_pressure: tcp.memory_pressure(),
         knobs: &tcp.knobs,
