@@ -37,16 +37,25 @@ pub const DEFAULT_SNAPLEN: u32 = 384;
 /// Snap length with `--payload`: whole packets up to 64 KiB.
 pub const PAYLOAD_SNAPLEN: u32 = 65_535;
 
-/// Ring geometry: 8 blocks of 512 KiB (4 MiB, twice tcpdump's default
-/// buffer). A block is handed to us when full or after 100 ms.
-const BLOCK_SIZE: u32 = 1 << 19;
+/// Ring geometry: 8 blocks, each handed to us when full or after 100 ms.
+/// The blocks are 512 KiB (4 MiB, twice tcpdump's default buffer) for a
+/// capture that keeps every packet; the live view's sampled capture starts
+/// at 64 KiB (512 KiB) and follows its rate (`buffer_for`).
 const BLOCK_COUNT: u32 = 8;
+/// The largest ring, and the one `netlens capture` uses.
+pub const BUFFER_MOST: u32 = BLOCK_COUNT << 19;
+/// The smallest ring.
+pub const BUFFER_LEAST: u32 = BLOCK_COUNT << 16;
+/// Seconds of the bytes the ring carries that its buffer holds: the time
+/// the capture thread may be kept from running on a busy box.
+const BUFFER_SECONDS: u64 = 1;
 const FRAME_SIZE: u32 = 2048;
 const BLOCK_TIMEOUT_MS: u32 = 100;
 
 /// The offsets of the fields read from the ring (linux/if_packet.h).
 const BLOCK_STATUS: usize = 8;
 const BLOCK_NUM_PKTS: usize = 12;
+const BLOCK_LEN: usize = 20;
 const BLOCK_FIRST: usize = 16;
 const HDR_NEXT: usize = 0;
 const HDR_SEC: usize = 4;
@@ -63,6 +72,8 @@ pub struct RingOptions {
     /// An interface name, or None for every interface.
     pub iface: Option<String>,
     pub snaplen: u32,
+    /// The ring's bytes (BUFFER_LEAST to BUFFER_MOST).
+    pub buffer: u32,
 }
 
 impl RingOptions {
@@ -75,6 +86,7 @@ impl RingOptions {
             } else {
                 DEFAULT_SNAPLEN
             },
+            buffer: BUFFER_MOST,
         }
     }
 
@@ -136,7 +148,10 @@ pub struct Ring {
     fd: OwnedFd,
     map: *mut u8,
     map_len: usize,
+    block_size: u32,
     block: u32,
+    /// Bytes of the blocks handed to us since the ring opened.
+    carried: u64,
     cooked: bool,
     linktype: u32,
     snaplen: u32,
@@ -251,59 +266,15 @@ impl Ring {
             &version,
             "TPACKET_V3 is not supported",
         )?;
-        let req = libc::tpacket_req3 {
-            tp_block_size: BLOCK_SIZE,
-            tp_block_nr: BLOCK_COUNT,
-            tp_frame_size: FRAME_SIZE,
-            tp_frame_nr: BLOCK_SIZE / FRAME_SIZE * BLOCK_COUNT,
-            tp_retire_blk_tov: BLOCK_TIMEOUT_MS,
-            tp_sizeof_priv: 0,
-            tp_feature_req_word: 0,
-        };
-        setsockopt(
-            s,
-            libc::SOL_PACKET,
-            libc::PACKET_RX_RING,
-            &req,
-            "cannot set up the capture ring",
-        )?;
-        let map_len = (BLOCK_SIZE * BLOCK_COUNT) as usize;
-        // SAFETY: maps the ring the kernel just allocated for this socket.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_LOCKED,
-                s,
-                0,
-            )
-        };
-        let map = if map == libc::MAP_FAILED {
-            // MAP_LOCKED fails under a small RLIMIT_MEMLOCK; unlocked is fine.
-            // SAFETY: as above.
-            let retry = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    map_len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED,
-                    s,
-                    0,
-                )
-            };
-            if retry == libc::MAP_FAILED {
-                return Err(os_error("cannot map the capture ring"));
-            }
-            retry
-        } else {
-            map
-        };
+        let block_size = block_size_for(options.buffer);
+        let map = map_ring(s, block_size)?;
         let ring = Self {
             fd,
-            map: map.cast(),
-            map_len,
+            map,
+            map_len: (block_size * BLOCK_COUNT) as usize,
+            block_size,
             block: 0,
+            carried: 0,
             cooked,
             linktype: if cooked {
                 linktype::SLL
@@ -335,6 +306,61 @@ impl Ring {
             )));
         }
         Ok(ring)
+    }
+
+    /// The ring's bytes now.
+    pub fn buffer(&self) -> u32 {
+        self.block_size * BLOCK_COUNT
+    }
+
+    /// Bytes of the blocks handed over since the ring opened: packets,
+    /// their headers and padding, as they filled the ring.
+    pub fn carried(&self) -> u64 {
+        self.carried
+    }
+
+    /// Gives the ring `buffer` bytes (rounded as `buffer_for` rounds).
+    /// Call it right after a drain: packets in blocks not drained yet, and
+    /// those arriving while the kernel swaps the rings (a few
+    /// milliseconds), are lost; the first are counted as dropped.
+    pub fn set_buffer(&mut self, buffer: u32) -> Result<()> {
+        let block_size = block_size_for(buffer);
+        if block_size == self.block_size {
+            return Ok(());
+        }
+        let left: u64 = (0..BLOCK_COUNT)
+            .filter(|&block| self.block_ready(block))
+            .map(|block| u64::from(self.block_u32(block, BLOCK_NUM_PKTS)))
+            .sum();
+        // SAFETY: unmaps exactly what was mapped; a ring can only be
+        // replaced once it is unmapped.
+        unsafe { libc::munmap(self.map.cast(), self.map_len) };
+        self.map = std::ptr::null_mut();
+        let fd = self.fd.as_raw_fd();
+        // A ring is replaced in two steps: freed, then set. Should the new
+        // one fail, the old size is tried again.
+        // SAFETY: an all-zero request is valid: it frees the ring.
+        let none: libc::tpacket_req3 = unsafe { std::mem::zeroed() };
+        setsockopt(
+            fd,
+            libc::SOL_PACKET,
+            libc::PACKET_RX_RING,
+            &none,
+            "cannot free the capture ring",
+        )?;
+        let (map, block_size) = match map_ring(fd, block_size) {
+            Ok(map) => (map, block_size),
+            Err(error) => (
+                map_ring(fd, self.block_size).map_err(|_| error)?,
+                self.block_size,
+            ),
+        };
+        self.map = map;
+        self.map_len = (block_size * BLOCK_COUNT) as usize;
+        self.block_size = block_size;
+        self.block = 0;
+        self.stats.dropped += left;
+        Ok(())
     }
 
     /// The pcap link type of the packets this ring yields.
@@ -443,6 +469,7 @@ impl Ring {
         let mut handed = 0;
         let mut visited = 0;
         while self.block_ready(self.block) && visited < BLOCK_COUNT {
+            self.carried += u64::from(self.block_u32(self.block, BLOCK_LEN));
             handed += self.walk_block(self.block, &mut each);
             self.release(self.block);
             self.block = (self.block + 1) % BLOCK_COUNT;
@@ -453,10 +480,20 @@ impl Ring {
 
     fn block_ptr(&self, block: u32) -> *mut u8 {
         // SAFETY: block < BLOCK_COUNT, inside the mapping.
-        unsafe { self.map.add((block * BLOCK_SIZE) as usize) }
+        unsafe { self.map.add((block * self.block_size) as usize) }
+    }
+
+    /// A field of a ready block's header (ours until released).
+    fn block_u32(&self, block: u32, at: usize) -> u32 {
+        // SAFETY: the header's fields lie in the block's first 48 bytes.
+        unsafe { std::ptr::read_unaligned(self.block_ptr(block).add(at).cast::<u32>()) }
     }
 
     fn block_ready(&self, block: u32) -> bool {
+        if self.map.is_null() {
+            // A failed `set_buffer` left no ring.
+            return false;
+        }
         let status = self
             .block_ptr(block)
             .wrapping_add(BLOCK_STATUS)
@@ -479,7 +516,7 @@ impl Ring {
 
     fn walk_block(&mut self, block: u32, each: &mut impl FnMut(&Packet)) -> usize {
         let base = self.block_ptr(block);
-        let limit = BLOCK_SIZE as usize;
+        let limit = self.block_size as usize;
         // SAFETY: every read below stays inside this block (checked against
         // `limit`), which the kernel handed to us and does not touch until
         // it is released.
@@ -590,7 +627,69 @@ impl Ring {
 
 impl Drop for Ring {
     fn drop(&mut self) {
-        // SAFETY: unmaps exactly what open() mapped; the fd closes after.
-        unsafe { libc::munmap(self.map.cast(), self.map_len) };
+        if !self.map.is_null() {
+            // SAFETY: unmaps exactly what was mapped; the fd closes after.
+            unsafe { libc::munmap(self.map.cast(), self.map_len) };
+        }
     }
+}
+
+/// The ring's bytes for a capture that carried `bytes_per_second`: what
+/// the ring carries in BUFFER_SECONDS, as a power of two from BUFFER_LEAST
+/// to BUFFER_MOST.
+pub fn buffer_for(bytes_per_second: u64) -> u32 {
+    let wanted = bytes_per_second.saturating_mul(BUFFER_SECONDS);
+    let wanted = u32::try_from(wanted).unwrap_or(u32::MAX);
+    wanted
+        .checked_next_power_of_two()
+        .unwrap_or(BUFFER_MOST)
+        .clamp(BUFFER_LEAST, BUFFER_MOST)
+}
+
+fn block_size_for(buffer: u32) -> u32 {
+    buffer_for(u64::from(buffer)) / BLOCK_COUNT
+}
+
+/// Sets up a ring of BLOCK_COUNT blocks of `block_size` on packet socket
+/// `fd` and maps it.
+fn map_ring(fd: i32, block_size: u32) -> Result<*mut u8> {
+    let req = libc::tpacket_req3 {
+        tp_block_size: block_size,
+        tp_block_nr: BLOCK_COUNT,
+        tp_frame_size: FRAME_SIZE,
+        tp_frame_nr: block_size / FRAME_SIZE * BLOCK_COUNT,
+        tp_retire_blk_tov: BLOCK_TIMEOUT_MS,
+        tp_sizeof_priv: 0,
+        tp_feature_req_word: 0,
+    };
+    setsockopt(
+        fd,
+        libc::SOL_PACKET,
+        libc::PACKET_RX_RING,
+        &req,
+        "cannot set up the capture ring",
+    )?;
+    let map_len = (block_size * BLOCK_COUNT) as usize;
+    let map_with = |flags: libc::c_int| {
+        // SAFETY: maps the ring the kernel just allocated for this socket.
+        unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                flags,
+                fd,
+                0,
+            )
+        }
+    };
+    let mut map = map_with(libc::MAP_SHARED | libc::MAP_LOCKED);
+    if map == libc::MAP_FAILED {
+        // MAP_LOCKED fails under a small RLIMIT_MEMLOCK; unlocked is fine.
+        map = map_with(libc::MAP_SHARED);
+    }
+    if map == libc::MAP_FAILED {
+        return Err(os_error("cannot map the capture ring"));
+    }
+    Ok(map.cast())
 }

@@ -8,6 +8,7 @@
 
 mod all_netns;
 mod capture;
+mod capture_ring;
 mod close_wait;
 mod config;
 mod conn_log;

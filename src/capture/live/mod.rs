@@ -15,7 +15,7 @@ mod tap;
 pub use lines::LINES_KEPT;
 pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 
-use super::ring::{Ring, RingOptions, RingStats, Wake, permission_message};
+use super::ring::{self, Ring, RingOptions, RingStats, Wake, permission_message};
 use super::sampling;
 use crate::collect::netns::{self, Target};
 use crate::model::capture::{CaptureSample, SAMPLE_FLOWS};
@@ -44,6 +44,8 @@ const BATCH_EVERY: Duration = Duration::from_millis(100);
 /// How often the ring's statistics and the sampling rate are updated, and
 /// the longest the thread sleeps with nothing to do.
 const STATS_EVERY: Duration = Duration::from_secs(1);
+/// Ticks of STATS_EVERY a smaller ring must do before the ring shrinks.
+const SHRINK_AFTER_TICKS: u32 = 30;
 /// The passive DNS timeout until told the client's (glibc's default).
 const DNS_TIMEOUT_S: f64 = 5.0;
 
@@ -288,6 +290,7 @@ impl Capture {
                             let _ = ready.send(Ok((ring.linktype(), ring.snaplen())));
                             let mut engine = Engine {
                                 ring,
+                                smaller_ticks: 0,
                                 filter,
                                 shared,
                                 events,
@@ -560,13 +563,19 @@ pub fn start(
         Some(text) => Some(Filter::parse(text)?),
         None => None,
     };
-    let ring = RingOptions::new(options.iface.as_deref(), options.payload);
+    // The ring follows the rate from its smallest size (`Engine::size_ring`).
+    let ring = RingOptions {
+        buffer: ring::BUFFER_LEAST,
+        ..RingOptions::new(options.iface.as_deref(), options.payload)
+    };
     let (capture, events) = Capture::spawn(target, ring, filter)?;
     Ok((Some(capture), Some(events)))
 }
 
 struct Engine {
     ring: Ring,
+    /// Ticks in a row a smaller ring would have done.
+    smaller_ticks: u32,
     filter: Option<Filter>,
     shared: Arc<Mutex<Shared>>,
     events: UnboundedSender<CaptureEvent>,
@@ -592,7 +601,32 @@ fn pace(ring: &mut Ring, shared: &mut Shared, filtering: bool, passed: Option<(u
     shared.sample_every = ring.sample_every();
 }
 
+fn shared_dropped(shared: &Mutex<Shared>) -> u64 {
+    lock(shared).stats.dropped
+}
+
 impl Engine {
+    /// Sizes the ring to the bytes it carried in the last `seconds`
+    /// (`ring::buffer_for`): larger at once, twice as large when the
+    /// kernel dropped packets, smaller once the smaller size has done for
+    /// SHRINK_AFTER_TICKS. Called right after a drain.
+    fn size_ring(&mut self, carried: u64, seconds: f64, dropped: bool) -> Result<()> {
+        let current = self.ring.buffer();
+        let rate = (carried as f64 / seconds.max(0.001)) as u64;
+        let mut wanted = ring::buffer_for(rate);
+        if dropped {
+            wanted = wanted.max(current.saturating_mul(2));
+        }
+        if wanted < current {
+            self.smaller_ticks += 1;
+            if self.smaller_ticks < SHRINK_AFTER_TICKS {
+                return Ok(());
+            }
+        }
+        self.smaller_ticks = 0;
+        self.ring.set_buffer(wanted)
+    }
+
     fn run(&mut self) {
         let linktype = self.ring.linktype();
         let mut batch: Vec<CapturedPacket> = Vec::with_capacity(LINES_PER_BATCH);
@@ -600,6 +634,7 @@ impl Engine {
         let mut last_send = Instant::now();
         let mut last_stats = Instant::now();
         let mut passed_before = 0u64;
+        let mut carried_before = 0u64;
         let mut line = String::with_capacity(256);
         // Lines or a flow screen's packets wait to go out: wake when they
         // are due; else only for a packet, the statistics or `wake`.
@@ -682,9 +717,22 @@ impl Engine {
             if last_stats.elapsed() >= STATS_EVERY {
                 let seconds = last_stats.elapsed().as_secs_f64();
                 last_stats = Instant::now();
+                let dropped_before = shared_dropped(&self.shared);
                 let stats = self.ring.stats();
                 let passed = stats.received - passed_before;
                 passed_before = stats.received;
+                let carried = self.ring.carried() - carried_before;
+                if let Err(error) = self.size_ring(carried, seconds, stats.dropped > dropped_before)
+                {
+                    let message = format!("{error:#}");
+                    let mut shared = lock(&self.shared);
+                    shared.active = false;
+                    shared.error = Some(message.clone());
+                    drop(shared);
+                    let _ = self.events.send(CaptureEvent::Failed(message));
+                    return;
+                }
+                carried_before = self.ring.carried();
                 let now = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0.0, |d| d.as_secs_f64());
