@@ -58,12 +58,17 @@ impl History {
     /// `findings::evaluate` against the newest sample here): only the
     /// hysteresis runs, which is cheap whatever the socket count.
     pub fn push_evaluated(&mut self, mut sample: Arc<Sample>, raised: Vec<Finding>) {
-        // Samples decoded from a recording come with names of their own.
-        if let (Some(tcp), Some(newest)) = (
-            Arc::get_mut(&mut sample).and_then(|s| s.tcp.as_mut()),
-            self.samples.back().and_then(|s| s.tcp.as_ref()),
-        ) {
-            tcp.counters.share_names(&newest.counters);
+        // Samples decoded from a recording come with copies of their own.
+        if let (Some(sample), Some(newest)) = (Arc::get_mut(&mut sample), self.samples.back()) {
+            if let (Some(tcp), Some(before)) = (sample.tcp.as_mut(), newest.tcp.as_ref()) {
+                tcp.counters.share_names(&before.counters);
+                tcp.knobs.share(&before.knobs);
+            }
+            if let (Some(capture), Some(before)) =
+                (sample.capture.as_mut(), newest.capture.as_ref())
+            {
+                crate::model::capture::share_flows(&mut capture.flows, &before.flows);
+            }
         }
         let found = self.engine.step_raised(raised, &sample, &self.limits);
         self.samples.push_back(sample);

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::model::Sample;
 use crate::model::capture::CaptureRates;
-use crate::model::capture::FlowSample;
+use crate::model::capture::SharedFlow;
 use crate::model::snmp;
 use crate::model::tcp_rates::TcpRates;
 use std::collections::HashMap;
@@ -42,6 +42,7 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
     let mut retx: Vec<(u64, u64, &crate::model::capture::FlowSample)> = capture
         .flows
         .iter()
+        .map(|f| &**f)
         .filter_map(|f| {
             let (r0, p0) = match before.and_then(|b| {
                 b.flows
@@ -93,7 +94,7 @@ const FLOW_FINDING_RECENT_S: f64 = 60.0;
 /// The findings of each carried flow's own analysis (Nagle stalls, zero
 /// windows, unanswered SYNs, resets after data), naming the flow. Its
 /// retransmits are left to the interval count above.
-fn flow_analysis(now: f64, flows: &[FlowSample], found: &mut Vec<Finding>) {
+fn flow_analysis(now: f64, flows: &[SharedFlow], found: &mut Vec<Finding>) {
     let mut per_id: HashMap<&str, usize> = HashMap::new();
     for flow in flows
         .iter()
@@ -200,7 +201,7 @@ mod tests {
                 iface: "any".into(),
                 packets,
                 bytes,
-                flows,
+                flows: flows.into_iter().map(Into::into).collect(),
                 ..Default::default()
             }),
             ..Default::default()

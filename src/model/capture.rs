@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 /// Flows a sample carries at most: the top half by bytes, the rest by
 /// packets (a flood of tiny packets ranks low by bytes).
 pub const SAMPLE_FLOWS: usize = 256;
+/// A flow as samples keep it: one copy for the samples in which it did not
+/// change (`share_flows`), as most of the top flows are idle ones.
+pub type SharedFlow = super::shared::Shared<FlowSample>;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CaptureSample {
@@ -28,7 +31,7 @@ pub struct CaptureSample {
     pub flows_active: u64,
     pub flows_evicted: u64,
     /// The busiest flows, cumulative counters (rates come from two samples).
-    pub flows: Vec<FlowSample>,
+    pub flows: Vec<SharedFlow>,
     /// Every flow in the table summed by initiating host and by service
     /// (protocol/port), the biggest by bytes (empty in older recordings).
     #[serde(default)]
@@ -173,7 +176,7 @@ pub struct FlowFinding {
 /// endpoints (the initiator's socket first, then the other end's). The
 /// process is the first matched socket's with one; the namespace is
 /// another namespace's when either end is in one (see `FlowSample::netns`).
-pub fn join_owners(flows: &mut [FlowSample], sockets: &SocketTable) {
+pub fn join_owners(flows: &mut [SharedFlow], sockets: &SocketTable) {
     use std::collections::HashMap;
     use std::net::SocketAddr;
     if flows.is_empty() || sockets.is_empty() {
@@ -186,6 +189,7 @@ pub fn join_owners(flows: &mut [FlowSample], sockets: &SocketTable) {
         .map(|s| ((s.proto.name(), canonical(s.local), canonical(s.peer)), s))
         .collect();
     for flow in flows {
+        let flow: &mut FlowSample = flow;
         let (Ok(src), Ok(dst)) = (
             flow.src.parse::<SocketAddr>(),
             flow.dst.parse::<SocketAddr>(),
@@ -206,16 +210,38 @@ pub fn join_owners(flows: &mut [FlowSample], sockets: &SocketTable) {
     }
 }
 
+/// Gives each flow the copy `earlier` (the last sample's flows) holds
+/// when it did not change: most of a sample's top flows are idle ones
+/// (ended, still among the busiest), and the history keeps 300 samples.
+pub fn share_flows(flows: &mut [SharedFlow], earlier: &[SharedFlow]) {
+    use std::collections::HashMap;
+    if earlier.is_empty() {
+        return;
+    }
+    let by_ends: HashMap<(&str, &str, &str), &SharedFlow> = earlier
+        .iter()
+        .map(|f| ((f.proto.as_str(), f.src.as_str(), f.dst.as_str()), f))
+        .collect();
+    for flow in flows {
+        let old = by_ends
+            .get(&(flow.proto.as_str(), flow.src.as_str(), flow.dst.as_str()))
+            .copied();
+        if let Some(old) = old {
+            flow.share(old);
+        }
+    }
+}
+
 /// The captured flow of a socket: the one whose endpoints are the socket's
 /// local and peer addresses, either way round.
-pub fn flow_of_socket<'a>(flows: &'a [FlowSample], socket: &Socket) -> Option<&'a FlowSample> {
+pub fn flow_of_socket<'a>(flows: &'a [SharedFlow], socket: &Socket) -> Option<&'a FlowSample> {
     use std::net::SocketAddr;
     if socket.peer.port() == 0 {
         return None;
     }
     let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
     let (local, peer) = (canonical(socket.local), canonical(socket.peer));
-    flows.iter().find(|f| {
+    flows.iter().map(|f| &**f).find(|f| {
         f.proto == socket.proto.name()
             && match (f.src.parse::<SocketAddr>(), f.dst.parse::<SocketAddr>()) {
                 (Ok(src), Ok(dst)) => (src, dst) == (local, peer) || (src, dst) == (peer, local),
@@ -323,5 +349,38 @@ impl<'a> CaptureRates<'a> {
             Some((flow.packets - packets) as f64 / self.interval),
             Some((flow.bytes - bytes) as f64 / self.interval),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(src: &str, bytes: u64) -> SharedFlow {
+        FlowSample {
+            proto: "tcp".into(),
+            src: src.into(),
+            dst: "198.18.0.2:80".into(),
+            bytes,
+            ..FlowSample::default()
+        }
+        .into()
+    }
+
+    /// A flow that did not move is the last sample's copy; one that moved
+    /// is its own.
+    #[test]
+    fn an_unchanged_flow_is_not_copied_between_samples() {
+        let earlier = vec![flow("198.18.0.1:1", 100), flow("198.18.0.1:2", 200)];
+        let mut now = vec![
+            flow("198.18.0.1:2", 200),
+            flow("198.18.0.1:1", 150),
+            flow("198.18.0.1:3", 1),
+        ];
+        share_flows(&mut now, &earlier);
+        assert!(now[0].is_shared_with(&earlier[1]));
+        assert!(!now[1].is_shared_with(&earlier[0]));
+        assert_eq!(now[1].bytes, 150);
+        assert_eq!(now[2].bytes, 1);
     }
 }

@@ -3,6 +3,7 @@
 //! sample's flows: the capture drops packets when it falls behind, the
 //! kernel's counts do not.
 
+use super::capture::SharedFlow;
 use super::capture::{CaptureSample, FlowSample, SAMPLE_FLOWS};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -240,6 +241,7 @@ pub fn merge(capture: &mut CaptureSample, kernel: &KernelFlows, mono_to_wall: f6
                 last_seen: summed.last + mono_to_wall,
                 ..FlowSample::default()
             }
+            .into()
         }));
     keep_top(&mut capture.flows, SAMPLE_FLOWS);
     // Kept in the history for minutes: no room beyond the flows.
@@ -265,7 +267,7 @@ fn busiest<K>(flows: &mut Vec<(K, Summed)>, n: usize) -> Vec<(K, Summed)> {
 
 /// The busiest `n` flows: half by bytes, the rest by packets (as the
 /// capture's own list), biggest first.
-fn keep_top(flows: &mut Vec<FlowSample>, n: usize) {
+fn keep_top(flows: &mut Vec<SharedFlow>, n: usize) {
     if flows.len() > n {
         let half = n / 2;
         flows.sort_by_key(|f| std::cmp::Reverse(f.bytes));
@@ -294,7 +296,7 @@ mod tests {
         }
     }
 
-    fn captured(src: &str, dst: &str, packets: u64, bytes: u64) -> FlowSample {
+    fn captured(src: &str, dst: &str, packets: u64, bytes: u64) -> SharedFlow {
         FlowSample {
             proto: "tcp".into(),
             src: src.into(),
@@ -304,6 +306,7 @@ mod tests {
             state: "ESTABLISHED".into(),
             ..FlowSample::default()
         }
+        .into()
     }
 
     fn kernel(flows: Vec<OneWay>) -> KernelFlows {
@@ -339,19 +342,22 @@ mod tests {
         };
         merge(&mut capture, &counts, 0.0);
         // Every flow listed, then the top kept: what the sample must hold.
-        let mut all: Vec<FlowSample> = flows
+        let mut all: Vec<SharedFlow> = flows
             .iter()
-            .map(|f| FlowSample {
-                proto: "tcp".into(),
-                src: f.src.to_string(),
-                dst: f.dst.to_string(),
-                packets: f.packets,
-                bytes: f.bytes,
-                ..FlowSample::default()
+            .map(|f| {
+                FlowSample {
+                    proto: "tcp".into(),
+                    src: f.src.to_string(),
+                    dst: f.dst.to_string(),
+                    packets: f.packets,
+                    bytes: f.bytes,
+                    ..FlowSample::default()
+                }
+                .into()
             })
             .collect();
         keep_top(&mut all, SAMPLE_FLOWS);
-        let kept = |flows: &[FlowSample]| -> Vec<(String, u64, u64)> {
+        let kept = |flows: &[SharedFlow]| -> Vec<(String, u64, u64)> {
             flows
                 .iter()
                 .map(|f| (f.src.clone(), f.bytes, f.packets))
@@ -445,7 +451,7 @@ mod tests {
 
     #[test]
     fn the_list_stays_bounded_keeping_big_and_busy_flows() {
-        let mut flows: Vec<FlowSample> = (0..300u64)
+        let mut flows: Vec<SharedFlow> = (0..300u64)
             .map(|i| captured(&format!("198.18.0.1:{i}"), "198.18.0.2:1", 1, 1000 + i))
             .collect();
         flows.push(captured("198.18.0.3:1", "198.18.0.2:1", 50, 10));

@@ -22,6 +22,7 @@ pub mod processes;
 pub mod rates;
 pub mod responses;
 pub mod routes;
+pub mod shared;
 pub mod snmp;
 pub mod socket_table;
 pub mod sockets;

@@ -369,7 +369,7 @@ pub struct TcpSample {
     pub counters: super::counters::Counters,
     pub sockstat: Sockstat,
     /// Kernel knobs by sysctl name, read live ("net.core.somaxconn" -> "4096").
-    pub knobs: BTreeMap<String, String>,
+    pub knobs: super::shared::Shared<BTreeMap<String, String>>,
     /// AF_UNIX sockets in the namespace.
     pub unix_sockets: u32,
     /// Orphaned TCP sockets of this namespace, counted from the dump: no

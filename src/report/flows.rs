@@ -202,7 +202,7 @@ pub fn json<'a>(
     let flows = c
         .flows
         .iter()
-        .filter(|f| filter.keeps(*f, current))
+        .filter(|f| filter.keeps(&***f, current))
         .map(|f| {
             let (packets_per_s, bytes_per_s) = rates.flow(f);
             FlowJson {

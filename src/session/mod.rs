@@ -170,10 +170,13 @@ pub fn fill(sample: &mut Sample, capture: Option<&Capture>, dns: Option<&DnsMoni
         }
         let mut summary = capture.summary();
         if let Some(kernel) = sample.flow_counts.take() {
-            let mono_to_wall = sample.t - sample.mono;
+            // To the millisecond, so that an idle flow's times are the same
+            // from sample to sample (and the samples share it).
+            let mono_to_wall = ((sample.t - sample.mono) * 1000.0).round() / 1000.0;
             crate::model::flow_counts::merge(&mut summary, &kernel, mono_to_wall);
         }
         crate::model::capture::join_owners(&mut summary.flows, &sample.sockets);
+        capture.share_flows(&mut summary.flows);
         sample.capture = Some(summary);
     }
     if let Some(dns) = dns {

@@ -54,7 +54,10 @@ fn sample(mono: f64, many: bool) -> Sample {
                 flow(1, "198.18.9.1:1002", 1_000),
                 flow(2, "198.18.9.1:1003", 500),
                 flow(1, "198.18.9.1:1004", 7_000),
-            ],
+            ]
+            .into_iter()
+            .map(Into::into)
+            .collect(),
             ..Default::default()
         }),
         ..Default::default()

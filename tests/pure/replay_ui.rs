@@ -307,17 +307,20 @@ fn recording_with_packets(name: &str) -> PathBuf {
             packets: 2 * (i + 1),
             bytes: 2 * (i + 1) * 154,
             flows_active: 1,
-            flows: vec![FlowSample {
-                proto: "tcp".into(),
-                src: "198.18.0.1:40000".into(),
-                dst: "198.18.0.2:80".into(),
-                packets: 2 * (i + 1),
-                bytes: 2 * (i + 1) * 154,
-                state: "ESTABLISHED".into(),
-                first_seen: T0,
-                last_seen: T0 + i as f64,
-                ..Default::default()
-            }],
+            flows: vec![
+                FlowSample {
+                    proto: "tcp".into(),
+                    src: "198.18.0.1:40000".into(),
+                    dst: "198.18.0.2:80".into(),
+                    packets: 2 * (i + 1),
+                    bytes: 2 * (i + 1) * 154,
+                    state: "ESTABLISHED".into(),
+                    first_seen: T0,
+                    last_seen: T0 + i as f64,
+                    ..Default::default()
+                }
+                .into(),
+            ],
             ..Default::default()
         });
         writer.write_sample(&mut s).unwrap();

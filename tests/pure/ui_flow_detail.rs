@@ -310,7 +310,7 @@ fn sample_with_flow(mono: f64) -> netlens::model::Sample {
         capture: Some(CaptureSample {
             active: true,
             iface: "any".into(),
-            flows: vec![flow()],
+            flows: vec![flow().into()],
             ..Default::default()
         }),
         ..Default::default()
@@ -343,11 +343,14 @@ fn enter_opens_the_flow_from_flows_and_from_its_socket() {
 #[test]
 fn owners_join_flows_by_their_endpoints() {
     let s = sample_with_flow(1.0);
-    let mut flows = vec![FlowSample {
-        pid: None,
-        process: None,
-        ..flow()
-    }];
+    let mut flows = vec![
+        FlowSample {
+            pid: None,
+            process: None,
+            ..flow()
+        }
+        .into(),
+    ];
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!(flows[0].process.as_deref(), Some("client"));
     assert_eq!(flows[0].pid, Some(7));
@@ -368,20 +371,26 @@ fn a_flow_takes_the_other_namespace_of_its_ends() {
     server.users.clear();
     server.netns = 3;
     s.sockets.push(server);
-    let mut flows = vec![FlowSample {
-        pid: None,
-        process: None,
-        ..flow()
-    }];
+    let mut flows = vec![
+        FlowSample {
+            pid: None,
+            process: None,
+            ..flow()
+        }
+        .into(),
+    ];
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!((flows[0].netns, flows[0].pid), (3, Some(7)));
     // Only the server's socket known: still namespace 3, no process.
     s.sockets.retain(|socket| socket.netns == 3);
-    let mut flows = vec![FlowSample {
-        pid: None,
-        process: None,
-        ..flow()
-    }];
+    let mut flows = vec![
+        FlowSample {
+            pid: None,
+            process: None,
+            ..flow()
+        }
+        .into(),
+    ];
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!((flows[0].netns, flows[0].pid), (3, None));
 }

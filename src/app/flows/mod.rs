@@ -449,7 +449,7 @@ impl TabView for FlowsView {
                     .flows
                     .iter()
                     .find(|f| f.proto == row.proto && format!("{} > {}", f.src, f.dst) == row.key)
-                    .cloned()
+                    .map(|f| crate::model::capture::FlowSample::clone(f))
             });
             return flow.map_or(Reply::Redraw(false), Reply::OpenFlow);
         }
@@ -523,7 +523,7 @@ mod tests {
             netns: "host".into(),
             capture: Some(CaptureSample {
                 active: true,
-                flows,
+                flows: flows.into_iter().map(Into::into).collect(),
                 ..Default::default()
             }),
             ..Default::default()

@@ -18,7 +18,7 @@ pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 use super::ring::{self, Ring, RingOptions, RingStats, Wake, permission_message};
 use super::sampling;
 use crate::collect::netns::{self, Target};
-use crate::model::capture::{CaptureSample, SAMPLE_FLOWS};
+use crate::model::capture::{CaptureSample, SAMPLE_FLOWS, SharedFlow};
 use crate::packet::decode::{Summary, summarize};
 use crate::packet::filter::Filter;
 use crate::packet::flows::{FlowKey, FlowTable, group_flows, top_flows};
@@ -119,6 +119,8 @@ struct Shared {
     not_counted: u64,
     /// Printed lines the Flows tab has not taken yet (at most LINES_KEPT).
     lines: Vec<CapturedPacket>,
+    /// The last sample's flows, for the next to share (`share_flows`).
+    last_flows: Vec<SharedFlow>,
     /// Packets not printed since the last take (over the rate cap).
     unprinted: u64,
 }
@@ -164,6 +166,7 @@ impl Shared {
             kernel_counts_all: false,
             not_counted: 0,
             lines: Vec::new(),
+            last_flows: Vec::new(),
             unprinted: 0,
         }
     }
@@ -408,6 +411,14 @@ impl Capture {
         shared.kernel_counts_all = all && !grew;
     }
 
+    /// Gives `flows` (a new sample's) the copies the last sample's hold
+    /// where they did not change (`model::capture::share_flows`).
+    pub fn share_flows(&self, flows: &mut [SharedFlow]) {
+        let mut shared = lock(&self.shared);
+        crate::model::capture::share_flows(flows, &shared.last_flows);
+        shared.last_flows = flows.to_vec();
+    }
+
     /// Seconds after which a DNS query seen without a response counts as
     /// a timeout (the client's resolver timeout).
     pub fn set_dns_timeout(&self, seconds: f64) {
@@ -485,7 +496,10 @@ impl Capture {
             kernel_dropped: shared.stats.dropped,
             flows_active: shared.table.len() as u64,
             flows_evicted: shared.table.evicted,
-            flows: top_flows(shared.table.flows(), SAMPLE_FLOWS),
+            flows: top_flows(shared.table.flows(), SAMPLE_FLOWS)
+                .into_iter()
+                .map(Into::into)
+                .collect(),
             hosts: group_flows(shared.table.flows(), true, SAMPLE_FLOWS),
             services: group_flows(shared.table.flows(), false, SAMPLE_FLOWS),
             refused: shared.table.refusals.sample(),

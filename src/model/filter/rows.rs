@@ -104,7 +104,10 @@ pub fn sni_of(sample: &Sample, a: End, b: End) -> Option<&str> {
 }
 
 fn captured_flows(sample: &Sample) -> impl Iterator<Item = &FlowSample> {
-    sample.capture.iter().flat_map(|c| &c.flows)
+    sample
+        .capture
+        .iter()
+        .flat_map(|c| c.flows.iter().map(|f| &**f))
 }
 
 fn same_end(flow_end: Option<End>, end: End) -> bool {

@@ -40,7 +40,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             .flows
             .iter()
             .find(|f| f.proto == d.flow.proto && f.src == d.flow.src && f.dst == d.flow.dst)
-            .cloned()
+            .map(|f| crate::model::capture::FlowSample::clone(f))
     });
     let counted_by = app
         .shown()

@@ -60,7 +60,10 @@ pub(super) fn with_capture(mut s: Sample, scale: u64, active: bool) -> Sample {
                 400 * scale,
                 "-",
             ),
-        ],
+        ]
+        .into_iter()
+        .map(Into::into)
+        .collect(),
         ..Default::default()
     });
     s
