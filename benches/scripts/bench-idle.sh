@@ -108,6 +108,6 @@ for ((i = 0; i < ${#TOOLS[@]}; i++)); do
 done
 if [[ $TRAFFIC == 1 ]]; then
     echo
-    echo "traffic: iperf3 $(grep -E 'sender$' "$WORK/iperf3.log" | awk '{ print $7, $8 }' || true) (sender, whole run)"
+    echo "traffic: iperf3 $(grep -E 'bits/sec' "$WORK/iperf3.log" | tail -n 1 | awk '{ print $7, $8 }' || true) (its last second)"
     echo "traffic: http $(grep -iE 'requests/s|req/s' "$WORK/http.log" | tail -n 1 || true)"
 fi

@@ -7,6 +7,7 @@ mod findings_ui;
 mod flight_input;
 mod flows_ns_sort;
 mod fuzz;
+mod history_memory;
 mod hostile_input;
 mod load_form;
 mod names_refilter;
