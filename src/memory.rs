@@ -20,15 +20,13 @@ pub fn map_large_blocks() {
 
 /// Gives the memory of what was freed (a parse of the kernel's BTF, the
 /// loaders' copies of it) back to the system: glibc keeps freed pages of
-/// its thread arenas otherwise. Also unmaps the code pages the start ran
-/// (`release_code_pages`).
+/// its thread arenas otherwise.
 pub fn release_freed_memory() {
     // SAFETY: malloc_trim only returns free heap pages to the kernel.
     #[cfg(target_env = "gnu")]
     unsafe {
         libc::malloc_trim(0);
     }
-    release_code_pages();
 }
 
 /// The most of /proc/self/smaps read: a few hundred mappings take ~300 KB.
@@ -40,7 +38,8 @@ const SMAPS_LIMIT: u64 = 4 << 20;
 /// parse, the eBPF loaders: about 6 MB of the 9 MB mapped); the pages stay
 /// in the page cache, and a page touched again comes back with a minor
 /// fault. Only mappings with no private (copied-on-write) pages are
-/// dropped: MADV_DONTNEED would throw such a page's contents away.
+/// dropped: MADV_DONTNEED would throw such a page's contents away. Called
+/// once, when the sampler's start is done (`collect::Collectors`).
 pub fn release_code_pages() {
     let Ok(exe) = std::fs::read_link("/proc/self/exe") else {
         return;

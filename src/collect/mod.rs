@@ -262,6 +262,9 @@ impl Collectors {
             drop(kernel_btf);
             crate::memory::release_freed_memory();
         }
+        if collectors.bpf_after_first.is_none() {
+            crate::memory::release_code_pages();
+        }
         Ok(collectors)
     }
 
@@ -275,6 +278,7 @@ impl Collectors {
         self.conn_log.load_owners();
         drop(kernel_btf);
         crate::memory::release_freed_memory();
+        crate::memory::release_code_pages();
     }
 
     pub fn collect(&mut self) -> Result<Sample> {

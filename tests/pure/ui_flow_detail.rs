@@ -340,17 +340,20 @@ fn enter_opens_the_flow_from_flows_and_from_its_socket() {
     }
 }
 
+/// The test's flow before its owners are joined.
+fn unowned_flow() -> netlens::model::capture::SharedFlow {
+    FlowSample {
+        pid: None,
+        process: None,
+        ..flow()
+    }
+    .into()
+}
+
 #[test]
 fn owners_join_flows_by_their_endpoints() {
     let s = sample_with_flow(1.0);
-    let mut flows = vec![
-        FlowSample {
-            pid: None,
-            process: None,
-            ..flow()
-        }
-        .into(),
-    ];
+    let mut flows = vec![unowned_flow()];
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!(flows[0].process.as_deref(), Some("client"));
     assert_eq!(flows[0].pid, Some(7));
@@ -371,26 +374,12 @@ fn a_flow_takes_the_other_namespace_of_its_ends() {
     server.users.clear();
     server.netns = 3;
     s.sockets.push(server);
-    let mut flows = vec![
-        FlowSample {
-            pid: None,
-            process: None,
-            ..flow()
-        }
-        .into(),
-    ];
+    let mut flows = vec![unowned_flow()];
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!((flows[0].netns, flows[0].pid), (3, Some(7)));
     // Only the server's socket known: still namespace 3, no process.
     s.sockets.retain(|socket| socket.netns == 3);
-    let mut flows = vec![
-        FlowSample {
-            pid: None,
-            process: None,
-            ..flow()
-        }
-        .into(),
-    ];
+    let mut flows = vec![unowned_flow()];
     netlens::model::capture::join_owners(&mut flows, &s.sockets);
     assert_eq!((flows[0].netns, flows[0].pid), (3, None));
 }

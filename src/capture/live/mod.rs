@@ -615,11 +615,17 @@ fn pace(ring: &mut Ring, shared: &mut Shared, filtering: bool, passed: Option<(u
     shared.sample_every = ring.sample_every();
 }
 
-fn shared_dropped(shared: &Mutex<Shared>) -> u64 {
-    lock(shared).stats.dropped
-}
-
 impl Engine {
+    /// Marks the capture stopped by `error` and tells the UI.
+    fn fail(&self, error: &anyhow::Error) {
+        let message = format!("{error:#}");
+        let mut shared = lock(&self.shared);
+        shared.active = false;
+        shared.error = Some(message.clone());
+        drop(shared);
+        let _ = self.events.send(CaptureEvent::Failed(message));
+    }
+
     /// Sizes the ring to the bytes it carried in the last `seconds`
     /// (`ring::buffer_for`): larger at once, twice as large when the
     /// kernel dropped packets, smaller once the smaller size has done for
@@ -649,6 +655,7 @@ impl Engine {
         let mut last_stats = Instant::now();
         let mut passed_before = 0u64;
         let mut carried_before = 0u64;
+        let mut dropped_before = 0u64;
         let mut line = String::with_capacity(256);
         // Lines or a flow screen's packets wait to go out: wake when they
         // are due; else only for a packet, the statistics or `wake`.
@@ -668,12 +675,7 @@ impl Engine {
             };
             let wait = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX).max(1);
             if let Err(error) = self.ring.wait_or_woken(wait, Some(&self.wake)) {
-                let message = format!("{error:#}");
-                let mut shared = lock(&self.shared);
-                shared.active = false;
-                shared.error = Some(message.clone());
-                drop(shared);
-                let _ = self.events.send(CaptureEvent::Failed(message));
+                self.fail(&error);
                 return;
             }
             let print = self.lines.load(Ordering::Relaxed);
@@ -731,22 +733,17 @@ impl Engine {
             if last_stats.elapsed() >= STATS_EVERY {
                 let seconds = last_stats.elapsed().as_secs_f64();
                 last_stats = Instant::now();
-                let dropped_before = shared_dropped(&self.shared);
                 let stats = self.ring.stats();
                 let passed = stats.received - passed_before;
                 passed_before = stats.received;
                 let carried = self.ring.carried() - carried_before;
-                if let Err(error) = self.size_ring(carried, seconds, stats.dropped > dropped_before)
-                {
-                    let message = format!("{error:#}");
-                    let mut shared = lock(&self.shared);
-                    shared.active = false;
-                    shared.error = Some(message.clone());
-                    drop(shared);
-                    let _ = self.events.send(CaptureEvent::Failed(message));
+                let dropped = stats.dropped > dropped_before;
+                if let Err(error) = self.size_ring(carried, seconds, dropped) {
+                    self.fail(&error);
                     return;
                 }
                 carried_before = self.ring.carried();
+                dropped_before = self.ring.stats().dropped;
                 let now = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0.0, |d| d.as_secs_f64());
