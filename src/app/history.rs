@@ -60,15 +60,7 @@ impl History {
     pub fn push_evaluated(&mut self, mut sample: Arc<Sample>, raised: Vec<Finding>) {
         // Samples decoded from a recording come with copies of their own.
         if let (Some(sample), Some(newest)) = (Arc::get_mut(&mut sample), self.samples.back()) {
-            if let (Some(tcp), Some(before)) = (sample.tcp.as_mut(), newest.tcp.as_ref()) {
-                tcp.counters.share_names(&before.counters);
-                tcp.knobs.share(&before.knobs);
-            }
-            if let (Some(capture), Some(before)) =
-                (sample.capture.as_mut(), newest.capture.as_ref())
-            {
-                crate::model::capture::share_flows(&mut capture.flows, &before.flows);
-            }
+            sample.share_unchanged(newest);
         }
         let found = self.engine.step_raised(raised, &sample, &self.limits);
         self.samples.push_back(sample);

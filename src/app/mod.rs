@@ -429,6 +429,9 @@ impl App {
                 self.refresh_flow_detail();
                 let record_changed = self.record_sample(&mut sample) | self.poll_freeze();
                 let hook_failed = self.notify_hook(&sample);
+                if let Some(before) = &self.submitted {
+                    sample.share_unchanged(before);
+                }
                 let sample = Arc::new(*sample);
                 let previous = self.submitted.replace(Arc::clone(&sample));
                 let ask = self.ask();

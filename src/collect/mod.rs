@@ -386,7 +386,7 @@ impl Collectors {
             cpu,
             neighbours,
             routes,
-            processes,
+            processes: processes.into(),
             closed: Some(closed),
             namespaces: others.namespaces,
             sockets_dropped: false,

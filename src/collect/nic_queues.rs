@@ -43,8 +43,8 @@ pub fn collect(interfaces: &[InterfaceSample], irqs: &[Irq]) -> Vec<NicQueues> {
                 name: iface.name.clone(),
                 channels: ethtool.as_ref().and_then(|e| e.channels(&iface.name)),
                 ring: ethtool.as_ref().and_then(|e| e.ring(&iface.name)),
-                rps_cpus,
-                xps_cpus,
+                rps_cpus: rps_cpus.into(),
+                xps_cpus: xps_cpus.into(),
                 irqs: irqs
                     .iter()
                     .filter(|irq| interrupts::belongs(&irq.name, &iface.name, device.as_deref()))

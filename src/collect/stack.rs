@@ -80,7 +80,7 @@ impl StackCollector {
         let mut sockets = dump.sockets;
         self.cookies = dump.cookies;
         let mut counters = Counters::from(snmp::read_counters()?);
-        counters.share_names(&self.counters);
+        counters.share(&self.counters);
         self.counters = counters.clone();
         let primary = sockets.len();
         others(&counters, &mut sockets)?;

@@ -220,7 +220,8 @@ mod tests {
                     interface: "eth0".into(),
                     state: "REACHABLE".into(),
                     count: 4,
-                }],
+                }]
+                .into(),
             }),
             ..Default::default()
         };

@@ -4,6 +4,7 @@
 
 use super::Sample;
 use super::rates::counter_rate;
+use super::shared::Shared;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -15,7 +16,7 @@ pub struct CpuSample {
     /// netdev_max_backlog, netdev_budget, netdev_budget_usecs,
     /// rps_sock_flow_entries (net.core.*), read live; unreadable ones left out.
     #[serde(default)]
-    pub knobs: BTreeMap<String, String>,
+    pub knobs: Shared<BTreeMap<String, String>>,
     /// Each interface's queues and interrupts, by interface name.
     #[serde(default)]
     pub nics: Vec<NicQueues>,
@@ -58,9 +59,9 @@ pub struct NicQueues {
     pub channels: Option<Channels>,
     pub ring: Option<Ring>,
     /// "rx-0" -> rps_cpus mask ("00000000,0000000f" as sysfs has it).
-    pub rps_cpus: BTreeMap<String, String>,
+    pub rps_cpus: Shared<BTreeMap<String, String>>,
     /// "tx-0" -> xps_cpus mask.
-    pub xps_cpus: BTreeMap<String, String>,
+    pub xps_cpus: Shared<BTreeMap<String, String>>,
     pub irqs: Vec<Irq>,
 }
 

@@ -81,8 +81,8 @@ pub struct Sample {
     pub routes: Option<routes::RoutesSample>,
     /// The processes holding the sockets: user and cgroup (empty in older
     /// recordings, where the socket's owner name stands in).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub processes: Vec<processes::ProcessInfo>,
+    #[serde(default, skip_serializing_if = "shared::Shared::is_empty")]
+    pub processes: shared::Shared<Vec<processes::ProcessInfo>>,
     /// TCP connections that ended during the interval (sock_diag destroy
     /// notifications); None when not collected (older recordings).
     #[serde(default)]
@@ -146,6 +146,39 @@ impl Sample {
     /// (never negative: a clock stepped back reads 0).
     pub fn age_at(&self, now_t: f64) -> f64 {
         (now_t - self.t).max(0.0)
+    }
+
+    /// Gives each part that did not change since `before` (the sample
+    /// before it) `before`'s copy: the counters' names and unmoved values,
+    /// the knobs, idle flows, the processes, routes, neighbour counts and
+    /// queue masks. A history of samples then costs what changed between
+    /// them, not a whole sample each.
+    pub fn share_unchanged(&mut self, before: &Sample) {
+        if let (Some(tcp), Some(earlier)) = (self.tcp.as_mut(), before.tcp.as_ref()) {
+            tcp.counters.share(&earlier.counters);
+            tcp.knobs.share(&earlier.knobs);
+        }
+        if let (Some(capture), Some(earlier)) = (self.capture.as_mut(), before.capture.as_ref()) {
+            capture::share_flows(&mut capture.flows, &earlier.flows);
+        }
+        self.processes.share(&before.processes);
+        if let (Some(routes), Some(earlier)) = (self.routes.as_mut(), before.routes.as_ref()) {
+            routes.families.share(&earlier.families);
+        }
+        if let (Some(neighbours), Some(earlier)) =
+            (self.neighbours.as_mut(), before.neighbours.as_ref())
+        {
+            neighbours.entries.share(&earlier.entries);
+        }
+        if let (Some(cpu), Some(earlier)) = (self.cpu.as_mut(), before.cpu.as_ref()) {
+            cpu.knobs.share(&earlier.knobs);
+            for nic in &mut cpu.nics {
+                if let Some(old) = earlier.nics.iter().find(|n| n.name == nic.name) {
+                    nic.rps_cpus.share(&old.rps_cpus);
+                    nic.xps_cpus.share(&old.xps_cpus);
+                }
+            }
+        }
     }
 }
 

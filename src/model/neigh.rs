@@ -4,6 +4,7 @@
 
 use super::Sample;
 use super::rates::counter_rate;
+use super::shared::Shared;
 use serde::{Deserialize, Serialize};
 
 /// One tick of the neighbour tables.
@@ -16,7 +17,7 @@ pub struct NeighSample {
     pub ndisc: Option<NeighTable>,
     /// Entries of the watched namespace counted by family, interface and
     /// state (RTM_GETNEIGH). Sorted.
-    pub entries: Vec<NeighCount>,
+    pub entries: Shared<Vec<NeighCount>>,
 }
 
 /// One table's statistics (summed over CPUs; entries is a level) and its

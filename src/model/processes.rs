@@ -702,7 +702,8 @@ mod tests {
             user: "www-data".into(),
             cgroup: Some("nginx.service".into()),
             container: None,
-        }];
+        }]
+        .into();
         let row = &process_rows(None, &now)[0];
         assert_eq!(
             (row.command.as_str(), row.user.as_str()),
@@ -732,7 +733,8 @@ mod tests {
             cgroup: Some("podman:3f2a1b9c8d7e".into()),
             container: Some(container.clone()),
             ..ProcessInfo::default()
-        }];
+        }]
+        .into();
         let row = &process_rows(None, &now)[0];
         assert_eq!(row.place().as_deref(), Some("prod/shop-7d9f/web"));
         assert_eq!(containers_by_pid(&now).get(&7), Some(&&container));
@@ -755,7 +757,8 @@ mod tests {
             pid: 7,
             container: Some(container("b")),
             ..ProcessInfo::default()
-        }];
+        }]
+        .into();
         now.closed = Some(ClosedSample {
             conns: vec![gone.clone(), running.clone()],
             ..ClosedSample::default()

@@ -5,6 +5,7 @@
 //! too (IPv4 answers them EHOSTUNREACH and EACCES, counted elsewhere), as
 //! `ip route` prints them.
 
+use super::shared::Shared;
 use serde::{Deserialize, Serialize};
 
 /// IPv6 rejecting routes kept.
@@ -13,7 +14,7 @@ pub const MAX_REJECTS: usize = 4;
 /// One tick's summary of table main.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct RoutesSample {
-    pub families: Vec<FamilyRoutes>,
+    pub families: Shared<Vec<FamilyRoutes>>,
     /// The dump held more routes than netlens reads (a router's full
     /// table): the summary covers the first ones.
     pub truncated: bool,
@@ -80,7 +81,8 @@ mod tests {
                 routes: 3,
                 default: default.map(String::from),
                 rejects: rejects.iter().map(|r| r.to_string()).collect(),
-            }],
+            }]
+            .into(),
             truncated: false,
         }
     }

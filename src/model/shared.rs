@@ -25,6 +25,28 @@ impl<T: PartialEq> Shared<T> {
     }
 }
 
+impl<T> Shared<Vec<T>> {
+    /// For serde's `skip_serializing_if`.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T> FromIterator<T> for Shared<Vec<T>> {
+    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
+        Self(Arc::new(items.into_iter().collect()))
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Shared<Vec<T>> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
 impl<T> Deref for Shared<T> {
     type Target = T;
 

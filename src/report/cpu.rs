@@ -70,7 +70,7 @@ pub fn cpus(previous: &Sample, current: &Sample) -> Option<Vec<CpuJson>> {
 
 /// The backlog and budget knobs read with the CPUs.
 pub fn knobs(current: &Sample) -> Option<&BTreeMap<String, String>> {
-    current.cpu.as_ref().map(|c| &c.knobs)
+    current.cpu.as_ref().map(|c| &*c.knobs)
 }
 
 #[derive(Serialize)]

@@ -176,7 +176,6 @@ pub fn fill(sample: &mut Sample, capture: Option<&Capture>, dns: Option<&DnsMoni
             crate::model::flow_counts::merge(&mut summary, &kernel, mono_to_wall);
         }
         crate::model::capture::join_owners(&mut summary.flows, &sample.sockets);
-        capture.share_flows(&mut summary.flows);
         sample.capture = Some(summary);
     }
     if let Some(dns) = dns {

@@ -18,7 +18,7 @@ pub use tap::{PACKETS_PER_SECOND, PacketBatch, PacketTap, RawPacket};
 use super::ring::{self, Ring, RingOptions, RingStats, Wake, permission_message};
 use super::sampling;
 use crate::collect::netns::{self, Target};
-use crate::model::capture::{CaptureSample, SAMPLE_FLOWS, SharedFlow};
+use crate::model::capture::{CaptureSample, SAMPLE_FLOWS};
 use crate::packet::decode::{Summary, summarize};
 use crate::packet::filter::Filter;
 use crate::packet::flows::{FlowKey, FlowTable, group_flows, top_flows};
@@ -119,8 +119,6 @@ struct Shared {
     not_counted: u64,
     /// Printed lines the Flows tab has not taken yet (at most LINES_KEPT).
     lines: Vec<CapturedPacket>,
-    /// The last sample's flows, for the next to share (`share_flows`).
-    last_flows: Vec<SharedFlow>,
     /// Packets not printed since the last take (over the rate cap).
     unprinted: u64,
 }
@@ -166,7 +164,6 @@ impl Shared {
             kernel_counts_all: false,
             not_counted: 0,
             lines: Vec::new(),
-            last_flows: Vec::new(),
             unprinted: 0,
         }
     }
@@ -409,14 +406,6 @@ impl Capture {
         let grew = not_counted > shared.not_counted;
         shared.not_counted = not_counted;
         shared.kernel_counts_all = all && !grew;
-    }
-
-    /// Gives `flows` (a new sample's) the copies the last sample's hold
-    /// where they did not change (`model::capture::share_flows`).
-    pub fn share_flows(&self, flows: &mut [SharedFlow]) {
-        let mut shared = lock(&self.shared);
-        crate::model::capture::share_flows(flows, &shared.last_flows);
-        shared.last_flows = flows.to_vec();
     }
 
     /// Seconds after which a DNS query seen without a response counts as

@@ -123,7 +123,8 @@ fn sample() -> Sample {
             info(700, "sshd", 0, "root", Some("ssh.service")),
             info(4300, "dig", 1000, "alice", None),
             info(4243, "curl", 1000, "alice", None),
-        ],
+        ]
+        .into(),
         ..Sample::default()
     }
 }
