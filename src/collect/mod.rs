@@ -108,6 +108,9 @@ pub struct Demand {
     /// Read the firewall's rules every tick (the Drops tab is open, or a
     /// snapshot asked), not only while NETFILTER_DROP drops happen.
     pub firewall_rules: AtomicBool,
+    /// Count no flows in the kernel: there is no capture to give them to
+    /// (`--no-capture`). Read once, when the collectors start.
+    pub no_flow_counts: AtomicBool,
 }
 
 impl Demand {
@@ -121,6 +124,10 @@ impl Demand {
 
     pub fn set_firewall_rules(&self, on: bool) {
         self.firewall_rules.store(on, Ordering::Relaxed);
+    }
+
+    pub fn set_no_flow_counts(&self, on: bool) {
+        self.no_flow_counts.store(on, Ordering::Relaxed);
     }
 
     pub fn firewall_rules(&self) -> bool {
@@ -223,6 +230,13 @@ impl Collectors {
         start: Start,
     ) -> Result<Self> {
         let drop_reasons = bpf == Bpf::All;
+        // Not deferred (20 ms): its counts must cover every packet the
+        // capture, which starts with the sampler, sees.
+        let flows = if demand.no_flow_counts.load(Ordering::Relaxed) {
+            flows::FlowCounter::off(flows::NO_CAPTURE)
+        } else {
+            flows::FlowCounter::new(drop_reasons)
+        };
         let later = start == Start::Quick && bpf != Bpf::Off;
         let host_files = Arc::new(std::mem::take(&mut host_knobs.host_files));
         // One parse of the kernel's BTF for the loads below, freed after.
@@ -251,9 +265,7 @@ impl Collectors {
             demand,
             stack: stack::StackCollector::new(host_knobs, drop_reasons, later)?,
             drops,
-            // Not deferred (20 ms): its counts must cover every packet the
-            // capture, which starts with the sampler, sees.
-            flows: flows::FlowCounter::new(drop_reasons),
+            flows,
             conn_log,
             all: None,
             bpf_after_first: later.then_some(bpf),

@@ -86,6 +86,7 @@ impl Session {
         demand.set_conntrack_entries(options.conntrack_entries);
         demand.set_all_netns(options.all_netns);
         demand.set_firewall_rules(options.firewall_rules);
+        demand.set_no_flow_counts(options.capture.as_ref().is_none_or(|c| c.off));
         let (sampler, events) = Sampler::spawn_with(
             options.target.clone(),
             options.interval,
@@ -178,7 +179,28 @@ pub fn fill(sample: &mut Sample, capture: Option<&Capture>, dns: Option<&DnsMoni
         crate::model::capture::join_owners(&mut summary.flows, &sample.sockets);
         sample.capture = Some(summary);
     }
+    // Folded into the capture's flows or of no use (no capture): never kept
+    // (the history holds samples for minutes; the kernel lists up to
+    // ~80,000 flows).
+    sample.flow_counts = None;
     if let Some(dns) = dns {
         sample.dns = Some(dns.sample(capture));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a capture the kernel's flow list has nowhere to go: a
+    /// sample kept for minutes in the history must not carry it.
+    #[test]
+    fn kernel_flow_counts_are_not_kept_without_a_capture() {
+        let mut sample = Sample {
+            flow_counts: Some(crate::model::flow_counts::KernelFlows::default()),
+            ..Sample::default()
+        };
+        fill(&mut sample, None, None);
+        assert!(sample.flow_counts.is_none());
     }
 }

@@ -13,6 +13,8 @@ use std::time::Duration;
 
 /// What `--no-bpf` leaves in every sample.
 pub const DISABLED: &str = "disabled by --no-bpf: flow counts come from the capture";
+/// Why a session without a capture counts no flows: nothing would show them.
+pub const NO_CAPTURE: &str = "not counted: no capture (--no-capture)";
 
 pub struct FlowCounter {
     program: Result<loader::Program, String>,
@@ -32,6 +34,14 @@ impl FlowCounter {
         };
         Self {
             program,
+            failure: None,
+        }
+    }
+
+    /// Counts nothing, for `why`: no program is loaded or attached.
+    pub fn off(why: &str) -> Self {
+        Self {
+            program: Err(why.to_string()),
             failure: None,
         }
     }

@@ -620,3 +620,49 @@ fn many_interfaces_are_attached_over_ticks_until_all_are_counted() {
     );
     assert_eq!(counted.last(), Some(&all), "{counted:?}");
 }
+
+/// Whether `netlens snapshot ARGS` in `ns` comes to hold a tc program
+/// (BPF_PROG_TYPE_SCHED_CLS, the flow counter's: the others are tracing
+/// programs) in its 3 s, whether attached by tcx or a clsact qdisc.
+fn flow_program_while_running(ns: &Netns, args: &[&str]) -> bool {
+    const SCHED_CLS: &str = "prog_type:\t3\n";
+    let snapshot = ChildGuard(
+        Command::new(NETLENS)
+            .args(["snapshot", "--netns", &ns.name, "--json"])
+            .args(["--interval", "500ms", "--count", "6"])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("netlens snapshot"),
+    );
+    let fdinfo = format!("/proc/{}/fdinfo", snapshot.0.id());
+    (0..25).any(|_| {
+        thread::sleep(Duration::from_millis(100));
+        std::fs::read_dir(&fdinfo)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .any(|fd| std::fs::read_to_string(fd.path()).is_ok_and(|t| t.contains(SCHED_CLS)))
+    })
+}
+
+/// Without a capture nothing shows per-flow counts: the program that
+/// counts them is not loaded at all (attached, it would cost every packet
+/// on every interface), while with the capture it is.
+#[test]
+fn without_a_capture_no_flow_program_is_loaded() {
+    if crate::common::need_root(&["ip"]) {
+        return;
+    }
+    let ns = Netns::new("nocapflow");
+    ns.ip(&["link", "set", "lo", "up"]);
+    if !flow_program_while_running(&ns, &[]) {
+        eprintln!("SKIP without_a_capture_no_flow_program_is_loaded: no eBPF here");
+        return;
+    }
+    assert!(
+        !flow_program_while_running(&ns, &["--no-capture"]),
+        "--no-capture loaded the flow-count program"
+    );
+}
