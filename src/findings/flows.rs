@@ -38,17 +38,25 @@ pub fn evaluate(previous: Option<&Sample>, current: &Sample, limits: &Thresholds
         found.push(quiet_stack(previous, current, flood));
     }
     // Retransmits within the interval, per flow.
-    let before = previous.and_then(|p| p.capture.as_ref());
+    // The sample before's flows by their ends (the first of equal ones, as
+    // a search would find), not searched for each of the 256.
+    let mut before: HashMap<(&str, &str, &str), &crate::model::capture::FlowSample> =
+        HashMap::new();
+    for o in previous
+        .and_then(|p| p.capture.as_ref())
+        .into_iter()
+        .flat_map(|b| &b.flows)
+    {
+        before
+            .entry((o.proto.as_str(), o.src.as_str(), o.dst.as_str()))
+            .or_insert(o);
+    }
     let mut retx: Vec<(u64, u64, &crate::model::capture::FlowSample)> = capture
         .flows
         .iter()
         .map(|f| &**f)
         .filter_map(|f| {
-            let (r0, p0) = match before.and_then(|b| {
-                b.flows
-                    .iter()
-                    .find(|o| o.proto == f.proto && o.src == f.src && o.dst == f.dst)
-            }) {
+            let (r0, p0) = match before.get(&(f.proto.as_str(), f.src.as_str(), f.dst.as_str())) {
                 Some(o) => (o.retransmits, o.packets),
                 None if previous.is_some_and(|p| f.first_seen >= p.t) => (0, 0),
                 None => return None,
