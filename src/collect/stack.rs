@@ -5,11 +5,9 @@ use super::owners::{Owner, OwnerLookup};
 use super::sockets::SockDiag;
 use super::{snmp, sysctl};
 use crate::model::counters::Counters;
-use crate::model::shared::Shared;
 use crate::model::socket_table::SocketTable;
 use crate::model::sockets::TcpSample;
 use anyhow::Result;
-use std::collections::BTreeMap;
 
 pub struct StackCollector {
     diag: SockDiag,
@@ -23,21 +21,9 @@ pub struct StackCollector {
     /// The last dump (shared with its sample): its sockets' owners stand
     /// for this dump's where the owner map has not changed them.
     previous: SocketTable,
-    /// The last sample's counters and knobs, which the next ones share
-    /// while the same.
-    counters: Counters,
-    knobs_read: Shared<BTreeMap<String, String>>,
 }
 
 impl StackCollector {
-    /// The knobs, shared with the last sample's while the same.
-    fn read_knobs(&mut self) -> Shared<BTreeMap<String, String>> {
-        let mut knobs = Shared::from(self.knobs.read());
-        knobs.share(&self.knobs_read);
-        self.knobs_read = knobs.clone();
-        knobs
-    }
-
     /// `host_knobs`: the host-wide knobs, opened in the host's namespace;
     /// `bpf`: socket owners may come from an eBPF iterator, loaded after
     /// the first look-up when `iterator_after_first`.
@@ -53,8 +39,6 @@ impl StackCollector {
             knobs: sysctl::Knobs::open(host_knobs),
             cookies: Vec::new(),
             previous: SocketTable::default(),
-            counters: Counters::default(),
-            knobs_read: Shared::default(),
         })
     }
 
@@ -79,9 +63,8 @@ impl StackCollector {
         let dump_mono = (dump_started + super::boottime_seconds()) / 2.0;
         let mut sockets = dump.sockets;
         self.cookies = dump.cookies;
-        let mut counters = Counters::from(snmp::read_counters()?);
-        counters.share(&self.counters);
-        self.counters = counters.clone();
+        // Shared with the sample before by `Sample::share_unchanged`.
+        let counters = Counters::from(snmp::read_counters()?);
         let primary = sockets.len();
         others(&counters, &mut sockets)?;
         let live: super::owners::Inodes = sockets
@@ -126,7 +109,7 @@ impl StackCollector {
             states: dump.states,
             counters,
             sockstat: snmp::read_sockstat()?,
-            knobs: self.read_knobs(),
+            knobs: self.knobs.read().into(),
             unix_sockets: self.diag.unix_count()?,
             orphans,
         };

@@ -1,6 +1,7 @@
-//! A part of a sample that seldom changes (the knobs), held by every
-//! sample while it does not: a clone is a reference, the first write
-//! copies. The history keeps 300 samples.
+//! A part of a sample that seldom changes (knobs, processes, routes...),
+//! held by every sample while it does not (`Sample::share_unchanged`): a
+//! clone is a reference, the first write copies. The history keeps 300
+//! samples.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;

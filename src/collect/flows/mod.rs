@@ -27,13 +27,11 @@ impl FlowCounter {
     /// reason stays in each sample). Call on the sampler thread, inside
     /// the watched namespace: attaching happens there.
     pub fn new(enabled: bool) -> Self {
-        let program = if enabled {
-            loader::load()
-        } else {
-            Err(DISABLED.to_string())
-        };
+        if !enabled {
+            return Self::off(DISABLED);
+        }
         Self {
-            program,
+            program: loader::load(),
             failure: None,
         }
     }
