@@ -50,7 +50,9 @@ pub const BUFFER_LEAST: u32 = BLOCK_COUNT << 16;
 /// the capture thread may be kept from running on a busy box.
 const BUFFER_SECONDS: u64 = 1;
 const FRAME_SIZE: u32 = 2048;
-const BLOCK_TIMEOUT_MS: u32 = 100;
+/// The kernel hands over a block at the latest this long after its first
+/// packet: a packet captured earlier than that before a drain was drained.
+pub const BLOCK_TIMEOUT_MS: u32 = 100;
 
 /// The offsets of the fields read from the ring (linux/if_packet.h).
 const BLOCK_STATUS: usize = 8;

@@ -145,36 +145,43 @@ impl Matcher {
 }
 
 #[cfg(test)]
+/// A raw IPv4/UDP packet (linktype 101) carrying `payload`.
+pub(crate) fn packet(
+    src: [u8; 4],
+    sport: u16,
+    dst: [u8; 4],
+    dport: u16,
+    payload: &[u8],
+) -> Vec<u8> {
+    let total = 20 + 8 + payload.len();
+    let mut p = vec![
+        0x45,
+        0,
+        (total >> 8) as u8,
+        total as u8,
+        0,
+        0,
+        0,
+        0,
+        64,
+        17,
+        0,
+        0,
+    ];
+    p.extend_from_slice(&src);
+    p.extend_from_slice(&dst);
+    p.extend_from_slice(&sport.to_be_bytes());
+    p.extend_from_slice(&dport.to_be_bytes());
+    p.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+    p.extend_from_slice(&[0, 0]);
+    p.extend_from_slice(payload);
+    p
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::packet::decode::summarize;
-
-    /// A raw IPv4/UDP packet (linktype 101) carrying `payload`.
-    fn packet(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16, payload: &[u8]) -> Vec<u8> {
-        let total = 20 + 8 + payload.len();
-        let mut p = vec![
-            0x45,
-            0,
-            (total >> 8) as u8,
-            total as u8,
-            0,
-            0,
-            0,
-            0,
-            64,
-            17,
-            0,
-            0,
-        ];
-        p.extend_from_slice(&src);
-        p.extend_from_slice(&dst);
-        p.extend_from_slice(&sport.to_be_bytes());
-        p.extend_from_slice(&dport.to_be_bytes());
-        p.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-        p.extend_from_slice(&[0, 0]);
-        p.extend_from_slice(payload);
-        p
-    }
 
     fn feed(m: &mut Matcher, p: &[u8], ts: f64) {
         m.feed(&summarize(101, p, p.len() as u32), p, ts);

@@ -108,6 +108,11 @@ struct Shared {
     watch: Option<Watch>,
     /// Passive DNS: queries matched to responses as packets pass.
     dns: crate::packet::dns_passive::Matcher,
+    /// Wall time (Unix seconds) before which every captured packet has been
+    /// fed: the last drain's start less the ring's block timeout. Queries
+    /// expire by this clock, not the wall clock, so a response still
+    /// waiting in the ring of a busy host is not turned into a timeout.
+    fed_until: f64,
     /// A recorder's copy of the packets, while one is attached.
     tap: Option<tap::Tap>,
     /// The ring keeps one in so many packets that are not control ones.
@@ -159,6 +164,7 @@ impl Shared {
             recent_bytes: 0,
             watch: None,
             dns: crate::packet::dns_passive::Matcher::new(DNS_TIMEOUT_S),
+            fed_until: 0.0,
             tap: None,
             sample_every: 1,
             kernel_counts_all: false,
@@ -418,10 +424,8 @@ impl Capture {
     /// dropped by the bound.
     pub fn take_dns(&self) -> (Vec<crate::model::dns::DnsResult>, u64) {
         let mut shared = lock(&self.shared);
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        shared.dns.expire(now);
+        let fed_until = shared.fed_until;
+        shared.dns.expire(fed_until);
         shared.dns.take()
     }
 
@@ -671,6 +675,7 @@ impl Engine {
             let watched = {
                 let mut shared = lock(&self.shared);
                 let shared = &mut *shared;
+                let fed_until = unix_now() - f64::from(ring::BLOCK_TIMEOUT_MS) / 1000.0;
                 if shared.owes_every_packet(self.filter.is_some()) {
                     pace(&mut self.ring, shared, self.filter.is_some(), None);
                 }
@@ -717,6 +722,7 @@ impl Engine {
                         ifindex: p.ifindex,
                     });
                 });
+                shared.fed_until = fed_until;
                 shared.watched_waiting()
             };
             if last_stats.elapsed() >= STATS_EVERY {
@@ -733,9 +739,7 @@ impl Engine {
                 }
                 carried_before = self.ring.carried();
                 dropped_before = self.ring.stats().dropped;
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0.0, |d| d.as_secs_f64());
+                let now = unix_now();
                 let mut shared = lock(&self.shared);
                 let filtering = self.filter.is_some();
                 pace(
@@ -746,7 +750,8 @@ impl Engine {
                 );
                 shared.stats = stats;
                 shared.table.expire(now);
-                shared.dns.expire(now);
+                let fed_until = shared.fed_until;
+                shared.dns.expire(fed_until);
             }
             let due = last_send.elapsed() >= BATCH_EVERY;
             if due {
@@ -764,5 +769,42 @@ impl Engine {
             }
             soon = !batch.is_empty() || unprinted > 0 || (watched && !due);
         }
+    }
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dns::Outcome;
+    use crate::packet::dns_passive::packet;
+
+    /// On a busy host the capture thread runs late: a response may still
+    /// wait in the ring when the sampler asks for results. The query is a
+    /// timeout only once the packets up to its deadline have been fed.
+    #[test]
+    fn a_query_expires_by_the_packets_fed_not_the_wall_clock() {
+        let capture = Capture::replayed(1, 384, "lo");
+        capture.set_dns_timeout(1.0);
+        let query = crate::packet::dns_wire::build_query(7, "slow.test", 1).unwrap();
+        let query = packet([198, 18, 0, 1], 40000, [198, 18, 0, 53], 53, &query);
+        let sent = unix_now() - 10.0;
+        {
+            let mut shared = lock(&capture.shared);
+            let s = summarize(101, &query, query.len() as u32);
+            shared.dns.feed(&s, &query, sent);
+            shared.fed_until = sent + 0.5;
+        }
+        let (done, _) = capture.take_dns();
+        assert!(done.is_empty(), "expired by the wall clock: {done:?}");
+        lock(&capture.shared).fed_until = sent + 1.0;
+        let (done, _) = capture.take_dns();
+        assert_eq!(done.len(), 1);
+        assert_eq!(done[0].outcome, Outcome::Timeout);
     }
 }
