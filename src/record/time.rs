@@ -38,7 +38,8 @@ pub fn span(seconds: f64) -> String {
 /// - `HH:MM` or `HH:MM:SS`: that clock time (the first one at or after the
 ///   start of the recording);
 /// - `+D` / `-D` (`+30s`, `-5m`): relative to `current`;
-/// - `D` (`90s`, `10m`, `1h`): that far from the start.
+/// - `D` (`90s`, `10m`, `1h`): that far from the start (`0` or `0s`: the
+///   start itself).
 pub fn parse_at(text: &str, start: f64, current: f64, offset: i64) -> Result<f64, String> {
     let text = text.trim();
     if let Some(rest) = text.strip_prefix('+') {
@@ -67,7 +68,7 @@ pub fn parse_at(text: &str, start: f64, current: f64, offset: i64) -> Result<f64
         }
         return Ok(at);
     }
-    parse_duration(text)
+    crate::units::parse_duration_or_zero(text)
         .map(|d| start + d.as_secs_f64())
         .map_err(|error| {
             // A number with a bad unit or out of range: the duration's own
@@ -105,6 +106,9 @@ mod tests {
         assert_eq!(parse_at("+30s", start, start + 10.0, 0), Ok(start + 40.0));
         assert_eq!(parse_at("-1m", start, start + 100.0, 0), Ok(start + 40.0));
         assert_eq!(parse_at("10m", start, start + 100.0, 0), Ok(start + 600.0));
+        // Back to the start, as the replay benchmark's first jump types it.
+        assert_eq!(parse_at("0s", start, start + 100.0, 0), Ok(start));
+        assert_eq!(parse_at("0", start, start + 100.0, 0), Ok(start));
         assert!(parse_at("25:00", start, start, 0).is_err());
         assert!(
             parse_at("soon", start, start, 0)
