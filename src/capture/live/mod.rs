@@ -9,6 +9,7 @@
 //! second, that a flow screen has packets to take, or that capture stopped.
 
 mod lines;
+mod recent;
 mod replayed;
 mod tap;
 
@@ -74,10 +75,6 @@ pub enum CaptureEvent {
     Failed(String),
 }
 
-/// The last packets captured, whatever their flow, so a drill-down opened
-/// now starts with the flow's recent past: bounded in packets and bytes.
-pub const RECENT_PACKETS: usize = 4096;
-pub const RECENT_BYTES: usize = 8 << 20;
 /// Packets of the watched flow waiting for the drill-down to take them.
 pub const WATCH_BACKLOG: usize = 20_000;
 
@@ -103,8 +100,7 @@ struct Shared {
     filter: String,
     error: Option<String>,
     active: bool,
-    recent: std::collections::VecDeque<RawPacket>,
-    recent_bytes: usize,
+    recent: recent::Recent,
     watch: Option<Watch>,
     /// Passive DNS: queries matched to responses as packets pass.
     dns: crate::packet::dns_passive::Matcher,
@@ -160,8 +156,7 @@ impl Shared {
             filter,
             error,
             active: false,
-            recent: std::collections::VecDeque::new(),
-            recent_bytes: 0,
+            recent: recent::Recent::default(),
             watch: None,
             dns: crate::packet::dns_passive::Matcher::new(DNS_TIMEOUT_S),
             fed_until: 0.0,
@@ -180,48 +175,19 @@ impl Shared {
         !self.kernel_counts_all || filtering || self.watch.is_some() || self.tap.is_some()
     }
 
-    /// Keeps a copy of the packet in the recent ring (reusing the oldest
-    /// slot's buffer) and in the watch when it belongs to the watched flow.
+    /// Keeps a copy of the packet in the recent ones and in the watch when
+    /// it belongs to the watched flow.
     fn keep(&mut self, p: &RawPacketRef, s: &Summary) {
-        let RawPacketRef {
-            ts,
-            orig_len,
-            data,
-            ifindex,
-        } = *p;
-        let mut slot = if self.recent.len() >= RECENT_PACKETS {
-            self.recent.pop_front()
-        } else {
-            None
-        }
-        .unwrap_or_else(|| RawPacket {
-            ts,
-            orig_len,
-            data: Vec::new(),
-            ifindex,
-        });
-        self.recent_bytes -= slot.data.len();
-        slot.ts = ts;
-        slot.orig_len = orig_len;
-        slot.ifindex = ifindex;
-        slot.data.clear();
-        slot.data.extend_from_slice(data);
-        self.recent_bytes += data.len();
-        while self.recent_bytes > RECENT_BYTES
-            && let Some(old) = self.recent.pop_front()
-        {
-            self.recent_bytes -= old.data.len();
-        }
+        self.recent.push(p);
         if let Some(watch) = self.watch.as_mut()
             && FlowKey::of(s).is_some_and(|(k, _)| k == watch.key)
         {
             if watch.packets.len() < WATCH_BACKLOG {
-                watch.packets.push(slot.clone());
+                watch.packets.push(p.to_packet());
             } else {
                 watch.missed += 1;
             }
         }
-        self.recent.push_back(slot);
     }
 }
 
@@ -440,7 +406,7 @@ impl Capture {
     }
 
     /// Watches one flow for a drill-down (None stops): its packets still in
-    /// the recent ring come first, then every new one, for `take_watched`.
+    /// the recent ones come first, then every new one, for `take_watched`.
     pub fn watch(&self, key: Option<FlowKey>) {
         let mut shared = lock(&self.shared);
         shared.watch = key.map(|key| {
@@ -449,10 +415,10 @@ impl Capture {
                 .recent
                 .iter()
                 .filter(|p| {
-                    let s = summarize(linktype, &p.data, p.orig_len);
+                    let s = summarize(linktype, p.data, p.orig_len);
                     FlowKey::of(&s).is_some_and(|(k, _)| k == key)
                 })
-                .cloned()
+                .map(|p| p.to_packet())
                 .collect();
             Watch {
                 key,

@@ -88,7 +88,6 @@ impl Capture {
         // A flow screen re-watches after the seek; stale packets would
         // arrive out of time order.
         shared.recent.clear();
-        shared.recent_bytes = 0;
         shared.watch = None;
     }
 
