@@ -281,10 +281,6 @@ fn a_blocked_link_dump_is_late_alone_and_its_rates_span_the_gap() {
 
     let lo = |s: &Value| crate::common::must_iface(s, "lo").clone();
     let is_late = |s: &Value| late_parts(s).iter().any(|p| p == "interfaces");
-    for sample in &seen {
-        let parts = late_parts(sample);
-        assert!(parts.iter().all(|p| p == "interfaces"), "{parts:?}");
-    }
     let first_late = seen
         .iter()
         .position(is_late)
@@ -293,11 +289,27 @@ fn a_blocked_link_dump_is_late_alone_and_its_rates_span_the_gap() {
     let before = &seen[first_late - 1];
     let late = &seen[first_late..after];
     assert!(late.len() >= 2, "{} late samples", late.len());
-    for sample in late {
+    // Nothing waits for the held dump: every other part is fresh in some
+    // sample while the interfaces are late. (On a loaded host another
+    // part may miss its own deadline now and then; one held by the links
+    // would be late in all of them.)
+    let others: std::collections::BTreeSet<String> = late
+        .iter()
+        .flat_map(late_parts)
+        .filter(|p| p != "interfaces")
+        .collect();
+    for part in &others {
         assert!(
-            sample["late"][0]["age_ms"].as_u64().unwrap() >= 200,
-            "{sample}"
+            late.iter().any(|s| !late_parts(s).contains(part)),
+            "{part} was late with the interfaces throughout: {late:?}"
         );
+    }
+    for sample in late {
+        let interfaces = sample["late"]
+            .as_array()
+            .and_then(|l| l.iter().find(|p| p["part"] == "interfaces"))
+            .expect("the interfaces' entry");
+        assert!(interfaces["age_ms"].as_u64().unwrap() >= 200, "{sample}");
         assert_eq!(lo(sample)["rx_bytes"], lo(before)["rx_bytes"]);
         assert!(lo(sample)["rx_bytes_per_s"].is_null(), "{}", lo(sample));
     }
