@@ -291,11 +291,14 @@ fn within(shown: f64, (low, high): (f64, f64), rounding: f64) -> bool {
 }
 
 /// The least and the most rate of `value` over the windows of `series`
-/// (counters read every 500 ms) that span `interval` seconds, give or take
-/// one read, and end in the `interval` before `read_at`: the sample a
-/// screen read at `read_at` shows is one of them.
+/// (counters read every 500 ms, each read stamped when it began and when
+/// it ended) that span `interval` seconds, give or take one read, and end
+/// in the `interval` before `read_at`: the sample a screen read at
+/// `read_at` shows is one of them. A read takes tens of milliseconds on a
+/// loaded host (`ip` and `nstat` are processes), so a window's rate is
+/// bounded over its longest and its shortest possible span.
 fn window_rates(
-    series: &[(Instant, Vec<Counters>)],
+    series: &[(Read, Vec<Counters>)],
     read_at: Instant,
     interval: f64,
     value: impl Fn(&[Counters]) -> u64,
@@ -303,11 +306,13 @@ fn window_rates(
     let (mut low, mut high) = (f64::MAX, f64::MIN);
     for (i, (from, a)) in series.iter().enumerate() {
         for (to, b) in &series[i + 1..] {
-            let span = to.duration_since(*from).as_secs_f64();
-            let before_read = read_at.duration_since(*to).as_secs_f64();
+            let span = to.start.duration_since(from.start).as_secs_f64();
+            let before_read = read_at.duration_since(to.start).as_secs_f64();
             if (span - interval).abs() <= 0.6 && before_read <= interval + 0.6 {
-                let rate = (value(b) - value(a)) as f64 / span;
-                (low, high) = (low.min(rate), high.max(rate));
+                let moved = (value(b) - value(a)) as f64;
+                let longest = to.end.duration_since(from.start).as_secs_f64();
+                let shortest = to.start.duration_since(from.end).as_secs_f64();
+                (low, high) = (low.min(moved / longest), high.max(moved / shortest));
             }
         }
     }
@@ -317,6 +322,13 @@ fn window_rates(
         series.len()
     );
     (low, high)
+}
+
+/// When one read of the counters began and ended.
+#[derive(Debug, Clone, Copy)]
+struct Read {
+    start: Instant,
+    end: Instant,
 }
 
 /// Half the last shown digit of a byte rate (3 significant digits).
@@ -517,9 +529,11 @@ fn every_wide_column_matches_the_kernel_at_rest_and_under_traffic() {
         let recorder = scope.spawn(|| {
             let mut series = Vec::new();
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let at = Instant::now();
-                series.push((at, spaces.iter().map(counters).collect::<Vec<_>>()));
-                thread::sleep(Duration::from_millis(500).saturating_sub(at.elapsed()));
+                let start = Instant::now();
+                let read = spaces.iter().map(counters).collect::<Vec<_>>();
+                let end = Instant::now();
+                series.push((Read { start, end }, read));
+                thread::sleep(Duration::from_millis(500).saturating_sub(start.elapsed()));
             }
             series
         });
@@ -621,7 +635,7 @@ fn every_wide_column_matches_the_kernel_at_rest_and_under_traffic() {
     // of each namespace's eth0, and the drops and retransmits are where
     // they were made.
     let ((first, before), (last, after)) = (&series[0], &series[series.len() - 1]);
-    let elapsed = last.duration_since(*first).as_secs_f64();
+    let elapsed = last.start.duration_since(first.start).as_secs_f64();
     let per_s = |i: usize, f: fn(&Counters) -> u64| (f(&after[i]) - f(&before[i])) as f64 / elapsed;
     assert!(per_s(0, |c| c.own[2]) > 0.95 * 600.0, "{after:?}");
     assert!(per_s(0, |c| c.own[3]) > 0.95 * 250.0, "{after:?}");

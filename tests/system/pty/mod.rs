@@ -29,6 +29,8 @@ struct Session {
     child: Box<dyn Child + Send + Sync>,
     screen: Arc<Mutex<vt100::Parser>>,
     raw: Arc<Mutex<Vec<u8>>>,
+    /// Told when the reader saw the terminal's end (every byte read).
+    drained: std::sync::mpsc::Receiver<()>,
 }
 
 impl Session {
@@ -68,6 +70,7 @@ impl Session {
         )));
         let raw = Arc::new(Mutex::new(Vec::new()));
         let (screen_in, raw_in) = (screen.clone(), raw.clone());
+        let (drained_tx, drained) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut buffer = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buffer) {
@@ -77,6 +80,7 @@ impl Session {
                 screen_in.lock().unwrap().process(&buffer[..n]);
                 raw_in.lock().unwrap().extend_from_slice(&buffer[..n]);
             }
+            let _ = drained_tx.send(());
         });
         Session {
             master: pair.master,
@@ -84,6 +88,7 @@ impl Session {
             child,
             screen,
             raw,
+            drained,
         }
     }
 
@@ -130,8 +135,10 @@ impl Session {
         let start = Instant::now();
         while start.elapsed() < PATIENCE {
             if let Some(status) = self.child.try_wait().unwrap() {
-                // Let the reader drain the last bytes.
-                std::thread::sleep(Duration::from_millis(200));
+                // The last bytes are read once the reader sees the end of
+                // the terminal (every holder of it gone), however late a
+                // loaded host runs the reader.
+                let _ = self.drained.recv_timeout(PATIENCE);
                 return status;
             }
             std::thread::sleep(Duration::from_millis(50));
