@@ -80,7 +80,8 @@ pub struct DnsSample {
     /// Queries seen on the wire and settled (answered or timed out) during
     /// this sample's interval.
     pub passive: Vec<DnsResult>,
-    /// Passive results not carried because of the per-sample bound.
+    /// Passive results not carried: over the per-sample bound, or queries
+    /// whose answer the capture may have dropped (not timeouts).
     #[serde(default)]
     pub passive_dropped: u64,
     /// Whether passive matching runs (capture is on), or why not.

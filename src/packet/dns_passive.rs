@@ -99,8 +99,11 @@ impl Matcher {
         }
     }
 
-    /// Turns queries older than the timeout into timeouts.
-    pub fn expire(&mut self, now: f64) {
+    /// Turns queries older than the timeout into timeouts. A query sent
+    /// at or before `lost_after` (when the capture last found packets
+    /// dropped) may have lost its answer to the drop: it is counted as not
+    /// carried, never as a timeout the server did not cause.
+    pub fn expire(&mut self, now: f64, lost_after: f64) {
         let timeout = self.timeout_s;
         let expired: Vec<Key> = self
             .pending
@@ -109,17 +112,22 @@ impl Matcher {
             .map(|(key, _)| key.clone())
             .collect();
         for key in expired {
-            if let Some(sent) = self.pending.remove(&key) {
-                self.push(DnsResult {
-                    t: sent,
-                    server: key.server.to_string(),
-                    name: key.name,
-                    qtype: key.qtype,
-                    latency_ms: None,
-                    outcome: Outcome::Timeout,
-                    answers: Vec::new(),
-                });
+            let Some(sent) = self.pending.remove(&key) else {
+                continue;
+            };
+            if sent <= lost_after {
+                self.dropped += 1;
+                continue;
             }
+            self.push(DnsResult {
+                t: sent,
+                server: key.server.to_string(),
+                name: key.name,
+                qtype: key.qtype,
+                latency_ms: None,
+                outcome: Outcome::Timeout,
+                answers: Vec::new(),
+            });
         }
     }
 
@@ -234,9 +242,9 @@ mod tests {
         assert!((done[0].latency_ms.unwrap() - 20.0).abs() < 1e-6);
         assert_eq!(done[1].outcome, Outcome::Nxdomain);
         assert!((done[1].latency_ms.unwrap() - 300.0).abs() < 1e-6);
-        m.expire(104.9);
+        m.expire(104.9, 0.0);
         assert!(m.take().0.is_empty(), "not yet the client's timeout");
-        m.expire(105.0);
+        m.expire(105.0, 0.0);
         let (done, _) = m.take();
         assert_eq!(done.len(), 1);
         assert_eq!(done[0].qtype, "PTR");

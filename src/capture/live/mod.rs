@@ -109,6 +109,14 @@ struct Shared {
     /// expire by this clock, not the wall clock, so a response still
     /// waiting in the ring of a busy host is not turned into a timeout.
     fed_until: f64,
+    /// Wall time of the last statistics tick that found packets dropped
+    /// by the ring (0: none): a query sent before it may have lost its
+    /// answer, so it is not a timeout.
+    dropped_at: f64,
+    /// Wall time of the last statistics tick: drops are known up to it.
+    /// Queries expire only up to here too, so none is called a timeout
+    /// before the drops in its wait have been looked at.
+    checked_at: f64,
     /// A recorder's copy of the packets, while one is attached.
     tap: Option<tap::Tap>,
     /// The ring keeps one in so many packets that are not control ones.
@@ -160,6 +168,8 @@ impl Shared {
             watch: None,
             dns: crate::packet::dns_passive::Matcher::new(DNS_TIMEOUT_S),
             fed_until: 0.0,
+            dropped_at: 0.0,
+            checked_at: 0.0,
             tap: None,
             sample_every: 1,
             kernel_counts_all: false,
@@ -167,6 +177,13 @@ impl Shared {
             lines: Vec::new(),
             unprinted: 0,
         }
+    }
+
+    /// Turns the DNS queries whose wait is over into timeouts, by what was
+    /// fed and checked for drops (`fed_until`, `checked_at`).
+    fn expire_dns(&mut self) {
+        let until = self.fed_until.min(self.checked_at);
+        self.dns.expire(until, self.dropped_at);
     }
 
     /// Every packet is owed to someone: flow counts (the kernel does not
@@ -390,8 +407,7 @@ impl Capture {
     /// dropped by the bound.
     pub fn take_dns(&self) -> (Vec<crate::model::dns::DnsResult>, u64) {
         let mut shared = lock(&self.shared);
-        let fed_until = shared.fed_until;
-        shared.dns.expire(fed_until);
+        shared.expire_dns();
         shared.dns.take()
     }
 
@@ -716,8 +732,11 @@ impl Engine {
                 );
                 shared.stats = stats;
                 shared.table.expire(now);
-                let fed_until = shared.fed_until;
-                shared.dns.expire(fed_until);
+                shared.checked_at = now;
+                if dropped {
+                    shared.dropped_at = now;
+                }
+                shared.expire_dns();
             }
             let due = last_send.elapsed() >= BATCH_EVERY;
             if due {
@@ -750,27 +769,57 @@ mod tests {
     use crate::model::dns::Outcome;
     use crate::packet::dns_passive::packet;
 
+    fn query(capture: &Capture, id: u16, sent: f64) {
+        let query = crate::packet::dns_wire::build_query(id, "slow.test", 1).unwrap();
+        let query = packet([198, 18, 0, 1], 40000 + id, [198, 18, 0, 53], 53, &query);
+        let s = summarize(101, &query, query.len() as u32);
+        lock(&capture.shared).dns.feed(&s, &query, sent);
+    }
+
     /// On a busy host the capture thread runs late: a response may still
     /// wait in the ring when the sampler asks for results. The query is a
-    /// timeout only once the packets up to its deadline have been fed.
+    /// timeout only once the packets up to its deadline have been fed and
+    /// the ring's drops up to then looked at.
     #[test]
     fn a_query_expires_by_the_packets_fed_not_the_wall_clock() {
         let capture = Capture::replayed(1, 384, "lo");
         capture.set_dns_timeout(1.0);
-        let query = crate::packet::dns_wire::build_query(7, "slow.test", 1).unwrap();
-        let query = packet([198, 18, 0, 1], 40000, [198, 18, 0, 53], 53, &query);
         let sent = unix_now() - 10.0;
-        {
+        query(&capture, 7, sent);
+        let set = |fed: f64, checked: f64| {
             let mut shared = lock(&capture.shared);
-            let s = summarize(101, &query, query.len() as u32);
-            shared.dns.feed(&s, &query, sent);
-            shared.fed_until = sent + 0.5;
-        }
+            (shared.fed_until, shared.checked_at) = (sent + fed, sent + checked);
+        };
+        set(0.5, 5.0);
         let (done, _) = capture.take_dns();
         assert!(done.is_empty(), "expired by the wall clock: {done:?}");
-        lock(&capture.shared).fed_until = sent + 1.0;
+        set(5.0, 0.5);
         let (done, _) = capture.take_dns();
-        assert_eq!(done.len(), 1);
+        assert!(done.is_empty(), "expired before drops were looked at");
+        set(1.0, 1.0);
+        let (done, dropped) = capture.take_dns();
+        assert_eq!((done.len(), dropped), (1, 0));
+        assert_eq!(done[0].outcome, Outcome::Timeout);
+    }
+
+    /// A query whose wait saw the ring drop packets may have lost its
+    /// answer to the drop: not carried, not a timeout.
+    #[test]
+    fn a_query_waiting_through_ring_drops_is_not_a_timeout() {
+        let capture = Capture::replayed(1, 384, "lo");
+        capture.set_dns_timeout(1.0);
+        let sent = unix_now() - 10.0;
+        query(&capture, 7, sent);
+        query(&capture, 8, sent + 2.0);
+        {
+            let mut shared = lock(&capture.shared);
+            shared.dropped_at = sent + 0.7;
+            (shared.fed_until, shared.checked_at) = (sent + 4.0, sent + 4.0);
+        }
+        let (done, dropped) = capture.take_dns();
+        assert_eq!(dropped, 1, "the query sent before the drop");
+        assert_eq!(done.len(), 1, "{done:?}");
+        assert_eq!(done[0].t, sent + 2.0);
         assert_eq!(done[0].outcome, Outcome::Timeout);
     }
 }

@@ -234,7 +234,8 @@ stub" for a loopback server, or null)}, \fBsearch[]\fR, \fBtimeout_s\fR,
 (/etc/hosts), \fBnsswitch_hosts\fR (the hosts line of nsswitch.conf), \fBerror\fR.
 Also \fBprobe_servers[]\fR, \fBprobe_specs[]\fR ("A example.com"), \fBpassive_on\fR,
 \fBpassive_error\fR, \fBpassive_dropped\fR (results over the bound of 2,000 per
-sample), \fBtimeout_s\fR (after which an unanswered query is a timeout).
+sample, and queries whose answer the capture may have dropped: not timeouts),
+\fBtimeout_s\fR (after which an unanswered query is a timeout).
 .TP
 \fBdrops\fR
 The kernel's drop reasons, counted by an eBPF program on \fBskb:kfree_skb\fR since
