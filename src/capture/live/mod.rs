@@ -776,15 +776,21 @@ mod tests {
         lock(&capture.shared).dns.feed(&s, &query, sent);
     }
 
+    /// A capture whose queries time out after a second, and a time ten
+    /// seconds ago by the wall clock to send them at.
+    fn waiting_capture() -> (Capture, f64) {
+        let capture = Capture::replayed(1, 384, "lo");
+        capture.set_dns_timeout(1.0);
+        (capture, unix_now() - 10.0)
+    }
+
     /// On a busy host the capture thread runs late: a response may still
     /// wait in the ring when the sampler asks for results. The query is a
     /// timeout only once the packets up to its deadline have been fed and
     /// the ring's drops up to then looked at.
     #[test]
     fn a_query_expires_by_the_packets_fed_not_the_wall_clock() {
-        let capture = Capture::replayed(1, 384, "lo");
-        capture.set_dns_timeout(1.0);
-        let sent = unix_now() - 10.0;
+        let (capture, sent) = waiting_capture();
         query(&capture, 7, sent);
         let set = |fed: f64, checked: f64| {
             let mut shared = lock(&capture.shared);
@@ -806,9 +812,7 @@ mod tests {
     /// answer to the drop: not carried, not a timeout.
     #[test]
     fn a_query_waiting_through_ring_drops_is_not_a_timeout() {
-        let capture = Capture::replayed(1, 384, "lo");
-        capture.set_dns_timeout(1.0);
-        let sent = unix_now() - 10.0;
+        let (capture, sent) = waiting_capture();
         query(&capture, 7, sent);
         query(&capture, 8, sent + 2.0);
         {
