@@ -16,10 +16,12 @@
 //! neighbour files have no procfs parser at all.
 //!
 //! The socket-owner scan (`owners` group, 15,000 UDP sockets in this
-//! process): procfs' all_processes + Process::fd() 81.7 ms per scan,
-//! netlens' OwnerCache (now ProcWalk) 65.1 ms for the first scan and 13.0 ms for each
-//! rescan after (the rescan includes cloning the 15,000-inode live set).
-//! procfs reads every fd link on every scan; the cache reads only new fds.
+//! process): procfs' all_processes + Process::fd() 88.0 ms per scan,
+//! netlens' ProcWalk 65.8 ms for the first scan and 14.4 ms for each
+//! rescan of every process after: most of it the kernel listing the
+//! 15,000 fds, which is why a scan for new sockets lists the recent
+//! openers first (`Reach::Openers`). procfs reads every fd link on every
+//! scan; the walk reads only new fds.
 //! The scan grows with the sockets: at 200,000 sockets procfs would pass
 //! a 1 s tick, so the cache stays.
 
@@ -100,7 +102,7 @@ fn benches(c: &mut Criterion) {
 fn owner_scan(c: &mut Criterion) {
     use netlens::collect::owners::Inodes;
     use netlens::collect::owners::OwnerMap;
-    use netlens::collect::owners::procfs::ProcWalk;
+    use netlens::collect::owners::procfs::{ProcWalk, Reach};
     use std::os::unix::fs::MetadataExt;
     const SOCKETS: usize = 15_000;
     let sockets: Vec<std::net::UdpSocket> = (0..SOCKETS)
@@ -134,16 +136,16 @@ fn owner_scan(c: &mut Criterion) {
     group.bench_function("netlens ProcWalk first scan", |b| {
         b.iter(|| {
             let (mut walk, mut map) = (ProcWalk::new(None), OwnerMap::default());
-            map.scan_now(&mut walk, &live, false);
+            map.scan_now(&mut walk, &live, Reach::Every);
             black_box(map.scans())
         })
     });
     // The steady state of a busy server: each tick brings a socket not
     // seen before, so the cache rescans, reading only the new fds.
     let (mut walk, mut map) = (ProcWalk::new(None), OwnerMap::default());
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     group.bench_function("netlens ProcWalk rescan for one new socket", |b| {
-        b.iter(|| map.scan_now(&mut walk, &live, false))
+        b.iter(|| map.scan_now(&mut walk, &live, Reach::Every))
     });
     group.finish();
 }

@@ -16,13 +16,17 @@
 # Each figure is the median of RUNS runs (default 5): the CPU time of a
 # run varies with the load the machine is under.
 # Each is run with the eBPF iterator (default) and the /proc walk
-# (NETLENS_OWNERS=proc). Loopback only, in namespaces this script creates
+# (NETLENS_OWNERS=proc); MODES="proc" runs one.
+# NEAR=1 puts the holders in the watched namespace: a busy server's
+# million open files, every one of them listed by a scan of every process
+# (the first sample reads each link, as `ss -tanp` does). Loopback only, in namespaces this script creates
 # and removes on exit; every process it starts is killed by PID. Root.
 # Usage: [RUNS=5] benches/scripts/bench-owners.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 HOLDERS=52
 RUNS=${RUNS:-5}
+MODES=${MODES:-bpf proc}
 FILES=19500   # under the hard RLIMIT_NOFILE (20,000 here)
 PIDS=()
 FAR=nlo-bench-far-$$
@@ -44,8 +48,9 @@ ip netns add "$NS"
 ip -n "$NS" link set lo up
 
 # The holders: FILES descriptors each, for at most 600 s.
+HOLD_NS=$FAR; [ "${NEAR:-0}" = 1 ] && HOLD_NS=$NS
 for _ in $(seq 1 "$HOLDERS"); do
-  ip netns exec "$FAR" python3 -c "
+  ip netns exec "$HOLD_NS" python3 -c "
 import os, resource, time
 hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -114,7 +119,7 @@ PY
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2}'; }
 
 echo "== first sample (snapshot --count 1, 1 s interval), median of $RUNS =="
-for mode in bpf proc; do
+for mode in $MODES; do
   envs=(ARGS="--count 1"); [ "$mode" = proc ] && envs+=(NETLENS_OWNERS=proc)
   cs=(); os=()
   for _ in $(seq 1 "$RUNS"); do
@@ -132,7 +137,10 @@ cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 print(f"ss -tanp: {cpu:.3f} s CPU, {time.time() - t0:.3f} s wall")
 PY
 
-echo "== churn: 20 samples at 200 ms =="
+# NEAR=1: the first scan takes seconds; 1 s samples see past it.
+INTERVAL_MS=${INTERVAL_MS:-200}; [ "${NEAR:-0}" = 1 ] && INTERVAL_MS=${INTERVAL_MS_NEAR:-1000}
+PER_SAMPLE=$((INTERVAL_MS / 100))   # the churn opens a connection every 100 ms
+echo "== churn: 20 samples at $INTERVAL_MS ms =="
 churn() {
   ip netns exec "$NS" python3 -c "
 import socket, time
@@ -147,8 +155,8 @@ for _ in range(600):
   PIDS+=($CHURN)
 }
 echo "(median of $RUNS; CPU per sample, the owners thread's in brackets)"
-for mode in bpf proc; do
-  envs=(ARGS="--count 20 --interval 200ms"); [ "$mode" = proc ] && envs+=(NETLENS_OWNERS=proc)
+for mode in $MODES; do
+  envs=(ARGS="--count 20 --interval ${INTERVAL_MS}ms"); [ "$mode" = proc ] && envs+=(NETLENS_OWNERS=proc)
   gains=(); own_gains=(); quiets=(); gaps=()
   for _ in $(seq 1 "$RUNS"); do
     read -r quiet qgap _ qown < <(cpu "${envs[@]}")
@@ -163,6 +171,6 @@ for mode in bpf proc; do
   done
   echo "netlens ($mode): $(median "${quiets[@]}") ms per sample quiet;" \
     "with churn +$(median "${gains[@]}") ms (+$(median "${own_gains[@]}") ms)" \
-    "per sample (4 new sockets a sample: a quarter of it per socket; budget 5 ms a socket; runs: ${gains[*]});" \
-    "largest gap $(median "${gaps[@]}") ms (interval 200 ms)"
+    "per sample ($PER_SAMPLE new connections a sample; budget 5 ms a socket; runs: ${gains[*]});" \
+    "largest gap $(median "${gaps[@]}") ms (interval $INTERVAL_MS ms)"
 done

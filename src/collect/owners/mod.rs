@@ -14,7 +14,7 @@ pub mod bpf;
 pub mod procfs;
 
 use crate::model::sockets::{Owners, ProcessName, SocketUser};
-use procfs::ProcWalk;
+use procfs::{ProcWalk, Reach};
 use std::collections::hash_map::Entry;
 // foldhash: a sample looks up every socket's inode here, a million a
 // second at scale; SipHash made the owner map the sampler's top function.
@@ -96,6 +96,13 @@ impl OwnerMap {
         }
     }
 
+    /// Not looked for yet (`Owner::Pending`), without building the owners.
+    fn is_pending(&self, inode: u32) -> bool {
+        !self.by_inode.contains_key(&inode)
+            && !self.unowned.contains(&inode)
+            && !self.shared.contains_key(&inode)
+    }
+
     /// The inodes whose holders changed since the last call, or None when
     /// any may have (the map was reset): the sampler keeps the owners of
     /// the others from its last dump instead of looking each one up.
@@ -127,27 +134,33 @@ impl OwnerMap {
         }
     }
 
-    /// After a scan of the processes: the live sockets still without an
-    /// owner have none to be found.
-    pub fn finish_scan(&mut self, live: &Inodes, denied: bool) {
-        self.unowned = live
-            .iter()
-            .filter(|i| !self.by_inode.contains_key(i))
-            .copied()
-            .collect();
-        self.denied = denied;
+    /// After a scan: when it read every process (`complete`), the live
+    /// sockets still without an owner have none to be found; after one
+    /// that stopped early, only those found leave the unowned.
+    pub fn finish_scan(&mut self, live: &Inodes, complete: bool, denied: bool) {
+        if complete {
+            self.unowned = live
+                .iter()
+                .filter(|i| !self.by_inode.contains_key(i))
+                .copied()
+                .collect();
+            self.denied = denied;
+        } else {
+            let known = &self.by_inode;
+            self.unowned.retain(|i| !known.contains_key(i));
+        }
         self.scans += 1;
     }
 
     /// One scan by `walk`, applied at once: what the lookup thread does
     /// for a sample, without the thread (for tests and benches).
-    pub fn scan_now(&mut self, walk: &mut ProcWalk, live: &Inodes, recheck: bool) {
+    pub fn scan_now(&mut self, walk: &mut ProcWalk, live: &Inodes, reach: Reach) {
         let mut changes = Vec::new();
-        walk.scan(live, recheck, &AtomicBool::new(false), &mut changes);
+        let complete = walk.scan(live, reach, &AtomicBool::new(false), &mut changes);
         for change in changes {
             self.apply(change);
         }
-        self.finish_scan(live, walk.denied);
+        self.finish_scan(live, complete, walk.denied);
     }
 
     fn user(&self, holder: Holder) -> SocketUser {
@@ -292,6 +305,8 @@ impl OwnerLookup {
             // The first socket left without an owner by the namespace's
             // processes is looked for at once; later ones within the rule.
             next_recheck: Instant::now(),
+            next_full: Instant::now(),
+            not_at_openers: Inodes::default(),
             stop: Arc::clone(&stop),
             answered: Arc::clone(&answered),
         };
@@ -364,6 +379,11 @@ struct Worker {
     /// The live sockets of the newest request.
     live: Inodes,
     next_recheck: Instant,
+    /// A scan for new sockets reads every process from then on (else
+    /// maybe the recent openers alone: `scan_reach`).
+    next_full: Instant,
+    /// The sockets the last scan of the openers did not find.
+    not_at_openers: Inodes,
     stop: Arc<AtomicBool>,
     /// Requests answered, for `OwnerLookup::request` to wait on.
     answered: Arc<(Mutex<u64>, Condvar)>,
@@ -446,26 +466,41 @@ impl Worker {
     }
 
     /// Scans when a live socket's owner is not known, or (a recheck) when
-    /// some stayed without one and the last recheck is long enough ago.
+    /// some stayed without one and the last recheck is long enough ago;
+    /// how far, `scan_reach` says.
     fn look_up(&mut self, map: &Mutex<OwnerMap>) {
-        let (pending, unowned) = {
+        let (wanted, unowned) = {
             let map = lock(map);
-            let pending = self.live.iter().any(|i| map.owner(*i) == Owner::Pending);
-            (pending, !map.unowned.is_empty())
+            let wanted: Inodes = self
+                .live
+                .iter()
+                .filter(|i| map.is_pending(**i))
+                .copied()
+                .collect();
+            (wanted, !map.unowned.is_empty())
         };
-        let recheck = unowned && Instant::now() >= self.next_recheck;
-        if !pending && !recheck {
+        let now = Instant::now();
+        let recheck = unowned && now >= self.next_recheck;
+        if wanted.is_empty() && !recheck {
             return;
         }
-        let started = Instant::now();
+        let reach = scan_reach(
+            recheck,
+            now >= self.next_full || !self.walk.has_openers(),
+            &wanted,
+            &self.not_at_openers,
+        );
         let mut changes = Vec::new();
-        let failed = match self.kernel.as_mut().map(|k| k.scan(recheck, &mut changes)) {
-            Some(Ok(())) => None,
-            Some(Err(why)) => Some(why),
+        // The iterator reads every process each time.
+        let (complete, failed) = match self.kernel.as_mut().map(|k| k.scan(recheck, &mut changes)) {
+            Some(Ok(())) => (true, None),
+            Some(Err(why)) => (false, Some(why)),
             None => {
-                self.walk
-                    .scan(&self.live, recheck, &self.stop, &mut changes);
-                None
+                let complete = self.walk.scan(&self.live, reach, &self.stop, &mut changes);
+                if complete {
+                    self.next_full = Instant::now() + RECHECK.max(now.elapsed() * 20);
+                }
+                (complete, None)
             }
         };
         if let Some(why) = failed {
@@ -477,14 +512,41 @@ impl Worker {
             return;
         }
         if recheck {
-            self.next_recheck = Instant::now() + RECHECK.max(started.elapsed() * 20);
+            self.next_recheck = Instant::now() + RECHECK.max(now.elapsed() * 20);
         }
         let denied = self.kernel.is_none() && self.walk.denied;
         let mut map = lock(map);
         for change in changes {
             map.apply(change);
         }
-        map.finish_scan(&self.live, denied);
+        map.finish_scan(&self.live, complete, denied);
+        self.not_at_openers = match reach {
+            Reach::Openers(_) => wanted.into_iter().filter(|i| map.is_pending(*i)).collect(),
+            Reach::Every | Reach::Recheck => Inodes::default(),
+        };
+    }
+}
+
+/// How far a scan for the `wanted` sockets reads /proc: every process
+/// for a recheck, when a scan of every process is due (`every_due`: at
+/// least every `RECHECK`, or there is no recent opener), or when a socket
+/// the last scan of the openers did not find is still wanted (a socket of
+/// another process; most of those it misses were short connections, gone
+/// by now). Else the recent openers alone: a server's new connections are
+/// its workers', and listing the fds of every process is 0.5 s of the
+/// kernel's time at a million.
+fn scan_reach<'a>(
+    recheck: bool,
+    every_due: bool,
+    wanted: &'a Inodes,
+    not_at_openers: &Inodes,
+) -> Reach<'a> {
+    if recheck {
+        Reach::Recheck
+    } else if every_due || wanted.iter().any(|i| not_at_openers.contains(i)) {
+        Reach::Every
+    } else {
+        Reach::Openers(wanted)
     }
 }
 

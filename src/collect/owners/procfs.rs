@@ -17,6 +17,15 @@
 //!   are checked again only by a recheck, which the caller runs while some
 //!   live socket stays without an owner, at most every few seconds. So a
 //!   reused fd costs one recheck, and the cost is bounded by the rate.
+//! - Listing a process's fds costs the kernel about half a microsecond an
+//!   fd whether or not any is read, 0.5 s at a million. A scan for new
+//!   sockets may list only the processes that opened sockets at recent
+//!   scans (a server's workers: `Reach::Openers`), stopping once every new
+//!   socket has a holder. The caller lists every process when a socket
+//!   they did not hold is still live at the next sample (most such
+//!   sockets were short connections, closed by then), and at least every
+//!   few seconds: so a second holder of a new socket in a process not
+//!   listed (a fork, a passed fd) shows within those seconds.
 
 use super::Change;
 use super::Inodes;
@@ -41,6 +50,8 @@ struct Proc {
     sockets: HashMap<u32, u32>,
     /// fds known not to be sockets.
     others: FdSet,
+    /// Its fds were listed once.
+    read: bool,
 }
 
 /// fd numbers as bits: 20,000 fds are 2.5 KB, not a hash map's 300 KB.
@@ -63,6 +74,25 @@ impl FdSet {
     }
 }
 
+/// How much of /proc a scan reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Reach<'a> {
+    /// Every watched process: the fds not read before.
+    Every,
+    /// Every watched process, and again every fd and process remembered
+    /// as not ours.
+    Recheck,
+    /// The recent openers alone, until each of these inodes has a holder.
+    Openers(&'a Inodes),
+}
+
+/// Processes remembered as recent openers, at most.
+const OPENERS: usize = 64;
+
+/// A process that opened a socket since it was last read is an opener
+/// for this many scans after.
+const OPENER_SCANS: u64 = 100;
+
 pub struct ProcWalk {
     /// "/proc"; a tree of files and symlinks shaped like it in tests.
     root: PathBuf,
@@ -72,8 +102,15 @@ pub struct ProcWalk {
     /// main thread (what /proc/PID/ns/net shows) may not be.
     own_pid: u32,
     procs: HashMap<u32, Proc>,
+    /// The processes a scan found with sockets opened since their last
+    /// read, and that scan's number, newest first: what `Reach::Openers`
+    /// reads.
+    openers: Vec<(u32, u64)>,
+    scans: u64,
     /// fd links read so far (for tests of the cache).
     pub readlinks: u64,
+    /// fd directories listed so far (for tests of the scan's reach).
+    pub fd_dirs_read: u64,
     /// The last scan met a process it could not look at.
     pub denied: bool,
 }
@@ -89,7 +126,10 @@ impl ProcWalk {
             netns,
             own_pid,
             procs: HashMap::default(),
+            openers: Vec::new(),
+            scans: 0,
             readlinks: 0,
+            fd_dirs_read: 0,
             denied: false,
         }
     }
@@ -102,6 +142,11 @@ impl ProcWalk {
         }
     }
 
+    /// Whether any process opened sockets at a recent scan.
+    pub fn has_openers(&self) -> bool {
+        !self.openers.is_empty()
+    }
+
     /// Forgets that `fd` of `pid` was read (its socket ended).
     pub fn forget(&mut self, pid: u32, fd: u32) {
         if let Some(proc) = self.procs.get_mut(&pid) {
@@ -109,25 +154,47 @@ impl ProcWalk {
         }
     }
 
-    /// Reads what changed since the last scan into `changes`. `recheck`
-    /// also reads again every fd and namespace remembered as not ours.
-    /// Stops early (changes so far kept) once `stop` is set.
+    /// Reads what changed since the last scan into `changes`, as far as
+    /// `reach` says; returns whether every watched process was read (a
+    /// scan of the openers knows nothing of the others: it neither drops
+    /// the processes gone nor says a socket has no holder). Stops early
+    /// (changes so far kept) once `stop` is set.
     pub fn scan(
         &mut self,
         live: &Inodes,
-        recheck: bool,
+        reach: Reach,
         stop: &AtomicBool,
         changes: &mut Vec<Change>,
-    ) {
+    ) -> bool {
+        self.scans += 1;
+        if let Reach::Openers(wanted) = reach {
+            let openers: Vec<u32> = self.openers.iter().map(|(pid, _)| *pid).collect();
+            let mut missing = wanted.clone();
+            for pid in openers {
+                if missing.is_empty() || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let first = changes.len();
+                self.read_process(pid, live, false, changes);
+                for change in &changes[first..] {
+                    if let Change::Opened { inode, .. } = change {
+                        missing.remove(inode);
+                    }
+                }
+            }
+            self.forget_old_openers();
+            return false;
+        }
+        let recheck = matches!(reach, Reach::Recheck);
         self.denied = false;
         let Ok(dir) = fs::read_dir(&self.root) else {
             self.denied = true;
-            return;
+            return false;
         };
         let mut alive = HashSet::default();
         for entry in dir.flatten() {
             if stop.load(Ordering::Relaxed) {
-                return;
+                return false;
             }
             let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
                 continue;
@@ -140,23 +207,8 @@ impl ProcWalk {
                 alive.insert(pid);
                 continue;
             }
-            let Some(start) = self.start_time(pid) else {
-                continue; // gone
-            };
-            alive.insert(pid);
-            let known = self.procs.get(&pid).map(|p| p.start);
-            if known.is_some_and(|s| s != start) {
-                self.drop_process(pid, changes); // the pid was reused
-            }
-            if known != Some(start) {
-                let watched = self.watched(pid);
-                self.procs.insert(pid, Proc::new(start, watched));
-            } else if recheck && !self.procs[&pid].watched {
-                let watched = self.watched(pid);
-                self.procs.get_mut(&pid).expect("present").watched = watched;
-            }
-            if self.procs[&pid].watched {
-                self.read_fds(pid, live, recheck, changes);
+            if self.read_process(pid, live, recheck, changes) {
+                alive.insert(pid);
             }
         }
         let gone: Vec<u32> = self
@@ -168,9 +220,60 @@ impl ProcWalk {
         for pid in gone {
             self.drop_process(pid, changes);
         }
+        self.forget_old_openers();
+        true
+    }
+
+    /// Reads process `pid` (its fds if it is watched); false when it is
+    /// gone (then dropped).
+    fn read_process(
+        &mut self,
+        pid: u32,
+        live: &Inodes,
+        recheck: bool,
+        changes: &mut Vec<Change>,
+    ) -> bool {
+        let Some(start) = self.start_time(pid) else {
+            self.drop_process(pid, changes);
+            return false;
+        };
+        let known = self.procs.get(&pid).map(|p| p.start);
+        if known.is_some_and(|s| s != start) {
+            self.drop_process(pid, changes); // the pid was reused
+        }
+        if known != Some(start) {
+            let watched = self.watched(pid);
+            self.procs.insert(pid, Proc::new(start, watched));
+        } else if recheck && !self.procs[&pid].watched {
+            let watched = self.watched(pid);
+            self.procs.get_mut(&pid).expect("present").watched = watched;
+        }
+        if self.procs[&pid].watched {
+            let first = changes.len();
+            let read_before = self.procs[&pid].read;
+            self.read_fds(pid, live, recheck, changes);
+            let opened = changes[first..]
+                .iter()
+                .any(|c| matches!(c, Change::Opened { .. }));
+            // A process read for the first time shows all its sockets:
+            // that is not opening them.
+            if opened && read_before {
+                self.openers.retain(|(p, _)| *p != pid);
+                self.openers.insert(0, (pid, self.scans));
+            }
+        }
+        true
+    }
+
+    fn forget_old_openers(&mut self) {
+        let scans = self.scans;
+        self.openers
+            .retain(|(_, at)| scans.saturating_sub(*at) <= OPENER_SCANS);
+        self.openers.truncate(OPENERS);
     }
 
     fn drop_process(&mut self, pid: u32, changes: &mut Vec<Change>) {
+        self.openers.retain(|(p, _)| *p != pid);
         if let Some(proc) = self.procs.remove(&pid) {
             for (fd, inode) in proc.sockets {
                 changes.push(Change::Closed { inode, pid, fd });
@@ -179,7 +282,9 @@ impl ProcWalk {
     }
 
     /// Reads the fds not read before (with `recheck`: every fd but the
-    /// live sockets'), and notes the sockets closed since.
+    /// live sockets'), and notes the sockets closed since. The fds known
+    /// stay in place: at a million sockets, rebuilding each process's map
+    /// at every scan was most of the scan's own time.
     fn read_fds(&mut self, pid: u32, live: &Inodes, recheck: bool, out: &mut Vec<Change>) {
         let fd_dir = self.root.join(pid.to_string()).join("fd");
         let entries = match fs::read_dir(&fd_dir) {
@@ -189,38 +294,46 @@ impl ProcWalk {
                 return; // gone, or a kernel thread
             }
         };
+        self.fd_dirs_read += 1;
         let proc = self.procs.get_mut(&pid).expect("inserted by scan");
-        let mut sockets = HashMap::with_capacity_and_hasher(proc.sockets.len(), Default::default());
+        proc.read = true;
+        // The socket fds listed now (`listed` of them), and the others.
+        let (mut seen, mut listed) = (FdSet::default(), 0);
         let mut others = FdSet::default();
         for entry in entries.flatten() {
             let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
                 continue;
             };
-            let known = proc.sockets.remove(&fd);
+            let known = proc.sockets.get(&fd).copied();
             let trusted = match known {
                 Some(inode) => live.contains(&inode),
                 None => !recheck && proc.others.contains(fd),
             };
             if trusted {
                 match known {
-                    Some(inode) => sockets.insert(fd, inode),
-                    None => {
-                        others.insert(fd);
-                        None
+                    Some(_) => {
+                        seen.insert(fd);
+                        listed += 1;
                     }
-                };
+                    None => others.insert(fd),
+                }
                 continue;
             }
             self.readlinks += 1;
             let Ok(target) = fs::read_link(entry.path()) else {
-                continue; // closed meanwhile
+                continue; // closed meanwhile: unseen, so closed below
             };
             let now = socket_inode(target.as_os_str().as_encoded_bytes());
             match now {
                 Some(inode) => {
-                    sockets.insert(fd, inode);
+                    proc.sockets.insert(fd, inode);
+                    seen.insert(fd);
+                    listed += 1;
                 }
-                None => others.insert(fd),
+                None => {
+                    proc.sockets.remove(&fd);
+                    others.insert(fd);
+                }
             }
             if known == now {
                 continue;
@@ -240,10 +353,19 @@ impl ProcWalk {
             }
         }
         // Socket fds no longer listed were closed.
-        for (fd, inode) in proc.sockets.drain() {
-            out.push(Change::Closed { inode, pid, fd });
+        if listed < proc.sockets.len() {
+            proc.sockets.retain(|fd, inode| {
+                let open = seen.contains(*fd);
+                if !open {
+                    out.push(Change::Closed {
+                        inode: *inode,
+                        pid,
+                        fd: *fd,
+                    });
+                }
+                open
+            });
         }
-        proc.sockets = sockets;
         proc.others = others;
     }
 
@@ -282,6 +404,7 @@ impl Proc {
             comm: None,
             sockets: HashMap::default(),
             others: FdSet::default(),
+            read: false,
         }
     }
 }

@@ -1,4 +1,4 @@
-use super::procfs::{ProcWalk, socket_inode};
+use super::procfs::{ProcWalk, Reach, socket_inode};
 use super::*;
 use std::fs;
 use std::net::TcpListener;
@@ -106,25 +106,25 @@ fn a_non_socket_fd_is_read_once_and_again_only_by_a_recheck() {
     fake.process(200, 5, "other", false, &fds);
     let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
     let live: Inodes = [77, 88].into_iter().collect();
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(walk.readlinks, 501, "each fd of the watched process once");
     assert_eq!(pids(&map, 77), [("web".to_string(), 100, 3)]);
     assert_eq!(map.owner(88), Owner::Unowned);
     // Scans for new sockets read only the new fd.
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(walk.readlinks, 501, "nothing new, nothing read");
     fake.link(100, 600, "socket:[88]");
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(walk.readlinks, 502);
     assert_eq!(pids(&map, 88), [("web".to_string(), 100, 600)]);
     // fd 10 closed and reused for a socket between two scans looks the
     // same in the listing: a scan keeps it as a file, a recheck reads it.
     fake.link(100, 10, "socket:[99]");
     let live: Inodes = [77, 88, 99].into_iter().collect();
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(walk.readlinks, 502);
     assert_eq!(map.owner(99), Owner::Unowned);
-    map.scan_now(&mut walk, &live, true);
+    map.scan_now(&mut walk, &live, Reach::Recheck);
     assert_eq!(
         walk.readlinks,
         502 + 500,
@@ -145,7 +145,7 @@ fn a_reused_pid_is_a_new_process() {
     );
     let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
     let live: Inodes = [77, 88].into_iter().collect();
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(pids(&map, 77), [("first".to_string(), 100, 3)]);
     assert_eq!(walk.readlinks, 2);
     // Same pid, another start time, same fd numbers: all read again.
@@ -156,21 +156,21 @@ fn a_reused_pid_is_a_new_process() {
         true,
         &[(3, "socket:[88]"), (4, "/dev/null")],
     );
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(walk.readlinks, 4);
     assert_eq!(map.owner(77), Owner::Unowned, "the first process is gone");
     assert_eq!(pids(&map, 88), [("second".to_string(), 100, 3)]);
     // A reused pid outside the namespace holds nothing we read.
     fake.process(100, 12, "third", false, &[(3, "socket:[88]")]);
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(walk.readlinks, 4);
     assert_eq!(map.owner(88), Owner::Unowned);
     // Reused again, by a process in the namespace: an outside pid is
     // looked at again only by a recheck.
     fake.process(100, 15, "fourth", true, &[(5, "socket:[88]")]);
-    map.scan_now(&mut walk, &live, false);
+    map.scan_now(&mut walk, &live, Reach::Every);
     assert_eq!(map.owner(88), Owner::Unowned);
-    map.scan_now(&mut walk, &live, true);
+    map.scan_now(&mut walk, &live, Reach::Recheck);
     assert_eq!(pids(&map, 88), [("fourth".to_string(), 100, 5)]);
 }
 
@@ -180,19 +180,138 @@ fn a_socket_that_ended_has_its_fd_read_again() {
     fake.process(100, 5, "web", true, &[(3, "socket:[77]")]);
     fake.process(101, 5, "peer", true, &[(4, "socket:[77]")]);
     let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
-    map.scan_now(&mut walk, &Inodes::from_iter([77]), false);
+    map.scan_now(&mut walk, &Inodes::from_iter([77]), Reach::Every);
     assert_eq!(pids(&map, 77).len(), 2, "a shared socket lists both");
     // Socket 77 ended and both fd numbers now hold socket 88: a socket fd
     // is trusted only while its socket is live, so both are read again.
     fake.link(100, 3, "socket:[88]");
     fake.link(101, 4, "socket:[88]");
-    map.scan_now(&mut walk, &Inodes::from_iter([88]), false);
+    map.scan_now(&mut walk, &Inodes::from_iter([88]), Reach::Every);
     assert_eq!(
         map.owner(77),
         Owner::Pending,
         "no longer live, no longer known"
     );
     assert_eq!(pids(&map, 88).len(), 2);
+}
+
+#[test]
+fn a_scan_of_the_openers_lists_only_the_processes_that_opened_sockets_lately() {
+    let fake = FakeProc::new("openers");
+    let held: Vec<String> = (0..300).map(|i| format!("socket:[{}]", 1000 + i)).collect();
+    let fds: Vec<(u32, &str)> = (0..300)
+        .map(|i| (10 + i, held[i as usize].as_str()))
+        .collect();
+    fake.process(100, 5, "holder", true, &fds);
+    fake.process(101, 5, "churn", true, &[(3, "socket:[77]")]);
+    let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
+    let mut live: Inodes = (1000..1300).chain([77]).collect();
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(walk.fd_dirs_read, 2);
+    // A process read for the first time is no opener: it showed sockets
+    // it had. One that shows a new socket since its last read is one.
+    assert!(!walk.has_openers());
+    let open = |fake: &FakeProc, pid: u32, fd: u32, inode: u32, live: &mut Inodes| {
+        fake.link(pid, fd, &format!("socket:[{inode}]"));
+        live.insert(inode);
+        Inodes::from_iter([inode])
+    };
+    open(&fake, 101, 4, 78, &mut live);
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(walk.fd_dirs_read, 4);
+    assert_eq!(pids(&map, 78), [("churn".to_string(), 101, 4)]);
+    assert!(walk.has_openers());
+    // The opener alone is listed.
+    let wanted = open(&fake, 101, 5, 79, &mut live);
+    map.scan_now(&mut walk, &live, Reach::Openers(&wanted));
+    assert_eq!(walk.fd_dirs_read, 5, "the churn's fds alone");
+    assert_eq!(pids(&map, 79), [("churn".to_string(), 101, 5)]);
+    // A socket the openers do not hold stays pending until a scan of
+    // every process.
+    let wanted = open(&fake, 100, 900, 80, &mut live);
+    map.scan_now(&mut walk, &live, Reach::Openers(&wanted));
+    assert_eq!(walk.fd_dirs_read, 6);
+    assert_eq!(map.owner(80), Owner::Pending);
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(pids(&map, 80), [("holder".to_string(), 100, 900)]);
+    // A new socket two processes hold: the scan of the openers stops at
+    // the first holder (the newest opener); one of every process names
+    // both.
+    open(&fake, 101, 6, 81, &mut live);
+    let wanted = open(&fake, 100, 901, 81, &mut live);
+    let before = walk.fd_dirs_read;
+    map.scan_now(&mut walk, &live, Reach::Openers(&wanted));
+    assert_eq!(walk.fd_dirs_read, before + 1);
+    assert_eq!(pids(&map, 81), [("holder".to_string(), 100, 901)]);
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(pids(&map, 81).len(), 2);
+    // A socket no process holds: unowned only after every process.
+    let wanted = Inodes::from_iter([82]);
+    live.insert(82);
+    map.scan_now(&mut walk, &live, Reach::Openers(&wanted));
+    assert_eq!(map.owner(82), Owner::Pending);
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(map.owner(82), Owner::Unowned);
+    // An opener gone is dropped with its sockets; they are pending until
+    // a scan of every process finds no other holder.
+    fs::remove_dir_all(fake.root.join("p/101")).unwrap();
+    let wanted = open(&fake, 100, 902, 83, &mut live);
+    map.scan_now(&mut walk, &live, Reach::Openers(&wanted));
+    assert_eq!(pids(&map, 83), [("holder".to_string(), 100, 902)]);
+    assert_eq!(map.owner(79), Owner::Pending);
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(map.owner(79), Owner::Unowned, "its holder ended");
+}
+
+#[test]
+fn every_process_is_listed_when_due_or_for_a_socket_the_openers_did_not_hold() {
+    let wanted = Inodes::from_iter([7, 8]);
+    let none = Inodes::default();
+    let reach = |recheck, due, missed: &Inodes| match scan_reach(recheck, due, &wanted, missed) {
+        Reach::Every => "every",
+        Reach::Recheck => "recheck",
+        Reach::Openers(_) => "openers",
+    };
+    assert_eq!(reach(false, false, &none), "openers");
+    assert_eq!(reach(false, true, &none), "every");
+    assert_eq!(reach(true, false, &none), "recheck");
+    // Missed by the openers last time and still live: another process's.
+    assert_eq!(reach(false, false, &Inodes::from_iter([8])), "every");
+    // Missed last time and gone since (a short connection): no matter.
+    assert_eq!(reach(false, false, &Inodes::from_iter([9])), "openers");
+}
+
+#[test]
+fn a_socket_fd_closed_or_reused_is_noted_and_the_rest_not_read_again() {
+    let fake = FakeProc::new("closed");
+    fake.process(
+        100,
+        5,
+        "web",
+        true,
+        &[(3, "socket:[77]"), (4, "socket:[78]")],
+    );
+    let (mut walk, mut map) = (fake.walk(), OwnerMap::default());
+    map.scan_now(&mut walk, &Inodes::from_iter([77, 78]), Reach::Every);
+    assert_eq!(walk.readlinks, 2);
+    // Socket 77 ended and its fd now holds a file; fd 4 was closed though
+    // socket 78 lives on (elsewhere); fd 5 is a new socket.
+    fake.link(100, 3, "/dev/null");
+    fs::remove_file(fake.root.join("p/100/fd/4")).unwrap();
+    fake.link(100, 5, "socket:[79]");
+    let live = Inodes::from_iter([78, 79]);
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(walk.readlinks, 4, "fd 3 (its socket ended) and fd 5");
+    assert_eq!(pids(&map, 79), [("web".to_string(), 100, 5)]);
+    assert_eq!(map.owner(78), Owner::Unowned, "its fd was closed");
+    assert_eq!(
+        map.owner(77),
+        Owner::Pending,
+        "no longer live, no longer known"
+    );
+    map.scan_now(&mut walk, &live, Reach::Every);
+    assert_eq!(walk.readlinks, 4, "nothing new, nothing read");
+    assert_eq!(pids(&map, 79), [("web".to_string(), 100, 5)]);
 }
 
 fn wait_for<'a>(lookup: &'a OwnerLookup, inode: u32) -> MutexGuard<'a, OwnerMap> {

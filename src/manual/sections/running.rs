@@ -8,7 +8,11 @@ counters need no privileges. The owner of a socket comes from eBPF task iterator
 (root; the socket fds of the watched namespace's processes, listed in the kernel), else
 from /proc/PID/fd of the processes in the watched namespace, which only root (or the
 owner) may read: without it, sockets of other users show "unknown (no permission)". A
-socket whose owner is still being looked for shows "(looking)". Watching
+socket whose owner is still being looked for shows "(looking)". Through /proc, a new
+socket is looked for first in the processes that opened sockets lately (a server's
+workers), then, if it is still open at the next sample, in every process, all of which
+are also read every few seconds: a second holder of a new socket (a fork, a passed
+descriptor) may show those few seconds after the first. Watching
 another namespace (\fB\-\-netns\fR, \fB\-\-pid\fR) needs CAP_SYS_ADMIN to enter it, in
 practice root. The conntrack entry list and the exact statistics come from
 ctnetlink, which needs CAP_NET_ADMIN; without it the Conntrack tab still shows the
