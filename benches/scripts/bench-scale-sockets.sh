@@ -27,16 +27,19 @@ for _ in 1 2 3; do
 done
 
 # CPU per sample without a screen: `snapshot` takes a baseline and COUNT
-# samples; (cpu(count 4) - cpu(count 1)) / 3 is one steady-state sample
-# (owners cached), the difference cancelling start-up and the first scan.
+# samples; (cpu(count 8) - cpu(count 4)) / 4 is one steady-state sample
+# (owners cached), the difference cancelling start-up and the first owner
+# scan. Both runs outlive that scan (7-9 s at a million sockets): a
+# `--count 1` run exits in the middle of it, so a difference against it
+# counted the rest of the scan as steady-state samples.
 snap() {
   /usr/bin/time -f "%U %S %e %M" "$BIN" snapshot --netns "$NS" --no-capture --no-bpf \
     --interval 1s --section "$1" --count "$2" ${3:-} 2>&1 >/dev/null | tail -1
 }
-read -r u1 s1 e1 m1 < <(snap tcp 1)
-read -r u4 s4 e4 m4 < <(snap tcp 4)
-echo "netlens snapshot --count 1: cpu $(echo "$u1 + $s1" | bc) s, wall $e1 s; --count 4: cpu $(echo "$u4 + $s4" | bc) s, wall $e4 s"
-echo "netlens steady-state sample: cpu $(echo "($u4 + $s4 - $u1 - $s1) / 3" | bc -l | cut -c1-5) s"
+read -r u1 s1 e1 m1 < <(snap tcp 4)
+read -r u4 s4 e4 m4 < <(snap tcp 8)
+echo "netlens snapshot --count 4: cpu $(echo "$u1 + $s1" | bc) s, wall $e1 s; --count 8: cpu $(echo "$u4 + $s4" | bc) s, wall $e4 s"
+echo "netlens steady-state sample: cpu $(echo "($u4 + $s4 - $u1 - $s1) / 4" | bc -l | cut -c1-5) s"
 read -r u s e m < <(snap sockets 1 --json)
 echo "netlens snapshot --json --section sockets (every socket as JSON, streamed): cpu $(echo "$u + $s" | bc) s, wall $e s, max RSS $((m / 1024)) MB"
 
