@@ -276,15 +276,21 @@ fn moved(now: Counted, before: Option<Counted>) -> Option<Counted> {
     })
 }
 
-/// Per-socket sent and received bytes per second over the interval, for
-/// one socket of `current` (the detail list under a process).
-pub fn socket_rates(previous: Option<&Sample>, current: &Sample) -> HashMap<SocketKey, (f64, f64)> {
+/// Sent and received bytes per second over the interval of each socket
+/// process `pid` holds (first) in `current`: the detail list under a
+/// process, drawn each frame, so not a map of every socket's.
+pub fn socket_rates(
+    previous: Option<&Sample>,
+    current: &Sample,
+    pid: u32,
+) -> HashMap<SocketKey, (f64, f64)> {
     let Some((seconds, before)) = previous_counters(previous, current) else {
         return HashMap::new();
     };
     current
         .sockets
         .iter()
+        .filter(|s| owner(s) == Some(pid))
         .filter_map(|s| {
             let delta = moved(counted(&s)?, before.get(&s.key()))?;
             Some((
@@ -598,7 +604,28 @@ mod tests {
         let mut freed = sample(4.0, Vec::new());
         freed.sockets_dropped = true;
         assert_eq!(process_rows(Some(&freed), &now)[0].tcp_send_per_s, None);
-        assert!(socket_rates(Some(&freed), &now).is_empty());
+        assert!(socket_rates(Some(&freed), &now, 7).is_empty());
+    }
+
+    #[test]
+    fn socket_rates_are_the_processes_own_sockets() {
+        let before = sample(
+            10.0,
+            vec![tcp_socket(1000, 7, 1_000, 50), tcp_socket(1001, 8, 0, 0)],
+        );
+        let after = sample(
+            12.0,
+            vec![
+                tcp_socket(1000, 7, 3_000, 250),
+                tcp_socket(1001, 8, 800, 0),
+                tcp_socket(1002, 7, 400, 0),
+            ],
+        );
+        let rates = socket_rates(Some(&before), &after, 7);
+        let at = |port: u16| rates[&after.sockets.at(usize::from(port - 1000)).key()];
+        assert_eq!(rates.len(), 2, "pid 8's socket is not pid 7's");
+        assert_eq!(at(1000), (1_000.0, 100.0));
+        assert_eq!(at(1002), (200.0, 0.0), "opened in between: all of it");
     }
 
     #[test]

@@ -148,7 +148,7 @@ fn render_detail(frame: &mut Frame, area: Rect, shown: &Shown, row: &ProcessRow,
         per_s(row.udp_per_s),
     );
     frame.render_widget(Paragraph::new(head_text).wrap(Wrap { trim: false }), head);
-    let rates = socket_rates(previous, current);
+    let rates = socket_rates(previous, current, row.pid);
     let mut sockets: Vec<_> = current
         .sockets
         .iter()
