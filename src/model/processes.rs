@@ -590,6 +590,15 @@ mod tests {
         assert_eq!(rows[0].worst_rtt_us, Some(1001));
         assert_eq!(rows[1].tcp_send_per_s, Some(300.0));
         assert_eq!(rows[1].command, "p8", "the owner's name without /proc info");
+        // A process's detail: its own sockets' rates, and only those.
+        let rates = socket_rates(Some(&before), &after, 8);
+        let at = |port: u16| rates[&after.sockets.at(usize::from(port - 1000)).key()];
+        assert_eq!(rates.len(), 1, "pid 7's sockets are not pid 8's");
+        assert_eq!(at(1002), (300.0, 0.0), "opened in between: all of it");
+        let rates = socket_rates(Some(&before), &after, 7);
+        let at = |port: u16| rates[&after.sockets.at(usize::from(port - 1000)).key()];
+        assert_eq!(rates.len(), 2, "pid 8's socket is not pid 7's");
+        assert_eq!(at(1000), (2_000.0, 100.0));
     }
 
     #[test]
@@ -605,27 +614,6 @@ mod tests {
         freed.sockets_dropped = true;
         assert_eq!(process_rows(Some(&freed), &now)[0].tcp_send_per_s, None);
         assert!(socket_rates(Some(&freed), &now, 7).is_empty());
-    }
-
-    #[test]
-    fn socket_rates_are_the_processes_own_sockets() {
-        let before = sample(
-            10.0,
-            vec![tcp_socket(1000, 7, 1_000, 50), tcp_socket(1001, 8, 0, 0)],
-        );
-        let after = sample(
-            12.0,
-            vec![
-                tcp_socket(1000, 7, 3_000, 250),
-                tcp_socket(1001, 8, 800, 0),
-                tcp_socket(1002, 7, 400, 0),
-            ],
-        );
-        let rates = socket_rates(Some(&before), &after, 7);
-        let at = |port: u16| rates[&after.sockets.at(usize::from(port - 1000)).key()];
-        assert_eq!(rates.len(), 2, "pid 8's socket is not pid 7's");
-        assert_eq!(at(1000), (1_000.0, 100.0));
-        assert_eq!(at(1002), (200.0, 0.0), "opened in between: all of it");
     }
 
     #[test]
