@@ -33,7 +33,20 @@ impl<'a> Input<'a> {
         Ok(head)
     }
 
+    #[inline(always)]
     pub fn varint(&mut self) -> Result<u64> {
+        // Most values (a delta of an unchanged column) take one byte.
+        if let Some((&byte, rest)) = self.bytes.split_first()
+            && byte < 0x80
+        {
+            self.bytes = rest;
+            return Ok(u64::from(byte));
+        }
+        self.long_varint()
+    }
+
+    #[cold]
+    fn long_varint(&mut self) -> Result<u64> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = self.take(1)?[0];
@@ -43,6 +56,43 @@ impl<'a> Input<'a> {
             }
         }
         bail!("a number in {} is too long", self.what)
+    }
+
+    /// Moves past `n` varints, checking each is whole as `varint` would;
+    /// returns the bytes they took.
+    pub fn skip_varints(&mut self, n: usize) -> Result<&'a [u8]> {
+        let start = self.bytes;
+        let mut left = n;
+        let mut run = 0;
+        let mut at = 0;
+        while left > 0 {
+            // Eight one-byte values at once: a delta column is mostly 0s.
+            if left >= 8
+                && let Some(word) = self.bytes.get(at..at + 8)
+                && u64::from_le_bytes(word.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080
+                    == 0
+            {
+                left -= 8;
+                at += 8;
+                run = 0;
+                continue;
+            }
+            let Some(&byte) = self.bytes.get(at) else {
+                bail!("{} is cut short", self.what);
+            };
+            at += 1;
+            if byte & 0x80 == 0 {
+                left -= 1;
+                run = 0;
+            } else {
+                run += 1;
+                if run == 10 {
+                    bail!("a number in {} is too long", self.what);
+                }
+            }
+        }
+        self.bytes = &self.bytes[at..];
+        Ok(&start[..at])
     }
 
     /// A count or length that cannot exceed the bytes left (each item takes
@@ -57,5 +107,60 @@ impl<'a> Input<'a> {
             );
         }
         Ok(n as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Skipping checks what reading would, eight one-byte values at a time
+    /// or one byte at a time, and lands where reading them would.
+    #[test]
+    fn skipping_varints_agrees_with_reading_them() {
+        let values = [
+            0,
+            1,
+            127,
+            128,
+            300,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            5,
+            u64::MAX,
+            0,
+            7,
+        ];
+        let mut bytes = Vec::new();
+        for v in values {
+            put_varint(&mut bytes, v);
+        }
+        bytes.push(0x42);
+        for n in 0..=values.len() {
+            let mut skipped = Input::new(&bytes, "t");
+            let taken = skipped.skip_varints(n).unwrap();
+            let mut read = Input::new(&bytes, "t");
+            let got: Vec<u64> = (0..n).map(|_| read.varint().unwrap()).collect();
+            assert_eq!(got, values[..n]);
+            assert_eq!(skipped.bytes, read.bytes, "{n} values");
+            assert_eq!(taken.len(), bytes.len() - read.bytes.len());
+        }
+        let error = Input::new(&bytes, "t").skip_varints(values.len() + 2);
+        assert!(error.unwrap_err().to_string().contains("cut short"));
+        let long = [0x80; 12];
+        let error = Input::new(&long, "t").skip_varints(1).unwrap_err();
+        assert!(error.to_string().contains("too long"), "{error}");
+        assert!(Input::new(&long, "t").varint().is_err());
+        // Nine continuation bytes and an end: the longest a value may be.
+        let mut longest = vec![0xff; 9];
+        longest.push(0x01);
+        assert_eq!(Input::new(&longest, "t").skip_varints(1).unwrap().len(), 10);
+        assert_eq!(Input::new(&longest, "t").varint().unwrap(), u64::MAX);
     }
 }

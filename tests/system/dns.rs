@@ -288,12 +288,26 @@ fn passive_matches_queries_seen_on_lo() {
         assert_eq!(p["outcome"], "ok");
         assert!(p["latency_ms"].as_f64().unwrap() < 150.0, "{p}");
     }
+    // The server answers slow.test after 300 ms. On a loaded machine an
+    // answer can come after --dns-timeout (1 s): a timeout then, without
+    // a latency; every answer in time is measured from 300 ms.
     let slow = of(&ours, "slow.test");
-    assert!(!slow.is_empty(), "{ours:?}");
-    for p in &slow {
+    let answered: Vec<&Value> = slow
+        .iter()
+        .copied()
+        .filter(|p| p["outcome"] == "ok")
+        .collect();
+    assert!(!answered.is_empty(), "{ours:?}");
+    for p in &answered {
         let ms = p["latency_ms"].as_f64().unwrap();
-        assert!((295.0..700.0).contains(&ms), "slow.test seen at {ms} ms");
+        assert!((295.0..1000.0).contains(&ms), "slow.test seen at {ms} ms");
     }
+    assert!(
+        slow.iter()
+            .all(|p| p["outcome"] == "ok"
+                || (p["outcome"] == "timeout" && p["latency_ms"].is_null())),
+        "{slow:?}"
+    );
     assert!(
         of(&ours, "nx.test")
             .iter()

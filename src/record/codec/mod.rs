@@ -32,7 +32,7 @@
 use crate::model::Sample;
 use crate::model::socket_table::{Socket, SocketTable};
 use crate::model::sockets::{
-    Owners, Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample, TcpLimits,
+    Owners, ProcessName, Proto, SocketKey, SocketSample, SocketUser, TcpInfoSample, TcpLimits,
 };
 use anyhow::{Context, Result, bail};
 use std::collections::{HashMap, VecDeque};
@@ -74,8 +74,7 @@ pub fn decode(previous: &SocketTable, record: &[u8]) -> Result<Sample> {
     let mut sample = decode_head(record)?;
     let len = u32::from_le_bytes(record[..4].try_into().expect("4 bytes")) as usize;
     let mut input = Input::new(&record[4 + len..], "the socket table");
-    let previous: Vec<Socket> = previous.iter().collect();
-    sample.sockets = decode_sockets(&previous, &mut input)?.into();
+    sample.sockets = decode_sockets(previous, &mut input)?;
     Ok(sample)
 }
 
@@ -130,9 +129,48 @@ fn tcp_mut(s: &mut SocketSample) -> &mut TcpInfoSample {
     s.tcp.get_or_insert_with(TcpInfoSample::default)
 }
 
+/// Declares the column groups below, each a `&[Field]` in file order,
+/// and `get_all` and `set_all`, which call every column's getter or setter
+/// in line: the decoder runs them for each socket, where a call through
+/// each `Field` pointer cost more than the column's work.
+macro_rules! columns {
+    ($($(#[$doc:meta])* $group:ident = [$(($get:expr, $set:expr $(,)?)),* $(,)?];)*) => {
+        $($(#[$doc])* const $group: &[Field] = &[$(($get, $set)),*];)*
+
+        /// How many columns there are, in all the groups.
+        const COLUMNS: usize = 0 $($(+ columns!(@one $get))*)*;
+
+        /// Every column's value for `s`, in file order.
+        fn get_all(s: &Socket) -> [u64; COLUMNS] {
+            [$($(get_with($get, s)),*),*]
+        }
+
+        /// Sets every column of `s` from `values`, in file order (a
+        /// presence column before the fields it guards).
+        fn set_all(s: &mut SocketSample, values: &[u64; COLUMNS]) {
+            let mut values = values.iter().copied();
+            $($(set_with($set, s, values.next().unwrap_or(0));)*)*
+        }
+    };
+    (@one $x:expr) => {
+        1
+    };
+}
+
+#[inline(always)]
+fn get_with(get: impl Fn(&Socket) -> u64, s: &Socket) -> u64 {
+    get(s)
+}
+
+#[inline(always)]
+fn set_with(set: impl Fn(&mut SocketSample, u64), s: &mut SocketSample, value: u64) {
+    set(s, value)
+}
+
+columns! {
 /// The columns, in file order. A field added later goes at the end (and
 /// bumps the minor version).
-const FIELDS: &[Field] = &[
+FIELDS = [
     (|s| u64::from(s.state), |s, v| s.state = v as u8),
     (|s| u64::from(s.recv_q), |s, v| s.recv_q = v as u32),
     (|s| u64::from(s.send_q), |s, v| s.send_q = v as u32),
@@ -227,7 +265,7 @@ const FIELDS: &[Field] = &[
 /// Columns added since format 2.0, after the users: a recording made
 /// before them ends at the users (its new sockets read None here) and an
 /// older netlens stops reading before them, so both still read each other.
-const LATER_FIELDS: &[Field] = &[(
+LATER_FIELDS = [(
     |s| s.rcvbuf.map_or(0, |b| u64::from(b) + 1),
     |s, v| s.rcvbuf = v.checked_sub(1).map(|b| b as u32),
 )];
@@ -235,12 +273,12 @@ const LATER_FIELDS: &[Field] = &[(
 /// The socket's namespace id (`--all-netns`), added after the later
 /// columns in the same way: a recording without it ends before it and its
 /// sockets read namespace 0.
-const NETNS_FIELDS: &[Field] = &[(|s| u64::from(s.netns), |s, v| s.netns = v as u16)];
+NETNS_FIELDS = [(|s| u64::from(s.netns), |s, v| s.netns = v as u16)];
 
 /// What limited a sending socket (`TcpLimits`), added after the namespace
 /// in the same way: present, then its fields (0 when absent). A recording
 /// without them ends before them and its sockets read None.
-const LIMIT_FIELDS: &[Field] = &[
+LIMIT_FIELDS = [
     (
         |s| u64::from(s.limits.is_some()),
         |s, v| s.limits = (v != 0).then(Box::default),
@@ -290,7 +328,7 @@ const LIMIT_FIELDS: &[Field] = &[
 /// Pacing and the reordering degree (`TcpLimits`), added after the limits
 /// in the same way: a recording without them ends before them and its
 /// sockets read 0.
-const PACING_FIELDS: &[Field] = &[
+PACING_FIELDS = [
     (
         |s| limits(s).pacing_rate,
         |s, v| set_limit(s, v, |l, v| l.pacing_rate = v),
@@ -307,7 +345,7 @@ const PACING_FIELDS: &[Field] = &[
 
 /// The receiver's side (`TcpLimits`), added after the pacing in the same
 /// way: a recording without them ends before them and its sockets read 0.
-const RECEIVE_FIELDS: &[Field] = &[
+RECEIVE_FIELDS = [
     (
         |s| u64::from(limits(s).rcv_rtt_us),
         |s, v| set_limit(s, v, |l, v| l.rcv_rtt_us = v as u32),
@@ -321,6 +359,7 @@ const RECEIVE_FIELDS: &[Field] = &[
         |s, v| set_limit(s, v, |l, v| l.rcv_space = v as u32),
     ),
 ];
+}
 
 fn limits(s: &Socket) -> TcpLimits {
     s.limits.copied().unwrap_or_default()
@@ -441,26 +480,6 @@ fn put_columns(
     }
 }
 
-fn take_columns(
-    fields: &[Field],
-    previous: &[Socket],
-    sockets: &mut [SocketSample],
-    refs: &[Option<usize>],
-    input: &mut Input,
-) -> Result<()> {
-    for (get, set) in fields {
-        for (s, r) in sockets.iter_mut().zip(refs) {
-            let v = input.varint()?;
-            let value = match r {
-                Some(i) => get(&previous[*i]).wrapping_add(unzigzag(v) as u64),
-                None => v,
-            };
-            set(s, value);
-        }
-    }
-    Ok(())
-}
-
 /// Reads the socket addresses `put_addr` wrote; damage is an error, never
 /// a panic.
 impl Input<'_> {
@@ -522,7 +541,11 @@ impl Budget {
     }
 }
 
-fn decode_sockets(previous: &[Socket], input: &mut Input) -> Result<Vec<SocketSample>> {
+/// Decodes a socket table `encode_sockets` wrote, a delta on `previous`.
+/// The columns are stored one after another; a first pass finds where
+/// each starts (and checks every value and user list is whole), then each
+/// socket is built in one go, reading its value from every column.
+fn decode_sockets(previous: &SocketTable, input: &mut Input) -> Result<SocketTable> {
     let n = input.count()?;
     let new = input.count()?;
     if n > MAX_SOCKETS {
@@ -555,47 +578,140 @@ fn decode_sockets(previous: &[Socket], input: &mut Input) -> Result<Vec<SocketSa
         refs.push(Some(i as usize));
         expected = i + 1;
     }
+    drop(referred);
     if refs.iter().filter(|r| r.is_none()).count() != new {
         bail!("the socket table's count of new sockets is wrong");
     }
-    let mut sockets = Vec::with_capacity(n);
+    let mut endpoints = Vec::with_capacity(new);
+    for _ in 0..new {
+        let proto = match input.take(1)?[0] {
+            6 => Proto::Tcp,
+            17 => Proto::Udp,
+            other => bail!("unknown protocol {other} in the socket table"),
+        };
+        endpoints.push((proto, input.addr()?, input.addr()?));
+    }
+    // Where each column starts; a group a recording ends before has none
+    // (its sockets keep the previous value, or read 0 when new).
+    let mut columns = Vec::with_capacity(COLUMNS);
+    for _ in FIELDS {
+        columns.push(input.skip_varints(n)?);
+    }
+    let users = input.bytes;
+    skip_users(input, n, &mut budget)?;
+    for group in [
+        LATER_FIELDS,
+        NETNS_FIELDS,
+        LIMIT_FIELDS,
+        PACING_FIELDS,
+        RECEIVE_FIELDS,
+    ] {
+        if input.bytes.is_empty() {
+            break;
+        }
+        for _ in group {
+            columns.push(input.skip_varints(n)?);
+        }
+    }
+    // The limits' boxes are charged before any is made.
+    let limits_present = FIELDS.len() + LATER_FIELDS.len() + NETNS_FIELDS.len();
+    if let Some(column) = columns.get(limits_present) {
+        let limited = count_nonzero(column, n);
+        budget.charge(limited.saturating_mul(size_of::<TcpLimits>()))?;
+    }
+    let mut columns: [Column; COLUMNS] =
+        std::array::from_fn(|k| Column(columns.get(k).copied().unwrap_or_default()));
+    let mut users = Input::new(users, "the socket table");
+    let mut endpoints = endpoints.into_iter();
+    let mut table = SocketTable::with_capacity(n);
+    let mut values = [0u64; COLUMNS];
+    // Sockets of one process come together: its name is read once.
+    let mut name = None;
     for r in &refs {
-        sockets.push(match r {
-            Some(i) => {
-                budget.charge(spilled_users(previous[*i].users))?;
-                previous[*i].to_sample()
+        let before = r.map(|i| previous.at(i));
+        let (mut socket, base) = match &before {
+            Some(before) => {
+                budget.charge(spilled_users(before.users))?;
+                let socket = bare(before.proto, before.local, before.peer);
+                (socket, Some(get_all(before)))
             }
             None => {
-                let proto = match input.take(1)?[0] {
-                    6 => Proto::Tcp,
-                    17 => Proto::Udp,
-                    other => bail!("unknown protocol {other} in the socket table"),
-                };
-                SocketSample {
-                    proto,
-                    state: 0,
-                    local: input.addr()?,
-                    peer: input.addr()?,
-                    recv_q: 0,
-                    send_q: 0,
-                    uid: 0,
-                    inode: 0,
-                    users: Owners::new(),
-                    owner_denied: false,
-                    owner_pending: false,
-                    tcp: None,
-                    limits: None,
-                    drops: None,
-                    rcvbuf: None,
-                    queue_streak: 0,
-                    v6only: false,
-                    netns: 0,
+                let (proto, local, peer) = endpoints.next().expect("one endpoint a new socket");
+                (bare(proto, local, peer), None)
+            }
+        };
+        match &base {
+            Some(base) => {
+                for ((value, column), base) in values.iter_mut().zip(&mut columns).zip(base) {
+                    *value = base.wrapping_add(unzigzag(column.next()) as u64);
                 }
             }
-        });
+            None => {
+                for (value, column) in values.iter_mut().zip(&mut columns) {
+                    *value = column.next();
+                }
+            }
+        }
+        set_all(&mut socket, &values);
+        // The owners go straight into the table (a delta's are the
+        // previous socket's unless it lists new ones).
+        let read = read_users(&mut users, &mut name)?;
+        table.push(&socket);
+        let owners = read.as_deref().or(before.map(|b| b.users));
+        if let Some(owners) = owners.filter(|o| !o.is_empty()) {
+            table.set_users(table.len() - 1, owners);
+        }
     }
-    take_columns(FIELDS, previous, &mut sockets, &refs, input)?;
-    for s in sockets.iter_mut() {
+    Ok(table)
+}
+
+/// A column the first pass found whole: its values read without a check,
+/// and 0 past its end (a group the recording ends before).
+struct Column<'a>(&'a [u8]);
+
+impl Column<'_> {
+    #[inline(always)]
+    fn next(&mut self) -> u64 {
+        match self.0.split_first() {
+            Some((&byte, rest)) if byte < 0x80 => {
+                self.0 = rest;
+                u64::from(byte)
+            }
+            _ => self.next_long(),
+        }
+    }
+
+    #[cold]
+    fn next_long(&mut self) -> u64 {
+        let mut input = Input::new(self.0, "a column");
+        let value = input.varint().unwrap_or(0);
+        self.0 = input.bytes;
+        value
+    }
+}
+
+/// A socket with its protocol and addresses, every column still to set.
+fn bare(proto: Proto, local: SocketAddr, peer: SocketAddr) -> SocketSample {
+    SocketSample {
+        proto,
+        local,
+        peer,
+        ..SocketSample::default()
+    }
+}
+
+/// How many of a column's first `n` values are not 0.
+fn count_nonzero(column: &[u8], n: usize) -> usize {
+    let mut input = Input::new(column, "the socket table");
+    (0..n)
+        .filter(|_| input.varint().is_ok_and(|v| v != 0))
+        .count()
+}
+
+/// Checks the user lists of `n` sockets are whole, charging what they
+/// will take, and moves past them.
+fn skip_users(input: &mut Input, n: usize, budget: &mut Budget) -> Result<()> {
+    for _ in 0..n {
         let count = input.varint()?;
         if count == 0 {
             continue;
@@ -605,39 +721,40 @@ fn decode_sockets(previous: &[Socket], input: &mut Input) -> Result<Vec<SocketSa
             bail!("the socket table's user list is too long");
         }
         budget.charge(count.saturating_mul(size_of::<SocketUser>()))?;
-        let mut users = Owners::with_capacity(count);
         for _ in 0..count {
             let len = input.count()?;
             budget.charge(len)?;
-            let process = String::from_utf8_lossy(input.take(len)?).into_owned();
-            let pid = u32::try_from(input.varint()?).context("a pid out of range")?;
-            let fd = u32::try_from(input.varint()?).context("an fd out of range")?;
-            users.push(SocketUser {
-                process: process.into(),
-                pid,
-                fd,
-            });
+            input.take(len)?;
+            u32::try_from(input.varint()?).context("a pid out of range")?;
+            u32::try_from(input.varint()?).context("an fd out of range")?;
         }
-        s.users = users;
     }
-    if !input.bytes.is_empty() {
-        take_columns(LATER_FIELDS, previous, &mut sockets, &refs, input)?;
+    Ok(())
+}
+
+/// The next socket's user list, None when it is the previous one's (or a
+/// new socket's: none).
+fn read_users(input: &mut Input, last: &mut Option<ProcessName>) -> Result<Option<Owners>> {
+    let count = input.varint()?;
+    if count == 0 {
+        return Ok(None);
     }
-    if !input.bytes.is_empty() {
-        take_columns(NETNS_FIELDS, previous, &mut sockets, &refs, input)?;
+    let count = (count - 1) as usize;
+    let mut users = Owners::with_capacity(count);
+    for _ in 0..count {
+        let len = input.count()?;
+        let bytes = input.take(len)?;
+        let process = match last {
+            Some(known) if known.as_str().as_bytes() == bytes => known.clone(),
+            _ => last
+                .insert(String::from_utf8_lossy(bytes).into_owned().into())
+                .clone(),
+        };
+        let pid = u32::try_from(input.varint()?).context("a pid out of range")?;
+        let fd = u32::try_from(input.varint()?).context("an fd out of range")?;
+        users.push(SocketUser { process, pid, fd });
     }
-    if !input.bytes.is_empty() {
-        take_columns(LIMIT_FIELDS, previous, &mut sockets, &refs, input)?;
-        let boxed = sockets.iter().filter(|s| s.limits.is_some()).count();
-        budget.charge(boxed.saturating_mul(size_of::<TcpLimits>()))?;
-    }
-    if !input.bytes.is_empty() {
-        take_columns(PACING_FIELDS, previous, &mut sockets, &refs, input)?;
-    }
-    if !input.bytes.is_empty() {
-        take_columns(RECEIVE_FIELDS, previous, &mut sockets, &refs, input)?;
-    }
-    Ok(sockets)
+    Ok(Some(users))
 }
 
 /// The heap a copy of `users` takes: one user is kept inline.
