@@ -128,12 +128,7 @@ impl App {
         for sample in player.window(WINDOW_SECONDS, FULL_SAMPLES) {
             history.push(sample);
         }
-        // The history replaced holds minutes of samples, some with their
-        // sockets: freed on a thread of its own, not before the next frame.
-        let replaced = std::mem::replace(&mut self.history, history);
-        if replaced.len() > 2 {
-            std::thread::spawn(move || drop(replaced));
-        }
+        self.history = history;
         // The packet list and the flow table start again from the packets
         // segment's keyframe.
         self.flows.clear_packets();
