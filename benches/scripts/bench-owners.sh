@@ -19,7 +19,9 @@
 # (NETLENS_OWNERS=proc); MODES="proc" runs one.
 # NEAR=1 puts the holders in the watched namespace: a busy server's
 # million open files, every one of them listed by a scan of every process
-# (the first sample reads each link, as `ss -tanp` does). Loopback only, in namespaces this script creates
+# (the first sample reads each link, as `ss -tanp` does).
+# SECTION (default sockets) is the snapshot's --section: interfaces,
+# tcp and dns name no process, so no owner is looked up. Loopback only, in namespaces this script creates
 # and removes on exit; every process it starts is killed by PID. Root.
 # Usage: [RUNS=5] benches/scripts/bench-owners.sh
 set -euo pipefail
@@ -90,7 +92,8 @@ args = os.environ["ARGS"].split()
 tick = os.sysconf("SC_CLK_TCK")
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
 with tempfile.TemporaryFile() as out:
-    child = subprocess.Popen([netlens, "snapshot", "--json", "--no-capture", "--section", "sockets",
+    section = os.environ.get("SECTION", "sockets")
+    child = subprocess.Popen([netlens, "snapshot", "--json", "--no-capture", "--section", section,
                               "--netns", ns] + args, stdout=out)
     owners = {}  # tid -> utime + stime, the last read
     while child.poll() is None:

@@ -111,6 +111,10 @@ pub struct Demand {
     /// Count no flows in the kernel: there is no capture to give them to
     /// (`--no-capture`). Read once, when the collectors start.
     pub no_flow_counts: AtomicBool,
+    /// Look up no socket's owner: nothing shown names a process
+    /// (`snapshot --section interfaces,tcp,dns`), and on a host with a
+    /// million open files a scan of them costs seconds. Read at each tick.
+    pub no_owners: AtomicBool,
 }
 
 impl Demand {
@@ -128,6 +132,14 @@ impl Demand {
 
     pub fn set_no_flow_counts(&self, on: bool) {
         self.no_flow_counts.store(on, Ordering::Relaxed);
+    }
+
+    pub fn set_no_owners(&self, on: bool) {
+        self.no_owners.store(on, Ordering::Relaxed);
+    }
+
+    pub fn no_owners(&self) -> bool {
+        self.no_owners.load(Ordering::Relaxed)
     }
 
     pub fn firewall_rules(&self) -> bool {
@@ -335,6 +347,7 @@ impl Collectors {
             self.all = Some(all_netns::AllNamespaces::new()?);
         }
         self.stack.set_all_netns(self.all.is_some());
+        self.stack.set_owners(!self.demand.no_owners());
         let mut others = all_netns::Collected::default();
         let (label, all) = (&self.label, &mut self.all);
         let (sockets, tcp, dump_mono) = self

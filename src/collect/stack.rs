@@ -15,6 +15,8 @@ pub struct StackCollector {
     /// `--all-netns`: the sockets of every namespace are dumped, so any
     /// process may hold one.
     all_netns: bool,
+    /// Whether the sockets' owners are looked up (`Demand::no_owners`).
+    owners_wanted: bool,
     knobs: sysctl::Knobs,
     /// The socket cookies of the last dump, in the order of its sockets.
     cookies: Vec<u64>,
@@ -36,6 +38,7 @@ impl StackCollector {
             diag: SockDiag::new()?,
             owners: OwnerLookup::start(watched_netns(), bpf, iterator_after_first),
             all_netns: false,
+            owners_wanted: true,
             knobs: sysctl::Knobs::open(host_knobs),
             cookies: Vec::new(),
             previous: SocketTable::default(),
@@ -67,6 +70,34 @@ impl StackCollector {
         let counters = Counters::from(snmp::read_counters()?);
         let primary = sockets.len();
         others(&counters, &mut sockets)?;
+        if self.owners_wanted {
+            self.name_owners(&mut sockets, deadline);
+        }
+        let orphans = sockets
+            .iter()
+            .take(primary)
+            .filter(|s| s.is_orphan())
+            .count() as u32;
+        let tcp = TcpSample {
+            states: dump.states,
+            counters,
+            sockstat: snmp::read_sockstat()?,
+            knobs: self.knobs.read().into(),
+            unix_sockets: self.diag.unix_count()?,
+            orphans,
+        };
+        // The dump reserves an eighth more than the last count: give the
+        // slack back, as this Vec is kept (two samples at least) and at a
+        // million sockets an eighth is 26 MB per sample (a big buffer
+        // shrinks by mremap, without a copy).
+        sockets.shrink_to_fit();
+        self.previous = sockets.clone();
+        Ok((sockets, tcp, dump_mono))
+    }
+
+    /// Sets the sockets' owners: those the owner map knows, waiting for
+    /// new sockets' until `deadline`, then marking them pending.
+    fn name_owners(&mut self, sockets: &mut SocketTable, deadline: std::time::Instant) {
         let live: super::owners::Inodes = sockets
             .iter()
             .map(|s| s.inode)
@@ -99,27 +130,11 @@ impl StackCollector {
                 Owner::Pending => sockets.set_owner_unknown(index, false, true),
             }
         }
-        drop(owners);
-        let orphans = sockets
-            .iter()
-            .take(primary)
-            .filter(|s| s.is_orphan())
-            .count() as u32;
-        let tcp = TcpSample {
-            states: dump.states,
-            counters,
-            sockstat: snmp::read_sockstat()?,
-            knobs: self.knobs.read().into(),
-            unix_sockets: self.diag.unix_count()?,
-            orphans,
-        };
-        // The dump reserves an eighth more than the last count: give the
-        // slack back, as this Vec is kept (two samples at least) and at a
-        // million sockets an eighth is 26 MB per sample (a big buffer
-        // shrinks by mremap, without a copy).
-        sockets.shrink_to_fit();
-        self.previous = sockets.clone();
-        Ok((sockets, tcp, dump_mono))
+    }
+
+    /// Whether the sockets' owners are looked up.
+    pub fn set_owners(&mut self, on: bool) {
+        self.owners_wanted = on;
     }
 
     /// Whether the sockets of every namespace are dumped (`--all-netns`).

@@ -40,6 +40,7 @@ fn session_options(
         dns: dns.options(),
         conntrack_entries: false,
         firewall_rules: false,
+        owners: true,
         first_is_baseline: false,
         drop_reasons: !collect.no_bpf,
         all_netns: collect.all_netns,

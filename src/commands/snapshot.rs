@@ -22,6 +22,7 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
         // The drops name the rules behind NETFILTER_DROP: read them from
         // the baseline on, so the first shown sample has their rates.
         firewall_rules: args.section.is_empty() || args.section.contains(&Section::Drops),
+        owners: names_processes(collect, args),
         ..super::session_options(collect, Some(&args.capture), &args.dns)
     })?;
     let mut recorder = match &args.record {
@@ -65,6 +66,18 @@ pub fn run(collect: &CollectArgs, args: &SnapshotArgs, limits: &Thresholds) -> R
     result
 }
 
+/// Whether what the snapshot prints or records can name a process: the
+/// sockets, processes, flows, drops, conntrack and findings sections, the
+/// namespaces of `--all-netns` (their findings) and a recording all can;
+/// interfaces, tcp and dns do not, and need no owner scan.
+fn names_processes(collect: &CollectArgs, args: &SnapshotArgs) -> bool {
+    const WITHOUT_OWNERS: [Section; 3] = [Section::Interfaces, Section::Tcp, Section::Dns];
+    args.section.is_empty()
+        || collect.all_netns
+        || args.record.is_some()
+        || !args.section.iter().all(|s| WITHOUT_OWNERS.contains(s))
+}
+
 /// `--where EXPR`: its error is one line, then the expression with a
 /// caret under the bad character.
 fn where_expr(text: &str) -> Result<Expr> {
@@ -87,5 +100,44 @@ fn sections(list: &[Section]) -> Sections {
         dns: list.contains(&Section::Dns),
         drops: list.contains(&Section::Drops),
         processes: list.contains(&Section::Processes),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn snapshot(args: &[&str]) -> (CollectArgs, SnapshotArgs) {
+        let cli = crate::cli::Cli::try_parse_from(["netlens"].iter().chain(args)).unwrap();
+        match cli.command {
+            Some(crate::cli::Command::Snapshot(snapshot)) => (cli.collect, snapshot),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Only interfaces, tcp and dns name no process: a snapshot of them
+    /// alone scans no owner; anything else, every section, a recording or
+    /// the namespaces of --all-netns does.
+    #[test]
+    fn owners_are_looked_up_when_something_printed_names_a_process() {
+        let cases: [(&[&str], bool); 9] = [
+            (&["snapshot"], true),
+            (&["snapshot", "--section", "interfaces"], false),
+            (&["snapshot", "--section", "interfaces,tcp,dns"], false),
+            (&["snapshot", "--section", "tcp", "--json"], false),
+            (&["snapshot", "--section", "tcp,sockets"], true),
+            (&["snapshot", "--section", "drops"], true),
+            (&["snapshot", "--section", "findings"], true),
+            (&["--all-netns", "snapshot", "--section", "tcp"], true),
+            (
+                &["snapshot", "--section", "tcp", "--record", "/nonexistent/f"],
+                true,
+            ),
+        ];
+        for (args, owners) in cases {
+            let (collect, snapshot) = snapshot(args);
+            assert_eq!(names_processes(&collect, &snapshot), owners, "{args:?}");
+        }
     }
 }

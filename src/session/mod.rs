@@ -28,6 +28,8 @@ pub struct SessionOptions {
     /// Dump the conntrack entries from the first sample on (a recording
     /// replays the Conntrack tab's list too).
     pub conntrack_entries: bool,
+    /// Look up the sockets' owners (false: nothing shown names a process).
+    pub owners: bool,
     /// Read the firewall's rules every sample, not only while the
     /// namespace has NETFILTER_DROP drops (snapshot's drops section).
     pub firewall_rules: bool,
@@ -86,6 +88,7 @@ impl Session {
         demand.set_conntrack_entries(options.conntrack_entries);
         demand.set_all_netns(options.all_netns);
         demand.set_firewall_rules(options.firewall_rules);
+        demand.set_no_owners(!options.owners);
         demand.set_no_flow_counts(options.capture.as_ref().is_none_or(|c| c.off));
         let (sampler, events) = Sampler::spawn_with(
             options.target.clone(),

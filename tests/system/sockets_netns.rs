@@ -410,3 +410,46 @@ fn syn_flood_is_found_named_and_clears() {
     drop(server);
     let _ = SocketAddr::from(victim);
 }
+
+/// The sockets' owners are looked up unless the viewer asked for none
+/// (`snapshot --section interfaces,tcp,dns`): this process's listener
+/// (on loopback, in the test's own namespace) is named as held by it,
+/// then, with the look-up off, as held by nobody and not pending, then
+/// named again.
+#[test]
+fn owners_are_looked_up_unless_none_is_asked_for() {
+    use netlens::collect::{stack::StackCollector, sysctl::HostKnobs};
+    if crate::common::need_root(&[]) {
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut stack = StackCollector::new(HostKnobs::open(), false, false).unwrap();
+    let ours = |stack: &mut StackCollector| {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let (sockets, _, _) = stack.collect_with(deadline, |_, _| Ok(())).unwrap();
+        sockets
+            .iter()
+            .find(|s| s.local.port() == port && s.state_name() == "LISTEN")
+            .expect("the listener is dumped")
+            .to_sample()
+    };
+    let named = |stack: &mut StackCollector| {
+        // A new socket's owner may be pending for a sample or two.
+        (0..10)
+            .map(|_| ours(stack))
+            .find(|s| !s.owner_pending)
+            .expect("the owner found within 10 samples")
+    };
+    let me = std::process::id();
+    let socket = named(&mut stack);
+    assert!(socket.users.iter().any(|u| u.pid == me), "{socket:?}");
+    stack.set_owners(false);
+    let socket = ours(&mut stack);
+    assert!(socket.users.is_empty(), "{socket:?}");
+    assert!(!socket.owner_pending && !socket.owner_denied, "{socket:?}");
+    stack.set_owners(true);
+    let socket = named(&mut stack);
+    assert!(socket.users.iter().any(|u| u.pid == me), "{socket:?}");
+    drop(listener);
+}
