@@ -10,6 +10,11 @@ entries (NAT decoded, as \fBconntrack \-L\fR lists them) only with
 \fB\-\-section conntrack\fR. With \fB\-\-json\fR it prints one JSON object per sample,
 one per line, with the conntrack entries.
 .PP
+\fB\-\-section\fR limited to \fBinterfaces\fR, \fBtcp\fR and \fBdns\fR prints nothing that
+names a process, so no socket's owner is looked up (no scan of the processes'
+open files: seconds of CPU on a host with a million of them), unless
+\fB\-\-all\-netns\fR or \fB\-\-record\fR asks for more.
+.PP
 Names other users choose (process, interface, cgroup and container names, a
 recording's description) never reach the terminal as control characters: text
 output (snapshot, \fBconns\fR, \fBreplay \-\-info\fR, \fBtrace\fR, \fBread\fR) writes C0
